@@ -1,0 +1,140 @@
+# loom: plain GNU Makefile.
+#
+#   make                 libloom.a/.so, loomrun, loom_info, examples (build/release)
+#   make DEBUG=1         debug build (build/debug)
+#   make SANITIZE=address|undefined|thread   (build/<config>-<sanitizer>)
+#   make WERROR=1        warnings are errors (CI)
+#   make check           build and run every test suite (each under timeout)
+#   make demo            build and run a real multi-rank job
+#   make deps            install the Debian packages loom needs (as root)
+#
+# Modules add their own targets in <dir>/module.mk (included below) so no two
+# people edit this file for unrelated parts.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+CC      ?= cc
+DEBUG   ?= 0
+WERROR  ?= 0
+SANITIZE ?=
+
+ifeq ($(DEBUG),1)
+CONFIG  := debug
+OPTFLAGS := -O0 -g3 -DLOOM_DEBUG
+else
+CONFIG  := release
+OPTFLAGS := -O2 -g
+endif
+
+ifneq ($(SANITIZE),)
+ifeq ($(filter $(SANITIZE),address undefined thread),)
+$(error SANITIZE='$(SANITIZE)' is not valid: use SANITIZE=address, SANITIZE=undefined or SANITIZE=thread)
+endif
+CONFIG  := $(CONFIG)-$(SANITIZE)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+BUILD   ?= build/$(CONFIG)
+TOP     := $(abspath .)
+
+# ---- dependencies (Debian packages), probed ------------------------------
+DEPS_SCRIPT := scripts/install-deps.sh
+PMIX_CFLAGS := $(shell pkg-config --cflags pmix 2>/dev/null)
+PMIX_LIBS   := $(shell pkg-config --libs pmix 2>/dev/null)
+HAVE_PMIX   := $(if $(PMIX_LIBS),1,0)
+HAVE_IBV    := $(shell test -f /usr/include/infiniband/verbs.h && test -f /usr/include/rdma/rdma_cma.h && echo 1 || echo 0)
+HAVE_CUNIT  := $(shell test -f /usr/include/CUnit/Basic.h && echo 1 || echo 0)
+HAVE_TCP    := $(if $(wildcard transport/tcp/*.c),1,0)
+
+# Targets that need the packages install them first (or say how).
+NEED_DEPS := $(filter-out deps clean distclean help,$(or $(MAKECMDGOALS),all))
+ifneq ($(NEED_DEPS),)
+ifneq ($(HAVE_PMIX)$(HAVE_IBV)$(HAVE_CUNIT),111)
+ifeq ($(shell id -u),0)
+$(info loom: missing build dependencies; running $(DEPS_SCRIPT))
+DEPS_RC := $(shell bash $(DEPS_SCRIPT) >&2; echo $$?)
+ifneq ($(DEPS_RC),0)
+$(error $(DEPS_SCRIPT) failed (exit $(DEPS_RC)))
+endif
+PMIX_CFLAGS := $(shell pkg-config --cflags pmix 2>/dev/null)
+PMIX_LIBS   := $(shell pkg-config --libs pmix 2>/dev/null)
+HAVE_PMIX   := $(if $(PMIX_LIBS),1,0)
+HAVE_IBV    := $(shell test -f /usr/include/infiniband/verbs.h && echo 1 || echo 0)
+HAVE_CUNIT  := $(shell test -f /usr/include/CUnit/Basic.h && echo 1 || echo 0)
+else
+$(error loom needs Debian packages that are missing; as root run: $(shell bash $(DEPS_SCRIPT) --print))
+endif
+endif
+endif
+
+# ---- flags -----------------------------------------------------------------
+WARNFLAGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+ifeq ($(WERROR),1)
+WARNFLAGS += -Werror
+endif
+DEFS     := -D_GNU_SOURCE -DLOOM_HAVE_PMIX=$(HAVE_PMIX) -DLOOM_HAVE_IBV=$(HAVE_IBV) \
+            -DLOOM_HAVE_TCP=$(HAVE_TCP) -DLOOM_BUILD_CONFIG='"$(CONFIG)"'
+CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) $(DEFS) -fPIC -pthread \
+              -Iinclude -Icore -Itransport $(PMIX_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
+IBV_LIBS := $(if $(filter 1,$(HAVE_IBV)),-lrdmacm -libverbs)
+LOOM_LIBS := $(PMIX_LIBS) $(IBV_LIBS) -lm -lrt
+
+# ---- the library -------------------------------------------------------------
+LIB_SRC := $(wildcard core/*.c) $(wildcard transport/*.c) \
+           $(wildcard transport/self/*.c) $(wildcard transport/shm/*.c) \
+           $(wildcard transport/tcp/*.c) \
+           $(if $(filter 1,$(HAVE_IBV)),$(wildcard transport/ib/*.c)) \
+           $(wildcard collectives/*.c) $(wildcard collectives/patterns/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIBLOOM_A  := $(BUILD)/lib/libloom.a
+LIBLOOM_SO := $(BUILD)/lib/libloom.so
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIBLOOM_A): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBLOOM_SO): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libloom.so $(LDFLAGS_ALL) -o $@ $^ $(LOOM_LIBS)
+
+# Link a program against the static library: $(call loom_link,out,objs)
+LINK_LOOM = $(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBLOOM_A) $(LOOM_LIBS)
+
+# ---- examples ------------------------------------------------------------------
+EXAMPLE_SRC := $(wildcard examples/*.c)
+EXAMPLES    := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
+$(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIBLOOM_A)
+	@mkdir -p $(dir $@)
+	$(LINK_LOOM)
+
+ALL_TARGETS := $(LIBLOOM_A) $(LIBLOOM_SO) $(EXAMPLES)
+CHECK_PREREQS :=
+
+# ---- modules ------------------------------------------------------------------
+include $(sort $(wildcard */module.mk))
+
+.PHONY: all check demo deps clean distclean help
+all: $(ALL_TARGETS)
+
+deps:
+	bash $(DEPS_SCRIPT)
+
+check: all $(CHECK_PREREQS)
+	BUILD=$(BUILD) bash test/run_tests.sh
+
+clean:
+	rm -rf $(BUILD)
+
+distclean:
+	rm -rf build
+
+help:
+	@sed -n '2,12p' Makefile
+
+-include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d)

@@ -1,0 +1,62 @@
+/*
+ * bootstrap_int.h: the job's out-of-band channel, over a PMIx client.
+ *
+ * Gives each process its place in the job (rank, size, local rank and size,
+ * the host of every rank) and the "modex": each transport publishes an
+ * opaque address blob with loom_bootstrap_put(), every rank calls
+ * loom_bootstrap_fence() once, then reads peers' blobs with
+ * loom_bootstrap_get(). Started without any PMIx server (plain ./app), the
+ * process is a singleton: size 1, and put/fence/get work on local data.
+ *
+ * Works unchanged under loomrun, Open MPI's mpirun and Slurm's srun --mpi=pmix
+ * (see ../shared/notes/pmix.md for the library's behaviour).
+ */
+#ifndef LOOM_BOOTSTRAP_INT_H
+#define LOOM_BOOTSTRAP_INT_H
+
+#include <loom.h>
+#include <stddef.h>
+
+typedef struct loom_bootstrap_info {
+    int          rank;
+    int          size;
+    int          local_rank;
+    int          local_size;
+    int          singleton;       /* 1 when no launcher was found */
+    int          oversubscribed;  /* 1 when idle polling must yield the CPU */
+    int          num_cores;       /* online cores of this node */
+    const int   *local_peers;     /* world ranks on this node, ascending, local_size entries */
+    const int   *node_of_rank;    /* node index of every rank (same node <=> equal), size entries */
+    const char *const *hostnames; /* host name of every rank, size entries */
+    const char  *jobid;           /* PMIx namespace (or "singleton.<pid>") */
+} loom_bootstrap_info_t;
+
+/** Connect to the launcher (or become a singleton). Fills the info. */
+loom_status_t loom_bootstrap_init(const loom_bootstrap_info_t **info_p);
+
+/** The info filled by loom_bootstrap_init() (NULL before). */
+const loom_bootstrap_info_t *loom_bootstrap_info(void);
+
+/** Publish @p len bytes under @p key for every rank to read after the fence. */
+loom_status_t loom_bootstrap_put(const char *key, const void *data, size_t len);
+
+/**
+ * Commit what was put and wait for every rank of the job (PMIx_Fence with
+ * data collection). Fails (naming the cause) if a rank died or on timeout.
+ */
+loom_status_t loom_bootstrap_fence(void);
+
+/**
+ * Read the blob @p rank published under @p key into @p buf. *len_p holds the
+ * buffer size on entry and the blob's size on success. LOOM_ERR_TRUNCATED if
+ * the buffer is too small (*len_p then holds the size needed).
+ */
+loom_status_t loom_bootstrap_get(int rank, const char *key, void *buf, size_t *len_p);
+
+/** Ask the launcher to abort the whole job with @p code, showing @p msg. */
+void loom_bootstrap_abort(int code, const char *msg) __attribute__((noreturn));
+
+/** Disconnect from the launcher. */
+void loom_bootstrap_finalize(void);
+
+#endif /* LOOM_BOOTSTRAP_INT_H */

@@ -1,0 +1,77 @@
+/*
+ * comm_int.h: communicators as the core sees them.
+ *
+ * A communicator is a group (comm rank -> world rank) and a pair of context
+ * ids: context_id for user point-to-point traffic, context_id + 1 for the
+ * collectives layer, so the two never match each other's messages.
+ * Context ids are agreed collectively when a communicator is created
+ * (collectives/comm_create.c: an allreduce(MAX) of loom_comm_context_next()),
+ * because creation is itself a collective operation.
+ */
+#ifndef LOOM_COMM_INT_H
+#define LOOM_COMM_INT_H
+
+#include <loom.h>
+#include "list_int.h"
+
+#include <stdint.h>
+
+#define LOOM_COMM_MAGIC      0x6c636f6du  /* "lcom" */
+#define LOOM_COMM_DEAD_MAGIC 0x64656164u  /* "dead": freed */
+
+struct loom_comm {
+    uint32_t     magic;
+    uint32_t     context_id;   /* even; context_id + 1 is the collective context */
+    int          rank;
+    int          size;
+    int         *world_ranks;  /* comm rank -> world rank; NULL means identity */
+    uint64_t     coll_seq;     /* collectives started on this comm (tags, hang reports) */
+    void        *coll_priv;    /* the collectives layer's per-communicator state */
+    void       (*coll_priv_free)(loom_comm_t comm);
+    char         name[32];     /* "WORLD", "SELF", "dup(WORLD)#4", for messages */
+    loom_list_t  list;         /* all live communicators */
+};
+
+/** Context id of point-to-point (0) or collective (1) traffic on @p comm. */
+#define LOOM_CTX_P2P  0u
+#define LOOM_CTX_COLL 1u
+
+static inline uint32_t loom_comm_ctx(loom_comm_t comm, uint32_t which)
+{
+    return comm->context_id + which;
+}
+
+static inline int loom_comm_to_world(loom_comm_t comm, int rank)
+{
+    return comm->world_ranks ? comm->world_ranks[rank] : rank;
+}
+
+/**
+ * Check that @p comm is usable by operation @p op; logs a clear error
+ * ("loom_send: communicator 0x... was freed") and returns
+ * LOOM_ERR_INVALID_COMM, or LOOM_ERR_NOT_INITIALIZED before init.
+ */
+loom_status_t loom_comm_check(loom_comm_t comm, const char *op);
+
+/** Smallest context id not used by this process (for collective agreement). */
+uint32_t loom_comm_context_next(void);
+
+/**
+ * Create a communicator object (not collective: the caller agreed on the
+ * group and @p context_id). @p world_ranks is copied (NULL = identity).
+ */
+loom_status_t loom_comm_create_int(const char *name, uint32_t context_id, int rank,
+                                   int size, const int *world_ranks,
+                                   loom_comm_t *comm_p);
+
+/** Destroy a communicator object made by loom_comm_create_int. */
+void loom_comm_destroy_int(loom_comm_t comm);
+
+/** Find the communicator whose point-to-point or collective context is @p ctx. */
+loom_comm_t loom_comm_find_by_context(uint32_t ctx);
+
+/** Set up WORLD and SELF after bootstrap; tear all communicators down. */
+loom_status_t loom_comm_init(int world_rank, int world_size);
+void loom_comm_cleanup(void);
+
+#endif /* LOOM_COMM_INT_H */

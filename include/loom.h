@@ -1,0 +1,489 @@
+/**
+ * @file loom.h
+ * @brief loom: a communication runtime for parallel jobs on RDMA clusters.
+ *
+ * This is the only public header of the native API (include/mpi.h is a thin
+ * MPI binding on top of it). Every call returns a ::loom_status_t: LOOM_OK (0)
+ * on success, LOOM_INPROGRESS (1) where an operation was started but has not
+ * completed, a negative code on error. Every error is also logged once, where
+ * it was found, with what was wrong (the argument, the limit, the peer).
+ *
+ * Threading: the library is single-threaded (MPI_THREAD_FUNNELED): call it
+ * from the thread that called loom_init().
+ */
+#ifndef LOOM_H
+#define LOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOOM_VERSION_MAJOR 0
+#define LOOM_VERSION_MINOR 1
+#define LOOM_VERSION_PATCH 0
+#define LOOM_VERSION_STRING "0.1.0"
+
+#if defined(__GNUC__)
+#define LOOM_API __attribute__((visibility("default")))
+#else
+#define LOOM_API
+#endif
+
+/**
+ * Every status code, in one table so the enum and loom_strerror() cannot
+ * drift. X(name, value, description). Errors are negative; peer and
+ * transport failures live in their own range (-100 and below).
+ */
+#define LOOM_STATUS_MAP(X)                                                        \
+    X(OK,                  0,    "success")                                       \
+    X(INPROGRESS,          1,    "operation in progress")                         \
+    X(ERR_INVALID_ARG,    -1,    "invalid argument")                              \
+    X(ERR_NO_MEMORY,      -2,    "out of memory")                                 \
+    X(ERR_NO_RESOURCE,    -3,    "resource temporarily exhausted")                \
+    X(ERR_UNSUPPORTED,    -4,    "operation not supported")                       \
+    X(ERR_TRUNCATED,      -5,    "message truncated: receive buffer too small")   \
+    X(ERR_NOT_INITIALIZED,-6,    "loom is not initialized")                       \
+    X(ERR_ALREADY_INIT,   -7,    "loom is already initialized")                   \
+    X(ERR_FINALIZED,      -8,    "loom was already finalized")                    \
+    X(ERR_INVALID_RANK,   -9,    "invalid rank")                                  \
+    X(ERR_INVALID_TAG,    -10,   "invalid tag")                                   \
+    X(ERR_INVALID_COUNT,  -11,   "invalid count")                                 \
+    X(ERR_INVALID_TYPE,   -12,   "invalid datatype")                              \
+    X(ERR_INVALID_OP,     -13,   "invalid reduction operation")                   \
+    X(ERR_INVALID_COMM,   -14,   "invalid communicator")                          \
+    X(ERR_INVALID_REQUEST,-15,   "invalid request")                               \
+    X(ERR_INVALID_BUFFER, -16,   "invalid buffer")                                \
+    X(ERR_INVALID_ROOT,   -17,   "invalid root")                                  \
+    X(ERR_CONFIG,         -18,   "invalid configuration")                         \
+    X(ERR_CANCELED,       -19,   "operation canceled")                            \
+    X(ERR_TIMEOUT,        -20,   "operation timed out")                           \
+    X(ERR_NOT_FOUND,      -21,   "not found")                                     \
+    X(ERR_IO,             -22,   "input/output error")                            \
+    X(ERR_INTERNAL,       -23,   "internal error")                                \
+    X(ERR_BOOTSTRAP,      -24,   "bootstrap (PMIx) failure")                      \
+    X(ERR_PEER_FAILED,    -100,  "peer process failed")                           \
+    X(ERR_TRANSPORT,      -101,  "transport failure")                             \
+    X(ERR_UNREACHABLE,    -102,  "peer unreachable")                              \
+    X(ERR_CONNECTION,     -103,  "connection failure")
+
+/** Status codes; see LOOM_STATUS_MAP. */
+typedef enum loom_status {
+#define LOOM_STATUS_ENUM_(name, value, desc) LOOM_##name = (value),
+    LOOM_STATUS_MAP(LOOM_STATUS_ENUM_)
+#undef LOOM_STATUS_ENUM_
+} loom_status_t;
+
+/**
+ * @brief Human-readable description of a status code.
+ * @return a static string; "unknown status" for values outside the table.
+ */
+LOOM_API const char *loom_strerror(loom_status_t status);
+
+/** @brief The symbolic name of a status code, e.g. "LOOM_ERR_TRUNCATED". */
+LOOM_API const char *loom_status_name(loom_status_t status);
+
+/* ------------------------------------------------------------------------ */
+/* Initialization and job information                                       */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * @brief Initialize loom: read LOOM_* configuration, connect to the launcher
+ * (PMIx), open transports and exchange addresses with every rank.
+ *
+ * A program started without any launcher runs as a singleton (size 1).
+ * @param argc_p, argv_p may be NULL; reserved for launcher arguments.
+ * @return LOOM_OK, LOOM_ERR_ALREADY_INIT, LOOM_ERR_FINALIZED, or the failure.
+ */
+LOOM_API loom_status_t loom_init(int *argc_p, char ***argv_p);
+
+/**
+ * @brief Finalize loom: complete pending traffic, synchronize with the other
+ * ranks, release every resource. No loom call is valid afterwards.
+ */
+LOOM_API loom_status_t loom_finalize(void);
+
+/** @brief 1 between a successful loom_init() and loom_finalize(), else 0. */
+LOOM_API int loom_initialized(void);
+
+/** @brief 1 once loom_finalize() has been called, else 0. */
+LOOM_API int loom_finalized(void);
+
+/** @brief This process's rank in LOOM_COMM_WORLD (0 before init). */
+LOOM_API int loom_rank(void);
+
+/** @brief Number of ranks in LOOM_COMM_WORLD (1 before init). */
+LOOM_API int loom_size(void);
+
+/** @brief Rank of this process among the ranks on the same node. */
+LOOM_API int loom_local_rank(void);
+
+/** @brief Number of ranks of this job on the same node. */
+LOOM_API int loom_local_size(void);
+
+/** @brief Host name of world rank @p rank (NULL if out of range). */
+LOOM_API const char *loom_hostname(int rank);
+
+/**
+ * @brief Abort the whole job: the launcher prints @p msg naming this rank and
+ * tears every rank down; the job exits with @p code. Does not return.
+ */
+LOOM_API void loom_abort(int code, const char *msg) __attribute__((noreturn));
+
+/** @brief Wall-clock time in seconds from an arbitrary fixed point. */
+LOOM_API double loom_wtime(void);
+
+/** @brief Resolution of loom_wtime() in seconds. */
+LOOM_API double loom_wtick(void);
+
+/* ------------------------------------------------------------------------ */
+/* Datatypes and reduction operations                                       */
+/* ------------------------------------------------------------------------ */
+
+/** Contiguous basic datatypes; counts are always in elements. */
+typedef enum loom_datatype {
+    LOOM_BYTE = 0,
+    LOOM_INT8,
+    LOOM_INT16,
+    LOOM_INT32,
+    LOOM_INT64,
+    LOOM_UINT8,
+    LOOM_UINT16,
+    LOOM_UINT32,
+    LOOM_UINT64,
+    LOOM_FLOAT,
+    LOOM_DOUBLE,
+    LOOM_LONG_DOUBLE,
+    /* value+index pairs for LOOM_MINLOC / LOOM_MAXLOC (C layout of MPI's) */
+    LOOM_FLOAT_INT,       /**< struct { float v; int i; } */
+    LOOM_DOUBLE_INT,      /**< struct { double v; int i; } */
+    LOOM_LONG_INT,        /**< struct { long v; int i; } */
+    LOOM_2INT,            /**< struct { int v; int i; } */
+    LOOM_SHORT_INT,       /**< struct { short v; int i; } */
+    LOOM_LONG_DOUBLE_INT, /**< struct { long double v; int i; } */
+    LOOM_DATATYPE_COUNT
+} loom_datatype_t;
+
+/** @brief Size in bytes of one element of @p dt (0 if invalid). */
+LOOM_API size_t loom_datatype_size(loom_datatype_t dt);
+
+/** @brief Name of @p dt, e.g. "int32" (NULL if invalid). */
+LOOM_API const char *loom_datatype_name(loom_datatype_t dt);
+
+/** Predefined reduction operations; user ops follow LOOM_OP_PREDEFINED_COUNT. */
+typedef enum loom_op {
+    LOOM_OP_NULL = 0,
+    LOOM_SUM,
+    LOOM_PROD,
+    LOOM_MIN,
+    LOOM_MAX,
+    LOOM_LAND,
+    LOOM_LOR,
+    LOOM_LXOR,
+    LOOM_BAND,
+    LOOM_BOR,
+    LOOM_BXOR,
+    LOOM_MINLOC,
+    LOOM_MAXLOC,
+    LOOM_REPLACE,
+    LOOM_OP_PREDEFINED_COUNT
+} loom_op_t;
+
+/**
+ * User reduction function: combine @p count elements of @p in into @p inout
+ * (inout[i] = in[i] op inout[i]).
+ */
+typedef void (*loom_user_op_fn_t)(const void *in, void *inout, size_t count,
+                                  loom_datatype_t dt, void *arg);
+
+/**
+ * @brief Create a user-defined reduction operation.
+ * @param commute 1 if the operation is commutative.
+ * @param op_p    written on success with the new operation's handle.
+ */
+LOOM_API loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg,
+                                      int commute, loom_op_t *op_p);
+
+/** @brief Release a user-defined operation created by loom_op_create(). */
+LOOM_API loom_status_t loom_op_free(loom_op_t *op_p);
+
+/** @brief Name of @p op, e.g. "sum" (NULL if invalid). */
+LOOM_API const char *loom_op_name(loom_op_t op);
+
+/**
+ * @brief Apply @p op elementwise: inout[i] = in[i] op inout[i].
+ * @return LOOM_ERR_INVALID_OP if @p op is not defined for @p dt.
+ */
+LOOM_API loom_status_t loom_op_reduce(loom_op_t op, const void *in, void *inout,
+                                      size_t count, loom_datatype_t dt);
+
+/* ------------------------------------------------------------------------ */
+/* Communicators                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Opaque communicator handle. */
+typedef struct loom_comm *loom_comm_t;
+
+extern LOOM_API struct loom_comm loom_comm_world_obj;
+extern LOOM_API struct loom_comm loom_comm_self_obj;
+
+/** Every rank of the job. */
+#define LOOM_COMM_WORLD (&loom_comm_world_obj)
+/** This rank alone. */
+#define LOOM_COMM_SELF  (&loom_comm_self_obj)
+#define LOOM_COMM_NULL  ((loom_comm_t)0)
+
+/** @brief This process's rank in @p comm, or -1 if @p comm is invalid. */
+LOOM_API int loom_comm_rank(loom_comm_t comm);
+
+/** @brief Number of ranks in @p comm, or -1 if @p comm is invalid. */
+LOOM_API int loom_comm_size(loom_comm_t comm);
+
+/** @brief World rank of rank @p rank of @p comm, or -1 if invalid. */
+LOOM_API int loom_comm_world_rank(loom_comm_t comm, int rank);
+
+/**
+ * @brief Duplicate @p comm: same group, new context (traffic never crosses).
+ * Collective over @p comm.
+ */
+LOOM_API loom_status_t loom_comm_dup(loom_comm_t comm, loom_comm_t *newcomm_p);
+
+/**
+ * @brief Split @p comm by @p color, ordering ranks by (@p key, old rank).
+ * A negative color (LOOM_UNDEFINED) yields LOOM_COMM_NULL. Collective.
+ */
+LOOM_API loom_status_t loom_comm_split(loom_comm_t comm, int color, int key,
+                                       loom_comm_t *newcomm_p);
+
+/** @brief Free a communicator made by dup/split; sets *comm_p to NULL. */
+LOOM_API loom_status_t loom_comm_free(loom_comm_t *comm_p);
+
+#define LOOM_UNDEFINED (-32766)
+
+/* ------------------------------------------------------------------------ */
+/* Point-to-point                                                           */
+/* ------------------------------------------------------------------------ */
+
+#define LOOM_ANY_SOURCE (-1)
+#define LOOM_ANY_TAG    (-1)
+#define LOOM_PROC_NULL  (-2)
+/** Largest valid tag (tags are 0..LOOM_TAG_UB). */
+#define LOOM_TAG_UB     0x7fffffff
+
+/** Opaque request handle; LOOM_REQUEST_NULL once completed and released. */
+typedef struct loom_request *loom_request_t;
+#define LOOM_REQUEST_NULL ((loom_request_t)0)
+
+/** What a completed receive (or probe) reports. */
+typedef struct loom_msg_status {
+    int           source;    /**< sender's rank in the communicator */
+    int           tag;       /**< message tag */
+    loom_status_t error;     /**< LOOM_OK, LOOM_ERR_TRUNCATED, ... */
+    int           cancelled; /**< 1 if the operation was cancelled */
+    size_t        bytes;     /**< bytes received (or that a probe found) */
+} loom_msg_status_t;
+
+/** Pass where a status is not wanted. */
+#define LOOM_STATUS_IGNORE ((loom_msg_status_t *)0)
+
+/** @brief Number of whole @p dt elements in a received message. */
+LOOM_API loom_status_t loom_get_count(const loom_msg_status_t *st,
+                                      loom_datatype_t dt, size_t *count_p);
+
+/** @brief Blocking standard-mode send (returns when @p buf may be reused). */
+LOOM_API loom_status_t loom_send(const void *buf, size_t count, loom_datatype_t dt,
+                                 int dest, int tag, loom_comm_t comm);
+
+/** @brief Blocking synchronous send: returns once the receive has matched. */
+LOOM_API loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt,
+                                  int dest, int tag, loom_comm_t comm);
+
+/** @brief Blocking receive; @p src may be LOOM_ANY_SOURCE, @p tag LOOM_ANY_TAG. */
+LOOM_API loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt,
+                                 int src, int tag, loom_comm_t comm,
+                                 loom_msg_status_t *status);
+
+/** @brief Nonblocking standard-mode send. */
+LOOM_API loom_status_t loom_isend(const void *buf, size_t count, loom_datatype_t dt,
+                                  int dest, int tag, loom_comm_t comm,
+                                  loom_request_t *req_p);
+
+/** @brief Nonblocking synchronous send. */
+LOOM_API loom_status_t loom_issend(const void *buf, size_t count, loom_datatype_t dt,
+                                   int dest, int tag, loom_comm_t comm,
+                                   loom_request_t *req_p);
+
+/** @brief Nonblocking receive. */
+LOOM_API loom_status_t loom_irecv(void *buf, size_t count, loom_datatype_t dt,
+                                  int src, int tag, loom_comm_t comm,
+                                  loom_request_t *req_p);
+
+/**
+ * @brief Test a request without blocking. When complete, sets *flag_p to 1,
+ * fills @p status, releases the request and sets *req_p to LOOM_REQUEST_NULL.
+ * Testing LOOM_REQUEST_NULL reports complete with an empty status.
+ * @return the operation's own error once complete (e.g. LOOM_ERR_TRUNCATED).
+ */
+LOOM_API loom_status_t loom_test(loom_request_t *req_p, int *flag_p,
+                                 loom_msg_status_t *status);
+
+/** @brief Block until the request completes; see loom_test(). */
+LOOM_API loom_status_t loom_wait(loom_request_t *req_p, loom_msg_status_t *status);
+
+/** @brief Wait for all @p n requests; @p statuses may be NULL. */
+LOOM_API loom_status_t loom_waitall(size_t n, loom_request_t reqs[],
+                                    loom_msg_status_t statuses[]);
+
+/** @brief Test all @p n requests; *flag_p is 1 only if all completed. */
+LOOM_API loom_status_t loom_testall(size_t n, loom_request_t reqs[], int *flag_p,
+                                    loom_msg_status_t statuses[]);
+
+/**
+ * @brief Wait for any one of @p n requests; *index_p gets its index, or
+ * (size_t)-1 if all were LOOM_REQUEST_NULL.
+ */
+LOOM_API loom_status_t loom_waitany(size_t n, loom_request_t reqs[],
+                                    size_t *index_p, loom_msg_status_t *status);
+
+/** @brief Test any one of @p n requests without blocking. */
+LOOM_API loom_status_t loom_testany(size_t n, loom_request_t reqs[],
+                                    size_t *index_p, int *flag_p,
+                                    loom_msg_status_t *status);
+
+/** @brief Blocking probe for a matching message; fills @p status. */
+LOOM_API loom_status_t loom_probe(int src, int tag, loom_comm_t comm,
+                                  loom_msg_status_t *status);
+
+/** @brief Nonblocking probe; *flag_p is 1 if a matching message is waiting. */
+LOOM_API loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag_p,
+                                   loom_msg_status_t *status);
+
+/**
+ * @brief Cancel a pending receive. Complete it with loom_wait/test; the
+ * status then has cancelled = 1 unless the receive had already matched.
+ * Cancelling a send returns LOOM_ERR_UNSUPPORTED.
+ */
+LOOM_API loom_status_t loom_cancel(loom_request_t *req_p);
+
+/**
+ * @brief Release a request without waiting; the operation still completes
+ * in the background. Sets *req_p to LOOM_REQUEST_NULL.
+ */
+LOOM_API loom_status_t loom_request_free(loom_request_t *req_p);
+
+/**
+ * @brief Drive communication: poll every transport once and advance pending
+ * protocols and collectives. @return the number of events processed.
+ */
+LOOM_API int loom_progress(void);
+
+/* ------------------------------------------------------------------------ */
+/* Collectives                                                              */
+/* ------------------------------------------------------------------------ */
+
+/** Pass as the send buffer for in-place collectives. */
+#define LOOM_IN_PLACE ((void *)1)
+
+LOOM_API loom_status_t loom_barrier(loom_comm_t comm);
+LOOM_API loom_status_t loom_ibarrier(loom_comm_t comm, loom_request_t *req_p);
+
+LOOM_API loom_status_t loom_bcast(void *buf, size_t count, loom_datatype_t dt,
+                                  int root, loom_comm_t comm);
+LOOM_API loom_status_t loom_ibcast(void *buf, size_t count, loom_datatype_t dt,
+                                   int root, loom_comm_t comm, loom_request_t *req_p);
+
+/** @brief Reduce into @p recvbuf at @p root (@p recvbuf ignored elsewhere). */
+LOOM_API loom_status_t loom_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                                   loom_datatype_t dt, loom_op_t op, int root,
+                                   loom_comm_t comm);
+LOOM_API loom_status_t loom_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+                                    loom_datatype_t dt, loom_op_t op, int root,
+                                    loom_comm_t comm, loom_request_t *req_p);
+
+LOOM_API loom_status_t loom_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                                      loom_datatype_t dt, loom_op_t op,
+                                      loom_comm_t comm);
+LOOM_API loom_status_t loom_iallreduce(const void *sendbuf, void *recvbuf,
+                                       size_t count, loom_datatype_t dt, loom_op_t op,
+                                       loom_comm_t comm, loom_request_t *req_p);
+
+/** @brief Every rank contributes @p count elements; recvbuf holds size*count. */
+LOOM_API loom_status_t loom_allgather(const void *sendbuf, void *recvbuf, size_t count,
+                                      loom_datatype_t dt, loom_comm_t comm);
+LOOM_API loom_status_t loom_iallgather(const void *sendbuf, void *recvbuf,
+                                       size_t count, loom_datatype_t dt,
+                                       loom_comm_t comm, loom_request_t *req_p);
+
+/** @brief Variable counts (in elements) and displacements (in elements). */
+LOOM_API loom_status_t loom_allgatherv(const void *sendbuf, size_t sendcount,
+                                       void *recvbuf, const size_t recvcounts[],
+                                       const size_t displs[], loom_datatype_t dt,
+                                       loom_comm_t comm);
+LOOM_API loom_status_t loom_iallgatherv(const void *sendbuf, size_t sendcount,
+                                        void *recvbuf, const size_t recvcounts[],
+                                        const size_t displs[], loom_datatype_t dt,
+                                        loom_comm_t comm, loom_request_t *req_p);
+
+LOOM_API loom_status_t loom_gather(const void *sendbuf, void *recvbuf, size_t count,
+                                   loom_datatype_t dt, int root, loom_comm_t comm);
+LOOM_API loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
+                                    loom_datatype_t dt, int root, loom_comm_t comm,
+                                    loom_request_t *req_p);
+
+LOOM_API loom_status_t loom_gatherv(const void *sendbuf, size_t sendcount,
+                                    void *recvbuf, const size_t recvcounts[],
+                                    const size_t displs[], loom_datatype_t dt,
+                                    int root, loom_comm_t comm);
+LOOM_API loom_status_t loom_igatherv(const void *sendbuf, size_t sendcount,
+                                     void *recvbuf, const size_t recvcounts[],
+                                     const size_t displs[], loom_datatype_t dt,
+                                     int root, loom_comm_t comm, loom_request_t *req_p);
+
+LOOM_API loom_status_t loom_scatter(const void *sendbuf, void *recvbuf, size_t count,
+                                    loom_datatype_t dt, int root, loom_comm_t comm);
+LOOM_API loom_status_t loom_iscatter(const void *sendbuf, void *recvbuf, size_t count,
+                                     loom_datatype_t dt, int root, loom_comm_t comm,
+                                     loom_request_t *req_p);
+
+LOOM_API loom_status_t loom_scatterv(const void *sendbuf, const size_t sendcounts[],
+                                     const size_t displs[], void *recvbuf,
+                                     size_t recvcount, loom_datatype_t dt, int root,
+                                     loom_comm_t comm);
+LOOM_API loom_status_t loom_iscatterv(const void *sendbuf, const size_t sendcounts[],
+                                      const size_t displs[], void *recvbuf,
+                                      size_t recvcount, loom_datatype_t dt, int root,
+                                      loom_comm_t comm, loom_request_t *req_p);
+
+/** @brief Block j of rank i's sendbuf goes to block i of rank j's recvbuf. */
+LOOM_API loom_status_t loom_alltoall(const void *sendbuf, void *recvbuf, size_t count,
+                                     loom_datatype_t dt, loom_comm_t comm);
+LOOM_API loom_status_t loom_ialltoall(const void *sendbuf, void *recvbuf, size_t count,
+                                      loom_datatype_t dt, loom_comm_t comm,
+                                      loom_request_t *req_p);
+
+LOOM_API loom_status_t loom_alltoallv(const void *sendbuf, const size_t sendcounts[],
+                                      const size_t sdispls[], void *recvbuf,
+                                      const size_t recvcounts[], const size_t rdispls[],
+                                      loom_datatype_t dt, loom_comm_t comm);
+LOOM_API loom_status_t loom_ialltoallv(const void *sendbuf, const size_t sendcounts[],
+                                       const size_t sdispls[], void *recvbuf,
+                                       const size_t recvcounts[],
+                                       const size_t rdispls[], loom_datatype_t dt,
+                                       loom_comm_t comm, loom_request_t *req_p);
+
+/** @brief Reduce size*count elements, then rank i keeps block i (count elems). */
+LOOM_API loom_status_t loom_reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                                 size_t count, loom_datatype_t dt,
+                                                 loom_op_t op, loom_comm_t comm);
+LOOM_API loom_status_t loom_ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                                  size_t count, loom_datatype_t dt,
+                                                  loom_op_t op, loom_comm_t comm,
+                                                  loom_request_t *req_p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOOM_H */

@@ -1,0 +1,210 @@
+/*
+ * tl.h: the transport interface. One ops table, many transports.
+ *
+ * A transport moves two kinds of traffic between ranks:
+ *   - active messages ("am"): a frame of at most caps.max_am bytes, sent as
+ *     two gathered pieces (a protocol header and a payload) and delivered
+ *     whole, in order per pair of ranks, to the receiver's am callback;
+ *   - one-sided reads ("get"): the receiver of a rendezvous pulls a region
+ *     the sender exposed with mem_pack (RDMA READ on verbs,
+ *     process_vm_readv on shared memory, a request-and-stream on TCP).
+ *
+ * Dependencies point one way: a transport uses core basics (status, log,
+ * config, lists, pools, bootstrap) and knows nothing of tag matching,
+ * protocols or collectives. The p2p engine in core/ drives transports
+ * only through the inline wrappers at the end of this file.
+ *
+ * Each transport defines a `const loom_tl_ops_t` with designated
+ * initializers; ops it leaves NULL answer LOOM_ERR_UNSUPPORTED (the default
+ * table in tl.c). Its iface struct embeds loom_tl_iface_t as the first
+ * member and its ep struct embeds loom_tl_ep_t; it gets back to its own
+ * structs with loom_container_of.
+ *
+ * Threading: every op is called from the thread that drives progress; none
+ * may block waiting for a peer, except open (which may use the bootstrap
+ * fence-free calls) and close.
+ */
+#ifndef LOOM_TL_H
+#define LOOM_TL_H
+
+#include <loom.h>
+#include "../core/compiler_int.h"
+#include "../core/bootstrap_int.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct loom_tl_iface loom_tl_iface_t;
+typedef struct loom_tl_ep    loom_tl_ep_t;
+typedef struct loom_tl_memh  loom_tl_memh_t;   /* transport-private */
+
+/** What a transport can do; the p2p engine picks its thresholds from it once. */
+typedef struct loom_tl_caps {
+    size_t   max_am;          /**< largest frame (header + payload) for am_send */
+    size_t   max_inline;      /**< frames up to this size cost no extra copy/registration */
+    size_t   eager_limit;     /**< transport's suggested eager/rendezvous switch (payload bytes) */
+    int      can_get;         /**< 1 if get() works (else rendezvous is unavailable) */
+    int      can_mcast;       /**< 1 if the transport offers multicast */
+    int      latency_ns;      /**< rough one-way small-message latency, for selection */
+} loom_tl_caps_t;
+
+/** Rendezvous key: what the receiver needs to read the sender's region. */
+#define LOOM_TL_RKEY_MAX 32
+typedef struct loom_tl_rkey {
+    uint8_t data[LOOM_TL_RKEY_MAX];
+} loom_tl_rkey_t;
+
+/**
+ * Received frame. @p data is valid only during the call; the callee copies
+ * what it keeps. @p src is the sender's world rank. Called from progress().
+ */
+typedef void (*loom_tl_am_cb_t)(void *arg, int src, const void *data, size_t len);
+
+/**
+ * A peer failed (connection closed, process gone, error completion). @p what
+ * names the operation and the transport's own diagnosis; the transport has
+ * already logged the error naming both ends. Called from progress() or
+ * from an op that found the failure.
+ */
+typedef void (*loom_tl_peer_err_cb_t)(void *arg, int peer, loom_status_t status,
+                                      const char *what);
+
+/** Completion of an asynchronous get. Embedded in the caller's request. */
+typedef struct loom_tl_comp {
+    void (*cb)(struct loom_tl_comp *self, loom_status_t status);
+} loom_tl_comp_t;
+
+/** What open() gets from the p2p engine. */
+typedef struct loom_tl_params {
+    const loom_bootstrap_info_t *job;
+    loom_tl_am_cb_t              am_cb;
+    loom_tl_peer_err_cb_t        err_cb;
+    void                        *cb_arg;
+} loom_tl_params_t;
+
+typedef struct loom_tl_ops {
+    /**
+     * Open the transport on this process and publish its address with
+     * loom_bootstrap_put() (the engine fences once after every transport has
+     * opened). LOOM_ERR_UNSUPPORTED when the transport cannot run here (no
+     * device, a single local rank for shm): the engine then skips it quietly.
+     */
+    loom_status_t (*open)(const loom_tl_params_t *params, loom_tl_iface_t **iface_p);
+
+    /** Fill the capabilities. Never fails after a successful open. */
+    void (*query)(loom_tl_iface_t *iface, loom_tl_caps_t *caps_p);
+
+    /** 1 if this transport can reach world rank @p peer (after the fence). */
+    int (*reachable)(loom_tl_iface_t *iface, int peer);
+
+    /**
+     * Create the endpoint to @p peer from the address it published. May defer
+     * the real connection to the first send (lazy connection).
+     */
+    loom_status_t (*ep_create)(loom_tl_iface_t *iface, int peer, loom_tl_ep_t **ep_p);
+
+    /** Destroy an endpoint (at finalize). */
+    void (*ep_destroy)(loom_tl_ep_t *ep);
+
+    /**
+     * Send one frame: @p hdr then @p payload (either length may be 0), total
+     * at most caps.max_am. Both buffers may be reused as soon as this returns.
+     * Never blocks. LOOM_OK: sent (or safely queued in transport-owned
+     * memory); LOOM_ERR_NO_RESOURCE: back-pressure, nothing was sent, the
+     * caller queues and retries after progress; other: peer/transport error.
+     */
+    loom_status_t (*am_send)(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                             const void *payload, size_t payload_len);
+
+    /**
+     * Expose [addr, addr+len) of this process for peers to get(); fills @p rkey
+     * and a handle that stays valid until mem_release. May register memory
+     * (verbs, through a registration cache).
+     */
+    loom_status_t (*mem_pack)(loom_tl_iface_t *iface, const void *addr, size_t len,
+                              loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
+
+    /** Stop exposing a region packed by mem_pack. */
+    void (*mem_release)(loom_tl_iface_t *iface, loom_tl_memh_t *memh);
+
+    /**
+     * Read @p len bytes at @p raddr of the peer (exposed with @p rkey) into
+     * @p local. LOOM_OK: done now (comp not called); LOOM_INPROGRESS:
+     * comp->cb is called from a later progress() with the outcome;
+     * LOOM_ERR_NO_RESOURCE: retry later; other: error.
+     */
+    loom_status_t (*get)(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
+                         const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
+
+    /** Poll once; deliver frames and completions. @return events processed. */
+    int (*progress)(loom_tl_iface_t *iface);
+
+    /** Release everything; after the engine's final fence. */
+    void (*close)(loom_tl_iface_t *iface);
+} loom_tl_ops_t;
+
+/** Generic part of every transport's interface; first member of its own. */
+struct loom_tl_iface {
+    loom_tl_ops_t    ops;     /* copy of the transport's table, NULLs defaulted */
+    const char      *name;    /* "self", "shm", "tcp", "ib" */
+    loom_tl_caps_t   caps;
+    loom_tl_params_t params;
+};
+
+/** Generic part of every endpoint; first member of the transport's own. */
+struct loom_tl_ep {
+    loom_tl_iface_t *iface;
+    int              peer;    /* world rank */
+};
+
+/** A transport as the registry knows it. */
+typedef struct loom_tl_component {
+    const char          *name;
+    const loom_tl_ops_t *ops;
+} loom_tl_component_t;
+
+/** Every transport built into this library, in order of preference. */
+extern const loom_tl_component_t *const loom_tl_components[];
+extern const size_t loom_tl_num_components;
+
+/**
+ * Fill @p iface's generic part (call at the end of open, once the
+ * transport can answer query): copy @p ops with NULL entries replaced by
+ * defaults that return LOOM_ERR_UNSUPPORTED. Transports call this in open.
+ */
+void loom_tl_iface_init(loom_tl_iface_t *iface, const char *name,
+                        const loom_tl_ops_t *ops, const loom_tl_params_t *params);
+
+/* Fast-path dispatch: one-liners through the table. */
+static inline loom_status_t loom_tl_ep_am_send(loom_tl_ep_t *ep, const void *hdr,
+                                               size_t hdr_len, const void *payload,
+                                               size_t payload_len)
+{
+    return ep->iface->ops.am_send(ep, hdr, hdr_len, payload, payload_len);
+}
+
+static inline loom_status_t loom_tl_ep_get(loom_tl_ep_t *ep, void *local, size_t len,
+                                           uint64_t raddr, const loom_tl_rkey_t *rkey,
+                                           loom_tl_comp_t *comp)
+{
+    return ep->iface->ops.get(ep, local, len, raddr, rkey, comp);
+}
+
+static inline int loom_tl_iface_progress(loom_tl_iface_t *iface)
+{
+    return iface->ops.progress(iface);
+}
+
+static inline loom_status_t loom_tl_mem_pack(loom_tl_iface_t *iface, const void *addr,
+                                             size_t len, loom_tl_rkey_t *rkey,
+                                             loom_tl_memh_t **memh_p)
+{
+    return iface->ops.mem_pack(iface, addr, len, rkey, memh_p);
+}
+
+static inline void loom_tl_mem_release(loom_tl_iface_t *iface, loom_tl_memh_t *memh)
+{
+    iface->ops.mem_release(iface, memh);
+}
+
+#endif /* LOOM_TL_H */
