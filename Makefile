@@ -117,7 +117,7 @@ ALL_TARGETS := $(LIBLOOM_A) $(LIBLOOM_SO) $(EXAMPLES)
 CHECK_PREREQS :=
 
 # ---- modules ------------------------------------------------------------------
-include $(sort $(wildcard */module.mk))
+include $(sort $(wildcard */module.mk */*/module.mk))
 
 .PHONY: all check demo deps clean distclean help
 all: $(ALL_TARGETS)
