@@ -76,7 +76,7 @@ endif
 DEFS     := -D_GNU_SOURCE -DLOOM_HAVE_PMIX=$(HAVE_PMIX) -DLOOM_HAVE_IBV=$(HAVE_IBV) \
             -DLOOM_HAVE_TCP=$(HAVE_TCP) -DLOOM_BUILD_CONFIG='"$(CONFIG)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) $(DEFS) -fPIC -pthread \
-              -Iinclude -Icore -Itransport $(PMIX_CFLAGS) $(CFLAGS)
+              -Iinclude -Icore -Itransport -Itest/common $(PMIX_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
 IBV_LIBS := $(if $(filter 1,$(HAVE_IBV)),-lrdmacm -libverbs)
 LOOM_LIBS := $(PMIX_LIBS) $(IBV_LIBS) -lm -lrt
@@ -91,20 +91,27 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIBLOOM_A  := $(BUILD)/lib/libloom.a
 LIBLOOM_SO := $(BUILD)/lib/libloom.so
 
+# V=1 shows full command lines
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
 $(LIBLOOM_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(LIBLOOM_SO): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libloom.so $(LDFLAGS_ALL) -o $@ $^ $(LOOM_LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libloom.so $(LDFLAGS_ALL) -o $@ $^ $(LOOM_LIBS)
 
 # Link a program against the static library: $(call loom_link,out,objs)
-LINK_LOOM = $(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBLOOM_A) $(LOOM_LIBS)
+LINK_LOOM = $(if $(Q),@echo "  LD      $@" && )$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBLOOM_A) $(LOOM_LIBS)
 
 # ---- examples ------------------------------------------------------------------
 EXAMPLE_SRC := $(wildcard examples/*.c)

@@ -12,7 +12,8 @@ TEST_COMMON_OBJ := $(TEST_COMMON_SRC:%.c=$(BUILD)/obj/%.o)
 
 $(BUILD)/test/%: $(BUILD)/obj/test/%.o $(TEST_COMMON_OBJ) $(LIBLOOM_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBLOOM_A) $(LOOM_LIBS) -lcunit
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBLOOM_A) $(LOOM_LIBS) -lcunit
 
 CHECK_PREREQS += $(TEST_SUITES) $(TEST_PROGS)
 .PHONY: tests
