@@ -1,0 +1,37 @@
+/*
+ * op_int.h: reduction operations as the collectives layer sees them.
+ *
+ * Every predefined operation is a table of kernels indexed by datatype; a
+ * NULL entry means "not defined for this type" (MPI's rules: arithmetic on
+ * every numeric type, logical and bitwise on integers, bitwise also on
+ * bytes, minloc/maxloc on the value+index pairs, replace on everything).
+ * User operations live in a small growable table after the predefined ones.
+ * A kernel computes inout[i] = in[i] op inout[i], so a reduction that must
+ * respect rank order folds from the highest rank down (see coll_int.h).
+ */
+#ifndef LOOM_OP_INT_H
+#define LOOM_OP_INT_H
+
+#include <loom.h>
+
+/**
+ * Check that @p op is defined for @p dt; logs "<who>: operation 'band' is
+ * not defined for datatype 'double'" and returns LOOM_ERR_INVALID_OP (or
+ * LOOM_ERR_INVALID_TYPE for a bad type) otherwise.
+ */
+loom_status_t loom_op_check(loom_op_t op, loom_datatype_t dt, const char *who);
+
+/** 1 if @p op is commutative (every predefined op is; user ops say so). */
+int loom_op_is_commutative(loom_op_t op);
+
+/**
+ * Apply a checked @p op (no validation, no logging): the collectives' inner
+ * loop. inout[i] = in[i] op inout[i] for @p count elements.
+ */
+void loom_op_apply(loom_op_t op, const void *in, void *inout, size_t count,
+                   loom_datatype_t dt);
+
+/** Release every user operation (at finalize). */
+void loom_op_cleanup(void);
+
+#endif /* LOOM_OP_INT_H */
