@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# vm.sh: run a command inside a QEMU guest that has a soft-RoCE device.
+#
+# The host has no RDMA device and no InfiniBand in its kernel, so the verbs
+# tests run in a small guest: Debian's stock kernel (extracted from its
+# package, never installed on the host) booted under TCG with an initramfs of
+# busybox plus the rdma_rxe modules. The host's /usr and /etc are shared
+# read-only over 9p, and the work folder (the repository) read-write at the
+# same absolute path, so host binaries and the project's build run unchanged
+# inside. The guest brings up eth0 (10.0.2.15) and rxe0 on it, runs the
+# command with the host's bash, stores its exit status in the shared folder
+# and powers off. See ../shared/notes/softroce-vm.md for the measured recipe.
+#
+#   test/verbs/vm.sh [options] [--] command [args...]
+#     --timeout SEC   kill the guest after SEC seconds (default 900)
+#     --smp N         guest CPUs (default 2)
+#     --mem SIZE      guest memory (default 2G)
+#     --workdir DIR   folder shared read-write (default: the repository)
+#     --env NAME      pass host variable NAME into the guest (LOOM_*, BUILD and
+#                     LOOM_TOP are always passed); repeatable
+#     --console       show the guest console (kernel and init messages) live
+#     --prepare       only install packages and build kernel + initramfs
+#     --refresh       resolve the newest Debian kernel again
+#
+# The command runs in the current directory (which must be inside the work
+# folder). Exit status: the command's own, or 124 if the guest timed out,
+# 125 if the guest died (panic, crash) before reporting a status, 126 if the
+# guest could not be prepared.
+#
+# Cache: build/verbs-vm/<kernel version>/ holds vmlinux and the initramfs;
+# it is rebuilt when this script changes. Runs live in build/verbs-vm/run/.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cache=${LOOM_VM_CACHE:-$top/build/verbs-vm}
+timeout_s=900
+smp=2
+mem=2G
+workdir=$top
+show_console=0
+prepare_only=0
+refresh=0
+pass_env=(BUILD LOOM_TOP)
+
+readonly RC_TIMEOUT=124 RC_DIED=125 RC_PREPARE=126
+readonly PKGS=(qemu-system-x86 busybox-static xz-utils ibverbs-providers ibverbs-utils
+               rdmacm-utils perftest iproute2)
+# Kernel modules for soft-RoCE, virtio networking and 9p; their dependencies
+# are added from modules.dep. crc32_generic is not autoloaded, and without it
+# `rdma link add` fails ("failed to init crc32 algorithm err:-2").
+readonly MODULES=(crc32_generic rdma_rxe ib_uverbs rdma_ucm ib_umad virtio_pci
+                  virtio_net 9pnet_virtio 9p)
+
+die() { echo "vm.sh: $*" >&2; exit $RC_PREPARE; }
+say() { echo "vm.sh: $*" >&2; }
+
+while (($#)); do
+    case $1 in
+        --timeout) timeout_s=$2; shift 2 ;;
+        --smp) smp=$2; shift 2 ;;
+        --mem) mem=$2; shift 2 ;;
+        --workdir) workdir=$(cd "$2" && pwd) || die "no folder $2"; shift 2 ;;
+        --env) pass_env+=("$2"); shift 2 ;;
+        --console) show_console=1; shift ;;
+        --prepare) prepare_only=1; shift ;;
+        --refresh) refresh=1; shift ;;
+        --) shift; break ;;
+        -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        -*) die "unknown option $1 (see --help)" ;;
+        *) break ;;
+    esac
+done
+((prepare_only || $# > 0)) || die "no command given (see --help)"
+
+# ---- host packages -------------------------------------------------------------
+install_packages() {
+    local missing=() p
+    for p in "${PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    ((${#missing[@]} == 0)) && return 0
+    if [[ $(id -u) -ne 0 ]]; then
+        die "missing packages ${missing[*]}; as root run: apt-get install -y ${missing[*]}"
+    fi
+    say "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+        { apt-get update -qq >&2 &&
+          apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2; } ||
+        die "apt-get install ${missing[*]} failed"
+}
+
+# ---- kernel: Debian's package, extracted, never installed ------------------------
+apt_download() {   # apt_download PKG (into the current folder)
+    apt-get download "$1" >/dev/null 2>&1 && return 0
+    apt-get update -qq >&2 && apt-get download "$1" >&2
+}
+
+# Sets kver and kdir; downloads and extracts the kernel package if needed.
+fetch_kernel() {
+    local meta deb pkg
+    mkdir -p "$cache/deb" || die "cannot create $cache"
+    if ((refresh == 0)) && [[ -s $cache/kernel-version ]]; then
+        kver=$(<"$cache/kernel-version")
+        kdir=$cache/$kver
+        [[ -f $kdir/vmlinux && -d $kdir/root/lib/modules/$kver ]] && return 0
+    fi
+    (cd "$cache/deb" && rm -f linux-image-amd64_*.deb && apt_download linux-image-amd64) ||
+        die "apt-get download linux-image-amd64 failed"
+    meta=$(ls "$cache"/deb/linux-image-amd64_*.deb | head -n1)
+    pkg=$(dpkg-deb -f "$meta" Depends | tr ',' '\n' | grep -o 'linux-image-[0-9][^ ]*' | head -n1)
+    [[ -n $pkg ]] || die "cannot find the kernel package in the Depends of $meta"
+    kver=${pkg#linux-image-}
+    kdir=$cache/$kver
+    if [[ ! -d $kdir/root/lib/modules/$kver ]]; then
+        say "fetching $pkg"
+        (cd "$cache/deb" && apt_download "$pkg") || die "apt-get download $pkg failed"
+        deb=$(ls "$cache/deb/${pkg}"_*.deb | head -n1)
+        rm -rf "$kdir" && mkdir -p "$kdir/root"
+        dpkg-deb -x "$deb" "$kdir/root" || die "dpkg-deb -x $deb failed"
+        rm -f "$deb"
+    fi
+    extract_vmlinux
+    echo "$kver" >"$cache/kernel-version"
+}
+
+# Booting the ELF vmlinux (PVH entry) instead of the compressed bzImage saves
+# about 10 s of decompression under TCG.
+extract_vmlinux() {
+    local vmlinuz=$kdir/root/boot/vmlinuz-$kver off
+    [[ -f $kdir/vmlinux ]] && return 0
+    [[ -f $vmlinuz ]] || die "no $vmlinuz in the kernel package"
+    off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | head -n1 | cut -d: -f1)
+    [[ -n $off ]] || die "no xz stream in $vmlinuz"
+    tail -c +$((off + 1)) "$vmlinuz" | xz -dc >"$kdir/vmlinux.tmp" 2>/dev/null
+    [[ $(head -c 4 "$kdir/vmlinux.tmp" | od -An -tx1 | tr -d ' ') == 7f454c46 ]] ||
+        die "extracted vmlinux is not an ELF file"
+    mv "$kdir/vmlinux.tmp" "$kdir/vmlinux"
+}
+
+# ---- initramfs ---------------------------------------------------------------------
+# Prints the module files (relative to lib/modules/KVER) to load, in order.
+module_closure() {
+    local mdir=$1 m want=() seen=" " order=()
+    local -A dep=()
+    local line key val
+    while IFS= read -r line; do
+        key=${line%%:*}; val=${line#*:}
+        dep[$(basename "$key" | sed 's/\.ko.*//; s/-/_/g')]="$key:$val"
+    done <"$mdir/modules.dep"
+    visit() {
+        local name=$1 entry file d
+        [[ $seen == *" $name "* ]] && return 0
+        seen+="$name "
+        entry=${dep[$name]:-}
+        [[ -n $entry ]] || { say "module $name not in modules.dep (built in?)"; return 0; }
+        file=${entry%%:*}
+        for d in ${entry#*:}; do
+            visit "$(basename "$d" | sed 's/\.ko.*//; s/-/_/g')"
+        done
+        order+=("$file")
+    }
+    for m in "${MODULES[@]}"; do visit "$m"; done
+    printf '%s\n' "${order[@]}"
+}
+
+write_init() {
+    cat >"$1" <<'INIT'
+#!/bb/sh
+# Guest init: mounts, modules, 9p shares, network and rxe0, then the command.
+export PATH=/bb
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=755 tmpfs /var
+mkdir -p /var/tmp /var/run /run/lock && chmod 1777 /var/tmp
+# Load every module before /usr is mounted: the mount hides usr/lib/modules.
+while read -r m; do
+    insmod "/modules/$m" || echo "init: insmod $m failed"
+done </modules/order
+arg() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+run=$(arg loom.run)
+work=$(arg loom.work)
+opts=trans=virtio,version=9p2000.L,msize=512000
+mount -t 9p -o $opts,ro hostusr /usr || echo "init: mounting /usr failed"
+mount -t 9p -o $opts,ro hostetc /etc || echo "init: mounting /etc failed"
+mkdir -p "$work"
+mount -t 9p -o $opts work "$work" || echo "init: mounting $work failed"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/bb
+hostname loomvm
+ip link set lo up
+ip addr add 10.0.2.15/24 dev eth0
+ip link set eth0 up
+rdma link add rxe0 type rxe netdev eth0 || echo "init: rdma link add failed"
+rundir=${run%/*}
+if [ -n "$run" ] && [ -f "$run" ]; then
+    HOME=/root TMPDIR=/tmp /usr/bin/bash "$run" >"$rundir/output" 2>&1 </dev/null
+    echo $? >"$rundir/status.tmp" && mv "$rundir/status.tmp" "$rundir/status"
+else
+    echo "init: no command file ($run)"
+fi
+sync
+poweroff -f
+INIT
+    chmod 755 "$1"
+}
+
+build_initramfs() {
+    local mdir=$kdir/root/lib/modules/$kver out=$kdir/initrd.cpio.gz
+    local stage=$kdir/stage f a
+    [[ -f $out && $out -nt $0 ]] && return 0
+    say "building the initramfs for $kver"
+    [[ -f $mdir/modules.dep ]] || busybox depmod -b "$kdir/root" "$kver" ||
+        die "depmod failed"
+    rm -rf "$stage" && mkdir -p "$stage"/{bb,modules,proc,sys,dev,tmp,run,var,usr,etc,root}
+    # merged-/usr layout: host /usr has absolute symlinks into /usr/lib etc.
+    ln -s usr/bin "$stage/bin"; ln -s usr/sbin "$stage/sbin"
+    ln -s usr/lib "$stage/lib"; ln -s usr/lib64 "$stage/lib64"
+    cp /bin/busybox "$stage/bb/busybox" || die "busybox-static is missing"
+    for a in $(busybox --list); do
+        # a link named busybox pointing to itself makes /init fail with ELOOP
+        [[ $a == busybox ]] || ln -s busybox "$stage/bb/$a"
+    done
+    : >"$stage/modules/order"
+    for f in $(module_closure "$mdir"); do
+        case $f in
+            *.xz) xz -dc "$mdir/$f" >"$stage/modules/$(basename "${f%.xz}")" ;;
+            *) cp "$mdir/$f" "$stage/modules/" ;;
+        esac
+        basename "${f%.xz}" >>"$stage/modules/order"
+    done
+    write_init "$stage/init"
+    (cd "$stage" && find . | busybox cpio -o -H newc -R 0:0 2>/dev/null | gzip -1) \
+        >"$out.tmp" || die "packing the initramfs failed"
+    mv "$out.tmp" "$out"
+    rm -rf "$stage"
+}
+
+prepare() {
+    install_packages
+    fetch_kernel
+    build_initramfs
+}
+
+# ---- one run -----------------------------------------------------------------------
+write_command() {   # write_command FILE ARGS...
+    local file=$1 v; shift
+    {
+        echo "# generated by vm.sh"
+        echo "export PATH=$(printf '%q' "$PATH")"
+        for v in "${pass_env[@]}" $(compgen -e | grep '^LOOM_' || true); do
+            [[ -n ${!v+x} ]] && echo "export $v=$(printf '%q' "${!v}")"
+        done
+        echo "cd $(printf '%q' "$PWD") || exit 127"
+        printf '%q ' "$@"
+        echo
+    } >"$file"
+}
+
+run_guest() {
+    local rundir qpid rc tpid
+    case $PWD/ in
+        "$workdir"/*) ;;
+        *) die "the current folder $PWD is not inside the work folder $workdir" ;;
+    esac
+    mkdir -p "$cache/run" || die "cannot create $cache/run"
+    rundir=$(mktemp -d "$cache/run/XXXXXX") || die "mktemp failed"
+    write_command "$rundir/cmd.sh" "$@"
+    : >"$rundir/output"
+    local share=security_model=none,readonly=on,multidevs=remap
+    timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+        -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
+        -nographic -no-reboot -serial "file:$rundir/console" -monitor none \
+        -kernel "$kdir/vmlinux" -initrd "$kdir/initrd.cpio.gz" \
+        -append "console=ttyS0 quiet loglevel=3 panic=-1 loom.run=$rundir/cmd.sh loom.work=$workdir" \
+        -netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0,romfile= \
+        -virtfs "local,path=/usr,mount_tag=hostusr,$share" \
+        -virtfs "local,path=/etc,mount_tag=hostetc,$share" \
+        -virtfs "local,path=$workdir,mount_tag=work,security_model=none,multidevs=remap" \
+        </dev/null >"$rundir/qemu.log" 2>&1 &
+    qpid=$!
+    trap 'kill $qpid 2>/dev/null; exit 130' INT TERM
+    if ((show_console)); then
+        tail -n +1 -F --pid=$qpid "$rundir/console" 2>/dev/null | sed 's/\r$//' >&2 &
+    fi
+    tail -n +1 -F --pid=$qpid "$rundir/output" 2>/dev/null &
+    tpid=$!
+    wait $qpid
+    rc=$?
+    wait $tpid 2>/dev/null
+    trap - INT TERM
+    if [[ -s $rundir/status ]]; then
+        rc=$(<"$rundir/status")
+        rm -rf "$rundir"
+        return "$rc"
+    fi
+    if ((rc == 124 || rc == 137)); then
+        say "guest timed out after ${timeout_s}s; last console lines:"
+        rc=$RC_TIMEOUT
+    else
+        say "guest died (qemu exit $rc) before reporting a status; last console lines:"
+        rc=$RC_DIED
+    fi
+    tail -n 30 "$rundir/console" 2>/dev/null | sed 's/\r$//; s/^/  | /' >&2
+    tail -n 5 "$rundir/qemu.log" 2>/dev/null | sed 's/^/  qemu| /' >&2
+    say "run folder kept: $rundir"
+    return $rc
+}
+
+prepare
+((prepare_only)) && exit 0
+run_guest "$@"
+exit $?
