@@ -1,0 +1,330 @@
+/*
+ * shm_get.c: one-sided reads for rendezvous.
+ *
+ * Single copy: process_vm_readv from the owner's pid, at most 1 GiB per
+ * call (the kernel caps one call near 2 GiB) and resuming after partial
+ * reads. Pipelined copy where CMA is not permitted:
+ *
+ *   requester                               owner
+ *   get() ---- GET_REQ {id, raddr, len} ---> progress: queue a stream
+ *        <--- GET_DATA {id, off} + bytes --- progress: as many chunks as the
+ *        <--- GET_DATA ...               --- ring to the requester takes
+ *   progress: copy each chunk; at len bytes comp->cb(comp, LOOM_OK)
+ *
+ * Both sides keep fixed tables of LOOM_SHM_MAX_GETS entries per peer: the
+ * requester refuses a get with LOOM_ERR_NO_RESOURCE when its table is full,
+ * which also bounds the owner's queue. Nothing here allocates.
+ */
+#include "shm_int.h"
+#include "../../core/log_int.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define LOOM_SHM_CMA_CHUNK ((size_t)1 << 30)
+#define LOOM_SHM_GET_IDX_BITS 8
+
+static const volatile uint64_t loom_shm_probe_word = LOOM_SHM_PROBE_MAGIC;
+
+uint64_t loom_shm_probe_addr(void)
+{
+    return (uint64_t)(uintptr_t)&loom_shm_probe_word;
+}
+
+loom_status_t loom_shm_mem_pack(loom_tl_iface_t *tl, const void *addr, size_t len,
+                                loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p)
+{
+    loom_shm_iface_t *iface = loom_container_of(tl, loom_shm_iface_t, super);
+    loom_shm_rkey_t key = {
+        .magic = LOOM_SHM_RKEY_MAGIC,
+        .pid   = (int32_t)iface->pid,
+        .addr  = (uint64_t)(uintptr_t)addr,
+        .len   = len,
+    };
+
+    _Static_assert(sizeof(key) <= LOOM_TL_RKEY_MAX, "shm rkey does not fit");
+    memcpy(rkey->data, &key, sizeof(key));
+    /* nothing to register: the handle is a token that mem_release ignores */
+    *memh_p = (loom_tl_memh_t *)&iface->memh_token;
+    return LOOM_OK;
+}
+
+void loom_shm_mem_release(loom_tl_iface_t *tl, loom_tl_memh_t *memh)
+{
+    (void)tl;
+    (void)memh;
+}
+
+/* Decide once per peer whether process_vm_readv may read it. */
+static loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
+{
+    loom_shm_iface_t *iface = peer->iface;
+    uint64_t word = 0;
+    struct iovec liov = { &word, sizeof(word) };
+    struct iovec riov;
+    pid_t pid = loom_shm_peer_pid(peer);
+    ssize_t rc;
+
+    if (iface->cma_mode == LOOM_SHM_CMA_OFF || pid == 0) {
+        peer->cma = LOOM_SHM_CMA_NO;
+        return LOOM_OK;
+    }
+    riov.iov_base = (void *)(uintptr_t)iface->seg->ranks[peer->local_idx].probe_addr;
+    riov.iov_len  = sizeof(word);
+    rc = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
+    if (rc == (ssize_t)sizeof(word) && word == LOOM_SHM_PROBE_MAGIC) {
+        peer->cma = LOOM_SHM_CMA_YES;
+        return LOOM_OK;
+    }
+    if (iface->cma_mode == LOOM_SHM_CMA_ON) {
+        loom_error("shm", "rank %d: LOOM_SHM_CMA=on but process_vm_readv of rank %d (pid %d) "
+                   "is not permitted: %m", iface->job->rank, peer->world_rank, (int)pid);
+        return LOOM_ERR_TRANSPORT;
+    }
+    peer->cma = LOOM_SHM_CMA_NO;
+    if (!iface->cma_notice) {
+        iface->cma_notice = 1;
+        loom_info("shm", "single-copy process_vm_readv is not permitted here (%m): large "
+                  "messages use a pipelined copy through the shared segment");
+    }
+    return LOOM_OK;
+}
+
+static loom_status_t loom_shm_get_cma_error(loom_shm_peer_t *peer, ssize_t rc,
+                                            uint64_t raddr, size_t n)
+{
+    loom_shm_iface_t *iface = peer->iface;
+
+    if (rc < 0 && errno == ESRCH) {
+        loom_shm_peer_fail(peer, LOOM_ERR_PEER_FAILED, "get",
+                           "exited or was killed (process_vm_readv: no such process)");
+        return LOOM_ERR_PEER_FAILED;
+    }
+    if (rc == 0) {
+        errno = EFAULT;
+    }
+    loom_error("shm", "rank %d: process_vm_readv of %zu bytes at 0x%llx from rank %d (pid %d) "
+               "failed: %m (transport shm, operation get)", iface->job->rank, n,
+               (unsigned long long)raddr, peer->world_rank, (int)peer->pid);
+    return LOOM_ERR_TRANSPORT;
+}
+
+static loom_status_t loom_shm_get_cma(loom_shm_peer_t *peer, void *local, size_t len,
+                                      uint64_t raddr)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        size_t n = LOOM_MIN(len - done, LOOM_SHM_CMA_CHUNK);
+        struct iovec liov = { (uint8_t *)local + done, n };
+        struct iovec riov = { (void *)(uintptr_t)(raddr + done), n };
+        ssize_t rc = process_vm_readv(peer->pid, &liov, 1, &riov, 1, 0);
+
+        if (rc > 0) {
+            done += (size_t)rc;   /* a partial read resumes where it stopped */
+        } else if (!(rc < 0 && errno == EINTR)) {
+            return loom_shm_get_cma_error(peer, rc, raddr + done, n);
+        }
+    }
+    return LOOM_OK;
+}
+
+static loom_status_t loom_shm_get_pipelined(loom_shm_peer_t *peer, void *local, size_t len,
+                                            uint64_t raddr, loom_tl_comp_t *comp)
+{
+    loom_shm_get_op_t *op;
+    loom_shm_get_req_t req;
+    int idx;
+
+    if (peer->gets_free == 0) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    idx = __builtin_ctzll(peer->gets_free);
+    op  = &peer->gets[idx];
+    req.id    = (uint32_t)idx | (op->gen << LOOM_SHM_GET_IDX_BITS);
+    req.rsvd  = 0;
+    req.raddr = raddr;
+    req.len   = len;
+    if (!loom_shm_ring_tx_send2(&peer->tx, LOOM_SHM_FRAME_GET_REQ, &req, sizeof(req), NULL, 0)) {
+        return loom_shm_peer_backpressure(peer, "get");
+    }
+    op->comp     = comp;
+    op->local    = local;
+    op->len      = len;
+    op->received = 0;
+    peer->gets_free &= ~((uint64_t)1 << idx);
+    ++peer->iface->ngets;
+    return LOOM_INPROGRESS;
+}
+
+/* The rkey must come from this peer and cover the range asked for. */
+static loom_status_t loom_shm_get_check(loom_shm_peer_t *peer, size_t len, uint64_t raddr,
+                                        const loom_tl_rkey_t *rkey)
+{
+    loom_shm_rkey_t key;
+
+    memcpy(&key, rkey->data, sizeof(key));
+    if (key.magic != LOOM_SHM_RKEY_MAGIC || raddr < key.addr || len > key.len ||
+        raddr - key.addr > key.len - len ||
+        (peer->pid != 0 && key.pid != (int32_t)peer->pid)) {
+        loom_error("shm", "get of %zu bytes at 0x%llx from rank %d: the key (pid %d, region "
+                   "0x%llx + %llu) does not cover it", len, (unsigned long long)raddr,
+                   peer->world_rank, (int)key.pid, (unsigned long long)key.addr,
+                   (unsigned long long)key.len);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
+                              const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
+{
+    loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
+    loom_status_t status;
+
+    if (peer->failed) {
+        return LOOM_ERR_PEER_FAILED;
+    }
+    if ((status = loom_shm_get_check(peer, len, raddr, rkey)) != LOOM_OK || len == 0) {
+        return status;
+    }
+    if (loom_unlikely(peer->cma == LOOM_SHM_CMA_UNKNOWN) &&
+        (status = loom_shm_cma_probe(peer)) != LOOM_OK) {
+        return status;
+    }
+    if (peer->cma == LOOM_SHM_CMA_YES) {
+        return loom_shm_get_cma(peer, local, len, raddr);
+    }
+    return loom_shm_get_pipelined(peer, local, len, raddr, comp);
+}
+
+/* Owner side: queue the region a GET_REQ asks for. */
+static void loom_shm_get_serve(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+{
+    loom_shm_get_req_t req;
+    loom_shm_stream_t *s;
+
+    if (slot->len != sizeof(req) || peer->stream_count == LOOM_SHM_MAX_GETS) {
+        loom_error("shm", "rank %d: malformed or excess get request from rank %d (%u bytes, "
+                   "%u queued)", peer->iface->job->rank, peer->world_rank, slot->len,
+                   peer->stream_count);
+        return;
+    }
+    memcpy(&req, slot->data, sizeof(req));
+    s = &peer->streams[(peer->stream_head + peer->stream_count) % LOOM_SHM_MAX_GETS];
+    s->id   = req.id;
+    s->addr = (const uint8_t *)(uintptr_t)req.raddr;
+    s->len  = req.len;
+    s->sent = 0;
+    ++peer->stream_count;
+    ++peer->iface->nstreams;
+}
+
+/* Requester side: place one chunk; complete the get at its last byte. */
+static void loom_shm_get_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+{
+    loom_shm_get_data_t d;
+    loom_shm_get_op_t *op;
+    loom_tl_comp_t *comp;
+    uint32_t idx;
+    size_t n;
+
+    memcpy(&d, slot->data, sizeof(d));
+    idx = d.id & ((1u << LOOM_SHM_GET_IDX_BITS) - 1);
+    n   = slot->len - sizeof(d);
+    op  = &peer->gets[idx % LOOM_SHM_MAX_GETS];
+    if (slot->len < sizeof(d) || idx >= LOOM_SHM_MAX_GETS ||
+        (peer->gets_free >> idx & 1) || d.id >> LOOM_SHM_GET_IDX_BITS != op->gen ||
+        d.offset > op->len || n > op->len - d.offset) {
+        loom_error("shm", "rank %d: unexpected get data from rank %d (id %u, offset %llu, "
+                   "%zu bytes)", peer->iface->job->rank, peer->world_rank, d.id,
+                   (unsigned long long)d.offset, n);
+        return;
+    }
+    memcpy(op->local + d.offset, slot->data + sizeof(d), n);
+    op->received += n;
+    if (op->received == op->len) {
+        comp = op->comp;
+        op->gen = (op->gen + 1) & ((1u << (32 - LOOM_SHM_GET_IDX_BITS)) - 1);
+        peer->gets_free |= (uint64_t)1 << idx;
+        --peer->iface->ngets;
+        comp->cb(comp, LOOM_OK);
+    }
+}
+
+void loom_shm_get_frame(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+{
+    switch (slot->type) {
+    case LOOM_SHM_FRAME_GET_REQ:
+        loom_shm_get_serve(peer, slot);
+        break;
+    case LOOM_SHM_FRAME_GET_DATA:
+        loom_shm_get_data(peer, slot);
+        break;
+    default:
+        loom_error("shm", "rank %d: frame of unknown type %u from rank %d dropped",
+                   peer->iface->job->rank, slot->type, peer->world_rank);
+        break;
+    }
+}
+
+/* Stream the head region to one peer while its ring has room. */
+static int loom_shm_get_push_peer(loom_shm_peer_t *peer)
+{
+    const size_t chunk = peer->max_frame - sizeof(loom_shm_get_data_t);
+    int n = 0;
+
+    while (peer->stream_count != 0) {
+        loom_shm_stream_t *s = &peer->streams[peer->stream_head];
+        loom_shm_get_data_t d = { .id = s->id, .rsvd = 0, .offset = s->sent };
+        size_t len = LOOM_MIN(chunk, s->len - s->sent);
+        loom_shm_slot_t *slot = loom_shm_ring_tx_reserve(&peer->tx);
+
+        if (slot == NULL) {
+            break;
+        }
+        memcpy(slot->data, &d, sizeof(d));
+        memcpy(slot->data + sizeof(d), s->addr + s->sent, len);
+        loom_shm_ring_tx_commit(&peer->tx, slot, (uint32_t)(sizeof(d) + len),
+                                LOOM_SHM_FRAME_GET_DATA);
+        s->sent += len;
+        ++n;
+        if (s->sent == s->len) {
+            peer->stream_head = (peer->stream_head + 1) % LOOM_SHM_MAX_GETS;
+            --peer->stream_count;
+            --peer->iface->nstreams;
+        }
+    }
+    return n;
+}
+
+int loom_shm_get_push(loom_shm_iface_t *iface)
+{
+    int n = 0;
+
+    for (int i = 0; i < iface->local_size - 1; ++i) {
+        loom_shm_peer_t *peer = iface->poll[i];
+        if (peer->stream_count != 0 && !peer->failed) {
+            n += loom_shm_get_push_peer(peer);
+        }
+    }
+    return n;
+}
+
+void loom_shm_get_abort(loom_shm_peer_t *peer, loom_status_t status)
+{
+    peer->iface->nstreams -= peer->stream_count;
+    peer->stream_count = 0;
+    for (uint32_t idx = 0; idx < LOOM_SHM_MAX_GETS; ++idx) {
+        loom_shm_get_op_t *op = &peer->gets[idx];
+        if (peer->gets_free >> idx & 1) {
+            continue;
+        }
+        peer->gets_free |= (uint64_t)1 << idx;
+        op->gen = (op->gen + 1) & ((1u << (32 - LOOM_SHM_GET_IDX_BITS)) - 1);
+        --peer->iface->ngets;
+        op->comp->cb(op->comp, status);
+    }
+}

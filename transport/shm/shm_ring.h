@@ -1,0 +1,191 @@
+/*
+ * shm_ring.h: the single-producer/single-consumer ring of the shm transport.
+ *
+ * One ring carries frames from one local rank to another. It lives in
+ * shared memory as one control cache line followed by a power-of-two number
+ * of fixed-size, cache-line-aligned slots:
+ *
+ *   +-- control line ----------------------+  written by the consumer only
+ *   | tail: frames consumed so far         |  (read by the producer only
+ *   +--------------------------------------+   when its cached copy says full)
+ *   | slot 0: seq | len | type | data ...  |  written by the producer only
+ *   | slot 1: ...                          |
+ *
+ * Each side keeps its own position in private memory. The producer writes
+ * frame number p into slot p & mask and publishes it by storing seq = p + 1
+ * with release order, after the length and data. The consumer polls the seq
+ * word of slot (pos & mask) with acquire order and takes the frame when it
+ * equals pos + 1: positions are 64-bit and never wrap, so a stale value from
+ * the previous lap (p + 1 - nslots) can never look new, and the consumer
+ * never writes to a slot. Detecting a new frame touches ONE cache line: the
+ * 16-byte slot header and the first 48 bytes of data share it, enough for a
+ * p2p header and a small payload.
+ *
+ * When the consumer is done with a frame it stores tail = pos + 1 (release);
+ * the producer reloads tail (acquire) only when head - cached_tail reaches
+ * nslots, so in steady state the control line stays in the consumer's
+ * cache. A full ring is reported to the caller (back-pressure), never waited
+ * on. No function here allocates, locks or makes a system call.
+ *
+ * The ring knows nothing of ranks or segments: shm_seg.c places rings in the
+ * node's segment and test/shm/test_shm_ring.c drives them directly across
+ * fork()ed processes.
+ */
+#ifndef LOOM_SHM_RING_H
+#define LOOM_SHM_RING_H
+
+#include "../../core/compiler_int.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+/** Slot header: the first 16 bytes of every slot. */
+typedef struct loom_shm_slot {
+    _Atomic uint64_t seq;     /* frame number + 1 once published */
+    uint32_t         len;     /* bytes of data */
+    uint16_t         type;    /* LOOM_SHM_FRAME_* (meaning is the user's) */
+    uint16_t         rsvd;
+    uint8_t          data[];  /* len bytes; slot_size - 16 at most */
+} loom_shm_slot_t;
+
+#define LOOM_SHM_SLOT_HDR   ((uint32_t)sizeof(loom_shm_slot_t))
+#define LOOM_SHM_SLOT_MIN   256u
+#define LOOM_SHM_SLOT_MAX   (1u << 20)
+
+/** Control line of a ring, followed in memory by the slots. */
+typedef struct loom_shm_ring {
+    _Atomic uint64_t tail;    /* frames the consumer has released */
+    uint8_t          pad[LOOM_CACHE_LINE - sizeof(uint64_t)];
+} LOOM_ALIGNED(LOOM_CACHE_LINE) loom_shm_ring_t;
+
+/** Producer side: private to the one process that writes the ring. */
+typedef struct loom_shm_ring_tx {
+    loom_shm_ring_t *ring;
+    uint8_t         *slots;
+    uint64_t         head;        /* next frame number to write */
+    uint64_t         tail_cache;  /* last tail read from the control line */
+    uint32_t         mask;        /* nslots - 1 */
+    uint32_t         slot_size;
+} loom_shm_ring_tx_t;
+
+/** Consumer side: private to the one process that reads the ring. */
+typedef struct loom_shm_ring_rx {
+    loom_shm_ring_t *ring;
+    uint8_t         *slots;
+    uint64_t         pos;         /* next frame number to read */
+    uint32_t         mask;
+    uint32_t         slot_size;
+} loom_shm_ring_rx_t;
+
+/** Bytes one ring occupies (control line + slots). */
+static inline size_t loom_shm_ring_bytes(uint32_t nslots, uint32_t slot_size)
+{
+    return sizeof(loom_shm_ring_t) + (size_t)nslots * slot_size;
+}
+
+/** Largest frame a ring of @p slot_size slots carries. */
+static inline uint32_t loom_shm_ring_max_frame(uint32_t slot_size)
+{
+    return slot_size - LOOM_SHM_SLOT_HDR;
+}
+
+/**
+ * Check a ring geometry: @p nslots a power of two >= 2, @p slot_size a
+ * multiple of the cache line in [LOOM_SHM_SLOT_MIN, LOOM_SHM_SLOT_MAX].
+ * @return 1 if valid.
+ */
+static inline int loom_shm_ring_geometry_ok(uint64_t nslots, uint64_t slot_size)
+{
+    return nslots >= 2 && nslots <= (1u << 20) && (nslots & (nslots - 1)) == 0 &&
+           slot_size >= LOOM_SHM_SLOT_MIN && slot_size <= LOOM_SHM_SLOT_MAX &&
+           slot_size % LOOM_CACHE_LINE == 0;
+}
+
+/**
+ * Format a ring in fresh (zeroed or reused) memory. Must happen before
+ * either side attaches; the segment's creator does it for every ring.
+ */
+void loom_shm_ring_format(void *mem, uint32_t nslots, uint32_t slot_size);
+
+/** Attach the producer side to a formatted ring at @p mem. */
+void loom_shm_ring_tx_init(loom_shm_ring_tx_t *tx, void *mem, uint32_t nslots,
+                           uint32_t slot_size);
+
+/** Attach the consumer side to a formatted ring at @p mem. */
+void loom_shm_ring_rx_init(loom_shm_ring_rx_t *rx, void *mem, uint32_t nslots,
+                           uint32_t slot_size);
+
+/**
+ * Reserve the next slot to write. @return the slot (its data is the caller's
+ * to fill, up to loom_shm_ring_max_frame bytes), or NULL when the ring is
+ * full. Nothing is visible to the consumer until loom_shm_ring_tx_commit.
+ */
+static inline loom_shm_slot_t *loom_shm_ring_tx_reserve(loom_shm_ring_tx_t *tx)
+{
+    if (loom_unlikely(tx->head - tx->tail_cache > tx->mask)) {
+        /* acquire: the consumer's reads of the slot we are about to reuse
+         * happened before it released it */
+        tx->tail_cache = atomic_load_explicit(&tx->ring->tail, memory_order_acquire);
+        if (tx->head - tx->tail_cache > tx->mask) {
+            return NULL;
+        }
+    }
+    return (loom_shm_slot_t *)(tx->slots + (size_t)(tx->head & tx->mask) * tx->slot_size);
+}
+
+/** Publish the slot returned by the last reserve, holding @p len bytes. */
+static inline void loom_shm_ring_tx_commit(loom_shm_ring_tx_t *tx, loom_shm_slot_t *slot,
+                                           uint32_t len, uint16_t type)
+{
+    slot->len  = len;
+    slot->type = type;
+    /* release: length, type and data are visible before the new seq */
+    atomic_store_explicit(&slot->seq, tx->head + 1, memory_order_release);
+    ++tx->head;
+}
+
+/**
+ * Copy a frame of two gathered pieces into the ring.
+ * @return 1 if sent, 0 if the ring is full (nothing written).
+ */
+static inline int loom_shm_ring_tx_send2(loom_shm_ring_tx_t *tx, uint16_t type,
+                                         const void *a, size_t a_len,
+                                         const void *b, size_t b_len)
+{
+    loom_shm_slot_t *slot = loom_shm_ring_tx_reserve(tx);
+    if (slot == NULL) {
+        return 0;
+    }
+    if (a_len != 0) {
+        memcpy(slot->data, a, a_len);
+    }
+    if (b_len != 0) {
+        memcpy(slot->data + a_len, b, b_len);
+    }
+    loom_shm_ring_tx_commit(tx, slot, (uint32_t)(a_len + b_len), type);
+    return 1;
+}
+
+/** @return the next published frame, or NULL if none. Touches one line. */
+static inline loom_shm_slot_t *loom_shm_ring_rx_peek(loom_shm_ring_rx_t *rx)
+{
+    loom_shm_slot_t *slot =
+        (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * rx->slot_size);
+    /* acquire: pairs with the producer's release of seq, so len and data
+     * read below are the ones it wrote */
+    if (atomic_load_explicit(&slot->seq, memory_order_acquire) != rx->pos + 1) {
+        return NULL;
+    }
+    return slot;
+}
+
+/** Hand the frame returned by the last peek back to the producer. */
+static inline void loom_shm_ring_rx_release(loom_shm_ring_rx_t *rx)
+{
+    ++rx->pos;
+    /* release: our reads of the slot are done before the producer reuses it */
+    atomic_store_explicit(&rx->ring->tail, rx->pos, memory_order_release);
+}
+
+#endif /* LOOM_SHM_RING_H */

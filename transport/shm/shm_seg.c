@@ -1,0 +1,234 @@
+/*
+ * shm_seg.c: the node's shared segment: name, create, attach, detach.
+ *
+ * A freshly created segment is zero-filled by ftruncate, which is exactly
+ * the formatted state of every ring (seq 0, tail 0), so the creator only
+ * writes the header: it never touches ring pages another rank may not use.
+ */
+#include "shm_int.h"
+#include "../../core/log_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LOOM_SHM_PAGE 4096u
+
+loom_status_t loom_shm_seg_name(const char *jobid, char *buf, size_t len)
+{
+    static const char suffix[] = "shm";
+    loom_status_t status = loom_bootstrap_shm_prefix_for(jobid, buf, len);
+    size_t n;
+
+    if (status == LOOM_OK && (n = strlen(buf)) + sizeof(suffix) <= len) {
+        memcpy(buf + n, suffix, sizeof(suffix));
+        return LOOM_OK;
+    }
+    loom_error("shm", "job id '%s' gives no valid shared-memory name within %zu bytes",
+               jobid != NULL ? jobid : "(null)", len);
+    return LOOM_ERR_INVALID_ARG;
+}
+
+static size_t loom_shm_seg_hdr_bytes(int local_size)
+{
+    return sizeof(loom_shm_seg_hdr_t) + (size_t)local_size * sizeof(loom_shm_seg_rank_t);
+}
+
+static uint64_t loom_shm_seg_ring_offset(int local_size)
+{
+    return LOOM_ALIGN_UP((uint64_t)loom_shm_seg_hdr_bytes(local_size), LOOM_SHM_PAGE);
+}
+
+static uint64_t loom_shm_seg_ring_stride(uint32_t nslots, uint32_t slot_size)
+{
+    return LOOM_ALIGN_UP((uint64_t)loom_shm_ring_bytes(nslots, slot_size), LOOM_SHM_PAGE);
+}
+
+/* Bytes of the whole segment: one ring per ordered pair of distinct ranks. */
+static uint64_t loom_shm_seg_bytes(int local_size, uint32_t nslots, uint32_t slot_size)
+{
+    uint64_t nrings = (uint64_t)local_size * (uint64_t)(local_size - 1);
+    return loom_shm_seg_ring_offset(local_size) +
+           nrings * loom_shm_seg_ring_stride(nslots, slot_size);
+}
+
+/* The ring carrying frames from local rank src to local rank dst (src != dst). */
+static void *loom_shm_seg_ring(const loom_shm_seg_hdr_t *seg, int src, int dst)
+{
+    uint64_t idx = (uint64_t)src * (seg->local_size - 1) + (uint64_t)(dst < src ? dst : dst - 1);
+    return (uint8_t *)seg + seg->ring_offset + idx * seg->ring_stride;
+}
+
+/* Register this rank in the mapped segment and hook every peer's rings. */
+static void loom_shm_seg_join(loom_shm_iface_t *iface)
+{
+    loom_shm_seg_hdr_t  *seg = iface->seg;
+    loom_shm_seg_rank_t *me  = &seg->ranks[iface->local_idx];
+    uint32_t n;
+
+    for (int j = 0; j < iface->local_size; ++j) {
+        if (j == iface->local_idx) {
+            continue;
+        }
+        loom_shm_ring_tx_init(&iface->peers[j].tx, loom_shm_seg_ring(seg, iface->local_idx, j),
+                              iface->nslots, iface->slot_size);
+        loom_shm_ring_rx_init(&iface->peers[j].rx, loom_shm_seg_ring(seg, j, iface->local_idx),
+                              iface->nslots, iface->slot_size);
+    }
+    me->pid        = (int32_t)getpid();
+    me->probe_addr = loom_shm_probe_addr();
+    /* release: pid and probe address are visible before the state */
+    atomic_store_explicit(&me->state, LOOM_SHM_RANK_ATTACHED, memory_order_release);
+
+    n = atomic_fetch_add_explicit(&seg->nattached, 1, memory_order_acq_rel) + 1;
+    if (n == (uint32_t)iface->local_size) {
+        /* every local rank has it mapped: the name is no longer needed */
+        if (shm_unlink(iface->seg_name) != 0 && errno != ENOENT) {
+            loom_warn("shm", "shm_unlink(%s) failed: %m", iface->seg_name);
+        }
+        iface->unlinked = 1;
+    }
+    loom_debug("shm", "segment %s mapped (%zu bytes, %u of %d local ranks attached)",
+               iface->seg_name, iface->seg_size, n, iface->local_size);
+}
+
+static int loom_shm_seg_open_excl(const char *name)
+{
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+
+    if (fd < 0 && errno == EEXIST) {
+        /* a job id is unique per launch: this is a leftover of a crash */
+        loom_warn("shm", "removing stale shared-memory segment %s", name);
+        if (shm_unlink(name) == 0 || errno == ENOENT) {
+            fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        }
+    }
+    return fd;
+}
+
+loom_status_t loom_shm_seg_create(loom_shm_iface_t *iface)
+{
+    uint64_t size = loom_shm_seg_bytes(iface->local_size, iface->nslots, iface->slot_size);
+    loom_shm_seg_hdr_t *seg;
+    loom_status_t status;
+    int fd;
+
+    fd = loom_shm_seg_open_excl(iface->seg_name);
+    if (fd < 0) {
+        loom_error("shm", "cannot create shared-memory segment %s: %m", iface->seg_name);
+        return LOOM_ERR_IO;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        loom_error("shm", "cannot size shared-memory segment %s to %llu bytes: %m "
+                   "(is /dev/shm large enough?)", iface->seg_name, (unsigned long long)size);
+        status = LOOM_ERR_NO_MEMORY;
+        goto err_unlink;
+    }
+    seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg == MAP_FAILED) {
+        loom_error("shm", "cannot map shared-memory segment %s (%llu bytes): %m",
+                   iface->seg_name, (unsigned long long)size);
+        status = LOOM_ERR_NO_MEMORY;
+        goto err_unlink;
+    }
+    close(fd);
+
+    seg->local_size  = (uint32_t)iface->local_size;
+    seg->nslots      = iface->nslots;
+    seg->slot_size   = iface->slot_size;
+    seg->ring_offset = loom_shm_seg_ring_offset(iface->local_size);
+    seg->ring_stride = loom_shm_seg_ring_stride(iface->nslots, iface->slot_size);
+    seg->size        = size;
+    /* release: the geometry is visible before the magic */
+    atomic_store_explicit(&seg->magic, LOOM_SHM_MAGIC, memory_order_release);
+
+    iface->seg      = seg;
+    iface->seg_size = size;
+    loom_shm_seg_join(iface);
+    return LOOM_OK;
+
+err_unlink:
+    close(fd);
+    shm_unlink(iface->seg_name);
+    return status;
+}
+
+/* The mapped segment's geometry must be the one this rank computed. */
+static loom_status_t loom_shm_seg_check(loom_shm_iface_t *iface, const loom_shm_seg_hdr_t *seg,
+                                        uint64_t size)
+{
+    if (seg->local_size != (uint32_t)iface->local_size || seg->nslots != iface->nslots ||
+        seg->slot_size != iface->slot_size || seg->size != size) {
+        loom_error("shm", "segment %s has %u local ranks, %u slots of %u bytes, but this rank "
+                   "expects %d, %u and %u: LOOM_SHM_RING_SLOTS and LOOM_SHM_SLOT_SIZE must be "
+                   "the same on every rank", iface->seg_name, seg->local_size, seg->nslots,
+                   seg->slot_size, iface->local_size, iface->nslots, iface->slot_size);
+        return LOOM_ERR_CONFIG;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_shm_seg_attach(loom_shm_iface_t *iface)
+{
+    uint64_t size = loom_shm_seg_bytes(iface->local_size, iface->nslots, iface->slot_size);
+    loom_shm_seg_hdr_t *seg;
+    loom_status_t status;
+    struct stat st;
+    int fd;
+
+    fd = shm_open(iface->seg_name, O_RDWR, 0);
+    if (fd < 0) {
+        if (errno == ENOENT) {
+            return LOOM_INPROGRESS;
+        }
+        loom_error("shm", "cannot open shared-memory segment %s: %m", iface->seg_name);
+        return LOOM_ERR_IO;
+    }
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)loom_shm_seg_hdr_bytes(iface->local_size)) {
+        close(fd);
+        return LOOM_INPROGRESS;   /* the creator is between shm_open and ftruncate */
+    }
+    seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (seg == MAP_FAILED) {
+        loom_error("shm", "cannot map shared-memory segment %s (%lld bytes): %m",
+                   iface->seg_name, (long long)st.st_size);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    /* acquire: pairs with the creator's release of the magic */
+    if (atomic_load_explicit(&seg->magic, memory_order_acquire) != LOOM_SHM_MAGIC) {
+        munmap(seg, (size_t)st.st_size);
+        return LOOM_INPROGRESS;
+    }
+    status = loom_shm_seg_check(iface, seg, (uint64_t)st.st_size);
+    if (status != LOOM_OK) {
+        munmap(seg, (size_t)st.st_size);
+        return status;
+    }
+    iface->seg      = seg;
+    iface->seg_size = size;
+    loom_shm_seg_join(iface);
+    return LOOM_OK;
+}
+
+void loom_shm_seg_detach(loom_shm_iface_t *iface)
+{
+    if (iface->seg != NULL) {
+        /* release: peers that see CLOSED will not mistake our exit for a crash */
+        atomic_store_explicit(&iface->seg->ranks[iface->local_idx].state,
+                              LOOM_SHM_RANK_CLOSED, memory_order_release);
+        munmap(iface->seg, iface->seg_size);
+        iface->seg = NULL;
+    }
+    if (!iface->unlinked) {
+        /* some local rank never attached: nobody else will remove the name */
+        if (shm_unlink(iface->seg_name) != 0 && errno != ENOENT) {
+            loom_warn("shm", "shm_unlink(%s) failed: %m", iface->seg_name);
+        }
+        iface->unlinked = 1;
+    }
+}
