@@ -1,0 +1,251 @@
+/*
+ * test_shm_ring.c: the shm transport's SPSC ring on its own, between two
+ * fork()ed processes sharing an anonymous mapping: ordering, wraparound,
+ * back-pressure on a full ring, variable sizes, and a million checksummed
+ * frames.
+ */
+#include "cunit_main.h"
+
+#include "shm/shm_ring.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What the producer reports back through shared memory. */
+typedef struct ring_report {
+    _Atomic uint64_t checksum;
+    _Atomic uint64_t full_events;
+    _Atomic int      done;
+} ring_report_t;
+
+static void *shared_map(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Frame i's length in [0, max] and its k-th byte: both sides compute them. */
+static uint32_t frame_len(uint64_t i, uint32_t max)
+{
+    return (uint32_t)(mix(i + 1) % ((uint64_t)max + 1));
+}
+
+static uint8_t frame_byte(uint64_t i, uint32_t k)
+{
+    return (uint8_t)(i * 131u + k * 7u + (k >> 8));
+}
+
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n)
+{
+    for (size_t k = 0; k < n; ++k) {
+        h = (h ^ p[k]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Producer process: n frames of pseudo-random sizes; spins (yielding) when full. */
+static void producer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_t n,
+                     uint32_t max_len, ring_report_t *rep)
+{
+    loom_shm_ring_tx_t tx;
+    uint8_t buf[LOOM_SHM_SLOT_MAX];
+    uint64_t sum = 0xcbf29ce484222325ull, full = 0;
+
+    loom_shm_ring_tx_init(&tx, mem, nslots, slot_size);
+    for (uint64_t i = 0; i < n; ++i) {
+        uint32_t len = frame_len(i, max_len);
+        for (uint32_t k = 0; k < len; ++k) {
+            buf[k] = frame_byte(i, k);
+        }
+        sum = fnv1a(sum, buf, len);
+        /* split each frame in two pieces like am_send does */
+        while (!loom_shm_ring_tx_send2(&tx, (uint16_t)i, buf, len / 3, buf + len / 3,
+                                       len - len / 3)) {
+            ++full;
+            sched_yield();
+        }
+    }
+    atomic_store(&rep->checksum, sum);
+    atomic_store(&rep->full_events, full);
+    atomic_store(&rep->done, 1);
+}
+
+/*
+ * Consume n frames, checking order (type carries the low bits of the frame
+ * number), length and, if @p verify, every byte. @return mismatches.
+ */
+static uint64_t consumer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_t n,
+                         uint32_t max_len, int verify, uint64_t *sum_p)
+{
+    loom_shm_ring_rx_t rx;
+    uint64_t bad = 0, sum = 0xcbf29ce484222325ull;
+    time_t deadline = time(NULL) + 60;
+
+    loom_shm_ring_rx_init(&rx, mem, nslots, slot_size);
+    for (uint64_t i = 0; i < n;) {
+        loom_shm_slot_t *slot = loom_shm_ring_rx_peek(&rx);
+        if (slot == NULL) {
+            sched_yield();
+            if (time(NULL) > deadline) {
+                return bad + (n - i);   /* producer stalled: count the rest */
+            }
+            continue;
+        }
+        if (slot->type != (uint16_t)i || slot->len != frame_len(i, max_len)) {
+            ++bad;
+        } else if (verify) {
+            for (uint32_t k = 0; k < slot->len; ++k) {
+                bad += slot->data[k] != frame_byte(i, k);
+            }
+        }
+        sum = fnv1a(sum, slot->data, slot->len);
+        loom_shm_ring_rx_release(&rx);
+        ++i;
+    }
+    *sum_p = sum;
+    return bad;
+}
+
+/* Run producer in a child and consumer here; check both ends agree. */
+static void run_pair(uint32_t nslots, uint32_t slot_size, uint64_t n, uint32_t max_len,
+                     int verify, int expect_full)
+{
+    size_t bytes = loom_shm_ring_bytes(nslots, slot_size);
+    void *mem = shared_map(bytes + sizeof(ring_report_t));
+    ring_report_t *rep;
+    uint64_t sum = 0, bad;
+    int wstatus = 0;
+    pid_t pid;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+    rep = (ring_report_t *)((uint8_t *)mem + bytes);
+    loom_shm_ring_format(mem, nslots, slot_size);
+    pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        producer(mem, nslots, slot_size, n, max_len, rep);
+        _exit(0);
+    }
+    if (expect_full) {
+        usleep(20000);   /* let the producer fill the ring before we start */
+    }
+    bad = consumer(mem, nslots, slot_size, n, max_len, verify, &sum);
+    CU_ASSERT_EQUAL(waitpid(pid, &wstatus, 0), pid);
+    CU_ASSERT(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(atomic_load(&rep->done), 1);
+    CU_ASSERT_EQUAL(atomic_load(&rep->checksum), sum);
+    if (expect_full) {
+        CU_ASSERT(atomic_load(&rep->full_events) > 0);
+    }
+    /* the ring is empty again: tail caught up with every frame */
+    CU_ASSERT_EQUAL(atomic_load(&((loom_shm_ring_t *)mem)->tail), n);
+    munmap(mem, bytes + sizeof(ring_report_t));
+}
+
+static void test_geometry(void)
+{
+    CU_ASSERT(loom_shm_ring_geometry_ok(64, 8192));
+    CU_ASSERT(loom_shm_ring_geometry_ok(2, LOOM_SHM_SLOT_MIN));
+    CU_ASSERT(!loom_shm_ring_geometry_ok(63, 8192));      /* not a power of two */
+    CU_ASSERT(!loom_shm_ring_geometry_ok(1, 8192));
+    CU_ASSERT(!loom_shm_ring_geometry_ok(64, 8200));      /* not cache-line aligned */
+    CU_ASSERT(!loom_shm_ring_geometry_ok(64, 128));       /* too small */
+    CU_ASSERT(!loom_shm_ring_geometry_ok(64, (uint64_t)LOOM_SHM_SLOT_MAX * 2));
+    CU_ASSERT_EQUAL(loom_shm_ring_max_frame(8192), 8192 - 16);
+    CU_ASSERT_EQUAL(sizeof(loom_shm_ring_t), LOOM_CACHE_LINE);
+    /* a slot header plus a 24-byte p2p header and 8 bytes fit one line */
+    CU_ASSERT(LOOM_SHM_SLOT_HDR + 24 + 8 <= LOOM_CACHE_LINE);
+}
+
+/* One process: exactly nslots frames fit; one release makes room for one. */
+static void test_full_ring(void)
+{
+    const uint32_t nslots = 4, slot_size = 256;
+    size_t bytes = loom_shm_ring_bytes(nslots, slot_size);
+    void *mem = shared_map(bytes);
+    loom_shm_ring_tx_t tx;
+    loom_shm_ring_rx_t rx;
+    loom_shm_slot_t *slot;
+    uint64_t v;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+    loom_shm_ring_format(mem, nslots, slot_size);
+    loom_shm_ring_tx_init(&tx, mem, nslots, slot_size);
+    loom_shm_ring_rx_init(&rx, mem, nslots, slot_size);
+    CU_ASSERT_PTR_NULL(loom_shm_ring_rx_peek(&rx));
+    for (v = 0; v < nslots; ++v) {
+        CU_ASSERT(loom_shm_ring_tx_send2(&tx, 7, &v, sizeof(v), NULL, 0));
+    }
+    CU_ASSERT(!loom_shm_ring_tx_send2(&tx, 7, &v, sizeof(v), NULL, 0));
+    CU_ASSERT_PTR_NULL(loom_shm_ring_tx_reserve(&tx));
+    CU_ASSERT_EQUAL(tx.head, nslots);   /* a refused send wrote nothing */
+
+    slot = loom_shm_ring_rx_peek(&rx);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+    CU_ASSERT_EQUAL(slot->len, sizeof(v));
+    CU_ASSERT_EQUAL(*(uint64_t *)slot->data, 0);
+    loom_shm_ring_rx_release(&rx);
+    CU_ASSERT(loom_shm_ring_tx_send2(&tx, 7, &v, sizeof(v), NULL, 0));   /* v == nslots */
+    CU_ASSERT(!loom_shm_ring_tx_send2(&tx, 7, &v, sizeof(v), NULL, 0));
+
+    for (uint64_t want = 1; want <= nslots; ++want) {
+        slot = loom_shm_ring_rx_peek(&rx);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+        CU_ASSERT_EQUAL(*(uint64_t *)slot->data, want);
+        loom_shm_ring_rx_release(&rx);
+    }
+    /* after a full lap the old seq values must not look new */
+    CU_ASSERT_PTR_NULL(loom_shm_ring_rx_peek(&rx));
+    munmap(mem, bytes);
+}
+
+static void test_wraparound_sizes(void)
+{
+    /* tiny ring: thousands of laps, every size from 0 to a full slot */
+    run_pair(8, 256, 200000, loom_shm_ring_max_frame(256), 1, 0);
+}
+
+static void test_backpressure_across_processes(void)
+{
+    run_pair(4, 512, 50000, loom_shm_ring_max_frame(512), 1, 1);
+}
+
+static void test_large_slots(void)
+{
+    run_pair(64, 8192, 20000, loom_shm_ring_max_frame(8192), 1, 0);
+}
+
+static void test_million_checksummed(void)
+{
+    run_pair(64, 512, 1000000, 200, 0, 0);
+}
+
+int main(void)
+{
+    static const loom_test_case_t cases[] = {
+        { "geometry", test_geometry },
+        { "full ring refuses, release makes room", test_full_ring },
+        { "wraparound with every size", test_wraparound_sizes },
+        { "back-pressure across processes", test_backpressure_across_processes },
+        { "8k slots, variable sizes", test_large_slots },
+        { "1M frames checksummed", test_million_checksummed },
+        { NULL, NULL },
+    };
+    return loom_test_run_suite("shm ring", cases, NULL, NULL);
+}
