@@ -1,0 +1,113 @@
+/*
+ * match_int.h: the tag-matching engine (one per process).
+ *
+ * MPI matching keys are (context, source, tag); receives may wildcard the
+ * source and/or the tag. Two structures hold what is waiting:
+ *
+ *   posted receives   fully specified ones in hashed buckets keyed by
+ *                     (context, source, tag); any receive with a wildcard in
+ *                     one wildcard queue. Every posted receive gets a
+ *                     sequence number; an arriving message takes the first
+ *                     match of its bucket and the first match of the
+ *                     wildcard queue and keeps the one posted earlier, so MPI
+ *                     order holds across both (the scheme of UCX's
+ *                     src/ucp/tag/tag_match.inl and libfabric's
+ *                     prov/util/src/util_srx.c).
+ *   unexpected msgs   every message is in its hash bucket (fast lookup for a
+ *                     fully specified receive) and in one arrival-ordered
+ *                     list (lookup for a wildcard receive).
+ *
+ * Non-overtaking per (source, context) follows because transports deliver in
+ * order per pair and matching happens at arrival, in arrival order. Entries
+ * are intrusive: the caller embeds them (in requests, in unexpected-message
+ * buffers) and owns their memory; nothing here allocates per message. The
+ * engine knows nothing of payloads or protocols, so it is unit-tested alone
+ * (test/core/test_match.c).
+ */
+#ifndef LOOM_MATCH_INT_H
+#define LOOM_MATCH_INT_H
+
+#include <loom.h>
+#include "list_int.h"
+
+#include <stdint.h>
+
+#define LOOM_MATCH_HASH_BITS 10
+#define LOOM_MATCH_BUCKETS   (1u << LOOM_MATCH_HASH_BITS)
+
+/** A posted receive; LOOM_ANY_SOURCE / LOOM_ANY_TAG are wildcards. */
+typedef struct loom_match_posted {
+    loom_list_t list;   /* bucket or wildcard queue; self-linked when not posted */
+    uint64_t    seq;    /* posting order */
+    uint32_t    ctx;
+    int32_t     src;
+    int32_t     tag;
+} loom_match_posted_t;
+
+/** An unexpected message (fully specified by its sender). */
+typedef struct loom_match_unexp {
+    loom_list_t hash_list;  /* in its bucket, arrival order */
+    loom_list_t all_list;   /* in the global arrival-ordered list */
+    uint32_t    ctx;
+    int32_t     src;
+    int32_t     tag;
+} loom_match_unexp_t;
+
+typedef struct loom_match {
+    loom_list_t posted_bucket[LOOM_MATCH_BUCKETS];
+    loom_list_t posted_wild;
+    loom_list_t unexp_bucket[LOOM_MATCH_BUCKETS];
+    loom_list_t unexp_all;
+    uint64_t    next_seq;
+    size_t      num_posted;
+    size_t      num_unexp;
+} loom_match_t;
+
+/** Initialize an empty engine. */
+void loom_match_init(loom_match_t *m);
+
+/** Fill a posted-receive entry (not yet posted). */
+static inline void loom_match_posted_prep(loom_match_posted_t *p, uint32_t ctx,
+                                          int src, int tag)
+{
+    loom_list_init(&p->list);
+    p->seq = 0;
+    p->ctx = ctx;
+    p->src = src;
+    p->tag = tag;
+}
+
+/** 1 while @p p is in the engine (posted, not yet matched or cancelled). */
+static inline int loom_match_posted_is_queued(const loom_match_posted_t *p)
+{
+    return p->list.next != &p->list;
+}
+
+/** Post a receive (after loom_match_unexp_find() found nothing for it). */
+void loom_match_posted_add(loom_match_t *m, loom_match_posted_t *p);
+
+/**
+ * Find the earliest-posted receive matching an arriving (ctx, src, tag) and
+ * remove it. @return it, or NULL (the message is then unexpected).
+ */
+loom_match_posted_t *loom_match_posted_take(loom_match_t *m, uint32_t ctx, int src,
+                                            int tag);
+
+/** Remove a posted receive (cancel). @return 1 if it was posted, 0 if not. */
+int loom_match_posted_remove(loom_match_t *m, loom_match_posted_t *p);
+
+/** Queue an unexpected message (fully specified ctx, src, tag). */
+void loom_match_unexp_add(loom_match_t *m, loom_match_unexp_t *u, uint32_t ctx,
+                          int src, int tag);
+
+/**
+ * The earliest-arrived unexpected message matching a receive for (ctx, src,
+ * tag) (wildcards allowed). Does not remove it (probe); NULL if none.
+ */
+loom_match_unexp_t *loom_match_unexp_find(loom_match_t *m, uint32_t ctx, int src,
+                                          int tag);
+
+/** Remove an unexpected message found by loom_match_unexp_find(). */
+void loom_match_unexp_remove(loom_match_t *m, loom_match_unexp_t *u);
+
+#endif /* LOOM_MATCH_INT_H */
