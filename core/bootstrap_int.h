@@ -49,7 +49,9 @@ loom_status_t loom_bootstrap_fence(void);
 /**
  * Read the blob @p rank published under @p key into @p buf. *len_p holds the
  * buffer size on entry and the blob's size on success. LOOM_ERR_TRUNCATED if
- * the buffer is too small (*len_p then holds the size needed).
+ * the buffer is too small (*len_p then holds the size needed; with *len_p
+ * = 0 on entry this is a quiet size query). LOOM_ERR_NOT_FOUND (not logged)
+ * if @p rank published nothing under @p key.
  */
 loom_status_t loom_bootstrap_get(int rank, const char *key, void *buf, size_t *len_p);
 
@@ -58,5 +60,31 @@ void loom_bootstrap_abort(int code, const char *msg) __attribute__((noreturn));
 
 /** Disconnect from the launcher. */
 void loom_bootstrap_finalize(void);
+
+/*
+ * Shared-memory segment naming rule, shared by every transport that creates
+ * POSIX shm segments and by loomrun, which removes what a crashed job left:
+ *     "/loom-" + jobid with every character outside [A-Za-z0-9._-]
+ *     replaced by '_' + "-"
+ * A transport appends its own suffix (e.g. "shm-r3") to this prefix; loomrun
+ * unlinks every /dev/shm entry that starts with the prefix (without '/')
+ * after the job ends, cleanly or not.
+ */
+
+/** Longest prefix loom_bootstrap_shm_prefix_for() writes, with its NUL. */
+#define LOOM_BOOTSTRAP_SHM_PREFIX_MAX 160
+
+/**
+ * Write the shm segment name prefix of job @p jobid into @p buf.
+ * @return LOOM_OK, LOOM_ERR_INVALID_ARG (empty jobid) or LOOM_ERR_TRUNCATED
+ *         (@p len too small; LOOM_BOOTSTRAP_SHM_PREFIX_MAX always suffices).
+ */
+loom_status_t loom_bootstrap_shm_prefix_for(const char *jobid, char *buf, size_t len);
+
+/**
+ * The shm segment name prefix of this job (after loom_bootstrap_init()).
+ * @return as loom_bootstrap_shm_prefix_for(); LOOM_ERR_NOT_INITIALIZED before init.
+ */
+loom_status_t loom_bootstrap_shm_prefix(char *buf, size_t len);
 
 #endif /* LOOM_BOOTSTRAP_INT_H */

@@ -9,6 +9,7 @@
  */
 X(LOG,                   STRING, "warn", "log level and optional subsystems: error|warn|info|debug|trace[:subsys,...]")
 X(OVERSUBSCRIBED,        BOOL,   "",     "yield the CPU when idle; set by loomrun when ranks outnumber cores (auto: local ranks > online cores)")
+X(BOOTSTRAP_TIMEOUT,     INT,    "300",  "seconds a bootstrap (PMIx) fence or get waits for the other ranks before failing (0 = forever)")
 X(TRANSPORTS,            STRING, "",     "comma-separated transports allowed, from self,shm,ib,tcp (default: all available)")
 X(EAGER_LIMIT,           SIZE,   "",     "largest message sent eagerly; larger ones use rendezvous (default: chosen per transport)")
 X(ERRORS,                STRING, "abort","what a failed operation does: abort (the job, with a message) or return (the error code)")

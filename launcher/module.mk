@@ -1,0 +1,23 @@
+# launcher/: loomrun (the PMIx server host that starts jobs) and loom_info.
+# Both link the static library for the core basics (log, config, the
+# bootstrap's shm naming rule, the transport registry).
+
+LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.c
+LOOMRUN_OBJ := $(LOOMRUN_SRC:%.c=$(BUILD)/obj/%.o)
+LOOMRUN     := $(BUILD)/bin/loomrun
+LOOM_INFO   := $(BUILD)/bin/loom_info
+
+$(LOOMRUN): $(LOOMRUN_OBJ) $(LIBLOOM_A)
+	@mkdir -p $(dir $@)
+	$(LINK_LOOM)
+
+$(LOOM_INFO): $(BUILD)/obj/launcher/loom_info.o $(LIBLOOM_A)
+	@mkdir -p $(dir $@)
+	$(LINK_LOOM)
+
+ALL_TARGETS += $(LOOMRUN) $(LOOM_INFO)
+# the launcher suite runs loomrun and the rank programs
+CHECK_PREREQS += $(LOOMRUN) $(LOOM_INFO)
+.PHONY: loomrun loom_info
+loomrun: $(LOOMRUN)
+loom_info: $(LOOM_INFO)
