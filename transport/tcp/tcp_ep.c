@@ -1,0 +1,634 @@
+/*
+ * tcp_ep.c: the data path of the TCP transport: am_send, the per-peer send
+ * queue, rendezvous gets and the streams that serve them.
+ *
+ * am_send writes the frame with one sendmsg() when nothing is queued for the
+ * peer; what the socket does not take (or everything, while connecting) is
+ * copied into a pooled buffer and queued, up to LOOM_TCP_TXQ_MAX bytes per
+ * peer, beyond which am_send answers LOOM_ERR_NO_RESOURCE. A queue drains
+ * from progress() when epoll reports the socket writable, gathering several
+ * frames per sendmsg().
+ *
+ * get() sends GET_REQ(id, address, length, region, cookie); the owner checks
+ * the region is exposed and covers the range, then queues a stream that
+ * sends the range as GET_DATA chunks straight from the user's buffer. A
+ * stream goes back to the tail of the queue after each chunk, so active
+ * messages and other streams are not stuck behind a long transfer. The
+ * requester receives each chunk in place and completes the get when every
+ * byte arrived.
+ */
+#include "tcp_int.h"
+#include "../../core/log_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#define LOOM_TCP_HDR_LEN sizeof(loom_tcp_frame_hdr_t)
+#define LOOM_TCP_IOV     32
+
+/* ---- tx buffers --------------------------------------------------------------------- */
+
+static loom_tcp_tx_t *loom_tcp_tx_alloc(loom_tcp_iface_t *iface, size_t frame_len, int must)
+{
+    loom_tcp_tx_t *tx = NULL;
+    uint8_t mem;
+
+    if (frame_len <= LOOM_TCP_SMALL_INLINE) {
+        tx  = loom_mpool_get(&iface->tx_small);
+        mem = LOOM_TCP_MEM_SMALL;
+    } else if (frame_len <= LOOM_TCP_HDR_LEN + LOOM_TCP_MAX_AM) {
+        tx  = loom_mpool_get(&iface->tx_large);
+        mem = LOOM_TCP_MEM_LARGE;
+    }
+    if (tx == NULL) {
+        if (!must) {
+            return NULL;
+        }
+        /* a frame already half in the socket must be finished whatever it costs */
+        tx  = malloc(sizeof(*tx) + frame_len);
+        mem = LOOM_TCP_MEM_HEAP;
+        if (tx == NULL) {
+            return NULL;
+        }
+    }
+    memset(tx, 0, sizeof(*tx));
+    loom_list_init(&tx->link);
+    tx->mem = mem;
+    return tx;
+}
+
+static void loom_tcp_tx_free(loom_tcp_iface_t *iface, loom_tcp_tx_t *tx)
+{
+    free(tx->copy);
+    switch (tx->mem) {
+    case LOOM_TCP_MEM_SMALL:
+        loom_mpool_put(&iface->tx_small, tx);
+        break;
+    case LOOM_TCP_MEM_LARGE:
+        loom_mpool_put(&iface->tx_large, tx);
+        break;
+    default:
+        free(tx);
+        break;
+    }
+}
+
+/* Give the requester GET_ERR(status) for a stream cut short. */
+static void loom_tcp_tx_make_err(loom_tcp_tx_t *tx, loom_status_t status)
+{
+    loom_tcp_frame_hdr_t fh = { .len = sizeof(loom_tcp_get_err_t), .type = LOOM_TCP_GET_ERR };
+    loom_tcp_get_err_t err = { .req_id = tx->req_id, .status = status };
+
+    memcpy(tx->head, &fh, sizeof(fh));
+    memcpy(tx->head + sizeof(fh), &err, sizeof(err));
+    tx->kind   = LOOM_TCP_TX_HEAD;
+    tx->len    = sizeof(fh) + sizeof(err);
+    tx->off    = 0;
+    tx->region = NULL;
+}
+
+/* Prepare the stream's next chunk (at tx->next_off). */
+static void loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx)
+{
+    size_t chunk = LOOM_MIN((size_t)LOOM_TCP_CHUNK, tx->total - tx->next_off);
+    loom_tcp_frame_hdr_t fh = { .len = (uint32_t)(sizeof(loom_tcp_data_hdr_t) + chunk),
+                                .type = LOOM_TCP_GET_DATA };
+    loom_tcp_data_hdr_t dh = { .req_id = tx->req_id, .offset = tx->next_off };
+
+    memcpy(tx->head, &fh, sizeof(fh));
+    memcpy(tx->head + sizeof(fh), &dh, sizeof(dh));
+    tx->len = LOOM_TCP_TX_HEAD_LEN + chunk;
+    tx->off = 0;
+}
+
+/* The unwritten part of @p tx's current frame as iovecs. @return its bytes. */
+static size_t loom_tcp_tx_iov(const loom_tcp_tx_t *tx, struct iovec *iov, int *cnt_p)
+{
+    size_t rest = tx->len - tx->off;
+    const uint8_t *chunk;
+    size_t hl = LOOM_TCP_TX_HEAD_LEN;
+    int cnt = *cnt_p;
+
+    if (tx->kind == LOOM_TCP_TX_BOUNCE) {
+        iov[cnt++] = (struct iovec){ (void *)(tx->data + tx->off), rest };
+    } else if (tx->kind == LOOM_TCP_TX_HEAD) {
+        iov[cnt++] = (struct iovec){ (void *)(tx->head + tx->off), rest };
+    } else {
+        chunk = tx->copy != NULL ? tx->copy : tx->base + tx->next_off;
+        if (tx->off < hl) {
+            iov[cnt++] = (struct iovec){ (void *)(tx->head + tx->off), hl - tx->off };
+            if (tx->len > hl) {
+                iov[cnt++] = (struct iovec){ (void *)chunk, tx->len - hl };
+            }
+        } else {
+            iov[cnt++] = (struct iovec){ (void *)(chunk + (tx->off - hl)), rest };
+        }
+    }
+    *cnt_p = cnt;
+    return rest;
+}
+
+/* The current frame of @p tx (already off the queue) is written. */
+static void loom_tcp_tx_done(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
+{
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+
+    if (tx->kind == LOOM_TCP_TX_BOUNCE) {
+        ep->txq_bytes -= tx->len;
+    } else if (tx->kind == LOOM_TCP_TX_STREAM) {
+        tx->next_off += tx->len - LOOM_TCP_TX_HEAD_LEN;
+        free(tx->copy);
+        tx->copy = NULL;
+        if (tx->err_after) {
+            loom_tcp_tx_make_err(tx, LOOM_ERR_CANCELED);
+            loom_list_add_tail(&ep->txq, &tx->link);
+            return;
+        }
+        if (tx->next_off < tx->total) {
+            loom_tcp_tx_arm_chunk(tx);
+            loom_list_add_tail(&ep->txq, &tx->link);   /* round robin */
+            return;
+        }
+        tx->region->streams--;
+    }
+    loom_tcp_tx_free(iface, tx);
+}
+
+void loom_tcp_ep_drop_txq(loom_tcp_ep_t *ep)
+{
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+    loom_list_t *e;
+
+    while ((e = loom_list_pop_head(&ep->txq)) != NULL) {
+        loom_tcp_tx_t *tx = loom_list_entry(e, loom_tcp_tx_t, link);
+        if (tx->kind == LOOM_TCP_TX_STREAM && tx->region != NULL) {
+            tx->region->streams--;
+        }
+        loom_tcp_tx_free(iface, tx);
+    }
+    ep->txq_bytes = 0;
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+static void loom_tcp_ep_advance(loom_tcp_ep_t *ep, size_t n)
+{
+    while (n > 0 && !loom_list_is_empty(&ep->txq)) {
+        loom_tcp_tx_t *tx = loom_list_head_entry(&ep->txq, loom_tcp_tx_t, link);
+        size_t rest = tx->len - tx->off;
+
+        if (n < rest) {
+            tx->off += n;
+            return;
+        }
+        n -= rest;
+        loom_list_del(&tx->link);
+        loom_tcp_tx_done(ep, tx);
+    }
+}
+
+static loom_status_t loom_tcp_ep_send_failed(loom_tcp_ep_t *ep, int err)
+{
+    loom_tcp_ep_fail(ep, (err == EPIPE || err == ECONNRESET) ? LOOM_ERR_PEER_FAILED
+                                                             : LOOM_ERR_CONNECTION,
+                     "send", strerror(err));
+    return LOOM_ERR_CONNECTION;
+}
+
+loom_status_t loom_tcp_ep_flush(loom_tcp_ep_t *ep)
+{
+    loom_tcp_conn_t *conn = ep->conn;
+
+    if (ep->state != LOOM_TCP_EP_UP || conn == NULL || conn->state != LOOM_TCP_CONN_UP) {
+        return LOOM_OK;
+    }
+    while (!loom_list_is_empty(&ep->txq)) {
+        struct iovec iov[LOOM_TCP_IOV];
+        struct msghdr msg = { .msg_iov = iov };
+        size_t bytes = 0;
+        loom_tcp_tx_t *tx;
+        ssize_t n;
+        int cnt = 0;
+
+        loom_list_for_each(tx, &ep->txq, link) {
+            if (cnt + 2 > LOOM_TCP_IOV) {
+                break;
+            }
+            bytes += loom_tcp_tx_iov(tx, iov, &cnt);
+        }
+        msg.msg_iovlen = (size_t)cnt;
+        n = sendmsg(conn->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return loom_tcp_conn_set_events(conn, EPOLLIN | EPOLLOUT);
+            }
+            return loom_tcp_ep_send_failed(ep, errno);
+        }
+        loom_tcp_ep_advance(ep, (size_t)n);
+        if ((size_t)n < bytes) {
+            return loom_tcp_conn_set_events(conn, EPOLLIN | EPOLLOUT);
+        }
+    }
+    return loom_tcp_conn_set_events(conn, EPOLLIN);
+}
+
+/* Copy the frame (header, a, b) into @p tx from byte @p skip on. */
+static void loom_tcp_tx_fill(loom_tcp_tx_t *tx, const loom_tcp_frame_hdr_t *fh,
+                             const void *a, size_t a_len, const void *b, size_t b_len)
+{
+    uint8_t *p = tx->data;
+
+    memcpy(p, fh, LOOM_TCP_HDR_LEN);
+    p += LOOM_TCP_HDR_LEN;
+    if (a_len > 0) {
+        memcpy(p, a, a_len);
+        p += a_len;
+    }
+    if (b_len > 0) {
+        memcpy(p, b, b_len);
+    }
+    tx->kind = LOOM_TCP_TX_BOUNCE;
+    tx->len  = LOOM_TCP_HDR_LEN + a_len + b_len;
+}
+
+/* Fast path: the peer is up and nothing is queued; write directly. */
+static loom_status_t loom_tcp_ep_send_now(loom_tcp_ep_t *ep, const loom_tcp_frame_hdr_t *fh,
+                                          const void *a, size_t a_len, const void *b,
+                                          size_t b_len)
+{
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+    struct iovec iov[3] = { { (void *)fh, LOOM_TCP_HDR_LEN }, { (void *)a, a_len },
+                            { (void *)b, b_len } };
+    struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 3 };
+    size_t total = LOOM_TCP_HDR_LEN + a_len + b_len;
+    loom_tcp_tx_t *tx;
+    ssize_t n;
+
+    do {
+        n = sendmsg(ep->conn->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if ((size_t)n == total) {
+        return LOOM_OK;
+    }
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK) {
+            return loom_tcp_ep_send_failed(ep, errno);
+        }
+        n = 0;
+    }
+    /* the rest waits in the queue; a half-written frame cannot be refused */
+    tx = loom_tcp_tx_alloc(iface, total, n > 0);
+    if (tx == NULL) {
+        if (n == 0) {
+            return LOOM_ERR_NO_RESOURCE;
+        }
+        loom_tcp_ep_fail(ep, LOOM_ERR_NO_MEMORY, "send", "out of memory for a frame");
+        return LOOM_ERR_NO_MEMORY;
+    }
+    loom_tcp_tx_fill(tx, fh, a, a_len, b, b_len);
+    tx->off = (size_t)n;
+    ep->txq_bytes += tx->len;
+    loom_list_add_tail(&ep->txq, &tx->link);
+    return loom_tcp_conn_set_events(ep->conn, EPOLLIN | EPOLLOUT);
+}
+
+loom_status_t loom_tcp_ep_send_frame(loom_tcp_ep_t *ep, unsigned type, const void *a,
+                                     size_t a_len, const void *b, size_t b_len, int force)
+{
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+    loom_tcp_frame_hdr_t fh = { .len = (uint32_t)(a_len + b_len), .type = (uint8_t)type };
+    size_t total = LOOM_TCP_HDR_LEN + a_len + b_len;
+    loom_tcp_tx_t *tx;
+
+    if (loom_unlikely(ep->state >= LOOM_TCP_EP_CLOSED)) {
+        if (ep->state == LOOM_TCP_EP_CLOSED) {
+            loom_error("tcp", "rank %d: cannot send to rank %d@%s: it has finalized",
+                       iface->rank, ep->super.peer, loom_tcp_host_of(iface, ep->super.peer));
+            return LOOM_ERR_CONNECTION;
+        }
+        return LOOM_ERR_PEER_FAILED;   /* reported when it failed */
+    }
+    if (ep->state == LOOM_TCP_EP_UP && loom_list_is_empty(&ep->txq)) {
+        return loom_tcp_ep_send_now(ep, &fh, a, a_len, b, b_len);
+    }
+    if (!force && ep->txq_bytes + total > LOOM_TCP_TXQ_MAX) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    tx = loom_tcp_tx_alloc(iface, total, force);
+    if (tx == NULL) {
+        return force ? LOOM_ERR_NO_MEMORY : LOOM_ERR_NO_RESOURCE;
+    }
+    loom_tcp_tx_fill(tx, &fh, a, a_len, b, b_len);
+    ep->txq_bytes += tx->len;
+    loom_list_add_tail(&ep->txq, &tx->link);
+    if (ep->state == LOOM_TCP_EP_IDLE) {
+        return loom_tcp_ep_connect(ep);   /* the frame leaves after the handshake */
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_tcp_am_send(loom_tl_ep_t *tl_ep, const void *hdr, size_t hdr_len,
+                               const void *payload, size_t payload_len)
+{
+    loom_tcp_ep_t *ep = loom_tcp_ep_of(tl_ep);
+
+    if (loom_unlikely(hdr_len + payload_len > LOOM_TCP_MAX_AM)) {
+        loom_error("tcp", "am_send to rank %d: frame of %zu bytes exceeds max_am %u",
+                   tl_ep->peer, hdr_len + payload_len, LOOM_TCP_MAX_AM);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    return loom_tcp_ep_send_frame(ep, LOOM_TCP_AM, hdr, hdr_len, payload, payload_len, 0);
+}
+
+/* ---- rendezvous: the owner's side ---------------------------------------------------- */
+
+loom_status_t loom_tcp_mem_pack(loom_tl_iface_t *tl_iface, const void *addr, size_t len,
+                                 loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p)
+{
+    loom_tcp_iface_t *iface = loom_tcp_iface_of(tl_iface);
+    loom_tcp_region_t *r = loom_mpool_get(&iface->region_pool);
+    loom_tcp_rkey_t rk;
+    loom_status_t st;
+
+    if (r == NULL) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    st = loom_tcp_slots_add(&iface->regions, r, &r->idx, &r->cookie);
+    if (st != LOOM_OK) {
+        loom_mpool_put(&iface->region_pool, r);
+        return st;
+    }
+    r->addr    = addr;
+    r->len     = len;
+    r->streams = 0;
+    memset(&rk, 0, sizeof(rk));
+    rk.region = r->idx;
+    rk.cookie = r->cookie;
+    rk.addr   = (uint64_t)(uintptr_t)addr;
+    rk.len    = len;
+    memset(rkey, 0, sizeof(*rkey));
+    memcpy(rkey->data, &rk, sizeof(rk));
+    *memh_p = (loom_tl_memh_t *)r;
+    return LOOM_OK;
+}
+
+/*
+ * Streams still reading a released region: one not yet started becomes a
+ * GET_ERR; one half way through a chunk finishes that chunk from a copy
+ * and then sends GET_ERR. The requester's get fails; nothing reads freed
+ * memory.
+ */
+static void loom_tcp_region_cut_streams(loom_tcp_iface_t *iface, loom_tcp_region_t *r)
+{
+    for (int p = 0; p < iface->size && r->streams > 0; ++p) {
+        loom_tcp_ep_t *ep = iface->peers[p];
+        loom_tcp_tx_t *tx;
+        int unusable = 0;
+
+        if (ep == NULL) {
+            continue;
+        }
+        loom_list_for_each(tx, &ep->txq, link) {
+            if (tx->kind != LOOM_TCP_TX_STREAM || tx->region != r) {
+                continue;
+            }
+            r->streams--;
+            tx->region = NULL;
+            if (tx->off == 0) {
+                loom_tcp_tx_make_err(tx, LOOM_ERR_CANCELED);
+                continue;
+            }
+            tx->err_after = 1;
+            tx->copy = malloc(tx->len - LOOM_TCP_TX_HEAD_LEN);
+            if (tx->copy == NULL) {
+                unusable = 1;   /* cannot finish the frame: the byte stream is lost */
+                continue;
+            }
+            memcpy(tx->copy, tx->base + tx->next_off, tx->len - LOOM_TCP_TX_HEAD_LEN);
+        }
+        if (unusable) {
+            loom_tcp_ep_fail(ep, LOOM_ERR_NO_MEMORY, "mem_release",
+                             "out of memory finishing a chunk of a released region");
+        }
+    }
+}
+
+void loom_tcp_mem_release(loom_tl_iface_t *tl_iface, loom_tl_memh_t *memh)
+{
+    loom_tcp_iface_t *iface = loom_tcp_iface_of(tl_iface);
+    loom_tcp_region_t *r = (loom_tcp_region_t *)memh;
+
+    if (r == NULL) {
+        return;
+    }
+    if (r->streams > 0) {
+        loom_debug("tcp", "rank %d: region %p released while %u peer(s) still read it",
+                   iface->rank, (const void *)r->addr, r->streams);
+        loom_tcp_region_cut_streams(iface, r);
+    }
+    loom_tcp_slots_remove(&iface->regions, r->idx);
+    loom_mpool_put(&iface->region_pool, r);
+}
+
+static loom_status_t loom_tcp_ep_on_get_req(loom_tcp_ep_t *ep, const void *body, size_t len)
+{
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+    loom_tcp_get_req_t req;
+    loom_tcp_get_err_t err = { 0 };
+    loom_tcp_region_t *r;
+    loom_tcp_tx_t *tx;
+    uint64_t base;
+
+    if (len != sizeof(req)) {
+        snprintf(ep->conn->rx.why, sizeof(ep->conn->rx.why), "GET_REQ of %zu bytes", len);
+        return LOOM_ERR_TRANSPORT;
+    }
+    memcpy(&req, body, sizeof(req));
+    r = loom_tcp_slots_find(&iface->regions, req.region, req.cookie);
+    base = r != NULL ? (uint64_t)(uintptr_t)r->addr : 0;
+    if (r == NULL || req.raddr < base || req.len > r->len || req.raddr - base > r->len - req.len) {
+        loom_error("tcp", "rank %d@%s asked rank %d@%s for %llu bytes at 0x%llx (region %u): "
+                   "not exposed (stale or forged key), refused", ep->super.peer,
+                   loom_tcp_host_of(iface, ep->super.peer), iface->rank,
+                   loom_tcp_host_of(iface, iface->rank), (unsigned long long)req.len,
+                   (unsigned long long)req.raddr, (unsigned)req.region);
+        err.req_id = req.req_id;
+        err.status = LOOM_ERR_INVALID_BUFFER;
+        return loom_tcp_ep_send_frame(ep, LOOM_TCP_GET_ERR, &err, sizeof(err), NULL, 0, 1);
+    }
+    tx = loom_tcp_tx_alloc(iface, 0, 1);
+    if (tx == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    tx->kind     = LOOM_TCP_TX_STREAM;
+    tx->region   = r;
+    tx->req_id   = req.req_id;
+    tx->base     = r->addr + (req.raddr - base);
+    tx->total    = req.len;
+    tx->next_off = 0;
+    loom_tcp_tx_arm_chunk(tx);
+    r->streams++;
+    loom_list_add_tail(&ep->txq, &tx->link);
+    return loom_tcp_ep_flush(ep);
+}
+
+/* ---- rendezvous: the requester's side -------------------------------------------------- */
+
+static void loom_tcp_get_complete(loom_tcp_get_t *g, loom_status_t status)
+{
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(g->ep);
+    loom_tl_comp_t *comp = g->comp;
+
+    loom_list_del(&g->link);
+    loom_tcp_slots_remove(&iface->get_table, g->idx);
+    loom_mpool_put(&iface->get_pool, g);
+    if (!iface->closing) {
+        comp->cb(comp, status);
+    }
+}
+
+void loom_tcp_ep_fail_gets(loom_tcp_ep_t *ep, loom_status_t status)
+{
+    while (!loom_list_is_empty(&ep->gets)) {
+        loom_tcp_get_complete(loom_list_head_entry(&ep->gets, loom_tcp_get_t, link), status);
+    }
+}
+
+loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_t raddr,
+                           const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
+{
+    loom_tcp_ep_t *ep = loom_tcp_ep_of(tl_ep);
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+    loom_tcp_get_req_t req = { 0 };
+    loom_tcp_rkey_t rk;
+    loom_tcp_get_t *g;
+    loom_status_t st;
+
+    if (len == 0) {
+        return LOOM_OK;
+    }
+    g = loom_mpool_get(&iface->get_pool);
+    if (g == NULL) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    st = loom_tcp_slots_add(&iface->get_table, g, &g->idx, &g->cookie);
+    if (st != LOOM_OK) {
+        goto err_put_get;
+    }
+    memcpy(&rk, rkey->data, sizeof(rk));
+    g->ep       = ep;
+    g->dst      = local;
+    g->len      = len;
+    g->received = 0;
+    g->comp     = comp;
+    loom_list_init(&g->link);
+    req.req_id = loom_tcp_slots_id(g->idx, g->cookie);
+    req.raddr  = raddr;
+    req.len    = len;
+    req.cookie = rk.cookie;
+    req.region = rk.region;
+    st = loom_tcp_ep_send_frame(ep, LOOM_TCP_GET_REQ, &req, sizeof(req), NULL, 0, 0);
+    if (st != LOOM_OK) {
+        goto err_remove_slot;
+    }
+    loom_list_add_tail(&ep->gets, &g->link);
+    return LOOM_INPROGRESS;
+
+err_remove_slot:
+    loom_tcp_slots_remove(&iface->get_table, g->idx);
+err_put_get:
+    loom_mpool_put(&iface->get_pool, g);
+    return st;
+}
+
+/* The get a chunk belongs to, if it is ours, from this peer and in range. */
+static loom_tcp_get_t *loom_tcp_ep_chunk_get(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
+                                             size_t len)
+{
+    loom_tcp_get_t *g = loom_tcp_slots_find_id(&loom_tcp_ep_iface(ep)->get_table, dh->req_id);
+
+    if (g == NULL || g->ep != ep || dh->offset > g->len || len > g->len - dh->offset) {
+        return NULL;
+    }
+    return g;
+}
+
+void *loom_tcp_ep_rx_data_begin(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh, size_t len)
+{
+    loom_tcp_get_t *g = loom_tcp_ep_chunk_get(ep, dh, len);
+
+    if (g == NULL) {
+        loom_debug("tcp", "discarding %zu bytes of data from rank %d for no current get",
+                   len, ep->super.peer);
+        return NULL;
+    }
+    return g->dst + dh->offset;
+}
+
+loom_status_t loom_tcp_ep_rx_data_end(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
+                                      size_t len)
+{
+    loom_tcp_get_t *g = loom_tcp_ep_chunk_get(ep, dh, len);
+
+    if (g != NULL) {
+        g->received += len;
+        if (g->received >= g->len) {
+            loom_tcp_get_complete(g, LOOM_OK);
+        }
+    }
+    return LOOM_OK;
+}
+
+static loom_status_t loom_tcp_ep_on_get_err(loom_tcp_ep_t *ep, const void *body, size_t len)
+{
+    loom_tcp_get_err_t err;
+    loom_tcp_get_t *g;
+
+    if (len != sizeof(err)) {
+        snprintf(ep->conn->rx.why, sizeof(ep->conn->rx.why), "GET_ERR of %zu bytes", len);
+        return LOOM_ERR_TRANSPORT;
+    }
+    memcpy(&err, body, sizeof(err));
+    g = loom_tcp_slots_find_id(&loom_tcp_ep_iface(ep)->get_table, err.req_id);
+    if (g != NULL && g->ep == ep) {
+        loom_error("tcp", "get of %zu bytes from rank %d failed there: %s", g->len,
+                   ep->super.peer, loom_strerror(err.status));
+        loom_tcp_get_complete(g, err.status < 0 ? (loom_status_t)err.status
+                                                : LOOM_ERR_TRANSPORT);
+    }
+    return LOOM_OK;
+}
+
+/* ---- frames of an established connection ---------------------------------------------- */
+
+loom_status_t loom_tcp_ep_rx_frame(loom_tcp_ep_t *ep, unsigned type, const void *body,
+                                   size_t len)
+{
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+
+    switch (type) {
+    case LOOM_TCP_AM:
+        iface->super.params.am_cb(iface->super.params.cb_arg, ep->super.peer, body, len);
+        return LOOM_OK;
+    case LOOM_TCP_GET_REQ:
+        return loom_tcp_ep_on_get_req(ep, body, len);
+    case LOOM_TCP_GET_ERR:
+        return loom_tcp_ep_on_get_err(ep, body, len);
+    case LOOM_TCP_BYE:
+        loom_debug("tcp", "rank %d: rank %d closes", iface->rank, ep->super.peer);
+        ep->state = LOOM_TCP_EP_CLOSED;
+        return LOOM_OK;
+    default:
+        snprintf(ep->conn->rx.why, sizeof(ep->conn->rx.why),
+                 "unexpected frame type %u on an established connection", type);
+        return LOOM_ERR_TRANSPORT;
+    }
+}

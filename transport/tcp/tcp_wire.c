@@ -1,0 +1,305 @@
+/*
+ * tcp_wire.c: the frame parser and the handshake checks of the TCP
+ * transport. Pure byte logic over a read callback, so the unit tests can
+ * feed it streams cut at random places.
+ *
+ * The parser keeps one buffer per connection and dispatches every whole
+ * frame from it without copying. GET_DATA bodies are the exception: once
+ * their header is parsed they go straight to the destination the owner of
+ * the parser names (the user's receive buffer), first from what is already
+ * buffered, then by reading from the socket into the destination itself.
+ */
+#include "tcp_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOOM_TCP_HDR_LEN   sizeof(loom_tcp_frame_hdr_t)
+#define LOOM_TCP_DHDR_LEN  sizeof(loom_tcp_data_hdr_t)
+/* below this, in-place data is read through the buffer (fewer syscalls) */
+#define LOOM_TCP_DIRECT_MIN 4096
+
+/* internal outcome of a parsing step */
+enum { RX_NEED = 2, RX_AGAIN = 3 };
+
+loom_status_t loom_tcp_rx_init(loom_tcp_rx_t *rx, size_t cap, size_t max_body,
+                               size_t max_data)
+{
+    memset(rx, 0, sizeof(*rx));
+    rx->buf = malloc(cap);
+    if (rx->buf == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    rx->cap      = cap;
+    rx->max_body = max_body;
+    rx->max_data = max_data;
+    return LOOM_OK;
+}
+
+loom_status_t loom_tcp_rx_resize(loom_tcp_rx_t *rx, size_t cap, size_t max_body,
+                                 size_t max_data)
+{
+    size_t avail = rx->end - rx->pos;
+    uint8_t *nbuf;
+
+    if (cap < avail) {
+        return LOOM_ERR_INVALID_ARG;
+    }
+    nbuf = malloc(cap);
+    if (nbuf == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memcpy(nbuf, rx->buf + rx->pos, avail);
+    free(rx->buf);
+    rx->buf      = nbuf;
+    rx->cap      = cap;
+    rx->pos      = 0;
+    rx->end      = avail;
+    rx->max_body = max_body;
+    rx->max_data = max_data;
+    return LOOM_OK;
+}
+
+void loom_tcp_rx_cleanup(loom_tcp_rx_t *rx)
+{
+    free(rx->buf);
+    rx->buf = NULL;
+    rx->cap = rx->pos = rx->end = 0;
+}
+
+/* Turn a read result into a parser outcome. */
+static int loom_tcp_rx_read_result(loom_tcp_rx_t *rx, ssize_t r)
+{
+    if (r > 0) {
+        return LOOM_OK;
+    }
+    if (r == 0) {
+        rx->eof = 1;
+        return LOOM_ERR_CONNECTION;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return RX_AGAIN;
+    }
+    if (errno == EINTR) {
+        return RX_NEED;      /* just try again */
+    }
+    rx->err = errno;
+    return LOOM_ERR_IO;
+}
+
+/* Read more bytes into the buffer, compacting it first when needed. */
+static int loom_tcp_rx_fill(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
+                            size_t *done_p, int *short_p)
+{
+    ssize_t r;
+    size_t want;
+    int st;
+
+    if (rx->pos == rx->end) {
+        rx->pos = rx->end = 0;
+    } else if (rx->pos > 0 && rx->cap - rx->end < rx->cap / 2) {
+        memmove(rx->buf, rx->buf + rx->pos, rx->end - rx->pos);
+        rx->end -= rx->pos;
+        rx->pos = 0;
+    }
+    want = rx->cap - rx->end;
+    r = ops->read(arg, rx->buf + rx->end, want);
+    st = loom_tcp_rx_read_result(rx, r);
+    if (st == LOOM_OK) {
+        rx->end += (size_t)r;
+        *done_p += (size_t)r;
+        *short_p = (size_t)r < want;
+    }
+    return st;
+}
+
+static int loom_tcp_rx_protocol_error(loom_tcp_rx_t *rx, const char *what, unsigned type,
+                                      size_t len)
+{
+    snprintf(rx->why, sizeof(rx->why), "%s (frame type %u, length %zu)", what, type, len);
+    return LOOM_ERR_TRANSPORT;
+}
+
+/* Parse the frame at rx->pos if it is whole. RX_NEED if more bytes are needed. */
+static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops,
+                                 void *arg)
+{
+    size_t avail = rx->end - rx->pos;
+    loom_tcp_frame_hdr_t hdr;
+    size_t dlen;
+
+    if (avail < LOOM_TCP_HDR_LEN) {
+        return RX_NEED;
+    }
+    memcpy(&hdr, rx->buf + rx->pos, LOOM_TCP_HDR_LEN);
+    if (hdr.type < LOOM_TCP_HELLO || hdr.type > LOOM_TCP_BYE) {
+        return loom_tcp_rx_protocol_error(rx, "unknown frame type", hdr.type, hdr.len);
+    }
+    if (hdr.type != LOOM_TCP_GET_DATA) {
+        if (hdr.len > rx->max_body) {
+            return loom_tcp_rx_protocol_error(rx, "frame too long", hdr.type, hdr.len);
+        }
+        if (avail < LOOM_TCP_HDR_LEN + hdr.len) {
+            return RX_NEED;
+        }
+        rx->pos += LOOM_TCP_HDR_LEN + hdr.len;
+        return ops->frame(arg, hdr.type, rx->buf + rx->pos - hdr.len, hdr.len);
+    }
+    if (hdr.len < LOOM_TCP_DHDR_LEN || hdr.len - LOOM_TCP_DHDR_LEN > rx->max_data) {
+        return loom_tcp_rx_protocol_error(rx, "bad data chunk length", hdr.type, hdr.len);
+    }
+    if (avail < LOOM_TCP_HDR_LEN + LOOM_TCP_DHDR_LEN) {
+        return RX_NEED;
+    }
+    memcpy(&rx->dh, rx->buf + rx->pos + LOOM_TCP_HDR_LEN, LOOM_TCP_DHDR_LEN);
+    rx->pos += LOOM_TCP_HDR_LEN + LOOM_TCP_DHDR_LEN;
+    dlen = hdr.len - LOOM_TCP_DHDR_LEN;
+    rx->dst      = ops->data_begin(arg, &rx->dh, dlen);
+    rx->dst_len  = dlen;
+    rx->dst_left = dlen;
+    if (dlen == 0) {
+        return ops->data_end(arg, &rx->dh, 0);
+    }
+    return LOOM_OK;
+}
+
+/*
+ * Move in-place data: first what is buffered, then straight from the
+ * socket into the destination. LOOM_OK once the chunk is complete.
+ */
+static int loom_tcp_rx_data(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
+                            size_t *done_p, int *short_p)
+{
+    while (rx->dst_left > 0) {
+        size_t avail = rx->end - rx->pos;
+        size_t off = rx->dst_len - rx->dst_left;
+        int st;
+
+        if (avail > 0) {
+            size_t n = LOOM_MIN(avail, rx->dst_left);
+            if (rx->dst != NULL) {
+                memcpy(rx->dst + off, rx->buf + rx->pos, n);
+            }
+            rx->pos += n;
+            rx->dst_left -= n;
+            continue;
+        }
+        if (*short_p) {
+            return RX_AGAIN;   /* the last read drained the socket */
+        }
+        if (rx->dst != NULL && rx->dst_left >= LOOM_TCP_DIRECT_MIN) {
+            ssize_t r = ops->read(arg, rx->dst + off, rx->dst_left);
+            st = loom_tcp_rx_read_result(rx, r);
+            if (st == LOOM_OK) {
+                *done_p += (size_t)r;
+                *short_p = (size_t)r < rx->dst_left;
+                rx->dst_left -= (size_t)r;
+            }
+        } else {
+            st = loom_tcp_rx_fill(rx, ops, arg, done_p, short_p);
+        }
+        if (st != LOOM_OK && st != RX_NEED) {
+            return st;
+        }
+    }
+    return ops->data_end(arg, &rx->dh, rx->dst_len);
+}
+
+loom_status_t loom_tcp_rx_progress(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops,
+                                   void *arg, size_t budget)
+{
+    size_t done = 0;
+    int short_read = 0;
+    int st;
+
+    for (;;) {
+        if (rx->dst_left > 0) {
+            st = loom_tcp_rx_data(rx, ops, arg, &done, &short_read);
+        } else {
+            st = loom_tcp_rx_parse_one(rx, ops, arg);
+        }
+        if (st == LOOM_OK) {
+            continue;
+        }
+        if (st != RX_NEED) {
+            return st == RX_AGAIN ? LOOM_OK : (loom_status_t)st;
+        }
+        /* every whole frame in the buffer is dispatched: read more, if allowed */
+        if (short_read || done >= budget) {
+            return LOOM_OK;
+        }
+        if (rx->end - rx->pos == rx->cap) {
+            return loom_tcp_rx_protocol_error(rx, "frame larger than the buffer", 0,
+                                              rx->cap);
+        }
+        st = loom_tcp_rx_fill(rx, ops, arg, &done, &short_read);
+        if (st == RX_AGAIN) {
+            return LOOM_OK;
+        }
+        if (st != LOOM_OK && st != RX_NEED) {
+            return (loom_status_t)st;
+        }
+    }
+}
+
+void loom_tcp_hello_pack(loom_tcp_hello_t *h, int src, int dst, const uint8_t *secret)
+{
+    memset(h, 0, sizeof(*h));
+    h->magic    = LOOM_TCP_MAGIC;
+    h->version  = LOOM_TCP_VERSION;
+    h->src_rank = src;
+    h->dst_rank = dst;
+    memcpy(h->secret, secret, LOOM_TCP_SECRET_LEN);
+}
+
+/* Compare without an early exit, so timing does not reveal the prefix. */
+static int loom_tcp_secret_equal(const uint8_t *a, const uint8_t *b)
+{
+    unsigned diff = 0;
+
+    for (size_t i = 0; i < LOOM_TCP_SECRET_LEN; ++i) {
+        diff |= (unsigned)(a[i] ^ b[i]);
+    }
+    return diff == 0;
+}
+
+loom_status_t loom_tcp_hello_check(const void *body, size_t len, int my_rank, int size,
+                                   const uint8_t *secret, int *src_p, char *why,
+                                   size_t why_len)
+{
+    loom_tcp_hello_t h;
+
+    if (len != sizeof(h)) {
+        snprintf(why, why_len, "handshake of %zu bytes, expected %zu", len, sizeof(h));
+        return LOOM_ERR_CONNECTION;
+    }
+    memcpy(&h, body, sizeof(h));
+    if (h.magic != LOOM_TCP_MAGIC) {
+        snprintf(why, why_len, "bad magic 0x%08x (not loom, or other byte order)",
+                 (unsigned)h.magic);
+        return LOOM_ERR_CONNECTION;
+    }
+    if (h.version != LOOM_TCP_VERSION) {
+        snprintf(why, why_len, "protocol version %u, this library speaks %u",
+                 (unsigned)h.version, LOOM_TCP_VERSION);
+        return LOOM_ERR_CONNECTION;
+    }
+    if (!loom_tcp_secret_equal(h.secret, secret)) {
+        snprintf(why, why_len, "wrong job secret (not a rank of this job)");
+        return LOOM_ERR_CONNECTION;
+    }
+    if (h.dst_rank != my_rank) {
+        snprintf(why, why_len, "addressed to rank %d, this is rank %d", (int)h.dst_rank,
+                 my_rank);
+        return LOOM_ERR_CONNECTION;
+    }
+    if (h.src_rank < 0 || h.src_rank >= size || h.src_rank == my_rank) {
+        snprintf(why, why_len, "claims to be rank %d of a %d-rank job", (int)h.src_rank,
+                 size);
+        return LOOM_ERR_CONNECTION;
+    }
+    *src_p = h.src_rank;
+    return LOOM_OK;
+}
