@@ -1,0 +1,341 @@
+/*
+ * init.c: loom_init and loom_finalize.
+ *
+ * init: configuration -> bootstrap (PMIx) -> WORLD/SELF -> open every
+ * allowed transport (each publishes its address) -> one fence -> per peer,
+ * the first transport (in registry order) that reaches it gets an endpoint
+ * and sets that peer's protocol thresholds from its capabilities ->
+ * collectives' configuration. The self transport is always opened: a rank
+ * reaches itself through it whatever LOOM_TRANSPORTS says (as UCX's self).
+ *
+ * finalize: finish every send, exchange BYE with every rank (so nothing is
+ * in flight), one last fence, then close endpoints and transports and free
+ * everything.
+ */
+#include "p2p_engine_int.h"
+#include "config_int.h"
+#include "log_int.h"
+#include "../collectives/coll_select.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int loom_init_transport_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; *p != '\0';) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) {
+            return 1;
+        }
+        p += len + (comma ? 1 : 0);
+    }
+    return 0;
+}
+
+/* every name in LOOM_TRANSPORTS must be a known transport */
+static loom_status_t loom_init_transports_check(const char *list)
+{
+    char valid[128] = "";
+
+    for (size_t i = 0; i < loom_tl_num_components; ++i) {
+        snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s",
+                 i ? "," : "", loom_tl_components[i]->name);
+    }
+    for (const char *p = list; *p != '\0';) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int known = 0;
+        for (size_t i = 0; i < loom_tl_num_components; ++i) {
+            const char *name = loom_tl_components[i]->name;
+            known |= strlen(name) == len && strncmp(p, name, len) == 0;
+        }
+        if (!known) {
+            loom_error("p2p", "LOOM_TRANSPORTS='%s': '%.*s' is not a transport of this "
+                       "build (valid: %s)", list, (int)len, p, valid);
+            return LOOM_ERR_CONFIG;
+        }
+        p += len + (comma ? 1 : 0);
+    }
+    return LOOM_OK;
+}
+
+static loom_status_t loom_init_transports_open(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    const char *list = loom_config_str(LOOM_CFG_TRANSPORTS);
+    loom_tl_params_t params = { .job = e->job, .am_cb = loom_p2p_am_handler,
+                                .err_cb = loom_p2p_peer_err_handler, .cb_arg = e };
+    loom_status_t st = loom_init_transports_check(list);
+
+    for (size_t i = 0; st == LOOM_OK && i < loom_tl_num_components; ++i) {
+        const loom_tl_component_t *c = loom_tl_components[i];
+        loom_tl_iface_t *iface;
+
+        if (*list != '\0' && strcmp(c->name, "self") != 0 &&
+            !loom_init_transport_listed(list, c->name)) {
+            continue;
+        }
+        st = c->ops->open(&params, &iface);
+        if (st == LOOM_ERR_UNSUPPORTED) {
+            loom_debug("p2p", "transport %s does not run here; skipped", c->name);
+            st = LOOM_OK;
+            continue;
+        }
+        if (st != LOOM_OK) {
+            loom_error("p2p", "opening transport %s failed: %s", c->name,
+                       loom_strerror(st));
+            break;
+        }
+        if (e->num_ifaces == LOOM_P2P_MAX_IFACES) {
+            iface->ops.close(iface);
+            continue;
+        }
+        e->ifaces[e->num_ifaces++] = iface;
+    }
+    return st;
+}
+
+/* thresholds for a peer served by @p iface (chosen once, here) */
+static void loom_init_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_t *iface)
+{
+    const loom_tl_caps_t *caps = &iface->caps;
+    size_t frame_max = caps->max_am > LOOM_P2P_EAGER_HDR_MAX ?
+                       caps->max_am - LOOM_P2P_EAGER_HDR_MAX : 0;
+    size_t limit = LOOM_MIN(caps->eager_limit, frame_max);
+
+    if (loom_config_is_set(LOOM_CFG_EAGER_LIMIT)) {
+        limit = LOOM_MIN((size_t)loom_config_int(LOOM_CFG_EAGER_LIMIT), frame_max);
+    }
+    peer->can_rndv = (uint8_t)(caps->can_get != 0 && caps->max_am >= LOOM_P2P_HDR_MAX);
+    if (!peer->can_rndv) {
+        limit = frame_max;   /* eager is all there is */
+    }
+    peer->eager_limit = limit;
+}
+
+static loom_status_t loom_init_peers(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    e->peers = calloc((size_t)e->world_size, sizeof(*e->peers));
+    if (e->peers == NULL) {
+        loom_error("p2p", "out of memory for %d peers", e->world_size);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (int r = 0; r < e->world_size; ++r) {
+        loom_p2p_peer_t *peer = &e->peers[r];
+        loom_status_t st = LOOM_ERR_UNREACHABLE;
+
+        loom_list_init(&peer->pending);
+        loom_list_init(&peer->pending_link);
+        for (int i = 0; i < e->num_ifaces && st == LOOM_ERR_UNREACHABLE; ++i) {
+            if (!e->ifaces[i]->ops.reachable(e->ifaces[i], r)) {
+                continue;
+            }
+            st = e->ifaces[i]->ops.ep_create(e->ifaces[i], r, &peer->ep);
+            if (st != LOOM_OK) {
+                loom_error("p2p", "rank %s: connecting to rank %d (%s) over %s failed: "
+                           "%s", loom_log_identity(), r, e->job->hostnames[r],
+                           e->ifaces[i]->name, loom_strerror(st));
+                return st;
+            }
+            loom_init_peer_thresholds(peer, e->ifaces[i]);
+            e->max_eager = LOOM_MAX(e->max_eager, peer->eager_limit);
+        }
+        if (st != LOOM_OK) {
+            loom_error("p2p", "rank %s: no transport reaches rank %d (%s) (open: %d "
+                       "transports; LOOM_TRANSPORTS='%s')", loom_log_identity(), r,
+                       e->job->hostnames[r], e->num_ifaces,
+                       loom_config_str(LOOM_CFG_TRANSPORTS));
+            return st;
+        }
+    }
+    return LOOM_OK;
+}
+
+/* one info line per transport: which peers it serves, with what thresholds */
+static void loom_init_log_selection(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    for (int i = 0; i < e->num_ifaces; ++i) {
+        char ranks[256] = "";
+        size_t len = 0, eager = 0;
+        int count = 0;
+
+        for (int r = 0; r < e->world_size; ++r) {
+            if (e->peers[r].ep == NULL || e->peers[r].ep->iface != e->ifaces[i]) {
+                continue;
+            }
+            eager = e->peers[r].eager_limit;
+            if (len + 16 < sizeof(ranks)) {
+                len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, "%s%d",
+                                        count ? "," : "", r);
+            } else if (len + 4 < sizeof(ranks) && ranks[len - 1] != '.') {
+                len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, "...");
+            }
+            ++count;
+        }
+        loom_info("p2p", "transport %s serves %d peer(s) [%s]; eager limit %zu bytes, "
+                  "rendezvous %s", e->ifaces[i]->name, count, ranks, eager,
+                  e->ifaces[i]->caps.can_get ? "by get" : "unavailable");
+    }
+}
+
+static loom_status_t loom_init_policy(void)
+{
+    const char *errors = loom_config_str(LOOM_CFG_ERRORS);
+
+    if (strcmp(errors, "abort") == 0) {
+        loom_p2p_engine.errors_return = 0;
+    } else if (strcmp(errors, "return") == 0) {
+        loom_p2p_engine.errors_return = 1;
+    } else {
+        loom_error("p2p", "LOOM_ERRORS='%s' is not valid: expected abort or return",
+                   errors);
+        return LOOM_ERR_CONFIG;
+    }
+    loom_p2p_engine.progress_timeout = loom_config_double(LOOM_CFG_PROGRESS_TIMEOUT);
+    return LOOM_OK;
+}
+
+static void loom_init_close_transports(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    if (e->peers != NULL) {
+        for (int r = 0; r < e->world_size; ++r) {
+            if (e->peers[r].ep != NULL) {
+                e->peers[r].ep->iface->ops.ep_destroy(e->peers[r].ep);
+            }
+        }
+    }
+    for (int i = e->num_ifaces; i-- > 0;) {
+        e->ifaces[i]->ops.close(e->ifaces[i]);
+    }
+    e->num_ifaces = 0;
+    free(e->peers);
+    e->peers = NULL;
+}
+
+/* transports, peers, engine; on failure everything here is undone */
+static loom_status_t loom_init_engine(void)
+{
+    loom_status_t st = loom_init_transports_open();
+
+    if (st != LOOM_OK) {
+        goto err_close_transports;
+    }
+    st = loom_bootstrap_fence();
+    if (st != LOOM_OK) {
+        goto err_close_transports;
+    }
+    st = loom_init_peers();
+    if (st != LOOM_OK) {
+        goto err_close_transports;
+    }
+    st = loom_p2p_engine_setup();
+    if (st != LOOM_OK) {
+        goto err_teardown_engine;
+    }
+    return LOOM_OK;
+
+err_teardown_engine:
+    loom_p2p_engine_teardown();
+err_close_transports:
+    loom_init_close_transports();
+    return st;
+}
+
+loom_status_t loom_init(int *argc_p, char ***argv_p)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_status_t st;
+
+    (void)argc_p;
+    (void)argv_p;
+    if (e->state != LOOM_STATE_UNINIT) {
+        loom_error("p2p", "loom_init: %s", e->state == LOOM_STATE_INIT ?
+                   "already initialized" : "loom was finalized; it cannot be "
+                   "initialized again");
+        return e->state == LOOM_STATE_INIT ? LOOM_ERR_ALREADY_INIT : LOOM_ERR_FINALIZED;
+    }
+    st = loom_config_init();
+    if (st == LOOM_OK) {
+        st = loom_init_policy();
+    }
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_bootstrap_init(&e->job);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    e->world_rank = e->job->rank;
+    e->world_size = e->job->size;
+    e->max_eager  = 0;
+    st = loom_comm_init(e->world_rank, e->world_size);
+    if (st != LOOM_OK) {
+        goto err_bootstrap;
+    }
+    st = loom_init_engine();
+    if (st != LOOM_OK) {
+        goto err_comm_cleanup;
+    }
+    e->state = LOOM_STATE_INIT;
+    loom_init_log_selection();
+    st = loom_coll_init();
+    if (st != LOOM_OK) {
+        goto err_engine;
+    }
+    return LOOM_OK;
+
+err_engine:
+    e->state = LOOM_STATE_UNINIT;
+    loom_p2p_engine_teardown();
+    loom_init_close_transports();
+err_comm_cleanup:
+    loom_comm_cleanup();
+err_bootstrap:
+    loom_bootstrap_finalize();
+    e->job = NULL;
+    return st;
+}
+
+loom_status_t loom_finalize(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_status_t st;
+
+    if (e->state != LOOM_STATE_INIT) {
+        loom_error("p2p", "loom_finalize: %s", e->state == LOOM_STATE_UNINIT ?
+                   "loom is not initialized" : "already finalized");
+        return e->state == LOOM_STATE_UNINIT ? LOOM_ERR_NOT_INITIALIZED :
+               LOOM_ERR_FINALIZED;
+    }
+    st = loom_p2p_drain();
+    if (st == LOOM_OK) {
+        st = loom_bootstrap_fence();
+    }
+    loom_comm_cleanup();
+    loom_p2p_engine_teardown();
+    loom_init_close_transports();
+    loom_bootstrap_finalize();
+    e->state = LOOM_STATE_FINALIZED;
+    e->job = NULL;
+    return st;
+}
+
+int loom_initialized(void)
+{
+    return loom_p2p_engine.state == LOOM_STATE_INIT;
+}
+
+int loom_finalized(void)
+{
+    return loom_p2p_engine.state == LOOM_STATE_FINALIZED;
+}

@@ -1,0 +1,367 @@
+/*
+ * p2p.c: the public point-to-point calls: argument checks, LOOM_PROC_NULL,
+ * the error policy (LOOM_ERRORS), and the blocking fast path.
+ *
+ * loom_send of a message within the eager limit to a peer with nothing
+ * queued is a straight line: validate, build a 24-byte header on the stack,
+ * am_send. No request, no allocation. Anything else (back-pressure,
+ * rendezvous, ssend) takes the nonblocking path and waits.
+ */
+#include "p2p_engine_int.h"
+#include "log_int.h"
+
+#include <stdio.h>
+#include <limits.h>
+#include <sys/types.h>
+
+loom_status_t loom_p2p_error(loom_status_t status, const char *op)
+{
+    char msg[160];
+
+    if (loom_p2p_engine.errors_return || loom_p2p_engine.state != LOOM_STATE_INIT) {
+        return status;
+    }
+    snprintf(msg, sizeof(msg), "%s failed: %s (%s); LOOM_ERRORS=return makes errors "
+             "return instead", op, loom_strerror(status), loom_status_name(status));
+    loom_abort(1, msg);
+}
+
+/* the checks' slow half: find what is wrong and say so */
+static loom_status_t loom_p2p_check_slow(const void *buf, size_t count,
+                                         loom_datatype_t dt, int rank, int tag,
+                                         loom_comm_t comm, int is_recv, const char *op)
+{
+    loom_status_t st = loom_comm_check(comm, op);
+    size_t dsize = loom_datatype_size(dt);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    if (dsize == 0) {
+        loom_error("p2p", "%s: datatype %d is not valid (0..%d)", op, (int)dt,
+                   LOOM_DATATYPE_COUNT - 1);
+        return LOOM_ERR_INVALID_TYPE;
+    }
+    if (count > (size_t)SSIZE_MAX / dsize) {
+        loom_error("p2p", "%s: count %zu (as signed: %zd) is negative or too large for "
+                   "datatype %s", op, count, (ssize_t)count, loom_datatype_name(dt));
+        return LOOM_ERR_INVALID_COUNT;
+    }
+    if (buf == NULL && count > 0) {
+        loom_error("p2p", "%s: buffer is NULL with count %zu", op, count);
+        return LOOM_ERR_INVALID_BUFFER;
+    }
+    if (!(rank == LOOM_PROC_NULL || (rank >= 0 && rank < comm->size) ||
+          (is_recv && rank == LOOM_ANY_SOURCE))) {
+        loom_error("p2p", "%s: rank %d is not valid for communicator '%s' of size %d "
+                   "(0..%d%s, or LOOM_PROC_NULL)", op, rank, comm->name, comm->size,
+                   comm->size - 1, is_recv ? ", LOOM_ANY_SOURCE" : "");
+        return LOOM_ERR_INVALID_RANK;
+    }
+    if (!(tag >= 0 || (is_recv && tag == LOOM_ANY_TAG))) {
+        loom_error("p2p", "%s: tag %d is not valid (0..%d%s)", op, tag, LOOM_TAG_UB,
+                   is_recv ? ", or LOOM_ANY_TAG" : "");
+        return LOOM_ERR_INVALID_TAG;
+    }
+    return LOOM_ERR_INTERNAL;
+}
+
+/* validate a point-to-point call; *bytes_p is the message size */
+static inline loom_status_t loom_p2p_check(const void *buf, size_t count,
+                                           loom_datatype_t dt, int rank, int tag,
+                                           loom_comm_t comm, int is_recv,
+                                           const char *op, size_t *bytes_p)
+{
+    size_t dsize;
+
+    if (loom_likely(loom_p2p_engine.state == LOOM_STATE_INIT && comm != NULL &&
+                    comm->magic == LOOM_COMM_MAGIC && (unsigned)dt < LOOM_DATATYPE_COUNT)) {
+        dsize = loom_datatype_size(dt);
+        if (loom_likely(count <= (size_t)SSIZE_MAX / dsize &&
+                        (buf != NULL || count == 0) &&
+                        ((unsigned)rank < (unsigned)comm->size ||
+                         rank == LOOM_PROC_NULL || (is_recv && rank == LOOM_ANY_SOURCE)) &&
+                        (tag >= 0 || (is_recv && tag == LOOM_ANY_TAG)))) {
+            *bytes_p = count * dsize;
+            return LOOM_OK;
+        }
+    }
+    *bytes_p = 0;
+    return loom_p2p_check_slow(buf, count, dt, rank, tag, comm, is_recv, op);
+}
+
+static void loom_p2p_status_proc_null(loom_msg_status_t *status)
+{
+    if (status != LOOM_STATUS_IGNORE) {
+        status->source    = LOOM_PROC_NULL;
+        status->tag       = LOOM_ANY_TAG;
+        status->error     = LOOM_OK;
+        status->cancelled = 0;
+        status->bytes     = 0;
+    }
+}
+
+/* a request that is already complete, for LOOM_PROC_NULL */
+static loom_status_t loom_p2p_req_proc_null(loom_comm_t comm, loom_request_t *req_p)
+{
+    loom_request_t req = loom_request_alloc(LOOM_REQ_RECV, comm);
+
+    if (req == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    loom_match_posted_prep(&loom_p2p_req(req)->posted, 0, LOOM_PROC_NULL, LOOM_ANY_TAG);
+    loom_request_complete(req, LOOM_OK);
+    loom_p2p_status_proc_null(&req->msg);
+    *req_p = req;
+    return LOOM_OK;
+}
+
+/* blocking send, general case: start, then wait */
+static loom_status_t loom_p2p_send_wait(const void *buf, size_t bytes, int dest,
+                                        int tag, loom_comm_t comm, unsigned flags,
+                                        const char *op)
+{
+    loom_request_t req;
+    loom_status_t st = loom_p2p_isend_int(buf, bytes, dest, tag, comm, LOOM_CTX_P2P,
+                                          flags, &req);
+
+    if (st == LOOM_OK) {
+        st = loom_request_wait_int(req, LOOM_STATUS_IGNORE);
+    }
+    return st < 0 ? loom_p2p_error(st, op) : st;
+}
+
+loom_status_t loom_send(const void *buf, size_t count, loom_datatype_t dt, int dest,
+                        int tag, loom_comm_t comm)
+{
+    size_t bytes;
+    loom_status_t st = loom_p2p_check(buf, count, dt, dest, tag, comm, 0, "loom_send",
+                                      &bytes);
+    loom_p2p_peer_t *peer;
+
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_send");
+    }
+    if (loom_unlikely(dest == LOOM_PROC_NULL)) {
+        return LOOM_OK;
+    }
+    peer = &loom_p2p_engine.peers[loom_comm_to_world(comm, dest)];
+    if (loom_likely(bytes <= peer->eager_limit && loom_list_is_empty(&peer->pending) &&
+                    peer->failed == LOOM_OK)) {
+        loom_p2p_hdr_t h = { .type = LOOM_P2P_EAGER, .ctx = loom_comm_ctx(comm, LOOM_CTX_P2P),
+                             .src = comm->rank, .tag = tag, .len = bytes };
+        if (loom_likely(loom_tl_ep_am_send(peer->ep, &h, sizeof(h), buf, bytes) ==
+                        LOOM_OK)) {
+            return LOOM_OK;
+        }
+    }
+    return loom_p2p_send_wait(buf, bytes, dest, tag, comm, 0, "loom_send");
+}
+
+loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt, int dest,
+                         int tag, loom_comm_t comm)
+{
+    size_t bytes;
+    loom_status_t st = loom_p2p_check(buf, count, dt, dest, tag, comm, 0, "loom_ssend",
+                                      &bytes);
+
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_ssend");
+    }
+    if (dest == LOOM_PROC_NULL) {
+        return LOOM_OK;
+    }
+    return loom_p2p_send_wait(buf, bytes, dest, tag, comm, LOOM_P2P_FLAG_SYNC,
+                              "loom_ssend");
+}
+
+loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
+                        loom_comm_t comm, loom_msg_status_t *status)
+{
+    size_t bytes;
+    loom_request_t req;
+    loom_status_t st = loom_p2p_check(buf, count, dt, src, tag, comm, 1, "loom_recv",
+                                      &bytes);
+
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_recv");
+    }
+    if (loom_unlikely(src == LOOM_PROC_NULL)) {
+        loom_p2p_status_proc_null(status);
+        return LOOM_OK;
+    }
+    st = loom_p2p_irecv_int(buf, bytes, src, tag, comm, LOOM_CTX_P2P, &req);
+    if (st == LOOM_OK) {
+        if (!req->complete) {
+            loom_progress_waiter_t w;
+            loom_progress_waiter_init(&w, "loom_recv");
+            do {
+                loom_progress_wait_step(&w);
+            } while (!req->complete);
+        }
+        loom_request_status_copy(req, status);
+        st = req->status;
+        loom_request_release(req);
+    }
+    return st < 0 ? loom_p2p_error(st, "loom_recv") : st;
+}
+
+static loom_status_t loom_p2p_isend_common(const void *buf, size_t count,
+                                           loom_datatype_t dt, int dest, int tag,
+                                           loom_comm_t comm, unsigned flags,
+                                           loom_request_t *req_p, const char *op)
+{
+    size_t bytes;
+    loom_status_t st = loom_p2p_check(buf, count, dt, dest, tag, comm, 0, op, &bytes);
+
+    if (loom_likely(st == LOOM_OK) && loom_unlikely(req_p == NULL)) {
+        loom_error("p2p", "%s: req_p is NULL", op);
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, op);
+    }
+    if (loom_unlikely(dest == LOOM_PROC_NULL)) {
+        st = loom_p2p_req_proc_null(comm, req_p);
+    } else {
+        st = loom_p2p_isend_int(buf, bytes, dest, tag, comm, LOOM_CTX_P2P, flags, req_p);
+    }
+    return st < 0 ? loom_p2p_error(st, op) : st;
+}
+
+loom_status_t loom_isend(const void *buf, size_t count, loom_datatype_t dt, int dest,
+                         int tag, loom_comm_t comm, loom_request_t *req_p)
+{
+    return loom_p2p_isend_common(buf, count, dt, dest, tag, comm, 0, req_p, "loom_isend");
+}
+
+loom_status_t loom_issend(const void *buf, size_t count, loom_datatype_t dt, int dest,
+                          int tag, loom_comm_t comm, loom_request_t *req_p)
+{
+    return loom_p2p_isend_common(buf, count, dt, dest, tag, comm, LOOM_P2P_FLAG_SYNC,
+                                 req_p, "loom_issend");
+}
+
+loom_status_t loom_irecv(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
+                         loom_comm_t comm, loom_request_t *req_p)
+{
+    size_t bytes;
+    loom_status_t st = loom_p2p_check(buf, count, dt, src, tag, comm, 1, "loom_irecv",
+                                      &bytes);
+
+    if (loom_likely(st == LOOM_OK) && loom_unlikely(req_p == NULL)) {
+        loom_error("p2p", "loom_irecv: req_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_irecv");
+    }
+    if (loom_unlikely(src == LOOM_PROC_NULL)) {
+        st = loom_p2p_req_proc_null(comm, req_p);
+    } else {
+        st = loom_p2p_irecv_int(buf, bytes, src, tag, comm, LOOM_CTX_P2P, req_p);
+    }
+    return st < 0 ? loom_p2p_error(st, "loom_irecv") : st;
+}
+
+/* ---- probe, cancel, count --------------------------------------------------------- */
+
+static loom_status_t loom_p2p_probe_check(int src, int tag, loom_comm_t comm,
+                                          const char *op)
+{
+    size_t bytes;
+    char dummy;
+
+    return loom_p2p_check(&dummy, 0, LOOM_BYTE, src, tag, comm, 1, op, &bytes);
+}
+
+loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag_p,
+                          loom_msg_status_t *status)
+{
+    loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_iprobe");
+
+    if (st == LOOM_OK && flag_p == NULL) {
+        loom_error("p2p", "loom_iprobe: flag_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_iprobe");
+    }
+    if (src == LOOM_PROC_NULL) {
+        loom_p2p_status_proc_null(status);
+        *flag_p = 1;
+        return LOOM_OK;
+    }
+    *flag_p = loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status);
+    if (!*flag_p) {
+        loom_progress_int();
+        *flag_p = loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status);
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *status)
+{
+    loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_probe");
+    loom_progress_waiter_t w;
+
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_probe");
+    }
+    if (src == LOOM_PROC_NULL) {
+        loom_p2p_status_proc_null(status);
+        return LOOM_OK;
+    }
+    loom_progress_waiter_init(&w, "loom_probe");
+    while (!loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status)) {
+        loom_progress_wait_step(&w);
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_cancel(loom_request_t *req_p)
+{
+    loom_request_t req;
+
+    if (loom_p2p_engine.state != LOOM_STATE_INIT) {
+        return loom_comm_check(LOOM_COMM_WORLD, "loom_cancel");
+    }
+    if (req_p == NULL || *req_p == LOOM_REQUEST_NULL) {
+        loom_error("p2p", "loom_cancel: %s", req_p == NULL ? "req_p is NULL" :
+                   "the request is LOOM_REQUEST_NULL");
+        return loom_p2p_error(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
+    }
+    req = *req_p;
+    if (req->kind == 0 || req->kind > LOOM_REQ_GENERIC || req->user_freed) {
+        loom_error("p2p", "loom_cancel: request %p is not active", (void *)req);
+        return loom_p2p_error(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
+    }
+    if (req->kind != LOOM_REQ_RECV) {
+        loom_error("p2p", "loom_cancel: only receives can be cancelled (request %p "
+                   "is a %s)", (void *)req, req->kind == LOOM_REQ_SEND ? "send" :
+                   "collective");
+        return loom_p2p_error(LOOM_ERR_UNSUPPORTED, "loom_cancel");
+    }
+    if (!req->complete) {
+        loom_p2p_recv_cancel(req);  /* no effect once matched */
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_get_count(const loom_msg_status_t *st, loom_datatype_t dt,
+                             size_t *count_p)
+{
+    size_t dsize = loom_datatype_size(dt);
+
+    if (st == NULL || count_p == NULL) {
+        loom_error("p2p", "loom_get_count: %s is NULL", st == NULL ? "status" : "count_p");
+        return LOOM_ERR_INVALID_ARG;
+    }
+    if (dsize == 0) {
+        loom_error("p2p", "loom_get_count: datatype %d is not valid (0..%d)", (int)dt,
+                   LOOM_DATATYPE_COUNT - 1);
+        return LOOM_ERR_INVALID_TYPE;
+    }
+    *count_p = st->bytes / dsize;
+    return LOOM_OK;
+}

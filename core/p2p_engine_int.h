@@ -1,0 +1,226 @@
+/*
+ * p2p_engine_int.h: the point-to-point engine's private state, shared by
+ * init.c, comm.c, request.c, progress.c, p2p_proto.c and p2p.c.
+ *
+ * One engine per process (loom is single-threaded): the open transports,
+ * one peer entry per world rank (its endpoint, the protocol thresholds
+ * chosen once at init from the transport's capabilities, and the queue of
+ * frames waiting for back-pressure to clear), the matching engine, and the
+ * pools that keep the fast path free of malloc.
+ *
+ * Request layout: struct loom_request (request_int.h) reserves p2p[] for
+ * this engine; loom_p2p_req_t is what lives there.
+ */
+#ifndef LOOM_P2P_ENGINE_INT_H
+#define LOOM_P2P_ENGINE_INT_H
+
+#include "p2p_int.h"
+#include "p2p_proto_int.h"
+#include "match_int.h"
+#include "mpool_int.h"
+#include "../transport/tl.h"
+
+#define LOOM_P2P_MAX_IFACES   8
+/* largest single get(); bigger rendezvous reads are issued in chunks */
+#define LOOM_P2P_GET_CHUNK    ((size_t)1 << 30)
+/* unexpected eager messages up to this many bytes use the small pool */
+#define LOOM_P2P_UNEXP_SMALL  256
+
+typedef enum loom_p2p_state {
+    LOOM_STATE_UNINIT = 0,
+    LOOM_STATE_INIT,
+    LOOM_STATE_FINALIZED,
+} loom_p2p_state_t;
+
+/* request flags (req->flags) */
+#define LOOM_REQ_FLAG_SYNC      0x01u  /* send: complete on ACK/FIN */
+#define LOOM_REQ_FLAG_RNDV      0x02u  /* send: memh must be released */
+#define LOOM_REQ_FLAG_MATCHED   0x04u  /* recv: matched, data moving */
+#define LOOM_REQ_FLAG_STATIC    0x08u  /* not from the pool (never released) */
+
+/** Per-request p2p state, overlaid on loom_request::p2p. */
+typedef struct loom_p2p_req {
+    loom_match_posted_t posted;   /* recv: entry in the matching engine */
+    void               *buf;
+    size_t              len;      /* send: bytes; recv: capacity */
+    int                 peer;     /* world rank of the other side */
+    int                 pad_;
+    /* rendezvous */
+    size_t              msg_len;  /* recv: sender's length */
+    size_t              offset;   /* recv: bytes read so far */
+    size_t              inflight; /* recv: bytes of the get in flight */
+    uint64_t            sreq;     /* recv: sender's request id, for ACK/FIN */
+    uint64_t            raddr;
+    loom_tl_comp_t      comp;
+    loom_tl_memh_t     *memh;     /* send: exposed region */
+    loom_tl_rkey_t      rkey;     /* recv */
+} loom_p2p_req_t;
+
+_Static_assert(sizeof(loom_p2p_req_t) <= sizeof(((struct loom_request *)0)->p2p),
+               "loom_p2p_req_t must fit in loom_request::p2p");
+
+static inline loom_p2p_req_t *loom_p2p_req(loom_request_t req)
+{
+    return (loom_p2p_req_t *)(void *)req->p2p;
+}
+
+static inline loom_request_t loom_p2p_req_from_posted(loom_match_posted_t *p)
+{
+    return loom_container_of((void *)p, struct loom_request, p2p);
+}
+
+/** A frame waiting for back-pressure to clear (slow path only). */
+typedef struct loom_p2p_pending {
+    loom_list_t      list;
+    loom_request_t   req;          /* completed when sent if complete_on_send */
+    const void      *payload;      /* the user's buffer (kept until completion) */
+    size_t           payload_len;
+    uint32_t         hdr_len;
+    uint8_t          complete_on_send;
+    uint8_t          hdr[LOOM_P2P_HDR_MAX];
+} loom_p2p_pending_t;
+
+/** An unexpected message: header, and for eager the payload inline. */
+typedef struct loom_p2p_unexp {
+    loom_match_unexp_t m;
+    uint8_t            type;       /* EAGER, EAGER_SYNC or RTS */
+    uint8_t            pool;       /* LOOM_P2P_UNEXP_POOL_* */
+    int                world_src;
+    size_t             len;
+    uint64_t           sreq;
+    uint64_t           raddr;
+    loom_tl_rkey_t     rkey;
+    uint8_t            data[] LOOM_ALIGNED(16);
+} loom_p2p_unexp_t;
+
+enum {
+    LOOM_P2P_UNEXP_POOL_SMALL = 0,
+    LOOM_P2P_UNEXP_POOL_LARGE,
+    LOOM_P2P_UNEXP_POOL_MALLOC,
+};
+
+/** Everything the engine knows about one world rank. */
+typedef struct loom_p2p_peer {
+    loom_tl_ep_t  *ep;
+    size_t         eager_limit;   /* payload bytes sent eagerly */
+    uint8_t        can_rndv;      /* transport has get() */
+    uint8_t        bye;           /* its BYE arrived (finalize) */
+    uint8_t        in_pending;    /* on loom_p2p_engine.pending_peers */
+    loom_status_t  failed;        /* LOOM_OK, or why the peer is unusable */
+    loom_list_t    pending;       /* loom_p2p_pending_t, in send order */
+    loom_list_t    pending_link;
+} loom_p2p_peer_t;
+
+typedef struct loom_p2p_engine {
+    loom_p2p_state_t             state;
+    const loom_bootstrap_info_t *job;
+    int                          world_rank;
+    int                          world_size;
+    loom_p2p_peer_t             *peers;        /* world_size entries */
+    loom_tl_iface_t             *ifaces[LOOM_P2P_MAX_IFACES];
+    int                          num_ifaces;
+    size_t                       max_eager;    /* largest eager limit of any peer */
+    loom_match_t                 match;
+    loom_mpool_t                 req_pool;
+    loom_mpool_t                 pending_pool;
+    loom_mpool_t                 unexp_small_pool;
+    loom_mpool_t                 unexp_large_pool;
+    loom_list_t                  pending_peers;  /* peers with queued frames */
+    loom_list_t                  get_retry;      /* recv requests whose get hit NO_RESOURCE */
+    loom_list_t                  generic_active; /* generic requests in progress */
+    size_t                       sends_active;   /* send requests not yet complete */
+    size_t                       byes_received;
+    int                          errors_return;  /* LOOM_ERRORS=return */
+    double                       progress_timeout;
+} loom_p2p_engine_t;
+
+extern loom_p2p_engine_t loom_p2p_engine;
+
+/* ---- request.c ---------------------------------------------------------- */
+
+/** Take a request from the pool (NULL when out of memory; logged). */
+loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm);
+
+/** Mark @p req complete with @p status; releases it if the user freed it. */
+void loom_request_complete(loom_request_t req, loom_status_t status);
+
+/** Copy a completed request's outcome into @p status (may be IGNORE). */
+void loom_request_status_copy(loom_request_t req, loom_msg_status_t *status);
+
+/* ---- progress.c ----------------------------------------------------------- */
+
+/** One progress pass (no init check). @return events processed. */
+int loom_progress_int(void);
+
+/** Run every active generic request once. @return how many completed. */
+int loom_request_generic_progress(void);
+
+/** State of one blocking loop (for idle yielding and hang reports). */
+typedef struct loom_progress_waiter {
+    uint64_t    idle;      /* consecutive passes that found nothing */
+    double      start;     /* when the first idle stretch was checked, 0 = not yet */
+    int         reported;
+    const char *what;      /* "loom_wait", "loom_finalize", ... */
+} loom_progress_waiter_t;
+
+static inline void loom_progress_waiter_init(loom_progress_waiter_t *w, const char *what)
+{
+    w->idle     = 0;
+    w->start    = 0;
+    w->reported = 0;
+    w->what     = what;
+}
+
+/**
+ * One pass of a blocking loop: progress; when nothing happened, yield if
+ * oversubscribed and (rarely) check LOOM_PROGRESS_TIMEOUT, reporting the
+ * pending operations once it expires.
+ */
+void loom_progress_wait_step(loom_progress_waiter_t *w);
+
+/** Log what this rank is waiting for (hang diagnosis). */
+void loom_progress_report(const char *where, double waited);
+
+/* ---- p2p_proto.c ------------------------------------------------------------ */
+
+/** The transports' am callback. */
+void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);
+
+/** The transports' peer-failure callback. */
+void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
+                               const char *what);
+
+/** Send one frame, or queue it behind earlier ones (INPROGRESS when queued). */
+loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
+                                  size_t hdr_len, const void *payload,
+                                  size_t payload_len, loom_request_t req,
+                                  int complete_on_send);
+
+/** Retry queued frames and gets. @return frames/gets that went out. */
+int loom_p2p_pending_progress(void);
+
+/** Cancel a posted receive. @return 1 if it was cancelled. */
+int loom_p2p_recv_cancel(loom_request_t req);
+
+/** Probe the unexpected queue; fills @p status when found. @return 1 if found. */
+int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
+                       loom_msg_status_t *status);
+
+/** Create the engine's pools and matching engine (init). */
+loom_status_t loom_p2p_engine_setup(void);
+
+/** Release pools and unexpected messages (finalize). */
+void loom_p2p_engine_teardown(void);
+
+/** Finalize's drain: finish sends, exchange BYE with every peer. */
+loom_status_t loom_p2p_drain(void);
+
+/* ---- p2p.c ------------------------------------------------------------------ */
+
+/**
+ * Apply the LOOM_ERRORS policy to a failed public call: abort the job
+ * (default) or return @p status. Call with a negative status only.
+ */
+loom_status_t loom_p2p_error(loom_status_t status, const char *op);
+
+#endif /* LOOM_P2P_ENGINE_INT_H */

@@ -1,0 +1,734 @@
+/*
+ * p2p_proto.c: the point-to-point protocols (see p2p_proto_int.h for the
+ * frames and docs/p2p.md for the design).
+ *
+ *   send <= eager limit   EAGER frame (header + payload); the send completes
+ *                         as soon as the transport took it. ssend: EAGER_SYNC,
+ *                         completes on the receiver's ACK.
+ *   send >  eager limit   mem_pack + RTS; the receiver get()s into the user
+ *                         buffer once matched and sends FIN; the send
+ *                         completes on FIN (so a rendezvous send is
+ *                         synchronous, as MPI allows).
+ *
+ * Back-pressure: a frame the transport refuses (LOOM_ERR_NO_RESOURCE) goes
+ * to its peer's queue; once a peer has queued frames, later frames to it
+ * queue behind them so order per pair holds. Progress retries the queues
+ * (after polling the transports, so incoming frames always drain and two
+ * ranks sending to each other cannot deadlock).
+ */
+#include "p2p_engine_int.h"
+#include "log_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+loom_p2p_engine_t loom_p2p_engine;
+
+static void loom_p2p_rndv_get_next(loom_request_t req);
+
+/* ---- setup -------------------------------------------------------------------- */
+
+loom_status_t loom_p2p_engine_setup(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    size_t large = sizeof(loom_p2p_unexp_t) + LOOM_MAX(e->max_eager, LOOM_P2P_UNEXP_SMALL);
+    loom_status_t st;
+
+    loom_match_init(&e->match);
+    loom_list_init(&e->pending_peers);
+    loom_list_init(&e->get_retry);
+    loom_list_init(&e->generic_active);
+    e->sends_active  = 0;
+    e->byes_received = 0;
+    st = loom_mpool_init(&e->req_pool, "requests", sizeof(struct loom_request), 128, 0);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_mpool_init(&e->pending_pool, "queued frames", sizeof(loom_p2p_pending_t),
+                         64, 0);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_mpool_init(&e->unexp_small_pool, "unexpected (small)",
+                         sizeof(loom_p2p_unexp_t) + LOOM_P2P_UNEXP_SMALL, 128, 0);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    return loom_mpool_init(&e->unexp_large_pool, "unexpected (eager)", large, 16, 0);
+}
+
+static void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
+{
+    switch (ux->pool) {
+    case LOOM_P2P_UNEXP_POOL_SMALL:
+        loom_mpool_put(&loom_p2p_engine.unexp_small_pool, ux);
+        break;
+    case LOOM_P2P_UNEXP_POOL_LARGE:
+        loom_mpool_put(&loom_p2p_engine.unexp_large_pool, ux);
+        break;
+    default:
+        free(ux);
+        break;
+    }
+}
+
+void loom_p2p_engine_teardown(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_match_unexp_t *u, *tmp;
+    size_t left = e->match.num_unexp;
+
+    if (left != 0) {
+        loom_warn("p2p", "finalize: %zu unexpected messages were never received", left);
+    }
+    loom_list_for_each_safe(u, tmp, &e->match.unexp_all, all_list) {
+        loom_match_unexp_remove(&e->match, u);
+        loom_p2p_unexp_free(loom_container_of(u, loom_p2p_unexp_t, m));
+    }
+    loom_mpool_cleanup(&e->unexp_large_pool);
+    loom_mpool_cleanup(&e->unexp_small_pool);
+    loom_mpool_cleanup(&e->pending_pool);
+    loom_mpool_cleanup(&e->req_pool);
+}
+
+/* ---- sending frames, back-pressure ----------------------------------------------- */
+
+static const char *loom_p2p_peer_host(int world_rank)
+{
+    const loom_bootstrap_info_t *job = loom_p2p_engine.job;
+    return job != NULL && job->hostnames != NULL ? job->hostnames[world_rank] : "?";
+}
+
+static inline int loom_p2p_peer_rank(const loom_p2p_peer_t *peer)
+{
+    return (int)(peer - loom_p2p_engine.peers);
+}
+
+static loom_status_t loom_p2p_send_failed(loom_p2p_peer_t *peer, loom_status_t st,
+                                          const void *hdr)
+{
+    int rank = loom_p2p_peer_rank(peer);
+
+    loom_error("p2p", "rank %s: sending a frame of type %u to rank %d (%s) over %s "
+               "failed: %s", loom_log_identity(), *(const uint8_t *)hdr, rank,
+               loom_p2p_peer_host(rank), peer->ep->iface->name, loom_strerror(st));
+    return st;
+}
+
+static loom_status_t loom_p2p_frame_queue(loom_p2p_peer_t *peer, const void *hdr,
+                                          size_t hdr_len, const void *payload,
+                                          size_t payload_len, loom_request_t req,
+                                          int complete_on_send)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_pending_t *item = loom_mpool_get(&e->pending_pool);
+
+    if (item == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memcpy(item->hdr, hdr, hdr_len);
+    item->hdr_len          = (uint32_t)hdr_len;
+    item->payload          = payload;
+    item->payload_len      = payload_len;
+    item->req              = req;
+    item->complete_on_send = (uint8_t)complete_on_send;
+    loom_list_add_tail(&peer->pending, &item->list);
+    if (!peer->in_pending) {
+        peer->in_pending = 1;
+        loom_list_add_tail(&e->pending_peers, &peer->pending_link);
+    }
+    return LOOM_INPROGRESS;
+}
+
+loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
+                                  size_t hdr_len, const void *payload,
+                                  size_t payload_len, loom_request_t req,
+                                  int complete_on_send)
+{
+    loom_status_t st;
+
+    if (loom_likely(loom_list_is_empty(&peer->pending))) {
+        st = loom_tl_ep_am_send(peer->ep, hdr, hdr_len, payload, payload_len);
+        if (loom_likely(st == LOOM_OK)) {
+            return LOOM_OK;
+        }
+        if (st != LOOM_ERR_NO_RESOURCE) {
+            return loom_p2p_send_failed(peer, st, hdr);
+        }
+    }
+    return loom_p2p_frame_queue(peer, hdr, hdr_len, payload, payload_len, req,
+                                complete_on_send);
+}
+
+static void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    if (req->complete) {
+        return;
+    }
+    if (req->flags & LOOM_REQ_FLAG_RNDV) {
+        loom_tl_mem_release(loom_p2p_engine.peers[rq->peer].ep->iface, rq->memh);
+    }
+    loom_request_complete(req, st);
+}
+
+/* send what a peer has queued, in order, until the transport pushes back */
+static int loom_p2p_peer_drain(loom_p2p_peer_t *peer)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_pending_t *item;
+    int n = 0;
+
+    while (!loom_list_is_empty(&peer->pending)) {
+        loom_status_t st;
+
+        item = loom_list_head_entry(&peer->pending, loom_p2p_pending_t, list);
+        st = loom_tl_ep_am_send(peer->ep, item->hdr, item->hdr_len, item->payload,
+                                item->payload_len);
+        if (st == LOOM_ERR_NO_RESOURCE) {
+            break;
+        }
+        loom_list_del(&item->list);
+        if (st != LOOM_OK) {
+            loom_p2p_send_failed(peer, st, item->hdr);
+            if (item->req != NULL) {
+                loom_p2p_send_req_fail(item->req, st);
+            }
+        } else if (item->req != NULL && item->complete_on_send) {
+            loom_request_complete(item->req, LOOM_OK);
+        }
+        loom_mpool_put(&e->pending_pool, item);
+        ++n;
+    }
+    if (loom_list_is_empty(&peer->pending)) {
+        loom_list_del(&peer->pending_link);
+        peer->in_pending = 0;
+    }
+    return n;
+}
+
+int loom_p2p_pending_progress(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_peer_t *peer, *tmp;
+    loom_list_t retry;
+    int n = 0;
+
+    loom_list_for_each_safe(peer, tmp, &e->pending_peers, pending_link) {
+        n += loom_p2p_peer_drain(peer);
+    }
+    if (loom_list_is_empty(&e->get_retry)) {
+        return n;
+    }
+    /* move the list aside: a get refused again re-queues itself */
+    retry.next       = e->get_retry.next;
+    retry.prev       = e->get_retry.prev;
+    retry.next->prev = &retry;
+    retry.prev->next = &retry;
+    loom_list_init(&e->get_retry);
+    while (!loom_list_is_empty(&retry)) {
+        loom_request_t req = loom_list_head_entry(&retry, struct loom_request, list);
+        loom_list_del(&req->list);
+        loom_p2p_rndv_get_next(req);
+        ++n;
+    }
+    return n;
+}
+
+static void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
+{
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[world_rank];
+    loom_p2p_hdr_ctl_t h = { .type = type, .sreq = sreq };
+    loom_status_t st;
+
+    if (peer->failed != LOOM_OK) {
+        return;
+    }
+    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, NULL, 0);
+    if (st < 0) {
+        loom_error("p2p", "cannot send %s to rank %d: %s",
+                   type == LOOM_P2P_ACK ? "ACK" : type == LOOM_P2P_FIN ? "FIN" : "BYE",
+                   world_rank, loom_strerror(st));
+    }
+}
+
+/* ---- starting sends and receives ------------------------------------------------- */
+
+static loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
+                                         const loom_p2p_hdr_t *base)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_p2p_hdr_rts_t h;
+    loom_status_t st;
+
+    if (!peer->can_rndv) {
+        loom_error("p2p", "send of %zu bytes to rank %d: above the eager limit (%zu) "
+                   "and transport %s cannot do rendezvous (no get)", rq->len,
+                   rq->peer, peer->eager_limit, peer->ep->iface->name);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    memset(&h, 0, sizeof(h));
+    h.base      = *base;
+    h.base.type = LOOM_P2P_RTS;
+    h.sreq      = (uint64_t)(uintptr_t)req;
+    h.raddr     = (uint64_t)(uintptr_t)rq->buf;
+    st = loom_tl_mem_pack(peer->ep->iface, rq->buf, rq->len, &h.rkey, &rq->memh);
+    if (st != LOOM_OK) {
+        loom_error("p2p", "send of %zu bytes to rank %d: cannot expose the buffer "
+                   "over %s: %s", rq->len, rq->peer, peer->ep->iface->name,
+                   loom_strerror(st));
+        return st;
+    }
+    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
+    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
+    if (st < 0) {
+        loom_tl_mem_release(peer->ep->iface, rq->memh);
+    }
+    return st;
+}
+
+loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int tag,
+                                 loom_comm_t comm, uint32_t which, unsigned flags,
+                                 loom_request_t *req_p)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    int wr = loom_comm_to_world(comm, dest);
+    loom_p2p_peer_t *peer = &e->peers[wr];
+    loom_p2p_hdr_sync_t h;
+    loom_request_t req;
+    loom_p2p_req_t *rq;
+    loom_status_t st;
+
+    if (loom_unlikely(peer->failed != LOOM_OK)) {
+        loom_error("p2p", "send to rank %d (%s): the peer failed earlier", wr,
+                   loom_p2p_peer_host(wr));
+        return peer->failed;
+    }
+    req = loom_request_alloc(LOOM_REQ_SEND, comm);
+    if (loom_unlikely(req == NULL)) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    rq = loom_p2p_req(req);
+    rq->buf  = (void *)buf;
+    rq->len  = bytes;
+    rq->peer = wr;
+    req->msg.source = dest;
+    req->msg.tag    = tag;
+    req->msg.bytes  = bytes;
+    h.base = (loom_p2p_hdr_t){ .type = LOOM_P2P_EAGER, .ctx = loom_comm_ctx(comm, which),
+                               .src = comm->rank, .tag = tag, .len = bytes };
+    ++e->sends_active;
+    if (bytes > peer->eager_limit) {
+        st = loom_p2p_isend_rndv(req, peer, &h.base);
+    } else if (flags & LOOM_P2P_FLAG_SYNC) {
+        h.base.type = LOOM_P2P_EAGER_SYNC;
+        h.sreq      = (uint64_t)(uintptr_t)req;
+        req->flags |= LOOM_REQ_FLAG_SYNC;
+        st = loom_p2p_frame_send(peer, &h, sizeof(h), buf, bytes, req, 0);
+    } else {
+        st = loom_p2p_frame_send(peer, &h.base, sizeof(h.base), buf, bytes, req, 1);
+        if (st == LOOM_OK) {
+            loom_request_complete(req, LOOM_OK);
+        }
+    }
+    if (loom_unlikely(st < 0)) {
+        --e->sends_active;
+        loom_request_release(req);
+        return st;
+    }
+    *req_p = req;
+    return LOOM_OK;
+}
+
+static void loom_p2p_log_truncation(loom_request_t req, size_t msg_len)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    loom_error("p2p", "receive on '%s': message of %zu bytes from rank %d tag %d "
+               "truncated to the %zu-byte receive buffer", req->comm ? req->comm->name : "?",
+               msg_len, req->msg.source, req->msg.tag, rq->len);
+}
+
+/* eager payload into a matched receive; completes it */
+static void loom_p2p_recv_copy(loom_request_t req, const void *data, size_t len)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    size_t n = len <= rq->len ? len : rq->len;
+
+    if (n != 0) {
+        memcpy(rq->buf, data, n);
+    }
+    req->msg.bytes = n;
+    if (loom_unlikely(len > rq->len)) {
+        loom_p2p_log_truncation(req, len);
+        loom_request_complete(req, LOOM_ERR_TRUNCATED);
+        return;
+    }
+    loom_request_complete(req, LOOM_OK);
+}
+
+static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status);
+
+static void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
+                                uint64_t sreq, uint64_t raddr, const loom_tl_rkey_t *rkey)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    rq->peer     = world_src;
+    rq->msg_len  = msg_len;
+    rq->sreq     = sreq;
+    rq->raddr    = raddr;
+    rq->rkey     = *rkey;
+    rq->offset   = 0;
+    rq->inflight = 0;
+    rq->comp.cb  = loom_p2p_rndv_get_done;
+    req->flags  |= LOOM_REQ_FLAG_MATCHED;
+    req->msg.bytes = msg_len <= rq->len ? msg_len : rq->len;
+    req->msg.error = LOOM_OK;
+    if (msg_len > rq->len) {
+        loom_p2p_log_truncation(req, msg_len);
+        req->msg.error = LOOM_ERR_TRUNCATED;  /* kept until the FIN went out */
+    }
+    loom_p2p_rndv_get_next(req);
+}
+
+static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    /* FIN even after an error: the sender must release its buffer */
+    loom_p2p_send_ctl(rq->peer, LOOM_P2P_FIN, rq->sreq);
+    loom_request_complete(req, status);
+}
+
+static void loom_p2p_rndv_get_next(loom_request_t req)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[rq->peer];
+    size_t want = req->msg.bytes;
+
+    while (rq->offset < want) {
+        size_t chunk = LOOM_MIN(want - rq->offset, LOOM_P2P_GET_CHUNK);
+        loom_status_t st = loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
+                                          rq->raddr + rq->offset, &rq->rkey, &rq->comp);
+        if (st == LOOM_OK) {
+            rq->offset += chunk;
+            continue;
+        }
+        if (st == LOOM_INPROGRESS) {
+            rq->inflight = chunk;
+            return;
+        }
+        if (st == LOOM_ERR_NO_RESOURCE) {
+            loom_list_add_tail(&loom_p2p_engine.get_retry, &req->list);
+            return;
+        }
+        loom_error("p2p", "rank %s: rendezvous read of %zu bytes at offset %zu from "
+                   "rank %d (%s) over %s failed: %s", loom_log_identity(), chunk,
+                   rq->offset, rq->peer, loom_p2p_peer_host(rq->peer),
+                   peer->ep->iface->name, loom_strerror(st));
+        loom_p2p_rndv_finish(req, st);
+        return;
+    }
+    loom_p2p_rndv_finish(req, req->msg.error);
+}
+
+static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status)
+{
+    loom_p2p_req_t *rq = loom_container_of(comp, loom_p2p_req_t, comp);
+    loom_request_t req = loom_container_of((void *)rq, struct loom_request, p2p);
+
+    if (status != LOOM_OK) {
+        loom_error("p2p", "rank %s: rendezvous read of %zu bytes from rank %d (%s) "
+                   "failed: %s", loom_log_identity(), rq->inflight, rq->peer,
+                   loom_p2p_peer_host(rq->peer), loom_strerror(status));
+        loom_p2p_rndv_finish(req, status);
+        return;
+    }
+    rq->offset  += rq->inflight;
+    rq->inflight = 0;
+    loom_p2p_rndv_get_next(req);
+}
+
+/* an unexpected message meets its receive */
+static void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
+{
+    req->msg.source = ux->m.src;
+    req->msg.tag    = ux->m.tag;
+    if (ux->type == LOOM_P2P_RTS) {
+        loom_p2p_rndv_start(req, ux->world_src, ux->len, ux->sreq, ux->raddr, &ux->rkey);
+    } else {
+        loom_p2p_recv_copy(req, ux->data, ux->len);
+        if (ux->type == LOOM_P2P_EAGER_SYNC) {
+            loom_p2p_send_ctl(ux->world_src, LOOM_P2P_ACK, ux->sreq);
+        }
+    }
+    loom_p2p_unexp_free(ux);
+}
+
+loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
+                                 loom_comm_t comm, uint32_t which,
+                                 loom_request_t *req_p)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    uint32_t ctx = loom_comm_ctx(comm, which);
+    loom_request_t req = loom_request_alloc(LOOM_REQ_RECV, comm);
+    loom_p2p_req_t *rq;
+    loom_match_unexp_t *u;
+
+    if (loom_unlikely(req == NULL)) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    rq = loom_p2p_req(req);
+    rq->buf  = buf;
+    rq->len  = bytes;
+    rq->peer = -1;
+    loom_match_posted_prep(&rq->posted, ctx, src, tag);
+    *req_p = req;
+    u = loom_match_unexp_find(&e->match, ctx, src, tag);
+    if (u != NULL) {
+        loom_match_unexp_remove(&e->match, u);
+        loom_p2p_unexp_deliver(req, loom_container_of(u, loom_p2p_unexp_t, m));
+        return LOOM_OK;
+    }
+    loom_match_posted_add(&e->match, &rq->posted);
+    return LOOM_OK;
+}
+
+int loom_p2p_recv_cancel(loom_request_t req)
+{
+    if (!loom_match_posted_remove(&loom_p2p_engine.match, &loom_p2p_req(req)->posted)) {
+        return 0;
+    }
+    req->msg.cancelled = 1;
+    loom_request_complete(req, LOOM_OK);
+    return 1;
+}
+
+int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
+                       loom_msg_status_t *status)
+{
+    loom_match_unexp_t *u = loom_match_unexp_find(&loom_p2p_engine.match,
+                                                  loom_comm_ctx(comm, which), src, tag);
+    loom_p2p_unexp_t *ux;
+
+    if (u == NULL) {
+        return 0;
+    }
+    ux = loom_container_of(u, loom_p2p_unexp_t, m);
+    if (status != LOOM_STATUS_IGNORE) {
+        status->source    = u->src;
+        status->tag       = u->tag;
+        status->error     = LOOM_OK;
+        status->cancelled = 0;
+        status->bytes     = ux->len;
+    }
+    return 1;
+}
+
+/* ---- arriving frames --------------------------------------------------------------- */
+
+static loom_p2p_unexp_t *loom_p2p_unexp_alloc(size_t data_len)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_unexp_t *ux;
+    uint8_t pool;
+
+    if (data_len <= LOOM_P2P_UNEXP_SMALL) {
+        pool = LOOM_P2P_UNEXP_POOL_SMALL;
+        ux = loom_mpool_get(&e->unexp_small_pool);
+    } else if (data_len <= e->max_eager) {
+        pool = LOOM_P2P_UNEXP_POOL_LARGE;
+        ux = loom_mpool_get(&e->unexp_large_pool);
+    } else {
+        /* a peer configured with a larger LOOM_EAGER_LIMIT than ours */
+        pool = LOOM_P2P_UNEXP_POOL_MALLOC;
+        ux = malloc(sizeof(*ux) + data_len);
+    }
+    if (ux == NULL) {
+        loom_error("p2p", "rank %s: out of memory holding an unexpected message of "
+                   "%zu bytes (%zu unexpected messages held)", loom_log_identity(),
+                   data_len, e->match.num_unexp);
+        loom_abort(1, "out of memory for unexpected messages");
+    }
+    ux->pool = pool;
+    return ux;
+}
+
+static void loom_p2p_recv_eager(int world_src, const loom_p2p_hdr_t *h, uint64_t sreq,
+                                const void *payload, size_t payload_len)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_match_posted_t *p = loom_match_posted_take(&e->match, h->ctx, h->src, h->tag);
+    loom_p2p_unexp_t *ux;
+
+    if (loom_likely(p != NULL)) {
+        loom_request_t req = loom_p2p_req_from_posted(p);
+        req->msg.source = h->src;
+        req->msg.tag    = h->tag;
+        loom_p2p_recv_copy(req, payload, payload_len);
+        if (h->type == LOOM_P2P_EAGER_SYNC) {
+            loom_p2p_send_ctl(world_src, LOOM_P2P_ACK, sreq);
+        }
+        return;
+    }
+    ux = loom_p2p_unexp_alloc(payload_len);
+    ux->type      = h->type;
+    ux->world_src = world_src;
+    ux->len       = payload_len;
+    ux->sreq      = sreq;
+    if (payload_len != 0) {
+        memcpy(ux->data, payload, payload_len);
+    }
+    loom_match_unexp_add(&e->match, &ux->m, h->ctx, h->src, h->tag);
+}
+
+static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_match_posted_t *p = loom_match_posted_take(&e->match, h->base.ctx, h->base.src,
+                                                    h->base.tag);
+    loom_p2p_unexp_t *ux;
+
+    if (p != NULL) {
+        loom_request_t req = loom_p2p_req_from_posted(p);
+        req->msg.source = h->base.src;
+        req->msg.tag    = h->base.tag;
+        loom_p2p_rndv_start(req, world_src, h->base.len, h->sreq, h->raddr, &h->rkey);
+        return;
+    }
+    /* unexpected rendezvous: only the header is kept */
+    ux = loom_p2p_unexp_alloc(0);
+    ux->type      = LOOM_P2P_RTS;
+    ux->world_src = world_src;
+    ux->len       = h->base.len;
+    ux->sreq      = h->sreq;
+    ux->raddr     = h->raddr;
+    ux->rkey      = h->rkey;
+    loom_match_unexp_add(&e->match, &ux->m, h->base.ctx, h->base.src, h->base.tag);
+}
+
+static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
+{
+    loom_request_t req = (loom_request_t)(uintptr_t)h->sreq;
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    switch (h->type) {
+    case LOOM_P2P_ACK:
+        loom_request_complete(req, LOOM_OK);
+        break;
+    case LOOM_P2P_FIN:
+        loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
+        loom_request_complete(req, LOOM_OK);
+        break;
+    default: /* BYE */
+        if (!e->peers[world_src].bye) {
+            e->peers[world_src].bye = 1;
+            ++e->byes_received;
+        }
+        break;
+    }
+}
+
+static void loom_p2p_bad_frame(int world_src, unsigned type, size_t len)
+{
+    loom_error("p2p", "rank %s: malformed frame (type %u, %zu bytes) from rank %d (%s); "
+               "dropped", loom_log_identity(), type, len, world_src,
+               loom_p2p_peer_host(world_src));
+}
+
+void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
+{
+    uint8_t type = len > 0 ? *(const uint8_t *)data : 0;
+    union {
+        loom_p2p_hdr_t      base;
+        loom_p2p_hdr_sync_t sync;
+        loom_p2p_hdr_rts_t  rts;
+        loom_p2p_hdr_ctl_t  ctl;
+    } h;
+
+    (void)arg;
+    switch (type) {
+    case LOOM_P2P_EAGER:
+        if (loom_unlikely(len < sizeof(h.base))) {
+            break;
+        }
+        memcpy(&h.base, data, sizeof(h.base));
+        loom_p2p_recv_eager(src, &h.base, 0, (const char *)data + sizeof(h.base),
+                            len - sizeof(h.base));
+        return;
+    case LOOM_P2P_EAGER_SYNC:
+        if (loom_unlikely(len < sizeof(h.sync))) {
+            break;
+        }
+        memcpy(&h.sync, data, sizeof(h.sync));
+        loom_p2p_recv_eager(src, &h.sync.base, h.sync.sreq,
+                            (const char *)data + sizeof(h.sync), len - sizeof(h.sync));
+        return;
+    case LOOM_P2P_RTS:
+        if (loom_unlikely(len != sizeof(h.rts))) {
+            break;
+        }
+        memcpy(&h.rts, data, sizeof(h.rts));
+        loom_p2p_recv_rts(src, &h.rts);
+        return;
+    case LOOM_P2P_ACK:
+    case LOOM_P2P_FIN:
+    case LOOM_P2P_BYE:
+        if (loom_unlikely(len != sizeof(h.ctl))) {
+            break;
+        }
+        memcpy(&h.ctl, data, sizeof(h.ctl));
+        loom_p2p_recv_ctl(src, &h.ctl);
+        return;
+    default:
+        break;
+    }
+    loom_p2p_bad_frame(src, type, len);
+}
+
+void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
+                               const char *what)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    (void)arg;
+    if (peer < 0 || peer >= e->world_size || e->peers[peer].failed != LOOM_OK) {
+        return;
+    }
+    e->peers[peer].failed = status;
+    if (!e->errors_return) {
+        loom_error("p2p", "rank %s: peer rank %d (%s) failed (%s): aborting the job "
+                   "(LOOM_ERRORS=abort)", loom_log_identity(), peer,
+                   loom_p2p_peer_host(peer), what);
+        loom_abort(1, "a peer process failed");
+    }
+}
+
+/* ---- finalize ---------------------------------------------------------------------- */
+
+loom_status_t loom_p2p_drain(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_progress_waiter_t w;
+    size_t expected = 0;
+
+    loom_progress_waiter_init(&w, "loom_finalize (completing sends)");
+    while (e->sends_active > 0) {
+        loom_progress_wait_step(&w);
+    }
+    /* BYE to every rank, self included: frames are ordered per pair, so a
+     * peer's BYE means all it sent us has arrived and been handled */
+    for (int r = 0; r < e->world_size; ++r) {
+        if (e->peers[r].failed == LOOM_OK && e->peers[r].ep != NULL) {
+            loom_p2p_send_ctl(r, LOOM_P2P_BYE, 0);
+            ++expected;
+        }
+    }
+    loom_progress_waiter_init(&w, "loom_finalize (waiting for every rank)");
+    while (e->byes_received < expected || !loom_list_is_empty(&e->pending_peers)) {
+        loom_progress_wait_step(&w);
+    }
+    return LOOM_OK;
+}

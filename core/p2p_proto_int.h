@@ -1,0 +1,78 @@
+/*
+ * p2p_proto_int.h: the point-to-point wire protocol.
+ *
+ * Every active-message frame starts with a one-byte type. Matched frames
+ * (EAGER, EAGER_SYNC, RTS) carry the matching key and the message length:
+ *
+ *   EAGER       hdr(24) + payload            standard/buffered small message
+ *   EAGER_SYNC  hdr(24) + sreq(8) + payload  ssend: receiver ACKs when matched
+ *   RTS         hdr(24) + sreq + raddr + rkey  rendezvous request-to-send: the
+ *               receiver, once matched, get()s [raddr, raddr+len) and sends FIN
+ *   ACK(sreq)   the EAGER_SYNC was matched: the ssend completes
+ *   FIN(sreq)   the receiver finished reading a rendezvous buffer
+ *   BYE         finalize: the sender will send nothing more (frames are
+ *               ordered per pair, so everything it sent before has arrived)
+ *
+ * The small header is 24 bytes so an 8-byte message plus the shared-memory
+ * slot header fits one 64-byte cache line. @c src is the sender's rank in
+ * the communicator (so a receive never translates ranks); the transport
+ * gives the world rank separately for replies. sreq is the sender's request
+ * pointer, echoed back verbatim in ACK/FIN.
+ *
+ * Frames are read with memcpy into local structs: transports promise no
+ * alignment of the delivered buffer.
+ */
+#ifndef LOOM_P2P_PROTO_INT_H
+#define LOOM_P2P_PROTO_INT_H
+
+#include "../transport/tl.h"
+
+#include <stdint.h>
+
+typedef enum loom_p2p_frame_type {
+    LOOM_P2P_EAGER = 1,
+    LOOM_P2P_EAGER_SYNC,
+    LOOM_P2P_RTS,
+    LOOM_P2P_ACK,
+    LOOM_P2P_FIN,
+    LOOM_P2P_BYE,
+} loom_p2p_frame_type_t;
+
+/** Header of every matched frame. */
+typedef struct loom_p2p_hdr {
+    uint8_t  type;
+    uint8_t  reserved[3];
+    uint32_t ctx;      /* communicator context (+ LOOM_CTX_COLL) */
+    int32_t  src;      /* sender's rank in the communicator */
+    int32_t  tag;
+    uint64_t len;      /* message length in bytes */
+} loom_p2p_hdr_t;
+
+typedef struct loom_p2p_hdr_sync {
+    loom_p2p_hdr_t base;
+    uint64_t       sreq;
+} loom_p2p_hdr_sync_t;
+
+typedef struct loom_p2p_hdr_rts {
+    loom_p2p_hdr_t base;
+    uint64_t       sreq;
+    uint64_t       raddr;
+    loom_tl_rkey_t rkey;
+} loom_p2p_hdr_rts_t;
+
+/** ACK, FIN, BYE. */
+typedef struct loom_p2p_hdr_ctl {
+    uint8_t  type;
+    uint8_t  reserved[7];
+    uint64_t sreq;
+} loom_p2p_hdr_ctl_t;
+
+/** Largest header an eager frame carries (eager limit = max_am - this). */
+#define LOOM_P2P_EAGER_HDR_MAX sizeof(loom_p2p_hdr_sync_t)
+/** Largest header of any frame (room reserved in queued frames). */
+#define LOOM_P2P_HDR_MAX sizeof(loom_p2p_hdr_rts_t)
+
+_Static_assert(sizeof(loom_p2p_hdr_t) == 24, "small header must stay 24 bytes");
+_Static_assert(sizeof(loom_p2p_hdr_ctl_t) == 16, "control header is 16 bytes");
+
+#endif /* LOOM_P2P_PROTO_INT_H */

@@ -1,0 +1,427 @@
+/*
+ * request.c: request objects (pool, completion, generic requests) and the
+ * public completion calls: test, wait, and their all/any forms.
+ *
+ * Requests come from one memory pool; a released request has kind 0, so a
+ * stale handle is reported as invalid rather than silently reused (the pool
+ * link overwrites only the first word, not kind).
+ */
+#include "p2p_engine_int.h"
+#include "log_int.h"
+
+#include <string.h>
+
+loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm)
+{
+    loom_request_t req = loom_mpool_get(&loom_p2p_engine.req_pool);
+
+    if (loom_unlikely(req == NULL)) {
+        loom_error("p2p", "cannot allocate a request (%zu in use)",
+                   loom_p2p_engine.req_pool.in_use);
+        return NULL;
+    }
+    req->kind        = (uint8_t)kind;
+    req->complete    = 0;
+    req->user_freed  = 0;
+    req->flags       = 0;
+    req->status      = LOOM_INPROGRESS;
+    req->comm        = comm;
+    req->msg.source  = LOOM_ANY_SOURCE;
+    req->msg.tag     = LOOM_ANY_TAG;
+    req->msg.error   = LOOM_OK;
+    req->msg.cancelled = 0;
+    req->msg.bytes   = 0;
+    loom_list_init(&req->list);
+    return req;
+}
+
+void loom_request_release(loom_request_t req)
+{
+    req->kind = 0;
+    loom_mpool_put(&loom_p2p_engine.req_pool, req);
+}
+
+void loom_request_complete(loom_request_t req, loom_status_t status)
+{
+    req->status    = status;
+    req->msg.error = status;
+    req->complete  = 1;
+    /* counted by loom_p2p_isend_int once the send was started */
+    if (req->kind == LOOM_REQ_SEND) {
+        --loom_p2p_engine.sends_active;
+    }
+    if (req->user_freed) {
+        loom_request_release(req);
+    }
+}
+
+static void loom_request_status_empty(loom_msg_status_t *status)
+{
+    if (status != LOOM_STATUS_IGNORE) {
+        status->source    = LOOM_ANY_SOURCE;
+        status->tag       = LOOM_ANY_TAG;
+        status->error     = LOOM_OK;
+        status->cancelled = 0;
+        status->bytes     = 0;
+    }
+}
+
+void loom_request_status_copy(loom_request_t req, loom_msg_status_t *status)
+{
+    if (status != LOOM_STATUS_IGNORE) {
+        *status = req->msg;
+    }
+}
+
+/* ---- generic requests ------------------------------------------------------ */
+
+loom_status_t loom_request_generic_alloc(loom_comm_t comm, const char *op_name,
+                                         loom_request_progress_fn_t progress_fn,
+                                         loom_request_cleanup_fn_t cleanup_fn,
+                                         loom_request_t *req_p)
+{
+    loom_request_t req = loom_request_alloc(LOOM_REQ_GENERIC, comm);
+
+    if (req == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    req->op_name     = op_name;
+    req->op_seq      = comm != NULL ? comm->coll_seq : 0;
+    req->progress_fn = progress_fn;
+    req->cleanup_fn  = cleanup_fn;
+    *req_p = req;
+    return LOOM_OK;
+}
+
+static void loom_request_generic_finish(loom_request_t req, loom_status_t status)
+{
+    if (req->cleanup_fn != NULL) {
+        req->cleanup_fn(req);
+    }
+    loom_request_complete(req, status);
+}
+
+void loom_request_generic_start(loom_request_t req)
+{
+    loom_status_t status = req->progress_fn(req);
+
+    if (status == LOOM_INPROGRESS) {
+        loom_list_add_tail(&loom_p2p_engine.generic_active, &req->list);
+        return;
+    }
+    loom_request_generic_finish(req, status);
+}
+
+int loom_request_generic_progress(void)
+{
+    loom_list_t *head = &loom_p2p_engine.generic_active;
+    loom_list_t *e, *next;
+    int done = 0;
+
+    /* requests started by a progress_fn land at the tail and run this pass */
+    for (e = head->next; e != head; e = next) {
+        loom_request_t req = loom_list_entry(e, struct loom_request, list);
+        loom_status_t status = req->progress_fn(req);
+
+        next = e->next;
+        if (status != LOOM_INPROGRESS) {
+            loom_list_del(&req->list);
+            loom_request_generic_finish(req, status);
+            ++done;
+        }
+    }
+    return done;
+}
+
+loom_status_t loom_request_wait_int(loom_request_t req, loom_msg_status_t *status)
+{
+    loom_progress_waiter_t w;
+    loom_status_t st;
+
+    loom_progress_waiter_init(&w, req->op_name ? req->op_name : "wait");
+    while (!req->complete) {
+        loom_progress_wait_step(&w);
+    }
+    loom_request_status_copy(req, status);
+    st = req->status;
+    loom_request_release(req);
+    return st;
+}
+
+/* ---- public completion calls -------------------------------------------------- */
+
+static loom_status_t loom_request_check(loom_request_t *req_p, const char *op)
+{
+    if (loom_unlikely(loom_p2p_engine.state != LOOM_STATE_INIT)) {
+        loom_error("p2p", "%s: called %s", op,
+                   loom_p2p_engine.state == LOOM_STATE_UNINIT ?
+                   "before loom_init()" : "after loom_finalize()");
+        return loom_p2p_engine.state == LOOM_STATE_UNINIT ?
+               LOOM_ERR_NOT_INITIALIZED : LOOM_ERR_FINALIZED;
+    }
+    if (loom_unlikely(req_p == NULL)) {
+        loom_error("p2p", "%s: the request pointer is NULL", op);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    if (*req_p != LOOM_REQUEST_NULL &&
+        loom_unlikely((*req_p)->kind == 0 || (*req_p)->kind > LOOM_REQ_GENERIC ||
+                      (*req_p)->user_freed)) {
+        loom_error("p2p", "%s: request %p is not active (already completed or "
+                   "freed)", op, (void *)*req_p);
+        return LOOM_ERR_INVALID_REQUEST;
+    }
+    return LOOM_OK;
+}
+
+/* complete *req_p for the user: status out, release, NULL the handle */
+static loom_status_t loom_request_finish_user(loom_request_t *req_p,
+                                              loom_msg_status_t *status)
+{
+    loom_request_t req = *req_p;
+    loom_status_t st = req->status;
+
+    loom_request_status_copy(req, status);
+    loom_request_release(req);
+    *req_p = LOOM_REQUEST_NULL;
+    return st;
+}
+
+loom_status_t loom_test(loom_request_t *req_p, int *flag_p, loom_msg_status_t *status)
+{
+    loom_status_t st = loom_request_check(req_p, "loom_test");
+
+    if (st == LOOM_OK && flag_p == NULL) {
+        loom_error("p2p", "loom_test: flag_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_test");
+    }
+    if (*req_p == LOOM_REQUEST_NULL) {
+        loom_request_status_empty(status);
+        *flag_p = 1;
+        return LOOM_OK;
+    }
+    if (!(*req_p)->complete) {
+        loom_progress_int();
+        if (!(*req_p)->complete) {
+            *flag_p = 0;
+            return LOOM_OK;
+        }
+    }
+    *flag_p = 1;
+    st = loom_request_finish_user(req_p, status);
+    return st < 0 ? loom_p2p_error(st, "loom_test") : st;
+}
+
+loom_status_t loom_wait(loom_request_t *req_p, loom_msg_status_t *status)
+{
+    loom_status_t st = loom_request_check(req_p, "loom_wait");
+    loom_progress_waiter_t w;
+
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_wait");
+    }
+    if (*req_p == LOOM_REQUEST_NULL) {
+        loom_request_status_empty(status);
+        return LOOM_OK;
+    }
+    loom_progress_waiter_init(&w, "loom_wait");
+    while (!(*req_p)->complete) {
+        loom_progress_wait_step(&w);
+    }
+    st = loom_request_finish_user(req_p, status);
+    return st < 0 ? loom_p2p_error(st, "loom_wait") : st;
+}
+
+static loom_status_t loom_request_check_array(size_t n, loom_request_t reqs[],
+                                              const char *op)
+{
+    if (n > 0 && reqs == NULL) {
+        loom_error("p2p", "%s: the request array is NULL with n = %zu", op, n);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        loom_status_t st = loom_request_check(&reqs[i], op);
+        if (st != LOOM_OK) {
+            return st;
+        }
+    }
+    if (n == 0) {
+        return loom_request_check(&(loom_request_t){ LOOM_REQUEST_NULL }, op);
+    }
+    return LOOM_OK;
+}
+
+/* complete every finished request of reqs[]; @return first error */
+static loom_status_t loom_request_finish_all(size_t n, loom_request_t reqs[],
+                                             loom_msg_status_t statuses[])
+{
+    loom_status_t first = LOOM_OK;
+
+    for (size_t i = 0; i < n; ++i) {
+        loom_msg_status_t *st_p = statuses ? &statuses[i] : LOOM_STATUS_IGNORE;
+        loom_status_t st;
+
+        if (reqs[i] == LOOM_REQUEST_NULL) {
+            loom_request_status_empty(st_p);
+            continue;
+        }
+        st = loom_request_finish_user(&reqs[i], st_p);
+        if (st < 0 && first == LOOM_OK) {
+            first = st;
+        }
+    }
+    return first;
+}
+
+static int loom_request_all_complete(size_t n, loom_request_t reqs[])
+{
+    for (size_t i = 0; i < n; ++i) {
+        if (reqs[i] != LOOM_REQUEST_NULL && !reqs[i]->complete) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+loom_status_t loom_waitall(size_t n, loom_request_t reqs[], loom_msg_status_t statuses[])
+{
+    loom_status_t st = loom_request_check_array(n, reqs, "loom_waitall");
+    loom_progress_waiter_t w;
+    size_t done = 0;
+
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_waitall");
+    }
+    loom_progress_waiter_init(&w, "loom_waitall");
+    /* requests complete roughly in order: resume the scan where it stopped */
+    while (done < n) {
+        if (reqs[done] == LOOM_REQUEST_NULL || reqs[done]->complete) {
+            ++done;
+            continue;
+        }
+        loom_progress_wait_step(&w);
+    }
+    st = loom_request_finish_all(n, reqs, statuses);
+    return st < 0 ? loom_p2p_error(st, "loom_waitall") : st;
+}
+
+loom_status_t loom_testall(size_t n, loom_request_t reqs[], int *flag_p,
+                           loom_msg_status_t statuses[])
+{
+    loom_status_t st = loom_request_check_array(n, reqs, "loom_testall");
+
+    if (st == LOOM_OK && flag_p == NULL) {
+        loom_error("p2p", "loom_testall: flag_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_testall");
+    }
+    if (!loom_request_all_complete(n, reqs)) {
+        loom_progress_int();
+        if (!loom_request_all_complete(n, reqs)) {
+            *flag_p = 0;
+            return LOOM_OK;
+        }
+    }
+    *flag_p = 1;
+    st = loom_request_finish_all(n, reqs, statuses);
+    return st < 0 ? loom_p2p_error(st, "loom_testall") : st;
+}
+
+/* index of a complete request, n if none, (size_t)-1 if all are NULL */
+static size_t loom_request_find_any(size_t n, loom_request_t reqs[])
+{
+    int any_active = 0;
+
+    for (size_t i = 0; i < n; ++i) {
+        if (reqs[i] == LOOM_REQUEST_NULL) {
+            continue;
+        }
+        if (reqs[i]->complete) {
+            return i;
+        }
+        any_active = 1;
+    }
+    return any_active ? n : (size_t)-1;
+}
+
+static loom_status_t loom_request_any_common(size_t n, loom_request_t reqs[],
+                                             size_t *index_p, int *flag_p,
+                                             loom_msg_status_t *status,
+                                             const char *op)
+{
+    loom_status_t st = loom_request_check_array(n, reqs, op);
+    loom_progress_waiter_t w;
+    size_t idx;
+
+    if (st == LOOM_OK && index_p == NULL) {
+        loom_error("p2p", "%s: index_p is NULL", op);
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, op);
+    }
+    loom_progress_waiter_init(&w, op);
+    idx = loom_request_find_any(n, reqs);
+    while (idx == n) {
+        if (flag_p != NULL) {           /* testany: one progress pass only */
+            loom_progress_int();
+            idx = loom_request_find_any(n, reqs);
+            if (idx == n) {
+                *flag_p = 0;
+                return LOOM_OK;
+            }
+            break;
+        }
+        loom_progress_wait_step(&w);
+        idx = loom_request_find_any(n, reqs);
+    }
+    if (flag_p != NULL) {
+        *flag_p = 1;
+    }
+    *index_p = idx;
+    if (idx == (size_t)-1) {
+        loom_request_status_empty(status);
+        return LOOM_OK;
+    }
+    st = loom_request_finish_user(&reqs[idx], status);
+    return st < 0 ? loom_p2p_error(st, op) : st;
+}
+
+loom_status_t loom_waitany(size_t n, loom_request_t reqs[], size_t *index_p,
+                           loom_msg_status_t *status)
+{
+    return loom_request_any_common(n, reqs, index_p, NULL, status, "loom_waitany");
+}
+
+loom_status_t loom_testany(size_t n, loom_request_t reqs[], size_t *index_p,
+                           int *flag_p, loom_msg_status_t *status)
+{
+    if (flag_p == NULL) {
+        loom_error("p2p", "loom_testany: flag_p is NULL");
+        return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_testany");
+    }
+    return loom_request_any_common(n, reqs, index_p, flag_p, status, "loom_testany");
+}
+
+loom_status_t loom_request_free(loom_request_t *req_p)
+{
+    loom_status_t st = loom_request_check(req_p, "loom_request_free");
+
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_request_free");
+    }
+    if (*req_p == LOOM_REQUEST_NULL) {
+        return LOOM_OK;
+    }
+    if ((*req_p)->complete) {
+        loom_request_release(*req_p);
+    } else {
+        (*req_p)->user_freed = 1;
+    }
+    *req_p = LOOM_REQUEST_NULL;
+    return LOOM_OK;
+}
