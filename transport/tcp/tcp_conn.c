@@ -71,7 +71,7 @@ void loom_tcp_ep_fail(loom_tcp_ep_t *ep, loom_status_t status, const char *op,
         return;
     }
     snprintf(what, sizeof(what),
-             "tcp %s failed between rank %d@%s (%s) and rank %d@%s (%s): %s", op,
+             "%s over tcp failed between rank %d@%s (%s) and rank %d@%s (%s): %s", op,
              iface->rank, loom_tcp_host_of(iface, iface->rank), iface->my_addr_str, peer,
              loom_tcp_host_of(iface, peer), ep->addr_str, detail);
     ep->state = LOOM_TCP_EP_FAILED;
