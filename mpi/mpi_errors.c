@@ -1,0 +1,315 @@
+/*
+ * mpi_errors.c: error classes, loom status -> MPI class mapping, error
+ * handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, user handlers) and
+ * the one place every MPI call reports a failure: loom_mpi_raise().
+ */
+#include "mpi_int.h"
+#include "log_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct loom_mpi_errhandler loom_mpi_errors_are_fatal = {
+    .magic = LOOM_MPI_ERRH_MAGIC, .kind = LOOM_MPI_ERRH_FATAL, .refs = 1,
+};
+struct loom_mpi_errhandler loom_mpi_errors_return = {
+    .magic = LOOM_MPI_ERRH_MAGIC, .kind = LOOM_MPI_ERRH_RETURN, .refs = 1,
+};
+
+typedef struct loom_mpi_err_entry {
+    const char *name;
+    const char *desc;
+} loom_mpi_err_entry_t;
+
+static const loom_mpi_err_entry_t loom_mpi_err_table[] = {
+#define LOOM_MPI_ERR_ENTRY_(name, value, desc) [value] = { #name, desc },
+    LOOM_MPI_ERR_MAP(LOOM_MPI_ERR_ENTRY_)
+#undef LOOM_MPI_ERR_ENTRY_
+};
+
+_Static_assert(LOOM_ARRAY_SIZE(loom_mpi_err_table) == MPI_ERR_LASTCODE + 1,
+               "MPI_ERR_LASTCODE must be the last class of LOOM_MPI_ERR_MAP");
+
+const char *loom_mpi_class_name(int errclass)
+{
+    if (errclass < 0 || errclass > MPI_ERR_LASTCODE) {
+        return NULL;
+    }
+    return loom_mpi_err_table[errclass].name;
+}
+
+/*
+ * loom status -> MPI class. A cancelled operation completes successfully in
+ * MPI (the status says it was cancelled), so LOOM_ERR_CANCELED is success.
+ * Failures of peers and transports have no class of their own in MPI-3.1.
+ */
+int loom_mpi_class_of(loom_status_t status)
+{
+    switch (status) {
+    case LOOM_OK:
+    case LOOM_INPROGRESS:
+    case LOOM_ERR_CANCELED:       return MPI_SUCCESS;
+    case LOOM_ERR_INVALID_ARG:    return MPI_ERR_ARG;
+    case LOOM_ERR_NO_MEMORY:      return MPI_ERR_NO_MEM;
+    case LOOM_ERR_UNSUPPORTED:    return MPI_ERR_UNSUPPORTED_OPERATION;
+    case LOOM_ERR_TRUNCATED:      return MPI_ERR_TRUNCATE;
+    case LOOM_ERR_INVALID_RANK:   return MPI_ERR_RANK;
+    case LOOM_ERR_INVALID_TAG:    return MPI_ERR_TAG;
+    case LOOM_ERR_INVALID_COUNT:  return MPI_ERR_COUNT;
+    case LOOM_ERR_INVALID_TYPE:   return MPI_ERR_TYPE;
+    case LOOM_ERR_INVALID_OP:     return MPI_ERR_OP;
+    case LOOM_ERR_INVALID_COMM:   return MPI_ERR_COMM;
+    case LOOM_ERR_INVALID_REQUEST:return MPI_ERR_REQUEST;
+    case LOOM_ERR_INVALID_BUFFER: return MPI_ERR_BUFFER;
+    case LOOM_ERR_INVALID_ROOT:   return MPI_ERR_ROOT;
+    case LOOM_ERR_IO:             return MPI_ERR_IO;
+    case LOOM_ERR_INTERNAL:       return MPI_ERR_INTERN;
+    case LOOM_ERR_NO_RESOURCE:
+    case LOOM_ERR_NOT_INITIALIZED:
+    case LOOM_ERR_ALREADY_INIT:
+    case LOOM_ERR_FINALIZED:
+    case LOOM_ERR_CONFIG:
+    case LOOM_ERR_TIMEOUT:
+    case LOOM_ERR_NOT_FOUND:
+    case LOOM_ERR_BOOTSTRAP:
+    case LOOM_ERR_PEER_FAILED:
+    case LOOM_ERR_TRANSPORT:
+    case LOOM_ERR_UNREACHABLE:
+    case LOOM_ERR_CONNECTION:     return MPI_ERR_OTHER;
+    }
+    return MPI_ERR_UNKNOWN;
+}
+
+void loom_mpi_status_convert(MPI_Status *statuses, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        statuses[i].MPI_ERROR = loom_mpi_class_of((loom_status_t)statuses[i].MPI_ERROR);
+    }
+}
+
+static MPI_Comm loom_mpi_raise_comm(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL || comm->magic != LOOM_MPI_COMM_MAGIC) {
+        return MPI_COMM_WORLD;
+    }
+    return comm;
+}
+
+static const char *loom_mpi_comm_label(MPI_Comm comm, char *buf, size_t len)
+{
+    if (comm->name[0] != '\0') {
+        return comm->name;
+    }
+    snprintf(buf, len, "communicator %p", (void *)comm);
+    return buf;
+}
+
+static void loom_mpi_fatal(MPI_Comm comm, int errclass, const char *call,
+                           const char *detail) __attribute__((noreturn));
+
+static void loom_mpi_fatal(MPI_Comm comm, int errclass, const char *call,
+                           const char *detail)
+{
+    char msg[768];
+    char label[64];
+
+    snprintf(msg, sizeof(msg), "%s on %s: %s (%s)%s%s; the error handler is "
+             "MPI_ERRORS_ARE_FATAL, aborting the job", call,
+             loom_mpi_comm_label(comm, label, sizeof(label)),
+             loom_mpi_class_name(errclass), loom_mpi_err_table[errclass].desc,
+             detail[0] != '\0' ? ": " : "", detail);
+    loom_abort(errclass, msg);
+}
+
+static int loom_mpi_raise_v(MPI_Comm comm, int errclass, const char *call,
+                            const char *fmt, va_list ap)
+{
+    char detail[512] = "";
+    MPI_Errhandler errh;
+    int code = errclass;
+
+    if (errclass == MPI_SUCCESS) {
+        return MPI_SUCCESS;
+    }
+    if (errclass < 0 || errclass > MPI_ERR_LASTCODE) {
+        errclass = code = MPI_ERR_UNKNOWN;
+    }
+    comm = loom_mpi_raise_comm(comm);
+    errh = comm->errh;
+    if (fmt != NULL) {
+        vsnprintf(detail, sizeof(detail), fmt, ap);
+    }
+    switch (errh->kind) {
+    case LOOM_MPI_ERRH_FATAL:
+        loom_mpi_fatal(comm, errclass, call, detail);
+    case LOOM_MPI_ERRH_USER:
+        loom_debug("mpi", "%s: %s: %s (user error handler)", call,
+                   loom_mpi_class_name(errclass), detail);
+        errh->fn(&comm, &code);
+        break;
+    case LOOM_MPI_ERRH_RETURN:
+        loom_debug("mpi", "%s: %s: %s (returned)", call, loom_mpi_class_name(errclass),
+                   detail);
+        break;
+    }
+    return errclass;
+}
+
+int loom_mpi_raise(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = loom_mpi_raise_v(comm, errclass, call, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int loom_mpi_raise_loom(MPI_Comm comm, loom_status_t st, const char *call)
+{
+    int errclass = loom_mpi_class_of(st);
+
+    if (errclass == MPI_SUCCESS) {
+        return MPI_SUCCESS;
+    }
+    return loom_mpi_raise(comm, errclass, call, "loom reported %s (%s)",
+                          loom_status_name(st), loom_strerror(st));
+}
+
+/* ---- MPI calls -------------------------------------------------------------------- */
+
+#pragma weak MPI_Error_string = PMPI_Error_string
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    int len;
+
+    if (string == NULL || resultlen == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string", "%s is NULL",
+                              string == NULL ? "string" : "resultlen");
+    }
+    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
+                              "error code %d is not one of 0..%d", errorcode,
+                              MPI_ERR_LASTCODE);
+    }
+    len = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s",
+                   loom_mpi_err_table[errorcode].name, loom_mpi_err_table[errorcode].desc);
+    *resultlen = len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Error_class = PMPI_Error_class
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (errorclass == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
+    }
+    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
+                              "error code %d is not one of 0..%d", errorcode,
+                              MPI_ERR_LASTCODE);
+    }
+    *errorclass = errorcode;  /* every code is its own class */
+    return MPI_SUCCESS;
+}
+
+static int loom_mpi_errh_is_valid(MPI_Errhandler errh)
+{
+    return errh != MPI_ERRHANDLER_NULL && errh->magic == LOOM_MPI_ERRH_MAGIC;
+}
+
+static void loom_mpi_errh_release(MPI_Errhandler errh)
+{
+    if (--errh->refs == 0 && errh->kind == LOOM_MPI_ERRH_USER) {
+        errh->magic = LOOM_MPI_DEAD_MAGIC;
+        free(errh);
+    }
+}
+
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    if (loom_mpi_comm_get(comm) == LOOM_COMM_NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler",
+                              "invalid communicator %p", (void *)comm);
+    }
+    if (!loom_mpi_errh_is_valid(errhandler)) {
+        return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler",
+                              "invalid error handler %p", (void *)errhandler);
+    }
+    ++errhandler->refs;
+    loom_mpi_errh_release(comm->errh);
+    comm->errh = errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    if (loom_mpi_comm_get(comm) == LOOM_COMM_NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler",
+                              "invalid communicator %p", (void *)comm);
+    }
+    if (errhandler == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler",
+                              "errhandler is NULL");
+    }
+    ++comm->errh->refs;  /* the caller frees it with MPI_Errhandler_free */
+    *errhandler = comm->errh;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+                                MPI_Errhandler *errhandler)
+{
+    MPI_Errhandler errh;
+
+    if (fn == NULL || errhandler == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler",
+                              "%s is NULL", fn == NULL ? "function" : "errhandler");
+    }
+    errh = calloc(1, sizeof(*errh));
+    if (errh == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler",
+                              "out of memory for an error handler");
+    }
+    errh->magic = LOOM_MPI_ERRH_MAGIC;
+    errh->kind  = LOOM_MPI_ERRH_USER;
+    errh->fn    = fn;
+    errh->refs  = 1;
+    *errhandler = errh;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    if (errhandler == NULL || !loom_mpi_errh_is_valid(*errhandler)) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
+                              "invalid error handler");
+    }
+    /* Predefined handlers keep one reference of their own: never freed. */
+    if ((*errhandler)->kind != LOOM_MPI_ERRH_USER && (*errhandler)->refs <= 1) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
+                              "a predefined error handler cannot be freed");
+    }
+    loom_mpi_errh_release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    if (loom_mpi_comm_get(comm) == LOOM_COMM_NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_COMM, "MPI_Comm_call_errhandler",
+                              "invalid communicator %p", (void *)comm);
+    }
+    loom_mpi_raise(comm, errorcode, "MPI_Comm_call_errhandler",
+                   "raised by the application");
+    return MPI_SUCCESS;  /* MPI: success if the handler returned */
+}

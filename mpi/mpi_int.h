@@ -1,0 +1,245 @@
+/*
+ * mpi_int.h: the MPI binding's objects and the helpers every mpi/ source uses.
+ *
+ * Design: a handle is a pointer to one of the small objects below; each
+ * starts with a magic number so that a wrong or stale handle is reported as
+ * MPI_ERR_COMM / MPI_ERR_TYPE / MPI_ERR_OP instead of crashing. Each PMPI_X
+ * validates what loom cannot see (handles, int counts that would wrap when
+ * widened to size_t, MPI-only rules), converts to loom's arguments, calls the
+ * native API once, and sends any failure through loom_mpi_raise(), which
+ * applies the communicator's error handler. loom itself always returns its
+ * errors to this layer (MPI_Init sets that mode); the handlers live here.
+ *
+ * Datatypes are "base loom type x n": every type this binding can express
+ * is contiguous. Point-to-point and reductions use the base type with
+ * count * n elements; the other collectives move bytes (LOOM_BYTE), so that
+ * a send type and a different receive type with the same size agree.
+ */
+#ifndef LOOM_MPI_INT_H
+#define LOOM_MPI_INT_H
+
+#include <loom.h>
+#include <mpi.h>
+#include "compiler_int.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LOOM_MPI_COMM_MAGIC 0x6d636f6du  /* "mcom" */
+#define LOOM_MPI_TYPE_MAGIC 0x6d747970u  /* "mtyp" */
+#define LOOM_MPI_OP_MAGIC   0x6d6f7073u  /* "mops" */
+#define LOOM_MPI_ERRH_MAGIC 0x6d657268u  /* "merh" */
+#define LOOM_MPI_DEAD_MAGIC 0x64656164u  /* "dead": freed */
+
+/* ---- library state ---------------------------------------------------------- */
+
+typedef enum loom_mpi_state {
+    LOOM_MPI_STATE_PRE_INIT = 0,
+    LOOM_MPI_STATE_INITIALIZED,
+    LOOM_MPI_STATE_FINALIZED,
+} loom_mpi_state_t;
+
+extern loom_mpi_state_t loom_mpi_state;
+
+/* ---- error handlers --------------------------------------------------------- */
+
+typedef enum loom_mpi_errh_kind {
+    LOOM_MPI_ERRH_FATAL = 1,
+    LOOM_MPI_ERRH_RETURN,
+    LOOM_MPI_ERRH_USER,
+} loom_mpi_errh_kind_t;
+
+struct loom_mpi_errhandler {
+    uint32_t                      magic;
+    loom_mpi_errh_kind_t          kind;
+    MPI_Comm_errhandler_function *fn;    /* LOOM_MPI_ERRH_USER */
+    int                           refs;  /* handle + communicators using it */
+};
+
+/* ---- communicators ------------------------------------------------------------ */
+
+struct loom_mpi_comm {
+    uint32_t              magic;
+    loom_comm_t           comm;
+    MPI_Errhandler        errh;
+    char                  name[MPI_MAX_OBJECT_NAME];
+    struct loom_mpi_comm *next;   /* all live MPI communicators */
+};
+
+/**
+ * The loom communicator behind @p comm, or NULL (after logging nothing: the
+ * caller raises MPI_ERR_COMM naming itself) if @p comm is not a live handle.
+ */
+static inline loom_comm_t loom_mpi_comm_get(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL || comm->magic != LOOM_MPI_COMM_MAGIC) {
+        return LOOM_COMM_NULL;
+    }
+    return comm->comm;
+}
+
+/** Out of line: raise MPI_ERR_COMM (bad handle) or MPI_ERR_OTHER (not initialized). */
+int loom_mpi_comm_arg_error(MPI_Comm comm, const char *call);
+
+/**
+ * Check @p comm for MPI call @p call and the library state; on success put
+ * the loom communicator in *lcomm_p and return MPI_SUCCESS, else return the
+ * raised error class.
+ */
+static inline int loom_mpi_comm_arg(MPI_Comm comm, const char *call,
+                                    loom_comm_t *lcomm_p)
+{
+    if (__builtin_expect(comm != MPI_COMM_NULL && comm->magic == LOOM_MPI_COMM_MAGIC &&
+                         loom_mpi_state == LOOM_MPI_STATE_INITIALIZED, 1)) {
+        *lcomm_p = comm->comm;
+        return MPI_SUCCESS;
+    }
+    *lcomm_p = LOOM_COMM_NULL;
+    return loom_mpi_comm_arg_error(comm, call);
+}
+
+/** The MPI communicator wrapping @p lcomm (MPI_COMM_WORLD if none does). */
+MPI_Comm loom_mpi_comm_of(loom_comm_t lcomm);
+
+/* ---- datatypes ---------------------------------------------------------------- */
+
+struct loom_mpi_datatype {
+    uint32_t        magic;
+    loom_datatype_t base;        /* loom basic type */
+    size_t          n;           /* base elements per element of this type */
+    size_t          size;        /* MPI_Type_size: bytes of data (no padding) */
+    uint8_t         predefined;
+    uint8_t         committed;
+    uint8_t         user_freed;  /* MPI_Type_free called; kept while referenced */
+    int             refs;        /* user handle + op bindings */
+    char            name[MPI_MAX_OBJECT_NAME];
+};
+
+/** Extent (bytes between consecutive elements) of a valid datatype. */
+static inline size_t loom_mpi_type_extent(MPI_Datatype dt)
+{
+    return dt->n * loom_datatype_size(dt->base);
+}
+
+/**
+ * Validate @p dt for communication (a live, committed type) and @p count;
+ * returns MPI_SUCCESS or MPI_ERR_TYPE / MPI_ERR_COUNT.
+ */
+static inline int loom_mpi_type_check(MPI_Datatype dt, int count)
+{
+    if (dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC || dt->user_freed ||
+        !dt->committed) {
+        return MPI_ERR_TYPE;
+    }
+    return count < 0 ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
+/** 1 if @p dt is a live datatype handle (committed or not). */
+int loom_mpi_type_is_valid(MPI_Datatype dt);
+
+/** Keep @p dt alive for an op binding; release drops it (and frees if unused). */
+void loom_mpi_type_retain(MPI_Datatype dt);
+void loom_mpi_type_release(MPI_Datatype dt);
+
+/** The predefined MPI type whose loom base is @p base, n = 1 (NULL if none). */
+MPI_Datatype loom_mpi_type_of_base(loom_datatype_t base);
+
+/** Number of predefined datatypes, and the i-th (tests iterate them). */
+size_t loom_mpi_type_predefined_count(void);
+MPI_Datatype loom_mpi_type_predefined(size_t i);
+
+/* ---- operations ----------------------------------------------------------------- */
+
+typedef struct loom_mpi_op_binding loom_mpi_op_binding_t;
+
+struct loom_mpi_op {
+    uint32_t               magic;
+    loom_op_t              op;         /* predefined: the loom op */
+    MPI_User_function     *fn;         /* user op, else NULL */
+    int                    commute;
+    uint8_t                predefined;
+    const char            *name;       /* "MPI_SUM", "user" */
+    loom_mpi_op_binding_t *bindings;   /* user op: one loom op per datatype */
+};
+
+/**
+ * The loom operation that applies @p op to elements of @p dt (predefined:
+ * the fixed one; user: bound lazily to (@p op, @p dt)). Returns MPI_SUCCESS,
+ * MPI_ERR_OP, or MPI_ERR_NO_MEM.
+ */
+int loom_mpi_op_resolve(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p);
+
+/* ---- errors ----------------------------------------------------------------------- */
+
+/** The MPI error class for a loom status (MPI_SUCCESS for LOOM_OK). */
+int loom_mpi_class_of(loom_status_t status);
+
+/**
+ * Raise error class @p errclass found by MPI call @p call on @p comm
+ * (NULL or invalid: MPI_COMM_WORLD): apply its error handler. FATAL prints
+ * "<call>: <class name>: <detail>" and aborts the job; RETURN and user
+ * handlers return @p errclass (after calling the user function).
+ */
+int loom_mpi_raise(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/** Raise the class of loom status @p st returned by @p loom_call inside @p call. */
+int loom_mpi_raise_loom(MPI_Comm comm, loom_status_t st, const char *call);
+
+/** Name of an error class, "MPI_ERR_RANK" (NULL if not a class). */
+const char *loom_mpi_class_name(int errclass);
+
+/** Convert the error field of @p n statuses from loom statuses to classes. */
+void loom_mpi_status_convert(MPI_Status *statuses, size_t n);
+
+/* ---- requests ------------------------------------------------------------------------ */
+
+/**
+ * Side storage of a nonblocking v-collective: the size_t count and
+ * displacement arrays loom reads until the operation completes. Freed when
+ * the request completes through MPI_Wait/Test*, or (after MPI_Request_free)
+ * when a later completion call or MPI_Finalize finds it complete.
+ */
+typedef struct loom_mpi_side {
+    MPI_Request           req;
+    struct loom_mpi_side *next;
+    long                  idx;       /* index in the array being completed, -1 */
+    int                   orphaned;  /* MPI_Request_free was called */
+    size_t                arrays[];  /* the converted counts and displacements */
+} loom_mpi_side_t;
+
+extern size_t loom_mpi_side_count;
+
+/** Allocate side storage for @p nelem size_t values (not yet attached). */
+loom_mpi_side_t *loom_mpi_side_alloc(size_t nelem);
+
+/** Attach @p side to @p req, or free it if @p req is NULL (start failed). */
+void loom_mpi_side_attach(loom_mpi_side_t *side, MPI_Request req);
+
+/** Before completing @p n requests: note which carry side storage. */
+void loom_mpi_side_mark(size_t n, const MPI_Request reqs[]);
+
+/** After completing: free the side storage of those now MPI_REQUEST_NULL. */
+void loom_mpi_side_sweep(size_t n, const MPI_Request reqs[]);
+
+/** Test orphaned side requests; with @p wait, complete them all. */
+void loom_mpi_side_reap(int wait);
+
+/**
+ * Blocking-call scratch: @p nelem size_t values, grown as needed and kept
+ * (the blocking v-collectives reuse it; no allocation once warm).
+ */
+size_t *loom_mpi_scratch(size_t nelem);
+
+/** Release the scratch buffer (MPI_Finalize). */
+void loom_mpi_scratch_free(void);
+
+/* ---- lifecycle hooks ---------------------------------------------------------------- */
+
+/** Free every user communicator wrapper, user op binding (MPI_Finalize). */
+void loom_mpi_comm_cleanup(void);
+
+/** Remember the thread that called MPI_Init (MPI_Is_thread_main). */
+void loom_mpi_thread_init(void);
+
+#endif /* LOOM_MPI_INT_H */

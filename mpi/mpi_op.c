@@ -1,0 +1,190 @@
+/*
+ * mpi_op.c: MPI reduction operations.
+ *
+ * Predefined MPI ops are loom's predefined ops. A user op (MPI_Op_create)
+ * needs the MPI datatype the reduction was called with, which loom's user
+ * function does not receive (it gets the loom basic type and a count of
+ * basic elements). So a user op is bound lazily, once per datatype it is
+ * used with, to its own loom user op whose argument is the binding; the
+ * trampoline turns loom's count back into the MPI count (count / n for a
+ * contiguous type of n basic elements) and calls the user function with the
+ * MPI datatype. Bindings are made on first use (the only allocation) and
+ * freed with the op.
+ *
+ * loom's algorithms may split a vector anywhere between basic elements; when
+ * a piece is not a whole number of the derived type's elements, the user
+ * function is called with the predefined type of the basic elements instead
+ * (MPI_INT for MPI_Type_contiguous(4, MPI_INT)) and the basic count: the
+ * result is right for every elementwise function, which is what a
+ * contiguous-type user op can be.
+ */
+#include "mpi_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+struct loom_mpi_op_binding {
+    MPI_Op                 op;
+    MPI_Datatype           dt;     /* retained while bound */
+    loom_op_t              lop;
+    loom_mpi_op_binding_t *next;
+};
+
+#define LOOM_MPI_OP_DEFINE_(ident, lop_, mpi_name)                                 \
+    struct loom_mpi_op loom_mpi_op_##ident = {                                     \
+        .magic = LOOM_MPI_OP_MAGIC, .op = (lop_), .commute = 1, .predefined = 1,   \
+        .name = mpi_name,                                                          \
+    };
+LOOM_MPI_OP_DEFINE_(max,     LOOM_MAX,     "MPI_MAX")
+LOOM_MPI_OP_DEFINE_(min,     LOOM_MIN,     "MPI_MIN")
+LOOM_MPI_OP_DEFINE_(sum,     LOOM_SUM,     "MPI_SUM")
+LOOM_MPI_OP_DEFINE_(prod,    LOOM_PROD,    "MPI_PROD")
+LOOM_MPI_OP_DEFINE_(land,    LOOM_LAND,    "MPI_LAND")
+LOOM_MPI_OP_DEFINE_(band,    LOOM_BAND,    "MPI_BAND")
+LOOM_MPI_OP_DEFINE_(lor,     LOOM_LOR,     "MPI_LOR")
+LOOM_MPI_OP_DEFINE_(bor,     LOOM_BOR,     "MPI_BOR")
+LOOM_MPI_OP_DEFINE_(lxor,    LOOM_LXOR,    "MPI_LXOR")
+LOOM_MPI_OP_DEFINE_(bxor,    LOOM_BXOR,    "MPI_BXOR")
+LOOM_MPI_OP_DEFINE_(minloc,  LOOM_MINLOC,  "MPI_MINLOC")
+LOOM_MPI_OP_DEFINE_(maxloc,  LOOM_MAXLOC,  "MPI_MAXLOC")
+LOOM_MPI_OP_DEFINE_(replace, LOOM_REPLACE, "MPI_REPLACE")
+#undef LOOM_MPI_OP_DEFINE_
+
+/* Call fn on @p count elements of @p dt, in pieces whose count fits an int. */
+static void loom_mpi_op_call(MPI_User_function *fn, const void *in, void *inout,
+                             size_t count, MPI_Datatype dt)
+{
+    size_t ext = loom_mpi_type_extent(dt);
+    MPI_Datatype arg_dt = dt;
+
+    while (count > 0) {
+        int len = count > INT_MAX ? INT_MAX : (int)count;
+
+        fn((void *)in, inout, &len, &arg_dt);
+        in    = (const char *)in + (size_t)len * ext;
+        inout = (char *)inout + (size_t)len * ext;
+        count -= (size_t)len;
+    }
+}
+
+static void loom_mpi_op_trampoline(const void *in, void *inout, size_t count,
+                                   loom_datatype_t ldt, void *arg)
+{
+    loom_mpi_op_binding_t *b = arg;
+    size_t n = b->dt->n;
+
+    if (n != 0 && count % n == 0) {
+        loom_mpi_op_call(b->op->fn, in, inout, count / n, b->dt);
+    } else {
+        loom_mpi_op_call(b->op->fn, in, inout, count, loom_mpi_type_of_base(ldt));
+    }
+}
+
+static loom_mpi_op_binding_t *loom_mpi_op_bind(MPI_Op op, MPI_Datatype dt)
+{
+    loom_mpi_op_binding_t *b = calloc(1, sizeof(*b));
+
+    if (b == NULL) {
+        return NULL;
+    }
+    b->op = op;
+    b->dt = dt;
+    if (loom_op_create(loom_mpi_op_trampoline, b, op->commute, &b->lop) != LOOM_OK) {
+        free(b);
+        return NULL;
+    }
+    loom_mpi_type_retain(dt);
+    b->next = op->bindings;
+    op->bindings = b;
+    return b;
+}
+
+int loom_mpi_op_resolve(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p)
+{
+    loom_mpi_op_binding_t *b;
+
+    if (op == MPI_OP_NULL || op->magic != LOOM_MPI_OP_MAGIC) {
+        return MPI_ERR_OP;
+    }
+    if (op->predefined) {
+        *lop_p = op->op;
+        return MPI_SUCCESS;
+    }
+    for (b = op->bindings; b != NULL; b = b->next) {
+        if (b->dt == dt) {
+            *lop_p = b->lop;
+            return MPI_SUCCESS;
+        }
+    }
+    b = loom_mpi_op_bind(op, dt);
+    if (b == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    *lop_p = b->lop;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    MPI_Op o;
+
+    if (user_fn == NULL || op == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Op_create", "%s is NULL",
+                              user_fn == NULL ? "user_fn" : "op");
+    }
+    o = calloc(1, sizeof(*o));
+    if (o == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_NO_MEM, "MPI_Op_create",
+                              "out of memory for an operation");
+    }
+    o->magic   = LOOM_MPI_OP_MAGIC;
+    o->op      = LOOM_OP_NULL;
+    o->fn      = user_fn;
+    o->commute = commute != 0;
+    o->name    = "user";
+    *op = o;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Op_free = PMPI_Op_free
+int PMPI_Op_free(MPI_Op *op)
+{
+    loom_mpi_op_binding_t *b, *next;
+    MPI_Op o;
+
+    if (op == NULL || *op == MPI_OP_NULL || (*op)->magic != LOOM_MPI_OP_MAGIC) {
+        return loom_mpi_raise(NULL, MPI_ERR_OP, "MPI_Op_free", "invalid operation");
+    }
+    o = *op;
+    if (o->predefined) {
+        return loom_mpi_raise(NULL, MPI_ERR_OP, "MPI_Op_free",
+                              "%s is predefined and cannot be freed", o->name);
+    }
+    for (b = o->bindings; b != NULL; b = next) {
+        next = b->next;
+        /* After MPI_Finalize loom has released its user ops already. */
+        if (loom_mpi_state == LOOM_MPI_STATE_INITIALIZED) {
+            loom_op_free(&b->lop);
+        }
+        loom_mpi_type_release(b->dt);
+        free(b);
+    }
+    o->magic = LOOM_MPI_DEAD_MAGIC;
+    free(o);
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    if (op == MPI_OP_NULL || op->magic != LOOM_MPI_OP_MAGIC) {
+        return loom_mpi_raise(NULL, MPI_ERR_OP, "MPI_Op_commutative", "invalid operation");
+    }
+    if (commute == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Op_commutative", "commute is NULL");
+    }
+    *commute = op->commute;
+    return MPI_SUCCESS;
+}

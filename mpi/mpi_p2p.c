@@ -1,0 +1,269 @@
+/*
+ * mpi_p2p.c: point-to-point calls. Each maps onto one loom call with the
+ * datatype's basic type and count * n elements; ranks, tags, buffers and
+ * truncation are checked by loom and come back as MPI classes. Ready mode
+ * is standard mode (MPI allows it: a correct ready send is a correct
+ * standard send).
+ */
+#include "mpi_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Check comm, datatype and count; on success fill the loom arguments. */
+static inline int loom_mpi_p2p_args(MPI_Comm comm, MPI_Datatype dt, int count,
+                                    const char *call, loom_comm_t *lcomm_p,
+                                    size_t *lcount_p)
+{
+    int rc = loom_mpi_comm_arg(comm, call, lcomm_p);
+
+    *lcount_p = 0;
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = loom_mpi_type_check(dt, count);
+    if (__builtin_expect(rc != MPI_SUCCESS, 0)) {
+        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
+                              ? "count %d is negative"
+                              : "datatype is not a committed datatype (count %d)", count);
+    }
+    *lcount_p = (size_t)count * dt->n;
+    return MPI_SUCCESS;
+}
+
+static int loom_mpi_req_arg(MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    if (request == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    return MPI_SUCCESS;
+}
+
+typedef loom_status_t (*loom_mpi_send_fn_t)(const void *, size_t, loom_datatype_t, int,
+                                            int, loom_comm_t);
+typedef loom_status_t (*loom_mpi_isend_fn_t)(const void *, size_t, loom_datatype_t, int,
+                                             int, loom_comm_t, loom_request_t *);
+
+static inline int loom_mpi_send(loom_mpi_send_fn_t fn, const void *buf, int count,
+                                MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                const char *call)
+{
+    loom_comm_t lcomm;
+    size_t n;
+    loom_status_t st;
+    int rc = loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    st = fn(buf, n, dt->base, dest, tag, lcomm);
+    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
+}
+
+static inline int loom_mpi_isend(loom_mpi_isend_fn_t fn, const void *buf, int count,
+                                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request *request, const char *call)
+{
+    loom_comm_t lcomm;
+    size_t n;
+    loom_status_t st;
+    int rc = loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
+
+    if (rc != MPI_SUCCESS || (rc = loom_mpi_req_arg(comm, request, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    st = fn(buf, n, dt->base, dest, tag, lcomm, request);
+    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
+}
+
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm)
+{
+    return loom_mpi_send(loom_send, buf, count, datatype, dest, tag, comm, "MPI_Send");
+}
+
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return loom_mpi_send(loom_ssend, buf, count, datatype, dest, tag, comm, "MPI_Ssend");
+}
+
+#pragma weak MPI_Rsend = PMPI_Rsend
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return loom_mpi_send(loom_send, buf, count, datatype, dest, tag, comm, "MPI_Rsend");
+}
+
+#pragma weak MPI_Isend = PMPI_Isend
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return loom_mpi_isend(loom_isend, buf, count, datatype, dest, tag, comm, request,
+                          "MPI_Isend");
+}
+
+#pragma weak MPI_Issend = PMPI_Issend
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return loom_mpi_isend(loom_issend, buf, count, datatype, dest, tag, comm, request,
+                          "MPI_Issend");
+}
+
+#pragma weak MPI_Irsend = PMPI_Irsend
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return loom_mpi_isend(loom_isend, buf, count, datatype, dest, tag, comm, request,
+                          "MPI_Irsend");
+}
+
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Status *status)
+{
+    loom_comm_t lcomm;
+    size_t n;
+    loom_status_t st;
+    int rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Recv", &lcomm, &n);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    st = loom_recv(buf, n, datatype->base, source, tag, lcomm,
+                   (loom_msg_status_t *)status);
+    if (status != MPI_STATUS_IGNORE) {
+        loom_mpi_status_convert(status, 1);
+    }
+    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Recv");
+}
+
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    loom_comm_t lcomm;
+    size_t n;
+    loom_status_t st;
+    int rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Irecv", &lcomm, &n);
+
+    if (rc != MPI_SUCCESS ||
+        (rc = loom_mpi_req_arg(comm, request, "MPI_Irecv")) != MPI_SUCCESS) {
+        return rc;
+    }
+    st = loom_irecv(buf, n, datatype->base, source, tag, lcomm, request);
+    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Irecv");
+}
+
+/* Post the receive, send, then complete the receive (so two ranks that
+ * Sendrecv with each other never deadlock, whatever the message size). */
+static int loom_mpi_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             int dest, int sendtag, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Status *status, const char *call)
+{
+    loom_comm_t lcomm;
+    size_t sn, rn;
+    loom_request_t rreq = LOOM_REQUEST_NULL;
+    loom_status_t st, rst;
+    int rc;
+
+    if ((rc = loom_mpi_p2p_args(comm, sendtype, sendcount, call, &lcomm, &sn)) != 0 ||
+        (rc = loom_mpi_p2p_args(comm, recvtype, recvcount, call, &lcomm, &rn)) != 0) {
+        return rc;
+    }
+    st = loom_irecv(recvbuf, rn, recvtype->base, source, recvtag, lcomm, &rreq);
+    if (st != LOOM_OK) {
+        return loom_mpi_raise_loom(comm, st, call);
+    }
+    st = loom_send(sendbuf, sn, sendtype->base, dest, sendtag, lcomm);
+    if (st != LOOM_OK) {
+        loom_cancel(&rreq);
+        loom_wait(&rreq, LOOM_STATUS_IGNORE);
+        return loom_mpi_raise_loom(comm, st, call);
+    }
+    rst = loom_wait(&rreq, (loom_msg_status_t *)status);
+    if (status != MPI_STATUS_IGNORE) {
+        loom_mpi_status_convert(status, 1);
+    }
+    return rst == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, rst, call);
+}
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return loom_mpi_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                             recvcount, recvtype, source, recvtag, comm, status,
+                             "MPI_Sendrecv");
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                          int sendtag, int source, int recvtag, MPI_Comm comm,
+                          MPI_Status *status)
+{
+    loom_comm_t lcomm;
+    size_t n, bytes;
+    void *copy;
+    int rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Sendrecv_replace", &lcomm, &n);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* The outgoing data must survive the incoming: send from a copy. */
+    bytes = n * loom_datatype_size(datatype->base);
+    copy = malloc(bytes > 0 ? bytes : 1);
+    if (copy == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace",
+                              "out of memory for a %zu-byte copy", bytes);
+    }
+    if (bytes > 0) {
+        memcpy(copy, buf, bytes);
+    }
+    rc = loom_mpi_sendrecv(copy, count, datatype, dest, sendtag, buf, count, datatype,
+                           source, recvtag, comm, status, "MPI_Sendrecv_replace");
+    free(copy);
+    return rc;
+}
+
+#pragma weak MPI_Probe = PMPI_Probe
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    loom_comm_t lcomm;
+    loom_status_t st;
+    int rc = loom_mpi_comm_arg(comm, "MPI_Probe", &lcomm);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    st = loom_probe(source, tag, lcomm, (loom_msg_status_t *)status);
+    if (status != MPI_STATUS_IGNORE) {
+        loom_mpi_status_convert(status, 1);
+    }
+    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Probe");
+}
+
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    loom_comm_t lcomm;
+    loom_status_t st;
+    int rc = loom_mpi_comm_arg(comm, "MPI_Iprobe", &lcomm);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Iprobe", "flag is NULL");
+    }
+    st = loom_iprobe(source, tag, lcomm, flag, (loom_msg_status_t *)status);
+    if (st == LOOM_OK && *flag && status != MPI_STATUS_IGNORE) {
+        loom_mpi_status_convert(status, 1);
+    }
+    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Iprobe");
+}
