@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# test_p2p.sh: multi-rank point-to-point integration tests under loomrun
+# (test/p2p/prog_p2p.c does the checking; see its header for each mode).
+#   BUILD=build/release bash test/p2p/test_p2p.sh
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build/release}
+PROG=$BUILD/test/p2p/prog_p2p
+LOOMRUN=${LOOMRUN:-$BUILD/bin/loomrun}
+fail=0
+
+for f in "$PROG" "$LOOMRUN"; do
+    [[ -x $f ]] || { echo "missing $f (build it first)"; exit 1; }
+done
+
+# run NAME TIMEOUT NP ARGS...: the job must print "OK <mode>" and exit 0
+run() {
+    local name=$1 tmo=$2 np=$3; shift 3
+    local t0=$SECONDS out rc
+    out=$("$LOOMRUN" -q --timeout "$tmo" -x LOOM_ERRORS=return -n "$np" "$PROG" "$@" 2>&1)
+    rc=$?
+    if [[ $rc -ne 0 || $out != *"OK $1"* ]]; then
+        echo "FAIL $name (np $np, exit $rc, $((SECONDS - t0))s)"
+        echo "$out" | grep -v '^loom\[.*ERROR p2p: loom_' | tail -n 20 | sed 's/^/    /'
+        fail=1
+    else
+        echo "ok   $name (np $np, $((SECONDS - t0))s)"
+    fi
+}
+
+for np in 2 3 5 8; do
+    run "sizes 0..64MiB"        120 $np sizes
+    run "wildcard storm"         60 $np wildcard
+    run "10,000 outstanding"     60 $np many
+    run "both sides send first"  60 $np bothsend
+    run "misc (ssend, trunc, probe, cancel)" 60 $np misc
+    run "bad input"              30 $np badinput
+done
+for np in 2 4 7; do
+    for seed in 1 2 3; do
+        run "random traffic seed $seed" 60 $np random $seed
+    done
+done
+run "sizes (self transport only)" 60 1 sizes
+
+# oversubscribed (8 ranks on this machine's cores): must finish in seconds
+t0=$SECONDS
+run "oversubscribed random" 30 8 random 42
+if ((SECONDS - t0 > 20)); then
+    echo "FAIL oversubscribed np=8 took $((SECONDS - t0))s"
+    fail=1
+fi
+
+# LOOM_ERRORS=abort (the default): an invalid rank aborts the job with a message
+out=$("$LOOMRUN" -q --timeout 30 -n 2 "$PROG" abort 2>&1)
+rc=$?
+if [[ $rc -eq 0 || $rc -eq 3 || $out != *"invalid rank"* ]]; then
+    echo "FAIL abort on error (exit $rc)"; echo "$out" | tail -n 5 | sed 's/^/    /'
+    fail=1
+else
+    echo "ok   invalid rank aborts the job under LOOM_ERRORS=abort"
+fi
+
+# a transport that does not exist is a clear error naming the valid ones
+out=$("$LOOMRUN" -q --timeout 30 -x LOOM_TRANSPORTS=bogus -n 2 "$PROG" badinput 2>&1)
+if [[ $? -eq 0 || $out != *"'bogus' is not a transport"*"valid:"* ]]; then
+    echo "FAIL LOOM_TRANSPORTS=bogus"; echo "$out" | tail -n 5 | sed 's/^/    /'
+    fail=1
+else
+    echo "ok   LOOM_TRANSPORTS=bogus is rejected with the valid list"
+fi
+
+exit $fail
