@@ -1,0 +1,76 @@
+/*
+ * mpi_test_util.h: checks for the MPI test programs (test/mpi/mpi_*.c).
+ *
+ * The programs are ordinary MPI programs: they include only <mpi.h> and the
+ * C library, build with loomcc and run under loomrun. A failed check prints
+ * the rank, the line and the expression (with the values for the _EQ forms)
+ * and aborts the job, so the driver sees a non-zero exit.
+ */
+#ifndef LOOM_TEST_MPI_UTIL_H
+#define LOOM_TEST_MPI_UTIL_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline int mpi_test_rank(void)
+{
+    int rank = -1, flag = 0;
+
+    MPI_Initialized(&flag);
+    if (flag) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    return rank;
+}
+
+#define MT_FAIL(...)                                                               \
+    do {                                                                           \
+        fprintf(stderr, "[rank %d] %s:%d: ", mpi_test_rank(), __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__);                                              \
+        fputc('\n', stderr);                                                       \
+        fflush(stderr);                                                            \
+        MPI_Abort(MPI_COMM_WORLD, 3);                                              \
+    } while (0)
+
+#define MT_CHECK(cond)                                                             \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            MT_FAIL("check failed: %s", #cond);                                    \
+        }                                                                          \
+    } while (0)
+
+/* a == b for integer-valued expressions, printing both */
+#define MT_EQ(a, b)                                                                \
+    do {                                                                           \
+        long long mt_a_ = (long long)(a), mt_b_ = (long long)(b);                  \
+        if (mt_a_ != mt_b_) {                                                      \
+            MT_FAIL("%s == %s failed: %lld != %lld", #a, #b, mt_a_, mt_b_);        \
+        }                                                                          \
+    } while (0)
+
+/* an MPI call that must succeed */
+#define MT_OK(call) MT_EQ((call), MPI_SUCCESS)
+
+/* an MPI call that must fail with error class @p cls (under MPI_ERRORS_RETURN) */
+#define MT_ERR(call, cls)                                                          \
+    do {                                                                           \
+        int mt_rc_ = (call), mt_cls_ = -1;                                         \
+        MPI_Error_class(mt_rc_, &mt_cls_);                                         \
+        if (mt_rc_ == MPI_SUCCESS || mt_cls_ != (cls)) {                           \
+            MT_FAIL("%s returned %d (class %d), expected class %s (%d)", #call,    \
+                    mt_rc_, mt_cls_, #cls, (int)(cls));                            \
+        }                                                                          \
+    } while (0)
+
+/* print one line from rank 0 when a program passes */
+#define MT_PASS(name)                                                              \
+    do {                                                                           \
+        int mt_size_;                                                              \
+        MPI_Comm_size(MPI_COMM_WORLD, &mt_size_);                                  \
+        if (mpi_test_rank() == 0) {                                                \
+            printf("%s: passed on %d ranks\n", (name), mt_size_);                  \
+        }                                                                          \
+    } while (0)
+
+#endif /* LOOM_TEST_MPI_UTIL_H */
