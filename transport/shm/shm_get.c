@@ -67,9 +67,17 @@ static loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
     pid_t pid = loom_shm_peer_pid(peer);
     ssize_t rc;
 
-    if (iface->cma_mode == LOOM_SHM_CMA_OFF || pid == 0) {
+    if (iface->cma_mode == LOOM_SHM_CMA_OFF) {
         peer->cma = LOOM_SHM_CMA_NO;
+        if (!iface->cma_notice) {
+            iface->cma_notice = 1;
+            loom_info("shm", "LOOM_SHM_CMA=off: large messages use a pipelined copy through "
+                      "the shared segment");
+        }
         return LOOM_OK;
+    }
+    if (pid == 0) {
+        return LOOM_OK;   /* not attached yet (cannot be: it sent us a key); retry next get */
     }
     riov.iov_base = (void *)(uintptr_t)iface->seg->ranks[peer->local_idx].probe_addr;
     riov.iov_len  = sizeof(word);
@@ -194,7 +202,7 @@ loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_
         (status = loom_shm_cma_probe(peer)) != LOOM_OK) {
         return status;
     }
-    if (peer->cma == LOOM_SHM_CMA_YES) {
+    if (loom_likely(peer->cma == LOOM_SHM_CMA_YES)) {
         return loom_shm_get_cma(peer, local, len, raddr);
     }
     return loom_shm_get_pipelined(peer, local, len, raddr, comp);
