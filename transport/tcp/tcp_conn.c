@@ -425,9 +425,17 @@ static loom_status_t loom_tcp_conn_on_hello(loom_tcp_conn_t *conn, unsigned type
         loom_tcp_conn_send_hs(conn, LOOM_TCP_RACE, src);
         loom_tcp_conn_close(conn);
         return LOOM_ERR_CANCELED;
+    case LOOM_TCP_EP_UP:
+        /*
+         * The leftover of a race: the peer's own connection, made before it
+         * adopted ours and closed it. Nothing was written on it but HELLO.
+         */
+        loom_debug("tcp", "rank %d: dropped a second connection from rank %d (%s): "
+                   "already connected", iface->rank, src, conn->remote);
+        loom_tcp_conn_close(conn);
+        return LOOM_ERR_CANCELED;
     default:
-        snprintf(why, sizeof(conn->rx.why), "rank %d is already %s", src,
-                 ep->state == LOOM_TCP_EP_UP ? "connected" : "closed or failed");
+        snprintf(why, sizeof(conn->rx.why), "rank %d is already closed or failed", src);
         return LOOM_ERR_CONNECTION;
     }
 }
