@@ -79,12 +79,19 @@ static loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
     if (pid == 0) {
         return LOOM_OK;   /* not attached yet (cannot be: it sent us a key); retry next get */
     }
-    riov.iov_base = (void *)(uintptr_t)iface->seg->ranks[peer->local_idx].probe_addr;
-    riov.iov_len  = sizeof(word);
-    rc = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
-    if (rc == (ssize_t)sizeof(word) && word == LOOM_SHM_PROBE_MAGIC) {
-        peer->cma = LOOM_SHM_CMA_YES;
-        return LOOM_OK;
+    if (pid > 0) {
+        riov.iov_base = (void *)(uintptr_t)iface->seg->ranks[peer->local_idx].probe_addr;
+        riov.iov_len  = sizeof(word);
+        rc = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
+        if (rc == (ssize_t)sizeof(word) && word == LOOM_SHM_PROBE_MAGIC) {
+            peer->cma = LOOM_SHM_CMA_YES;
+            return LOOM_OK;
+        }
+        if (rc >= 0) {
+            errno = EIO;   /* read, but not what the peer holds there */
+        }
+    } else {
+        errno = ESRCH;    /* its pid is not visible from here (another pid namespace) */
     }
     if (iface->cma_mode == LOOM_SHM_CMA_ON) {
         loom_error("shm", "rank %d: LOOM_SHM_CMA=on but process_vm_readv of rank %d (pid %d) "
@@ -176,7 +183,7 @@ static loom_status_t loom_shm_get_check(loom_shm_peer_t *peer, size_t len, uint6
     memcpy(&key, rkey->data, sizeof(key));
     if (key.magic != LOOM_SHM_RKEY_MAGIC || raddr < key.addr || len > key.len ||
         raddr - key.addr > key.len - len ||
-        (peer->pid != 0 && key.pid != (int32_t)peer->pid)) {
+        (peer->pid > 0 && key.pid != (int32_t)peer->pid)) {
         loom_error("shm", "get of %zu bytes at 0x%llx from rank %d: the key (pid %d, region "
                    "0x%llx + %llu) does not cover it", len, (unsigned long long)raddr,
                    peer->world_rank, (int)key.pid, (unsigned long long)key.addr,

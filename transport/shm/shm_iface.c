@@ -36,6 +36,13 @@ pid_t loom_shm_peer_pid(loom_shm_peer_t *peer)
         /* acquire: pairs with the peer's release of its state */
         if (atomic_load_explicit(&r->state, memory_order_acquire) != LOOM_SHM_RANK_NONE) {
             peer->pid = (pid_t)r->pid;
+            if (r->pidns != iface->seg->ranks[iface->local_idx].pidns) {
+                /* another pid namespace: its pid means nothing here, so no
+                 * liveness checks and no CMA for it */
+                loom_debug("shm", "rank %d: rank %d (pid %d) is in another pid namespace",
+                           iface->job->rank, peer->world_rank, (int)peer->pid);
+                peer->pid = -1;
+            }
         }
     }
     return peer->pid;

@@ -81,6 +81,7 @@ typedef struct loom_shm_seg_rank {
     _Atomic uint32_t state;       /* LOOM_SHM_RANK_* (release on change) */
     int32_t          pid;
     uint64_t         probe_addr;  /* address of a word holding LOOM_SHM_PROBE_MAGIC */
+    uint64_t         pidns;       /* inode of its pid namespace (0: unknown) */
 } loom_shm_seg_rank_t;
 
 /** Segment header, at offset 0. */
@@ -249,6 +250,9 @@ int loom_shm_get_push(loom_shm_iface_t *iface);
 
 /** Complete every pipelined get from @p peer with @p status (peer failed). */
 void loom_shm_get_abort(loom_shm_peer_t *peer, loom_status_t status);
+
+/** Inode of this process's pid namespace, 0 if unknown. */
+uint64_t loom_shm_pidns(void);
 
 /** Address of this process's CMA probe word (published in the rank table). */
 uint64_t loom_shm_probe_addr(void);

@@ -33,6 +33,13 @@ loom_status_t loom_shm_seg_name(const char *jobid, char *buf, size_t len)
     return LOOM_ERR_INVALID_ARG;
 }
 
+uint64_t loom_shm_pidns(void)
+{
+    struct stat st;
+
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
 static size_t loom_shm_seg_hdr_bytes(int local_size)
 {
     return sizeof(loom_shm_seg_hdr_t) + (size_t)local_size * sizeof(loom_shm_seg_rank_t);
@@ -81,6 +88,7 @@ static void loom_shm_seg_join(loom_shm_iface_t *iface)
     }
     me->pid        = (int32_t)getpid();
     me->probe_addr = loom_shm_probe_addr();
+    me->pidns      = loom_shm_pidns();
     /* release: pid and probe address are visible before the state */
     atomic_store_explicit(&me->state, LOOM_SHM_RANK_ATTACHED, memory_order_release);
 
