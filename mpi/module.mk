@@ -33,7 +33,7 @@ $(LIBLOOM_MPI_SO): $(MPI_OBJ) $(LIBLOOM_SO)
 # Fill a template: $(call mpi_subst,template,output,prefix,includedir,libdir)
 mpi_subst = sed -e 's|@CC@|$(CC)|g' -e 's|@PREFIX@|$(3)|g' \
     -e 's|@INCLUDEDIR@|$(4)|g' -e 's|@LIBDIR@|$(5)|g' \
-    -e 's|@VERSION@|$(LOOM_VERSION)|g' -e 's|@LOOM_LIBS@|$(strip $(LOOM_LIBS))|g' \
+    -e 's|@VERSION@|$(LOOM_VERSION)|g' -e 's|@LDEXTRA@|$(strip $(SANFLAGS))|g' -e 's|@LOOM_LIBS@|$(strip $(LOOM_LIBS))|g' \
     $(1) > $(2).tmp && mv $(2).tmp $(2)
 
 $(LOOMCC): mpi/loomcc.in mpi/module.mk

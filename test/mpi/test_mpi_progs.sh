@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# test_mpi_progs.sh: run the MPI test programs (test/mpi/mpi_*.c, ordinary
+# MPI programs built with loomcc by `make mpi-progs`) under loomrun with
+# 1..5 ranks, over the default transports and over self,tcp, plus the
+# failure modes: a fatal error, an unsupported call and MPI_Abort must end
+# the job with a message naming the call.
+#   BUILD=build/release bash test/mpi/test_mpi_progs.sh
+set -u
+cd "${LOOM_TOP:-$(dirname "$0")/../..}"
+BUILD=${BUILD:-build/release}
+progs=$BUILD/test/mpi
+loomrun=$BUILD/bin/loomrun
+logdir=$BUILD/test-logs/mpi
+mkdir -p "$logdir"
+pass=0
+fail=0
+
+for f in "$loomrun" "$progs"/mpi_{p2p,requests,coll,icoll,collv,comm,errors,profile}; do
+    if [[ ! -x $f ]]; then
+        echo "FAIL: $f is missing (make BUILD=$BUILD mpi-progs loomrun)"
+        exit 1
+    fi
+done
+
+# run <expected rc: 0 | nonzero | N> <log name> <command...>
+run() {
+    local expect=$1 name=$2
+    shift 2
+    local log=$logdir/$name.log t0=$SECONDS rc
+    timeout -k 5 120 "$@" >"$log" 2>&1
+    rc=$?
+    if [[ $expect == 0 && $rc == 0 ]] ||
+       [[ $expect == nonzero && $rc != 0 && $rc != 124 && $rc != 137 ]] ||
+       [[ $expect != 0 && $expect != nonzero && $rc == "$expect" ]]; then
+        pass=$((pass + 1))
+        printf '  ok    %-36s %3ds\n' "$name" $((SECONDS - t0))
+        return 0
+    fi
+    fail=$((fail + 1))
+    printf '  FAIL  %-36s exit %s (expected %s)\n' "$name" "$rc" "$expect"
+    tail -n 15 "$log" | sed 's/^/        | /'
+    return 1
+}
+
+# the log of the last run must mention every given string
+expect_log() {
+    local name=$1
+    shift
+    for s in "$@"; do
+        if ! grep -qF -- "$s" "$logdir/$name.log"; then
+            fail=$((fail + 1))
+            echo "  FAIL  $name: output does not mention '$s'"
+            sed 's/^/        | /' "$logdir/$name.log" | tail -n 10
+        fi
+    done
+}
+
+for p in coll icoll collv comm errors profile; do
+    run 0 "mpi_$p.singleton" "$progs/mpi_$p"          # no launcher: singleton
+    for n in 1 3; do
+        run 0 "mpi_$p.n$n" "$loomrun" -n $n "$progs/mpi_$p"
+    done
+done
+for p in p2p requests coll icoll collv comm errors profile; do
+    for n in 2 4; do
+        run 0 "mpi_$p.n$n" "$loomrun" -n $n "$progs/mpi_$p"
+    done
+done
+run 0 mpi_coll.n5 "$loomrun" -n 5 "$progs/mpi_coll"
+for p in p2p requests coll collv; do
+    run 0 "mpi_$p.tcp.n3" env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$progs/mpi_$p"
+done
+
+# failures end the job, naming the call and the class
+run nonzero mpi_errors.fatal "$loomrun" -n 3 "$progs/mpi_errors" fatal &&
+    expect_log mpi_errors.fatal MPI_Send MPI_ERR_RANK MPI_ERRORS_ARE_FATAL
+run nonzero mpi_errors.fatal.singleton "$progs/mpi_errors" fatal &&
+    expect_log mpi_errors.fatal.singleton MPI_Send MPI_ERR_RANK
+run nonzero mpi_errors.unsupported "$loomrun" -n 2 "$progs/mpi_errors" unsupported &&
+    expect_log mpi_errors.unsupported MPI_Win_create MPI_ERR_UNSUPPORTED_OPERATION
+run 7 mpi_errors.abort "$loomrun" -n 2 "$progs/mpi_errors" abort &&
+    expect_log mpi_errors.abort "MPI_Abort" "error code 7"
+
+echo "mpi programs: $pass passed, $fail failed (logs in $logdir)"
+((fail == 0))
