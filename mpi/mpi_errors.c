@@ -292,10 +292,10 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
                               "invalid error handler");
     }
-    /* Predefined handlers keep one reference of their own: never freed. */
-    if ((*errhandler)->kind != LOOM_MPI_ERRH_USER && (*errhandler)->refs <= 1) {
-        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
-                              "a predefined error handler cannot be freed");
+    /* Predefined handlers are static: freeing a handle to one just drops it. */
+    if ((*errhandler)->kind != LOOM_MPI_ERRH_USER) {
+        *errhandler = MPI_ERRHANDLER_NULL;
+        return MPI_SUCCESS;
     }
     loom_mpi_errh_release(*errhandler);
     *errhandler = MPI_ERRHANDLER_NULL;
