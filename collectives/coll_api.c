@@ -1,0 +1,432 @@
+/*
+ * coll_api.c: the public collective calls. Each validates its arguments
+ * (naming the call, the argument and the value), resolves LOOM_IN_PLACE,
+ * fills the state of one generic request, lets the selection table pick an
+ * algorithm and starts it. The blocking forms are start + wait.
+ */
+#include "coll_api_int.h"
+#include "log_int.h"
+
+#include <stdint.h>
+
+/* A call whose whole work is local: copy len bytes sbuf -> rbuf. */
+static loom_status_t loom_coll_local(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+
+    if (s->len > 0 && s->sbuf != s->rbuf) {
+        memcpy(s->rbuf, s->sbuf, s->len);
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_fail(loom_request_t req, loom_status_t st, const char *who)
+{
+    if (req != NULL) {
+        loom_request_release(req);
+    }
+    return loom_p2p_error(st, who);
+}
+
+/* Allocate the request and fill the common part of its state. */
+loom_status_t loom_coll_begin(loom_comm_t comm, const char *who, const char *name,
+                                     loom_datatype_t dt, loom_request_t *req_p)
+{
+    loom_coll_state_t *s;
+    loom_request_t req;
+    loom_status_t st;
+
+    st = loom_comm_check(comm, who);
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, who);
+    }
+    if (loom_datatype_size(dt) == 0) {
+        loom_error("coll", "%s: datatype %d is not a loom datatype", who, (int)dt);
+        return loom_p2p_error(LOOM_ERR_INVALID_TYPE, who);
+    }
+    st = loom_request_generic_alloc(comm, name, NULL, loom_coll_state_cleanup, &req);
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, who);
+    }
+    s = loom_coll_state(req);
+    memset(s, 0, offsetof(loom_coll_state_t, inline_tmp));
+    s->comm  = comm;
+    s->rank  = comm->rank;
+    s->size  = comm->size;
+    s->dt    = dt;
+    s->esize = loom_datatype_size(dt);
+    s->op    = LOOM_OP_NULL;
+    s->ordered = (uint8_t)loom_coll_deterministic();
+    *req_p = req;
+    return LOOM_OK;
+}
+
+/* Pick the algorithm, take the tag, run the first step. */
+loom_status_t loom_coll_launch(loom_request_t req, loom_coll_type_t type,
+                                      size_t bytes, int local, loom_request_t *req_p)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    loom_comm_t comm = s->comm;
+
+    if (local) {
+        req->progress_fn = loom_coll_local;
+    } else {
+        req->progress_fn = loom_coll_select(type, comm, bytes, s)->progress;
+    }
+    s->tag      = (int)(comm->coll_seq & LOOM_TAG_UB);
+    req->op_seq = comm->coll_seq++;
+    loom_request_generic_start(req);
+    *req_p = req;
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_check_buf(const void *buf, size_t count, const char *what,
+                                         const char *who)
+{
+    if (count > 0 && buf == NULL) {
+        loom_error("coll", "%s: %s is NULL with count %zu", who, what, count);
+        return LOOM_ERR_INVALID_BUFFER;
+    }
+    if (buf == LOOM_IN_PLACE) {
+        loom_error("coll", "%s: LOOM_IN_PLACE is not valid as %s here", who, what);
+        return LOOM_ERR_INVALID_BUFFER;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_check_count(const loom_coll_state_t *s, size_t count,
+                                           size_t blocks, const char *who)
+{
+    if (count != 0 && (SIZE_MAX / s->esize) / blocks < count) {
+        loom_error("coll", "%s: count %zu x %zu blocks of %zu bytes overflows", who,
+                   count, blocks, s->esize);
+        return LOOM_ERR_INVALID_COUNT;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_check_root(const loom_coll_state_t *s, int root,
+                                          const char *who)
+{
+    if (root < 0 || root >= s->size) {
+        loom_error("coll", "%s: root %d is out of range for communicator %s of %d ranks",
+                   who, root, s->comm->name, s->size);
+        return LOOM_ERR_INVALID_ROOT;
+    }
+    return LOOM_OK;
+}
+
+/* ---- barrier, bcast ------------------------------------------------------------ */
+
+static loom_status_t loom_coll_barrier_start(loom_comm_t comm, const char *who,
+                                             loom_request_t *req_p)
+{
+    loom_request_t req;
+    loom_status_t st = loom_coll_begin(comm, who, "barrier", LOOM_BYTE, &req);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    return loom_coll_launch(req, LOOM_COLL_BARRIER, 0, comm->size == 1, req_p);
+}
+
+loom_status_t loom_ibarrier(loom_comm_t comm, loom_request_t *req_p)
+{
+    if (req_p == NULL) {
+        loom_error("coll", "loom_ibarrier: req_p is NULL");
+        return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_ibarrier");
+    }
+    return loom_coll_barrier_start(comm, "loom_ibarrier", req_p);
+}
+
+loom_status_t loom_coll_finish(loom_status_t st, loom_request_t *req_p, const char *who)
+{
+    if (st != LOOM_OK) {
+        return st;
+    }
+    /* *req_p is read only now: the caller's start call filled it */
+    st = loom_request_wait_int(*req_p, LOOM_STATUS_IGNORE);
+    return st < 0 ? loom_p2p_error(st, who) : LOOM_OK;
+}
+
+loom_status_t loom_barrier(loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_barrier_start(comm, "loom_barrier", &req), &req,
+                            "loom_barrier");
+}
+
+static loom_status_t loom_coll_bcast_start(void *buf, size_t count, loom_datatype_t dt,
+                                           int root, loom_comm_t comm, const char *who,
+                                           loom_request_t *req_p)
+{
+    loom_coll_state_t *s;
+    loom_request_t req;
+    loom_status_t st = loom_coll_begin(comm, who, "bcast", dt, &req);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    s = loom_coll_state(req);
+    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK ||
+        (st = loom_coll_check_count(s, count, 1, who)) != LOOM_OK ||
+        (st = loom_coll_check_buf(buf, count, "buf", who)) != LOOM_OK) {
+        return loom_coll_fail(req, st, who);
+    }
+    s->rbuf   = buf;
+    s->sbuf   = buf;
+    s->count  = count;
+    s->root   = root;
+    s->layout = LOOM_COLL_LAYOUT_SPLIT;
+    return loom_coll_launch(req, LOOM_COLL_BCAST, count * s->esize,
+                            comm->size == 1 || count == 0, req_p);
+}
+
+loom_status_t loom_ibcast(void *buf, size_t count, loom_datatype_t dt, int root,
+                          loom_comm_t comm, loom_request_t *req_p)
+{
+    return loom_coll_bcast_start(buf, count, dt, root, comm, "loom_ibcast", req_p);
+}
+
+loom_status_t loom_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
+                         loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_bcast_start(buf, count, dt, root, comm,
+                                                  "loom_bcast", &req), &req, "loom_bcast");
+}
+
+/* ---- reductions ------------------------------------------------------------------ */
+
+/*
+ * kind: LOOM_COLL_REDUCE (root meaningful), LOOM_COLL_ALLREDUCE, or
+ * LOOM_COLL_REDUCE_SCATTER (sendbuf holds size*count elements).
+ */
+static loom_status_t loom_coll_reduce_start(loom_coll_type_t kind, const void *sendbuf,
+                                            void *recvbuf, size_t count,
+                                            loom_datatype_t dt, loom_op_t op, int root,
+                                            loom_comm_t comm, const char *who,
+                                            const char *name, loom_request_t *req_p)
+{
+    loom_coll_state_t *s;
+    loom_request_t req;
+    loom_status_t st = loom_coll_begin(comm, who, name, dt, &req);
+    int has_result;
+    size_t nblocks;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    s = loom_coll_state(req);
+    nblocks    = kind == LOOM_COLL_REDUCE_SCATTER ? (size_t)s->size : 1;
+    has_result = kind != LOOM_COLL_REDUCE || root == s->rank;
+    if ((st = loom_op_check(op, dt, who)) != LOOM_OK ||
+        (kind == LOOM_COLL_REDUCE && (st = loom_coll_check_root(s, root, who)) != LOOM_OK) ||
+        (st = loom_coll_check_count(s, count, nblocks, who)) != LOOM_OK) {
+        return loom_coll_fail(req, st, who);
+    }
+    if (sendbuf == LOOM_IN_PLACE && !has_result) {
+        loom_error("coll", "%s: LOOM_IN_PLACE is valid only at the root (%d), not at "
+                   "rank %d", who, root, s->rank);
+        return loom_coll_fail(req, LOOM_ERR_INVALID_BUFFER, who);
+    }
+    if ((sendbuf != LOOM_IN_PLACE &&
+         (st = loom_coll_check_buf(sendbuf, count * nblocks, "sendbuf", who)) != LOOM_OK) ||
+        (has_result &&
+         (st = loom_coll_check_buf(recvbuf, count * (sendbuf == LOOM_IN_PLACE ? nblocks : 1),
+                                   "recvbuf", who)) != LOOM_OK)) {
+        return loom_coll_fail(req, st, who);
+    }
+    s->in_place = sendbuf == LOOM_IN_PLACE;
+    s->sbuf     = s->in_place ? recvbuf : sendbuf;
+    s->rbuf     = recvbuf;
+    s->count    = count;
+    s->op       = op;
+    s->root     = root;
+    s->layout   = kind == LOOM_COLL_REDUCE_SCATTER ? LOOM_COLL_LAYOUT_UNIFORM
+                                                   : LOOM_COLL_LAYOUT_SPLIT;
+    s->ordered |= !loom_op_is_commutative(op);
+    s->len      = count * s->esize;
+    return loom_coll_launch(req, kind, count * nblocks * s->esize,
+                            comm->size == 1 || count == 0, req_p);
+}
+
+loom_status_t loom_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+                           loom_datatype_t dt, loom_op_t op, int root, loom_comm_t comm,
+                           loom_request_t *req_p)
+{
+    return loom_coll_reduce_start(LOOM_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root,
+                                  comm, "loom_ireduce", "reduce", req_p);
+}
+
+loom_status_t loom_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                          loom_datatype_t dt, loom_op_t op, int root, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_REDUCE, sendbuf, recvbuf,
+                                                   count, dt, op, root, comm,
+                                                   "loom_reduce", "reduce", &req),
+                            &req, "loom_reduce");
+}
+
+loom_status_t loom_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+                              loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
+                              loom_request_t *req_p)
+{
+    return loom_coll_reduce_start(LOOM_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0,
+                                  comm, "loom_iallreduce", "allreduce", req_p);
+}
+
+loom_status_t loom_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                             loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_ALLREDUCE, sendbuf, recvbuf,
+                                                   count, dt, op, 0, comm,
+                                                   "loom_allreduce", "allreduce", &req),
+                            &req, "loom_allreduce");
+}
+
+loom_status_t loom_ireduce_scatter_block(const void *sendbuf, void *recvbuf, size_t count,
+                                         loom_datatype_t dt, loom_op_t op,
+                                         loom_comm_t comm, loom_request_t *req_p)
+{
+    return loom_coll_reduce_start(LOOM_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt,
+                                  op, 0, comm, "loom_ireduce_scatter_block",
+                                  "reduce_scatter_block", req_p);
+}
+
+loom_status_t loom_reduce_scatter_block(const void *sendbuf, void *recvbuf, size_t count,
+                                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_REDUCE_SCATTER, sendbuf,
+                                                   recvbuf, count, dt, op, 0, comm,
+                                                   "loom_reduce_scatter_block",
+                                                   "reduce_scatter_block", &req),
+                            &req, "loom_reduce_scatter_block");
+}
+
+/* ---- gather family ------------------------------------------------------------------- */
+
+loom_status_t loom_coll_check_vec(const size_t *counts, const size_t *displs,
+                                         int n, const char *what, const char *who)
+{
+    if (counts == NULL || displs == NULL) {
+        loom_error("coll", "%s: %s %s is NULL", who, what,
+                   counts == NULL ? "counts" : "displs");
+        return LOOM_ERR_INVALID_ARG;
+    }
+    (void)n;
+    return LOOM_OK;
+}
+
+size_t loom_coll_vec_total(const size_t *counts, int n)
+{
+    size_t t = 0;
+    for (int i = 0; i < n; ++i) {
+        t += counts[i];
+    }
+    return t;
+}
+
+/* allgather (counts == NULL) and allgatherv */
+static loom_status_t loom_coll_allgather_start(const void *sendbuf, size_t sendcount,
+                                               void *recvbuf, const size_t *recvcounts,
+                                               const size_t *displs, loom_datatype_t dt,
+                                               loom_comm_t comm, const char *who,
+                                               loom_request_t *req_p)
+{
+    loom_coll_state_t *s;
+    loom_request_t req;
+    loom_status_t st = loom_coll_begin(comm, who, "allgather", dt, &req);
+    size_t total, own_off;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    s = loom_coll_state(req);
+    if (recvcounts != NULL || displs != NULL) {
+        if ((st = loom_coll_check_vec(recvcounts, displs, s->size, "recv", who)) != LOOM_OK) {
+            return loom_coll_fail(req, st, who);
+        }
+        if (sendbuf != LOOM_IN_PLACE && sendcount != recvcounts[s->rank]) {
+            loom_error("coll", "%s: rank %d sends %zu elements but recvcounts[%d] is %zu",
+                       who, s->rank, sendcount, s->rank, recvcounts[s->rank]);
+            return loom_coll_fail(req, LOOM_ERR_INVALID_COUNT, who);
+        }
+        total   = loom_coll_vec_total(recvcounts, s->size);
+        own_off = displs[s->rank];
+        s->layout = LOOM_COLL_LAYOUT_VECTOR;
+        s->counts = recvcounts;
+        s->displs = displs;
+        sendcount = recvcounts[s->rank];
+    } else {
+        if ((st = loom_coll_check_count(s, sendcount, (size_t)s->size, who)) != LOOM_OK) {
+            return loom_coll_fail(req, st, who);
+        }
+        total   = sendcount * (size_t)s->size;
+        own_off = sendcount * (size_t)s->rank;
+        s->layout = LOOM_COLL_LAYOUT_UNIFORM;
+    }
+    if ((sendbuf != LOOM_IN_PLACE &&
+         (st = loom_coll_check_buf(sendbuf, sendcount, "sendbuf", who)) != LOOM_OK) ||
+        (st = loom_coll_check_buf(recvbuf, total, "recvbuf", who)) != LOOM_OK) {
+        return loom_coll_fail(req, st, who);
+    }
+    s->in_place = sendbuf == LOOM_IN_PLACE;
+    s->rbuf  = recvbuf;
+    s->count = s->layout == LOOM_COLL_LAYOUT_UNIFORM ? sendcount : total;
+    /* local part: the own block into place (a no-op when in place) */
+    s->sbuf  = s->in_place ? loom_coll_at(recvbuf, own_off, s->esize) : sendbuf;
+    s->len   = sendcount * s->esize;
+    if (comm->size == 1 || total == 0) {
+        s->rbuf = loom_coll_at(recvbuf, own_off, s->esize);
+        return loom_coll_launch(req, LOOM_COLL_ALLGATHER, 0, 1, req_p);
+    }
+    return loom_coll_launch(req, LOOM_COLL_ALLGATHER, total * s->esize / (size_t)s->size,
+                            0, req_p);
+}
+
+loom_status_t loom_iallgather(const void *sendbuf, void *recvbuf, size_t count,
+                              loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
+{
+    return loom_coll_allgather_start(sendbuf, count, recvbuf, NULL, NULL, dt, comm,
+                                     "loom_iallgather", req_p);
+}
+
+loom_status_t loom_allgather(const void *sendbuf, void *recvbuf, size_t count,
+                             loom_datatype_t dt, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_allgather_start(sendbuf, count, recvbuf, NULL, NULL,
+                                                      dt, comm, "loom_allgather", &req),
+                            &req, "loom_allgather");
+}
+
+loom_status_t loom_iallgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                               const size_t recvcounts[], const size_t displs[],
+                               loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
+{
+    if (recvcounts == NULL || displs == NULL) {
+        loom_error("coll", "loom_iallgatherv: recvcounts or displs is NULL");
+        return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_iallgatherv");
+    }
+    return loom_coll_allgather_start(sendbuf, sendcount, recvbuf, recvcounts, displs, dt,
+                                     comm, "loom_iallgatherv", req_p);
+}
+
+loom_status_t loom_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                              const size_t recvcounts[], const size_t displs[],
+                              loom_datatype_t dt, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    if (recvcounts == NULL || displs == NULL) {
+        loom_error("coll", "loom_allgatherv: recvcounts or displs is NULL");
+        return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_allgatherv");
+    }
+    return loom_coll_finish(loom_coll_allgather_start(sendbuf, sendcount, recvbuf,
+                                                      recvcounts, displs, dt, comm,
+                                                      "loom_allgatherv", &req),
+                            &req, "loom_allgatherv");
+}

@@ -1,0 +1,316 @@
+/*
+ * coll_api_rooted.c: public gather(v), scatter(v) and alltoall(v): argument
+ * checks, LOOM_IN_PLACE, then the same launch path as coll_api.c.
+ */
+#include "coll_int.h"
+#include "coll_api_int.h"
+#include "log_int.h"
+
+/* gather (counts == NULL) and gatherv (counts, displs significant at the root) */
+static loom_status_t loom_coll_gather_start(const void *sendbuf, size_t sendcount,
+                                            void *recvbuf, const size_t *counts,
+                                            const size_t *displs, loom_datatype_t dt,
+                                            int root, loom_comm_t comm, int vector,
+                                            const char *who, loom_request_t *req_p)
+{
+    loom_coll_state_t *s;
+    loom_request_t req;
+    loom_status_t st = loom_coll_begin(comm, who, vector ? "gatherv" : "gather", dt, &req);
+    int is_root;
+    size_t own_off = 0, total;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    s = loom_coll_state(req);
+    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK) {
+        return loom_coll_fail(req, st, who);
+    }
+    is_root = root == s->rank;
+    if (sendbuf == LOOM_IN_PLACE && !is_root) {
+        loom_error("coll", "%s: LOOM_IN_PLACE is valid only at the root (%d), not at "
+                   "rank %d", who, root, s->rank);
+        return loom_coll_fail(req, LOOM_ERR_INVALID_BUFFER, who);
+    }
+    total = sendcount * (size_t)s->size;
+    if (vector && is_root) {
+        if (counts == NULL || displs == NULL) {
+            loom_error("coll", "%s: recvcounts or displs is NULL at the root", who);
+            return loom_coll_fail(req, LOOM_ERR_INVALID_ARG, who);
+        }
+        if (sendbuf != LOOM_IN_PLACE && counts[root] != sendcount) {
+            loom_error("coll", "%s: the root sends %zu elements but recvcounts[%d] is "
+                       "%zu", who, sendcount, root, counts[root]);
+            return loom_coll_fail(req, LOOM_ERR_INVALID_COUNT, who);
+        }
+        sendcount = counts[root];
+        own_off   = displs[root];
+        total     = loom_coll_vec_total(counts, s->size);
+    } else if (!vector) {
+        if ((st = loom_coll_check_count(s, sendcount, (size_t)s->size, who)) != LOOM_OK) {
+            return loom_coll_fail(req, st, who);
+        }
+        own_off = sendcount * (size_t)root;
+    }
+    if ((sendbuf != LOOM_IN_PLACE &&
+         (st = loom_coll_check_buf(sendbuf, sendcount, "sendbuf", who)) != LOOM_OK) ||
+        (is_root && (st = loom_coll_check_buf(recvbuf, total, "recvbuf", who)) != LOOM_OK)) {
+        return loom_coll_fail(req, st, who);
+    }
+    s->in_place = sendbuf == LOOM_IN_PLACE;
+    s->sbuf   = s->in_place ? loom_coll_at(recvbuf, own_off, s->esize) : sendbuf;
+    s->rbuf   = recvbuf;
+    s->count  = sendcount;
+    s->root   = root;
+    s->layout = vector ? LOOM_COLL_LAYOUT_VECTOR : LOOM_COLL_LAYOUT_UNIFORM;
+    s->counts = counts;
+    s->displs = displs;
+    s->len    = sendcount * s->esize;
+    if (comm->size == 1) {
+        s->rbuf = loom_coll_at(recvbuf, own_off, s->esize);
+        return loom_coll_launch(req, LOOM_COLL_GATHER, 0, 1, req_p);
+    }
+    return loom_coll_launch(req, LOOM_COLL_GATHER, sendcount * s->esize,
+                            !vector && sendcount == 0, req_p);
+}
+
+loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
+                           loom_datatype_t dt, int root, loom_comm_t comm,
+                           loom_request_t *req_p)
+{
+    return loom_coll_gather_start(sendbuf, count, recvbuf, NULL, NULL, dt, root, comm, 0,
+                                  "loom_igather", req_p);
+}
+
+loom_status_t loom_gather(const void *sendbuf, void *recvbuf, size_t count,
+                          loom_datatype_t dt, int root, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_gather_start(sendbuf, count, recvbuf, NULL, NULL, dt,
+                                                   root, comm, 0, "loom_gather", &req),
+                            &req, "loom_gather");
+}
+
+loom_status_t loom_igatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                            const size_t recvcounts[], const size_t displs[],
+                            loom_datatype_t dt, int root, loom_comm_t comm,
+                            loom_request_t *req_p)
+{
+    return loom_coll_gather_start(sendbuf, sendcount, recvbuf, recvcounts, displs, dt,
+                                  root, comm, 1, "loom_igatherv", req_p);
+}
+
+loom_status_t loom_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                           const size_t recvcounts[], const size_t displs[],
+                           loom_datatype_t dt, int root, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_gather_start(sendbuf, sendcount, recvbuf, recvcounts,
+                                                   displs, dt, root, comm, 1,
+                                                   "loom_gatherv", &req),
+                            &req, "loom_gatherv");
+}
+
+/* scatter (counts == NULL) and scatterv (counts, displs significant at the root) */
+static loom_status_t loom_coll_scatter_start(const void *sendbuf, const size_t *counts,
+                                             const size_t *displs, void *recvbuf,
+                                             size_t recvcount, loom_datatype_t dt,
+                                             int root, loom_comm_t comm, int vector,
+                                             const char *who, loom_request_t *req_p)
+{
+    loom_coll_state_t *s;
+    loom_request_t req;
+    loom_status_t st = loom_coll_begin(comm, who, vector ? "scatterv" : "scatter", dt, &req);
+    int is_root;
+    size_t own_off = 0, total;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    s = loom_coll_state(req);
+    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK) {
+        return loom_coll_fail(req, st, who);
+    }
+    is_root = root == s->rank;
+    if (recvbuf == LOOM_IN_PLACE && !is_root) {
+        loom_error("coll", "%s: LOOM_IN_PLACE is valid only at the root (%d), not at "
+                   "rank %d", who, root, s->rank);
+        return loom_coll_fail(req, LOOM_ERR_INVALID_BUFFER, who);
+    }
+    total = recvcount * (size_t)s->size;
+    if (vector && is_root) {
+        if (counts == NULL || displs == NULL) {
+            loom_error("coll", "%s: sendcounts or displs is NULL at the root", who);
+            return loom_coll_fail(req, LOOM_ERR_INVALID_ARG, who);
+        }
+        if (recvbuf != LOOM_IN_PLACE && counts[root] != recvcount) {
+            loom_error("coll", "%s: the root receives %zu elements but sendcounts[%d] "
+                       "is %zu", who, recvcount, root, counts[root]);
+            return loom_coll_fail(req, LOOM_ERR_INVALID_COUNT, who);
+        }
+        recvcount = counts[root];
+        own_off   = displs[root];
+        total     = loom_coll_vec_total(counts, s->size);
+    } else if (!vector) {
+        if ((st = loom_coll_check_count(s, recvcount, (size_t)s->size, who)) != LOOM_OK) {
+            return loom_coll_fail(req, st, who);
+        }
+        own_off = recvcount * (size_t)root;
+    }
+    if ((recvbuf != LOOM_IN_PLACE &&
+         (st = loom_coll_check_buf(recvbuf, recvcount, "recvbuf", who)) != LOOM_OK) ||
+        (is_root && (st = loom_coll_check_buf(sendbuf, total, "sendbuf", who)) != LOOM_OK)) {
+        return loom_coll_fail(req, st, who);
+    }
+    s->in_place = recvbuf == LOOM_IN_PLACE;
+    s->sbuf   = sendbuf;
+    s->rbuf   = s->in_place ? loom_coll_at(sendbuf, own_off, s->esize) : recvbuf;
+    s->count  = recvcount;
+    s->root   = root;
+    s->layout = vector ? LOOM_COLL_LAYOUT_VECTOR : LOOM_COLL_LAYOUT_UNIFORM;
+    s->counts = counts;
+    s->displs = displs;
+    s->len    = recvcount * s->esize;
+    if (comm->size == 1) {
+        s->sbuf = loom_coll_at(sendbuf, own_off, s->esize);
+        return loom_coll_launch(req, LOOM_COLL_SCATTER, 0, 1, req_p);
+    }
+    return loom_coll_launch(req, LOOM_COLL_SCATTER, recvcount * s->esize,
+                            !vector && recvcount == 0, req_p);
+}
+
+loom_status_t loom_iscatter(const void *sendbuf, void *recvbuf, size_t count,
+                            loom_datatype_t dt, int root, loom_comm_t comm,
+                            loom_request_t *req_p)
+{
+    return loom_coll_scatter_start(sendbuf, NULL, NULL, recvbuf, count, dt, root, comm, 0,
+                                   "loom_iscatter", req_p);
+}
+
+loom_status_t loom_scatter(const void *sendbuf, void *recvbuf, size_t count,
+                           loom_datatype_t dt, int root, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_scatter_start(sendbuf, NULL, NULL, recvbuf, count,
+                                                    dt, root, comm, 0, "loom_scatter",
+                                                    &req),
+                            &req, "loom_scatter");
+}
+
+loom_status_t loom_iscatterv(const void *sendbuf, const size_t sendcounts[],
+                             const size_t displs[], void *recvbuf, size_t recvcount,
+                             loom_datatype_t dt, int root, loom_comm_t comm,
+                             loom_request_t *req_p)
+{
+    return loom_coll_scatter_start(sendbuf, sendcounts, displs, recvbuf, recvcount, dt,
+                                   root, comm, 1, "loom_iscatterv", req_p);
+}
+
+loom_status_t loom_scatterv(const void *sendbuf, const size_t sendcounts[],
+                            const size_t displs[], void *recvbuf, size_t recvcount,
+                            loom_datatype_t dt, int root, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_scatter_start(sendbuf, sendcounts, displs, recvbuf,
+                                                    recvcount, dt, root, comm, 1,
+                                                    "loom_scatterv", &req),
+                            &req, "loom_scatterv");
+}
+
+/* alltoall (counts == NULL) and alltoallv */
+static loom_status_t loom_coll_alltoall_start(const void *sendbuf, const size_t *scounts,
+                                              const size_t *sdispls, void *recvbuf,
+                                              const size_t *rcounts, const size_t *rdispls,
+                                              size_t count, loom_datatype_t dt,
+                                              loom_comm_t comm, int vector,
+                                              const char *who, loom_request_t *req_p)
+{
+    loom_coll_state_t *s;
+    loom_request_t req;
+    loom_status_t st = loom_coll_begin(comm, who, vector ? "alltoallv" : "alltoall", dt,
+                                       &req);
+    size_t stotal, rtotal;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    s = loom_coll_state(req);
+    if (vector) {
+        if ((sendbuf != LOOM_IN_PLACE &&
+             (st = loom_coll_check_vec(scounts, sdispls, s->size, "send", who)) != LOOM_OK) ||
+            (st = loom_coll_check_vec(rcounts, rdispls, s->size, "recv", who)) != LOOM_OK) {
+            return loom_coll_fail(req, st, who);
+        }
+        if (sendbuf == LOOM_IN_PLACE) {
+            scounts = rcounts;
+            sdispls = rdispls;
+        }
+        stotal = loom_coll_vec_total(scounts, s->size);
+        rtotal = loom_coll_vec_total(rcounts, s->size);
+    } else {
+        if ((st = loom_coll_check_count(s, count, (size_t)s->size, who)) != LOOM_OK) {
+            return loom_coll_fail(req, st, who);
+        }
+        stotal = rtotal = count * (size_t)s->size;
+    }
+    if ((sendbuf != LOOM_IN_PLACE &&
+         (st = loom_coll_check_buf(sendbuf, stotal, "sendbuf", who)) != LOOM_OK) ||
+        (st = loom_coll_check_buf(recvbuf, rtotal, "recvbuf", who)) != LOOM_OK) {
+        return loom_coll_fail(req, st, who);
+    }
+    s->in_place = sendbuf == LOOM_IN_PLACE;
+    s->sbuf    = s->in_place ? recvbuf : sendbuf;
+    s->rbuf    = recvbuf;
+    s->count   = count;
+    s->layout  = vector ? LOOM_COLL_LAYOUT_VECTOR : LOOM_COLL_LAYOUT_UNIFORM;
+    s->counts  = scounts;
+    s->displs  = sdispls;
+    s->counts2 = rcounts;
+    s->displs2 = rdispls;
+    if (comm->size == 1) {
+        s->len  = (vector ? rcounts[0] : count) * s->esize;
+        s->sbuf = vector ? loom_coll_at(s->sbuf, sdispls[0], s->esize) : s->sbuf;
+        s->rbuf = vector ? loom_coll_at(recvbuf, rdispls[0], s->esize) : recvbuf;
+        return loom_coll_launch(req, LOOM_COLL_ALLTOALL, 0, 1, req_p);
+    }
+    return loom_coll_launch(req, LOOM_COLL_ALLTOALL, rtotal * s->esize / (size_t)s->size,
+                            !vector && count == 0, req_p);
+}
+
+loom_status_t loom_ialltoall(const void *sendbuf, void *recvbuf, size_t count,
+                             loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
+{
+    return loom_coll_alltoall_start(sendbuf, NULL, NULL, recvbuf, NULL, NULL, count, dt,
+                                    comm, 0, "loom_ialltoall", req_p);
+}
+
+loom_status_t loom_alltoall(const void *sendbuf, void *recvbuf, size_t count,
+                            loom_datatype_t dt, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_alltoall_start(sendbuf, NULL, NULL, recvbuf, NULL,
+                                                     NULL, count, dt, comm, 0,
+                                                     "loom_alltoall", &req),
+                            &req, "loom_alltoall");
+}
+
+loom_status_t loom_ialltoallv(const void *sendbuf, const size_t sendcounts[],
+                              const size_t sdispls[], void *recvbuf,
+                              const size_t recvcounts[], const size_t rdispls[],
+                              loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
+{
+    return loom_coll_alltoall_start(sendbuf, sendcounts, sdispls, recvbuf, recvcounts,
+                                    rdispls, 0, dt, comm, 1, "loom_ialltoallv", req_p);
+}
+
+loom_status_t loom_alltoallv(const void *sendbuf, const size_t sendcounts[],
+                             const size_t sdispls[], void *recvbuf,
+                             const size_t recvcounts[], const size_t rdispls[],
+                             loom_datatype_t dt, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+    return loom_coll_finish(loom_coll_alltoall_start(sendbuf, sendcounts, sdispls, recvbuf,
+                                                     recvcounts, rdispls, 0, dt, comm, 1,
+                                                     "loom_alltoallv", &req),
+                            &req, "loom_alltoallv");
+}

@@ -1,0 +1,216 @@
+/*
+ * coll_int.h: the collectives layer's internal contract.
+ *
+ * Every collective call becomes one generic request (core/request_int.h)
+ * whose private area holds a loom_coll_state_t: the resolved arguments, the
+ * algorithm's phase and step counter, the point-to-point requests of the
+ * current step and a temporary buffer. An algorithm is a progress function
+ * (a switch over its own `enum phase`) that the progress engine calls until
+ * it stops returning LOOM_INPROGRESS. Algorithms that are two simpler ones
+ * back to back (scatter + allgather, reduce-scatter + gather) run the parts
+ * as child requests with the same tag.
+ *
+ * Tags: every collective started on a communicator takes the next value of
+ * comm->coll_seq as its tag on the communicator's collective context, so
+ * any number of nonblocking collectives can be in flight on one
+ * communicator; within one collective, messages between two ranks rely on
+ * MPI's non-overtaking order (each algorithm posts its receives from a peer
+ * in the order that peer sends).
+ *
+ * Reduction order: an algorithm that must respect rank order (a
+ * non-commutative user op, or LOOM_DETERMINISTIC=1) computes the right fold
+ * x0 op (x1 op (... op x(p-1))) for every element, which is what every such
+ * path here (the shared-memory algorithms, the ordered reduce-scatter)
+ * produces, bit for bit.
+ */
+#ifndef LOOM_COLL_INT_H
+#define LOOM_COLL_INT_H
+
+#include <loom.h>
+#include "comm_int.h"
+#include "p2p_int.h"
+#include "request_int.h"
+#include "compiler_int.h"
+#include "op_int.h"
+#include "patterns/patterns.h"
+
+#include <stdint.h>
+#include <string.h>
+
+typedef enum loom_coll_type {
+    LOOM_COLL_BARRIER = 0,
+    LOOM_COLL_BCAST,
+    LOOM_COLL_REDUCE,
+    LOOM_COLL_ALLREDUCE,
+    LOOM_COLL_ALLGATHER,
+    LOOM_COLL_GATHER,
+    LOOM_COLL_SCATTER,
+    LOOM_COLL_ALLTOALL,
+    LOOM_COLL_REDUCE_SCATTER,
+    LOOM_COLL_TYPE_COUNT
+} loom_coll_type_t;
+
+/* How the vector is cut into per-rank blocks (ring, Bruck, scatter, ...). */
+typedef enum loom_coll_layout {
+    LOOM_COLL_LAYOUT_UNIFORM = 0, /* block i = elements [i*count, (i+1)*count) */
+    LOOM_COLL_LAYOUT_SPLIT,       /* count split in p nearly equal blocks */
+    LOOM_COLL_LAYOUT_VECTOR,      /* counts[i] elements at displs[i] */
+} loom_coll_layout_t;
+
+#define LOOM_COLL_MAX_REQS   8     /* point-to-point requests in flight per step */
+#define LOOM_COLL_INLINE_TMP 128   /* temporary bytes kept inside the request */
+
+typedef struct loom_coll_state {
+    /* arguments, LOOM_IN_PLACE resolved by the API layer */
+    const void     *sbuf;
+    void           *rbuf;
+    size_t          count;      /* elements (per rank for gather-like calls) */
+    size_t          esize;      /* bytes per element */
+    const size_t   *counts;     /* VECTOR layout: per-rank counts ... */
+    const size_t   *displs;     /* ... and displacements, in elements */
+    const size_t   *counts2;    /* alltoallv: receive side */
+    const size_t   *displs2;
+    loom_comm_t     comm;
+    loom_datatype_t dt;
+    loom_op_t       op;
+    int             root;
+    int             tag;
+    int             rank;
+    int             size;
+    uint8_t         layout;     /* loom_coll_layout_t */
+    uint8_t         ordered;    /* reduce in rank order (deterministic) */
+    uint8_t         in_place;
+    uint8_t         tmp_kind;
+    /* the state machine */
+    int             phase;
+    int             step;
+    int             peer;
+    int             nreq;
+    size_t          off;        /* algorithm scratch (pipeline offset, ...) */
+    size_t          len;
+    loom_request_t  reqs[LOOM_COLL_MAX_REQS];
+    loom_request_t  child;
+    void           *tmp;
+    size_t          tmp_bytes;
+    void           *shm;        /* per-communicator shared-memory state */
+    uint64_t        shm_seq;
+    uint8_t         inline_tmp[LOOM_COLL_INLINE_TMP] LOOM_ALIGNED(16);
+} loom_coll_state_t;
+
+_Static_assert(sizeof(loom_coll_state_t) <= LOOM_REQ_PRIV_SIZE,
+               "loom_coll_state_t must fit in a request's private area");
+
+static inline loom_coll_state_t *loom_coll_state(loom_request_t req)
+{
+    return (loom_coll_state_t *)(void *)req->priv;
+}
+
+/* ---- blocks of the vector ------------------------------------------------------ */
+
+static inline size_t loom_coll_block_off(const loom_coll_state_t *s, int i)
+{
+    switch (s->layout) {
+    case LOOM_COLL_LAYOUT_SPLIT:  return loom_pat_block_off(s->count, s->size, i);
+    case LOOM_COLL_LAYOUT_VECTOR: return s->displs[i];
+    default:                      return (size_t)i * s->count;
+    }
+}
+
+static inline size_t loom_coll_block_len(const loom_coll_state_t *s, int i)
+{
+    switch (s->layout) {
+    case LOOM_COLL_LAYOUT_SPLIT:  return loom_pat_block_len(s->count, s->size, i);
+    case LOOM_COLL_LAYOUT_VECTOR: return s->counts[i];
+    default:                      return s->count;
+    }
+}
+
+/* ---- helpers used by every algorithm (coll_util.c) -------------------------------- */
+
+/** Post a send of @p bytes to comm rank @p peer with the collective's tag. */
+loom_status_t loom_coll_send(loom_coll_state_t *s, const void *buf, size_t bytes, int peer);
+
+/** Post a receive of @p bytes from comm rank @p peer with the collective's tag. */
+loom_status_t loom_coll_recv(loom_coll_state_t *s, void *buf, size_t bytes, int peer);
+
+/**
+ * LOOM_INPROGRESS while any posted request (or the child) is incomplete;
+ * then releases them and returns LOOM_OK or the first error.
+ */
+loom_status_t loom_coll_wait(loom_coll_state_t *s);
+
+/** Temporary buffer: inline when tiny, from a pool up to 64 KiB, else malloc. */
+loom_status_t loom_coll_tmp_alloc(loom_coll_state_t *s, size_t bytes);
+
+/** Release the temporary buffer and any requests still attached (cleanup_fn). */
+void loom_coll_state_cleanup(loom_request_t req);
+
+/** Reduce @p n elements: inout = in op inout. */
+static inline void loom_coll_reduce(const loom_coll_state_t *s, const void *in,
+                                    void *inout, size_t n)
+{
+    loom_op_apply(s->op, in, inout, n, s->dt);
+}
+
+static inline char *loom_coll_at(const void *base, size_t elems, size_t esize)
+{
+    return (char *)base + elems * esize;
+}
+
+/**
+ * Start a child collective (same comm, same tag) running @p progress_fn on
+ * state @p args (copied); the parent waits for it with loom_coll_wait().
+ */
+loom_status_t loom_coll_child_start(loom_coll_state_t *s, const char *name,
+                                    loom_request_progress_fn_t progress_fn,
+                                    const loom_coll_state_t *args);
+
+/* ---- algorithms ---------------------------------------------------------------------- */
+
+typedef struct loom_coll_alg {
+    const char                 *name;
+    loom_request_progress_fn_t  progress;
+    unsigned                    flags;
+    const char                 *desc;
+} loom_coll_alg_t;
+
+#define LOOM_COLL_ALG_SHM      0x1u  /* needs every rank of comm on this node */
+#define LOOM_COLL_ALG_ORDERED  0x2u  /* reduces in rank order (deterministic) */
+#define LOOM_COLL_ALG_VECTOR   0x4u  /* handles per-rank counts (v variants) */
+
+/** Algorithm for this call (table + LOOM_<COLL>_ALGORITHM + eligibility). */
+const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
+                                        size_t bytes, const loom_coll_state_t *s);
+
+/** 1 under LOOM_DETERMINISTIC=1. */
+int loom_coll_deterministic(void);
+
+#define LOOM_COLL_PROTO(name) loom_status_t name(loom_request_t req)
+LOOM_COLL_PROTO(loom_coll_barrier_dissemination);
+LOOM_COLL_PROTO(loom_coll_barrier_shm);
+LOOM_COLL_PROTO(loom_coll_bcast_binomial);
+LOOM_COLL_PROTO(loom_coll_bcast_scatter_allgather);
+LOOM_COLL_PROTO(loom_coll_bcast_chain);
+LOOM_COLL_PROTO(loom_coll_reduce_binomial);
+LOOM_COLL_PROTO(loom_coll_reduce_rabenseifner);
+LOOM_COLL_PROTO(loom_coll_reduce_ordered);
+LOOM_COLL_PROTO(loom_coll_allreduce_recursive_doubling);
+LOOM_COLL_PROTO(loom_coll_allreduce_rabenseifner);
+LOOM_COLL_PROTO(loom_coll_allreduce_ring);
+LOOM_COLL_PROTO(loom_coll_allreduce_shm);
+LOOM_COLL_PROTO(loom_coll_allreduce_ordered);
+LOOM_COLL_PROTO(loom_coll_allgather_recursive_doubling);
+LOOM_COLL_PROTO(loom_coll_allgather_ring);
+LOOM_COLL_PROTO(loom_coll_allgather_bruck);
+LOOM_COLL_PROTO(loom_coll_gather_binomial);
+LOOM_COLL_PROTO(loom_coll_gather_linear);
+LOOM_COLL_PROTO(loom_coll_scatter_binomial);
+LOOM_COLL_PROTO(loom_coll_scatter_linear);
+LOOM_COLL_PROTO(loom_coll_alltoall_pairwise);
+LOOM_COLL_PROTO(loom_coll_alltoall_bruck);
+LOOM_COLL_PROTO(loom_coll_reduce_scatter_ring);
+LOOM_COLL_PROTO(loom_coll_reduce_scatter_ordered);
+/* pieces used by the composed algorithms */
+LOOM_COLL_PROTO(loom_coll_reduce_scatter_halving);
+
+#endif /* LOOM_COLL_INT_H */

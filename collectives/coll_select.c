@@ -1,0 +1,295 @@
+/*
+ * coll_select.c: which algorithm runs a collective call.
+ *
+ * One table of rules per collective, read top to bottom: the first rule
+ * whose rank and size limits cover the call and whose algorithm is eligible
+ * (shared-memory algorithms need every rank of the communicator on this
+ * node; vector layouts need an algorithm that handles per-rank counts)
+ * wins. LOOM_<COLL>_ALGORITHM forces one algorithm by name; an ineligible
+ * forced algorithm falls back to the table with a warning. The limits come
+ * from measurements on the development machine (docs/collectives.md).
+ */
+#include "coll_int.h"
+#include "coll_select.h"
+#include "coll_shm.h"
+#include "config_int.h"
+#include "log_int.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ALG(n, fn, fl, d) {n, fn, fl, d}
+#define VEC LOOM_COLL_ALG_VECTOR
+
+static const loom_coll_alg_t barrier_algs[] = {
+    ALG("dissemination", loom_coll_barrier_dissemination, 0, "ceil(log2 p) rounds of send r+2^k / recv r-2^k"),
+    ALG("shm", loom_coll_barrier_shm, LOOM_COLL_ALG_SHM, "flags in a per-communicator shared segment"),
+};
+static const loom_coll_alg_t bcast_algs[] = {
+    ALG("binomial", loom_coll_bcast_binomial, 0, "binomial tree from the root"),
+    ALG("scatter_allgather", loom_coll_bcast_scatter_allgather, 0, "binomial scatter of p blocks + ring allgather"),
+    ALG("chain", loom_coll_bcast_chain, 0, "pipelined chain root -> root+1 -> ..., in segments"),
+};
+static const loom_coll_alg_t reduce_algs[] = {
+    ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root"),
+    ALG("rabenseifner", loom_coll_reduce_rabenseifner, 0, "recursive-halving reduce-scatter + binomial gather"),
+    ALG("ordered", loom_coll_reduce_ordered, LOOM_COLL_ALG_ORDERED, "blocks reduced by their owner in rank order + gather (deterministic)"),
+};
+static const loom_coll_alg_t allreduce_algs[] = {
+    ALG("recursive_doubling", loom_coll_allreduce_recursive_doubling, 0, "log2 p exchanges of the whole vector (non-power-of-two pre/post step)"),
+    ALG("rabenseifner", loom_coll_allreduce_rabenseifner, 0, "recursive-halving reduce-scatter + recursive-doubling allgather"),
+    ALG("ring", loom_coll_allreduce_ring, 0, "ring reduce-scatter + ring allgather"),
+    ALG("shm", loom_coll_allreduce_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_ORDERED, "every rank folds all inputs from a shared segment"),
+    ALG("ordered", loom_coll_allreduce_ordered, LOOM_COLL_ALG_ORDERED, "blocks reduced by their owner in rank order + ring allgather (deterministic)"),
+};
+static const loom_coll_alg_t allgather_algs[] = {
+    ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
+    ALG("ring", loom_coll_allgather_ring, VEC, "p-1 steps passing blocks to the right"),
+    ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
+};
+static const loom_coll_alg_t gather_algs[] = {
+    ALG("binomial", loom_coll_gather_binomial, 0, "binomial tree, subtrees forwarded whole"),
+    ALG("linear", loom_coll_gather_linear, VEC, "the root receives from every rank"),
+};
+static const loom_coll_alg_t scatter_algs[] = {
+    ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
+    ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
+};
+static const loom_coll_alg_t alltoall_algs[] = {
+    ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
+    ALG("bruck", loom_coll_alltoall_bruck, 0, "ceil(log2 p) steps of packed blocks"),
+};
+static const loom_coll_alg_t reduce_scatter_algs[] = {
+    ALG("ring", loom_coll_reduce_scatter_ring, 0, "p-1 steps of partial blocks around the ring"),
+    ALG("ordered", loom_coll_reduce_scatter_ordered, LOOM_COLL_ALG_ORDERED, "every rank sends block i to rank i, which reduces in rank order"),
+};
+
+typedef struct loom_coll_rule {
+    int         max_ranks;  /* rule applies to p <= max_ranks */
+    size_t      max_bytes;  /* and to message sizes <= max_bytes */
+    const char *alg;
+} loom_coll_rule_t;
+
+#define ANY_P INT_MAX
+#define ANY_B SIZE_MAX
+#define KiB ((size_t)1024)
+#define MiB ((size_t)1024 * 1024)
+
+static const loom_coll_rule_t barrier_rules[] = {
+    {ANY_P, ANY_B, "shm"},
+    {ANY_P, ANY_B, "dissemination"},
+};
+static const loom_coll_rule_t bcast_rules[] = {
+    {2, ANY_B, "binomial"},
+    {ANY_P, 32 * KiB, "binomial"},
+    {ANY_P, 2 * MiB, "scatter_allgather"},
+    {ANY_P, ANY_B, "chain"},
+};
+static const loom_coll_rule_t reduce_rules[] = {
+    {ANY_P, 64 * KiB, "binomial"},
+    {ANY_P, ANY_B, "rabenseifner"},
+};
+static const loom_coll_rule_t allreduce_rules[] = {
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, 16 * KiB, "recursive_doubling"},
+    {ANY_P, 4 * MiB, "rabenseifner"},
+    {ANY_P, ANY_B, "ring"},
+};
+static const loom_coll_rule_t allgather_rules[] = {
+    {ANY_P, 1 * KiB, "bruck"},
+    {ANY_P, 16 * KiB, "recursive_doubling"},
+    {ANY_P, ANY_B, "ring"},
+};
+static const loom_coll_rule_t gather_rules[] = {
+    {ANY_P, ANY_B, "binomial"},
+    {ANY_P, ANY_B, "linear"},
+};
+static const loom_coll_rule_t scatter_rules[] = {
+    {ANY_P, ANY_B, "binomial"},
+    {ANY_P, ANY_B, "linear"},
+};
+static const loom_coll_rule_t alltoall_rules[] = {
+    {ANY_P, 256, "bruck"},
+    {ANY_P, ANY_B, "pairwise"},
+};
+static const loom_coll_rule_t reduce_scatter_rules[] = {
+    {ANY_P, ANY_B, "ring"},
+};
+
+#define TABLE(n, algs, rules, cfg) \
+    {n, algs, LOOM_ARRAY_SIZE(algs), rules, LOOM_ARRAY_SIZE(rules), cfg}
+
+static const struct loom_coll_table {
+    const char             *name;
+    const loom_coll_alg_t  *algs;
+    size_t                  num_algs;
+    const loom_coll_rule_t *rules;
+    size_t                  num_rules;
+    loom_config_id_t        cfg;
+} loom_coll_tables[LOOM_COLL_TYPE_COUNT] = {
+    [LOOM_COLL_BARRIER]   = TABLE("barrier", barrier_algs, barrier_rules, LOOM_CFG_BARRIER_ALGORITHM),
+    [LOOM_COLL_BCAST]     = TABLE("bcast", bcast_algs, bcast_rules, LOOM_CFG_BCAST_ALGORITHM),
+    [LOOM_COLL_REDUCE]    = TABLE("reduce", reduce_algs, reduce_rules, LOOM_CFG_REDUCE_ALGORITHM),
+    [LOOM_COLL_ALLREDUCE] = TABLE("allreduce", allreduce_algs, allreduce_rules, LOOM_CFG_ALLREDUCE_ALGORITHM),
+    [LOOM_COLL_ALLGATHER] = TABLE("allgather", allgather_algs, allgather_rules, LOOM_CFG_ALLGATHER_ALGORITHM),
+    [LOOM_COLL_GATHER]    = TABLE("gather", gather_algs, gather_rules, LOOM_CFG_GATHER_ALGORITHM),
+    [LOOM_COLL_SCATTER]   = TABLE("scatter", scatter_algs, scatter_rules, LOOM_CFG_SCATTER_ALGORITHM),
+    [LOOM_COLL_ALLTOALL]  = TABLE("alltoall", alltoall_algs, alltoall_rules, LOOM_CFG_ALLTOALL_ALGORITHM),
+    [LOOM_COLL_REDUCE_SCATTER] = TABLE("reduce_scatter", reduce_scatter_algs, reduce_scatter_rules, LOOM_CFG_REDUCE_SCATTER_ALGORITHM),
+};
+
+static const loom_coll_alg_t *loom_coll_forced[LOOM_COLL_TYPE_COUNT];
+static int loom_coll_forced_warned[LOOM_COLL_TYPE_COUNT];
+static int loom_coll_det;
+static int loom_coll_ready;
+
+static const loom_coll_alg_t *loom_coll_find(const struct loom_coll_table *t,
+                                             const char *name)
+{
+    for (size_t i = 0; i < t->num_algs; ++i) {
+        if (strcmp(t->algs[i].name, name) == 0) {
+            return &t->algs[i];
+        }
+    }
+    return NULL;
+}
+
+loom_status_t loom_coll_init(void)
+{
+    loom_status_t st = loom_config_init();
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    loom_coll_det = loom_config_int(LOOM_CFG_DETERMINISTIC) != 0;
+    for (int c = 0; c < LOOM_COLL_TYPE_COUNT; ++c) {
+        const struct loom_coll_table *t = &loom_coll_tables[c];
+        const char *want = loom_config_str(t->cfg);
+        char valid[256] = "";
+
+        loom_coll_forced[c] = NULL;
+        if (!loom_config_is_set(t->cfg)) {
+            continue;
+        }
+        loom_coll_forced[c] = loom_coll_find(t, want);
+        if (loom_coll_forced[c] != NULL) {
+            continue;
+        }
+        for (size_t i = 0; i < t->num_algs; ++i) {
+            snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s",
+                     i ? ", " : "", t->algs[i].name);
+        }
+        loom_error("coll", "%s='%s' is not a %s algorithm; valid: %s",
+                   loom_config_name(t->cfg), want, t->name, valid);
+        return LOOM_ERR_CONFIG;
+    }
+    loom_coll_ready = 1;
+    return LOOM_OK;
+}
+
+int loom_coll_deterministic(void)
+{
+    if (!loom_coll_ready) {
+        (void)loom_coll_init();
+    }
+    return loom_coll_det;
+}
+
+static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size_t bytes,
+                              const loom_coll_state_t *s)
+{
+    if ((alg->flags & LOOM_COLL_ALG_SHM) &&
+        (!loom_coll_shm_eligible(comm) || bytes > LOOM_COLL_SHM_MAX_BYTES)) {
+        return 0;
+    }
+    if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {
+        return 0;
+    }
+    return 1;
+}
+
+const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
+                                        size_t bytes, const loom_coll_state_t *s)
+{
+    const struct loom_coll_table *t = &loom_coll_tables[type];
+    const loom_coll_alg_t *alg;
+
+    if (!loom_coll_ready) {
+        (void)loom_coll_init();
+    }
+    alg = loom_coll_forced[type];
+    if (alg != NULL) {
+        if (loom_coll_eligible(alg, comm, bytes, s)) {
+            return alg;
+        }
+        if (!loom_coll_forced_warned[type]) {
+            loom_coll_forced_warned[type] = 1;
+            loom_warn("coll", "%s=%s cannot run this call (%zu bytes on %s of %d ranks%s); "
+                      "using the selection table", loom_config_name(t->cfg), alg->name,
+                      bytes, comm->name, comm->size,
+                      s->layout == LOOM_COLL_LAYOUT_VECTOR ? ", per-rank counts" : "");
+        }
+    }
+    for (size_t i = 0; i < t->num_rules; ++i) {
+        const loom_coll_rule_t *r = &t->rules[i];
+        if (comm->size <= r->max_ranks && bytes <= r->max_bytes) {
+            alg = loom_coll_find(t, r->alg);
+            if (alg != NULL && loom_coll_eligible(alg, comm, bytes, s)) {
+                return alg;
+            }
+        }
+    }
+    /* every table ends with an algorithm that runs anything of its kind */
+    for (size_t i = 0; i < t->num_algs; ++i) {
+        if (loom_coll_eligible(&t->algs[i], comm, bytes, s)) {
+            return &t->algs[i];
+        }
+    }
+    return &t->algs[0];
+}
+
+static void loom_coll_print_size(FILE *out, size_t b)
+{
+    if (b == ANY_B) {
+        fprintf(out, "%10s", "any");
+    } else if (b >= MiB && b % MiB == 0) {
+        fprintf(out, "%7zu MiB", b / MiB);
+    } else if (b >= KiB && b % KiB == 0) {
+        fprintf(out, "%7zu KiB", b / KiB);
+    } else {
+        fprintf(out, "%8zu B", b);
+    }
+}
+
+void loom_coll_selection_print(FILE *out)
+{
+    if (!loom_coll_ready) {
+        (void)loom_coll_init();
+    }
+    fprintf(out, "collective selection (first matching eligible rule wins; "
+            "LOOM_DETERMINISTIC=%d)\n", loom_coll_det);
+    for (int c = 0; c < LOOM_COLL_TYPE_COUNT; ++c) {
+        const struct loom_coll_table *t = &loom_coll_tables[c];
+        fprintf(out, "\n%s  (%s%s%s)\n", t->name, loom_config_name(t->cfg),
+                loom_coll_forced[c] ? " = " : " unset",
+                loom_coll_forced[c] ? loom_coll_forced[c]->name : "");
+        fprintf(out, "  %-10s %10s  %s\n", "ranks <=", "bytes <=", "algorithm");
+        for (size_t i = 0; i < t->num_rules; ++i) {
+            const loom_coll_rule_t *r = &t->rules[i];
+            if (r->max_ranks == ANY_P) {
+                fprintf(out, "  %-10s ", "any");
+            } else {
+                fprintf(out, "  %-10d ", r->max_ranks);
+            }
+            loom_coll_print_size(out, r->max_bytes);
+            fprintf(out, "  %s\n", r->alg);
+        }
+        fprintf(out, "  algorithms:\n");
+        for (size_t i = 0; i < t->num_algs; ++i) {
+            fprintf(out, "    %-20s %s%s\n", t->algs[i].name, t->algs[i].desc,
+                    (t->algs[i].flags & LOOM_COLL_ALG_SHM) ? " [on-node only]" : "");
+        }
+    }
+}
