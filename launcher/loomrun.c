@@ -611,17 +611,29 @@ int main(int argc, char **argv)
     job.event_rfd = job.event_wfd = -1;
     rc = loomrun_parse_args(&job.opts, argc, argv);
     if (rc >= 0) {
+        free(job.opts.exports);
         return rc;
     }
     path = loomrun_proc_resolve(job.opts.argv[0]);
     if (path == NULL) {
         fprintf(stderr, "loomrun: %s: no such executable program%s\n", job.opts.argv[0],
                 strchr(job.opts.argv[0], '/') ? "" : " in PATH");
+        free(job.opts.exports);
         return LOOMRUN_EXIT_NOTFOUND;
     }
     loomrun_std_fds();
     if (loomrun_signals_init(&lp) != 0 || loomrun_job_init(&job) != 0 ||
-        loomrun_proc_build_env(&job) != 0 || loomrun_pmix_init(&job) != 0) {
+        loomrun_proc_build_env(&job) != 0) {
+        lp.failed = 1;
+        lp.exit_status = 1;
+        goto out_cleanup;
+    }
+    /* The server's hwloc discovery of PCI devices reads the whole PCI name
+     * database: useless for a single-node job, and it made each start take
+     * seconds under AddressSanitizer. Only loomrun's own process is affected
+     * (the ranks' environment is already built); a user setting wins. */
+    setenv("HWLOC_COMPONENTS", "-pci", 0);
+    if (loomrun_pmix_init(&job) != 0) {
         lp.failed = 1;
         lp.exit_status = 1;
         goto out_cleanup;
