@@ -2,7 +2,7 @@
  * prog_p2p.c: multi-rank point-to-point checks, run by test_p2p.sh under
  * loomrun. One program, one mode per invocation:
  *
- *   sizes      ring exchange at every size 0..64 MiB across the eager /
+ *   sizes [MAX] ring exchange at every size 0..64 MiB (or MAX) across the eager /
  *              rendezvous boundary, receives pre-posted and not, data checked
  *   wildcard   every rank floods rank 0, which receives with ANY_SOURCE /
  *              ANY_TAG mixes; per-(source) order and contents checked
@@ -83,17 +83,16 @@ static void sync_all(void)
 
 /* ---- sizes ---------------------------------------------------------------------- */
 
-static void mode_sizes(void)
+static void mode_sizes(size_t max)
 {
     static const size_t sizes[] = {
         0, 1, 8, 63, 64, 100, 1000, 4000, 4064, 4065, 4096, 4097, 8000, 8192, 8193,
         12345, 65536, 100000, 1u << 20, (1u << 20) + 1, 8u << 20, 64u << 20,
     };
-    size_t max = 64u << 20;
     uint8_t *s = malloc(max), *r = malloc(max + 64);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
 
-    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k) {
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && sizes[k] <= max; ++k) {
         for (int preposted = 0; preposted < 2; ++preposted) {
             size_t n = sizes[k], bad;
             loom_request_t rq, sq;
@@ -230,13 +229,14 @@ static void mode_bothsend(void)
 {
     enum { N = 2000, LEN = 3000 };
     int partner = rank ^ 1;
-    uint8_t *buf = malloc(LEN);
     static uint8_t big_s[1 << 20], big_r[1 << 20];
     loom_request_t rq;
+    uint8_t *buf;
 
     if (partner >= size) {
         return;
     }
+    buf = malloc(LEN);
     /* far more than the rings hold: the sender must drain incoming meanwhile */
     for (int i = 0; i < N; ++i) {
         fill(buf, LEN, (unsigned)(rank + i));
@@ -453,7 +453,7 @@ int main(int argc, char **argv)
     rank = loom_rank();
     size = loom_size();
     if (strcmp(mode, "sizes") == 0) {
-        mode_sizes();
+        mode_sizes(argc > 2 ? strtoull(argv[2], NULL, 10) : 64u << 20);
     } else if (strcmp(mode, "wildcard") == 0) {
         mode_wildcard();
     } else if (strcmp(mode, "many") == 0) {
@@ -472,7 +472,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "[%d] invalid send returned under LOOM_ERRORS=abort\n", rank);
         return 3;
     } else {
-        fprintf(stderr, "usage: prog_p2p sizes|wildcard|many|bothsend|random SEED|misc|"
+        fprintf(stderr, "usage: prog_p2p sizes [MAX]|wildcard|many|bothsend|random SEED|misc|"
                 "badinput|abort\n");
         loom_finalize();
         return 2;
