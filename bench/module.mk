@@ -1,0 +1,78 @@
+# bench/: OSU-style MPI micro-benchmarks, one source built twice (Open MPI's
+# mpicc and loom's loomcc), and the side-by-side comparison.
+#
+#   make bench                 both builds: $(BUILD)/bench/{ompi,loom}/osu_*
+#   make bench-ompi            only the Open MPI build (needs $(MPICC))
+#   make bench-loom            only the loom build (needs loomcc, the libraries)
+#   make bench-fault           copies with the fault-injection shim (validation
+#                              self-test: bench/compare.sh --short runs them)
+#   make compare               run both side by side, medians of 5 runs, table,
+#                              CSV and PNG plots in build/compare/
+#   make compare SHORT=1       CI mode: few iterations, validation and agreement
+#                              checks, no timing asserts ($(BUILD)/compare-short/)
+#   make compare RUNS=9 COMPARE_ARGS='--bench latency,allreduce'
+#
+# Both builds use the same flags; both link their MPI library dynamically.
+
+MPICC        ?= mpicc
+BENCH_P2P    := latency bw bibw
+BENCH_COLL   := barrier bcast reduce allreduce allgather alltoall
+BENCH_NAMES  := $(BENCH_P2P) $(BENCH_COLL)
+BENCH_CFLAGS := -std=c11 $(OPTFLAGS) $(WARNFLAGS) -D_GNU_SOURCE
+BENCH_COMMON := bench/osu_util.c bench/osu_util.h
+BENCH_COLL_COMMON := $(BENCH_COMMON) bench/osu_coll.c
+
+# $(call bench_bins,flavour,names)
+bench_bins = $(foreach b,$(2),$(BUILD)/bench/$(1)/osu_$(b))
+
+BENCH_OMPI_P2P   := $(call bench_bins,ompi,$(BENCH_P2P))
+BENCH_OMPI_COLL  := $(call bench_bins,ompi,$(BENCH_COLL))
+BENCH_LOOM_P2P   := $(call bench_bins,loom,$(BENCH_P2P))
+BENCH_LOOM_COLL  := $(call bench_bins,loom,$(BENCH_COLL))
+BENCH_OFAULT_P2P := $(call bench_bins,ompi-fault,$(BENCH_P2P))
+BENCH_OFAULT_COLL:= $(call bench_bins,ompi-fault,$(BENCH_COLL))
+BENCH_LFAULT_P2P := $(call bench_bins,loom-fault,$(BENCH_P2P))
+BENCH_LFAULT_COLL:= $(call bench_bins,loom-fault,$(BENCH_COLL))
+
+# loom's build of a benchmark needs the wrapper and both shared libraries.
+# Literal paths: mpi/ and launcher/module.mk are included after this file,
+# so their variables are still empty when these prerequisites are read.
+BENCH_LOOMCC    := $(BUILD)/bin/loomcc
+BENCH_LOOMRUN   := $(BUILD)/bin/loomrun
+BENCH_LOOM_DEPS := $(BENCH_LOOMCC) $(BUILD)/lib/libloom_mpi.so $(BUILD)/lib/libloom.so
+
+define bench_link
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  $(1)  $@")
+	$(Q)$(2) $(BENCH_CFLAGS) -o $@ $(filter %.c,$^)
+endef
+
+$(BENCH_OMPI_P2P): $(BUILD)/bench/ompi/osu_%: bench/osu_%.c $(BENCH_COMMON)
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_OMPI_COLL): $(BUILD)/bench/ompi/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON)
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LOOM_P2P): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_COMMON) $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+$(BENCH_LOOM_COLL): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON) $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+
+$(BENCH_OFAULT_P2P): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_COMMON) bench/osu_fault.c
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_OFAULT_COLL): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON) bench/osu_fault.c
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LFAULT_P2P): $(BUILD)/bench/loom-fault/osu_%: bench/osu_%.c $(BENCH_COMMON) bench/osu_fault.c $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+$(BENCH_LFAULT_COLL): $(BUILD)/bench/loom-fault/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON) bench/osu_fault.c $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+
+.PHONY: bench bench-ompi bench-loom bench-fault compare
+bench-ompi: $(BENCH_OMPI_P2P) $(BENCH_OMPI_COLL)
+bench-loom: $(BENCH_LOOM_P2P) $(BENCH_LOOM_COLL) $(BENCH_LOOMRUN)
+bench-fault: $(BENCH_OFAULT_P2P) $(BENCH_OFAULT_COLL) $(BENCH_LFAULT_P2P) $(BENCH_LFAULT_COLL)
+bench: bench-ompi bench-loom
+
+RUNS ?=
+COMPARE_ARGS ?=
+compare: bench-ompi bench-loom $(if $(filter 1,$(SHORT)),bench-fault)
+	bash bench/compare.sh --no-build --build $(BUILD) $(if $(filter 1,$(SHORT)),--short) \
+	    $(if $(RUNS),--runs $(RUNS)) $(COMPARE_ARGS)
