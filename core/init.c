@@ -131,6 +131,7 @@ static loom_status_t loom_init_peers(void)
         loom_status_t st = LOOM_ERR_UNREACHABLE;
 
         loom_list_init(&peer->pending);
+        loom_list_init(&peer->awaiting);
         loom_list_init(&peer->pending_link);
         for (int i = 0; i < e->num_ifaces && st == LOOM_ERR_UNREACHABLE; ++i) {
             if (!e->ifaces[i]->ops.reachable(e->ifaces[i], r)) {

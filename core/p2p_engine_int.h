@@ -108,6 +108,7 @@ typedef struct loom_p2p_peer {
     uint8_t        in_pending;    /* on loom_p2p_engine.pending_peers */
     loom_status_t  failed;        /* LOOM_OK, or why the peer is unusable */
     loom_list_t    pending;       /* loom_p2p_pending_t, in send order */
+    loom_list_t    awaiting;      /* send requests waiting for its ACK/FIN */
     loom_list_t    pending_link;
 } loom_p2p_peer_t;
 

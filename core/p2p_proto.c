@@ -164,6 +164,7 @@ static void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
 
+    loom_list_del(&req->list);  /* from its peer's awaiting list, if there */
     if (req->complete) {
         return;
     }
@@ -337,6 +338,10 @@ loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int ta
         loom_request_release(req);
         return st;
     }
+    if (req->flags & LOOM_REQ_FLAG_SYNC) {
+        /* waits for the peer's ACK/FIN: failed with the peer if it dies */
+        loom_list_add_tail(&peer->awaiting, &req->list);
+    }
     *req_p = req;
     return LOOM_OK;
 }
@@ -486,6 +491,11 @@ loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
     rq->peer = -1;
     loom_match_posted_prep(&rq->posted, ctx, src, tag);
     *req_p = req;
+    if (loom_unlikely(src >= 0 &&
+                      e->peers[loom_comm_to_world(comm, src)].failed != LOOM_OK)) {
+        loom_request_complete(req, e->peers[loom_comm_to_world(comm, src)].failed);
+        return LOOM_OK;
+    }
     u = loom_match_unexp_find(&e->match, ctx, src, tag);
     if (u != NULL) {
         loom_match_unexp_remove(&e->match, u);
@@ -616,9 +626,11 @@ static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
 
     switch (h->type) {
     case LOOM_P2P_ACK:
+        loom_list_del(&req->list);
         loom_request_complete(req, LOOM_OK);
         break;
     case LOOM_P2P_FIN:
+        loom_list_del(&req->list);
         loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
         loom_request_complete(req, LOOM_OK);
         break;
@@ -688,6 +700,47 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
     loom_p2p_bad_frame(src, type, len);
 }
 
+/* posted receives naming @p world_rank as their source fail with it */
+static void loom_p2p_fail_posted_from(int world_rank, loom_status_t status)
+{
+    loom_match_t *m = &loom_p2p_engine.match;
+
+    for (uint32_t b = 0; b < LOOM_MATCH_BUCKETS; ++b) {
+        loom_match_posted_t *p, *tmp;
+        loom_list_for_each_safe(p, tmp, &m->posted_bucket[b], list) {
+            loom_comm_t comm = loom_comm_find_by_context(p->ctx);
+            if (comm != NULL && loom_comm_to_world(comm, p->src) == world_rank) {
+                loom_match_posted_remove(m, p);
+                loom_request_complete(loom_p2p_req_from_posted(p), status);
+            }
+        }
+    }
+}
+
+/* complete everything that waits on a failed peer with its error */
+static void loom_p2p_peer_fail_all(loom_p2p_peer_t *peer, loom_status_t status)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_list_t *l;
+
+    while ((l = loom_list_pop_head(&peer->pending)) != NULL) {
+        loom_p2p_pending_t *item = loom_list_entry(l, loom_p2p_pending_t, list);
+        if (item->req != NULL) {
+            loom_p2p_send_req_fail(item->req, status);
+        }
+        loom_mpool_put(&e->pending_pool, item);
+    }
+    if (peer->in_pending) {
+        loom_list_del(&peer->pending_link);
+        peer->in_pending = 0;
+    }
+    while (!loom_list_is_empty(&peer->awaiting)) {
+        loom_p2p_send_req_fail(loom_list_head_entry(&peer->awaiting, struct loom_request,
+                                                    list), status);
+    }
+    loom_p2p_fail_posted_from(loom_p2p_peer_rank(peer), status);
+}
+
 void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
                                const char *what)
 {
@@ -697,13 +750,17 @@ void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
     if (peer < 0 || peer >= e->world_size || e->peers[peer].failed != LOOM_OK) {
         return;
     }
-    e->peers[peer].failed = status;
+    e->peers[peer].failed = status < 0 ? status : LOOM_ERR_PEER_FAILED;
     if (!e->errors_return) {
         loom_error("p2p", "rank %s: peer rank %d (%s) failed (%s): aborting the job "
                    "(LOOM_ERRORS=abort)", loom_log_identity(), peer,
                    loom_p2p_peer_host(peer), what);
         loom_abort(1, "a peer process failed");
     }
+    loom_error("p2p", "rank %s: peer rank %d (%s) failed (%s): operations with it "
+               "complete with %s", loom_log_identity(), peer, loom_p2p_peer_host(peer),
+               what, loom_status_name(e->peers[peer].failed));
+    loom_p2p_peer_fail_all(&e->peers[peer], e->peers[peer].failed);
 }
 
 /* ---- finalize ---------------------------------------------------------------------- */

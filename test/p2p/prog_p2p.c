@@ -15,6 +15,7 @@
  *   misc       ssend, truncation, probe, cancel across processes
  *   badinput   errors with LOOM_ERRORS=return (rank = size, tags, ...)
  *   abort      LOOM_ERRORS=abort: an invalid rank must abort the job
+ *   late       rank 1 sends 2.5 s late (LOOM_PROGRESS_TIMEOUT reports)
  *
  * Prints "OK <mode>" on rank 0 and exits 0 when everything held; any
  * failure prints what differed and exits 1.
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, failures;
 
@@ -464,6 +466,17 @@ int main(int argc, char **argv)
         mode_random(argc > 2 ? strtoull(argv[2], NULL, 10) : 1);
     } else if (strcmp(mode, "misc") == 0) {
         mode_misc();
+    } else if (strcmp(mode, "late") == 0) {
+        /* rank 1 sends after 2.5 s: with LOOM_PROGRESS_TIMEOUT=1 rank 0 reports */
+        int v = 5;
+        if (rank == 1) {
+            usleep(2500000);
+            OKCALL(loom_send(&v, 1, LOOM_INT32, 0, 1, LOOM_COMM_WORLD));
+        } else if (rank == 0) {
+            v = 0;
+            OKCALL(loom_recv(&v, 1, LOOM_INT32, 1, 1, LOOM_COMM_WORLD, NULL));
+            CHECK(v == 5, "late value %d", v);
+        }
     } else if (strcmp(mode, "badinput") == 0) {
         mode_badinput();
     } else if (strcmp(mode, "abort") == 0) {
@@ -473,7 +486,7 @@ int main(int argc, char **argv)
         return 3;
     } else {
         fprintf(stderr, "usage: prog_p2p sizes [MAX]|wildcard|many|bothsend|random SEED|misc|"
-                "badinput|abort\n");
+                "badinput|abort|late\n");
         loom_finalize();
         return 2;
     }

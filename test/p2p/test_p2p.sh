@@ -67,6 +67,15 @@ else
     echo "ok   invalid rank aborts the job under LOOM_ERRORS=abort"
 fi
 
+# LOOM_PROGRESS_TIMEOUT: a rank blocked longer than that says what it waits for
+out=$("$LOOMRUN" -q --timeout 30 -x LOOM_PROGRESS_TIMEOUT=1 -n 2 "$PROG" late 2>&1)
+if [[ $? -ne 0 || $out != *"no progress for"*"posted receive ctx 0 source 1 tag 1"* ]]; then
+    echo "FAIL LOOM_PROGRESS_TIMEOUT report"; echo "$out" | tail -n 5 | sed 's/^/    /'
+    fail=1
+else
+    echo "ok   LOOM_PROGRESS_TIMEOUT reports the pending receive"
+fi
+
 # a transport that does not exist is a clear error naming the valid ones
 out=$("$LOOMRUN" -q --timeout 30 -x LOOM_TRANSPORTS=bogus -n 2 "$PROG" badinput 2>&1)
 if [[ $? -eq 0 || $out != *"'bogus' is not a transport"*"valid:"* ]]; then
