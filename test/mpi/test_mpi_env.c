@@ -157,11 +157,11 @@ static void test_self_requests(void)
 
 static void test_side_storage(void)
 {
-    int counts[1] = { 2 }, displs[1] = { 1 }, mine[2] = { 7, 8 }, all[3] = { 0, 0, 0 };
+    int counts[1] = { 2 }, displs[1] = { 1 }, mine[3] = { 6, 7, 8 }, all[3] = { 0, 0, 0 };
     MPI_Request req, other;
     size_t before = loom_mpi_side_count;
 
-    CU_ASSERT_EQUAL(MPI_Iallgatherv(mine, 2, MPI_INT, all, counts, displs, MPI_INT,
+    CU_ASSERT_EQUAL(MPI_Iallgatherv(mine + 1, 2, MPI_INT, all, counts, displs, MPI_INT,
                                     MPI_COMM_SELF, &req), MPI_SUCCESS);
     if (req != MPI_REQUEST_NULL) {
         CU_ASSERT_EQUAL(loom_mpi_side_count, before + 1);
