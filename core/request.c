@@ -114,10 +114,17 @@ void loom_request_generic_start(loom_request_t req)
 
 int loom_request_generic_progress(void)
 {
+    static int running;
     loom_list_t *head = &loom_p2p_engine.generic_active;
     loom_list_t *e, *next;
     int done = 0;
 
+    /* a progress_fn that blocks (and so progresses) must not re-enter the
+     * list it is being called from, nor itself */
+    if (running) {
+        return 0;
+    }
+    running = 1;
     /* requests started by a progress_fn land at the tail and run this pass */
     for (e = head->next; e != head; e = next) {
         loom_request_t req = loom_list_entry(e, struct loom_request, list);
@@ -130,6 +137,7 @@ int loom_request_generic_progress(void)
             ++done;
         }
     }
+    running = 0;
     return done;
 }
 

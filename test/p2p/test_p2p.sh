@@ -17,7 +17,9 @@ done
 run() {
     local name=$1 tmo=$2 np=$3; shift 3
     local t0=$SECONDS out rc
-    out=$("$LOOMRUN" -q --timeout "$tmo" -x LOOM_ERRORS=return -n "$np" "$PROG" "$@" 2>&1)
+    # shellcheck disable=SC2086  # LOOMRUN_X holds extra "-x VAR=value" words
+    out=$("$LOOMRUN" -q --timeout "$tmo" -x LOOM_ERRORS=return ${LOOMRUN_X:-} -n "$np" \
+          "$PROG" "$@" 2>&1)
     rc=$?
     if [[ $rc -ne 0 || $out != *"OK $1"* ]]; then
         echo "FAIL $name (np $np, exit $rc, $((SECONDS - t0))s)"
@@ -48,6 +50,20 @@ for np in $RNPS; do
     done
 done
 run "sizes (self transport only)" 60 1 sizes $MAXSZ
+
+# protocol thresholds: everything by rendezvous (0), a limit above the frame
+# size (clamped), and the engine over another transport (tcp) when built
+for v in LOOM_EAGER_LIMIT=0 LOOM_EAGER_LIMIT=1m; do
+    LOOMRUN_X="-x $v" run "random traffic, $v" 60 3 random 9
+    LOOMRUN_X="-x $v" run "sizes, $v" 120 2 sizes $((MAXSZ / 8))
+done
+if "$LOOMRUN" -q --timeout 30 -x LOOM_TRANSPORTS=tcp -n 1 "$PROG" badinput 2>&1 |
+        grep -q "is not a transport"; then
+    echo "skip engine over tcp (not built)"
+else
+    LOOMRUN_X="-x LOOM_TRANSPORTS=tcp" run "random traffic over tcp" 60 3 random 4
+    LOOMRUN_X="-x LOOM_TRANSPORTS=tcp" run "sizes over tcp" 120 2 sizes $((MAXSZ / 8))
+fi
 
 # oversubscribed (8 ranks on this machine's cores): must finish in seconds
 t0=$SECONDS
