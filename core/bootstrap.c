@@ -694,6 +694,22 @@ const char *__lsan_default_options(void)
     return "print_suppressions=0";
 }
 
+/* ThreadSanitizer, likewise: uninstrumented libpmix and the libevent it
+ * runs on report races and "double locks" of their own (libpmix's listener
+ * thread closes a pipe PMIx_server_finalize writes to; libevent's lock
+ * callbacks are invisible to TSan). Reports inside those libraries only. */
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void)
+{
+    return "race:libpmix.so\n"
+           "race:libevent\n"
+           "mutex:libpmix.so\n"
+           "mutex:libevent\n"
+           "called_from_lib:libpmix.so\n"
+           "called_from_lib:libevent_core\n"
+           "called_from_lib:libevent_pthreads\n";
+}
+
 /* ---- abort, finalize, naming --------------------------------------------- */
 
 void loom_bootstrap_abort(int code, const char *msg)
