@@ -17,18 +17,26 @@
 # every run must exit 0 with every row "Pass", both builds must print the
 # same sizes, and the fault-injection copies (osu_fault.c) must FAIL under
 # both libraries, proving the checks can fail. No timing is asserted.
+# Short mode also tests np=3 and runs tcp only for latency, bw, allreduce.
 #
 # usage: bench/compare.sh [--short] [--runs N] [--build DIR] [--out DIR]
 #            [--bench a,b,...] [--transports shm,tcp] [--np-coll "2 4"]
-#            [--ompi-bind none|core] [--no-build] [--no-plots]
+#            [--ompi-bind none|core] [--no-build] [--no-plots] [--update-docs]
+#
+# --update-docs (full mode) replaces the generated part of
+# docs/performance.md (between its BEGIN/END markers) with this run's
+# report.md and copies the main plots to docs/img/.
+# Run a copy (LOOM_TOP=<tree> bash copy.sh) while editing this file: bash
+# reads a script as it runs.
 set -u -o pipefail
+invocation="bench/compare.sh $*"
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP" || exit 1
 BUILD=${BUILD:-build/release}
-short=0 runs= out= do_build=1 do_plots=1
+short=0 runs= out= do_build=1 do_plots=1 update_docs=0
 benches="latency bw bibw barrier bcast reduce allreduce allgather alltoall"
 transports="shm tcp" np_coll="2 4" ompi_bind=none
 
@@ -44,6 +52,7 @@ while (($#)); do
         --ompi-bind) ompi_bind=$2; shift ;;
         --no-build) do_build=0 ;;
         --no-plots) do_plots=0 ;;
+        --update-docs) update_docs=1 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "compare.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
     esac
@@ -51,6 +60,7 @@ while (($#)); do
 done
 [[ $runs =~ ^[0-9]+$ && $runs -ge 1 ]] || runs=$((short ? 1 : 5))
 ((short)) && [[ $np_coll == "2 4" ]] && np_coll="2 3 4"
+((short && update_docs)) && { echo "compare.sh: --update-docs needs a full run" >&2; exit 2; }
 [[ -n $out ]] || out=$([[ $short == 1 ]] && echo "$BUILD/compare-short" || echo build/compare)
 case $ompi_bind in none|core) ;; *) echo "compare.sh: --ompi-bind none|core" >&2; exit 2 ;; esac
 
@@ -355,8 +365,50 @@ EOF
     done
 fi
 
+# ---- report.md: what docs/performance.md shows -------------------------------------------
+doc_plots="latency_shm_np2 bw_shm_np2 bibw_shm_np2 allreduce_shm_np2 allreduce_shm_np4 latency_tcp_np2"
+{
+    echo "Measured $(sed -n 's/^date: //p' "$out/env.txt") on $(sed -n 's/^host: //p' "$out/env.txt")"
+    echo "($(sed -n 's/^cpu: //p' "$out/env.txt")), git $(sed -n 's/^git: //p' "$out/env.txt"),"
+    echo "load average at start $(sed -n 's/^load average at start: //p' "$out/env.txt");"
+    echo "$(sed -n 's/^Open MPI: mpirun //p' "$out/env.txt") against $(sed -n 's/^loom: loomcc: //p' "$out/env.txt");"
+    echo "median of $runs runs per configuration; Open MPI --bind-to $ompi_bind, loomrun unbound."
+    echo
+    echo "Command: \`${MAKELEVEL:+make compare  # runs }$invocation\`"
+    echo
+    echo "### Targets (issues 3 and 4)"
+    echo
+    cat "$out/targets.md"
+    echo
+    echo "### Plots"
+    echo
+    for p in $doc_plots; do
+        [[ -f $out/osu_$p.png ]] && echo "![osu_$p](img/perf-osu_$p.png)"
+    done
+    echo
+    echo "### Tables (ratio < 1: loom better)"
+    cat "$out/compare.md"
+} >"$out/report.md"
+
+if ((update_docs)); then
+    doc=docs/performance.md
+    if ! grep -q '^<!-- BEGIN compare.sh report -->' "$doc" 2>/dev/null; then
+        fail_note "--update-docs: $doc has no '<!-- BEGIN compare.sh report -->' marker"
+    else
+        mkdir -p docs/img
+        for p in $doc_plots; do
+            [[ -f $out/osu_$p.png ]] && cp "$out/osu_$p.png" "docs/img/perf-osu_$p.png"
+        done
+        awk -v rep="$out/report.md" '
+            /^<!-- BEGIN compare.sh report -->/ { print; while ((getline l < rep) > 0) print l; skip = 1; next }
+            /^<!-- END compare.sh report -->/ { skip = 0 }
+            !skip' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+        echo "updated $doc and docs/img/perf-*.png"
+    fi
+fi
+
 echo
-echo "results: $out/compare.csv  $out/compare.md  $out/targets.md  $out/*.png  (logs: $out/raw/)"
+echo "results: $out/report.md  $out/compare.csv  $out/compare.md  $out/targets.md  $out/*.png  (logs: $out/raw/)"
 if ((failures)); then
     echo "compare.sh: $failures failure(s); see $out/failures.txt" >&2
     exit 1
