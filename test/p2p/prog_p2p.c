@@ -15,6 +15,7 @@
  *   misc       ssend, truncation, probe, cancel across processes
  *   badinput   errors with LOOM_ERRORS=return (rank = size, tags, ...)
  *   abort      LOOM_ERRORS=abort: an invalid rank must abort the job
+ *   huge       one message of 2 GiB + 3 MiB (rank 0 to the last rank)
  *   late       rank 1 sends 2.5 s late (LOOM_PROGRESS_TIMEOUT reports)
  *
  * Prints "OK <mode>" on rank 0 and exits 0 when everything held; any
@@ -29,6 +30,8 @@
 #include <unistd.h>
 
 static int rank, size, failures;
+
+#define LOOM_HUGE_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 #define CHECK(cond, ...)                                                        \
     do {                                                                        \
@@ -429,6 +432,65 @@ static void mode_misc(void)
     }
 }
 
+/* ---- beyond 2 GiB: rank 0 -> rank size-1 (itself when alone) ----------------------- */
+
+static void huge_stamp(uint8_t *p, size_t n)
+{
+    memset(p, 0x5a, n);
+    for (size_t off = 0; off + sizeof(uint64_t) <= n; off += 4096) {
+        uint64_t v = off / 4096 + 1;
+        memcpy(p + off, &v, sizeof(v));
+    }
+}
+
+static size_t huge_check(const uint8_t *p, size_t n)
+{
+    for (size_t off = 0; off < n; off += 4096) {
+        uint64_t v = 0, want = off / 4096 + 1;
+        size_t end = LOOM_HUGE_MIN(off + 4096, n), i = off;
+        if (off + sizeof(v) <= n) {   /* a tail shorter than a stamp has none */
+            memcpy(&v, p + off, sizeof(v));
+            if (v != want) {
+                return off;
+            }
+            i += sizeof(v);
+        }
+        for (; i < end; ++i) {
+            if (p[i] != 0x5a) {
+                return i;
+            }
+        }
+    }
+    return (size_t)-1;
+}
+
+static void mode_huge(void)
+{
+    size_t n = ((size_t)2 << 30) + (3u << 20) + 5;   /* > 2 GiB, > INT_MAX */
+    int dst = size - 1;
+    uint8_t *s = NULL, *r = NULL;
+    loom_request_t sq = LOOM_REQUEST_NULL, rq = LOOM_REQUEST_NULL;
+    loom_msg_status_t st;
+
+    if (rank == 0) {
+        s = malloc(n);
+        CHECK(s != NULL, "malloc %zu", n);
+        huge_stamp(s, n);
+        OKCALL(loom_isend(s, n, LOOM_BYTE, dst, 1, LOOM_COMM_WORLD, &sq));
+    }
+    if (rank == dst) {
+        r = calloc(1, n);
+        CHECK(r != NULL, "calloc %zu", n);
+        OKCALL(loom_irecv(r, n, LOOM_BYTE, 0, 1, LOOM_COMM_WORLD, &rq));
+        OKCALL(loom_wait(&rq, &st));
+        CHECK(st.bytes == n, "received %zu of %zu bytes", st.bytes, n);
+        CHECK(huge_check(r, n) == (size_t)-1, "byte %zu differs", huge_check(r, n));
+    }
+    OKCALL(loom_wait(&sq, NULL));
+    free(s);
+    free(r);
+}
+
 static void mode_badinput(void)
 {
     int v = 0;
@@ -466,6 +528,8 @@ int main(int argc, char **argv)
         mode_random(argc > 2 ? strtoull(argv[2], NULL, 10) : 1);
     } else if (strcmp(mode, "misc") == 0) {
         mode_misc();
+    } else if (strcmp(mode, "huge") == 0) {
+        mode_huge();
     } else if (strcmp(mode, "late") == 0) {
         /* rank 1 sends after 2.5 s: with LOOM_PROGRESS_TIMEOUT=1 rank 0 reports */
         int v = 5;
@@ -486,7 +550,7 @@ int main(int argc, char **argv)
         return 3;
     } else {
         fprintf(stderr, "usage: prog_p2p sizes [MAX]|wildcard|many|bothsend|random SEED|misc|"
-                "badinput|abort|late\n");
+                "badinput|abort|late|huge\n");
         loom_finalize();
         return 2;
     }
