@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -57,6 +58,40 @@ void loom_shm_mem_release(loom_tl_iface_t *tl, loom_tl_memh_t *memh)
     (void)memh;
 }
 
+loom_status_t loom_shm_cma_init(loom_shm_iface_t *iface)
+{
+    uint64_t word = 0;
+    struct iovec liov = { &word, sizeof(word) };
+    struct iovec riov = { (void *)(uintptr_t)loom_shm_probe_addr(), sizeof(word) };
+
+    if (iface->cma_mode == LOOM_SHM_CMA_OFF) {
+        iface->cma_notice = 1;
+        loom_info("shm", "LOOM_SHM_CMA=off: large messages use a pipelined copy through "
+                  "the shared segment");
+        return LOOM_OK;
+    }
+    /* Under Yama ptrace_scope=1 a sibling may not read our memory unless we
+     * allow it; the local ranks of a job trust each other (Open MPI's vader
+     * does the same). Harmless where Yama is absent. */
+    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+
+    /* A seccomp filter (containers) may forbid the call outright: reading
+     * ourselves tells now; ptrace rules are probed per peer on first get. */
+    if (process_vm_readv(iface->pid, &liov, 1, &riov, 1, 0) == (ssize_t)sizeof(word) &&
+        word == LOOM_SHM_PROBE_MAGIC) {
+        return LOOM_OK;
+    }
+    if (iface->cma_mode == LOOM_SHM_CMA_ON) {
+        loom_error("shm", "LOOM_SHM_CMA=on but process_vm_readv is not available here: %m");
+        return LOOM_ERR_TRANSPORT;
+    }
+    iface->cma_mode   = LOOM_SHM_CMA_OFF;
+    iface->cma_notice = 1;
+    loom_info("shm", "single-copy process_vm_readv is not available here (%m): large "
+              "messages use a pipelined copy through the shared segment");
+    return LOOM_OK;
+}
+
 /* Decide once per peer whether process_vm_readv may read it. */
 static loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
 {
@@ -68,12 +103,7 @@ static loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
     ssize_t rc;
 
     if (iface->cma_mode == LOOM_SHM_CMA_OFF) {
-        peer->cma = LOOM_SHM_CMA_NO;
-        if (!iface->cma_notice) {
-            iface->cma_notice = 1;
-            loom_info("shm", "LOOM_SHM_CMA=off: large messages use a pipelined copy through "
-                      "the shared segment");
-        }
+        peer->cma = LOOM_SHM_CMA_NO;   /* the notice came at open */
         return LOOM_OK;
     }
     if (pid == 0) {

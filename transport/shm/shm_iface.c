@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #define LOOM_SHM_ATTACH_BACKOFF  1024   /* progress calls between attach tries */
@@ -252,11 +251,8 @@ static loom_status_t loom_shm_iface_open(const loom_tl_params_t *params,
     if (status != LOOM_OK) {
         goto err_free;
     }
-    if (iface->cma_mode != LOOM_SHM_CMA_OFF) {
-        /* Under Yama ptrace_scope=1 a sibling may not read our memory unless
-         * we allow it; the local ranks of a job trust each other (Open MPI's
-         * vader does the same). Harmless where Yama is absent. */
-        (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    if ((status = loom_shm_cma_init(iface)) != LOOM_OK) {
+        goto err_free;
     }
     iface->creator = (iface->local_idx == 0);
     if (iface->creator && (status = loom_shm_seg_create(iface)) != LOOM_OK) {

@@ -18,9 +18,10 @@
  * frames of the pipelined get (below).
  *
  * get() reads the peer's memory with one process_vm_readv (CMA), in chunks
- * and tolerating partial reads. Whether CMA works is probed per peer on the
- * first get by reading a known word of the peer (ptrace restrictions and
- * container seccomp policies make it fail with EPERM/ENOSYS). Where it does
+ * and tolerating partial reads. Whether CMA works is checked at open by
+ * reading ourselves (a container's seccomp policy fails it with EPERM or
+ * ENOSYS) and per peer on the first get by reading a known word of the peer
+ * (ptrace rules, pid namespaces). Where it does
  * not (or LOOM_SHM_CMA=off), get() sends a GET_REQ frame to the owner, whose
  * progress streams the region back as GET_DATA frames through the ring; the
  * get completes through comp->cb. Ranks decide per peer and independently:
@@ -253,6 +254,14 @@ void loom_shm_get_abort(loom_shm_peer_t *peer, loom_status_t status);
 
 /** Inode of this process's pid namespace, 0 if unknown. */
 uint64_t loom_shm_pidns(void);
+
+/**
+ * Settle the CMA mode at open: allow local peers to read us (Yama), and
+ * check that process_vm_readv works at all (seccomp). Prints the one-line
+ * notice when large messages will use the pipelined copy.
+ * @return LOOM_ERR_TRANSPORT if LOOM_SHM_CMA=on cannot be honoured.
+ */
+loom_status_t loom_shm_cma_init(loom_shm_iface_t *iface);
 
 /** Address of this process's CMA probe word (published in the rank table). */
 uint64_t loom_shm_probe_addr(void);
