@@ -13,7 +13,13 @@
 #include "shm/shm_int.h"
 
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +60,7 @@ static struct {
     size_t                last_len;
     int                   err_peer;
     loom_status_t         err_status;
+    int                   seccomp_when;       /* forbid CMA: 1 before open, 2 after */
 } t;
 
 #define CHECK(cond)                                                               \
@@ -136,6 +143,22 @@ static void wait_frame(uint32_t kind)
     }
 }
 
+/* Make process_vm_readv fail with EPERM in this process, as a container's
+ * seccomp policy does. */
+static void forbid_cma(void)
+{
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { LOOM_ARRAY_SIZE(filter), filter };
+
+    CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
+    CHECK(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+}
+
 static void rank_setup(int rank)
 {
     loom_tl_params_t params = { &t.job, on_am, on_err, NULL };
@@ -156,12 +179,18 @@ static void rank_setup(int rank)
     if (rank == 1) {
         tbarrier();
     }
+    if (t.seccomp_when == 1) {
+        forbid_cma();
+    }
     CHECK(loom_tl_shm_ops.open(&params, &t.iface) == LOOM_OK);
     if (rank == 0) {
         tbarrier();
     }
     if (t.iface != NULL) {
         CHECK(loom_tl_shm_ops.ep_create(t.iface, 1 - rank, &t.ep) == LOOM_OK);
+    }
+    if (t.seccomp_when == 2) {
+        forbid_cma();
     }
 }
 
@@ -411,6 +440,20 @@ static void test_get_pipelined(void)
     run_ranks(rank_get_pipelined, "LOOM_SHM_CMA=off", -1);
 }
 
+static void test_get_seccomp_open(void)
+{
+    t.seccomp_when = 1;   /* found at open: the notice, then pipelined gets */
+    run_ranks(rank_get_pipelined, NULL, -1);
+    t.seccomp_when = 0;
+}
+
+static void test_get_seccomp_peer(void)
+{
+    t.seccomp_when = 2;   /* open saw CMA work; the first get's probe fails */
+    run_ranks(rank_get_pipelined, NULL, -1);
+    t.seccomp_when = 0;
+}
+
 static void test_peer_death(void)
 {
     run_ranks(rank_death, NULL, 1);
@@ -464,6 +507,8 @@ int main(void)
         { "frames of every size, back-pressure, unlink", test_am },
         { "single-copy get (CMA)", test_get_cma },
         { "pipelined get (CMA off)", test_get_pipelined },
+        { "pipelined get (CMA forbidden at open)", test_get_seccomp_open },
+        { "pipelined get (CMA refused at first get)", test_get_seccomp_peer },
         { "peer killed", test_peer_death },
         { NULL, NULL },
     };

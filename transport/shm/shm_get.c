@@ -131,8 +131,9 @@ static loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
     peer->cma = LOOM_SHM_CMA_NO;
     if (!iface->cma_notice) {
         iface->cma_notice = 1;
-        loom_info("shm", "single-copy process_vm_readv is not permitted here (%m): large "
-                  "messages use a pipelined copy through the shared segment");
+        loom_info("shm", "single-copy process_vm_readv of rank %d is not permitted (%m): "
+                  "large messages use a pipelined copy through the shared segment",
+                  peer->world_rank);
     }
     return LOOM_OK;
 }
