@@ -43,9 +43,20 @@ run_p2p() {
 
 # sanitizer builds start each job several times slower: fewer sizes of job there
 nps="2 3 4"
-[[ $BUILD == *-address* || $BUILD == *-thread* || $BUILD == *-undefined* ]] && nps="2 4"
+sanitizer=$(ldd "$LOOMRUN" 2>/dev/null | grep -o 'lib[atu][sb]*san' | head -n 1)
+[[ -n $sanitizer ]] && nps="2 4"
+if [[ $sanitizer == libtsan ]]; then
+    # libpmix and its libevent are not instrumented: their progress thread's
+    # own locking shows up as races and double locks. Ours must not.
+    supp=$tmp/tsan.supp
+    for lib in libpmix.so.2 libevent_core-2.1.so.7 libevent_pthreads-2.1.so.7; do
+        printf 'called_from_lib:%s\nrace:%s\nmutex:%s\ndeadlock:%s\n' "$lib" "$lib" "$lib" "$lib"
+    done >"$supp"
+    export TSAN_OPTIONS="suppressions=$supp ${TSAN_OPTIONS:-}"
+fi
 for np in $nps; do
-    run_p2p "sizes 0..64MiB over tcp"     120 $np sizes
+    # (64 MiB of checked bytes per rank is long under a sanitizer: once is enough)
+    [[ -z $sanitizer || $np == 2 ]] && run_p2p "sizes 0..64MiB over tcp" 120 $np sizes
     run_p2p "wildcard storm over tcp"      60 $np wildcard
     run_p2p "10,000 outstanding over tcp"  60 $np many
     run_p2p "misc (ssend, trunc, probe, cancel)" 60 $np misc
