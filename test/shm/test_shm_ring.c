@@ -142,7 +142,15 @@ static void run_pair(uint32_t nslots, uint32_t slot_size, uint64_t n, uint32_t m
         _exit(0);
     }
     if (expect_full) {
-        usleep(20000);   /* let the producer fill the ring before we start */
+        /* let the producer fill the ring before we start: its next send
+         * must then be refused at least once */
+        loom_shm_slot_t *last = (loom_shm_slot_t *)((uint8_t *)mem + sizeof(loom_shm_ring_t) +
+                                                    (size_t)(nslots - 1) * slot_size);
+        time_t deadline = time(NULL) + 20;
+        while (atomic_load(&last->seq) != nslots && time(NULL) <= deadline) {
+            sched_yield();
+        }
+        usleep(1000);
     }
     bad = consumer(mem, nslots, slot_size, n, max_len, verify, &sum);
     CU_ASSERT_EQUAL(waitpid(pid, &wstatus, 0), pid);
