@@ -1,0 +1,150 @@
+/*
+ * fuzz_tcp_stream.c: libFuzzer target for the TCP transport's byte stream:
+ * the frame parser loom_tcp_rx_progress (transport/tcp/tcp_wire.c) fed the
+ * input through a read callback that cuts it at places the input chooses
+ * (short reads, EAGAIN, EINTR), and the handshake check loom_tcp_hello_check
+ * on every HELLO/ACCEPT body it delivers.
+ *
+ * Input: byte 0 seeds the read sizes, byte 1 picks the parser's buffer size
+ * (small ones force compaction and "frame larger than the buffer"); the
+ * rest is the stream. Checked beyond "no crash": every frame body and data
+ * chunk lies inside the bytes read (ASan), chunks never exceed max_data,
+ * data chunks fill exactly what data_begin announced, and a parser error
+ * leaves a reason in rx->why.
+ */
+#include "tcp/tcp_int.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct feed {
+    const uint8_t *p;
+    size_t         left;
+    uint32_t       rng;
+    uint8_t        sink[1 << 16];
+    size_t         chunk_len;     /* announced by data_begin */
+    unsigned       frames;
+} feed_t;
+
+static const uint8_t secret[LOOM_TCP_SECRET_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+static uint32_t next_rand(feed_t *f)
+{
+    f->rng = f->rng * 1103515245u + 12345u;
+    return f->rng >> 16;
+}
+
+static ssize_t feed_read(void *arg, void *buf, size_t len)
+{
+    feed_t *f = arg;
+    uint32_t r = next_rand(f);
+    size_t n;
+
+    if (f->left == 0) {
+        return 0;                          /* end of stream */
+    }
+    if (r % 13 == 0) {
+        errno = (r & 1) ? EAGAIN : EINTR;
+        return -1;
+    }
+    n = 1 + r % 97;
+    n = n < len ? n : len;
+    n = n < f->left ? n : f->left;
+    memcpy(buf, f->p, n);
+    f->p += n;
+    f->left -= n;
+    return (ssize_t)n;
+}
+
+static loom_status_t feed_frame(void *arg, unsigned type, const void *body, size_t len)
+{
+    feed_t *f = arg;
+    uint8_t sum = 0;
+    int src;
+    char why[128];
+
+    for (size_t i = 0; i < len; ++i) {
+        sum ^= ((const uint8_t *)body)[i];  /* every byte must be readable */
+    }
+    f->sink[0] = sum;
+    if (type == LOOM_TCP_HELLO || type == LOOM_TCP_ACCEPT) {
+        why[0] = '\0';
+        if (loom_tcp_hello_check(body, len, 1, 4, secret, &src, why, sizeof(why)) ==
+            LOOM_OK) {
+            if (src < 0 || src >= 4 || src == 1) {
+                __builtin_trap();
+            }
+        } else if (why[0] == '\0') {
+            __builtin_trap();              /* a refusal must say why */
+        }
+    }
+    ++f->frames;
+    return type == LOOM_TCP_BYE ? LOOM_INPROGRESS : LOOM_OK;
+}
+
+static void *feed_data_begin(void *arg, const loom_tcp_data_hdr_t *dh, size_t len)
+{
+    feed_t *f = arg;
+
+    if (len > sizeof(f->sink)) {
+        __builtin_trap();                  /* above max_data */
+    }
+    f->chunk_len = len;
+    return (dh->req_id & 1) ? NULL : f->sink;   /* discard some chunks */
+}
+
+static loom_status_t feed_data_end(void *arg, const loom_tcp_data_hdr_t *dh, size_t len)
+{
+    feed_t *f = arg;
+
+    (void)dh;
+    if (len != f->chunk_len) {
+        __builtin_trap();
+    }
+    return LOOM_OK;
+}
+
+static const loom_tcp_rx_ops_t feed_ops = {
+    .read       = feed_read,
+    .frame      = feed_frame,
+    .data_begin = feed_data_begin,
+    .data_end   = feed_data_end,
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static feed_t f;
+    loom_tcp_rx_t rx;
+    size_t caps[] = { 16, 64, 256, 4096, 65536 };
+    loom_status_t st = LOOM_OK;
+
+    if (size < 2) {
+        return 0;
+    }
+    f.p = data + 2;
+    f.left = size - 2;
+    f.rng = data[0] * 2654435761u;
+    f.frames = 0;
+    if (loom_tcp_rx_init(&rx, caps[data[1] % 5], caps[data[1] % 5] - 8,
+                         sizeof(f.sink)) != LOOM_OK) {
+        return 0;
+    }
+    for (int rounds = 0; rounds < 10000; ++rounds) {
+        st = loom_tcp_rx_progress(&rx, &feed_ops, &f, 1 + data[0]);
+        if (st != LOOM_OK && st != LOOM_INPROGRESS) {
+            break;
+        }
+        if (f.left == 0 && st == LOOM_OK && rx.dst_left == 0 && rx.pos == rx.end) {
+            break;
+        }
+    }
+    if (st == LOOM_ERR_TRANSPORT && rx.why[0] == '\0') {
+        __builtin_trap();                  /* a protocol error must say why */
+    }
+    loom_tcp_rx_cleanup(&rx);
+    return 0;
+}
