@@ -28,7 +28,7 @@ static uint8_t pattern(int src, int dst, size_t size, size_t i)
 static int run_check(void)
 {
     static const size_t sizes[] = { 0, 1, 8, 47, 48, 100, 1024, 4095, 4096, 4097, 8160,
-                                    8192, 65536, 300001, (size_t)4 << 20 };
+                                    8192, 65536, 300001, ((size_t)1 << 20) + 3 };
     int rank = loom_rank(), size = loom_size(), errors = 0;
     uint8_t **sbuf = calloc((size_t)size, sizeof(*sbuf));
     uint8_t **rbuf = calloc((size_t)size, sizeof(*rbuf));
