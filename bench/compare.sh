@@ -21,8 +21,11 @@
 #
 # usage: bench/compare.sh [--short] [--runs N] [--build DIR] [--out DIR]
 #            [--bench a,b,...] [--transports shm,tcp] [--np-coll "2 4"]
-#            [--ompi-bind none|core] [--no-build] [--no-plots] [--update-docs]
+#            [--ompi-bind none|core] [--iters N] [--no-build] [--no-plots]
+#            [--update-docs]
 #
+# --iters N passes -i N -x max(N/10,1) to every benchmark in full mode (OSU's
+# own defaults otherwise: 10000 latency iterations take long on a busy host).
 # --update-docs (full mode) replaces the generated part of
 # docs/performance.md (between its BEGIN/END markers) with this run's
 # report.md and copies the main plots to docs/img/.
@@ -31,14 +34,14 @@
 set -u -o pipefail
 invocation="bench/compare.sh $*"
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^set -u/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; }
 
 TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP" || exit 1
 BUILD=${BUILD:-build/release}
 short=0 runs= out= do_build=1 do_plots=1 update_docs=0
 benches="latency bw bibw barrier bcast reduce allreduce allgather alltoall"
-transports="shm tcp" np_coll="2 4" ompi_bind=none
+transports="shm tcp" np_coll="2 4" ompi_bind=none iters=
 
 while (($#)); do
     case $1 in
@@ -50,6 +53,7 @@ while (($#)); do
         --transports) transports=${2//,/ }; shift ;;
         --np-coll) np_coll=${2//,/ }; shift ;;
         --ompi-bind) ompi_bind=$2; shift ;;
+        --iters) iters=$2; shift ;;
         --no-build) do_build=0 ;;
         --no-plots) do_plots=0 ;;
         --update-docs) update_docs=1 ;;
@@ -63,6 +67,7 @@ done
 ((short && update_docs)) && { echo "compare.sh: --update-docs needs a full run" >&2; exit 2; }
 [[ -n $out ]] || out=$([[ $short == 1 ]] && echo "$BUILD/compare-short" || echo build/compare)
 case $ompi_bind in none|core) ;; *) echo "compare.sh: --ompi-bind none|core" >&2; exit 2 ;; esac
+[[ -z $iters || $iters =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: --iters needs a positive number" >&2; exit 2; }
 
 p2p_set=" latency bw bibw "
 is_p2p() { [[ $p2p_set == *" $1 "* ]]; }
@@ -79,6 +84,8 @@ bench_args() {
             barrier) echo "-i 20 -x 2 -c" ;;
             *) echo "-m 1:262144 -i 5 -x 1 -c" ;;
         esac
+    elif [[ -n $iters ]]; then
+        echo "-i $iters -x $((iters / 10 > 0 ? iters / 10 : 1))"
     else
         echo ""
     fi
@@ -188,6 +195,9 @@ done
     echo "loom: $([[ -x $BUILD/bin/loomcc ]] && "$BUILD/bin/loomcc" --showme:version)"
     echo "build: $BUILD; runs per configuration: $runs; mode: $([[ $short == 1 ]] && echo short || echo full)"
     echo "Open MPI binding: --bind-to $ompi_bind (loomrun does not bind)"
+    echo "benchmark options: $(if ((short)); then echo "short mode (per benchmark, see raw/*.cmd)"
+                               elif [[ -n $iters ]]; then bench_args latency
+                               else echo "OSU defaults"; fi)"
 } >"$out/env.txt"
 cat "$out/env.txt"
 load1=$(cut -d' ' -f1 /proc/loadavg)
@@ -372,7 +382,8 @@ doc_plots="latency_shm_np2 bw_shm_np2 bibw_shm_np2 allreduce_shm_np2 allreduce_s
     echo "($(sed -n 's/^cpu: //p' "$out/env.txt")), git $(sed -n 's/^git: //p' "$out/env.txt"),"
     echo "load average at start $(sed -n 's/^load average at start: //p' "$out/env.txt");"
     echo "$(sed -n 's/^Open MPI: mpirun //p' "$out/env.txt") against $(sed -n 's/^loom: loomcc: //p' "$out/env.txt");"
-    echo "median of $runs runs per configuration; Open MPI --bind-to $ompi_bind, loomrun unbound."
+    echo "median of $runs runs per configuration; benchmark options:"
+    echo "$(sed -n 's/^benchmark options: //p' "$out/env.txt"); Open MPI --bind-to $ompi_bind, loomrun unbound."
     echo
     echo "Command: \`${MAKELEVEL:+make compare  # runs }$invocation\`"
     echo

@@ -9,7 +9,8 @@
 #   make compare               run both side by side, medians of 5 runs, table,
 #                              CSV and PNG plots in build/compare/
 #   make compare SHORT=1       CI mode: few iterations, validation and agreement
-#                              checks, no timing asserts ($(BUILD)/compare-short/)
+#                              checks, no timing asserts ($(BUILD)/compare-short/);
+#                              `make compare-short` is the same, run by make check
 #   make compare RUNS=9 COMPARE_ARGS='--bench latency,allreduce'
 #
 # Both builds use the same flags; both link their MPI library dynamically.
@@ -70,6 +71,17 @@ bench-ompi: $(BENCH_OMPI_P2P) $(BENCH_OMPI_COLL)
 bench-loom: $(BENCH_LOOM_P2P) $(BENCH_LOOM_COLL) $(BENCH_LOOMRUN)
 bench-fault: $(BENCH_OFAULT_P2P) $(BENCH_OFAULT_COLL) $(BENCH_LFAULT_P2P) $(BENCH_LFAULT_COLL)
 bench: bench-ompi bench-loom
+
+# `make check` runs the short comparison as an extra check (CHECK_EXTRA),
+# with the benchmarks built warnings-as-errors; skipped where Open MPI's
+# wrapper is not installed.
+.PHONY: compare-short
+compare-short:
+	$(MAKE) --no-print-directory WERROR=1 BUILD=$(BUILD) bench-ompi bench-loom bench-fault
+	bash bench/compare.sh --short --no-build --build $(BUILD)
+ifneq ($(shell command -v $(MPICC) 2>/dev/null),)
+CHECK_EXTRA += compare-short
+endif
 
 RUNS ?=
 COMPARE_ARGS ?=

@@ -19,8 +19,8 @@
 static const osu_bench_desc_t barrier_desc = {
     .name = "osu_barrier", .title = "OSU MPI Barrier Latency Test",
     .kind = OSU_KIND_COLLECTIVE, .show_size = 0, .elem_size = 1, .min_size = 0,
-    .max_size = 0, .iterations = 1000, .iterations_large = 1000, .skip = 200,
-    .skip_large = 200,
+    .max_size = 0, .iterations = 1000, .iterations_large = 1000, .skip = 100,
+    .skip_large = 100,
 };
 
 static void barrier_buffers(const osu_ctx_t *ctx, size_t size, size_t *send_p,

@@ -10,7 +10,7 @@
 static const osu_bench_desc_t bcast_desc = {
     .name = "osu_bcast", .title = "OSU MPI Broadcast Latency Test",
     .kind = OSU_KIND_COLLECTIVE, .show_size = 1, .elem_size = 1, .min_size = 1,
-    .max_size = 1 << 20, .iterations = 1000, .iterations_large = 100, .skip = 200,
+    .max_size = 1 << 20, .iterations = 1000, .iterations_large = 100, .skip = 100,
     .skip_large = 10,
 };
 

@@ -12,7 +12,7 @@ static const osu_bench_desc_t reduce_desc = {
     .name = "osu_reduce", .title = "OSU MPI Reduce Latency Test",
     .kind = OSU_KIND_COLLECTIVE, .show_size = 1, .elem_size = sizeof(float),
     .min_size = sizeof(float), .max_size = 1 << 20, .iterations = 1000,
-    .iterations_large = 100, .skip = 200, .skip_large = 10,
+    .iterations_large = 100, .skip = 100, .skip_large = 10,
 };
 
 static void reduce_buffers(const osu_ctx_t *ctx, size_t size, size_t *send_p,
