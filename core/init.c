@@ -158,6 +158,27 @@ static loom_status_t loom_init_peers(void)
     return LOOM_OK;
 }
 
+/* split the open transports into those serving a peer and the others */
+static void loom_init_poll_lists(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    e->num_busy = e->num_idle = 0;
+    for (int i = 0; i < e->num_ifaces; ++i) {
+        int serves = 0;
+        for (int r = 0; r < e->world_size && !serves; ++r) {
+            serves = e->peers[r].ep != NULL && e->peers[r].ep->iface == e->ifaces[i];
+        }
+        if (serves) {
+            e->busy_ifaces[e->num_busy++] = e->ifaces[i];
+        } else {
+            e->idle_ifaces[e->num_idle++] = e->ifaces[i];
+            loom_debug("p2p", "transport %s serves no peer: polled every %u passes",
+                       e->ifaces[i]->name, LOOM_P2P_IDLE_POLL);
+        }
+    }
+}
+
 /* one info line per transport: which peers it serves, with what thresholds */
 static void loom_init_log_selection(void)
 {
@@ -218,7 +239,7 @@ static void loom_init_close_transports(void)
     for (int i = e->num_ifaces; i-- > 0;) {
         e->ifaces[i]->ops.close(e->ifaces[i]);
     }
-    e->num_ifaces = 0;
+    e->num_ifaces = e->num_busy = e->num_idle = 0;
     free(e->peers);
     e->peers = NULL;
 }
@@ -239,6 +260,7 @@ static loom_status_t loom_init_engine(void)
     if (st != LOOM_OK) {
         goto err_close_transports;
     }
+    loom_init_poll_lists();
     st = loom_p2p_engine_setup();
     if (st != LOOM_OK) {
         goto err_teardown_engine;
@@ -276,6 +298,7 @@ loom_status_t loom_init(int *argc_p, char ***argv_p)
     if (st != LOOM_OK) {
         return st;
     }
+    e->oversubscribed = e->job->oversubscribed;
     e->world_rank = e->job->rank;
     e->world_size = e->job->size;
     e->max_eager  = 0;

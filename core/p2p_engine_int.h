@@ -25,6 +25,8 @@
 #define LOOM_P2P_GET_CHUNK    ((size_t)1 << 30)
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
+/* passes between polls of a transport that serves no peer */
+#define LOOM_P2P_IDLE_POLL    4096u
 
 typedef enum loom_p2p_state {
     LOOM_STATE_UNINIT = 0,
@@ -120,6 +122,15 @@ typedef struct loom_p2p_engine {
     loom_p2p_peer_t             *peers;        /* world_size entries */
     loom_tl_iface_t             *ifaces[LOOM_P2P_MAX_IFACES];
     int                          num_ifaces;
+    /* progress polls the transports that serve a peer on every pass and the
+     * others (open, serving nobody here) only every LOOM_P2P_IDLE_POLL passes:
+     * a socket transport's poll is a syscall */
+    loom_tl_iface_t             *busy_ifaces[LOOM_P2P_MAX_IFACES];
+    int                          num_busy;
+    loom_tl_iface_t             *idle_ifaces[LOOM_P2P_MAX_IFACES];
+    int                          num_idle;
+    unsigned                     idle_tick;
+    int                          oversubscribed;
     size_t                       max_eager;    /* largest eager limit of any peer */
     loom_match_t                 match;
     loom_mpool_t                 req_pool;

@@ -18,8 +18,13 @@ int loom_progress_int(void)
     loom_p2p_engine_t *e = &loom_p2p_engine;
     int n = 0;
 
-    for (int i = 0; i < e->num_ifaces; ++i) {
-        n += loom_tl_iface_progress(e->ifaces[i]);
+    for (int i = 0; i < e->num_busy; ++i) {
+        n += loom_tl_iface_progress(e->busy_ifaces[i]);
+    }
+    if (loom_unlikely(e->num_idle != 0) && (++e->idle_tick % LOOM_P2P_IDLE_POLL) == 0) {
+        for (int i = 0; i < e->num_idle; ++i) {
+            n += loom_tl_iface_progress(e->idle_ifaces[i]);
+        }
     }
     if (loom_unlikely(!loom_list_is_empty(&e->pending_peers) ||
                       !loom_list_is_empty(&e->get_retry))) {
@@ -41,12 +46,12 @@ int loom_progress(void)
 
 int loom_progress_oversubscribed(void)
 {
-    return loom_p2p_engine.job != NULL && loom_p2p_engine.job->oversubscribed;
+    return loom_p2p_engine.oversubscribed;
 }
 
 void loom_progress_idle(void)
 {
-    if (loom_progress_oversubscribed()) {
+    if (loom_p2p_engine.oversubscribed) {
         sched_yield();
     }
 }
@@ -63,7 +68,9 @@ void loom_progress_wait_step(loom_progress_waiter_t *w)
         w->start = 0;
         return;
     }
-    loom_progress_idle();
+    if (loom_p2p_engine.oversubscribed) {
+        sched_yield();
+    }
     if (loom_likely(loom_p2p_engine.progress_timeout <= 0) ||
         (++w->idle % LOOM_PROGRESS_CLOCK_INTERVAL) != 0) {
         return;
