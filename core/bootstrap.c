@@ -4,10 +4,10 @@
  * Job information comes from what the launcher registered: PMIX_JOB_SIZE
  * (not PMIX_UNIV_SIZE, which is the slot count under Open MPI's mpirun),
  * PMIX_LOCAL_SIZE / PMIX_LOCAL_PEERS with the wildcard rank, and per proc
- * PMIX_LOCAL_RANK and PMIX_HOSTNAME. Every launcher we run under (loomrun,
- * mpirun, srun --mpi=pmix) registers a per-proc hostname, so the host of
- * every rank is known at init without a collective; if one is missing, each
- * rank publishes its own host name and init does one fence to read them all.
+ * PMIX_LOCAL_RANK and PMIX_HOSTNAME. The client library answers
+ * PMIX_HOSTNAME for any rank from the node and proc maps every PMIx launcher
+ * registers (loomrun, mpirun, srun --mpi=pmix), so the host of every rank is
+ * known at init from the local store, without a collective.
  *
  * Without any PMIx server PMIx_Init fails (UNREACHABLE) and the process
  * runs as a singleton: put/get work on a local table and a fence is a no-op.
@@ -26,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define LOOM_BOOTSTRAP_HOST_KEY "loom.hostname"
 
 /* one blob of a singleton's local table */
 typedef struct loom_bootstrap_kv {
@@ -208,60 +206,27 @@ static loom_status_t loom_bootstrap_read_local(void)
     return LOOM_OK;
 }
 
-/* Fallback when the launcher registered no per-proc hostname: one fence. */
-static loom_status_t loom_bootstrap_exchange_hostnames(void)
-{
-    char host[256] = "?";
-    size_t len;
-    loom_status_t status;
-
-    gethostname(host, sizeof(host) - 1);
-    status = loom_bootstrap_put(LOOM_BOOTSTRAP_HOST_KEY, host, strlen(host) + 1);
-    if (status == LOOM_OK) {
-        status = loom_bootstrap_fence();
-    }
-    for (int r = 0; status == LOOM_OK && r < loom_bootstrap.info.size; ++r) {
-        if (loom_bootstrap.hostnames[r] != NULL) {
-            continue;
-        }
-        len    = sizeof(host);
-        status = loom_bootstrap_get(r, LOOM_BOOTSTRAP_HOST_KEY, host, &len);
-        if (status == LOOM_OK) {
-            host[sizeof(host) - 1] = '\0';
-            loom_bootstrap.hostnames[r] = strdup(host);
-            status = loom_bootstrap.hostnames[r] ? LOOM_OK : LOOM_ERR_NO_MEMORY;
-        }
-    }
-    return status;
-}
-
 /* Host of every rank, then node_of_rank: index of the host by first appearance. */
 static loom_status_t loom_bootstrap_read_hosts(void)
 {
-    int size = loom_bootstrap.info.size, missing = 0, nodes = 0;
-    loom_status_t status;
+    int size = loom_bootstrap.info.size, nodes = 0;
 
     for (int r = 0; r < size; ++r) {
         pmix_value_t *val = NULL;
+        pmix_status_t rc = loom_bootstrap_pmix_get((pmix_rank_t)r, PMIX_HOSTNAME, &val);
 
-        if (loom_bootstrap_pmix_get((pmix_rank_t)r, PMIX_HOSTNAME, &val) != PMIX_SUCCESS) {
-            ++missing;
-            continue;
+        if (rc == PMIX_SUCCESS) {
+            if (val->type == PMIX_STRING && val->data.string != NULL) {
+                loom_bootstrap.hostnames[r] = strdup(val->data.string);
+            }
+            PMIX_VALUE_RELEASE(val);
         }
-        if (val->type == PMIX_STRING && val->data.string != NULL) {
-            loom_bootstrap.hostnames[r] = strdup(val->data.string);
-        }
-        PMIX_VALUE_RELEASE(val);
         if (loom_bootstrap.hostnames[r] == NULL) {
-            ++missing;
-        }
-    }
-    if (missing > 0) {
-        loom_debug("bootstrap", "the launcher gave no host name for %d of %d ranks: "
-                   "exchanging host names", missing, size);
-        status = loom_bootstrap_exchange_hostnames();
-        if (status != LOOM_OK) {
-            return status;
+            loom_error("bootstrap", "no host name for rank %d of job %s (PMIX_HOSTNAME: %s): "
+                       "the launcher registered no node and proc maps?", r,
+                       loom_bootstrap.jobid, rc == PMIX_SUCCESS ? "not a string" :
+                       PMIx_Error_string(rc));
+            return LOOM_ERR_BOOTSTRAP;
         }
     }
     for (int r = 0; r < size; ++r) {
