@@ -13,6 +13,10 @@ t_start=$SECONDS
 
 bash scripts/install-deps.sh || exit 1
 
+# ThreadSanitizer sleeps 1 s at every process exit by default: with hundreds
+# of rank processes that is minutes of nothing.
+export TSAN_OPTIONS="atexit_sleep_ms=0 ${TSAN_OPTIONS:-}"
+
 count() {  # parse "suites: N passed, M failed" from a pass's output
     local line
     line=$(grep -E '^suites: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
