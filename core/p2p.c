@@ -8,6 +8,7 @@
  * rendezvous, ssend) takes the nonblocking path and waits.
  */
 #include "p2p_engine_int.h"
+#include "datatype_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -76,7 +77,7 @@ static inline loom_status_t loom_p2p_check(const void *buf, size_t count,
 
     if (loom_likely(loom_p2p_engine.state == LOOM_STATE_INIT && comm != NULL &&
                     comm->magic == LOOM_COMM_MAGIC && (unsigned)dt < LOOM_DATATYPE_COUNT)) {
-        dsize = loom_datatype_size(dt);
+        dsize = loom_datatype_size_unchecked(dt);
         if (loom_likely(count <= (size_t)SSIZE_MAX / dsize &&
                         (buf != NULL || count == 0) &&
                         ((unsigned)rank < (unsigned)comm->size ||
