@@ -70,5 +70,5 @@ for suite in p2p coll; do
 done
 
 echo
-echo "verbs suite: $fail failed step(s) in $((SECONDS - t_all)) s ${failed[*]:+(${failed[*]})}"
+echo "verbs suite: $fail failed step(s) in $((SECONDS - t_all)) s: ${failed[*]:-none}"
 exit $fail
