@@ -1,15 +1,16 @@
 /*
  * allreduce_shm.c: small allreduce through the per-communicator segment.
  *
- *   rank r:  copy input -> slot[r][n % 2];  arrived[r] = n  (release)
- *            wait until arrived[q] >= n for every q (acquire)
+ *   rank r:  copy input -> slot[r][n % 2];  sig, arrived[r] = n  (release)
+ *            wait until arrived[q] >= n for every q (acquire); sigs agree
  *            result = slot[0] op (slot[1] op (... op slot[p-1]))
  *
  * Every rank folds all p inputs itself, in the same order, so the result is
  * bitwise identical on every rank and equal to the ordered algorithms'
  * (deterministic mode needs nothing more). Cost: p * n reads per rank, the
  * right trade for messages up to LOOM_COLL_SHM_MAX_BYTES, where one
- * cache-line handoff replaces log2(p) message round trips.
+ * cache-line handoff replaces log2(p) message round trips. The blocking
+ * calls run the same steps without a request (coll_fast.c).
  */
 #include "coll_shm.h"
 
@@ -24,16 +25,15 @@ loom_status_t loom_coll_allreduce_shm(loom_request_t req)
     switch ((enum phase)s->phase) {
     case PH_ENTER:
         if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;
+            return st == LOOM_ERR_UNSUPPORTED ? loom_coll_shm_fallback(req) : st;
         }
         memcpy(loom_coll_shm_slot(s, s->rank), s->sbuf, bytes);
-        atomic_store_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived, s->shm_seq,
-                              memory_order_release);
+        loom_coll_shm_arrive(s);
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:
-        if (!loom_coll_shm_all_arrived(s)) {
-            return LOOM_INPROGRESS;
+        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+            return st;
         }
         memcpy(s->rbuf, loom_coll_shm_slot(s, s->size - 1), bytes);
         for (int q = s->size - 2; q >= 0; --q) {

@@ -1,8 +1,8 @@
 /*
  * barrier_shm.c: barrier through the per-communicator shared segment.
  *
- *   rank r:  arrived[r] = n  (release)
- *            wait until arrived[q] >= n for every q (acquire)
+ *   rank r:  sig, arrived[r] = n  (release)
+ *            wait until arrived[q] >= n for every q (acquire); sigs agree
  *
  * One cache-line write per rank and p reads; no message at all once the
  * segment exists (its first use sets it up by point-to-point, coll_shm.c).
@@ -19,15 +19,14 @@ loom_status_t loom_coll_barrier_shm(loom_request_t req)
     switch ((enum phase)s->phase) {
     case PH_ENTER:
         if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;
+            return st == LOOM_ERR_UNSUPPORTED ? loom_coll_shm_fallback(req) : st;
         }
-        atomic_store_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived, s->shm_seq,
-                              memory_order_release);
+        loom_coll_shm_arrive(s);
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:
-        if (!loom_coll_shm_all_arrived(s)) {
-            return LOOM_INPROGRESS;
+        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+            return st;
         }
         loom_coll_shm_leave(s);
         return LOOM_OK;

@@ -40,6 +40,9 @@ loom_status_t loom_coll_begin(loom_comm_t comm, const char *who, const char *nam
     if (st != LOOM_OK) {
         return loom_p2p_error(st, who);
     }
+    if (loom_unlikely(loom_coll_orphans_pending)) {
+        loom_coll_orphans_sweep();
+    }
     if (loom_datatype_size(dt) == 0) {
         loom_error("coll", "%s: datatype %d is not a loom datatype", who, (int)dt);
         return loom_p2p_error(LOOM_ERR_INVALID_TYPE, who);
@@ -73,8 +76,11 @@ loom_status_t loom_coll_launch(loom_request_t req, loom_coll_type_t type,
     } else {
         req->progress_fn = loom_coll_select(type, comm, bytes, s)->progress;
     }
-    s->tag      = (int)(comm->coll_seq & LOOM_TAG_UB);
+    s->kind     = (uint8_t)type;
+    s->seq      = comm->coll_seq;
+    s->tag      = loom_coll_tag_make(s->seq, type, loom_coll_kind_rooted(type) ? s->root : 0);
     req->op_seq = comm->coll_seq++;
+    loom_coll_record_start(s);
     loom_request_generic_start(req);
     *req_p = req;
     return LOOM_OK;

@@ -11,11 +11,16 @@
  * as child requests with the same tag.
  *
  * Tags: every collective started on a communicator takes the next value of
- * comm->coll_seq as its tag on the communicator's collective context, so
- * any number of nonblocking collectives can be in flight on one
- * communicator; within one collective, messages between two ranks rely on
- * MPI's non-overtaking order (each algorithm posts its receives from a peer
- * in the order that peer sends).
+ * comm->coll_seq; its tag on the communicator's collective context carries
+ * the low 16 bits of that number, the collective's kind and its root (mod
+ * 2048), so any number of nonblocking collectives can be in flight on one
+ * communicator, and a rank that called a different collective, or the same
+ * one with a different root, sends messages that never match: they wait as
+ * unexpected messages, where a collective that has been waiting for a few
+ * milliseconds looks for them (coll_check.c) and fails with an error naming
+ * both ranks and both calls instead of hanging. Within one collective,
+ * messages between two ranks rely on MPI's non-overtaking order (each
+ * algorithm posts its receives from a peer in the order that peer sends).
  *
  * Reduction order: an algorithm that must respect rank order (a
  * non-commutative user op, or LOOM_DETERMINISTIC=1) computes the right fold
@@ -60,6 +65,20 @@ typedef enum loom_coll_layout {
 #define LOOM_COLL_MAX_REQS   8     /* point-to-point requests in flight per step */
 #define LOOM_COLL_INLINE_TMP 128   /* temporary bytes kept inside the request */
 
+/* tag = seq (16 bits) | kind (4 bits) << 16 | root mod 2048 << 20: 31 bits */
+#define LOOM_COLL_TAG_SEQ_BITS   16
+#define LOOM_COLL_TAG_SEQ_MASK   0xffffu
+#define LOOM_COLL_TAG_KIND_SHIFT 16
+#define LOOM_COLL_TAG_ROOT_SHIFT 20
+#define LOOM_COLL_TAG_ROOT_MASK  0x7ffu
+
+static inline int loom_coll_tag_make(uint64_t seq, int kind, int root)
+{
+    return (int)((uint32_t)(seq & LOOM_COLL_TAG_SEQ_MASK) |
+                 (uint32_t)kind << LOOM_COLL_TAG_KIND_SHIFT |
+                 ((uint32_t)root & LOOM_COLL_TAG_ROOT_MASK) << LOOM_COLL_TAG_ROOT_SHIFT);
+}
+
 typedef struct loom_coll_state {
     /* arguments, LOOM_IN_PLACE resolved by the API layer */
     const void     *sbuf;
@@ -81,6 +100,10 @@ typedef struct loom_coll_state {
     uint8_t         ordered;    /* reduce in rank order (deterministic) */
     uint8_t         in_place;
     uint8_t         tmp_kind;
+    uint8_t         kind;       /* loom_coll_type_t */
+    uint8_t         is_child;   /* a part of a composed algorithm */
+    uint8_t         failed;     /* an error was found (leftovers are dropped) */
+    uint64_t        seq;        /* comm->coll_seq at the call (messages) */
     /* the state machine */
     int             phase;
     int             step;
@@ -94,6 +117,11 @@ typedef struct loom_coll_state {
     size_t          tmp_bytes;
     void           *shm;        /* per-communicator shared-memory state */
     uint64_t        shm_seq;
+    /* slow path: how long this collective has waited, expected receive sizes */
+    uint32_t        idle;
+    double          idle_check;   /* loom_wtime() of the next mismatch check */
+    double          idle_step;
+    size_t          rlen[LOOM_COLL_MAX_REQS];
     uint8_t         inline_tmp[LOOM_COLL_INLINE_TMP] LOOM_ALIGNED(16);
 } loom_coll_state_t;
 
@@ -144,6 +172,46 @@ loom_status_t loom_coll_tmp_alloc(loom_coll_state_t *s, size_t bytes);
 
 /** Release the temporary buffer and any requests still attached (cleanup_fn). */
 void loom_coll_state_cleanup(loom_request_t req);
+
+/**
+ * The slow path of a collective that must wait: every call counts; after a
+ * few milliseconds of waiting (then at growing intervals) it looks for
+ * messages of this communicator's collectives that show a mismatch (another
+ * collective, another root, another count: coll_check.c).
+ * @return LOOM_INPROGRESS, or the mismatch error (already logged).
+ */
+loom_status_t loom_coll_idle(loom_coll_state_t *s);
+
+/**
+ * The mismatch check itself (@p shm: the caller runs a shared-memory
+ * algorithm past its setup, so any message of its own number is a mismatch).
+ * @return LOOM_OK if nothing is wrong, or the error (logged).
+ */
+loom_status_t loom_coll_check_mismatch(loom_coll_state_t *s, int shm);
+
+/** Name of a collective kind ("allreduce"). */
+const char *loom_coll_kind_name(int kind);
+
+/** 1 if collectives of @p kind have a root. */
+static inline int loom_coll_kind_rooted(int kind)
+{
+    return kind == LOOM_COLL_BCAST || kind == LOOM_COLL_REDUCE ||
+           kind == LOOM_COLL_GATHER || kind == LOOM_COLL_SCATTER;
+}
+
+/** Remember the kind and root of the collective just started (coll_check.c). */
+void loom_coll_record_start(loom_coll_state_t *s);
+
+/** Mark this collective done (@p failed: its leftover messages are dropped). */
+void loom_coll_record_done(const loom_coll_state_t *s, int failed);
+
+/**
+ * Requests and temporary buffers a failed collective left behind (a send
+ * the peer never matched, a receive whose data is still moving): kept here
+ * and released once they complete. Swept at every collective start.
+ */
+extern int loom_coll_orphans_pending;
+void loom_coll_orphans_sweep(void);
 
 /** Reduce @p n elements: inout = in op inout. */
 static inline void loom_coll_reduce(const loom_coll_state_t *s, const void *in,

@@ -7,9 +7,12 @@
  *   send "created" (status byte) ---->  recv, shm_open + mmap
  *   recv "mapped" from every q   <----  send "mapped" (status byte)
  *   shm_unlink
+ *   send the verdict (all mapped?) ---> recv: use the segment, or unmap
+ *                                       and fall back to messages
  */
 #include "coll_shm.h"
 #include "bootstrap_int.h"
+#include "config_int.h"
 #include "log_int.h"
 
 #include <errno.h>
@@ -18,18 +21,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-enum { SHM_NONE = 0, SHM_SETUP, SHM_READY, SHM_FAILED };
-
-typedef struct loom_coll_comm {
-    int       eligible;      /* every rank on this node */
-    int       state;         /* SHM_* */
-    void     *base;
-    size_t    size;
-    uint64_t  next_seq;      /* number given to the next shm operation */
-    uint64_t  done_seq;      /* last shm operation completed here */
-    char      name[128];
-} loom_coll_comm_t;
 
 #define SHM_RANK_BYTES (sizeof(loom_coll_shm_ctl_t) + 2 * LOOM_COLL_SHM_MAX_BYTES)
 
@@ -47,7 +38,7 @@ static void loom_coll_comm_free(loom_comm_t comm)
     comm->coll_priv = NULL;
 }
 
-static loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
+loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
 {
     const loom_bootstrap_info_t *info;
     loom_coll_comm_t *cc = comm->coll_priv;
@@ -60,6 +51,7 @@ static loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
     if (cc == NULL) {
         return NULL;
     }
+    memset(cc->fast_ok, -1, sizeof(cc->fast_ok));
     info = loom_bootstrap_info();
     cc->eligible = info != NULL && info->node_of_rank != NULL && comm->size > 1;
     if (cc->eligible) {
@@ -79,7 +71,7 @@ static loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
 int loom_coll_shm_eligible(loom_comm_t comm)
 {
     loom_coll_comm_t *cc = loom_coll_comm_get(comm);
-    return cc != NULL && cc->eligible && cc->state != SHM_FAILED;
+    return cc != NULL && cc->eligible && cc->state != LOOM_COLL_SHM_FAILED;
 }
 
 loom_coll_shm_ctl_t *loom_coll_shm_ctl(const loom_coll_state_t *s, int r)
@@ -110,13 +102,22 @@ static void loom_coll_shm_name(loom_coll_comm_t *cc, loom_comm_t comm)
     }
 }
 
-/* Create (rank 0) or open (others) and map the segment. */
+/*
+ * Create (rank 0) or open (others) and map the segment. A failure is not an
+ * error of the job (the algorithms fall back to messages): logged at info.
+ */
 static loom_status_t loom_coll_shm_map(loom_coll_comm_t *cc, loom_comm_t comm, int create)
 {
     int fd, flags = O_RDWR | (create ? O_CREAT | O_EXCL : 0);
+    long long fault = loom_config_int(LOOM_CFG_COLL_SHM_FAULT);
     void *base;
 
     cc->size = LOOM_ALIGN_UP((size_t)comm->size * SHM_RANK_BYTES, (size_t)4096);
+    if (loom_unlikely(fault == comm->rank)) {
+        loom_info("coll", "%s: rank %d: LOOM_COLL_SHM_FAULT: not mapping %s", comm->name,
+                  comm->rank, cc->name);
+        return LOOM_ERR_IO;
+    }
     fd = shm_open(cc->name, flags, 0600);
     if (fd < 0 && create && errno == EEXIST) {
         /* left over by a killed job with the same id: replace it */
@@ -124,12 +125,15 @@ static loom_status_t loom_coll_shm_map(loom_coll_comm_t *cc, loom_comm_t comm, i
         fd = shm_open(cc->name, flags, 0600);
     }
     if (fd < 0) {
-        loom_error("coll", "%s: shm_open(%s) for the collective segment: %m",
-                   comm->name, cc->name);
+        loom_info("coll", "%s: rank %d: shm_open(%s) for the collective segment: %m",
+                  comm->name, comm->rank, cc->name);
         return LOOM_ERR_IO;
     }
-    if (create && ftruncate(fd, (off_t)cc->size) != 0) {
-        loom_error("coll", "%s: ftruncate(%s, %zu): %m", comm->name, cc->name, cc->size);
+    /* posix_fallocate, not ftruncate: a full /dev/shm fails here, not with
+     * SIGBUS at the first store */
+    if (create && (errno = posix_fallocate(fd, 0, (off_t)cc->size)) != 0) {
+        loom_info("coll", "%s: rank %d: reserving %zu bytes for %s: %m", comm->name,
+                  comm->rank, cc->size, cc->name);
         close(fd);
         shm_unlink(cc->name);
         return LOOM_ERR_IO;
@@ -137,8 +141,8 @@ static loom_status_t loom_coll_shm_map(loom_coll_comm_t *cc, loom_comm_t comm, i
     base = mmap(NULL, cc->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (base == MAP_FAILED) {
-        loom_error("coll", "%s: mmap of %zu bytes of %s: %m", comm->name, cc->size,
-                   cc->name);
+        loom_info("coll", "%s: rank %d: mmap of %zu bytes of %s: %m", comm->name,
+                  comm->rank, cc->size, cc->name);
         if (create) {
             shm_unlink(cc->name);
         }
@@ -148,7 +152,8 @@ static loom_status_t loom_coll_shm_map(loom_coll_comm_t *cc, loom_comm_t comm, i
     return LOOM_OK;
 }
 
-enum { SETUP_START = 0, SETUP_NOTIFY, SETUP_COLLECT, SETUP_OPEN, SETUP_ANSWER, SETUP_DONE };
+enum { SETUP_START = 0, SETUP_NOTIFY, SETUP_COLLECT, SETUP_VERDICT, SETUP_OPEN,
+       SETUP_ANSWER, SETUP_DONE };
 
 /* One batch of 1-byte messages between rank 0 and ranks [s->peer, ...). */
 static loom_status_t loom_coll_shm_batch(loom_coll_state_t *s, int send, uint8_t *bytes)
@@ -166,13 +171,96 @@ static loom_status_t loom_coll_shm_batch(loom_coll_state_t *s, int send, uint8_t
     return LOOM_OK;
 }
 
+/* Rank 0's steps: notify every rank, collect their answers, send the verdict. */
+static loom_status_t loom_coll_shm_setup_root(loom_coll_state_t *s, uint8_t *msg)
+{
+    switch (s->step) {
+    case SETUP_NOTIFY:   /* "created" to every rank, in batches */
+        if (s->peer == s->size) {
+            s->peer = 1;
+            s->step = SETUP_COLLECT;
+            return LOOM_OK;
+        }
+        return loom_coll_shm_batch(s, 1, msg);
+    case SETUP_COLLECT:  /* every rank's "mapped" */
+        for (int i = 0; i < LOOM_COLL_MAX_REQS; ++i) {
+            msg[0] &= msg[8 + i] | (uint8_t)(s->peer <= 1);
+        }
+        if (s->peer == s->size) {
+            s->peer = 1;
+            s->step = SETUP_VERDICT;
+            return LOOM_OK;
+        }
+        memset(&msg[8], 1, LOOM_COLL_MAX_REQS);
+        return loom_coll_shm_batch(s, 0, &msg[8]);
+    case SETUP_VERDICT:  /* all mapped, or fall back: the same answer everywhere */
+        if (s->peer == s->size) {
+            s->step = SETUP_DONE;
+            return LOOM_OK;
+        }
+        return loom_coll_shm_batch(s, 1, msg);
+    }
+    return LOOM_ERR_INTERNAL;
+}
+
+/* Rank q's steps: map once rank 0 created, answer, take the verdict. */
+static loom_status_t loom_coll_shm_setup_peer(loom_coll_state_t *s, loom_coll_comm_t *cc,
+                                              uint8_t *msg)
+{
+    loom_status_t st;
+
+    switch (s->step) {
+    case SETUP_OPEN:
+        msg[0] = msg[8] && loom_coll_shm_map(cc, s->comm, 0) == LOOM_OK;
+        if ((st = loom_coll_send(s, &msg[0], 1, 0)) != LOOM_OK ||
+            (st = loom_coll_recv(s, &msg[16], 1, 0)) != LOOM_OK) {
+            return st;
+        }
+        s->step = SETUP_ANSWER;
+        return LOOM_OK;
+    case SETUP_ANSWER:
+        msg[0] = msg[16];
+        s->step = SETUP_DONE;
+        return LOOM_OK;
+    }
+    return LOOM_ERR_INTERNAL;
+}
+
+/* Every rank: use the segment, or release it and fall back with a notice. */
+static loom_status_t loom_coll_shm_setup_done(loom_coll_state_t *s, loom_coll_comm_t *cc,
+                                              int ok)
+{
+    if (s->rank == 0 && cc->base != NULL) {
+        shm_unlink(cc->name);
+    }
+    if (ok) {
+        cc->state = LOOM_COLL_SHM_READY;
+        return LOOM_OK;
+    }
+    if (cc->base != NULL) {
+        munmap(cc->base, cc->size);
+        cc->base = NULL;
+    }
+    cc->state = LOOM_COLL_SHM_FAILED;
+    if (s->rank == 0) {
+        loom_info("coll", "%s: the shared-memory segment %s for on-node collectives could "
+                  "not be set up on every rank; using message-based algorithms",
+                  s->comm->name, cc->name);
+    }
+    return LOOM_ERR_UNSUPPORTED;
+}
+
 /* The setup handshake; runs inside the first shm operation on a comm. */
 static loom_status_t loom_coll_shm_setup(loom_coll_state_t *s, loom_coll_comm_t *cc)
 {
-    uint8_t *msg = s->inline_tmp; /* [0] what we send; [0..7] what we receive */
+    /* [0] what we send; [8..15] what we receive; [16] the verdict */
+    uint8_t *msg = s->inline_tmp;
     loom_status_t st;
 
     for (;;) {
+        if (s->nreq > 0 && (st = loom_coll_wait(s)) != LOOM_OK) {
+            return st;  /* in progress, or a failed message */
+        }
         switch (s->step) {
         case SETUP_START:
             loom_coll_shm_name(cc, s->comm);
@@ -187,66 +275,15 @@ static loom_status_t loom_coll_shm_setup(loom_coll_state_t *s, loom_coll_comm_t 
                 s->step = SETUP_OPEN;
             }
             break;
-        case SETUP_NOTIFY:   /* rank 0: "created" to every rank, in batches */
-            if ((st = loom_coll_wait(s)) != LOOM_OK) {
-                return st;
-            }
-            if (s->peer == s->size) {
-                s->peer = 1;
-                s->step = SETUP_COLLECT;
-                break;
-            }
-            if ((st = loom_coll_shm_batch(s, 1, msg)) != LOOM_OK) {
-                return st;
-            }
-            break;
-        case SETUP_COLLECT:  /* rank 0: every rank's "mapped" */
-            if ((st = loom_coll_wait(s)) != LOOM_OK) {
-                return st;
-            }
-            for (int i = 0; i < LOOM_COLL_MAX_REQS; ++i) {
-                msg[0] &= msg[8 + i] | (uint8_t)(s->peer <= 1);
-            }
-            if (s->peer == s->size) {
-                s->step = SETUP_DONE;
-                break;
-            }
-            memset(&msg[8], 1, LOOM_COLL_MAX_REQS);
-            if ((st = loom_coll_shm_batch(s, 0, &msg[8])) != LOOM_OK) {
-                return st;
-            }
-            break;
-        case SETUP_OPEN:     /* rank q: map once rank 0 created */
-            if ((st = loom_coll_wait(s)) != LOOM_OK) {
-                return st;
-            }
-            msg[0] = msg[8] && loom_coll_shm_map(cc, s->comm, 0) == LOOM_OK;
-            if ((st = loom_coll_send(s, &msg[0], 1, 0)) != LOOM_OK) {
-                return st;
-            }
-            s->step = SETUP_ANSWER;
-            break;
-        case SETUP_ANSWER:
-            if ((st = loom_coll_wait(s)) != LOOM_OK) {
-                return st;
-            }
-            s->step = SETUP_DONE;
-            break;
         case SETUP_DONE:
-            if (s->rank == 0 && cc->base != NULL) {
-                shm_unlink(cc->name);
+            return loom_coll_shm_setup_done(s, cc, msg[0]);
+        default:
+            st = s->rank == 0 ? loom_coll_shm_setup_root(s, msg)
+                              : loom_coll_shm_setup_peer(s, cc, msg);
+            if (st != LOOM_OK) {
+                return st;
             }
-            if (!msg[0]) {
-                cc->state = SHM_FAILED;
-                loom_error("coll", "%s: the collective shared-memory segment %s could "
-                           "not be set up on every rank", s->comm->name, cc->name);
-                return LOOM_ERR_IO;
-            }
-            cc->state = SHM_READY;
-            return LOOM_OK;
-        }
-        if (s->nreq > 0 && (st = loom_coll_wait(s)) != LOOM_OK) {
-            return st;  /* in progress, or a failed message */
+            break;
         }
     }
 }
@@ -268,13 +305,13 @@ loom_status_t loom_coll_shm_enter(loom_coll_state_t *s)
     }
     cc = s->shm;
     if (cc->done_seq + 1 != s->shm_seq) {
-        return LOOM_INPROGRESS;      /* an earlier shm operation is still running */
+        return loom_coll_idle(s);    /* an earlier shm operation is still running */
     }
-    if (cc->state != SHM_READY) {
-        if (cc->state == SHM_FAILED) {
-            return LOOM_ERR_IO;
+    if (cc->state != LOOM_COLL_SHM_READY) {
+        if (cc->state == LOOM_COLL_SHM_FAILED) {
+            return LOOM_ERR_UNSUPPORTED;
         }
-        cc->state = SHM_SETUP;
+        cc->state = LOOM_COLL_SHM_SETUP;
         st = loom_coll_shm_setup(s, cc);
         if (st != LOOM_OK) {
             return st;
@@ -284,10 +321,36 @@ loom_status_t loom_coll_shm_enter(loom_coll_state_t *s)
     return LOOM_OK;
 }
 
+loom_status_t loom_coll_shm_fallback(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    size_t bytes = s->kind == LOOM_COLL_BARRIER ? 0 : s->count * s->esize;
+
+    loom_coll_shm_leave(s);           /* lets the next shm operation find out too */
+    s->shm   = NULL;
+    s->phase = 0;
+    s->step  = 0;
+    s->peer  = 0;
+    req->progress_fn = loom_coll_select((loom_coll_type_t)s->kind, s->comm, bytes,
+                                        s)->progress;
+    return req->progress_fn(req);
+}
+
 void loom_coll_shm_leave(loom_coll_state_t *s)
 {
     loom_coll_comm_t *cc = s->shm;
     cc->done_seq = s->shm_seq;
+}
+
+void loom_coll_shm_arrive(loom_coll_state_t *s)
+{
+    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, s->rank);
+    int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
+
+    c->sig[s->shm_seq & 1] = loom_coll_shm_sig(s->seq, s->kind, root,
+                                               s->kind == LOOM_COLL_BARRIER ? 0 :
+                                               s->count * s->esize);
+    atomic_store_explicit(&c->arrived, s->shm_seq, memory_order_release);
 }
 
 int loom_coll_shm_all_arrived(loom_coll_state_t *s)
@@ -300,4 +363,63 @@ int loom_coll_shm_all_arrived(loom_coll_state_t *s)
         ++s->peer;
     }
     return 1;
+}
+
+loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t mine,
+                                      int peer, uint64_t theirs)
+{
+    int k1 = (int)(mine >> 48 & 0xf), k2 = (int)(theirs >> 48 & 0xf);
+    int r1 = (int)(mine >> 52 & 0x7ff), r2 = (int)(theirs >> 52 & 0x7ff);
+    unsigned s1 = (unsigned)(mine >> 32 & 0xffff), s2 = (unsigned)(theirs >> 32 & 0xffff);
+
+    if (s1 != s2) {
+        loom_error("coll", "collective #%llu on %s: rank %d is at collective #%u (mod "
+                   "65536) but rank %d at #%u, both in the shared-memory %s: a rank "
+                   "skipped or added a collective", (unsigned long long)seq, comm->name,
+                   comm->rank, s1, peer, s2, loom_coll_kind_name(k1));
+        return LOOM_ERR_INVALID_ARG;
+    }
+    if (k1 != k2) {
+        loom_error("coll", "collective #%llu on %s: rank %d called %s but rank %d called %s",
+                   (unsigned long long)seq, comm->name, comm->rank, loom_coll_kind_name(k1),
+                   peer, loom_coll_kind_name(k2));
+        return LOOM_ERR_INVALID_ARG;
+    }
+    if (r1 != r2) {
+        loom_error("coll", "%s #%llu on %s: rank %d used root %d but rank %d used root %d",
+                   loom_coll_kind_name(k1), (unsigned long long)seq, comm->name,
+                   comm->rank, r1, peer, r2);
+        return LOOM_ERR_INVALID_ROOT;
+    }
+    loom_error("coll", "%s #%llu on %s: rank %d passed %u bytes but rank %d passed %u "
+               "bytes (different counts or datatypes)", loom_coll_kind_name(k1),
+               (unsigned long long)seq, comm->name, comm->rank, (unsigned)(uint32_t)mine,
+               peer, (unsigned)(uint32_t)theirs);
+    return LOOM_ERR_INVALID_COUNT;
+}
+
+loom_status_t loom_coll_shm_check(const loom_coll_state_t *s)
+{
+    size_t par = s->shm_seq & 1;
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
+
+    for (int q = 0; q < s->size; ++q) {
+        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par];
+        if (loom_unlikely(theirs != mine)) {
+            return loom_coll_shm_sig_error(s->comm, s->seq, mine, q, theirs);
+        }
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_shm_wait(loom_coll_state_t *s)
+{
+    loom_status_t st;
+
+    if (!loom_coll_shm_all_arrived(s)) {
+        return loom_coll_idle(s);
+    }
+    st = loom_coll_shm_check(s);
+    s->failed |= st != LOOM_OK;
+    return st;
 }

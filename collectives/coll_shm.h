@@ -3,27 +3,39 @@
  * collective algorithms (barrier "shm", allreduce "shm").
  *
  * When every rank of a communicator is on this node, the first shared-memory
- * collective on it creates a segment "/loom-<jobid>-coll-<context id>"
- * -<world rank of comm rank 0>" (mode 0600; split gives every color one context id, the suffix tells them apart): the lowest rank creates and zeroes it and tells the others
- * by point-to-point message; they map it and answer; the creator unlinks
+ * collective on it creates a segment
+ * "/loom-<jobid>-coll-<context id>-<world rank of comm rank 0>" (mode 0600;
+ * split gives every color one context id, the suffix tells them apart):
+ * the lowest rank creates and zeroes it and tells the others by
+ * point-to-point message; they map it and answer; the creator unlinks
  * the name once every rank has mapped it, so nothing is left in /dev/shm
  * even if the job is killed afterwards. The mapping is released when the
  * communicator is freed (comm->coll_priv_free).
  *
+ * If the segment cannot be set up on every rank (/dev/shm full, a rank
+ * that cannot map it), rank 0 tells every rank so in a last message; all of
+ * them then run that operation, and every later one on the communicator,
+ * with the message-based algorithm the table gives without shm (a notice at
+ * info level), never an error.
+ *
  * Layout: per rank one cache line holding its arrival counter (C11 atomic,
  * written only by that rank with release order, read by the others with
- * acquire), then two data slots of LOOM_COLL_SHM_MAX_BYTES used alternately
- * by consecutive operations. Shared-memory operations on one communicator
- * run one at a time, in the order they were started (all ranks start
- * collectives in the same order), so the n-th operation publishes arrival
- * n. Reusing slot parity n%2 at operation n is safe: a rank starts n only
- * after seeing every rank arrive at n-1, i.e. after every rank finished
- * reading the slots of n-2.
+ * acquire) and the signature (sequence, kind, root, bytes) of its last two
+ * operations, then two data slots of LOOM_COLL_SHM_MAX_BYTES used
+ * alternately by consecutive operations. Shared-memory operations on one
+ * communicator run one at a time, in the order they were started (all ranks
+ * start collectives in the same order), so the n-th operation publishes
+ * arrival n. Reusing slot parity n%2 at operation n is safe: a rank starts n
+ * only after seeing every rank arrive at n-1, i.e. after every rank finished
+ * reading the slots of n-2. A rank that sees another rank's signature for
+ * operation n differ from its own fails with an error naming both calls
+ * (barrier against allreduce, 8 bytes against 16) instead of reading
+ * garbage.
  */
 #ifndef LOOM_COLL_SHM_H
 #define LOOM_COLL_SHM_H
 
-#include "coll_int.h"
+#include "coll_comm_int.h"
 
 #include <stdatomic.h>
 
@@ -32,8 +44,16 @@
 
 typedef struct loom_coll_shm_ctl {
     _Atomic uint64_t arrived;   /* number of the last operation this rank joined */
-    char             pad[LOOM_CACHE_LINE - sizeof(uint64_t)];
+    uint64_t         sig[2];    /* signature of operation n at [n % 2] */
+    char             pad[LOOM_CACHE_LINE - 3 * sizeof(uint64_t)];
 } loom_coll_shm_ctl_t;
+
+/* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52 */
+static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes)
+{
+    return (uint64_t)(uint32_t)bytes | (seq & 0xffffu) << 32 | (uint64_t)kind << 48 |
+           ((uint64_t)root & 0x7ffu) << 52;
+}
 
 /** 1 if every rank of @p comm is on this node (cached per communicator). */
 int loom_coll_shm_eligible(loom_comm_t comm);
@@ -42,9 +62,26 @@ int loom_coll_shm_eligible(loom_comm_t comm);
  * Called first by a shared-memory algorithm's progress function: sets up
  * the segment on first use and waits for this operation's turn.
  * @return LOOM_OK once s->shm_seq is this operation's number and the
- * segment may be used, LOOM_INPROGRESS meanwhile, or an error.
+ * segment may be used, LOOM_INPROGRESS meanwhile, LOOM_ERR_UNSUPPORTED when
+ * the segment could not be set up (run loom_coll_shm_fallback()), or an
+ * error.
  */
 loom_status_t loom_coll_shm_enter(loom_coll_state_t *s);
+
+/**
+ * Continue @p req with the message-based algorithm the selection table
+ * gives without the segment (after LOOM_ERR_UNSUPPORTED from enter).
+ */
+loom_status_t loom_coll_shm_fallback(loom_request_t req);
+
+/** Publish this rank's arrival (and signature) at this operation. */
+void loom_coll_shm_arrive(loom_coll_state_t *s);
+
+/**
+ * Compare every rank's signature of this operation with ours, after
+ * loom_coll_shm_all_arrived(). @return LOOM_OK or the mismatch (logged).
+ */
+loom_status_t loom_coll_shm_check(const loom_coll_state_t *s);
 
 /** Mark this operation done (lets the next one on the comm run). */
 void loom_coll_shm_leave(loom_coll_state_t *s);
@@ -56,9 +93,20 @@ loom_coll_shm_ctl_t *loom_coll_shm_ctl(const loom_coll_state_t *s, int r);
 void *loom_coll_shm_slot(const loom_coll_state_t *s, int r);
 
 /**
- * Publish arrival at this operation, then report whether every rank has
- * arrived (s->peer counts ranks seen so far). @return 1 when all arrived.
+ * Report whether every rank has arrived at this operation (s->peer counts
+ * ranks seen so far). @return 1 when all arrived.
  */
 int loom_coll_shm_all_arrived(loom_coll_state_t *s);
+
+/**
+ * Wait step of a shared-memory algorithm: LOOM_OK once every rank arrived
+ * and the signatures agree, LOOM_INPROGRESS meanwhile (running the
+ * mismatch check on the slow path), or the mismatch error.
+ */
+loom_status_t loom_coll_shm_wait(loom_coll_state_t *s);
+
+/** Signature mismatch message for operation @p seq (shared with coll_fast.c). */
+loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t mine,
+                                      int peer, uint64_t theirs);
 
 #endif /* LOOM_COLL_SHM_H */

@@ -1,9 +1,17 @@
 /*
  * coll_util.c: what every algorithm shares: posting the point-to-point
- * messages of a step, waiting for them, child collectives, and temporary
- * buffers that do not call malloc for small sizes.
+ * messages of a step, waiting for them (and checking what arrived),
+ * child collectives, temporary buffers that do not call malloc for small
+ * sizes, and the orderly end of a failed collective.
+ *
+ * A failed collective completes with its error at once, but memory that
+ * the network may still write or read must outlive it: its unmatched
+ * receives are cancelled; a receive already matched (its data moving) is
+ * progressed to completion before anything is freed; a send the peer never
+ * matched, or a part (child) still running, is handed with the temporary
+ * buffer to the orphan list, which releases both once they complete.
  */
-#include "coll_int.h"
+#include "coll_shm.h"
 #include "log_int.h"
 #include "mpool_int.h"
 
@@ -15,6 +23,20 @@ enum { TMP_NONE = 0, TMP_INLINE, TMP_POOL, TMP_MALLOC };
 
 static loom_mpool_t loom_coll_tmp_pool;
 static int          loom_coll_tmp_pool_ready;
+
+/* what a failed collective left in flight (error path only: malloc is fine) */
+typedef struct loom_coll_orphan {
+    struct loom_coll_orphan *next;
+    loom_request_t           reqs[LOOM_COLL_MAX_REQS + 1];
+    int                      nreq;
+    void                    *tmp;
+    uint8_t                  tmp_kind;
+} loom_coll_orphan_t;
+
+static loom_coll_orphan_t *loom_coll_orphans;
+int loom_coll_orphans_pending;
+
+loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes);
 
 loom_status_t loom_coll_send(loom_coll_state_t *s, const void *buf, size_t bytes, int peer)
 {
@@ -37,9 +59,29 @@ loom_status_t loom_coll_recv(loom_coll_state_t *s, void *buf, size_t bytes, int 
     st = loom_p2p_irecv_int(buf, bytes, peer, s->tag, s->comm, LOOM_CTX_COLL,
                             &s->reqs[s->nreq]);
     if (loom_likely(st == LOOM_OK)) {
-        ++s->nreq;
+        s->rlen[s->nreq++] = bytes;
     }
     return st;
+}
+
+/* A receive of the wrong size: the ranks disagree on the count or type. */
+static loom_status_t loom_coll_recv_size_error(loom_coll_state_t *s, int i)
+{
+    loom_request_t r = s->reqs[i];
+    const char *name = loom_coll_kind_name(s->kind);
+
+    if (r->status == LOOM_ERR_TRUNCATED) {
+        loom_error("coll", "%s #%llu on %s: rank %d expected %zu bytes from rank %d but the "
+                   "message was larger (truncated, see above): the ranks passed different "
+                   "counts or datatypes", name, (unsigned long long)s->seq, s->comm->name,
+                   s->rank, s->rlen[i], r->msg.source);
+        return LOOM_ERR_TRUNCATED;
+    }
+    loom_error("coll", "%s #%llu on %s: rank %d expected %zu bytes from rank %d but received "
+               "%zu: the ranks passed different counts or datatypes", name,
+               (unsigned long long)s->seq, s->comm->name, s->rank, s->rlen[i],
+               r->msg.source, r->msg.bytes);
+    return LOOM_ERR_INVALID_COUNT;
 }
 
 loom_status_t loom_coll_wait(loom_coll_state_t *s)
@@ -47,11 +89,11 @@ loom_status_t loom_coll_wait(loom_coll_state_t *s)
     loom_status_t st = LOOM_OK;
 
     if (s->child != NULL && !loom_request_is_complete(s->child)) {
-        return LOOM_INPROGRESS;
+        return LOOM_INPROGRESS;   /* the child watches for mismatches itself */
     }
     for (int i = 0; i < s->nreq; ++i) {
         if (!loom_request_is_complete(s->reqs[i])) {
-            return LOOM_INPROGRESS;
+            return loom_coll_idle(s);
         }
     }
     if (s->child != NULL) {
@@ -60,12 +102,19 @@ loom_status_t loom_coll_wait(loom_coll_state_t *s)
         s->child = NULL;
     }
     for (int i = 0; i < s->nreq; ++i) {
-        if (s->reqs[i]->status != LOOM_OK && st == LOOM_OK) {
-            st = s->reqs[i]->status;
+        loom_request_t r = s->reqs[i];
+        if (loom_unlikely(r->kind == LOOM_REQ_RECV && st == LOOM_OK &&
+                          (r->status == LOOM_ERR_TRUNCATED ||
+                           (r->status == LOOM_OK && r->msg.bytes != s->rlen[i])))) {
+            st = loom_coll_recv_size_error(s, i);
+        } else if (r->status != LOOM_OK && st == LOOM_OK) {
+            st = r->status;
         }
-        loom_request_release(s->reqs[i]);
+        loom_request_release(r);
     }
     s->nreq = 0;
+    s->idle = 0;
+    s->failed |= st != LOOM_OK;
     return st;
 }
 
@@ -92,7 +141,10 @@ loom_status_t loom_coll_child_start(loom_coll_state_t *s, const char *name,
     cs->tmp_bytes = 0;
     cs->tmp_kind  = TMP_NONE;
     cs->tag       = s->tag;
-    child->op_seq = s->comm->coll_seq;
+    cs->is_child  = 1;
+    cs->idle      = 0;
+    cs->idle_check = 0;
+    child->op_seq = s->seq;
     s->child      = child;
     loom_request_generic_start(child);
     return LOOM_OK;
@@ -132,32 +184,149 @@ loom_status_t loom_coll_tmp_alloc(loom_coll_state_t *s, size_t bytes)
     return LOOM_OK;
 }
 
+/* ---- the end of a failed collective --------------------------------------------- */
+
+static loom_status_t loom_coll_aborted(loom_request_t req)
+{
+    (void)req;
+    return LOOM_ERR_CANCELED;
+}
+
+static void loom_coll_tmp_free(void *tmp, uint8_t kind)
+{
+    switch (kind) {
+    case TMP_POOL:   loom_mpool_put(&loom_coll_tmp_pool, tmp); break;
+    case TMP_MALLOC: free(tmp); break;
+    default: break;
+    }
+}
+
+/* Keep @p o until its requests complete (o->tmp must outlive them). */
+static void loom_coll_orphan_add(loom_coll_orphan_t *o)
+{
+    o->next = loom_coll_orphans;
+    loom_coll_orphans = o;
+    loom_coll_orphans_pending = 1;
+}
+
+void loom_coll_orphans_sweep(void)
+{
+    loom_coll_orphan_t **pp = &loom_coll_orphans, *o;
+
+    while ((o = *pp) != NULL) {
+        int busy = 0;
+        for (int i = 0; i < o->nreq; ++i) {
+            busy |= !loom_request_is_complete(o->reqs[i]);
+        }
+        if (busy) {
+            pp = &o->next;
+            continue;
+        }
+        for (int i = 0; i < o->nreq; ++i) {
+            loom_request_release(o->reqs[i]);
+        }
+        loom_coll_tmp_free(o->tmp, o->tmp_kind);
+        *pp = o->next;
+        free(o);
+    }
+    loom_coll_orphans_pending = loom_coll_orphans != NULL;
+}
+
+loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes)
+{
+    loom_coll_orphan_t *o = calloc(1, sizeof(*o));
+    loom_status_t st;
+
+    if (o == NULL || (o->tmp = malloc(bytes ? bytes : 1)) == NULL) {
+        free(o);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    o->tmp_kind = TMP_MALLOC;
+    st = loom_p2p_irecv_int(o->tmp, bytes, src, tag, comm, LOOM_CTX_COLL, &o->reqs[0]);
+    if (st != LOOM_OK) {
+        free(o->tmp);
+        free(o);
+        return st;
+    }
+    o->nreq = 1;
+    loom_coll_orphan_add(o);
+    loom_coll_orphans_sweep();
+    return LOOM_OK;
+}
+
+/*
+ * Stop what a failed collective has in flight: cancel receives not matched
+ * yet and finish the matched ones (their data is moving into our buffers);
+ * stop a running child. @return 1 if something is still in flight.
+ */
+static int loom_coll_state_stop(loom_coll_state_t *s)
+{
+    int busy = 0;
+
+    for (int i = 0; i < s->nreq; ++i) {
+        loom_request_t r = s->reqs[i];
+        if (!loom_request_is_complete(r) && r->kind == LOOM_REQ_RECV) {
+            (void)loom_cancel(&r);
+            while (!loom_request_is_complete(r)) {
+                (void)loom_progress();   /* matched: the data is on its way */
+            }
+        }
+        busy |= !loom_request_is_complete(r);
+    }
+    if (s->child != NULL && !loom_request_is_complete(s->child)) {
+        s->child->progress_fn = loom_coll_aborted;  /* ends at the next pass */
+        busy = 1;
+    }
+    return busy;
+}
+
 void loom_coll_state_cleanup(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
+    loom_coll_comm_t *cc = s->shm;
+    int failed = s->failed || s->nreq > 0 || s->child != NULL;
+    int busy = failed && loom_coll_state_stop(s);
+    loom_coll_orphan_t *o = busy ? calloc(1, sizeof(*o)) : NULL;
 
-    /* on error, requests may still be in flight: let them finish unattended */
     for (int i = 0; i < s->nreq; ++i) {
-        if (loom_request_is_complete(s->reqs[i])) {
-            loom_request_release(s->reqs[i]);
+        loom_request_t r = s->reqs[i];
+        if (loom_request_is_complete(r)) {
+            loom_request_release(r);
+        } else if (o != NULL) {
+            o->reqs[o->nreq++] = r;
         } else {
-            s->reqs[i]->user_freed = 1;
+            r->user_freed = 1;        /* out of memory: released at completion */
         }
     }
     s->nreq = 0;
     if (s->child != NULL) {
         if (loom_request_is_complete(s->child)) {
             loom_request_release(s->child);
+        } else if (o != NULL) {
+            o->reqs[o->nreq++] = s->child;
         } else {
             s->child->user_freed = 1;
         }
         s->child = NULL;
     }
-    switch (s->tmp_kind) {
-    case TMP_POOL:   loom_mpool_put(&loom_coll_tmp_pool, s->tmp); break;
-    case TMP_MALLOC: free(s->tmp); break;
-    default: break;
-    }
+    if (o != NULL) {
+        /* inline bytes live in this request: only a send of at most
+         * LOOM_COLL_INLINE_TMP bytes may still read them, from pool memory
+         * that stays mapped, so they need no keeping */
+        if (s->tmp_kind != TMP_INLINE) {
+            o->tmp      = s->tmp;
+            o->tmp_kind = s->tmp_kind;
+        }
+        loom_coll_orphan_add(o);
+    } else if (!busy) {
+        loom_coll_tmp_free(s->tmp, s->tmp_kind);
+    }                                 /* else out of memory: leak, never free live memory */
     s->tmp      = NULL;
     s->tmp_kind = TMP_NONE;
+    if (cc != NULL && cc->done_seq + 1 == s->shm_seq) {
+        cc->done_seq = s->shm_seq;    /* a failed shm operation: let the next run */
+    }
+    if (!s->is_child) {
+        loom_coll_record_done(s, failed);
+    }
 }

@@ -9,6 +9,9 @@
  *                            and reduce results and checks them bitwise
  *                            against the serial right fold x0 op (x1 op ...)
  *   prog_coll errors         bad input must return a clear error
+ *   prog_coll mismatch CASE  ranks disagree (kind, root, count): the calls
+ *                            must fail with the expected status, not hang
+ *                            (test_coll.sh checks the message text)
  */
 #include <loom.h>
 
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int rank, size, failures;
 
@@ -351,6 +355,59 @@ static void run_errors(void)
     OKCALL(loom_barrier(LOOM_COMM_WORLD));
 }
 
+/* the status a call must return at one rank: exact, or "any" (-999) */
+#define ANY_ST (-999)
+static void expect(const char *what, loom_status_t got, loom_status_t want)
+{
+    CHECK(want == ANY_ST || got == want, "%s returned %s, expected %s", what,
+          loom_status_name(got), loom_status_name(want));
+}
+
+/*
+ * Every case runs at np 2 under LOOM_ERRORS=return, except reduce_root
+ * (np 3, default abort: the rank that finds the mismatch ends the job).
+ */
+static int run_mismatch(const char *c)
+{
+    double a[2000] = {0}, b[2000] = {0};
+    loom_status_t st;
+
+    OKCALL(loom_barrier(LOOM_COMM_WORLD)); /* the shm segment exists from here */
+    if (strcmp(c, "kind_shm") == 0) {            /* barrier against allreduce */
+        st = rank == 0 ? loom_barrier(LOOM_COMM_WORLD)
+                       : loom_allreduce(a, b, 1, LOOM_DOUBLE, LOOM_SUM, LOOM_COMM_WORLD);
+        expect("barrier/allreduce", st, LOOM_ERR_INVALID_ARG);
+    } else if (strcmp(c, "count_shm") == 0) {    /* 1 double against 2 */
+        st = loom_allreduce(a, b, 1 + (size_t)rank, LOOM_DOUBLE, LOOM_SUM, LOOM_COMM_WORLD);
+        expect("allreduce", st, LOOM_ERR_INVALID_COUNT);
+    } else if (strcmp(c, "count_msg") == 0) {    /* forced recursive_doubling */
+        st = loom_allreduce(a, b, 1 + (size_t)rank, LOOM_DOUBLE, LOOM_SUM, LOOM_COMM_WORLD);
+        expect("allreduce", st, rank == 0 ? LOOM_ERR_TRUNCATED : LOOM_ERR_INVALID_COUNT);
+    } else if (strcmp(c, "root_msg") == 0) {     /* every rank its own root */
+        st = loom_bcast(a, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
+        expect("bcast", st, LOOM_OK);            /* a root only sends */
+        if (rank == 0) {
+            nanosleep(&(struct timespec){0, 100000000}, NULL); /* rank 1 waits */
+        }
+        st = loom_barrier(LOOM_COMM_WORLD);
+        expect("barrier after bcast", st, rank == 1 ? LOOM_ERR_INVALID_ROOT : ANY_ST);
+    } else if (strcmp(c, "kind_msg") == 0) {     /* bcast against a ring allreduce */
+        st = rank == 0 ? loom_bcast(a, 2000, LOOM_DOUBLE, 0, LOOM_COMM_WORLD)
+                       : loom_allreduce(a, b, 2000, LOOM_DOUBLE, LOOM_SUM, LOOM_COMM_WORLD);
+        expect(rank == 0 ? "bcast" : "allreduce", st, rank == 0 ? ANY_ST : LOOM_ERR_INVALID_ARG);
+    } else if (strcmp(c, "reduce_root") == 0) {  /* np 3: rank 2 names root 1 */
+        (void)loom_reduce(a, b, 4, LOOM_DOUBLE, LOOM_SUM, rank == 2 ? 1 : 0, LOOM_COMM_WORLD);
+        (void)loom_barrier(LOOM_COMM_WORLD);
+        CHECK(0, "reduce_root: the job should have been aborted");
+        return 1;
+    } else {
+        CHECK(0, "unknown mismatch case '%s'", c);
+    }
+    /* the communicator may hold leftovers of the failed call: any outcome */
+    (void)loom_barrier(LOOM_COMM_WORLD);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "full";
@@ -367,6 +424,13 @@ int main(int argc, char **argv)
         run_det();
     } else if (strcmp(mode, "errors") == 0) {
         run_errors();
+    } else if (strcmp(mode, "mismatch") == 0) {
+        run_mismatch(argc > 2 ? argv[2] : "");
+        if (failures) {
+            fprintf(stderr, "rank %d: %d failures\n", rank, failures);
+        }
+        loom_finalize();
+        return failures != 0;
     } else {
         for (int k = 0; k < 5; ++k) {
             OKCALL(loom_barrier(LOOM_COMM_WORLD));

@@ -78,5 +78,42 @@ if LOOM_ALLREDUCE_ALGORITHM=bogus $RUN -n 1 "$PROG" quick >/tmp/loom-coll-$$.log
 else
     echo "ok   unknown algorithm name rejected"
 fi
+# mismatched calls: a clear error naming both ranks and both calls, never a hang
+# (case, np, LOOM_ERRORS, extra env, expected message as an extended regex)
+mismatch() {
+    local c=$1 np=$2 errors=$3 env=$4 want=$5 rc t0=$SECONDS
+    env LOOM_ERRORS="$errors" $env timeout 60 $RUN -n "$np" "$PROG" mismatch "$c" \
+        >/tmp/loom-coll-$$.log 2>&1
+    rc=$?
+    if [[ $rc == 124 ]] || ! grep -Eq "$want" /tmp/loom-coll-$$.log ||
+       { [[ $errors == return ]] && [[ $rc != 0 ]]; } ||
+       { [[ $errors == abort ]] && [[ $rc == 0 ]]; }; then
+        echo "FAIL mismatch $c (rc $rc, want /$want/)"; tail -5 /tmp/loom-coll-$$.log; fail=1
+    else
+        echo "ok   mismatch $c ($((SECONDS - t0)) s)"
+    fi
+}
+mismatch kind_shm 2 return "" \
+    "collective #[0-9]+ on WORLD: rank 0 called barrier but rank 1 called allreduce"
+mismatch count_shm 2 return "" \
+    "allreduce #[0-9]+ on WORLD: rank 1 passed 16 bytes but rank 0 passed 8 bytes"
+mismatch count_msg 2 return LOOM_ALLREDUCE_ALGORITHM=recursive_doubling \
+    "rank 0 expected 8 bytes from rank 1 but the message was larger.*rank 1 expected 16 bytes from rank 0 but received 8|rank 1 expected 16 bytes from rank 0 but received 8"
+mismatch root_msg 2 return "" \
+    "bcast #[0-9]+ on WORLD: rank 1 used root 1 but rank 0 used root 0"
+mismatch kind_msg 2 return LOOM_ALLREDUCE_ALGORITHM=ring \
+    "collective #[0-9]+ on WORLD: rank 1 called allreduce but rank 0 called bcast \(root 0\)"
+mismatch reduce_root 3 abort "" \
+    "reduce #[0-9]+ on WORLD: rank 1 used root 0 but rank 2 used root 1"
+
+# the on-node segment cannot be made on one rank: message-based algorithms, a notice
+for f in 0 2; do
+    if ! LOOM_COLL_SHM_FAULT=$f LOOM_LOG=info:coll $RUN -n 3 "$PROG" quick >/tmp/loom-coll-$$.log 2>&1 ||
+       ! grep -q "could not be set up on every rank; using message-based algorithms" /tmp/loom-coll-$$.log; then
+        echo "FAIL shm segment fault at rank $f"; grep -v INFO /tmp/loom-coll-$$.log | tail -5; fail=1
+    else
+        echo "ok   shm segment fault at rank $f: message-based fallback"
+    fi
+done
 rm -f /tmp/loom-coll-$$.log
 exit $fail

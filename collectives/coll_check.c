@@ -1,0 +1,259 @@
+/*
+ * coll_check.c: mismatched collective calls become errors, not hangs.
+ *
+ * A collective's tag carries its sequence number, kind and root
+ * (coll_int.h), so a message of another rank's different call never
+ * matches our receives: it waits in the unexpected queue of the
+ * communicator's collective context. Nothing is checked on the fast path;
+ * a collective that has waited a few milliseconds (then at doubling
+ * intervals, up to half a second) looks at the earliest unexpected message
+ * from each rank:
+ *
+ *   its number is one we started   (recent[], one store per start)
+ *     and kind or root differ     -> "bcast #12 on WORLD: rank 0 used root 0
+ *                                     but rank 3 used root 1"
+ *     and ours is done            -> a message we never asked for: the
+ *                                     ranks passed different counts
+ *     and ours runs in shm        -> the other rank chose a message-based
+ *                                     algorithm: different counts (or
+ *                                     LOOM_<COLL>_ALGORITHM settings)
+ *     and ours failed             -> dropped quietly
+ *   else (a later collective, or ours still to post it) -> fine
+ *
+ * A message found wrong is received into a scratch buffer (so a sender
+ * waiting for a rendezvous is released) and the collective fails with the
+ * error. Counts that differ inside one algorithm show up as a receive of
+ * the wrong size (loom_coll_wait in coll_util.c).
+ */
+#include "coll_comm_int.h"
+#include "log_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* core/p2p_engine_int.h (not in p2p_int.h yet): probe any context of comm */
+int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
+                       loom_msg_status_t *status);
+
+/* orphans (coll_util.c): a receive that drains a bad message, with its buffer */
+loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes);
+
+#define LOOM_COLL_IDLE_CALLS  256      /* waits between clock reads */
+#define LOOM_COLL_CHECK_FIRST 0.002    /* seconds before the first check */
+#define LOOM_COLL_CHECK_MAX   0.5      /* longest interval between checks */
+
+static const char *const loom_coll_kind_names[LOOM_COLL_TYPE_COUNT] = {
+    [LOOM_COLL_BARRIER] = "barrier",     [LOOM_COLL_BCAST] = "bcast",
+    [LOOM_COLL_REDUCE] = "reduce",       [LOOM_COLL_ALLREDUCE] = "allreduce",
+    [LOOM_COLL_ALLGATHER] = "allgather", [LOOM_COLL_GATHER] = "gather",
+    [LOOM_COLL_SCATTER] = "scatter",     [LOOM_COLL_ALLTOALL] = "alltoall",
+    [LOOM_COLL_REDUCE_SCATTER] = "reduce_scatter_block",
+};
+
+const char *loom_coll_kind_name(int kind)
+{
+    return kind >= 0 && kind < LOOM_COLL_TYPE_COUNT ? loom_coll_kind_names[kind] : "?";
+}
+
+static const char *loom_coll_kind_var(int kind)
+{
+    static const char *const vars[LOOM_COLL_TYPE_COUNT] = {
+        "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "ALLGATHER", "GATHER", "SCATTER",
+        "ALLTOALL", "REDUCE_SCATTER",
+    };
+    return kind >= 0 && kind < LOOM_COLL_TYPE_COUNT ? vars[kind] : "?";
+}
+
+void loom_coll_record_start(loom_coll_state_t *s)
+{
+    loom_coll_comm_t *cc = loom_coll_comm_get(s->comm);
+    int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
+
+    if (cc != NULL) {
+        cc->recent[s->seq % LOOM_COLL_RECENT] =
+            (uint32_t)loom_coll_tag_make(s->seq, s->kind, root) | LOOM_COLL_REC_VALID;
+    }
+}
+
+static uint64_t *loom_coll_record(loom_comm_t comm, uint64_t seq)
+{
+    loom_coll_comm_t *cc = comm->coll_priv;
+    uint64_t *rec;
+
+    if (cc == NULL) {
+        return NULL;
+    }
+    rec = &cc->recent[seq % LOOM_COLL_RECENT];
+    if (!(*rec & LOOM_COLL_REC_VALID) || (*rec & LOOM_COLL_TAG_SEQ_MASK) !=
+        (seq & LOOM_COLL_TAG_SEQ_MASK)) {
+        return NULL;
+    }
+    return rec;
+}
+
+void loom_coll_record_done(const loom_coll_state_t *s, int failed)
+{
+    uint64_t *rec = loom_coll_record(s->comm, s->seq);
+
+    if (rec != NULL) {
+        *rec |= LOOM_COLL_REC_DONE | (failed ? LOOM_COLL_REC_FAILED : 0);
+    }
+}
+
+loom_status_t loom_coll_idle(loom_coll_state_t *s)
+{
+    loom_coll_comm_t *cc = s->shm;
+    loom_status_t st;
+    double now;
+    int shm;
+
+    if (loom_likely(++s->idle < LOOM_COLL_IDLE_CALLS)) {
+        return LOOM_INPROGRESS;
+    }
+    s->idle = 0;
+    now = loom_wtime();
+    if (s->idle_check == 0) {
+        s->idle_step  = LOOM_COLL_CHECK_FIRST;
+        s->idle_check = now + s->idle_step;
+        return LOOM_INPROGRESS;
+    }
+    if (now < s->idle_check) {
+        return LOOM_INPROGRESS;
+    }
+    s->idle_step  = s->idle_step * 2 < LOOM_COLL_CHECK_MAX ? s->idle_step * 2
+                                                            : LOOM_COLL_CHECK_MAX;
+    s->idle_check = now + s->idle_step;
+    /* past the segment's setup and our turn: no message of ours is legal */
+    shm = cc != NULL && cc->state == LOOM_COLL_SHM_READY &&
+          cc->done_seq + 1 == s->shm_seq;
+    st = loom_coll_check_mismatch(s, shm);
+    if (st != LOOM_OK) {
+        s->failed = 1;
+        return st;
+    }
+    return LOOM_INPROGRESS;
+}
+
+/* "bcast (root 3)" / "allreduce" */
+static const char *loom_coll_call_name(char *buf, size_t len, int kind, int root)
+{
+    if (loom_coll_kind_rooted(kind)) {
+        snprintf(buf, len, "%s (root %d)", loom_coll_kind_name(kind), root);
+    } else {
+        snprintf(buf, len, "%s", loom_coll_kind_name(kind));
+    }
+    return buf;
+}
+
+/* Log what message @p ms (tag decoded) says about our call @p rec. */
+static loom_status_t loom_coll_mismatch_report(loom_coll_state_t *s, uint64_t seq,
+                                               uint64_t rec, const loom_msg_status_t *ms,
+                                               int shm)
+{
+    loom_comm_t comm = s->comm;
+    int k1 = (int)(rec >> LOOM_COLL_TAG_KIND_SHIFT & 0xf);
+    int r1 = (int)(rec >> LOOM_COLL_TAG_ROOT_SHIFT & LOOM_COLL_TAG_ROOT_MASK);
+    int k2 = (int)((uint32_t)ms->tag >> LOOM_COLL_TAG_KIND_SHIFT & 0xf);
+    int r2 = (int)((uint32_t)ms->tag >> LOOM_COLL_TAG_ROOT_SHIFT & LOOM_COLL_TAG_ROOT_MASK);
+    unsigned long long n = (unsigned long long)seq;
+    char c1[48], c2[48], by[80] = "";
+
+    if (seq != s->seq) {            /* found later, by another collective */
+        snprintf(by, sizeof(by), " (found in %s #%llu)", loom_coll_kind_name(s->kind),
+                 (unsigned long long)s->seq);
+    }
+
+    if (k1 != k2) {
+        loom_error("coll", "collective #%llu on %s: rank %d called %s but rank %d called "
+                   "%s%s", n, comm->name, comm->rank,
+                   loom_coll_call_name(c1, sizeof(c1), k1, r1), ms->source,
+                   loom_coll_call_name(c2, sizeof(c2), k2, r2), by);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    if (r1 != r2) {
+        loom_error("coll", "%s #%llu on %s: rank %d used root %d but rank %d used root %d%s",
+                   loom_coll_kind_name(k1), n, comm->name, comm->rank, r1, ms->source, r2,
+                   by);
+        return LOOM_ERR_INVALID_ROOT;
+    }
+    if (shm) {
+        loom_error("coll", "%s #%llu on %s: rank %d runs the shared-memory algorithm but "
+                   "rank %d sent it a %zu-byte message: the ranks passed different counts "
+                   "or datatypes (or different LOOM_%s_ALGORITHM settings)",
+                   loom_coll_kind_name(k1), n, comm->name, comm->rank, ms->source,
+                   ms->bytes, loom_coll_kind_var(k1));
+    } else {
+        loom_error("coll", "%s #%llu on %s: rank %d had finished its part when rank %d sent "
+                   "it another %zu-byte message: the ranks passed different counts or "
+                   "datatypes (or different LOOM_%s_ALGORITHM settings)%s",
+                   loom_coll_kind_name(k1), n, comm->name, comm->rank, ms->source,
+                   ms->bytes, loom_coll_kind_var(k1), by);
+    }
+    return LOOM_ERR_INVALID_COUNT;
+}
+
+/*
+ * Judge the earliest unexpected message from @p src. @return LOOM_OK and
+ * *more_p = 1 if it was dropped (look at the next one), LOOM_OK and
+ * *more_p = 0 if it is legal, or the mismatch.
+ */
+static loom_status_t loom_coll_check_one(loom_coll_state_t *s, int src, int shm,
+                                         int *more_p)
+{
+    loom_comm_t comm = s->comm;
+    loom_msg_status_t ms;
+    uint64_t d, seq, rec, *recp;
+    loom_status_t st = LOOM_OK;
+    int mine;
+
+    *more_p = 0;
+    if (!loom_p2p_probe_int(src, LOOM_ANY_TAG, comm, LOOM_CTX_COLL, &ms)) {
+        return LOOM_OK;
+    }
+    d = (comm->coll_seq - (uint32_t)ms.tag) & LOOM_COLL_TAG_SEQ_MASK;
+    if (d == 0 || d > LOOM_COLL_RECENT) {
+        return LOOM_OK;               /* a collective we have not started yet */
+    }
+    seq  = comm->coll_seq - d;
+    recp = loom_coll_record(comm, seq);
+    if (recp == NULL) {
+        return LOOM_OK;
+    }
+    rec  = *recp;
+    mine = ((uint32_t)rec & ~LOOM_COLL_TAG_SEQ_MASK) ==
+           ((uint32_t)ms.tag & ~LOOM_COLL_TAG_SEQ_MASK);
+    if (rec & LOOM_COLL_REC_FAILED) {
+        /* leftovers of a collective that already failed here: drop */
+    } else if (!mine || (rec & LOOM_COLL_REC_DONE) || (shm && seq == s->seq)) {
+        st = loom_coll_mismatch_report(s, seq, rec, &ms, shm && seq == s->seq);
+        *recp |= LOOM_COLL_REC_FAILED;
+    } else {
+        return LOOM_OK;               /* ours, its receive not posted yet */
+    }
+    if (loom_coll_orphan_drain(comm, src, ms.tag, ms.bytes) != LOOM_OK) {
+        return st != LOOM_OK ? st : LOOM_ERR_NO_MEMORY;
+    }
+    *more_p = st == LOOM_OK;
+    return st;
+}
+
+loom_status_t loom_coll_check_mismatch(loom_coll_state_t *s, int shm)
+{
+    loom_comm_t comm = s->comm;
+    loom_status_t st;
+    int more;
+
+    if (!loom_p2p_probe_int(LOOM_ANY_SOURCE, LOOM_ANY_TAG, comm, LOOM_CTX_COLL,
+                            LOOM_STATUS_IGNORE)) {
+        return LOOM_OK;
+    }
+    for (int q = 0; q < comm->size; ++q) {
+        do {
+            st = loom_coll_check_one(s, q, shm, &more);
+            if (st != LOOM_OK) {
+                return st;
+            }
+        } while (more);
+    }
+    return LOOM_OK;
+}
