@@ -425,6 +425,39 @@ static void rank_death(int rank)
     t.iface->ops.close(t.iface);
 }
 
+/* Rank 0 publishes a frame longer than a slot, as a corrupted segment would
+ * hold: rank 1 reports rank 0 failed and delivers nothing from it. */
+static void rank_corrupt(int rank)
+{
+    loom_shm_peer_t *peer = loom_container_of(t.ep, loom_shm_peer_t, ep);
+
+    if (rank == 0) {
+        loom_shm_slot_t *slot = loom_shm_ring_tx_reserve(&peer->tx);
+        CHECK(slot != NULL);
+        if (slot != NULL) {
+            loom_shm_ring_tx_commit(&peer->tx, slot, peer->max_frame + 1, LOOM_SHM_FRAME_AM);
+        }
+        send_frame(K_DATA, 1, 0, 0, NULL, 0);   /* never delivered either */
+        tbarrier();
+    } else {
+        time_t deadline = time(NULL) + 10;
+        while (t.err_peer < 0 && time(NULL) <= deadline) {
+            loom_tl_iface_progress(t.iface);
+        }
+        for (int i = 0; i < 1000; ++i) {
+            loom_tl_iface_progress(t.iface);
+        }
+        CHECK(t.err_peer == 0 && t.err_status == LOOM_ERR_TRANSPORT && t.nrecv == 0);
+        tbarrier();
+    }
+    rank_teardown();
+}
+
+static void test_corrupt_frame(void)
+{
+    run_ranks(rank_corrupt, NULL, -1);
+}
+
 static void test_am(void)
 {
     run_ranks(rank_am, NULL, -1);
@@ -510,6 +543,7 @@ int main(void)
         { "pipelined get (CMA forbidden at open)", test_get_seccomp_open },
         { "pipelined get (CMA refused at first get)", test_get_seccomp_peer },
         { "peer killed", test_peer_death },
+        { "frame longer than a slot", test_corrupt_frame },
         { NULL, NULL },
     };
     return loom_test_run_suite("shm transport", cases, NULL, NULL);

@@ -279,7 +279,7 @@ static void loom_shm_get_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot
 
     memcpy(&d, slot->data, sizeof(d));
     idx = d.id & ((1u << LOOM_SHM_GET_IDX_BITS) - 1);
-    n   = slot->len - sizeof(d);
+    n   = slot->len >= sizeof(d) ? slot->len - sizeof(d) : 0;
     op  = &peer->gets[idx % LOOM_SHM_MAX_GETS];
     if (slot->len < sizeof(d) || idx >= LOOM_SHM_MAX_GETS ||
         (peer->gets_free >> idx & 1) || d.id >> LOOM_SHM_GET_IDX_BITS != op->gen ||

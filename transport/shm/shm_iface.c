@@ -18,6 +18,7 @@
 #define LOOM_SHM_ATTACH_BACKOFF  1024   /* progress calls between attach tries */
 #define LOOM_SHM_CHECK_EVERY     1024   /* progress calls between clock reads */
 #define LOOM_SHM_FULL_CHECK      4096   /* refused sends before a liveness check */
+#define LOOM_SHM_RING_BYTES_MAX  ((uint64_t)1 << 30)   /* slots of one ring, in all */
 
 static const char *loom_shm_host(const loom_shm_iface_t *iface, int rank)
 {
@@ -59,7 +60,7 @@ void loom_shm_peer_fail(loom_shm_peer_t *peer, loom_status_t status, const char 
     peer->failed = 1;
     loom_error("shm", "rank %d@%s: peer rank %d@%s (pid %d) %s (transport shm, operation %s)",
                iface->job->rank, loom_shm_host(iface, iface->job->rank), peer->world_rank,
-               loom_shm_host(iface, peer->world_rank), (int)peer->pid, why, op);
+               loom_shm_host(iface, peer->world_rank), (int)loom_shm_peer_pid(peer), why, op);
     snprintf(what, sizeof(what), "shm %s: rank %d@%s %s", op, peer->world_rank,
              loom_shm_host(iface, peer->world_rank), why);
     loom_shm_get_abort(peer, status);
@@ -149,11 +150,14 @@ static loom_status_t loom_shm_read_config(loom_shm_iface_t *iface)
     long long slot_size = loom_config_int(LOOM_CFG_SHM_SLOT_SIZE);
     const char *cma     = loom_config_str(LOOM_CFG_SHM_CMA);
 
-    if (nslots < 0 || slot_size < 0 || !loom_shm_ring_geometry_ok((uint64_t)nslots,
-                                                                 (uint64_t)slot_size)) {
+    if (nslots < 0 || slot_size < 0 ||
+        !loom_shm_ring_geometry_ok((uint64_t)nslots, (uint64_t)slot_size) ||
+        (uint64_t)nslots * (uint64_t)slot_size > LOOM_SHM_RING_BYTES_MAX) {
         loom_error("shm", "LOOM_SHM_RING_SLOTS=%lld / LOOM_SHM_SLOT_SIZE=%lld: slots must be a "
-                   "power of two in [2, 1M], the slot size a multiple of %d in [%u, %u]",
-                   nslots, slot_size, LOOM_CACHE_LINE, LOOM_SHM_SLOT_MIN, LOOM_SHM_SLOT_MAX);
+                   "power of two in [2, 1M], the slot size a multiple of %d in [%u, %u], and "
+                   "a ring at most %llu bytes", nslots, slot_size, LOOM_CACHE_LINE,
+                   LOOM_SHM_SLOT_MIN, LOOM_SHM_SLOT_MAX,
+                   (unsigned long long)LOOM_SHM_RING_BYTES_MAX);
         return LOOM_ERR_CONFIG;
     }
     iface->nslots    = (uint32_t)nslots;
@@ -350,8 +354,14 @@ static int loom_shm_peer_poll(loom_shm_peer_t *peer, const loom_tl_params_t *par
     loom_shm_slot_t *slot;
     int n = 0;
 
-    while (n < LOOM_SHM_RX_BATCH && (slot = loom_shm_ring_rx_peek(&peer->rx)) != NULL) {
-        if (loom_likely(slot->type == LOOM_SHM_FRAME_AM)) {
+    /* a failed peer's frames are not delivered: the engine was told it failed */
+    while (n < LOOM_SHM_RX_BATCH && loom_likely(!peer->failed) &&
+           (slot = loom_shm_ring_rx_peek(&peer->rx)) != NULL) {
+        if (loom_unlikely(slot->len > peer->max_frame)) {
+            /* only a peer scribbling on the segment writes this: trust nothing more from it */
+            loom_shm_peer_fail(peer, LOOM_ERR_TRANSPORT, "progress",
+                               "wrote a frame longer than a slot (corrupted segment)");
+        } else if (loom_likely(slot->type == LOOM_SHM_FRAME_AM)) {
             params->am_cb(params->cb_arg, peer->world_rank, slot->data, slot->len);
         } else {
             loom_shm_get_frame(peer, slot);
