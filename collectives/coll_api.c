@@ -5,6 +5,7 @@
  * algorithm and starts it. The blocking forms are start + wait.
  */
 #include "coll_api_int.h"
+#include "coll_fast.h"
 #include "log_int.h"
 
 #include <stdint.h>
@@ -158,6 +159,11 @@ loom_status_t loom_coll_finish(loom_status_t st, loom_request_t *req_p, const ch
 loom_status_t loom_barrier(loom_comm_t comm)
 {
     loom_request_t req = NULL;
+    loom_status_t st = loom_coll_fast_barrier(comm);
+
+    if (st != LOOM_INPROGRESS) {
+        return st;
+    }
     return loom_coll_finish(loom_coll_barrier_start(comm, "loom_barrier", &req), &req,
                             "loom_barrier");
 }
@@ -287,6 +293,11 @@ loom_status_t loom_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                              loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
     loom_request_t req = NULL;
+    loom_status_t st = loom_coll_fast_allreduce(sendbuf, recvbuf, count, dt, op, comm);
+
+    if (st != LOOM_INPROGRESS) {
+        return st;
+    }
     return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_ALLREDUCE, sendbuf, recvbuf,
                                                    count, dt, op, 0, comm,
                                                    "loom_allreduce", "allreduce", &req),

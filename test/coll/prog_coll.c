@@ -9,6 +9,8 @@
  *                            and reduce results and checks them bitwise
  *                            against the serial right fold x0 op (x1 op ...)
  *   prog_coll errors         bad input must return a clear error
+ *   prog_coll perf [ITERS]   latency (us) of allreduce 8 B / 1 MiB, barrier,
+ *                            bcast 8 B: the best of 5 batches of ITERS calls
  *   prog_coll mismatch CASE  ranks disagree (kind, root, count): the calls
  *                            must fail with the expected status, not hang
  *                            (test_coll.sh checks the message text)
@@ -355,6 +357,41 @@ static void run_errors(void)
     OKCALL(loom_barrier(LOOM_COMM_WORLD));
 }
 
+/* best of 5 batches of @p iters calls (us per call); 0 = barrier, else allreduce/bcast */
+static double perf_one(int what, size_t bytes, int iters, float *a, float *b)
+{
+    double best = 1e30;
+    size_t n = bytes / sizeof(float);
+    for (int batch = 0; batch < 6; ++batch) {
+        double t;
+        OKCALL(loom_barrier(LOOM_COMM_WORLD));
+        t = loom_wtime();
+        for (int i = 0; i < iters; ++i) {
+            loom_status_t st = what == 0 ? loom_barrier(LOOM_COMM_WORLD) :
+                               what == 1 ? loom_allreduce(a, b, n, LOOM_FLOAT, LOOM_SUM, LOOM_COMM_WORLD) :
+                                           loom_bcast(a, n, LOOM_FLOAT, 0, LOOM_COMM_WORLD);
+            CHECK(st == LOOM_OK, "perf call %d failed", what);
+        }
+        t = (loom_wtime() - t) / iters * 1e6;
+        OKCALL(loom_allreduce(LOOM_IN_PLACE, &t, 1, LOOM_DOUBLE, LOOM_MAX, LOOM_COMM_WORLD));
+        if (batch > 0 && t < best) {   /* batch 0 warms up */
+            best = t;
+        }
+    }
+    return best;
+}
+
+static void run_perf(int iters)
+{
+    static float a[1 << 18], b[1 << 18];
+    double ar8 = perf_one(1, 8, iters, a, b), bar = perf_one(0, 0, iters, a, b);
+    double bc8 = perf_one(2, 8, iters, a, b), ar1m = perf_one(1, 1 << 20, iters / 100 + 5, a, b);
+    if (rank == 0) {
+        printf("np %d: allreduce 8 B %.3f us, 1 MiB %.1f us; barrier %.3f us; bcast 8 B %.3f us\n",
+               size, ar8, ar1m, bar, bc8);
+    }
+}
+
 /* the status a call must return at one rank: exact, or "any" (-999) */
 #define ANY_ST (-999)
 static void expect(const char *what, loom_status_t got, loom_status_t want)
@@ -424,6 +461,8 @@ int main(int argc, char **argv)
         run_det();
     } else if (strcmp(mode, "errors") == 0) {
         run_errors();
+    } else if (strcmp(mode, "perf") == 0) {
+        run_perf(argc > 2 ? atoi(argv[2]) : 20000);
     } else if (strcmp(mode, "mismatch") == 0) {
         run_mismatch(argc > 2 ? argv[2] : "");
         if (failures) {

@@ -1,0 +1,170 @@
+/*
+ * coll_fast.c: blocking barrier and small allreduce on one node without a
+ * request.
+ *
+ * When the selection table gives the shared-memory algorithm and nothing
+ * else is queued on the communicator's segment, loom_barrier() and
+ * loom_allreduce() run the very steps of barrier_shm.c / allreduce_shm.c
+ * (same operation numbers, same slots, same signatures, so ranks on the
+ * fast path and ranks on the request path agree) straight from the call:
+ *
+ *   copy input -> slot[r][n % 2]; sig; arrived[r] = n (release)
+ *   spin on arrived[q] >= n (acquire), loom_progress() every
+ *       LOOM_COLL_FAST_POLL spins so point-to-point traffic still moves,
+ *       and every spin when ranks outnumber cores (yielding the CPU)
+ *   compare signatures; fold slot[0] op (... op slot[p-1])
+ *
+ * No request from the pool, no state machine, no pass over the generic
+ * request list: what is left is the cache-line handoff itself. The slow
+ * path (mismatch check after a few milliseconds) is the request path's.
+ */
+#include "coll_api_int.h"
+#include "coll_fast.h"
+#include "coll_shm.h"
+
+/* spins between two loom_progress() calls when cores are not oversubscribed */
+#define LOOM_COLL_FAST_POLL 32u
+
+static inline void loom_coll_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Does the table give the shm algorithm for this call? Cached per size. */
+static int loom_coll_fast_selected(loom_coll_comm_t *cc, loom_comm_t comm,
+                                   loom_coll_type_t type, size_t bytes)
+{
+    loom_coll_state_t probe;
+
+    if (loom_likely(cc->fast_ok[type] >= 0 && cc->fast_bytes[type] == bytes)) {
+        return cc->fast_ok[type];
+    }
+    memset(&probe, 0, offsetof(loom_coll_state_t, inline_tmp));
+    probe.comm   = comm;
+    probe.layout = LOOM_COLL_LAYOUT_UNIFORM;
+    cc->fast_ok[type] = (int8_t)((loom_coll_select(type, comm, bytes, &probe)->flags &
+                                  LOOM_COLL_ALG_SHM) != 0);
+    cc->fast_bytes[type] = bytes;
+    return cc->fast_ok[type];
+}
+
+/* The segment is ready and idle: the fast path may take this call. */
+static inline loom_coll_comm_t *loom_coll_fast_comm(loom_comm_t comm)
+{
+    loom_coll_comm_t *cc;
+
+    if (loom_unlikely(comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC)) {
+        return NULL;
+    }
+    cc = comm->coll_priv;
+    if (cc == NULL || cc->state != LOOM_COLL_SHM_READY || cc->next_seq != cc->done_seq ||
+        loom_coll_orphans_pending) {
+        return NULL;
+    }
+    return cc;
+}
+
+/* Take the next collective and shm operation numbers; publish our arrival. */
+static void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
+                                 loom_coll_comm_t *cc, loom_coll_type_t type)
+{
+    s->comm       = comm;
+    s->rank       = comm->rank;
+    s->size       = comm->size;
+    s->kind       = (uint8_t)type;
+    s->root       = 0;
+    s->seq        = comm->coll_seq++;
+    s->shm        = cc;
+    s->shm_seq    = ++cc->next_seq;
+    s->peer       = 0;
+    s->idle       = 0;
+    s->idle_check = 0;
+    s->failed     = 0;
+    s->is_child   = 0;
+    loom_coll_record_start(s);
+}
+
+static loom_status_t loom_coll_fast_wait(loom_coll_state_t *s)
+{
+    int oversub = loom_progress_oversubscribed();
+    unsigned spins = 0;
+    loom_status_t st;
+
+    while (!loom_coll_shm_all_arrived(s)) {
+        if (oversub) {
+            (void)loom_progress();
+            loom_progress_idle();
+        } else if (++spins % LOOM_COLL_FAST_POLL != 0) {
+            loom_coll_cpu_relax();
+            continue;
+        } else {
+            (void)loom_progress();
+        }
+        st = loom_coll_idle(s);       /* the mismatch check, after a while */
+        if (st != LOOM_INPROGRESS) {
+            return st;
+        }
+    }
+    st = loom_coll_shm_check(s);
+    s->failed |= st != LOOM_OK;
+    return st;
+}
+
+static loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
+                                        const char *who)
+{
+    loom_coll_shm_leave(s);
+    loom_coll_record_done(s, s->failed);
+    return st == LOOM_OK ? LOOM_OK : loom_p2p_error(st, who);
+}
+
+loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
+    loom_coll_state_t s;
+
+    if (cc == NULL || !loom_coll_fast_selected(cc, comm, LOOM_COLL_BARRIER, 0)) {
+        return LOOM_INPROGRESS;
+    }
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BARRIER);
+    s.count = 0;
+    s.esize = 1;
+    loom_coll_shm_arrive(&s);
+    return loom_coll_fast_end(&s, loom_coll_fast_wait(&s), "loom_barrier");
+}
+
+loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
+                                       loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
+    size_t esize = loom_datatype_size(dt);
+    loom_coll_state_t s;
+    loom_status_t st;
+
+    if (cc == NULL || esize == 0 || count == 0 || sbuf == NULL || rbuf == NULL ||
+        rbuf == LOOM_IN_PLACE || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
+        !loom_coll_fast_selected(cc, comm, LOOM_COLL_ALLREDUCE, count * esize)) {
+        return LOOM_INPROGRESS;       /* the request path validates and reports */
+    }
+    if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
+        return loom_p2p_error(st, "loom_allreduce");
+    }
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE);
+    s.count = count;
+    s.esize = esize;
+    s.dt    = dt;
+    s.op    = op;
+    memcpy(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
+           count * esize);
+    loom_coll_shm_arrive(&s);
+    st = loom_coll_fast_wait(&s);
+    if (st == LOOM_OK) {
+        memcpy(rbuf, loom_coll_shm_slot(&s, s.size - 1), count * esize);
+        for (int q = s.size - 2; q >= 0; --q) {
+            loom_coll_reduce(&s, loom_coll_shm_slot(&s, q), rbuf, count);
+        }
+    }
+    return loom_coll_fast_end(&s, st, "loom_allreduce");
+}
