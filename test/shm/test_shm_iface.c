@@ -409,6 +409,44 @@ static void rank_get_pipelined(int rank)
     rank_get(rank, 1);
 }
 
+/*
+ * A pipelined get with a key whose region was released (and its registry
+ * entry reused) is refused by the owner: the get completes with an error,
+ * nothing is read.
+ */
+static void rank_get_stale(int rank)
+{
+    static uint8_t a[100000], b[100000];
+    loom_tl_rkey_t rkey;
+    loom_tl_memh_t *ma, *mb;
+
+    if (rank == 0) {
+        CHECK(loom_tl_mem_pack(t.iface, a, sizeof(a), &rkey, &ma) == LOOM_OK);
+        loom_tl_mem_release(t.iface, ma);
+        CHECK(loom_tl_mem_pack(t.iface, b, sizeof(b), &rkey, &mb) == LOOM_OK);
+        CHECK(mb == ma);   /* the entry was recycled */
+        CHECK(loom_tl_mem_pack(t.iface, a, sizeof(a), &rkey, &ma) == LOOM_OK);
+        loom_tl_mem_release(t.iface, ma);   /* a's key below is stale */
+        send_frame(K_REGION, 0, (uint64_t)(uintptr_t)a, sizeof(a), &rkey, sizeof(rkey));
+        wait_frame(K_DONE);
+        loom_tl_mem_release(t.iface, mb);
+    } else {
+        loom_tl_comp_t comp = { on_comp };
+        uint64_t raddr;
+
+        wait_frame(K_REGION);
+        raddr = ((frame_hdr_t *)t.last)->a;
+        memcpy(&rkey, t.last + sizeof(frame_hdr_t), sizeof(rkey));
+        memset(b, 0x5a, sizeof(b));
+        CHECK(loom_tl_ep_get(t.ep, b, sizeof(b), raddr, &rkey, &comp) == LOOM_INPROGRESS);
+        progress_until(&ncomp, 1);
+        CHECK(ncomp == 1 && last_comp == LOOM_ERR_INVALID_ARG);
+        CHECK(b[0] == 0x5a && b[sizeof(b) - 1] == 0x5a);
+        send_frame(K_DONE, 0, 0, 0, NULL, 0);
+    }
+    rank_teardown();
+}
+
 /* Rank 1 dies after attaching; rank 0 must hear of it from progress. */
 static void rank_death(int rank)
 {
@@ -487,6 +525,11 @@ static void test_get_seccomp_peer(void)
     t.seccomp_when = 0;
 }
 
+static void test_get_stale_key(void)
+{
+    run_ranks(rank_get_stale, "LOOM_SHM_CMA=off", -1);
+}
+
 static void test_peer_death(void)
 {
     run_ranks(rank_death, NULL, 1);
@@ -542,6 +585,7 @@ int main(void)
         { "pipelined get (CMA off)", test_get_pipelined },
         { "pipelined get (CMA forbidden at open)", test_get_seccomp_open },
         { "pipelined get (CMA refused at first get)", test_get_seccomp_peer },
+        { "pipelined get with a released region is refused", test_get_stale_key },
         { "peer killed", test_peer_death },
         { "frame longer than a slot", test_corrupt_frame },
         { NULL, NULL },

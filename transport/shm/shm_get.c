@@ -34,30 +34,6 @@ uint64_t loom_shm_probe_addr(void)
     return (uint64_t)(uintptr_t)&loom_shm_probe_word;
 }
 
-loom_status_t loom_shm_mem_pack(loom_tl_iface_t *tl, const void *addr, size_t len,
-                                loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p)
-{
-    loom_shm_iface_t *iface = loom_container_of(tl, loom_shm_iface_t, super);
-    loom_shm_rkey_t key = {
-        .magic = LOOM_SHM_RKEY_MAGIC,
-        .pid   = (int32_t)iface->pid,
-        .addr  = (uint64_t)(uintptr_t)addr,
-        .len   = len,
-    };
-
-    _Static_assert(sizeof(key) <= LOOM_TL_RKEY_MAX, "shm rkey does not fit");
-    memcpy(rkey->data, &key, sizeof(key));
-    /* nothing to register: the handle is a token that mem_release ignores */
-    *memh_p = (loom_tl_memh_t *)&iface->memh_token;
-    return LOOM_OK;
-}
-
-void loom_shm_mem_release(loom_tl_iface_t *tl, loom_tl_memh_t *memh)
-{
-    (void)tl;
-    (void)memh;
-}
-
 loom_status_t loom_shm_cma_init(loom_shm_iface_t *iface)
 {
     uint64_t word = 0;
@@ -178,7 +154,8 @@ static loom_status_t loom_shm_get_cma(loom_shm_peer_t *peer, void *local, size_t
 }
 
 static loom_status_t loom_shm_get_pipelined(loom_shm_peer_t *peer, void *local, size_t len,
-                                            uint64_t raddr, loom_tl_comp_t *comp)
+                                            uint64_t raddr, const loom_shm_rkey_t *key,
+                                            loom_tl_comp_t *comp)
 {
     loom_shm_get_op_t *op;
     loom_shm_get_req_t req;
@@ -189,8 +166,10 @@ static loom_status_t loom_shm_get_pipelined(loom_shm_peer_t *peer, void *local, 
     }
     idx = __builtin_ctzll(peer->gets_free);
     op  = &peer->gets[idx];
-    req.id    = (uint32_t)idx | (op->gen << LOOM_SHM_GET_IDX_BITS);
-    req.rsvd  = 0;
+    req.id       = (uint32_t)idx | (op->gen << LOOM_SHM_GET_IDX_BITS);
+    req.memh_idx = key->memh_idx;
+    req.memh_gen = key->memh_gen;
+    req.rsvd     = 0;
     req.raddr = raddr;
     req.len   = len;
     if (!loom_shm_ring_tx_send2(&peer->tx, LOOM_SHM_FRAME_GET_REQ, &req, sizeof(req), NULL, 0)) {
@@ -207,18 +186,15 @@ static loom_status_t loom_shm_get_pipelined(loom_shm_peer_t *peer, void *local, 
 
 /* The rkey must come from this peer and cover the range asked for. */
 static loom_status_t loom_shm_get_check(loom_shm_peer_t *peer, size_t len, uint64_t raddr,
-                                        const loom_tl_rkey_t *rkey)
+                                        const loom_shm_rkey_t *key)
 {
-    loom_shm_rkey_t key;
-
-    memcpy(&key, rkey->data, sizeof(key));
-    if (key.magic != LOOM_SHM_RKEY_MAGIC || raddr < key.addr || len > key.len ||
-        raddr - key.addr > key.len - len ||
-        (peer->pid > 0 && key.pid != (int32_t)peer->pid)) {
+    if (key->magic != LOOM_SHM_RKEY_MAGIC || raddr < key->addr || len > key->len ||
+        raddr - key->addr > key->len - len ||
+        (peer->pid > 0 && key->pid != (int32_t)peer->pid)) {
         loom_error("shm", "get of %zu bytes at 0x%llx from rank %d: the key (pid %d, region "
                    "0x%llx + %llu) does not cover it", len, (unsigned long long)raddr,
-                   peer->world_rank, (int)key.pid, (unsigned long long)key.addr,
-                   (unsigned long long)key.len);
+                   peer->world_rank, (int)key->pid, (unsigned long long)key->addr,
+                   (unsigned long long)key->len);
         return LOOM_ERR_INVALID_ARG;
     }
     return LOOM_OK;
@@ -229,11 +205,13 @@ loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_
 {
     loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
     loom_status_t status;
+    loom_shm_rkey_t key;
 
     if (peer->failed) {
         return LOOM_ERR_PEER_FAILED;
     }
-    if ((status = loom_shm_get_check(peer, len, raddr, rkey)) != LOOM_OK || len == 0) {
+    memcpy(&key, rkey->data, sizeof(key));
+    if ((status = loom_shm_get_check(peer, len, raddr, &key)) != LOOM_OK || len == 0) {
         return status;
     }
     if (loom_unlikely(peer->cma == LOOM_SHM_CMA_UNKNOWN) &&
@@ -243,7 +221,7 @@ loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_
     if (loom_likely(peer->cma == LOOM_SHM_CMA_YES)) {
         return loom_shm_get_cma(peer, local, len, raddr);
     }
-    return loom_shm_get_pipelined(peer, local, len, raddr, comp);
+    return loom_shm_get_pipelined(peer, local, len, raddr, &key, comp);
 }
 
 /* Owner side: queue the region a GET_REQ asks for. */
@@ -260,12 +238,49 @@ static void loom_shm_get_serve(loom_shm_peer_t *peer, const loom_shm_slot_t *slo
     }
     memcpy(&req, slot->data, sizeof(req));
     s = &peer->streams[(peer->stream_head + peer->stream_count) % LOOM_SHM_MAX_GETS];
-    s->id   = req.id;
-    s->addr = (const uint8_t *)(uintptr_t)req.raddr;
-    s->len  = req.len;
-    s->sent = 0;
+    s->id     = req.id;
+    s->status = LOOM_OK;
+    s->addr   = (const uint8_t *)(uintptr_t)req.raddr;
+    s->len    = req.len;
+    s->sent   = 0;
+    if (!loom_shm_memh_covers(peer->iface, req.memh_idx, req.memh_gen, req.raddr, req.len)) {
+        /* never read what this rank does not expose: answer an error instead */
+        loom_error("shm", "rank %d@%s: get request from rank %d@%s for %llu bytes at 0x%llx "
+                   "is outside every exposed region (registry entry %u, generation %u) "
+                   "(transport shm, operation get)", peer->iface->job->rank,
+                   peer->iface->job->hostnames[peer->iface->job->rank], peer->world_rank,
+                   peer->iface->job->hostnames[peer->world_rank], (unsigned long long)req.len,
+                   (unsigned long long)req.raddr, req.memh_idx, req.memh_gen);
+        s->status = LOOM_ERR_INVALID_ARG;
+        s->len    = 0;
+    }
     ++peer->stream_count;
     ++peer->iface->nstreams;
+}
+
+/* Requester side: the get in flight that frame id @p id answers, or NULL. */
+static loom_shm_get_op_t *loom_shm_get_op(loom_shm_peer_t *peer, uint32_t id)
+{
+    uint32_t idx = id & ((1u << LOOM_SHM_GET_IDX_BITS) - 1);
+
+    if (idx >= LOOM_SHM_MAX_GETS || (peer->gets_free >> idx & 1) ||
+        id >> LOOM_SHM_GET_IDX_BITS != peer->gets[idx].gen) {
+        return NULL;
+    }
+    return &peer->gets[idx];
+}
+
+/* Requester side: free the get's entry, then tell the engine. */
+static void loom_shm_get_complete(loom_shm_peer_t *peer, loom_shm_get_op_t *op,
+                                  loom_status_t status)
+{
+    loom_tl_comp_t *comp = op->comp;
+    uint32_t idx = (uint32_t)(op - peer->gets);
+
+    op->gen = (op->gen + 1) & ((1u << (32 - LOOM_SHM_GET_IDX_BITS)) - 1);
+    peer->gets_free |= (uint64_t)1 << idx;
+    --peer->iface->ngets;
+    comp->cb(comp, status);
 }
 
 /* Requester side: place one chunk; complete the get at its last byte. */
@@ -273,17 +288,13 @@ static void loom_shm_get_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot
 {
     loom_shm_get_data_t d;
     loom_shm_get_op_t *op;
-    loom_tl_comp_t *comp;
-    uint32_t idx;
     size_t n;
 
     memcpy(&d, slot->data, sizeof(d));
-    idx = d.id & ((1u << LOOM_SHM_GET_IDX_BITS) - 1);
-    n   = slot->len >= sizeof(d) ? slot->len - sizeof(d) : 0;
-    op  = &peer->gets[idx % LOOM_SHM_MAX_GETS];
-    if (slot->len < sizeof(d) || idx >= LOOM_SHM_MAX_GETS ||
-        (peer->gets_free >> idx & 1) || d.id >> LOOM_SHM_GET_IDX_BITS != op->gen ||
-        d.offset > op->len || n > op->len - d.offset) {
+    n  = slot->len >= sizeof(d) ? slot->len - sizeof(d) : 0;
+    op = loom_shm_get_op(peer, d.id);
+    if (slot->len < sizeof(d) || op == NULL || d.offset > op->len ||
+        n > op->len - d.offset) {
         loom_error("shm", "rank %d: unexpected get data from rank %d (id %u, offset %llu, "
                    "%zu bytes)", peer->iface->job->rank, peer->world_rank, d.id,
                    (unsigned long long)d.offset, n);
@@ -292,12 +303,24 @@ static void loom_shm_get_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot
     memcpy(op->local + d.offset, slot->data + sizeof(d), n);
     op->received += n;
     if (op->received == op->len) {
-        comp = op->comp;
-        op->gen = (op->gen + 1) & ((1u << (32 - LOOM_SHM_GET_IDX_BITS)) - 1);
-        peer->gets_free |= (uint64_t)1 << idx;
-        --peer->iface->ngets;
-        comp->cb(comp, LOOM_OK);
+        loom_shm_get_complete(peer, op, LOOM_OK);
     }
+}
+
+/* Requester side: the owner refused the get (it logged why). */
+static void loom_shm_get_refused(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+{
+    loom_shm_get_err_t e;
+    loom_shm_get_op_t *op;
+
+    memcpy(&e, slot->data, sizeof(e));
+    op = loom_shm_get_op(peer, e.id);
+    if (slot->len != sizeof(e) || op == NULL || e.status >= 0) {
+        loom_error("shm", "rank %d: unexpected get error from rank %d (id %u)",
+                   peer->iface->job->rank, peer->world_rank, e.id);
+        return;
+    }
+    loom_shm_get_complete(peer, op, (loom_status_t)e.status);
 }
 
 void loom_shm_get_frame(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
@@ -309,6 +332,9 @@ void loom_shm_get_frame(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
     case LOOM_SHM_FRAME_GET_DATA:
         loom_shm_get_data(peer, slot);
         break;
+    case LOOM_SHM_FRAME_GET_ERR:
+        loom_shm_get_refused(peer, slot);
+        break;
     default:
         loom_error("shm", "rank %d: frame of unknown type %u from rank %d dropped",
                    peer->iface->job->rank, slot->type, peer->world_rank);
@@ -316,26 +342,40 @@ void loom_shm_get_frame(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
     }
 }
 
+/* Write the next frame of stream @p s into @p slot: a chunk, or the refusal. */
+static void loom_shm_get_push_frame(loom_shm_peer_t *peer, loom_shm_stream_t *s,
+                                    loom_shm_slot_t *slot)
+{
+    const size_t chunk = peer->max_frame - sizeof(loom_shm_get_data_t);
+    loom_shm_get_data_t d = { .id = s->id, .rsvd = 0, .offset = s->sent };
+    size_t len = LOOM_MIN(chunk, s->len - s->sent);
+
+    if (loom_unlikely(s->status != LOOM_OK)) {
+        loom_shm_get_err_t e = { .id = s->id, .status = s->status };
+        memcpy(slot->data, &e, sizeof(e));
+        loom_shm_ring_tx_commit(&peer->tx, slot, sizeof(e), LOOM_SHM_FRAME_GET_ERR);
+        return;
+    }
+    memcpy(slot->data, &d, sizeof(d));
+    memcpy(slot->data + sizeof(d), s->addr + s->sent, len);
+    loom_shm_ring_tx_commit(&peer->tx, slot, (uint32_t)(sizeof(d) + len),
+                            LOOM_SHM_FRAME_GET_DATA);
+    s->sent += len;
+}
+
 /* Stream the head region to one peer while its ring has room. */
 static int loom_shm_get_push_peer(loom_shm_peer_t *peer)
 {
-    const size_t chunk = peer->max_frame - sizeof(loom_shm_get_data_t);
     int n = 0;
 
     while (peer->stream_count != 0) {
         loom_shm_stream_t *s = &peer->streams[peer->stream_head];
-        loom_shm_get_data_t d = { .id = s->id, .rsvd = 0, .offset = s->sent };
-        size_t len = LOOM_MIN(chunk, s->len - s->sent);
         loom_shm_slot_t *slot = loom_shm_ring_tx_reserve(&peer->tx);
 
         if (slot == NULL) {
             break;
         }
-        memcpy(slot->data, &d, sizeof(d));
-        memcpy(slot->data + sizeof(d), s->addr + s->sent, len);
-        loom_shm_ring_tx_commit(&peer->tx, slot, (uint32_t)(sizeof(d) + len),
-                                LOOM_SHM_FRAME_GET_DATA);
-        s->sent += len;
+        loom_shm_get_push_frame(peer, s, slot);
         ++n;
         if (s->sent == s->len) {
             peer->stream_head = (peer->stream_head + 1) % LOOM_SHM_MAX_GETS;
@@ -364,13 +404,8 @@ void loom_shm_get_abort(loom_shm_peer_t *peer, loom_status_t status)
     peer->iface->nstreams -= peer->stream_count;
     peer->stream_count = 0;
     for (uint32_t idx = 0; idx < LOOM_SHM_MAX_GETS; ++idx) {
-        loom_shm_get_op_t *op = &peer->gets[idx];
-        if (peer->gets_free >> idx & 1) {
-            continue;
+        if (!(peer->gets_free >> idx & 1)) {
+            loom_shm_get_complete(peer, &peer->gets[idx], status);
         }
-        peer->gets_free |= (uint64_t)1 << idx;
-        op->gen = (op->gen + 1) & ((1u << (32 - LOOM_SHM_GET_IDX_BITS)) - 1);
-        --peer->iface->ngets;
-        op->comp->cb(op->comp, status);
     }
 }

@@ -219,6 +219,7 @@ static loom_status_t loom_shm_peers_init(loom_shm_iface_t *iface)
 
 static void loom_shm_iface_free(loom_shm_iface_t *iface)
 {
+    loom_shm_memh_cleanup(iface);
     free(iface->local_of_rank);
     free(iface->peers);
     free(iface->poll);

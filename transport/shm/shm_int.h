@@ -55,6 +55,7 @@ enum {
     LOOM_SHM_FRAME_AM       = 1,  /* p2p active message: hdr + payload */
     LOOM_SHM_FRAME_GET_REQ  = 2,  /* loom_shm_get_req_t */
     LOOM_SHM_FRAME_GET_DATA = 3,  /* loom_shm_get_data_t + bytes */
+    LOOM_SHM_FRAME_GET_ERR  = 4,  /* loom_shm_get_err_t: the owner refused a GET_REQ */
 };
 
 /** State of a local rank in the segment's rank table. */
@@ -104,15 +105,40 @@ typedef struct loom_shm_rkey {
     int32_t  pid;
     uint64_t addr;
     uint64_t len;
+    uint32_t memh_idx;   /* the owner's registry entry, checked on GET_REQ */
+    uint32_t memh_gen;
 } loom_shm_rkey_t;
 
 /** GET_REQ payload. */
 typedef struct loom_shm_get_req {
     uint32_t id;      /* requester's slot index | generation << 8 */
+    uint32_t memh_idx;
+    uint32_t memh_gen;
     uint32_t rsvd;
     uint64_t raddr;
     uint64_t len;
 } loom_shm_get_req_t;
+
+/** GET_ERR payload. */
+typedef struct loom_shm_get_err {
+    uint32_t id;
+    int32_t  status;
+} loom_shm_get_err_t;
+
+/**
+ * A region exposed by mem_pack (owner side). Entries live in chunks that
+ * never move; an entry is exposed while its generation is odd.
+ */
+typedef struct loom_shm_memh {
+    uint64_t addr;
+    uint64_t len;
+    uint32_t gen;
+    uint32_t next_free;   /* free list: index + 1, 0 ends it */
+    uint32_t idx;         /* its own index */
+    uint32_t rsvd;
+} loom_shm_memh_t;
+
+#define LOOM_SHM_MEMH_CHUNK 256u
 
 /** GET_DATA header, followed by the bytes at [offset, offset + n). */
 typedef struct loom_shm_get_data {
@@ -133,6 +159,7 @@ typedef struct loom_shm_get_op {
 /** A region this rank streams to a requester (owner side). */
 typedef struct loom_shm_stream {
     uint32_t       id;
+    int32_t        status;   /* not LOOM_OK: answer GET_ERR instead of data */
     const uint8_t *addr;
     uint64_t       len;
     uint64_t       sent;
@@ -186,7 +213,9 @@ struct loom_shm_iface {
     int                 *local_of_rank;  /* world rank -> local index, or -1 */
     loom_shm_peer_t     *peers;          /* local_size entries (own one unused) */
     loom_shm_peer_t    **poll;           /* the local_size - 1 others */
-    char                 memh_token;     /* what mem_pack hands out */
+    loom_shm_memh_t    **memh_chunks;    /* registry of exposed regions */
+    uint32_t             memh_nchunks;
+    uint32_t             memh_free;      /* free list head: index + 1, 0 = empty */
     char                 seg_name[LOOM_SHM_NAME_MAX + 1];
 };
 
@@ -235,11 +264,24 @@ pid_t loom_shm_peer_pid(loom_shm_peer_t *peer);
  */
 loom_status_t loom_shm_peer_backpressure(loom_shm_peer_t *peer, const char *op);
 
-/* shm_get.c */
+/* shm_memh.c */
 
 loom_status_t loom_shm_mem_pack(loom_tl_iface_t *tl, const void *addr, size_t len,
                                 loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
 void loom_shm_mem_release(loom_tl_iface_t *tl, loom_tl_memh_t *memh);
+
+/**
+ * Owner side of a pipelined get: is [addr, addr + len) inside the region
+ * registry entry @p idx exposes in generation @p gen? @return 1 if so.
+ */
+int loom_shm_memh_covers(loom_shm_iface_t *iface, uint32_t idx, uint32_t gen,
+                         uint64_t addr, uint64_t len);
+
+/** Free the registry (close). */
+void loom_shm_memh_cleanup(loom_shm_iface_t *iface);
+
+/* shm_get.c */
+
 loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
                               const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 
