@@ -67,3 +67,7 @@ check-fuzz fuzz-long: fuzz
 	done; exit $$fail
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(wildcard $(FUZZ_DIR)/obj/test/fuzz/*.d)
+
+# For the lead: `make check` runs the targets in CHECK_EXTRA after the
+# release and sanitizer passes; this line registers the short fuzz run:
+# CHECK_EXTRA += check-fuzz
