@@ -1,21 +1,19 @@
 /*
- * loomrun.c: start a loom job on this node.
+ * loomrun.c: start a loom job on this host or on several.
  *
  *     loomrun -n N [options] prog [args]
+ *     loomrun --host a:2,b:2 [options] prog [args]
  *
- * Hosts a PMIx server (loomrun_pmix.c), forks N ranks (loomrun_proc.c) and
- * runs one event loop until every rank is gone. The loop polls a signalfd
- * (SIGCHLD, and SIGINT/SIGTERM/SIGHUP/SIGQUIT to forward), the pipe on
- * which PMIx upcalls report aborts, and the ranks' output pipes.
+ * Hosts a PMIx server (loomrun_pmix.c) for the ranks of this host, forks
+ * them (loomrun_proc.c) and runs one event loop (loomrun_loop.c) until
+ * every rank is gone. With --host or --hostfile, the ranks are placed on
+ * the hosts (loomrun_hosts.c) and this loomrun is the head: it starts a
+ * daemon on every other host (loomrun_head.c, loomrun_daemon.c) and routes
+ * their fences, direct modex requests, output and exits.
  *
- * Failure policy (what held in failure-injection runs against PMIx 4.2.2,
- * see ../shared/notes/pmix.md): the first abnormal end (a signal, a non-zero
- * exit, an exit without finalizing, an abort, the timeout) is reported once,
- * naming the rank, its pid and host and what happened; 0.25 s later the
- * others get SIGTERM, 2 s after that SIGKILL. Deaths are seen with waitpid,
- * not with the library's late lost-connection event. PMIx_server_finalize
- * runs only after a clean job; the private tmpdir and the job's /dev/shm
- * segments are removed on every way out.
+ * PMIx_server_finalize runs only after a clean job; the private tmpdir and
+ * the job's /dev/shm segments are removed on every way out, by the head and
+ * by every daemon.
  */
 #include "loomrun_int.h"
 
@@ -25,58 +23,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define LOOMRUN_EXIT_USAGE    2
 #define LOOMRUN_EXIT_NOTFOUND 127
 #define LOOMRUN_EXIT_TIMEOUT  124
-#define LOOMRUN_MAX_RANKS     4096
-
-typedef enum loomrun_phase {
-    LOOMRUN_RUNNING,   /* no failure yet */
-    LOOMRUN_GRACE,     /* failure reported; SIGTERM at the deadline */
-    LOOMRUN_TERM,      /* SIGTERM sent; SIGKILL at the deadline */
-    LOOMRUN_KILL,      /* SIGKILL sent; waiting for the last reaps */
-} loomrun_phase_t;
-
-typedef struct loomrun_loop {
-    loomrun_job_t   *job;
-    int              sig_fd;
-    int              nalive;
-    loomrun_phase_t  phase;
-    double           phase_deadline;   /* 0 = none */
-    double           job_deadline;     /* --timeout, 0 = none */
-    double           drain_deadline;   /* set once every rank is reaped */
-    int              failed;           /* the one failure message was printed */
-    int              exit_status;
-    int              signals_seen;     /* SIGINT/SIGTERM... received */
-} loomrun_loop_t;
-
-static double loomrun_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static const char *loomrun_signame(int sig)
-{
-    static char buf[32];
-    const char *abbrev = sigabbrev_np(sig);
-
-    snprintf(buf, sizeof(buf), "SIG%s", abbrev ? abbrev : "?");
-    return buf;
-}
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -84,9 +40,11 @@ static void loomrun_usage(FILE *out)
 {
     fprintf(out,
 "usage: loomrun -n N [options] prog [args...]\n"
-"Start N ranks of prog on this node, hosting the PMIx server they connect to.\n"
+"       loomrun --host a:2,b:2 [-n N] [options] prog [args...]\n"
+"Start N ranks of prog on this host, or on the hosts given, hosting the PMIx\n"
+"server they connect to.\n"
 "\n"
-"  -n, -np N          number of ranks (1..%d)\n"
+"  -n, -np N          number of ranks (1..%d; default with hosts: every slot)\n"
 "  -x VAR[=value]     export VAR (with this value, or loomrun's own) to every rank\n"
 "      --tag-output   prefix every output line with \"[rank] \"\n"
 "      --timeout S    stop the job after S seconds (exit status %d)\n"
@@ -94,13 +52,27 @@ static void loomrun_usage(FILE *out)
 "  -h, --help         this help\n"
 "  -V, --version      loomrun's version\n"
 "\n"
+"Several hosts:\n"
+"  -H, --host LIST    hosts and slots: a:2,b:2 (a host without :N has 1 slot)\n"
+"      --hostfile F   one host per line: \"name slots=N\" (Open MPI syntax)\n"
+"      --map-by slot|node  fill each host's slots in turn (default), or deal\n"
+"                     ranks round robin over the hosts\n"
+"      --oversubscribe     place more ranks than slots\n"
+"      --launch-agent CMD  how to start loomrun on another host (default\n"
+"                     \"ssh -x -o BatchMode=yes\"): CMD HOST loomrun --daemon ...\n"
+"      --hostname NAME     the name of this host in the host list\n"
+"      --launch-timeout S  seconds a daemon may take to call back (default 60)\n"
+"\n"
 "stdin goes to rank 0; stdout and stderr of every rank come back line by line.\n"
 "Exit status: 0 when every rank exits 0; otherwise the first failing rank's\n"
 "status (128+signal if it was killed, its code if it aborted, 1 if it exited\n"
-"without finalizing), 128+signal if loomrun was interrupted, %d on timeout.\n"
+"without finalizing), 128+signal if loomrun was interrupted, %d on timeout,\n"
+"%d for usage errors, 127 if the program is not found, 1 if a host could\n"
+"not be reached or its daemon was lost.\n"
 "On the first failure the job is torn down: SIGTERM, then SIGKILL 2 s later.\n"
-"Ranks get LOOM_OVERSUBSCRIBED=1 when they outnumber the cores (unless set).\n",
-            LOOMRUN_MAX_RANKS, LOOMRUN_EXIT_TIMEOUT, LOOMRUN_EXIT_TIMEOUT);
+"Ranks get LOOM_OVERSUBSCRIBED=1 when they outnumber their host's cores.\n",
+            LOOMRUN_MAX_RANKS, LOOMRUN_EXIT_TIMEOUT, LOOMRUN_EXIT_TIMEOUT,
+            LOOMRUN_EXIT_USAGE);
 }
 
 static int loomrun_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -161,6 +133,59 @@ static int loomrun_valid_export(const char *x)
     return 1;
 }
 
+/* The multi-host options; -1 to go on, or an exit status. */
+static int loomrun_parse_multi(loomrun_opts_t *o, const char *name, int argc, char **argv,
+                               int *i, const char *eq)
+{
+    const char *v = NULL;
+    char why[512];
+
+    if (strcmp(name, "--oversubscribe") == 0) {
+        o->oversubscribe = 1;
+        return -1;
+    }
+    if (strcmp(name, "-H") && strcmp(name, "--host") && strcmp(name, "--hostfile") &&
+        strcmp(name, "--machinefile") && strcmp(name, "--map-by") &&
+        strcmp(name, "--launch-agent") && strcmp(name, "--hostname") &&
+        strcmp(name, "--launch-timeout")) {
+        return loomrun_usage_error("unknown option '%s'", argv[*i]);
+    }
+    v = loomrun_optval(argc, argv, i, eq);
+    if (v == NULL) {
+        return loomrun_usage_error("%s needs a value", name);
+    }
+    if (!strcmp(name, "-H") || !strcmp(name, "--host")) {
+        if (loomrun_hosts_parse_list(o, v, why, sizeof(why)) != 0) {
+            return loomrun_usage_error("--host %s: %s", v, why);
+        }
+    } else if (!strcmp(name, "--hostfile") || !strcmp(name, "--machinefile")) {
+        if (loomrun_hosts_parse_file(o, v, why, sizeof(why)) != 0) {
+            return loomrun_usage_error("--hostfile: %s", why);
+        }
+    } else if (!strcmp(name, "--map-by")) {
+        if (strcmp(v, "slot") && strcmp(v, "node")) {
+            return loomrun_usage_error("--map-by takes slot or node, not '%s'", v);
+        }
+        o->map_by = strcmp(v, "node") == 0 ? LOOMRUN_MAP_NODE : LOOMRUN_MAP_SLOT;
+    } else if (!strcmp(name, "--launch-agent")) {
+        if (strspn(v, " \t") == strlen(v)) {
+            return loomrun_usage_error("--launch-agent needs a command");
+        }
+        o->launch_agent = v;
+    } else if (!strcmp(name, "--hostname")) {
+        o->hostname = v;
+    } else {
+        char *end;
+        o->launch_timeout = strtod(v, &end);
+        if (end == v || *end != '\0' || !(o->launch_timeout > 0) ||
+            !isfinite(o->launch_timeout)) {
+            return loomrun_usage_error("--launch-timeout needs a positive number of "
+                                       "seconds, not '%s'", v);
+        }
+    }
+    return -1;
+}
+
 /* One option at argv[*i]; returns -1 to go on, or an exit status. */
 static int loomrun_parse_one(loomrun_opts_t *o, int argc, char **argv, int *i)
 {
@@ -208,7 +233,7 @@ static int loomrun_parse_one(loomrun_opts_t *o, int argc, char **argv, int *i)
                                        "not '%s'", v ? v : "");
         }
     } else {
-        return loomrun_usage_error("unknown option '%s'", arg);
+        return loomrun_parse_multi(o, name, argc, argv, i, eq);
     }
     return -1;
 }
@@ -238,270 +263,25 @@ static int loomrun_parse_args(loomrun_opts_t *o, int argc, char **argv)
         loomrun_usage(stderr);
         return LOOMRUN_EXIT_USAGE;
     }
-    if (o->nranks == 0) {
+    if (o->nranks == 0 && o->nhosts == 0) {
         return loomrun_usage_error("how many ranks? give -n N (before %s)", argv[i]);
+    }
+    if (o->nranks == 0) {
+        long slots = 0;
+        for (int h = 0; h < o->nhosts; ++h) {
+            slots += o->hosts[h].slots;
+        }
+        if (slots > LOOMRUN_MAX_RANKS) {
+            return loomrun_usage_error("the hosts have %ld slots: give -n N (at most %d)",
+                                       slots, LOOMRUN_MAX_RANKS);
+        }
+        o->nranks = (int)slots;
+    }
+    if (o->launch_timeout == 0) {
+        o->launch_timeout = 60;
     }
     o->argv = &argv[i];
     return -1;
-}
-
-/* ---- failures and teardown ---------------------------------------------------- */
-
-/* Report the first abnormal end (once) and start the teardown. */
-static void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
-{
-    char msg[2048];
-    va_list ap;
-
-    if (lp->failed) {
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    lp->failed      = 1;
-    lp->exit_status = exit_status;
-    if (lp->nalive > 0) {
-        fprintf(stderr, "loomrun: %s; stopping the job (%d of %d ranks still running)\n",
-                msg, lp->nalive, lp->job->opts.nranks);
-    } else {
-        fprintf(stderr, "loomrun: %s\n", msg);
-    }
-    fflush(stderr);
-    if (lp->phase == LOOMRUN_RUNNING) {
-        lp->phase          = LOOMRUN_GRACE;
-        lp->phase_deadline = loomrun_now() + LOOMRUN_GRACE_S;
-    }
-}
-
-/* Advance the teardown when its deadline has passed. */
-static void loomrun_teardown_step(loomrun_loop_t *lp, double now)
-{
-    if (lp->phase_deadline == 0 || now < lp->phase_deadline) {
-        return;
-    }
-    if (lp->phase == LOOMRUN_GRACE) {
-        loomrun_proc_signal_all(lp->job, SIGTERM);
-        lp->phase          = LOOMRUN_TERM;
-        lp->phase_deadline = now + LOOMRUN_KILL_AFTER_S;
-    } else if (lp->phase == LOOMRUN_TERM) {
-        if (lp->nalive > 0 && !lp->job->opts.quiet) {
-            fprintf(stderr, "loomrun: %d rank(s) still running 2 s after SIGTERM: "
-                    "sending SIGKILL\n", lp->nalive);
-        }
-        loomrun_proc_signal_all(lp->job, SIGKILL);
-        lp->phase          = LOOMRUN_KILL;
-        lp->phase_deadline = 0;
-    }
-}
-
-static void loomrun_timeout(loomrun_loop_t *lp)
-{
-    loomrun_job_t *job = lp->job;
-    char list[1024] = "";
-    size_t len = 0;
-    int shown = 0;
-
-    for (int r = 0; r < job->opts.nranks && len < sizeof(list) - 64; ++r) {
-        if (!job->ranks[r].alive) {
-            continue;
-        }
-        if (shown++ == 8) {
-            len += (size_t)snprintf(list + len, sizeof(list) - len, ", ...");
-            break;
-        }
-        len += (size_t)snprintf(list + len, sizeof(list) - len, "%srank %d (pid %d)",
-                                shown > 1 ? ", " : "", r, (int)job->ranks[r].pid);
-    }
-    loomrun_fail(lp, LOOMRUN_EXIT_TIMEOUT, "the job exceeded --timeout %g s on host %s; "
-                 "still running: %s", job->opts.timeout, job->host, list);
-    job->opts.timeout = 0;
-    lp->job_deadline  = 0;
-}
-
-/* ---- events -------------------------------------------------------------------- */
-
-static void loomrun_read_events(loomrun_loop_t *lp)
-{
-    loomrun_job_t *job = lp->job;
-    loomrun_event_t ev;
-
-    while (read(job->event_rfd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
-        if (ev.type == LOOMRUN_EVENT_ABORT) {
-            int st = ev.status & 0xff;
-            pid_t pid = (ev.rank >= 0 && ev.rank < job->opts.nranks) ?
-                        job->ranks[ev.rank].pid : -1;
-            /* an abort is a failure even with status 0 */
-            loomrun_fail(lp, st ? st : 1, "rank %d (pid %d on %s) aborted the job "
-                         "with status %d: %s", ev.rank, (int)pid, job->host, ev.status,
-                         ev.msg[0] ? ev.msg : "(no message)");
-        }
-    }
-}
-
-/* One reaped rank: is its end abnormal? */
-static void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
-{
-    const char *host = lp->job->host;
-    int st = rk->wstatus, connected, finalized;
-
-    connected = atomic_load_explicit(&rk->connected, memory_order_acquire);
-    finalized = atomic_load_explicit(&rk->finalized, memory_order_acquire);
-    if (WIFSIGNALED(st)) {
-        int sig = WTERMSIG(st);
-        loomrun_fail(lp, 128 + sig, "rank %d (pid %d on %s) was killed by signal %d "
-                     "(%s: %s)%s%s", rk->rank, (int)rk->pid, host, sig,
-                     loomrun_signame(sig), strsignal(sig),
-                     WCOREDUMP(st) ? ", core dumped" : "",
-                     connected ? "" : ", before it connected to loomrun (PMIx_Init)");
-    } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-        loomrun_fail(lp, WEXITSTATUS(st), "rank %d (pid %d on %s) exited with status %d%s",
-                     rk->rank, (int)rk->pid, host, WEXITSTATUS(st),
-                     WEXITSTATUS(st) == 127 && !connected ? " (could it be executed?)" : "");
-    } else if (connected && !finalized) {
-        loomrun_fail(lp, 1, "rank %d (pid %d on %s) exited with status 0 without "
-                     "finalizing: it connected (PMIx_Init) but never called "
-                     "loom_finalize/PMIx_Finalize", rk->rank, (int)rk->pid, host);
-    }
-}
-
-static void loomrun_reap(loomrun_loop_t *lp)
-{
-    loomrun_job_t *job = lp->job;
-    pid_t pid;
-    int st;
-
-    /* aborts reported before the aborting rank could exit are handled first */
-    loomrun_read_events(lp);
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-        for (int r = 0; r < job->opts.nranks; ++r) {
-            loomrun_rank_t *rk = &job->ranks[r];
-            if (rk->alive && rk->pid == pid) {
-                rk->alive   = 0;
-                rk->wstatus = st;
-                --lp->nalive;
-                loomrun_classify_exit(lp, rk);
-                break;
-            }
-        }
-    }
-    if (lp->nalive == 0 && lp->drain_deadline == 0) {
-        lp->drain_deadline = loomrun_now() + LOOMRUN_DRAIN_S;
-    }
-}
-
-static void loomrun_on_signal(loomrun_loop_t *lp, int sig)
-{
-    ++lp->signals_seen;
-    if (lp->signals_seen > 1) {
-        /* asked again: no more patience */
-        loomrun_proc_signal_all(lp->job, SIGKILL);
-        lp->phase          = LOOMRUN_KILL;
-        lp->phase_deadline = 0;
-        return;
-    }
-    loomrun_proc_signal_all(lp->job, sig);
-    loomrun_fail(lp, 128 + sig, "received %s: forwarded it to the ranks", loomrun_signame(sig));
-}
-
-static void loomrun_read_signals(loomrun_loop_t *lp)
-{
-    struct signalfd_siginfo si[16];
-    ssize_t n;
-
-    while ((n = read(lp->sig_fd, si, sizeof(si))) > 0) {
-        for (size_t i = 0; i < (size_t)n / sizeof(si[0]); ++i) {
-            if (si[i].ssi_signo == SIGCHLD) {
-                loomrun_reap(lp);
-            } else {
-                loomrun_on_signal(lp, (int)si[i].ssi_signo);
-            }
-        }
-    }
-}
-
-/* ---- the loop ------------------------------------------------------------------ */
-
-static int loomrun_poll_timeout(const loomrun_loop_t *lp, double now)
-{
-    double next = 0, ms;
-    const double deadlines[3] = { lp->phase_deadline, lp->job_deadline, lp->drain_deadline };
-
-    for (int i = 0; i < 3; ++i) {
-        if (deadlines[i] > 0 && (next == 0 || deadlines[i] < next)) {
-            next = deadlines[i];
-        }
-    }
-    if (next == 0) {
-        return -1;
-    }
-    ms = ceil((next - now) * 1e3);
-    return ms < 0 ? 0 : (ms > 60000 ? 60000 : (int)ms);
-}
-
-/* Fill @p pfd with the loop's fds; returns the count. */
-static int loomrun_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int *open_streams_p)
-{
-    loomrun_job_t *job = lp->job;
-    int n = 0, open_streams = 0;
-
-    pfd[n++] = (struct pollfd){ .fd = job->event_rfd, .events = POLLIN };
-    pfd[n++] = (struct pollfd){ .fd = lp->sig_fd, .events = POLLIN };
-    for (int r = 0; r < job->opts.nranks; ++r) {
-        for (int w = 0; w < 2; ++w) {
-            int fd = job->ranks[r].out[w].fd;
-            pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
-            open_streams += fd >= 0;   /* poll ignores negative fds */
-        }
-    }
-    *open_streams_p = open_streams;
-    return n;
-}
-
-static void loomrun_loop_run(loomrun_loop_t *lp)
-{
-    loomrun_job_t *job = lp->job;
-    struct pollfd *pfd = calloc(2 + 2 * (size_t)job->opts.nranks, sizeof(*pfd));
-    int open_streams = 1;
-
-    while (pfd != NULL && (lp->nalive > 0 || open_streams > 0)) {
-        int n = loomrun_poll_fill(lp, pfd, &open_streams), rc;
-        double now = loomrun_now();
-
-        if (lp->nalive == 0 && (open_streams == 0 || now >= lp->drain_deadline)) {
-            break;
-        }
-        rc = poll(pfd, (nfds_t)n, loomrun_poll_timeout(lp, now));
-        if (rc < 0 && errno != EINTR) {
-            fprintf(stderr, "loomrun: poll: %s\n", strerror(errno));
-            break;
-        }
-        if (rc > 0 && pfd[0].revents) {
-            loomrun_read_events(lp);
-        }
-        if (rc > 0 && pfd[1].revents) {
-            loomrun_read_signals(lp);
-        }
-        for (int i = 2; rc > 0 && i < n; ++i) {
-            if (pfd[i].revents && pfd[i].fd >= 0) {
-                loomrun_proc_stream_read(job, &job->ranks[(i - 2) / 2], (i - 2) % 2);
-            }
-        }
-        now = loomrun_now();
-        if (lp->job_deadline > 0 && now >= lp->job_deadline && lp->nalive > 0) {
-            loomrun_timeout(lp);
-        }
-        loomrun_teardown_step(lp, now);
-    }
-    /* what a grandchild still holds open is not waited for: flush and close */
-    for (int r = 0; r < job->opts.nranks; ++r) {
-        loomrun_proc_stream_close(job, &job->ranks[r], 0);
-        loomrun_proc_stream_close(job, &job->ranks[r], 1);
-    }
-    free(pfd);
 }
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -520,80 +300,88 @@ static void loomrun_std_fds(void)
     }
 }
 
-static int loomrun_signals_init(loomrun_loop_t *lp)
+/* Where the ranks go, and which node (if any) is this host. */
+static int loomrun_place(loomrun_job_t *job)
 {
-    sigset_t set;
+    char why[512];
 
-    /* the PMIx thread writes to sockets of dead clients */
-    signal(SIGPIPE, SIG_IGN);
-    /* blocked before PMIx starts its thread, so that thread inherits it and
-     * every one of these reaches the signalfd */
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGQUIT);
-    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
-        (lp->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-        fprintf(stderr, "loomrun: signalfd: %s\n", strerror(errno));
+    job->my_node = 0;
+    if (job->opts.nhosts == 0) {
+        if (loomrun_map_single(job->host, job->opts.nranks, &job->map) != 0) {
+            fprintf(stderr, "loomrun: out of memory\n");
+            return LOOMRUN_EXIT_USAGE;
+        }
         return -1;
     }
-    return 0;
+    if (loomrun_map_build(job->opts.hosts, job->opts.nhosts, job->opts.nranks,
+                          job->opts.map_by, job->opts.oversubscribe, &job->map, why,
+                          sizeof(why)) != 0) {
+        return loomrun_usage_error("%s", why);
+    }
+    job->my_node = -1;
+    for (int n = 0; n < job->map.nnodes && job->my_node < 0; ++n) {
+        if (loomrun_hosts_is_local(job->map.names[n], job->opts.hostname)) {
+            job->my_node = n;
+        }
+    }
+    if (job->opts.hostname != NULL) {
+        snprintf(job->host, sizeof(job->host), "%s", job->opts.hostname);
+    }
+    return -1;
 }
 
-static int loomrun_job_init(loomrun_job_t *job)
+/* The program of this node's ranks; NULL (message printed) if not found. */
+static char *loomrun_program(const loomrun_job_t *job)
 {
-    const char *tmp = getenv("TMPDIR");
-    int fds[2];
+    char *path;
 
-    gethostname(job->host, sizeof(job->host) - 1);
-    snprintf(job->nspace, sizeof(job->nspace), "loomrun.%.32s.%ld.%lx", job->host,
-             (long)getpid(), (unsigned long)time(NULL) & 0xffffff);
-    snprintf(job->tmpdir, sizeof(job->tmpdir), "%s/loomrun.XXXXXX",
-             (tmp != NULL && *tmp != '\0') ? tmp : "/tmp");
-    if (mkdtemp(job->tmpdir) == NULL) {   /* mode 0700 */
-        fprintf(stderr, "loomrun: cannot create a private directory %s: %s\n",
-                job->tmpdir, strerror(errno));
-        job->tmpdir[0] = '\0';
-        return -1;
+    if (job->my_node < 0) {
+        return strdup(job->opts.argv[0]);   /* resolved by the daemons */
     }
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        fprintf(stderr, "loomrun: pipe: %s\n", strerror(errno));
-        return -1;
+    path = loomrun_proc_resolve(job->opts.argv[0]);
+    if (path == NULL) {
+        fprintf(stderr, "loomrun: %s: no such executable program%s\n", job->opts.argv[0],
+                strchr(job->opts.argv[0], '/') ? "" : " in PATH");
     }
-    fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    job->event_rfd = fds[0];
-    job->event_wfd = fds[1];
-    job->ranks = calloc((size_t)job->opts.nranks, sizeof(*job->ranks));
-    if (job->ranks == NULL) {
-        fprintf(stderr, "loomrun: out of memory for %d ranks\n", job->opts.nranks);
-        return -1;
-    }
-    for (int r = 0; r < job->opts.nranks; ++r) {
-        job->ranks[r].rank = r;
-        job->ranks[r].out[0].fd = job->ranks[r].out[1].fd = -1;
-    }
-    return 0;
+    return path;
 }
 
-/* Register and fork every rank. */
-static int loomrun_launch(loomrun_loop_t *lp, const char *path)
+static void loomrun_free_opts(loomrun_job_t *job)
+{
+    for (int h = 0; h < job->opts.nhosts; ++h) {
+        free(job->opts.hosts[h].name);
+    }
+    free(job->opts.hosts);
+    free(job->opts.exports);
+    loomrun_map_free(&job->map);
+}
+
+/* PMIx server for this node's ranks, the daemons, this node's ranks. */
+static int loomrun_start(loomrun_loop_t *lp, const char *path)
 {
     loomrun_job_t *job = lp->job;
 
-    for (int r = 0; r < job->opts.nranks; ++r) {
-        char **env = loomrun_proc_copy_env(job->env);
-        int rc = env ? loomrun_pmix_setup_rank(job, r, &env) : -1;
-
-        if (rc == 0) {
-            rc = loomrun_proc_spawn(job, r, path, env);
-        }
-        loomrun_proc_free_env(env);
-        if (rc != 0) {
+    if (job->my_node >= 0) {
+        /* The server's hwloc discovery of PCI devices reads the whole PCI
+         * name database: useless here, and it made each start take seconds
+         * under AddressSanitizer. Only loomrun's own process is affected
+         * (the ranks' environment is already built); a user setting wins. */
+        setenv("HWLOC_COMPONENTS", "-pci", 0);
+        if (loomrun_pmix_init(job) != 0) {
             return -1;
         }
-        ++lp->nalive;
+        job->pmix_up = 1;
+    }
+    if (job->map.nnodes > 1 || job->my_node < 0) {
+        if (loomrun_head_start(lp) != 0) {
+            loomrun_fail(lp, 1, "the job could not be started on every host");
+            return 0;
+        }
+    }
+    if (job->my_node >= 0 &&
+        (loomrun_pmix_register_job(job) != 0 || loomrun_launch(lp, path) != 0)) {
+        /* the ranks already started must go: report and tear down */
+        loomrun_fail(lp, 1, "the job could not be started");
     }
     return 0;
 }
@@ -602,54 +390,48 @@ int main(int argc, char **argv)
 {
     loomrun_job_t job;
     loomrun_loop_t lp;
-    char *path;
+    char *path = NULL;
     int rc;
 
+    if (argc > 1 && strcmp(argv[1], "--daemon") == 0) {
+        return loomrun_daemon_main(argc, argv);
+    }
     memset(&job, 0, sizeof(job));
     memset(&lp, 0, sizeof(lp));
     lp.job = &job;
-    job.event_rfd = job.event_wfd = -1;
+    job.event_rfd = job.event_wfd = job.stdin_wfd = -1;
+    gethostname(job.host, sizeof(job.host) - 1);
     rc = loomrun_parse_args(&job.opts, argc, argv);
+    if (rc < 0) {
+        rc = loomrun_place(&job);
+    }
+    if (rc < 0 && (path = loomrun_program(&job)) == NULL) {
+        rc = LOOMRUN_EXIT_NOTFOUND;
+    }
     if (rc >= 0) {
-        free(job.opts.exports);
+        loomrun_free_opts(&job);
         return rc;
     }
-    path = loomrun_proc_resolve(job.opts.argv[0]);
-    if (path == NULL) {
-        fprintf(stderr, "loomrun: %s: no such executable program%s\n", job.opts.argv[0],
-                strchr(job.opts.argv[0], '/') ? "" : " in PATH");
-        free(job.opts.exports);
-        return LOOMRUN_EXIT_NOTFOUND;
-    }
+    snprintf(job.nspace, sizeof(job.nspace), "loomrun.%.32s.%ld.%lx", job.host,
+             (long)getpid(), (unsigned long)time(NULL) & 0xffffff);
     loomrun_std_fds();
     if (loomrun_signals_init(&lp) != 0 || loomrun_job_init(&job) != 0 ||
-        loomrun_proc_build_env(&job) != 0) {
+        loomrun_proc_build_env(&job) != 0 || loomrun_start(&lp, path) != 0) {
         lp.failed = 1;
         lp.exit_status = 1;
         goto out_cleanup;
-    }
-    /* The server's hwloc discovery of PCI devices reads the whole PCI name
-     * database: useless for a single-node job, and it made each start take
-     * seconds under AddressSanitizer. Only loomrun's own process is affected
-     * (the ranks' environment is already built); a user setting wins. */
-    setenv("HWLOC_COMPONENTS", "-pci", 0);
-    if (loomrun_pmix_init(&job) != 0) {
-        lp.failed = 1;
-        lp.exit_status = 1;
-        goto out_cleanup;
-    }
-    if (loomrun_pmix_register_job(&job) != 0 || loomrun_launch(&lp, path) != 0) {
-        /* the ranks already started must go: report and tear down */
-        loomrun_fail(&lp, 1, "the job could not be started");
     }
     if (job.opts.timeout > 0) {
         lp.job_deadline = loomrun_now() + job.opts.timeout;
     }
     loomrun_loop_run(&lp);
-    if (!lp.failed) {
+    if (!lp.failed && job.pmix_up) {
         loomrun_pmix_finalize(&job);
     }
 out_cleanup:
+    if (lp.head != NULL) {
+        loomrun_head_stop(&lp);
+    }
     loomrun_proc_remove_shm(&job);
     loomrun_proc_remove_tree(job.tmpdir);
     free(path);
@@ -662,6 +444,6 @@ out_cleanup:
     }
     loomrun_proc_free_env(job.env);
     free(job.ranks);
-    free(job.opts.exports);
+    loomrun_free_opts(&job);
     return 0;
 }

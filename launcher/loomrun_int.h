@@ -13,25 +13,73 @@
  *     end one message, 0.25 s grace, SIGTERM to the rest, SIGKILL 2 s later.
  * Nothing here depends on the rest of loom except the bootstrap's naming
  * rule for shared-memory segments (loom_bootstrap_shm_prefix_for).
+ *
+ * Multi-host jobs (--host, --hostfile): the loomrun the user started is the
+ * head; on every other host of the job it starts "loomrun --daemon" through
+ * a launch agent (ssh, or --launch-agent). Each daemon connects back to the
+ * head over TCP (loomrun_ctl.c: framed messages, the first of which must
+ * carry the job's secret), receives the job, hosts the PMIx server of its
+ * node's ranks and runs the same event loop as the head, except that what
+ * the head would decide or print (exits, aborts, output) it reports to the
+ * head instead (loomrun_daemon.c). The head (loomrun_head.c) routes: the
+ * PMIx fence is an allgather of every node's contribution through the head,
+ * direct modex requests go to the node of the proc asked for and back.
+ * Star topology: every message between daemons passes through the head.
  */
 #ifndef LOOMRUN_INT_H
 #define LOOMRUN_INT_H
 
 #include <limits.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include <pmix_common.h>
 
+#include "loomrun_ctl.h"
+
 #define LOOMRUN_GRACE_S      0.25  /* after the first failure, before SIGTERM */
 #define LOOMRUN_KILL_AFTER_S 2.0   /* SIGTERM -> SIGKILL */
 #define LOOMRUN_DRAIN_S      1.0   /* output of dead ranks still read this long */
 #define LOOMRUN_LINE_MAX     (1u << 20) /* longer lines are forwarded in pieces */
 
+#define LOOMRUN_MAX_RANKS    4096
+#define LOOMRUN_MAX_NODES    1024
+#define LOOMRUN_SECRET_LEN   16
+
+enum { LOOMRUN_MAP_SLOT = 0, LOOMRUN_MAP_NODE = 1 };
+
+/** One host of --host / --hostfile: a name and its slots. */
+typedef struct loomrun_host {
+    char   *name;
+    int     slots;
+} loomrun_host_t;
+
+/**
+ * Where the ranks run: the nodes that got at least one rank, in host list
+ * order. Node n hosts ranks[first[n]] .. ranks[first[n] + count[n] - 1],
+ * ascending.
+ */
+typedef struct loomrun_map {
+    int     nnodes;
+    char  **names;        /* nnodes entries */
+    int    *node_of;      /* node of every rank, nranks entries */
+    int    *first;        /* nnodes entries: index into ranks */
+    int    *count;        /* nnodes entries */
+    int    *ranks;        /* nranks entries, grouped by node */
+} loomrun_map_t;
+
 /** Command-line options. */
 typedef struct loomrun_opts {
     int     nranks;
+    loomrun_host_t *hosts;    /* --host / --hostfile entries, nhosts of them */
+    int     nhosts;
+    int     map_by;           /* LOOMRUN_MAP_* */
+    int     oversubscribe;    /* more ranks than slots allowed */
+    const char *launch_agent; /* NULL: "ssh -x -o BatchMode=yes" */
+    const char *hostname;     /* --hostname: this host's name in the host list */
+    double  launch_timeout;   /* seconds a daemon may take to connect */
     char  **exports;      /* -x VAR or VAR=value, nexports entries */
     int     nexports;
     int     tag_output;
@@ -57,28 +105,252 @@ typedef struct loomrun_rank {
     atomic_int       connected;     /* PMIx client_connected seen */
     atomic_int       finalized;     /* PMIx client_finalized seen */
     loomrun_stream_t out[2];        /* [0] stdout, [1] stderr */
+    int              node;          /* index in the map */
 } loomrun_rank_t;
 
 /** What the PMIx thread tells the loop (written whole to a pipe). */
 typedef struct loomrun_event {
-    int  type;                      /* LOOMRUN_EVENT_* */
-    int  rank;
-    int  status;
-    char msg[1024];
+    int   type;                     /* LOOMRUN_EVENT_* */
+    int   rank;
+    int   status;
+    void *ptr;                      /* FENCE, DMODEX, DMODEX_DONE: a request */
+    char  msg[1024];
 } loomrun_event_t;
 
-enum { LOOMRUN_EVENT_ABORT = 1, LOOMRUN_EVENT_FENCE_UPCALL = 2 };
+enum {
+    LOOMRUN_EVENT_ABORT = 1,
+    LOOMRUN_EVENT_FENCE_UPCALL = 2,
+    LOOMRUN_EVENT_FENCE,            /* multi-node fence_nb: loomrun_coll_t */
+    LOOMRUN_EVENT_DMODEX,           /* direct_modex upcall: loomrun_dmdx_t */
+    LOOMRUN_EVENT_DMODEX_DONE,      /* local data for a remote request: loomrun_dmdx_t */
+};
+
+/** A fence this node's PMIx server handed to the host (multi-node jobs). */
+typedef struct loomrun_coll {
+    struct loomrun_coll *next;      /* daemon: fences waiting for the head */
+    char       *id;                 /* names the participating procs */
+    int         nnodes;             /* nodes hosting them */
+    char       *data;               /* this node's contribution */
+    size_t      ndata;
+    void       *cbfunc;             /* pmix_modex_cbfunc_t */
+    void       *cbdata;
+} loomrun_coll_t;
+
+/** A direct modex request: asked here (origin) or served here. */
+typedef struct loomrun_dmdx {
+    struct loomrun_dmdx *next;      /* requests waiting for an answer */
+    int         sent;               /* head: forwarded to the proc's node */
+    int         rank;               /* whose data */
+    int         origin;             /* node that asked */
+    uint32_t    id;                 /* the origin's request number */
+    int         status;             /* pmix_status_t of the answer */
+    char       *data;
+    size_t      ndata;
+    void       *cbfunc;             /* origin: pmix_modex_cbfunc_t */
+    void       *cbdata;
+} loomrun_dmdx_t;
+
+struct loomrun_job;
+
+/** Where a forwarded output piece goes instead of fd 1/2 (daemons). */
+typedef void (*loomrun_emit_fn_t)(struct loomrun_job *job, int rank, int out_fd,
+                                  const char *data, size_t len, int end_line);
 
 /** The job as the loop sees it. */
 typedef struct loomrun_job {
     loomrun_opts_t   opts;
+    loomrun_map_t    map;
+    int              my_node;       /* this process's node, -1 for a head without ranks */
+    int              is_daemon;
+    loomrun_emit_fn_t emit;         /* NULL: write to the out_fd */
     char             host[256];
     char             nspace[PMIX_MAX_NSLEN + 1];
     char             tmpdir[PATH_MAX];
     char           **env;           /* base environment of every rank */
     loomrun_rank_t  *ranks;
     int              event_rfd, event_wfd;  /* PMIx thread -> loop */
+    int              stdin_wfd;     /* daemon hosting rank 0: its stdin pipe, else -1 */
+    int              pmix_up;       /* PMIx_server_init succeeded */
 } loomrun_job_t;
+
+/** One control connection (head side: a daemon; daemon side: the head). */
+typedef struct loomrun_conn {
+    int            fd;              /* -1 once closed */
+    loomrun_buf_t  rx, tx;          /* bytes read / frames waiting to be written */
+    size_t         rx_off, tx_off;  /* consumed / written */
+    int            node;            /* head side: node after HELLO, -1 before */
+    double         deadline;        /* head side: HELLO expected by then */
+    char           peer[64];        /* "ip:port" for messages */
+} loomrun_conn_t;
+
+typedef enum loomrun_phase {
+    LOOMRUN_RUNNING,   /* no failure yet */
+    LOOMRUN_GRACE,     /* failure reported; SIGTERM at the deadline */
+    LOOMRUN_TERM,      /* SIGTERM sent; SIGKILL at the deadline */
+    LOOMRUN_KILL,      /* SIGKILL sent; waiting for the last reaps */
+} loomrun_phase_t;
+
+struct loomrun_head;
+struct loomrun_daemon;
+
+/** The event loop's state (head, single host, or daemon). */
+typedef struct loomrun_loop {
+    loomrun_job_t   *job;
+    int              sig_fd;
+    int              nalive;           /* ranks alive: whole job (head) or this node */
+    loomrun_phase_t  phase;
+    double           phase_deadline;   /* 0 = none */
+    double           job_deadline;     /* --timeout, 0 = none */
+    double           drain_deadline;   /* set once every rank is reaped */
+    int              failed;           /* the one failure message was printed */
+    int              exit_status;
+    int              signals_seen;     /* SIGINT/SIGTERM... received */
+    struct loomrun_head   *head;       /* multi-host head, else NULL */
+    struct loomrun_daemon *daemon;     /* in a daemon, else NULL */
+} loomrun_loop_t;
+
+/* ---- loomrun_loop.c: the event loop shared by head and daemons ------------ */
+
+/** Monotonic seconds. */
+double loomrun_now(void);
+
+/** "SIGKILL" for 9 (a static buffer). */
+const char *loomrun_signame(int sig);
+
+/** Report the first abnormal end (once) and start the teardown. */
+void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** Classify a rank's end (local or reported by its daemon). */
+void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk);
+
+/** Send @p sig to every rank of the job (this node's and the daemons'). */
+void loomrun_signal_job(loomrun_loop_t *lp, int sig);
+
+/** Block the loop's signals and open the signalfd. 0 or -1. */
+int  loomrun_signals_init(loomrun_loop_t *lp);
+
+/** Private tmpdir, event pipe, rank table. 0 or -1. */
+int  loomrun_job_init(loomrun_job_t *job);
+
+/** Register and fork this node's ranks. 0 or -1. */
+int  loomrun_launch(loomrun_loop_t *lp, const char *path);
+
+/** Run until every rank is gone (and, on a head, every daemon done). */
+void loomrun_loop_run(loomrun_loop_t *lp);
+
+/* ---- loomrun_net.c: control channel sockets and framed I/O ----------------- */
+
+/** Listen on an ephemeral TCP port on every address. fd or -1. */
+int  loomrun_net_listen(int *port_p);
+
+/** This host's IPv4 addresses, "a,b,c", loopback last. 0 or -1. */
+int  loomrun_net_addrs(char *buf, size_t len);
+
+/** Connect to the first of @p addrs ("a,b") that answers. fd, or -1 and @p why. */
+int  loomrun_net_connect(const char *addrs, int port, char *why, size_t wlen);
+
+/** Accept one connection into @p c. 0 or -1. */
+int  loomrun_net_accept(int lfd, loomrun_conn_t *c);
+
+/** Queue one frame (see loomrun_ctl_pack) and write what the socket takes. 0 or -1. */
+int  loomrun_conn_send(loomrun_conn_t *c, loomrun_ctl_type_t type, ...);
+
+/** Write queued bytes. 0 (maybe some left) or -1 (connection broken). */
+int  loomrun_conn_flush(loomrun_conn_t *c);
+
+/** Read what is there: 1 bytes read, 0 nothing, -1 EOF (errno 0) or error. */
+int  loomrun_conn_fill(loomrun_conn_t *c);
+
+/** Next whole frame: 1 (in @p msg, valid until the next fill), 0 none, -1 bad. */
+int  loomrun_conn_next(loomrun_conn_t *c, loomrun_ctl_msg_t *msg, char *why, size_t wlen);
+
+/** Close and free. */
+void loomrun_conn_close(loomrun_conn_t *c);
+
+/* ---- loomrun_head.c: the head of a multi-host job -------------------------- */
+
+/** Listen, and start a daemon on every other node through the agent. 0 or -1. */
+int  loomrun_head_start(loomrun_loop_t *lp);
+
+/** Add the head's fds to @p pfd from index @p n; returns the new count. */
+int  loomrun_head_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n);
+
+/** Handle the head's fds in @p pfd[from..to). */
+void loomrun_head_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to);
+
+/** A child was reaped: 1 if it was a launch agent (handled), else 0. */
+int  loomrun_head_reaped(loomrun_loop_t *lp, pid_t pid, int wstatus);
+
+/** Deadlines and the end of the job; returns the next deadline (0 none). */
+double loomrun_head_tick(loomrun_loop_t *lp, double now);
+
+/** 1 while a daemon still has to finish. */
+int  loomrun_head_busy(const loomrun_loop_t *lp);
+
+/** Send @p sig to the ranks of every daemon. */
+void loomrun_head_signal(loomrun_loop_t *lp, int sig);
+
+/** A local PMIx event for the head: fence, dmodex request or served data. */
+void loomrun_head_event(loomrun_loop_t *lp, const loomrun_event_t *ev);
+
+/** After the loop: close everything, stop and reap the agents. */
+void loomrun_head_stop(loomrun_loop_t *lp);
+
+/* ---- loomrun_daemon.c: loomrun --daemon on the other hosts ------------------ */
+
+/** The daemon's main; argv[1] is "--daemon". Returns the exit status. */
+int  loomrun_daemon_main(int argc, char **argv);
+
+/** Add the daemon's fds to @p pfd from index @p n; returns the new count. */
+int  loomrun_daemon_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n);
+
+/** Handle the daemon's fds in @p pfd[from..to). */
+void loomrun_daemon_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to);
+
+/** A local rank ended: tell the head. */
+void loomrun_daemon_rank_exit(loomrun_loop_t *lp, loomrun_rank_t *rk);
+
+/** A local PMIx event for a daemon: abort, fence, dmodex. */
+void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev);
+
+/** 1 once the daemon may leave (shut down by the head, or head lost). */
+int  loomrun_daemon_done(const loomrun_loop_t *lp);
+
+/* ---- loomrun_hosts.c: host lists and rank placement (pure) --------------- */
+
+/**
+ * Add the hosts of a --host list ("a:2,b,c:4") to @p o. A host named twice
+ * gets the sum of its slots. 0, or -1 with a message in @p why.
+ */
+int  loomrun_hosts_parse_list(loomrun_opts_t *o, const char *list, char *why, size_t wlen);
+
+/** Add the hosts of an Open MPI style hostfile ("name [slots=N]" lines). */
+int  loomrun_hosts_parse_file(loomrun_opts_t *o, const char *path, char *why, size_t wlen);
+
+/**
+ * Place @p nranks ranks on the hosts by slot (fill each host in turn) or by
+ * node (round robin); past the slots only with @p oversubscribe. Fills
+ * @p map (freed by loomrun_map_free). 0, or -1 with a message.
+ */
+int  loomrun_map_build(const loomrun_host_t *hosts, int nhosts, int nranks, int map_by,
+                       int oversubscribe, loomrun_map_t *map, char *why, size_t wlen);
+
+/** One node on this host: the single-host job. 0 or -1 (ENOMEM). */
+int  loomrun_map_single(const char *host, int nranks, loomrun_map_t *map);
+
+/**
+ * Rebuild a map from @p nnodes names and the node of each of @p nranks
+ * ranks (what a daemon receives). 0, or -1 if a node index is out of range.
+ */
+int  loomrun_map_from(char *const *names, int nnodes, const int *node_of, int nranks,
+                      loomrun_map_t *map);
+
+/** Free what loomrun_map_build filled. */
+void loomrun_map_free(loomrun_map_t *map);
+
+/** Is @p name this host (its name, short name, --hostname, localhost)? */
+int  loomrun_hosts_is_local(const char *name, const char *override);
 
 /* ---- loomrun_pmix.c: hosting the PMIx server ----------------------------- */
 
@@ -97,6 +369,23 @@ int  loomrun_pmix_setup_rank(loomrun_job_t *job, int rank, char ***env_p);
 /** Orderly shutdown after a clean run (never after a failure). */
 void loomrun_pmix_finalize(loomrun_job_t *job);
 
+/** Hand the combined fence data (or an error) to the local server. */
+void loomrun_pmix_fence_done(loomrun_coll_t *coll, int pmix_status, const void *data,
+                             size_t ndata);
+
+/** Answer a direct modex request asked here (consumes @p d). */
+void loomrun_pmix_dmodex_done(loomrun_dmdx_t *d, int pmix_status, const void *data,
+                              size_t ndata);
+
+/**
+ * Ask the local server for rank @p d->rank's data for a remote node; the
+ * answer comes back as a LOOMRUN_EVENT_DMODEX_DONE event. 0 or -1.
+ */
+int  loomrun_pmix_dmodex_serve(loomrun_job_t *job, loomrun_dmdx_t *d);
+
+/** Free a fence request (the local server must have been answered). */
+void loomrun_coll_free(loomrun_coll_t *coll);
+
 /* ---- loomrun_proc.c: processes, output, files ------------------------------ */
 
 /** Build the ranks' base environment: ours, -x exports, LOOM_OVERSUBSCRIBED. */
@@ -113,6 +402,13 @@ void loomrun_proc_stream_read(loomrun_job_t *job, loomrun_rank_t *rk, int which)
 
 /** Forward a partial last line and close the stream. */
 void loomrun_proc_stream_close(loomrun_job_t *job, loomrun_rank_t *rk, int which);
+
+/**
+ * Forward @p len bytes of rank @p rank's output to @p out_fd (1 or 2), with
+ * the rank tag when asked; @p end_line ends a last piece without newline.
+ */
+void loomrun_proc_emit(loomrun_job_t *job, int rank, int out_fd, const char *data,
+                       size_t len, int end_line);
 
 /** Send @p sig to every rank still alive. */
 void loomrun_proc_signal_all(loomrun_job_t *job, int sig);

@@ -150,8 +150,10 @@ int loomrun_proc_build_env(loomrun_job_t *job)
     /* the ranks' progress engine yields the CPU when they outnumber cores;
      * the user's own setting wins */
     if (rc == 0 && loomrun_env_find(env, "LOOM_OVERSUBSCRIBED") == NULL) {
+        int here = job->my_node >= 0 && job->map.count != NULL ?
+                   job->map.count[job->my_node] : job->opts.nranks;
         rc = loomrun_env_set(&env, "LOOM_OVERSUBSCRIBED",
-                             job->opts.nranks > (cores > 0 ? cores : 1) ? "1" : "0");
+                             here > (cores > 0 ? cores : 1) ? "1" : "0");
     }
     if (rc != 0) {
         fprintf(stderr, "loomrun: out of memory building the ranks' environment\n");
@@ -218,6 +220,21 @@ static void loomrun_proc_child(int in_fd, int out_fd, int err_fd, pid_t parent,
     _exit(127);
 }
 
+/* Rank 0's stdin on a daemon: the read end for the child, the write end
+ * (nonblocking) for the loop. */
+static int loomrun_proc_stdin_pipe(loomrun_job_t *job, int *in_fd_p)
+{
+    int fds[2];
+
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        return -1;
+    }
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    job->stdin_wfd = fds[1];
+    *in_fd_p = fds[0];
+    return 0;
+}
+
 int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
 {
     loomrun_rank_t *rk = &job->ranks[r];
@@ -230,8 +247,12 @@ int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
     if (pipe2(errp, O_CLOEXEC) != 0) {
         goto err_close_out;
     }
-    /* stdin goes to rank 0 alone; the others read an empty stream */
+    /* stdin goes to rank 0 alone; the others read an empty stream. On a
+     * daemon, rank 0 reads a pipe fed with what the head forwards. */
     if (r != 0 && (in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        goto err_close_err;
+    }
+    if (r == 0 && job->is_daemon && loomrun_proc_stdin_pipe(job, &in_fd) != 0) {
         goto err_close_err;
     }
     pid = fork();
@@ -272,7 +293,8 @@ err_pipe:
 void loomrun_proc_signal_all(loomrun_job_t *job, int sig)
 {
     for (int r = 0; r < job->opts.nranks; ++r) {
-        if (job->ranks[r].alive) {
+        if (job->ranks[r].alive && job->ranks[r].pid > 0 &&
+            job->ranks[r].node == job->my_node) {
             kill(job->ranks[r].pid, sig);
         }
     }
@@ -311,9 +333,20 @@ static void loomrun_write_all(int fd, struct iovec *iov, int iovcnt)
 
 /* Forward @p len bytes of whole lines; with @p end_line a final piece
  * without its newline gets one (tagged output only: untagged bytes go out
- * exactly as the rank wrote them). */
+ * exactly as the rank wrote them). A daemon hands them to its hook, which
+ * sends them to the head. */
 static void loomrun_emit(loomrun_job_t *job, loomrun_rank_t *rk, loomrun_stream_t *s,
                          const char *data, size_t len, int end_line)
+{
+    if (job->emit != NULL) {
+        job->emit(job, rk->rank, s->out_fd, data, len, end_line);
+        return;
+    }
+    loomrun_proc_emit(job, rk->rank, s->out_fd, data, len, end_line);
+}
+
+void loomrun_proc_emit(loomrun_job_t *job, int rank, int out_fd, const char *data,
+                       size_t len, int end_line)
 {
     struct iovec iov[64];
     char prefix[24];
@@ -322,10 +355,10 @@ static void loomrun_emit(loomrun_job_t *job, loomrun_rank_t *rk, loomrun_stream_
 
     if (!job->opts.tag_output) {
         iov[0] = (struct iovec){ (void *)(uintptr_t)data, len };
-        loomrun_write_all(s->out_fd, iov, 1);
+        loomrun_write_all(out_fd, iov, 1);
         return;
     }
-    plen = (size_t)snprintf(prefix, sizeof(prefix), "[%d] ", rk->rank);
+    plen = (size_t)snprintf(prefix, sizeof(prefix), "[%d] ", rank);
     for (size_t start = 0; start < len;) {
         const char *nl = memchr(data + start, '\n', len - start);
         size_t end = nl ? (size_t)(nl - data) + 1 : len;
@@ -337,11 +370,11 @@ static void loomrun_emit(loomrun_job_t *job, loomrun_rank_t *rk, loomrun_stream_
         }
         start = end;
         if (k > (int)LOOM_ARRAY_SIZE(iov) - 3) {
-            loomrun_write_all(s->out_fd, iov, k);
+            loomrun_write_all(out_fd, iov, k);
             k = 0;
         }
     }
-    loomrun_write_all(s->out_fd, iov, k);
+    loomrun_write_all(out_fd, iov, k);
 }
 
 void loomrun_proc_stream_close(loomrun_job_t *job, loomrun_rank_t *rk, int which)

@@ -2,7 +2,9 @@
 # Both link the static library for the core basics (log, config, the
 # bootstrap's shm naming rule, the transport registry).
 
-LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.c
+LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.c \
+               launcher/loomrun_loop.c launcher/loomrun_hosts.c launcher/loomrun_ctl.c \
+               launcher/loomrun_net.c launcher/loomrun_head.c launcher/loomrun_daemon.c
 LOOMRUN_OBJ := $(LOOMRUN_SRC:%.c=$(BUILD)/obj/%.o)
 LOOMRUN     := $(BUILD)/bin/loomrun
 LOOM_INFO   := $(BUILD)/bin/loom_info

@@ -1,0 +1,457 @@
+/*
+ * loomrun_loop.c: the event loop, shared by a single-host loomrun, the head
+ * of a multi-host job and its daemons.
+ *
+ * The loop polls a signalfd (SIGCHLD, and SIGINT/SIGTERM/SIGHUP/SIGQUIT to
+ * forward), the pipe on which PMIx upcalls report, the ranks' output pipes
+ * and, in multi-host jobs, the control connections (loomrun_head.c,
+ * loomrun_daemon.c add and handle those).
+ *
+ * Failure policy (what held in failure-injection runs against PMIx 4.2.2,
+ * see ../shared/notes/pmix.md): the first abnormal end (a signal, a non-zero
+ * exit, an exit without finalizing, an abort, the timeout, a lost daemon) is
+ * reported once by the head, naming the rank, its pid and host and what
+ * happened; 0.25 s later every rank of the job gets SIGTERM, 2 s after that
+ * SIGKILL. Deaths are seen with waitpid, not with the library's late
+ * lost-connection event; a daemon reports its ranks' deaths to the head the
+ * moment it reaps them. A daemon decides nothing itself: it signals its
+ * ranks when the head says so, or kills them when the head is gone.
+ */
+#include "loomrun_int.h"
+#include "compiler_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOOMRUN_EXIT_TIMEOUT 124
+
+double loomrun_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const char *loomrun_signame(int sig)
+{
+    static char buf[32];
+    const char *abbrev = sigabbrev_np(sig);
+
+    snprintf(buf, sizeof(buf), "SIG%s", abbrev ? abbrev : "?");
+    return buf;
+}
+
+/* ---- failures and teardown ---------------------------------------------------- */
+
+void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+
+    if (lp->failed) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    lp->failed      = 1;
+    lp->exit_status = exit_status;
+    if (lp->daemon != NULL) {
+        /* only the head reports; a daemon's own trouble goes to stderr */
+        fprintf(stderr, "loomrun daemon (%s): %s\n", lp->job->host, msg);
+    } else if (lp->nalive > 0) {
+        fprintf(stderr, "loomrun: %s; stopping the job (%d of %d ranks still running)\n",
+                msg, lp->nalive, lp->job->opts.nranks);
+    } else {
+        fprintf(stderr, "loomrun: %s\n", msg);
+    }
+    fflush(stderr);
+    if (lp->phase == LOOMRUN_RUNNING) {
+        lp->phase          = LOOMRUN_GRACE;
+        lp->phase_deadline = loomrun_now() + LOOMRUN_GRACE_S;
+    }
+}
+
+void loomrun_signal_job(loomrun_loop_t *lp, int sig)
+{
+    loomrun_proc_signal_all(lp->job, sig);
+    if (lp->head != NULL) {
+        loomrun_head_signal(lp, sig);
+    }
+}
+
+/* Advance the teardown when its deadline has passed. */
+static void loomrun_teardown_step(loomrun_loop_t *lp, double now)
+{
+    if (lp->phase_deadline == 0 || now < lp->phase_deadline) {
+        return;
+    }
+    if (lp->phase == LOOMRUN_GRACE) {
+        loomrun_signal_job(lp, SIGTERM);
+        lp->phase          = LOOMRUN_TERM;
+        lp->phase_deadline = now + LOOMRUN_KILL_AFTER_S;
+    } else if (lp->phase == LOOMRUN_TERM) {
+        if (lp->nalive > 0 && !lp->job->opts.quiet && lp->daemon == NULL) {
+            fprintf(stderr, "loomrun: %d rank(s) still running 2 s after SIGTERM: "
+                    "sending SIGKILL\n", lp->nalive);
+        }
+        loomrun_signal_job(lp, SIGKILL);
+        lp->phase          = LOOMRUN_KILL;
+        lp->phase_deadline = 0;
+    }
+}
+
+static void loomrun_timeout(loomrun_loop_t *lp)
+{
+    loomrun_job_t *job = lp->job;
+    char list[1024] = "";
+    size_t len = 0;
+    int shown = 0;
+
+    for (int r = 0; r < job->opts.nranks && len < sizeof(list) - 96; ++r) {
+        if (!job->ranks[r].alive) {
+            continue;
+        }
+        if (shown++ == 8) {
+            len += (size_t)snprintf(list + len, sizeof(list) - len, ", ...");
+            break;
+        }
+        len += (size_t)snprintf(list + len, sizeof(list) - len, "%srank %d (pid %d on %s)",
+                                shown > 1 ? ", " : "", r, (int)job->ranks[r].pid,
+                                job->map.names[job->ranks[r].node]);
+    }
+    loomrun_fail(lp, LOOMRUN_EXIT_TIMEOUT, "the job exceeded --timeout %g s; "
+                 "still running: %s", job->opts.timeout, list);
+    job->opts.timeout = 0;
+    lp->job_deadline  = 0;
+}
+
+/* ---- events -------------------------------------------------------------------- */
+
+static void loomrun_read_events(loomrun_loop_t *lp)
+{
+    loomrun_job_t *job = lp->job;
+    loomrun_event_t ev;
+
+    while (read(job->event_rfd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
+        if (lp->daemon != NULL) {
+            loomrun_daemon_event(lp, &ev);
+        } else if (ev.type == LOOMRUN_EVENT_ABORT) {
+            int st = ev.status & 0xff;
+            int ok = ev.rank >= 0 && ev.rank < job->opts.nranks;
+            pid_t pid = ok ? job->ranks[ev.rank].pid : -1;
+            /* an abort is a failure even with status 0 */
+            loomrun_fail(lp, st ? st : 1, "rank %d (pid %d on %s) aborted the job "
+                         "with status %d: %s", ev.rank, (int)pid,
+                         ok ? job->map.names[job->ranks[ev.rank].node] : job->host,
+                         ev.status, ev.msg[0] ? ev.msg : "(no message)");
+        } else if (lp->head != NULL) {
+            loomrun_head_event(lp, &ev);
+        }
+    }
+}
+
+void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
+{
+    const char *host = lp->job->map.names[rk->node];
+    int st = rk->wstatus, connected, finalized;
+
+    connected = atomic_load_explicit(&rk->connected, memory_order_acquire);
+    finalized = atomic_load_explicit(&rk->finalized, memory_order_acquire);
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        loomrun_fail(lp, 128 + sig, "rank %d (pid %d on %s) was killed by signal %d "
+                     "(%s: %s)%s%s", rk->rank, (int)rk->pid, host, sig,
+                     loomrun_signame(sig), strsignal(sig),
+                     WCOREDUMP(st) ? ", core dumped" : "",
+                     connected ? "" : ", before it connected to loomrun (PMIx_Init)");
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+        loomrun_fail(lp, WEXITSTATUS(st), "rank %d (pid %d on %s) exited with status %d%s",
+                     rk->rank, (int)rk->pid, host, WEXITSTATUS(st),
+                     WEXITSTATUS(st) == 127 && !connected ? " (could it be executed?)" : "");
+    } else if (connected && !finalized) {
+        loomrun_fail(lp, 1, "rank %d (pid %d on %s) exited with status 0 without "
+                     "finalizing: it connected (PMIx_Init) but never called "
+                     "loom_finalize/PMIx_Finalize", rk->rank, (int)rk->pid, host);
+    }
+}
+
+static void loomrun_reap(loomrun_loop_t *lp)
+{
+    loomrun_job_t *job = lp->job;
+    pid_t pid;
+    int st;
+
+    /* aborts reported before the aborting rank could exit are handled first */
+    loomrun_read_events(lp);
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        if (lp->head != NULL && loomrun_head_reaped(lp, pid, st)) {
+            continue;
+        }
+        for (int r = 0; r < job->opts.nranks; ++r) {
+            loomrun_rank_t *rk = &job->ranks[r];
+            if (rk->alive && rk->pid == pid && rk->node == job->my_node) {
+                rk->alive   = 0;
+                rk->wstatus = st;
+                --lp->nalive;
+                if (lp->daemon != NULL) {
+                    loomrun_daemon_rank_exit(lp, rk);
+                } else {
+                    loomrun_classify_exit(lp, rk);
+                }
+                break;
+            }
+        }
+    }
+    if (lp->nalive == 0 && lp->drain_deadline == 0) {
+        lp->drain_deadline = loomrun_now() + LOOMRUN_DRAIN_S;
+    }
+}
+
+static void loomrun_on_signal(loomrun_loop_t *lp, int sig)
+{
+    ++lp->signals_seen;
+    if (lp->daemon != NULL) {
+        /* the agent (ssh) or the host stops the daemon: the head will see
+         * its connection close; the ranks here must not outlive it */
+        loomrun_fail(lp, 128 + sig, "received %s: stopping this node's ranks",
+                     loomrun_signame(sig));
+        loomrun_proc_signal_all(lp->job, SIGTERM);
+        lp->phase          = LOOMRUN_TERM;
+        lp->phase_deadline = loomrun_now() + 1.0;
+        return;
+    }
+    if (lp->signals_seen > 1) {
+        /* asked again: no more patience */
+        loomrun_signal_job(lp, SIGKILL);
+        lp->phase          = LOOMRUN_KILL;
+        lp->phase_deadline = 0;
+        return;
+    }
+    loomrun_signal_job(lp, sig);
+    loomrun_fail(lp, 128 + sig, "received %s: forwarded it to the ranks", loomrun_signame(sig));
+}
+
+static void loomrun_read_signals(loomrun_loop_t *lp)
+{
+    struct signalfd_siginfo si[16];
+    ssize_t n;
+
+    while ((n = read(lp->sig_fd, si, sizeof(si))) > 0) {
+        for (size_t i = 0; i < (size_t)n / sizeof(si[0]); ++i) {
+            if (si[i].ssi_signo == SIGCHLD) {
+                loomrun_reap(lp);
+            } else {
+                loomrun_on_signal(lp, (int)si[i].ssi_signo);
+            }
+        }
+    }
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+static int loomrun_poll_timeout(const loomrun_loop_t *lp, double now, double extra)
+{
+    double next = 0, ms;
+    const double deadlines[4] = { lp->phase_deadline, lp->job_deadline, lp->drain_deadline,
+                                  extra };
+
+    for (int i = 0; i < 4; ++i) {
+        if (deadlines[i] > 0 && (next == 0 || deadlines[i] < next)) {
+            next = deadlines[i];
+        }
+    }
+    if (next == 0) {
+        return -1;
+    }
+    ms = ceil((next - now) * 1e3);
+    return ms < 0 ? 0 : (ms > 60000 ? 60000 : (int)ms);
+}
+
+/* Fill @p pfd with the loop's own fds; returns the count. */
+static int loomrun_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int *open_streams_p)
+{
+    loomrun_job_t *job = lp->job;
+    int n = 0, open_streams = 0;
+
+    pfd[n++] = (struct pollfd){ .fd = job->event_rfd, .events = POLLIN };
+    pfd[n++] = (struct pollfd){ .fd = lp->sig_fd, .events = POLLIN };
+    for (int r = 0; r < job->opts.nranks; ++r) {
+        for (int w = 0; w < 2; ++w) {
+            int fd = job->ranks[r].out[w].fd;
+            pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+            open_streams += fd >= 0;   /* poll ignores negative fds */
+        }
+    }
+    *open_streams_p = open_streams;
+    return n;
+}
+
+/* May the loop end? Every rank reaped, its output read (or the drain time
+ * over), and on a head every daemon finished; a daemon waits for the head. */
+static int loomrun_loop_over(const loomrun_loop_t *lp, int open_streams, double now)
+{
+    int drained = lp->nalive == 0 && (open_streams == 0 || now >= lp->drain_deadline);
+
+    if (lp->daemon != NULL) {
+        return loomrun_daemon_done(lp) && drained;
+    }
+    if (lp->head != NULL) {
+        return drained && !loomrun_head_busy(lp);
+    }
+    return drained;
+}
+
+static void loomrun_loop_dispatch(loomrun_loop_t *lp, struct pollfd *pfd, int nown, int n)
+{
+    loomrun_job_t *job = lp->job;
+
+    if (pfd[0].revents) {
+        loomrun_read_events(lp);
+    }
+    if (pfd[1].revents) {
+        loomrun_read_signals(lp);
+    }
+    for (int i = 2; i < nown; ++i) {
+        if (pfd[i].revents && pfd[i].fd >= 0) {
+            loomrun_proc_stream_read(job, &job->ranks[(i - 2) / 2], (i - 2) % 2);
+        }
+    }
+    if (lp->head != NULL) {
+        loomrun_head_poll_handle(lp, pfd, nown, n);
+    } else if (lp->daemon != NULL) {
+        loomrun_daemon_poll_handle(lp, pfd, nown, n);
+    }
+}
+
+void loomrun_loop_run(loomrun_loop_t *lp)
+{
+    loomrun_job_t *job = lp->job;
+    size_t cap = 2 + 2 * (size_t)job->opts.nranks + 2 * LOOMRUN_MAX_NODES + 8;
+    struct pollfd *pfd = calloc(cap, sizeof(*pfd));
+    int open_streams = 1;
+
+    while (pfd != NULL) {
+        int nown = loomrun_poll_fill(lp, pfd, &open_streams), n = nown, rc;
+        double now = loomrun_now(), extra = 0;
+
+        if (lp->head != NULL) {
+            extra = loomrun_head_tick(lp, now);
+            n = loomrun_head_poll_fill(lp, pfd, n);
+        } else if (lp->daemon != NULL) {
+            n = loomrun_daemon_poll_fill(lp, pfd, n);
+        }
+        if (loomrun_loop_over(lp, open_streams, now)) {
+            break;
+        }
+        rc = poll(pfd, (nfds_t)n, loomrun_poll_timeout(lp, now, extra));
+        if (rc < 0 && errno != EINTR) {
+            fprintf(stderr, "loomrun: poll: %s\n", strerror(errno));
+            break;
+        }
+        if (rc > 0) {
+            loomrun_loop_dispatch(lp, pfd, nown, n);
+        }
+        now = loomrun_now();
+        if (lp->job_deadline > 0 && now >= lp->job_deadline && lp->nalive > 0) {
+            loomrun_timeout(lp);
+        }
+        loomrun_teardown_step(lp, now);
+    }
+    /* what a grandchild still holds open is not waited for: flush and close */
+    for (int r = 0; r < job->opts.nranks; ++r) {
+        loomrun_proc_stream_close(job, &job->ranks[r], 0);
+        loomrun_proc_stream_close(job, &job->ranks[r], 1);
+    }
+    free(pfd);
+}
+
+/* ---- setup ------------------------------------------------------------------- */
+
+int loomrun_signals_init(loomrun_loop_t *lp)
+{
+    sigset_t set;
+
+    /* the PMIx thread writes to sockets of dead clients */
+    signal(SIGPIPE, SIG_IGN);
+    /* blocked before PMIx starts its thread, so that thread inherits it and
+     * every one of these reaches the signalfd */
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
+        (lp->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        fprintf(stderr, "loomrun: signalfd: %s\n", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int loomrun_job_init(loomrun_job_t *job)
+{
+    const char *tmp = getenv("TMPDIR");
+    int fds[2];
+
+    snprintf(job->tmpdir, sizeof(job->tmpdir), "%s/loomrun.XXXXXX",
+             (tmp != NULL && *tmp != '\0') ? tmp : "/tmp");
+    if (mkdtemp(job->tmpdir) == NULL) {   /* mode 0700 */
+        fprintf(stderr, "loomrun: cannot create a private directory %s on %s: %s\n",
+                job->tmpdir, job->host, strerror(errno));
+        job->tmpdir[0] = '\0';
+        return -1;
+    }
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fprintf(stderr, "loomrun: pipe: %s\n", strerror(errno));
+        return -1;
+    }
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    job->event_rfd = fds[0];
+    job->event_wfd = fds[1];
+    job->ranks = calloc((size_t)job->opts.nranks, sizeof(*job->ranks));
+    if (job->ranks == NULL) {
+        fprintf(stderr, "loomrun: out of memory for %d ranks\n", job->opts.nranks);
+        return -1;
+    }
+    for (int r = 0; r < job->opts.nranks; ++r) {
+        job->ranks[r].rank = r;
+        job->ranks[r].node = job->map.node_of[r];
+        job->ranks[r].out[0].fd = job->ranks[r].out[1].fd = -1;
+    }
+    return 0;
+}
+
+int loomrun_launch(loomrun_loop_t *lp, const char *path)
+{
+    loomrun_job_t *job = lp->job;
+    int n = job->my_node;
+
+    for (int i = 0; n >= 0 && i < job->map.count[n]; ++i) {
+        int r = job->map.ranks[job->map.first[n] + i];
+        char **env = loomrun_proc_copy_env(job->env);
+        int rc = env ? loomrun_pmix_setup_rank(job, r, &env) : -1;
+
+        if (rc == 0) {
+            rc = loomrun_proc_spawn(job, r, path, env);
+        }
+        loomrun_proc_free_env(env);
+        if (rc != 0) {
+            return -1;
+        }
+        ++lp->nalive;
+    }
+    return 0;
+}
