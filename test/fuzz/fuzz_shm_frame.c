@@ -17,9 +17,9 @@
  * inside the get's buffer (ASan: each buffer is its own allocation).
  *
  * The consumer loop itself (loom_shm_peer_poll) is static in shm_iface.c
- * and passes slot->len to the p2p handler without checking it against the
- * slot size: a separable "take and validate a frame" function is needed to
- * fuzz that step; here the loop is mirrored with the check.
+ * (it now fails the peer on a frame longer than a slot): a separable "take
+ * and validate a frame" function would let this target call it; here the
+ * loop is mirrored, with the same check.
  */
 #include "shm/shm_int.h"
 #include "shm/shm_ring.h"
@@ -131,8 +131,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             if (slot->type != LOOM_SHM_FRAME_AM) {
                 loom_shm_get_frame(&peer, slot);
-                /* served requests would stream from the requested address
-                 * (trusted): forget them */
+                /* served requests are streamed by loom_shm_get_push, which
+                 * needs a live iface: forget them */
                 peer.stream_head = peer.stream_count = 0;
                 iface.nstreams = 0;
             }

@@ -116,11 +116,20 @@ MISMATCH_CASES=(
 )
 for c in "${MISMATCH_CASES[@]}"; do
     IFS='|' read -r kind text known <<<"$c"
-    "$LOOMRUN" -q --timeout 60 -x LOOM_ERRORS=return -n 3 "$PROG" mismatch "$kind" "$text" \
-        >"$log" 2>&1
-    rc=$?
-    ok=0; [[ $rc -eq 0 ]] && grep -q "^OK mismatch" "$log" && ok=1
-    verdict "mismatched bcast $kind, np 3" $ok "$known" "$(grep -v '^loom\[' "$log")"
+    # detection may depend on timing: it must hold in every one of 5 runs
+    ok=1; detected=0
+    for try in 1 2 3 4 5; do
+        "$LOOMRUN" -q --timeout 60 -x LOOM_ERRORS=return -n 3 "$PROG" mismatch "$kind" \
+            "$text" >"$log" 2>&1
+        rc=$?
+        if [[ $rc -eq 0 ]] && grep -q "^OK mismatch" "$log"; then
+            detected=$((detected + 1))
+        else
+            ok=0; detail=$(grep -v '^loom\[.*WARN' "$log")
+        fi
+    done
+    verdict "mismatched bcast $kind, np 3 (detected in $detected of 5 runs)" $ok "$known" \
+        "${detail:-}"
 done
 
 echo "badinput: $pass passed, $xfail known bugs (XFAIL), $([[ $fail == 0 ]] && echo 0 ||
