@@ -204,6 +204,11 @@ loom_status_t loom_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
                          loom_comm_t comm)
 {
     loom_request_t req = NULL;
+    loom_status_t st = loom_coll_fast_bcast(buf, count, dt, root, comm);
+
+    if (st != LOOM_INPROGRESS) {
+        return st;
+    }
     return loom_coll_finish(loom_coll_bcast_start(buf, count, dt, root, comm,
                                                   "loom_bcast", &req), &req, "loom_bcast");
 }

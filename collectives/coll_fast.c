@@ -1,10 +1,11 @@
 /*
- * coll_fast.c: blocking barrier and small allreduce on one node without a
- * request.
+ * coll_fast.c: blocking barrier, small bcast and small allreduce on one
+ * node without a request.
  *
  * When the selection table gives the shared-memory algorithm and nothing
- * else is queued on the communicator's segment, loom_barrier() and
- * loom_allreduce() run the very steps of barrier_shm.c / allreduce_shm.c
+ * else is queued on the communicator's segment, loom_barrier(), loom_bcast()
+ * and loom_allreduce() run the very steps of barrier_shm.c, bcast_shm.c and
+ * allreduce_shm.c
  * (same operation numbers, same slots, same signatures, so ranks on the
  * fast path and ranks on the request path agree) straight from the call:
  *
@@ -68,13 +69,13 @@ static inline loom_coll_comm_t *loom_coll_fast_comm(loom_comm_t comm)
 
 /* Take the next collective and shm operation numbers; publish our arrival. */
 static void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
-                                 loom_coll_comm_t *cc, loom_coll_type_t type)
+                                 loom_coll_comm_t *cc, loom_coll_type_t type, int root)
 {
     s->comm       = comm;
     s->rank       = comm->rank;
     s->size       = comm->size;
     s->kind       = (uint8_t)type;
-    s->root       = 0;
+    s->root       = root;
     s->seq        = comm->coll_seq++;
     s->shm        = cc;
     s->shm_seq    = ++cc->next_seq;
@@ -128,7 +129,7 @@ loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
     if (cc == NULL || !loom_coll_fast_selected(cc, comm, LOOM_COLL_BARRIER, 0)) {
         return LOOM_INPROGRESS;
     }
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BARRIER);
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BARRIER, 0);
     s.count = 0;
     s.esize = 1;
     loom_coll_shm_arrive(&s);
@@ -151,7 +152,7 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
     if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
         return loom_p2p_error(st, "loom_allreduce");
     }
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE);
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
     s.count = count;
     s.esize = esize;
     s.dt    = dt;
@@ -167,4 +168,31 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
         }
     }
     return loom_coll_fast_end(&s, st, "loom_allreduce");
+}
+
+loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
+                                   loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
+    size_t esize = loom_datatype_size(dt);
+    loom_coll_state_t s;
+    loom_status_t st;
+
+    if (cc == NULL || esize == 0 || count == 0 || buf == NULL || buf == LOOM_IN_PLACE ||
+        root < 0 || root >= comm->size || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
+        !loom_coll_fast_selected(cc, comm, LOOM_COLL_BCAST, count * esize)) {
+        return LOOM_INPROGRESS;       /* the request path validates and reports */
+    }
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BCAST, root);
+    s.count = count;
+    s.esize = esize;
+    if (s.rank == root) {
+        memcpy(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
+    }
+    loom_coll_shm_arrive(&s);
+    st = loom_coll_fast_wait(&s);
+    if (st == LOOM_OK && s.rank != root) {
+        memcpy(buf, loom_coll_shm_slot(&s, root), count * esize);
+    }
+    return loom_coll_fast_end(&s, st, "loom_bcast");
 }

@@ -13,6 +13,10 @@
 /** loom_barrier() on the shared segment. */
 loom_status_t loom_coll_fast_barrier(loom_comm_t comm);
 
+/** loom_bcast() of at most LOOM_COLL_SHM_MAX_BYTES on the shared segment. */
+loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
+                                   loom_comm_t comm);
+
 /** loom_allreduce() of at most LOOM_COLL_SHM_MAX_BYTES on the shared segment. */
 loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
                                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm);

@@ -259,6 +259,7 @@ LOOM_COLL_PROTO(loom_coll_barrier_shm);
 LOOM_COLL_PROTO(loom_coll_bcast_binomial);
 LOOM_COLL_PROTO(loom_coll_bcast_scatter_allgather);
 LOOM_COLL_PROTO(loom_coll_bcast_chain);
+LOOM_COLL_PROTO(loom_coll_bcast_shm);
 LOOM_COLL_PROTO(loom_coll_reduce_binomial);
 LOOM_COLL_PROTO(loom_coll_reduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_reduce_ordered);

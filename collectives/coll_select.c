@@ -31,6 +31,7 @@ static const loom_coll_alg_t bcast_algs[] = {
     ALG("binomial", loom_coll_bcast_binomial, 0, "binomial tree from the root"),
     ALG("scatter_allgather", loom_coll_bcast_scatter_allgather, 0, "binomial scatter of p blocks + ring allgather"),
     ALG("chain", loom_coll_bcast_chain, 0, "pipelined chain root -> root+1 -> ..., in segments"),
+    ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
     ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root"),
@@ -82,6 +83,7 @@ static const loom_coll_rule_t barrier_rules[] = {
     {ANY_P, ANY_B, "dissemination"},
 };
 static const loom_coll_rule_t bcast_rules[] = {
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
     {2, ANY_B, "binomial"},
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, 2 * MiB, "scatter_allgather"},

@@ -1,6 +1,6 @@
 /*
  * coll_shm.h: the per-communicator shared-memory segment of the on-node
- * collective algorithms (barrier "shm", allreduce "shm").
+ * collective algorithms (barrier, bcast and allreduce "shm").
  *
  * When every rank of a communicator is on this node, the first shared-memory
  * collective on it creates a segment

@@ -420,7 +420,10 @@ static int run_mismatch(const char *c)
     } else if (strcmp(c, "count_msg") == 0) {    /* forced recursive_doubling */
         st = loom_allreduce(a, b, 1 + (size_t)rank, LOOM_DOUBLE, LOOM_SUM, LOOM_COMM_WORLD);
         expect("allreduce", st, rank == 0 ? LOOM_ERR_TRUNCATED : LOOM_ERR_INVALID_COUNT);
-    } else if (strcmp(c, "root_msg") == 0) {     /* every rank its own root */
+    } else if (strcmp(c, "root_shm") == 0) {     /* every rank its own root */
+        st = loom_bcast(a, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
+        expect("bcast", st, LOOM_ERR_INVALID_ROOT);
+    } else if (strcmp(c, "root_msg") == 0) {     /* the same, forced binomial */
         st = loom_bcast(a, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
         expect("bcast", st, LOOM_OK);            /* a root only sends */
         if (rank == 0) {

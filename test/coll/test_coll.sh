@@ -16,7 +16,7 @@ rounds=(
  "dissemination binomial binomial recursive_doubling recursive_doubling binomial binomial pairwise ring"
  "shm scatter_allgather rabenseifner rabenseifner ring linear linear bruck ordered"
  "- chain ordered ring bruck - - - -"
- "- - - shm - - - - -"
+ "- shm - shm - - - - -"
  "- - - ordered - - - - -"
 )
 vars=(BARRIER BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER ALLTOALL REDUCE_SCATTER)
@@ -35,18 +35,24 @@ run_round() { # np round mode
     fi
 }
 
-for np in 1 2 3 4 5 7 8; do
+# sanitizer builds run about 10x slower: a smaller matrix keeps the suite short
+NPS="1 2 3 4 5 7 8" SAN=0
+case $BUILD in
+    *-address*|*-thread*|*-undefined*|*asan*|*tsan*) NPS="2 3 5" SAN=1 ;;
+esac
+for np in $NPS; do
     for r in 0 1 2 3 4; do
         mode=quick
         ((np >= 7)) && mode=light
         [[ $r == 0 && ( $np == 3 || $np == 4 ) ]] && mode=full
-        [[ $r == 1 && $np == 5 ]] && mode=full
+        [[ $r == 1 && $np == 5 && $SAN == 0 ]] && mode=full
         run_round "$np" "$r" "$mode"
     done
 done
 
 # deterministic mode: the same hash from every allreduce/reduce algorithm
 for np in 3 4; do
+    [[ $SAN == 1 && $np == 4 ]] && continue
     hashes=()
     for alg in recursive_doubling rabenseifner ring shm ordered; do
         for ralg in binomial rabenseifner ordered; do
@@ -99,7 +105,9 @@ mismatch count_shm 2 return "" \
     "allreduce #[0-9]+ on WORLD: rank 1 passed 16 bytes but rank 0 passed 8 bytes"
 mismatch count_msg 2 return LOOM_ALLREDUCE_ALGORITHM=recursive_doubling \
     "rank 0 expected 8 bytes from rank 1 but the message was larger.*rank 1 expected 16 bytes from rank 0 but received 8|rank 1 expected 16 bytes from rank 0 but received 8"
-mismatch root_msg 2 return "" \
+mismatch root_shm 2 return "" \
+    "bcast #[0-9]+ on WORLD: rank 0 used root 0 but rank 1 used root 1"
+mismatch root_msg 2 return LOOM_BCAST_ALGORITHM=binomial \
     "bcast #[0-9]+ on WORLD: rank 1 used root 1 but rank 0 used root 0"
 mismatch kind_msg 2 return LOOM_ALLREDUCE_ALGORITHM=ring \
     "collective #[0-9]+ on WORLD: rank 1 called allreduce but rank 0 called bcast \(root 0\)"
