@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,6 +25,18 @@ static const loom_config_entry_t loom_config_table[LOOM_CFG_COUNT] = {
 #undef X
 };
 
+typedef struct loom_config_range {
+    int    listed;
+    double min;
+    double max;
+} loom_config_range_t;
+
+static const loom_config_range_t loom_config_ranges[LOOM_CFG_COUNT] = {
+#define R(name, lo, hi) [LOOM_CFG_##name] = { 1, (lo), (hi) },
+#include "config_ranges.h"
+#undef R
+};
+
 static struct {
     int         set;
     const char *str;
@@ -39,11 +52,47 @@ static const char *const loom_config_type_names[] = {
 
 static const char *const loom_config_type_hint[] = {
     "0, 1, yes, no, on, off, true or false",
-    "an integer",
+    "an integer (decimal)",
     "a byte count, optionally with k, m or g (binary) suffix",
     "a number",
     "text",
 };
+
+/* Range of a numeric variable: its row in config_ranges.h or the default. */
+static void loom_config_range(int id, double *min_p, double *max_p)
+{
+    if (loom_config_ranges[id].listed) {
+        *min_p = loom_config_ranges[id].min;
+        *max_p = loom_config_ranges[id].max;
+        return;
+    }
+    *min_p = 0;
+    switch (loom_config_table[id].type) {
+    case LOOM_CFG_TYPE_INT:    *max_p = INT32_MAX; break;
+    case LOOM_CFG_TYPE_SIZE:   *max_p = 4611686018427387904.0; break;
+    case LOOM_CFG_TYPE_DOUBLE: *max_p = 1e9; break;
+    default:                   *max_p = 1; break;
+    }
+}
+
+static loom_status_t loom_config_check_range(int id)
+{
+    const loom_config_entry_t *e = &loom_config_table[id];
+    double v, lo, hi;
+
+    if (e->type == LOOM_CFG_TYPE_STRING || e->type == LOOM_CFG_TYPE_BOOL) {
+        return LOOM_OK;
+    }
+    v = (e->type == LOOM_CFG_TYPE_DOUBLE) ? loom_config_values[id].dval :
+                                            (double)loom_config_values[id].ival;
+    loom_config_range(id, &lo, &hi);
+    if (v >= lo && v <= hi) {
+        return LOOM_OK;
+    }
+    loom_error("config", "%s='%s' is out of range: it must be between %.15g and %.15g (%s)",
+               e->name, loom_config_values[id].str, lo, hi, e->desc);
+    return LOOM_ERR_CONFIG;
+}
 
 static loom_status_t loom_config_parse_bool(const char *s, long long *v_p)
 {
@@ -96,6 +145,8 @@ loom_status_t loom_config_parse_value(loom_config_type_t type, const char *str,
                                       long long *int_p, double *double_p)
 {
     char *end;
+    long long ival;
+    double dval;
 
     switch (type) {
     case LOOM_CFG_TYPE_BOOL:
@@ -103,14 +154,22 @@ loom_status_t loom_config_parse_value(loom_config_type_t type, const char *str,
     case LOOM_CFG_TYPE_SIZE:
         return loom_config_parse_size(str, int_p);
     case LOOM_CFG_TYPE_INT:
+        /* decimal only: "010" is ten, not octal eight */
         errno = 0;
-        *int_p = strtoll(str, &end, 0);
-        return (errno == 0 && end != str && *end == '\0') ? LOOM_OK : LOOM_ERR_CONFIG;
+        ival = strtoll(str, &end, 10);
+        if (errno != 0 || end == str || *end != '\0') {
+            return LOOM_ERR_CONFIG;
+        }
+        *int_p = ival;
+        return LOOM_OK;
     case LOOM_CFG_TYPE_DOUBLE:
         errno = 0;
-        *double_p = strtod(str, &end);
-        return (errno == 0 && end != str && *end == '\0' && isfinite(*double_p)) ?
-               LOOM_OK : LOOM_ERR_CONFIG;
+        dval = strtod(str, &end);
+        if (errno != 0 || end == str || *end != '\0' || !isfinite(dval)) {
+            return LOOM_ERR_CONFIG;
+        }
+        *double_p = dval;
+        return LOOM_OK;
     case LOOM_CFG_TYPE_STRING:
         return LOOM_OK;
     }
@@ -141,6 +200,8 @@ loom_status_t loom_config_init(void)
                                     &loom_config_values[id].dval) != LOOM_OK) {
             loom_error("config", "%s='%s' is not valid: expected %s (%s)", e->name,
                        str, loom_config_type_hint[e->type], e->desc);
+            status = LOOM_ERR_CONFIG;
+        } else if (loom_config_check_range(id) != LOOM_OK) {
             status = LOOM_ERR_CONFIG;
         }
     }

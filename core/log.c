@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define LOOM_LOG_MAX_SUBSYS 16
 
@@ -16,7 +17,7 @@ loom_log_level_t loom_log_max_level = LOOM_LOG_LEVEL_WARN;
 static loom_log_level_t loom_log_base_level = LOOM_LOG_LEVEL_WARN;
 static char loom_log_subsys[LOOM_LOG_MAX_SUBSYS][16];
 static int  loom_log_num_subsys;
-static char loom_log_ident[96] = "?";
+static char loom_log_ident[96];
 
 static const char *const loom_log_level_names[] = {
     "error", "warn", "info", "debug", "trace",
@@ -75,6 +76,12 @@ void loom_log_set_identity(int rank, const char *host)
 
 const char *loom_log_identity(void)
 {
+    /* before the bootstrap names the rank: the process id and host */
+    if (loom_log_ident[0] == '\0') {
+        char host[64] = "?";
+        gethostname(host, sizeof(host) - 1);
+        snprintf(loom_log_ident, sizeof(loom_log_ident), "pid %d@%s", (int)getpid(), host);
+    }
     return loom_log_ident;
 }
 
@@ -102,14 +109,14 @@ void loom_log_emit(loom_log_level_t level, const char *subsys, const char *fmt, 
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     /* one write per line so lines of concurrent ranks never interleave */
-    fprintf(stderr, "loom[%s] %s %s: %s\n", loom_log_ident, tags[level], subsys, msg);
+    fprintf(stderr, "loom[%s] %s %s: %s\n", loom_log_identity(), tags[level], subsys, msg);
     fflush(stderr);
     errno = saved_errno;
 }
 
 void loom_assert_fail(const char *expr, const char *file, int line)
 {
-    fprintf(stderr, "loom[%s] assertion failed: %s at %s:%d\n", loom_log_ident, expr,
+    fprintf(stderr, "loom[%s] assertion failed: %s at %s:%d\n", loom_log_identity(), expr,
             file, line);
     abort();
 }

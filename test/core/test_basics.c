@@ -62,8 +62,12 @@ static void test_config_parse_values(void)
     CU_ASSERT_EQUAL(v, 0);
     CU_ASSERT_EQUAL(loom_config_parse_value(LOOM_CFG_TYPE_BOOL, "2", &v, &d), LOOM_ERR_CONFIG);
 
-    CU_ASSERT_EQUAL(loom_config_parse_value(LOOM_CFG_TYPE_INT, "0x10", &v, &d), LOOM_OK);
-    CU_ASSERT_EQUAL(v, 16);
+    CU_ASSERT_EQUAL(loom_config_parse_value(LOOM_CFG_TYPE_INT, "010", &v, &d), LOOM_OK);
+    CU_ASSERT_EQUAL(v, 10);   /* decimal, never octal */
+    v = 99;
+    CU_ASSERT_EQUAL(loom_config_parse_value(LOOM_CFG_TYPE_INT, "0x10", &v, &d),
+                    LOOM_ERR_CONFIG);
+    CU_ASSERT_EQUAL(v, 99);   /* output written only on success */
     CU_ASSERT_EQUAL(loom_config_parse_value(LOOM_CFG_TYPE_INT, "-7", &v, &d), LOOM_OK);
     CU_ASSERT_EQUAL(v, -7);
     CU_ASSERT_EQUAL(loom_config_parse_value(LOOM_CFG_TYPE_INT, "7x", &v, &d), LOOM_ERR_CONFIG);
@@ -86,12 +90,27 @@ static void test_config_env(void)
     setenv("LOOM_LOG", "loud", 1);
     CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
     setenv("LOOM_LOG", "error", 1);
+    /* numeric ranges: negative values only where a row allows them */
+    setenv("LOOM_PROGRESS_TIMEOUT", "-3", 1);
+    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    setenv("LOOM_PROGRESS_TIMEOUT", "2.5", 1);
+    setenv("LOOM_BOOTSTRAP_TIMEOUT", "4294967296", 1);
+    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    setenv("LOOM_BOOTSTRAP_TIMEOUT", "60", 1);
+    setenv("LOOM_SHM_RING_SLOTS", "1", 1);
+    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    unsetenv("LOOM_SHM_RING_SLOTS");
+    setenv("LOOM_IB_MCAST_DROP", "1.5", 1);
+    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    setenv("LOOM_IB_GID_INDEX", "-1", 1);
     setenv("LOOM_IB_MCAST_DROP", "0.25", 1);
     CU_ASSERT_EQUAL(loom_config_init(), LOOM_OK);
 
     CU_ASSERT_TRUE(loom_config_is_set(LOOM_CFG_EAGER_LIMIT));
     CU_ASSERT_EQUAL(loom_config_int(LOOM_CFG_EAGER_LIMIT), 16384);
     CU_ASSERT_DOUBLE_EQUAL(loom_config_double(LOOM_CFG_IB_MCAST_DROP), 0.25, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(loom_config_double(LOOM_CFG_PROGRESS_TIMEOUT), 2.5, 1e-12);
+    CU_ASSERT_EQUAL(loom_config_int(LOOM_CFG_IB_GID_INDEX), -1);
     CU_ASSERT_FALSE(loom_config_is_set(LOOM_CFG_SHM_RING_SLOTS));
     CU_ASSERT_EQUAL(loom_config_int(LOOM_CFG_SHM_RING_SLOTS), 64);   /* default */
     CU_ASSERT_STRING_EQUAL(loom_config_name(LOOM_CFG_TRANSPORTS), "LOOM_TRANSPORTS");
