@@ -266,10 +266,12 @@ loom_status_t loom_tl_ib_rcache_get(loom_tl_ib_rcache_t *rc, const void *addr, s
 void loom_tl_ib_rcache_put(loom_tl_ib_rcache_t *rc, loom_tl_ib_region_t *region);
 struct ibv_mr *loom_tl_ib_region_mr(const loom_tl_ib_region_t *region);
 /** Counters for tests: registrations made, lookups served from the cache,
- *  regions invalidated by memory events, evictions. */
+ *  regions invalidated by memory events, evictions; caching is 0 in
+ *  sanitizer builds, where the cache keeps nothing (ib_rcache.c). */
 typedef struct loom_tl_ib_rcache_stats {
     unsigned long regs, hits, invalidated, evicted;
     size_t        bytes;
+    int           caching;
 } loom_tl_ib_rcache_stats_t;
 void loom_tl_ib_rcache_stats(const loom_tl_ib_rcache_t *rc, loom_tl_ib_rcache_stats_t *st);
 /** The cache of the open ib transport (NULL when closed): for tests. */

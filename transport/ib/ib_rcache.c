@@ -26,6 +26,7 @@
  */
 #include "ib_int.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdarg.h>
@@ -52,11 +53,34 @@ struct loom_tl_ib_rcache {
     loom_tl_ib_rcache_stats_t stats;
 };
 
-/* One cache per process (one ib iface); the hooks find it here. The lock
- * also covers the cache's content: hooks run on any application thread. */
+/*
+ * Under AddressSanitizer and ThreadSanitizer the hooks are not built and the
+ * cache keeps nothing (a region is deregistered when its last user releases
+ * it). Two reasons, either sufficient: the sanitizers replace malloc with
+ * allocators that return memory to the kernel through raw system calls (so
+ * mallopt in 2. has no effect and a cached registration could go stale
+ * without any hook seeing it), and the sanitizer runtimes call mmap through
+ * the PLT during their own start-up, before the instrumented hook could run
+ * (TSan crashed in __tsan_func_entry). Correct, just slower: sanitizer builds
+ * are for finding bugs, not for bandwidth.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LOOM_TL_IB_RCACHE_HOOKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define LOOM_TL_IB_RCACHE_HOOKS 0
+#endif
+#endif
+#ifndef LOOM_TL_IB_RCACHE_HOOKS
+#define LOOM_TL_IB_RCACHE_HOOKS 1
+#endif
+
+/* One cache per process (one ib iface); the hooks find it here (read
+ * atomically: a hook's first step, before any lock or thread-local). The
+ * lock covers the cache's content: hooks run on any application thread. */
 static pthread_mutex_t loom_tl_ib_rcache_lock = PTHREAD_MUTEX_INITIALIZER;
 static loom_tl_ib_rcache_t *loom_tl_ib_rcache_cur;
-static __thread int loom_tl_ib_in_hook;
 
 static void loom_tl_ib_region_free(loom_tl_ib_rcache_t *rc, loom_tl_ib_region_t *r)
 {
@@ -78,13 +102,19 @@ static void loom_tl_ib_region_invalidate(loom_tl_ib_rcache_t *rc, loom_tl_ib_reg
     }
 }
 
+#if LOOM_TL_IB_RCACHE_HOOKS
+
+static __thread int loom_tl_ib_in_hook;
+
 static void loom_tl_ib_rcache_invalidate_range(const void *addr, size_t len)
 {
     uintptr_t s = (uintptr_t)addr, e = s + len;
     loom_tl_ib_rcache_t *rc;
     loom_list_t *it, *next;
 
-    if (len == 0 || loom_tl_ib_in_hook) {
+    /* No cache (start-up, programs that never open ib): touch nothing. */
+    if (len == 0 || __atomic_load_n(&loom_tl_ib_rcache_cur, __ATOMIC_ACQUIRE) == NULL ||
+        loom_tl_ib_in_hook) {
         return;
     }
     loom_tl_ib_in_hook = 1;
@@ -104,13 +134,57 @@ static void loom_tl_ib_rcache_invalidate_range(const void *addr, size_t len)
     loom_tl_ib_in_hook = 0;
 }
 
-/* ---- memory-event hooks: invalidate, then the real system call ------------- */
+/* ---- memory-event hooks: invalidate, then the next definition -------------- */
+
+/*
+ * The hooks forward to the next definition in symbol lookup order (libc's,
+ * or another interposer's such as a profiler's or another runtime's memory
+ * hooks, which must keep seeing these calls). It is resolved once with
+ * dlsym(RTLD_NEXT); until resolved (dlsym itself may map memory) and if it
+ * cannot be resolved, the hook makes the system call itself.
+ */
+typedef void *(*loom_tl_ib_mmap_fn_t)(void *, size_t, int, int, int, off_t);
+typedef int (*loom_tl_ib_munmap_fn_t)(void *, size_t);
+typedef void *(*loom_tl_ib_mremap_fn_t)(void *, size_t, size_t, int, ...);
+typedef int (*loom_tl_ib_madvise_fn_t)(void *, size_t, int);
+
+static struct {
+    int                     state;   /* 0 unresolved, 1 resolving, 2 resolved */
+    loom_tl_ib_mmap_fn_t    mmap;
+    loom_tl_ib_munmap_fn_t  munmap;
+    loom_tl_ib_mremap_fn_t  mremap;
+    loom_tl_ib_madvise_fn_t madvise;
+} loom_tl_ib_next;
+
+/* Returns 1 when loom_tl_ib_next's pointers may be used (NULL = syscall). */
+static int loom_tl_ib_next_ready(void)
+{
+    int expected = 0;
+
+    if (__atomic_load_n(&loom_tl_ib_next.state, __ATOMIC_ACQUIRE) == 2) {
+        return 1;
+    }
+    if (!__atomic_compare_exchange_n(&loom_tl_ib_next.state, &expected, 1, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return 0;   /* another thread (or this one, re-entered) is resolving */
+    }
+    /* dlsym returns void *; POSIX guarantees it converts to a function pointer */
+    *(void **)&loom_tl_ib_next.mmap = dlsym(RTLD_NEXT, "mmap");
+    *(void **)&loom_tl_ib_next.munmap = dlsym(RTLD_NEXT, "munmap");
+    *(void **)&loom_tl_ib_next.mremap = dlsym(RTLD_NEXT, "mremap");
+    *(void **)&loom_tl_ib_next.madvise = dlsym(RTLD_NEXT, "madvise");
+    __atomic_store_n(&loom_tl_ib_next.state, 2, __ATOMIC_RELEASE);
+    return 1;
+}
 
 /* mmap with MAP_FIXED replaces whatever was mapped there, without munmap. */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (flags & MAP_FIXED) {
         loom_tl_ib_rcache_invalidate_range(addr, len);
+    }
+    if (loom_tl_ib_next_ready() && loom_tl_ib_next.mmap != NULL) {
+        return loom_tl_ib_next.mmap(addr, len, prot, flags, fd, off);
     }
     return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
@@ -124,6 +198,9 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 int munmap(void *addr, size_t len)
 {
     loom_tl_ib_rcache_invalidate_range(addr, len);
+    if (loom_tl_ib_next_ready() && loom_tl_ib_next.munmap != NULL) {
+        return loom_tl_ib_next.munmap(addr, len);
+    }
     return (int)syscall(SYS_munmap, addr, len);
 }
 
@@ -139,6 +216,9 @@ void *mremap(void *old_addr, size_t old_len, size_t new_len, int flags, ...)
         loom_tl_ib_rcache_invalidate_range(new_addr, new_len);
     }
     loom_tl_ib_rcache_invalidate_range(old_addr, old_len);
+    if (loom_tl_ib_next_ready() && loom_tl_ib_next.mremap != NULL) {
+        return loom_tl_ib_next.mremap(old_addr, old_len, new_len, flags, new_addr);
+    }
     return (void *)syscall(SYS_mremap, old_addr, old_len, new_len, flags, new_addr);
 }
 
@@ -147,8 +227,13 @@ int madvise(void *addr, size_t len, int advice)
     if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE) {
         loom_tl_ib_rcache_invalidate_range(addr, len);
     }
+    if (loom_tl_ib_next_ready() && loom_tl_ib_next.madvise != NULL) {
+        return loom_tl_ib_next.madvise(addr, len, advice);
+    }
     return (int)syscall(SYS_madvise, addr, len, advice);
 }
+
+#endif /* LOOM_TL_IB_RCACHE_HOOKS */
 
 /* ---- the cache ------------------------------------------------------------------ */
 
@@ -165,11 +250,17 @@ loom_status_t loom_tl_ib_rcache_create(struct ibv_pd *pd, size_t max_bytes,
     rc->pd = pd;
     rc->max_bytes = max_bytes;
     loom_list_init(&rc->regions);
+    rc->stats.caching = LOOM_TL_IB_RCACHE_HOOKS;
+#if LOOM_TL_IB_RCACHE_HOOKS
     /* see 2. above: freed heap memory must stay mapped to the same pages */
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, -1);
+#else
+    loom_info("ib", "sanitizer build: the registration cache keeps nothing (every "
+              "rendezvous registers its buffers and deregisters them after use)");
+#endif
     pthread_mutex_lock(&loom_tl_ib_rcache_lock);
-    loom_tl_ib_rcache_cur = rc;
+    __atomic_store_n(&loom_tl_ib_rcache_cur, rc, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&loom_tl_ib_rcache_lock);
     *rcache_p = rc;
     return LOOM_OK;
@@ -189,7 +280,7 @@ void loom_tl_ib_rcache_destroy(loom_tl_ib_rcache_t *rc)
         loom_tl_ib_region_invalidate(rc, r);
     }
     if (loom_tl_ib_rcache_cur == rc) {
-        loom_tl_ib_rcache_cur = NULL;
+        __atomic_store_n(&loom_tl_ib_rcache_cur, NULL, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&loom_tl_ib_rcache_lock);
     free(rc);
@@ -296,6 +387,8 @@ void loom_tl_ib_rcache_put(loom_tl_ib_rcache_t *rc, loom_tl_ib_region_t *r)
     if (--r->refcount == 0) {
         if (!r->valid) {
             loom_tl_ib_region_free(rc, r);
+        } else if (!LOOM_TL_IB_RCACHE_HOOKS) {
+            loom_tl_ib_region_invalidate(rc, r);   /* nothing sees reuse: keep nothing */
         } else if (rc->stats.bytes > rc->max_bytes) {
             ++rc->stats.evicted;
             loom_tl_ib_region_invalidate(rc, r);
@@ -318,5 +411,5 @@ void loom_tl_ib_rcache_stats(const loom_tl_ib_rcache_t *rc, loom_tl_ib_rcache_st
 
 loom_tl_ib_rcache_t *loom_tl_ib_rcache_current(void)
 {
-    return loom_tl_ib_rcache_cur;
+    return __atomic_load_n(&loom_tl_ib_rcache_cur, __ATOMIC_ACQUIRE);
 }
