@@ -24,8 +24,9 @@
 #            [--ompi-bind none|core] [--iters N] [--no-build] [--no-plots]
 #            [--update-docs]
 #
-# --iters N passes -i N -x max(N/10,1) to every benchmark in full mode (OSU's
-# own defaults otherwise: 10000 latency iterations take long on a busy host).
+# --iters N passes -i N -x max(N/10,1) to every benchmark in full mode, and
+# -i max(N/50,2) -x 1 to bw and bibw (OSU's own defaults otherwise; 10000
+# latency iterations take long on a busy host).
 # --update-docs (full mode) replaces the generated part of
 # docs/performance.md (between its BEGIN/END markers) with this run's
 # report.md and copies the main plots to docs/img/.
@@ -85,7 +86,12 @@ bench_args() {
             *) echo "-m 1:262144 -i 5 -x 1 -c" ;;
         esac
     elif [[ -n $iters ]]; then
-        echo "-i $iters -x $((iters / 10 > 0 ? iters / 10 : 1))"
+        # OSU runs bandwidth tests 100x fewer times than latency (100 vs
+        # 10000 windows of 64 messages); keep that proportion.
+        case $b in
+            bw|bibw) echo "-i $((iters / 50 > 2 ? iters / 50 : 2)) -x 1" ;;
+            *) echo "-i $iters -x $((iters / 10 > 0 ? iters / 10 : 1))" ;;
+        esac
     else
         echo ""
     fi
@@ -196,7 +202,7 @@ done
     echo "build: $BUILD; runs per configuration: $runs; mode: $([[ $short == 1 ]] && echo short || echo full)"
     echo "Open MPI binding: --bind-to $ompi_bind (loomrun does not bind)"
     echo "benchmark options: $(if ((short)); then echo "short mode (per benchmark, see raw/*.cmd)"
-                               elif [[ -n $iters ]]; then bench_args latency
+                               elif [[ -n $iters ]]; then echo "$(bench_args latency) (bw, bibw: $(bench_args bw))"
                                else echo "OSU defaults"; fi)"
 } >"$out/env.txt"
 cat "$out/env.txt"
@@ -397,8 +403,13 @@ doc_plots="latency_shm_np2 bw_shm_np2 bibw_shm_np2 allreduce_shm_np2 allreduce_s
         [[ -f $out/osu_$p.png ]] && echo "![osu_$p](img/perf-osu_$p.png)"
     done
     echo
-    echo "### Tables (ratio < 1: loom better)"
+    echo "### Tables (medians; ratio < 1: loom better)"
+    echo
+    echo "<details><summary>every benchmark, transport and rank count" \
+         "($(grep -c '^#### ' "$out/compare.md") tables)</summary>"
     cat "$out/compare.md"
+    echo
+    echo "</details>"
 } >"$out/report.md"
 
 if ((update_docs)); then

@@ -178,13 +178,15 @@ static int osu_parse(osu_ctx_t *ctx, int argc, char **argv)
 
 bad_option:
     if (ctx->rank == 0) {
-        if (optopt != 0 && c == '?')
-            fprintf(stderr, "%s: invalid option or missing value: -%c\n", d->name, optopt);
+        if (c == '?' && optopt != 0)
+            fprintf(stderr, "%s: unknown option or missing value: -%c\n", d->name, optopt);
         else if (c == '?')
-            fprintf(stderr, "%s: invalid option '%s'\n", d->name, argv[optind - 1]);
+            fprintf(stderr, "%s: unknown option '%s'\n", d->name, argv[optind - 1]);
+        else if (optarg == NULL || c == 'W' || c == 'm')
+            fprintf(stderr, "%s: option -%c%s%s does not apply or is out of range\n",
+                    d->name, c, optarg ? " " : "", optarg ? optarg : "");
         else
-            fprintf(stderr, "%s: invalid value for -%c: '%s'\n", d->name, c,
-                    optarg ? optarg : "");
+            fprintf(stderr, "%s: invalid value for -%c: '%s'\n", d->name, c, optarg);
         osu_usage(ctx);
     }
     return -1;
@@ -201,6 +203,12 @@ static int osu_check_sizes(osu_ctx_t *ctx)
     o->max_size -= o->max_size % e;
     if (o->min_size == 0 && e > 1)
         o->min_size = e;
+    if (o->max_size > INT_MAX) {
+        if (ctx->rank == 0)
+            fprintf(stderr, "%s: largest size %zu is above %d bytes (MPI counts are int)\n",
+                    ctx->desc->name, o->max_size, INT_MAX);
+        return -1;
+    }
     if (o->max_size < o->min_size) {
         if (ctx->rank == 0)
             fprintf(stderr, "%s: message sizes %zu:%zu are empty (sizes are whole "
