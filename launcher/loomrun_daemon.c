@@ -404,12 +404,13 @@ static void loomrun_daemon_lost(loomrun_loop_t *lp, const char *why)
     lp->drain_deadline = loomrun_now() + LOOMRUN_DRAIN_S;
 }
 
-static void loomrun_daemon_read(loomrun_loop_t *lp)
+/* Handle the frames already read; with @p fill, read first. */
+static void loomrun_daemon_read(loomrun_loop_t *lp, int fill)
 {
     loomrun_daemon_t *d = lp->daemon;
     loomrun_ctl_msg_t m;
     char why[256] = "", what[512];
-    int rc = loomrun_conn_fill(&d->conn), err = errno, k = 0;
+    int rc = fill ? loomrun_conn_fill(&d->conn) : 0, err = errno, k = 0;
 
     while (d->conn.fd >= 0 && (k = loomrun_conn_next(&d->conn, &m, why, sizeof(why))) == 1) {
         loomrun_daemon_msg(lp, &m);
@@ -475,7 +476,7 @@ void loomrun_daemon_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from
             return;
         }
         if (pfd[from].revents & (POLLIN | POLLHUP | POLLERR)) {
-            loomrun_daemon_read(lp);
+            loomrun_daemon_read(lp, 1);
         }
     }
     if (pfd[from + 1].revents != 0 && lp->job->stdin_wfd >= 0) {
@@ -566,6 +567,8 @@ int loomrun_daemon_main(int argc, char **argv)
         loomrun_proc_build_env(&job) != 0 || loomrun_daemon_start(&lp) != 0) {
         lp.failed = 1;
     }
+    /* what came with the job (stdin, a signal) is in the buffer already */
+    loomrun_daemon_read(&lp, 0);
     loomrun_loop_run(&lp);
     if (!lp.failed && d->shutdown == 1 && job.pmix_up) {
         loomrun_pmix_finalize(&job);
