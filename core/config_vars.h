@@ -35,3 +35,4 @@ X(IB_RCACHE_MAX,         SIZE,   "1g",   "bytes of memory the verbs registration
 X(IB_MCAST_THRESHOLD,    SIZE,   "64k",  "largest bcast sent by UD multicast")
 X(IB_MCAST_DROP,         DOUBLE, "0",    "test only: fraction of multicast packets dropped on receive")
 X(TCP_IF,                STRING, "",     "network interface or address the TCP transport listens on")
+X(TCP_SOCKBUF,           SIZE,   "",     "TCP socket send/receive buffer size (default: the kernel's autotuning, up to net.ipv4.tcp_wmem/rmem)")

@@ -14,10 +14,12 @@
  * on the endpoint and leave on the winning connection.
  */
 #include "tcp_int.h"
+#include "../../core/config_int.h"
 #include "../../core/log_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,12 +176,24 @@ void loom_tcp_conn_expire(loom_tcp_iface_t *iface)
     }
 }
 
-/* Latency first (no Nagle); buffers: the kernel's autotuning unless overridden. */
+/*
+ * Latency first (no Nagle). Buffers: Linux grows each socket's buffers up
+ * to net.ipv4.tcp_wmem/rmem (4 and 32 MiB on Debian) as the transfer needs;
+ * setting SO_SNDBUF/SO_RCVBUF turns that autotuning off and is capped by
+ * net.core.wmem_max/rmem_max, so it is done only when LOOM_TCP_SOCKBUF asks.
+ */
 static void loom_tcp_sock_setup(int fd)
 {
     int one = 1;
 
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (loom_config_is_set(LOOM_CFG_TCP_SOCKBUF)) {
+        long long v = loom_config_int(LOOM_CFG_TCP_SOCKBUF);
+        int size = v > INT_MAX ? INT_MAX : (int)v;
+
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+    }
 }
 
 /* Write a handshake frame; it is the first write on the socket, so it fits. */

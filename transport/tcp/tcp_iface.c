@@ -197,9 +197,11 @@ static loom_status_t loom_tcp_pick_addr(const loom_bootstrap_info_t *job,
         return LOOM_ERR_CONFIG;
     }
     if (loom_tcp_all_on_this_node(job)) {
+        uint32_t lo = htonl(INADDR_LOOPBACK);
+
         *how = "every rank on this node";
         a->family = AF_INET;
-        *(uint32_t *)(void *)a->addr = htonl(INADDR_LOOPBACK);
+        memcpy(a->addr, &lo, sizeof(lo));
         return LOOM_OK;
     }
     *how = "interface of the default route";

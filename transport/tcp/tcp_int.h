@@ -46,8 +46,9 @@
 #define LOOM_TCP_MAGIC        0x4c4f4f4du   /* "LOOM" */
 #define LOOM_TCP_VERSION      1
 #define LOOM_TCP_SECRET_LEN   16
-#define LOOM_TCP_MAX_AM       (64u * 1024)  /* largest AM frame body (engine hdr + payload) */
-#define LOOM_TCP_EAGER_LIMIT  (32u * 1024)  /* suggested eager/rendezvous switch */
+/* largest AM frame body: a 64 KiB eager payload plus the engine's header */
+#define LOOM_TCP_MAX_AM       (64u * 1024 + 512)
+#define LOOM_TCP_EAGER_LIMIT  (64u * 1024)  /* suggested eager/rendezvous switch (measured) */
 #define LOOM_TCP_CHUNK        (256u * 1024) /* GET_DATA chunk: interleaves streams and AMs */
 #define LOOM_TCP_RX_BUF       (128u * 1024) /* per connection, > one whole AM frame */
 #define LOOM_TCP_SMALL_INLINE 256u          /* bounce buffers of the small pool */
