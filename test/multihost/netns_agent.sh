@@ -5,17 +5,21 @@
 # words with spaces and has a shell run the result, so quoting works the
 # same way as on a real cluster.
 #
-# Separate hosts do not share /dev/shm; namespaces of one machine do. With
-# LOOM_NETNS_SHM_DIR set, the command runs with "$LOOM_NETNS_SHM_DIR/$HOST"
-# mounted on /dev/shm (in the private mount namespace `ip netns exec` makes),
-# so every "host" has its own, and the test can look for leftovers in it.
+# Namespaces of one machine share more than separate hosts do; the command
+# gets its own UTS namespace with HOST as its host name (launchers that name
+# nodes by gethostname, like Open MPI's orted, then see distinct hosts) and,
+# with LOOM_NETNS_SHM_DIR set, "$LOOM_NETNS_SHM_DIR/$HOST" mounted on
+# /dev/shm (in the private mount namespace `ip netns exec` makes), so every
+# host has its own shared memory and the test can look for leftovers there.
 host=$1
 shift
 [ -n "$host" ] && [ $# -gt 0 ] || { echo "usage: $0 HOST COMMAND..." >&2; exit 2; }
-ns=${LOOM_NETNS_PREFIX:-}$host
+shm=
 if [ -n "${LOOM_NETNS_SHM_DIR:-}" ]; then
-    mkdir -p "$LOOM_NETNS_SHM_DIR/$host" &&
-    exec ip netns exec "$ns" sh -c 'mount --bind "$0" /dev/shm && exec sh -c "$1"' \
-        "$LOOM_NETNS_SHM_DIR/$host" "$*"
+    shm=$LOOM_NETNS_SHM_DIR/$host
+    mkdir -p "$shm" || exit 1
 fi
-exec ip netns exec "$ns" sh -c "$*"
+exec ip netns exec "${LOOM_NETNS_PREFIX:-}$host" unshare --uts sh -c '
+    hostname "$0" || exit 1
+    if [ -n "$1" ]; then mount --bind "$1" /dev/shm || exit 1; fi
+    exec sh -c "$2"' "$host" "$shm" "$*"

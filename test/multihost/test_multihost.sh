@@ -15,6 +15,8 @@
 #     message naming rank, host and signal), exit codes and aborts from
 #     another host, SIGINT, the head killed (no orphans, daemons clean up),
 #     an unreachable host, a program missing on another host
+#   - the same programs under Open MPI's mpirun (its rsh agent: the same
+#     netns agent; its orted hosts PMIx on each namespace)
 #   - outsiders: a connection to the head's control port with a wrong
 #     secret, and one speaking garbage, are refused and the job goes on
 #
@@ -72,16 +74,19 @@ for i in 1 2 3; do
         echo "FAIL: cannot create host namespace n$i"; exit 1; }
 done
 
-# on HOST CMD...: run CMD on a host (its namespace, its /dev/shm), args kept
+# on HOST CMD...: run CMD on a host (its namespace, host name and /dev/shm),
+# as the agent would, but with the arguments kept as they are
 on() {
     local h=$1; shift
     mkdir -p "$W/shm/$h"
-    ip netns exec "$NS$h" sh -c 'mount --bind "$0" /dev/shm && exec "$@"' "$W/shm/$h" "$@"
+    ip netns exec "$NS$h" unshare --uts sh -c \
+        'hostname "$0" && mount --bind "$1" /dev/shm && shift && exec "$@"' "$h" "$W/shm/$h" "$@"
 }
 
-# head ARGS...: loomrun on n1 with the netns agent (output in $out, status in $rc)
+# head ARGS...: loomrun on n1 with the netns agent (output in $out, status in $rc);
+# n1 knows it is n1 by its host name
 head_run() {
-    out=$(on n1 timeout 170 "$LOOMRUN" --hostname n1 --launch-agent "$AGENT" \
+    out=$(on n1 timeout 170 "$LOOMRUN" --launch-agent "$AGENT" \
           -x LOOM_OVERSUBSCRIBED=1 --timeout 150 "$@" 2>&1)
     rc=$?
 }
@@ -117,6 +122,7 @@ expect_info "3 hosts, --map-by node"     n1,n2,n3,n1,n2    --host n1:2,n2:2,n3:2
 printf '# test hosts\nn1 slots=1\nn3 slots=2 max_slots=4\n\nn2:1\n' >"$W/hostfile"
 expect_info "hostfile"                   n1,n3,n3,n2       --hostfile "$W/hostfile"
 expect_info "head without ranks"         n2,n2,n3,n3       --host n2:2,n3:2
+expect_info "--hostname names this host" n1,n2             --hostname n1 --host n1:1,n2:1
 expect_info "rank 0 on another host"     n3,n3,n1,n2       --host n3:2,n1:1,n2:1
 check_clean "placement"
 
@@ -162,6 +168,32 @@ done
 suite "collectives (full)"        n1:2,n2:2 ""         "$COLL" full
 check_clean "suites"
 
+# ---- the same programs under Open MPI's mpirun ---------------------------------------------
+
+if ! command -v mpirun >/dev/null; then
+    bad "Open MPI's mpirun is not installed (apt-get install openmpi-bin)"
+else
+    mpi_run() { # NAME HOSTS NP WANT PROG ARGS...
+        local name=$1 hosts=$2 np=$3 want=$4 t0=$SECONDS; shift 4
+        out=$(on n1 timeout 170 mpirun --allow-run-as-root --oversubscribe \
+              --mca plm_rsh_agent "$AGENT" --host "$hosts" -n "$np" \
+              -x LOOM_OVERSUBSCRIBED=1 -x LOOM_ERRORS=return -x LOOM_LOG "$@" 2>&1)
+        rc=$?
+        if [[ $rc -ne 0 || $out != *"$want"* || $out == *FAIL* ]]; then
+            bad "mpirun: $name on $hosts (exit $rc, $((SECONDS - t0))s)" "$out"
+        else
+            ok "mpirun: $name on $hosts ($((SECONDS - t0))s)"
+        fi
+    }
+    mpi_run "placement"            n1:2,n2:2      4 "OK info"   "$PROG" info n1,n1,n2,n2
+    mpi_run "placement"            n1:2,n2:2,n3:2 6 "OK info"   "$PROG" info n1,n1,n2,n2,n3,n3
+    LOOM_LOG=info mpi_run "p2p random, tcp across" n1:2,n2:2,n3:2 6 \
+        "transport tcp serves 4 peer(s) [0,1,2,3]" "$P2P" random 7
+    mpi_run "p2p sizes 0..8 MiB"   n1:2,n2:2      4 "OK sizes"  "$P2P" sizes $((8 << 20))
+    mpi_run "collectives (quick)"  n1:2,n2:2,n3:2 6 ""          "$COLL" quick
+    check_clean "mpirun"
+fi
+
 # ---- PMIx direct modex, output, stdin ------------------------------------------------------
 
 head_run --host n1:2,n2:2,n3:2 "$PROG" dmodex
@@ -180,7 +212,7 @@ else
 fi
 
 seq 1 20000 >"$W/input"
-out=$(on n1 timeout 170 "$LOOMRUN" --hostname n1 --launch-agent "$AGENT" -x LOOM_OVERSUBSCRIBED=1 \
+out=$(on n1 timeout 170 "$LOOMRUN" --launch-agent "$AGENT" -x LOOM_OVERSUBSCRIBED=1 \
       --timeout 150 --host n2:1,n1:2 "$PROG" cat <"$W/input" 2>"$W/err")
 rc=$?
 if [[ $rc -ne 0 || $out != "$(cat "$W/input")" ]]; then
@@ -219,7 +251,7 @@ check_clean "failures"
 
 # start_job ARGS...: a job in the background (head pid in $hpid, output in $W/job.*)
 start_job() {
-    on n1 "$LOOMRUN" --hostname n1 --launch-agent "$AGENT" -x LOOM_OVERSUBSCRIBED=1 \
+    on n1 "$LOOMRUN" --launch-agent "$AGENT" -x LOOM_OVERSUBSCRIBED=1 \
         --timeout 120 "$@" >"$W/job.out" 2>"$W/job.err" &
     hpid=$!
 }
@@ -258,7 +290,7 @@ check_clean "remote kill"
 start_job --host n1:1,n2:1,n3:1 "$PROG" sleep 100
 if wait_ready 3; then
     t0=$(ms)
-    pkill -INT -f -- "^$LOOMRUN --hostname n1" ; wait "$hpid"; rc=$?
+    pkill -INT -f -- "^$LOOMRUN --launch-agent" ; wait "$hpid"; rc=$?
     dt=$(($(ms) - t0))
     if [[ $rc -ne 130 || $dt -gt 3000 ]]; then
         bad "SIGINT to the head (exit $rc, ${dt} ms)" "$(cat "$W/job.err")"
@@ -274,7 +306,7 @@ check_clean "SIGINT"
 # the head killed: daemons kill their ranks and clean up after themselves
 start_job --host n1:1,n2:2,n3:2 "$PROG" sleep 100
 if wait_ready 5; then
-    pkill -KILL -f -- "^$LOOMRUN --hostname n1"; wait "$hpid"
+    pkill -KILL -f -- "^$LOOMRUN --launch-agent"; wait "$hpid"
     gone=0
     for _ in $(seq 50); do
         [[ -z $(ns_pids) ]] && { gone=1; break; }
@@ -312,7 +344,9 @@ attack() {
 }
 start_job --host n1:2,n2:2 "$PROG" sleep 4
 if wait_ready 4; then
-    port=$(ip netns exec "${NS}n1" ss -Hltnp | grep '"loomrun"' | sed -n 's/.*:\([0-9]*\) .*users.*/\1/p' | head -1)
+    # the head listens on every address (its PMIx server on loopback only)
+    port=$(ip netns exec "${NS}n1" ss -Hltnp | grep '"loomrun"' |
+           sed -n 's/.* 0\.0\.0\.0:\([0-9][0-9]*\) .*/\1/p' | head -1)
     hello_wrong_secret | attack "$port"; r1=$?
     printf 'GET / HTTP/1.0\r\n\r\n' | attack "$port"; r2=$?
     wait "$hpid"; rc=$?
