@@ -22,7 +22,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define SHM_RANK_BYTES (sizeof(loom_coll_shm_ctl_t) + 2 * LOOM_COLL_SHM_MAX_BYTES)
 
 static void loom_coll_comm_free(loom_comm_t comm)
 {
@@ -74,18 +73,6 @@ int loom_coll_shm_eligible(loom_comm_t comm)
     return cc != NULL && cc->eligible && cc->state != LOOM_COLL_SHM_FAILED;
 }
 
-loom_coll_shm_ctl_t *loom_coll_shm_ctl(const loom_coll_state_t *s, int r)
-{
-    loom_coll_comm_t *cc = s->shm;
-    return (loom_coll_shm_ctl_t *)(void *)((char *)cc->base + (size_t)r * SHM_RANK_BYTES);
-}
-
-void *loom_coll_shm_slot(const loom_coll_state_t *s, int r)
-{
-    return (char *)loom_coll_shm_ctl(s, r) + sizeof(loom_coll_shm_ctl_t) +
-           (size_t)(s->shm_seq & 1) * LOOM_COLL_SHM_MAX_BYTES;
-}
-
 static void loom_coll_shm_name(loom_coll_comm_t *cc, loom_comm_t comm)
 {
     const loom_bootstrap_info_t *info = loom_bootstrap_info();
@@ -112,7 +99,7 @@ static loom_status_t loom_coll_shm_map(loom_coll_comm_t *cc, loom_comm_t comm, i
     long long fault = loom_config_int(LOOM_CFG_COLL_SHM_FAULT);
     void *base;
 
-    cc->size = LOOM_ALIGN_UP((size_t)comm->size * SHM_RANK_BYTES, (size_t)4096);
+    cc->size = LOOM_ALIGN_UP((size_t)comm->size * LOOM_COLL_SHM_RANK_BYTES, (size_t)4096);
     if (loom_unlikely(fault == comm->rank)) {
         loom_info("coll", "%s: rank %d: LOOM_COLL_SHM_FAULT: not mapping %s", comm->name,
                   comm->rank, cc->name);
@@ -305,7 +292,9 @@ loom_status_t loom_coll_shm_enter(loom_coll_state_t *s)
     }
     cc = s->shm;
     if (cc->done_seq + 1 != s->shm_seq) {
-        return loom_coll_idle(s);    /* an earlier shm operation is still running */
+        /* an earlier shm operation is still running (and watches for
+         * mismatches itself: failing here would leave our number unused) */
+        return LOOM_INPROGRESS;
     }
     if (cc->state != LOOM_COLL_SHM_READY) {
         if (cc->state == LOOM_COLL_SHM_FAILED) {

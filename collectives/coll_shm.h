@@ -42,11 +42,23 @@
 /** Largest allreduce that runs on the shared-memory algorithm (per rank). */
 #define LOOM_COLL_SHM_MAX_BYTES ((size_t)8192)
 
+/* operations of at most this many bytes keep their data in the control line */
+#define LOOM_COLL_SHM_SMALL 16
+
 typedef struct loom_coll_shm_ctl {
     _Atomic uint64_t arrived;   /* number of the last operation this rank joined */
     uint64_t         sig[2];    /* signature of operation n at [n % 2] */
-    char             pad[LOOM_CACHE_LINE - 3 * sizeof(uint64_t)];
+    uint64_t         pad;
+    /* data of operation n at [n % 2] when small: one line carries data,
+     * signature and arrival, one cache-line transfer per reader */
+    uint8_t          small[2][LOOM_COLL_SHM_SMALL] LOOM_ALIGNED(16);
 } loom_coll_shm_ctl_t;
+
+_Static_assert(sizeof(loom_coll_shm_ctl_t) == LOOM_CACHE_LINE,
+               "the control line is one cache line");
+
+/* per rank: the control line, then two slots */
+#define LOOM_COLL_SHM_RANK_BYTES (sizeof(loom_coll_shm_ctl_t) + 2 * LOOM_COLL_SHM_MAX_BYTES)
 
 /* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52 */
 static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes)
@@ -87,10 +99,27 @@ loom_status_t loom_coll_shm_check(const loom_coll_state_t *s);
 void loom_coll_shm_leave(loom_coll_state_t *s);
 
 /** Control line of comm rank @p r. */
-loom_coll_shm_ctl_t *loom_coll_shm_ctl(const loom_coll_state_t *s, int r);
+static inline loom_coll_shm_ctl_t *loom_coll_shm_ctl(const loom_coll_state_t *s, int r)
+{
+    const loom_coll_comm_t *cc = s->shm;
+    return (loom_coll_shm_ctl_t *)(void *)((char *)cc->base +
+                                           (size_t)r * LOOM_COLL_SHM_RANK_BYTES);
+}
 
-/** Data slot of comm rank @p r for this operation (parity of s->shm_seq). */
-void *loom_coll_shm_slot(const loom_coll_state_t *s, int r);
+/**
+ * Data of comm rank @p r for this operation (parity of s->shm_seq): in its
+ * control line up to LOOM_COLL_SHM_SMALL bytes, else in its slot.
+ */
+static inline void *loom_coll_shm_slot(const loom_coll_state_t *s, int r)
+{
+    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, r);
+    size_t par = (size_t)(s->shm_seq & 1);
+
+    if (s->count * s->esize <= LOOM_COLL_SHM_SMALL) {
+        return c->small[par];
+    }
+    return (char *)(c + 1) + par * LOOM_COLL_SHM_MAX_BYTES;
+}
 
 /**
  * Report whether every rank has arrived at this operation (s->peer counts

@@ -325,6 +325,9 @@ void loom_coll_state_cleanup(loom_request_t req)
     s->tmp_kind = TMP_NONE;
     if (cc != NULL && cc->done_seq + 1 == s->shm_seq) {
         cc->done_seq = s->shm_seq;    /* a failed shm operation: let the next run */
+        if (cc->state == LOOM_COLL_SHM_SETUP) {
+            cc->state = LOOM_COLL_SHM_FAILED;  /* half set up: never trust it */
+        }
     }
     if (!s->is_child) {
         loom_coll_record_done(s, failed);
