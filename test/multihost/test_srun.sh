@@ -53,7 +53,19 @@ W=$(mktemp -d /tmp/loom-srun.XXXXXX)   # mode 0700, as munged wants its dirs
 NODE=$(hostname -s)
 pids=()
 
+# slurmstepd processes of this cluster (they hold its log files open)
+stepds() {
+    local p
+    for p in $(pgrep -x slurmstepd); do
+        ls -l "/proc/$p/fd" 2>/dev/null | grep -q -- "$W" && echo "$p"
+    done
+}
+
 cleanup() {
+    # steps first (slurmstepd outlives slurmd), then the daemons
+    [[ -n ${SLURM_CONF:-} ]] && scancel --full --user=root >/dev/null 2>&1
+    for _ in $(seq 50); do [[ -z $(stepds) ]] && break; sleep 0.1; done
+    stepds | xargs -r kill -KILL 2>/dev/null
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
     for _ in $(seq 50); do
         local alive=0
@@ -175,8 +187,8 @@ else
     ok "srun: a rank exiting 3 ends the step with status 3"
 fi
 
-sleep 0.5
-left=$(pgrep -af -- "$B/test/" 2>/dev/null)
+for _ in $(seq 50); do [[ -z $(squeue -h 2>/dev/null) && -z $(stepds) ]] && break; sleep 0.1; done
+left=$(pgrep -af -- "$B/test/" 2>/dev/null; stepds)
 [[ -z $left ]] || bad "srun: rank processes left" "$left"
 left=$(ls -A "$W/tmp")
 [[ -z $left ]] || bad "srun: files left in TMPDIR" "$left"
