@@ -25,6 +25,7 @@
  * waits up to LOOMRUN_SHUTDOWN_S for the daemons to flush and hang up.
  */
 #include "loomrun_int.h"
+#include "loomrun_head.h"
 #include "compiler_int.h"
 
 #include <errno.h>
@@ -39,52 +40,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define LOOMRUN_PENDING_MAX  64       /* connections not yet past HELLO */
 #define LOOMRUN_SHUTDOWN_S   5.0
 #define LOOMRUN_STDIN_BACKLOG (1u << 20)
 #define LOOMRUN_DEFAULT_AGENT "ssh -x -o BatchMode=yes"
 
-enum { LOOMRUN_D_LAUNCHING, LOOMRUN_D_UP, LOOMRUN_D_GONE };
-
-/** The head's view of one remote node. */
-typedef struct loomrun_dnode {
-    int             state;          /* LOOMRUN_D_* */
-    pid_t           agent_pid;      /* > 0 until reaped */
-    loomrun_conn_t  conn;           /* fd -1 until a valid HELLO */
-} loomrun_dnode_t;
-
-/** A fence being gathered. */
-typedef struct loomrun_fence {
-    struct loomrun_fence *next;
-    char           *id;
-    int             nexpected, narrived;
-    char           *arrived;        /* per node */
-    loomrun_buf_t  *blobs;          /* per node */
-    loomrun_coll_t *local;          /* this node's server, when it takes part */
-} loomrun_fence_t;
-
-/* What each poll slot past the loop's own holds. */
-enum { LOOMRUN_SLOT_LISTEN, LOOMRUN_SLOT_PENDING, LOOMRUN_SLOT_NODE, LOOMRUN_SLOT_STDIN };
-
-typedef struct loomrun_head {
-    int              lfd, port;
-    uint8_t          secret[LOOMRUN_SECRET_LEN];
-    char             addrs[512];
-    char             self_exe[PATH_MAX];
-    const char      *agent;
-    loomrun_dnode_t *nodes;         /* by node index; my_node's entry unused */
-    loomrun_conn_t   pending[LOOMRUN_PENDING_MAX];
-    int              npending;
-    loomrun_fence_t *fences;
-    loomrun_dmdx_t  *reqs;          /* direct modex requests asked or routed here */
-    uint32_t         next_req;
-    double           launch_deadline;
-    int              stdin_open;    /* forwarding fd 0 to rank 0's daemon */
-    int              shutdown_sent;
-    double           shutdown_deadline;
-    int              slot_kind[2 * LOOMRUN_MAX_NODES + LOOMRUN_PENDING_MAX + 4];
-    int              slot_idx[2 * LOOMRUN_MAX_NODES + LOOMRUN_PENDING_MAX + 4];
-} loomrun_head_t;
 
 static void loomrun_head_node_gone(loomrun_loop_t *lp, int n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -343,187 +302,6 @@ int loomrun_head_reaped(loomrun_loop_t *lp, pid_t pid, int wstatus)
         return 1;
     }
     return 0;
-}
-
-/* ---- fences and direct modex ------------------------------------------------------ */
-
-static void loomrun_fence_free(loomrun_fence_t *f, int nnodes)
-{
-    for (int n = 0; f->blobs != NULL && n < nnodes; ++n) {
-        loomrun_buf_free(&f->blobs[n]);
-    }
-    free(f->blobs);
-    free(f->arrived);
-    free(f->id);
-    free(f);
-}
-
-/* Everyone is in: concatenate in node order and answer every node. */
-static void loomrun_head_fence_complete(loomrun_loop_t *lp, loomrun_fence_t *f)
-{
-    loomrun_head_t *h = lp->head;
-    int nnodes = lp->job->map.nnodes, status = PMIX_SUCCESS;
-    loomrun_buf_t all = { 0 };
-    size_t total = 0;
-
-    for (int n = 0; n < nnodes; ++n) {
-        total += f->blobs[n].len;
-    }
-    if (total > 0 && (all.p = malloc(total)) == NULL) {
-        status = PMIX_ERR_NOMEM;
-    }
-    for (int n = 0; all.p != NULL && n < nnodes; ++n) {
-        if (f->blobs[n].len > 0) {
-            memcpy(all.p + all.len, f->blobs[n].p, f->blobs[n].len);
-        }
-        all.len += f->blobs[n].len;
-    }
-    for (int n = 0; n < nnodes; ++n) {
-        if (f->arrived[n] && n != lp->job->my_node && h->nodes[n].conn.fd >= 0) {
-            loomrun_conn_send(&h->nodes[n].conn, LOOMRUN_CTL_FENCE_DONE, status, f->id,
-                              (const void *)all.p, all.len);
-        }
-    }
-    if (f->local != NULL) {
-        loomrun_pmix_fence_done(f->local, status, all.p, all.len);
-        f->local = NULL;
-    }
-    loomrun_buf_free(&all);
-}
-
-/* Node @p n contributes to fence @p id (taking part: @p nnodes nodes). */
-static void loomrun_head_fence_add(loomrun_loop_t *lp, int n, const char *id, int nnodes,
-                                   const void *data, size_t len, loomrun_coll_t *local)
-{
-    loomrun_head_t *h = lp->head;
-    int total = lp->job->map.nnodes;
-    loomrun_fence_t *f, **pp;
-
-    for (pp = &h->fences; *pp != NULL && strcmp((*pp)->id, id) != 0; pp = &(*pp)->next) {
-    }
-    if ((f = *pp) == NULL) {
-        f = calloc(1, sizeof(*f));
-        if (f == NULL || (f->id = strdup(id)) == NULL ||
-            (f->arrived = calloc((size_t)total, 1)) == NULL ||
-            (f->blobs = calloc((size_t)total, sizeof(*f->blobs))) == NULL) {
-            loomrun_fail(lp, 1, "out of memory gathering fence %s", id);
-            if (f != NULL) {
-                loomrun_fence_free(f, total);
-            }
-            loomrun_coll_free(local);
-            return;
-        }
-        f->nexpected = nnodes < 1 || nnodes > total ? total : nnodes;
-        *pp = f;
-    }
-    if (f->arrived[n]) {
-        loomrun_fail(lp, 1, "host %s contributed twice to fence %s", lp->job->map.names[n], id);
-        loomrun_coll_free(local);
-        return;
-    }
-    f->arrived[n] = 1;
-    f->local = local ? local : f->local;
-    if (len > 0 && (f->blobs[n].p = malloc(len)) != NULL) {
-        memcpy(f->blobs[n].p, data, len);
-        f->blobs[n].len = len;
-    }
-    if (++f->narrived == f->nexpected) {
-        *pp = f->next;
-        loomrun_head_fence_complete(lp, f);
-        loomrun_fence_free(f, total);
-    }
-}
-
-/* Send (or keep for later) a request to the node of its rank. */
-static void loomrun_head_dmdx_route(loomrun_loop_t *lp, loomrun_dmdx_t *d)
-{
-    loomrun_head_t *h = lp->head;
-    int target = lp->job->map.node_of[d->rank];
-
-    if (target == lp->job->my_node) {
-        if (loomrun_pmix_dmodex_serve(lp->job, d) == 0) {
-            return;
-        }
-        loomrun_conn_send(&h->nodes[d->origin].conn, LOOMRUN_CTL_DMDX_RESP, d->origin, d->id,
-                          d->status, (const void *)NULL, (size_t)0);
-        free(d);
-        return;
-    }
-    if (h->nodes[target].conn.fd >= 0) {
-        loomrun_conn_send(&h->nodes[target].conn, LOOMRUN_CTL_DMDX_REQ, d->origin, d->id,
-                          d->rank);
-        d->sent = 1;
-    }
-    if (d->origin == lp->job->my_node || !d->sent) {
-        d->next = h->reqs;   /* ours, or waiting for its target to call back */
-        h->reqs = d;
-    } else {
-        free(d);
-    }
-}
-
-/* An answer for request @p id of node @p origin. */
-static void loomrun_head_dmdx_answer(loomrun_loop_t *lp, int origin, uint32_t id, int status,
-                                     const void *data, size_t len)
-{
-    loomrun_head_t *h = lp->head;
-
-    if (origin != lp->job->my_node) {
-        if (h->nodes[origin].conn.fd >= 0) {
-            loomrun_conn_send(&h->nodes[origin].conn, LOOMRUN_CTL_DMDX_RESP, origin, id,
-                              status, data, len);
-        }
-        return;
-    }
-    for (loomrun_dmdx_t **pp = &h->reqs; *pp != NULL; pp = &(*pp)->next) {
-        loomrun_dmdx_t *d = *pp;
-        if (d->origin == origin && d->id == id) {
-            *pp = d->next;
-            loomrun_pmix_dmodex_done(d, status, data, len);
-            return;
-        }
-    }
-}
-
-void loomrun_head_event(loomrun_loop_t *lp, const loomrun_event_t *ev)
-{
-    loomrun_head_t *h = lp->head;
-
-    if (ev->type == LOOMRUN_EVENT_FENCE) {
-        loomrun_coll_t *c = ev->ptr;
-        loomrun_head_fence_add(lp, lp->job->my_node, c->id, c->nnodes, c->data, c->ndata, c);
-    } else if (ev->type == LOOMRUN_EVENT_DMODEX) {
-        loomrun_dmdx_t *d = ev->ptr;
-        d->id = ++h->next_req;
-        loomrun_head_dmdx_route(lp, d);
-    } else if (ev->type == LOOMRUN_EVENT_DMODEX_DONE) {
-        loomrun_dmdx_t *d = ev->ptr;
-        loomrun_head_dmdx_answer(lp, d->origin, d->id, d->status, d->data, d->ndata);
-        free(d->data);
-        free(d);
-    }
-}
-
-/* Node @p n called back: send what waited for it. */
-static void loomrun_head_flush_reqs(loomrun_loop_t *lp, int n)
-{
-    loomrun_head_t *h = lp->head;
-
-    for (loomrun_dmdx_t **pp = &h->reqs; *pp != NULL;) {
-        loomrun_dmdx_t *d = *pp;
-        if (d->sent || lp->job->map.node_of[d->rank] != n) {
-            pp = &d->next;
-            continue;
-        }
-        loomrun_conn_send(&h->nodes[n].conn, LOOMRUN_CTL_DMDX_REQ, d->origin, d->id, d->rank);
-        d->sent = 1;
-        if (d->origin != lp->job->my_node) {
-            *pp = d->next;
-            free(d);
-        } else {
-            pp = &d->next;
-        }
-    }
 }
 
 /* ---- control messages ---------------------------------------------------------- */

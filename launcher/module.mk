@@ -4,7 +4,8 @@
 
 LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.c \
                launcher/loomrun_loop.c launcher/loomrun_hosts.c launcher/loomrun_ctl.c \
-               launcher/loomrun_net.c launcher/loomrun_head.c launcher/loomrun_daemon.c
+               launcher/loomrun_net.c launcher/loomrun_head.c launcher/loomrun_route.c \
+               launcher/loomrun_daemon.c
 LOOMRUN_OBJ := $(LOOMRUN_SRC:%.c=$(BUILD)/obj/%.o)
 LOOMRUN     := $(BUILD)/bin/loomrun
 LOOM_INFO   := $(BUILD)/bin/loom_info
@@ -23,3 +24,8 @@ CHECK_PREREQS += $(LOOMRUN) $(LOOM_INFO)
 .PHONY: loomrun loom_info
 loomrun: $(LOOMRUN)
 loom_info: $(LOOM_INFO)
+
+# the launcher's pure parts (host lists, placement, control frames) are
+# unit-tested in one process: that suite links their objects too
+$(BUILD)/test/launcher/test_hosts: $(BUILD)/obj/launcher/loomrun_hosts.o \
+                                   $(BUILD)/obj/launcher/loomrun_ctl.o

@@ -555,6 +555,20 @@ static void test_usage_errors(void)
         { { loomrun_bin, "-x", "1BAD", "-n", "1", prog_bin, NULL }, 2, "-x needs" },
         { { loomrun_bin, "-n", "1", "/nonexistent/prog", NULL }, 127, "no such" },
         { { loomrun_bin, "-n", "1", "no-such-program-anywhere", NULL }, 127, "no such" },
+        /* multi-host options: all checked before anything starts */
+        { { loomrun_bin, "--host", "a:x", prog_bin, NULL }, 2, "--host a:x" },
+        { { loomrun_bin, "--host", "a,,b", prog_bin, NULL }, 2, "not a host name" },
+        { { loomrun_bin, "--hostfile", "/nonexistent/hosts", prog_bin, NULL }, 2,
+          "cannot read hostfile" },
+        { { loomrun_bin, "--host", "a:1,b:1", "-n", "3", prog_bin, NULL }, 2,
+          "3 ranks do not fit the 2 slots" },
+        { { loomrun_bin, "--host", "a", "--map-by", "core", prog_bin, NULL }, 2,
+          "--map-by takes slot or node" },
+        { { loomrun_bin, "--host", "a", "--launch-agent", " ", prog_bin, NULL }, 2,
+          "--launch-agent needs" },
+        { { loomrun_bin, "--host", "a", "--launch-timeout", "0", prog_bin, NULL }, 2,
+          "--launch-timeout" },
+        { { loomrun_bin, "--daemon", NULL }, 2, "not by hand" },
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
