@@ -61,6 +61,7 @@ cleanup() {
     rm -rf "$W"
 }
 trap cleanup EXIT
+trap "exit 143" TERM INT HUP
 
 ip netns add "${NS}sw" && ip -n "${NS}sw" link set lo up &&
 ip -n "${NS}sw" link add br0 type bridge && ip -n "${NS}sw" link set br0 up || {

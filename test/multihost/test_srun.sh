@@ -77,6 +77,7 @@ cleanup() {
     rm -rf "$W"
 }
 trap cleanup EXIT
+trap "exit 143" TERM INT HUP
 
 free_port() {
     local p
