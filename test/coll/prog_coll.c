@@ -9,8 +9,9 @@
  *                            and reduce results and checks them bitwise
  *                            against the serial right fold x0 op (x1 op ...)
  *   prog_coll errors         bad input must return a clear error
- *   prog_coll perf [ITERS]   latency (us) of allreduce 8 B / 1 MiB, barrier,
- *                            bcast 8 B: the best of 5 batches of ITERS calls
+ *   prog_coll perf [ITERS [BATCHES]]  latency (us) of allreduce 8 B / 1 MiB,
+ *                            barrier, bcast 8 B: the best of BATCHES (5)
+ *                            batches of ITERS calls (the 1 MiB: ITERS/100+5)
  *   prog_coll mismatch CASE  ranks disagree (kind, root, count): the calls
  *                            must fail with the expected status, not hang
  *                            (test_coll.sh checks the message text)
@@ -357,12 +358,14 @@ static void run_errors(void)
     OKCALL(loom_barrier(LOOM_COMM_WORLD));
 }
 
-/* best of 5 batches of @p iters calls (us per call); 0 = barrier, else allreduce/bcast */
+static int perf_batches = 5;
+
+/* best of perf_batches batches of @p iters calls (us per call); 0 = barrier, 1 allreduce, 2 bcast */
 static double perf_one(int what, size_t bytes, int iters, float *a, float *b)
 {
     double best = 1e30;
     size_t n = bytes / sizeof(float);
-    for (int batch = 0; batch < 6; ++batch) {
+    for (int batch = 0; batch <= perf_batches; ++batch) {
         double t;
         OKCALL(loom_barrier(LOOM_COMM_WORLD));
         t = loom_wtime();
@@ -465,6 +468,7 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "errors") == 0) {
         run_errors();
     } else if (strcmp(mode, "perf") == 0) {
+        perf_batches = argc > 3 ? atoi(argv[3]) : 5;
         run_perf(argc > 2 ? atoi(argv[2]) : 20000);
     } else if (strcmp(mode, "mismatch") == 0) {
         run_mismatch(argc > 2 ? argv[2] : "");
