@@ -28,6 +28,10 @@
  * FI_DIR/<rank>.phase, so the script can kill it from outside and say
  * which phase the kill landed in. A clean run prints "OK failinject" (rank
  * 0) and exits 0.
+ *
+ * FI_HOLD=R,PHASE,ITER,FILE (optional): rank R stops at that point (as if it
+ * were to die there) until FILE exists, printing "FI held: rank R phase P
+ * iter I" first; test_security.sh looks at the job's files meanwhile.
  */
 #include <loom.h>
 
@@ -54,6 +58,8 @@ static const char *const phase_names[] = { "init", "eager", "rndv", "coll", "fin
 
 static int rank = -1, size, victim = -1, kill_phase = PH_NONE, kill_iter;
 static int phase_fd = -1;
+static int hold_rank = -1, hold_phase = PH_NONE, hold_iter;
+static char hold_file[512];
 
 #define CHECK(call)                                                                 \
     do {                                                                            \
@@ -79,6 +85,13 @@ static void fi_point(int phase, int iter)
 {
     struct timespec ts;
 
+    if (rank == hold_rank && phase == hold_phase && iter == hold_iter) {
+        printf("FI held: rank %d phase %s iter %d\n", rank, phase_names[phase], iter);
+        fflush(stdout);
+        while (access(hold_file, F_OK) != 0) {
+            usleep(10 * 1000);
+        }
+    }
     if (rank != victim || phase != kill_phase || iter != kill_iter) {
         return;
     }
@@ -231,6 +244,23 @@ static int parse_phase(const char *s)
     return -1;
 }
 
+static int parse_phase(const char *s);
+
+/* FI_HOLD=R,PHASE,ITER,FILE */
+static void fi_hold_parse(void)
+{
+    const char *h = getenv("FI_HOLD");
+    char phase[16];
+    int n = 0;
+
+    if (h != NULL && sscanf(h, "%d,%15[a-z],%d,%n", &hold_rank, phase, &hold_iter, &n) == 3 &&
+        n > 0 && (hold_phase = parse_phase(phase)) >= 0) {
+        snprintf(hold_file, sizeof(hold_file), "%s", h + n);
+    } else {
+        hold_rank = -1;
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *env_rank = getenv("PMIX_RANK");
@@ -245,6 +275,7 @@ int main(int argc, char **argv)
     victim    = atoi(argv[1]);
     kill_iter = atoi(argv[3]);
     rank      = env_rank != NULL ? atoi(env_rank) : 0;
+    fi_hold_parse();
     fi_files();
     fi_point(PH_INIT, 0);
     if ((st = loom_init(&argc, &argv)) != LOOM_OK) {

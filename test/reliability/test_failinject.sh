@@ -51,7 +51,8 @@ host=$(hostname)
 #    named in loomrun's message and the exit status is 1, not 137
 KNOWN_ABORT_FIRST="known bug: loomrun names the survivor that aborted, not the dead rank"
 work=$(mktemp -d /tmp/loom-failinject.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# (only the main shell: a background subshell killed early would run it too)
+trap '[[ $BASHPID == "$$" ]] && rm -rf "$work"' EXIT
 
 # ---- the plan: one line per run, drawn before anything runs ---------------------
 PHASES=(init eager rndv coll finalize)
@@ -88,6 +89,7 @@ marked_procs() {
 
 # run_one I: run plan[I]; write "$work/I.res": STATUS LATENCY WHERE | DETAIL
 run_one() {
+    trap - EXIT   # run in the background: $work is the main shell's to remove
     local i=$1 np victim tl ov mode a b
     read -r np victim tl ov mode a b <<<"${plan[i]}"
     local rd=$work/$i marker="$$.$i" args lpid vpid="" t_death="" where="" rc t_end
@@ -100,23 +102,29 @@ run_one() {
     TMPDIR=$rd/tmp "$LOOMRUN" --timeout 30 "${x[@]}" -n "$np" "$PROG" $args >"$rd/out" 2>&1 &
     lpid=$!
     # watchdog: a job still there 45 s on is killed (and reported as a hang)
-    ( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep 45 & s=$!; wait $s
+    # (trap - EXIT: the subshell must not run the cleanup of $work)
+    ( trap - EXIT; trap 'kill $s 2>/dev/null; exit 0' TERM; sleep 45 & s=$!; wait $s
       kill -9 "$lpid" 2>/dev/null ) &
     local dog=$!
     if [[ $mode == ext ]]; then
-        local t0=$EPOCHREALTIME
+        # builtins only from here to the kill: a fork costs tens of ms on a
+        # loaded machine, longer than the short delays
+        local t0=$EPOCHREALTIME sfd st env=()
+        exec {sfd}<> <(:)
         while [[ ! -s $rd/fi/$victim.pid ]] && kill -0 "$lpid" 2>/dev/null; do
-            sleep 0.005
+            read -r -t 0.002 -u "$sfd" _
             (( ${EPOCHREALTIME%.*} - ${t0%.*} > 20 )) && break
         done
-        vpid=$(cat "$rd/fi/$victim.pid" 2>/dev/null)
-        sleep "$(printf '0.%03d' "$a")"
+        read -r vpid <"$rd/fi/$victim.pid" 2>/dev/null
+        read -r -t "$(printf '0.%03d' "$a")" -u "$sfd" _
+        exec {sfd}<&-
         # alive, ours, and not a zombie (a zombie accepts the signal: it
         # would pass for a kill of a rank that had in fact exited)
-        if [[ -n $vpid ]] && grep -qsaF "FI_MARKER=$marker" "/proc/$vpid/environ"; then
-            where=$(tr -d ' \n' <"$rd/fi/$victim.phase" 2>/dev/null)
-            [[ $(awk '{print $3}' "/proc/$vpid/stat" 2>/dev/null) == [^ZX] ]] &&
-                kill -9 "$vpid" 2>/dev/null && t_death=$EPOCHREALTIME
+        [[ -n $vpid ]] && { mapfile -d "" env <"/proc/$vpid/environ"; } 2>/dev/null
+        if [[ " ${env[*]} " == *" FI_MARKER=$marker "* ]]; then
+            read -r where <"$rd/fi/$victim.phase" 2>/dev/null
+            read -r _ _ st _ <"/proc/$vpid/stat" 2>/dev/null
+            [[ $st == [^ZX] ]] && kill -9 "$vpid" 2>/dev/null && t_death=$EPOCHREALTIME
         fi
         [[ -z $t_death ]] && where=after-end
     fi
