@@ -671,6 +671,22 @@ static void test_orderly_close(void)
     world_close();
 }
 
+/* A rank whose engine chose other transports still serves a peer that chose tcp. */
+static void test_idle_iface_serves(void)
+{
+    world_open(2, 1);
+    W.iface[1]->ops.ep_destroy(W.ep[1][0]);   /* rank 1's engine uses "shm" for 0 */
+    W.ep[1][0] = NULL;
+    CU_ASSERT_EQUAL(loom_tcp_iface_of(W.iface[1])->num_eps, 0);
+    for (unsigned i = 0; i < 20; ++i) {
+        CU_ASSERT_EQUAL(send_frame(0, 1, frame_size(i)), LOOM_OK);
+    }
+    CU_ASSERT(wait_for(all_delivered));
+    CU_ASSERT_EQUAL(W.st[1].bad, 0);
+    CU_ASSERT(loom_tcp_iface_of(W.iface[1])->num_conns > 0);
+    world_close();
+}
+
 /* Child of open_with_if(): open with the environment it was given, report on fd 3. */
 static int open_child(int same_node)
 {
@@ -765,6 +781,7 @@ int main(int argc, char **argv)
         { "outsiders refused, the job goes on", test_outsiders },
         { "peer death: named error, failed get, no hang", test_peer_death },
         { "orderly close is not an error", test_orderly_close },
+        { "an idle interface still serves", test_idle_iface_serves },
         { "open: listening address choices", test_open_choices },
         { NULL, NULL },
     };

@@ -124,6 +124,7 @@ static loom_tcp_conn_t *loom_tcp_conn_new(loom_tcp_iface_t *iface, int fd, int i
         loom_error("tcp", "epoll_ctl(ADD) of the connection to %s: %m", remote);
         goto err_cleanup_rx;
     }
+    ++iface->num_conns;
     return conn;
 
 err_cleanup_rx:
@@ -159,6 +160,7 @@ void loom_tcp_conn_reap(loom_tcp_iface_t *iface)
         loom_tcp_conn_t *conn = loom_list_entry(e, loom_tcp_conn_t, link);
         loom_tcp_rx_cleanup(&conn->rx);
         free(conn);
+        --iface->num_conns;
     }
 }
 

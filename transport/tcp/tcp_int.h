@@ -364,6 +364,8 @@ struct loom_tcp_iface {
     loom_tcp_slots_t     get_table;
     int                  closing;       /* in close(): no callbacks any more */
     unsigned             poll_count;
+    unsigned             num_eps;       /* endpoints handed to the engine */
+    unsigned             num_conns;     /* connections not yet freed */
 };
 
 /* ---- tcp_iface.c ---------------------------------------------------------- */
