@@ -3,6 +3,8 @@
 # LOOM_TRANSPORTS=self,tcp on this one node (every peer then goes over
 # 127.0.0.1 sockets):
 #   - the point-to-point integration programs (test/p2p/prog_p2p) at np 2, 3, 4;
+#   - LOOM_TCP_IF naming a real interface (ranks listen on its address) and a
+#     bogus one (refused with a message);
 #   - a client from outside the job with a wrong secret, and one speaking
 #     garbage, are refused and logged while the job keeps working;
 #   - a rank killed mid-job: the others report a tcp error naming both ends,
@@ -65,6 +67,28 @@ done
 # bothsend pairs rank with rank^1: even sizes only
 run_p2p "both sides send first" 60 2 bothsend
 run_p2p "both sides send first" 60 4 bothsend
+
+# ---- LOOM_TCP_IF: a real interface instead of loopback ---------------------------
+ifname=$(ip -4 -o addr show 2>/dev/null | awk '$2 != "lo" { print $2; exit }')
+if [[ -n $ifname ]]; then
+    ifaddr=$(ip -4 -o addr show dev "$ifname" | awk '{ sub("/.*", "", $4); print $4; exit }')
+    out=$("$LOOMRUN" -q --timeout 60 "${TCP[@]}" -x LOOM_TCP_IF="$ifname" -x LOOM_LOG=debug:tcp \
+          -n 2 "$P2P" sizes 2>&1)
+    rc=$?
+    if ((rc != 0)) || [[ $out != *"OK sizes"* ]]; then
+        bad "LOOM_TCP_IF=$ifname (exit $rc)" "$out"
+    elif [[ $(grep -c "listening on $ifaddr:[0-9]* (LOOM_TCP_IF)" <<<"$out") != 2 ]]; then
+        bad "LOOM_TCP_IF=$ifname: ranks did not listen on $ifaddr" "$(grep listening <<<"$out")"
+    else
+        echo "ok   LOOM_TCP_IF=$ifname: both ranks on $ifaddr"
+    fi
+    out=$("$LOOMRUN" -q --timeout 60 "${TCP[@]}" -x LOOM_TCP_IF=no-such-if0 -n 2 "$P2P" sizes 2>&1)
+    if (($? == 0)) || [[ $out != *"LOOM_TCP_IF=no-such-if0 is neither an address nor an interface"* ]]; then
+        bad "LOOM_TCP_IF=no-such-if0 not refused with a message" "$out"
+    else
+        echo "ok   LOOM_TCP_IF=no-such-if0 refused with a message"
+    fi
+fi
 
 # ---- outsiders -------------------------------------------------------------
 # A HELLO frame as loom sends it (little-endian host): length 32, type 1,
