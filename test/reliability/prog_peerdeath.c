@@ -13,6 +13,14 @@
  *                would ever send
  *     waitall    rank 0 waits for two receives: one from rank 1 (alive,
  *                sends) and one from the victim (np >= 3)
+ *     rndvrecv   rank 0 is in loom_recv of 32 MiB from the victim, which
+ *                dies inside its loom_isend of it (after a few loom_test
+ *                calls); an LOOM_OK must come with the whole message
+ *     unexp      the victim sends three small messages (tags 1..3) and
+ *                dies; rank 0 sees them arrive (loom_iprobe), waits past the
+ *                death, then receives tag 1, tag 4 (never sent: must fail
+ *                with the peer's death), tag 2 and tag 3 (arrived before the
+ *                death: must still be delivered)
  *     barrier    every survivor is in loom_barrier
  *     allreduce  every survivor is in a 256 KiB loom_allreduce (message based)
  *     allreduce8 every survivor is in an 8-element loom_allreduce (on one
@@ -96,12 +104,67 @@ static int warm_up(void)
     return loom_barrier(LOOM_COMM_WORLD) != LOOM_OK;
 }
 
-static void die(void)
+#define BIG_BYTES (32u << 20)
+
+static uint8_t pat(size_t i)
 {
+    return (uint8_t)(i * 7 + 3);
+}
+
+static void die(const char *mode)
+{
+    if (strcmp(mode, "rndvrecv") == 0) {
+        uint8_t *big = malloc(BIG_BYTES);
+        loom_request_t req;
+        int flag = 0;
+        for (size_t i = 0; big != NULL && i < BIG_BYTES; ++i) {
+            big[i] = pat(i);
+        }
+        if (big != NULL &&
+            loom_isend(big, BIG_BYTES, LOOM_BYTE, 0, TAG_DEAD, LOOM_COMM_WORLD, &req) == LOOM_OK) {
+            for (int i = 0; i < 3 && !flag; ++i) {
+                loom_test(&req, &flag, NULL);
+            }
+        }
+        printf("PD dies during its isend (completed: %d)\n", flag);
+    } else if (strcmp(mode, "unexp") == 0) {
+        for (int t = 1; t <= 3; ++t) {
+            int v = 100 + t;
+            loom_send(&v, 1, LOOM_INT32, 0, t, LOOM_COMM_WORLD);
+        }
+    }
     usleep(300 * 1000);
     printf("PD died: rank %d at %.6f\n", rank, wall());
     fflush(stdout);
     raise(SIGKILL);
+}
+
+/* mode unexp at rank 0: prints "PD unexp: rank 0 tag T -> STATUS" per
+ * receive; returns the status of the tag-4 receive (the one that must fail) */
+static loom_status_t unexp_receive(void)
+{
+    static const int order[4] = { 1, 4, 2, 3 };
+    loom_status_t st, st4 = LOOM_OK;
+    int flag = 0;
+
+    while (!flag) {   /* all three are here (they arrive in order) */
+        if (loom_iprobe(victim, 3, LOOM_COMM_WORLD, &flag, NULL) != LOOM_OK) {
+            return LOOM_ERR_INTERNAL;
+        }
+    }
+    usleep(1500 * 1000);   /* the sender is dead by now */
+    for (int k = 0; k < 4; ++k) {
+        int v = -1;
+        st = loom_recv(&v, 1, LOOM_INT32, victim, order[k], LOOM_COMM_WORLD, NULL);
+        if (st == LOOM_OK && v != 100 + order[k]) {
+            st = LOOM_ERR_INTERNAL;
+        }
+        printf("PD unexp: rank 0 tag %d -> %s\n", order[k], loom_status_name(st));
+        if (order[k] == 4) {
+            st4 = st;
+        }
+    }
+    return st4;
 }
 
 /* The call under test, at a survivor. */
@@ -129,6 +192,28 @@ static loom_status_t blocked_call(const char *mode)
             }
         }
         return st;
+    }
+    if (strcmp(mode, "rndvrecv") == 0) {
+        uint8_t *buf;
+        loom_status_t st;
+        if (rank != 0) {
+            return LOOM_INPROGRESS;
+        }
+        if ((buf = malloc(BIG_BYTES)) == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        st = loom_recv(buf, BIG_BYTES, LOOM_BYTE, victim, TAG_DEAD, LOOM_COMM_WORLD, NULL);
+        for (size_t i = 0; st == LOOM_OK && i < BIG_BYTES; i += 4093) {
+            if (buf[i] != pat(i)) {
+                printf("PD corrupt: rank 0 byte %zu of the 32 MiB message is wrong\n", i);
+                st = LOOM_ERR_INTERNAL;
+            }
+        }
+        free(buf);
+        return st;
+    }
+    if (strcmp(mode, "unexp") == 0) {
+        return rank == 0 ? unexp_receive() : LOOM_INPROGRESS;
     }
     if (strcmp(mode, "anysrc") == 0) {
         return rank == 0 ? loom_recv(&x, 1, LOOM_INT32, LOOM_ANY_SOURCE, TAG_DEAD,
@@ -200,7 +285,7 @@ int main(int argc, char **argv)
 
     if (argc != 2 || loom_init(&argc, &argv) != LOOM_OK) {
         fprintf(stderr, "usage: prog_peerdeath recv|rndv|flood|anysrc|waitall|barrier|"
-                "allreduce|allreduce8\n");
+                "allreduce|allreduce8|rndvrecv|unexp\n");
         return 2;
     }
     rank   = loom_rank();
@@ -211,7 +296,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (rank == victim) {
-        die();
+        die(argv[1]);
     }
     t0 = wall();
     st = blocked_call(argv[1]);

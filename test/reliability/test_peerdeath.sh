@@ -69,7 +69,7 @@ return_case() {
     "$LOOMRUN" --timeout 60 -x LOOM_ERRORS=return "${x[@]}" -n "$np" "$PROG" "$mode" \
         >"$log" 2>&1
     rc=$?
-    local who=0 notes=""
+    local who=0 notes="" skip_later=0
     case $mode in barrier|allreduce|allreduce8) who=$(seq 0 $((np - 2))) ;; esac
     local died
     died=$(sed -n 's/^PD died: rank [0-9]* at \([0-9.]*\)$/\1/p' "$log")
@@ -79,6 +79,12 @@ return_case() {
         line=$(grep -E "^PD returned: rank $r " "$log")
         if [[ -z $line ]]; then
             why="${why:+$why; }rank $r's ${mode} never returned (hung until SIGKILL)"
+        elif [[ $mode == rndvrecv ]] && grep -q -- "-> LOOM_OK after" <<<"$line"; then
+            # the whole message was read before the death was noticed (CMA
+            # reads it in one call): fine, if intact; nothing to expect after
+            grep -q '^PD corrupt' "$log" && why="${why:+$why; }$(grep -m1 '^PD corrupt' "$log")"
+            notes+="      rank $r: LOOM_OK (the message was complete before the death)"$'\n'
+            skip_later=1
         elif ! grep -qE -- "-> $PEER_ERR after" <<<"$line"; then
             why="${why:+$why; }rank $r: $line (expected a peer-failure status)"
         else
@@ -89,7 +95,15 @@ return_case() {
         names_both_ends "$r" "$v" "$tl" ||
             why="${why:+$why; }rank $r logged no error naming rank $r@host, rank $v@host, $tl and the operation"
     done
-    if [[ -z $why ]]; then
+    if [[ $mode == unexp ]]; then
+        # arrived before the death (iprobe saw them): delivered; tag 4: failed
+        for t in 1 2 3; do
+            grep -q "^PD unexp: rank 0 tag $t -> LOOM_OK" "$log" ||
+                why="${why:+$why; }$(grep "^PD unexp: rank 0 tag $t " "$log" ||
+                                     echo "no receive of tag $t") (it had arrived before the death)"
+        done
+    fi
+    if [[ -z $why && $skip_later == 0 ]]; then
         grep -qE "^PD later: rank 0 send to $v -> $PEER_ERR" "$log" ||
             why="a new send to the dead rank did not fail at once"
         grep -qE "^PD later: rank 0 irecv from $v -> $PEER_ERR" "$log" ||
@@ -126,6 +140,7 @@ abort_case() {
 # Known bugs (see the report of issue 8):
 ANYSRC="known bug: a receive from LOOM_ANY_SOURCE is not failed when a peer that could match it dies"
 SHMCOLL="known bug: on-node shared-segment collectives (coll_fast.c/coll_shm.c) wait for a dead rank's arrival forever"
+UNEXP="known bug: messages that had arrived before their sender died are dropped when received after the death is noticed"
 COLLPEERS="known bug: a survivor that waits on another survivor inside a collective never learns the collective failed"
 
 for tl in shm tcp; do
@@ -134,6 +149,8 @@ for tl in shm tcp; do
     return_case rndv      3 $tl ""
     return_case flood     3 $tl ""
     return_case waitall   3 $tl ""
+    return_case rndvrecv  2 $tl ""
+    return_case unexp     2 $tl "$UNEXP"
     return_case anysrc    2 $tl "$ANYSRC"
     return_case barrier   3 $tl "$SHMCOLL"
     return_case allreduce8 3 $tl "$SHMCOLL"
@@ -146,6 +163,9 @@ done
 for tl in shm tcp; do
     return_case barrier 3 $tl "" LOOM_BARRIER_ALGORITHM=dissemination
 done
+# the pipelined (copy through the segment) rendezvous: the sender takes part
+# in every chunk, so its death stops the transfer half way
+return_case rndvrecv 2 shm "" LOOM_SHM_CMA=off
 
 echo "peerdeath: $pass passed, $xfail known bugs (XFAIL), $([[ $fail == 0 ]] && echo 0 ||
       echo some) failed"
