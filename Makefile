@@ -95,7 +95,16 @@ LIBLOOM_SO := $(BUILD)/lib/libloom.so
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-$(BUILD)/obj/%.o: %.c
+# Objects depend on a stamp named after a hash of the flags, so changing a
+# -D (e.g. a transport appearing) or a switch rebuilds what it affects.
+FLAGS_HASH  := $(shell printf '%s' '$(subst ','\'',$(CFLAGS_ALL) $(LDFLAGS_ALL))' | md5sum | cut -c1-16)
+FLAGS_STAMP := $(BUILD)/.flags-$(FLAGS_HASH)
+$(FLAGS_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/.flags-*
+	@touch $@
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
@@ -128,7 +137,7 @@ CHECK_EXTRA :=
 include $(sort $(wildcard */module.mk */*/module.mk))
 
 .PHONY: all check check-suites print-check-extra demo deps clean distclean help
-.SECONDARY:
+.PRECIOUS: $(BUILD)/obj/%.o
 all: $(ALL_TARGETS)
 
 deps:

@@ -15,7 +15,8 @@ bash scripts/install-deps.sh || exit 1
 
 # ThreadSanitizer sleeps 1 s at every process exit by default: with hundreds
 # of rank processes that is minutes of nothing.
-export TSAN_OPTIONS="atexit_sleep_ms=0 ${TSAN_OPTIONS:-}"
+# libpmix/libevent are not instrumented: test/tsan.supp suppresses their frames.
+export TSAN_OPTIONS="atexit_sleep_ms=0 suppressions=$PWD/test/tsan.supp ${TSAN_OPTIONS:-}"
 
 count() {  # parse "suites: N passed, M failed" from a pass's output
     local line
