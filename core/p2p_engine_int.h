@@ -51,7 +51,7 @@ typedef struct loom_p2p_req {
     size_t              msg_len;  /* recv: sender's length */
     size_t              offset;   /* recv: bytes read so far */
     size_t              inflight; /* recv: bytes of the get in flight */
-    uint64_t            sreq;     /* recv: sender's request id, for ACK/FIN */
+    uint64_t            sreq;     /* send: own id (p2p_sreq.c); recv: the sender's */
     uint64_t            raddr;
     loom_tl_comp_t      comp;
     loom_tl_memh_t     *memh;     /* send: exposed region */
@@ -226,6 +226,17 @@ void loom_p2p_engine_teardown(void);
 
 /** Finalize's drain: finish sends, exchange BYE with every peer. */
 loom_status_t loom_p2p_drain(void);
+
+/* ---- p2p_sreq.c --------------------------------------------------------------- */
+
+/** Give a send waiting for ACK/FIN an id for the wire. */
+loom_status_t loom_p2p_sreq_register(loom_request_t req, uint64_t *id_p);
+
+/** The request an ACK/FIN names, removed from the table; NULL if the id is unknown. */
+loom_request_t loom_p2p_sreq_take(uint64_t id);
+
+/** Free the table (finalize). */
+void loom_p2p_sreq_cleanup(void);
 
 /* ---- p2p.c ------------------------------------------------------------------ */
 

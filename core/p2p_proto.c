@@ -85,6 +85,7 @@ void loom_p2p_engine_teardown(void)
         loom_match_unexp_remove(&e->match, u);
         loom_p2p_unexp_free(loom_container_of(u, loom_p2p_unexp_t, m));
     }
+    loom_p2p_sreq_cleanup();
     loom_mpool_cleanup(&e->unexp_large_pool);
     loom_mpool_cleanup(&e->unexp_small_pool);
     loom_mpool_cleanup(&e->pending_pool);
@@ -167,6 +168,9 @@ static void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
     loom_list_del(&req->list);  /* from its peer's awaiting list, if there */
     if (req->complete) {
         return;
+    }
+    if (req->flags & LOOM_REQ_FLAG_SYNC) {
+        loom_p2p_sreq_take(rq->sreq);   /* a late ACK/FIN is then reported */
     }
     if (req->flags & LOOM_REQ_FLAG_RNDV) {
         loom_tl_mem_release(loom_p2p_engine.peers[rq->peer].ep->iface, rq->memh);
@@ -272,7 +276,6 @@ static loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *pe
     memset(&h, 0, sizeof(h));
     h.base      = *base;
     h.base.type = LOOM_P2P_RTS;
-    h.sreq      = (uint64_t)(uintptr_t)req;
     h.raddr     = (uint64_t)(uintptr_t)rq->buf;
     st = loom_tl_mem_pack(peer->ep->iface, rq->buf, rq->len, &h.rkey, &rq->memh);
     if (st != LOOM_OK) {
@@ -281,9 +284,16 @@ static loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *pe
                    loom_strerror(st));
         return st;
     }
+    st = loom_p2p_sreq_register(req, &rq->sreq);
+    if (st != LOOM_OK) {
+        loom_tl_mem_release(peer->ep->iface, rq->memh);
+        return st;
+    }
+    h.sreq = rq->sreq;
     req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
     st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
     if (st < 0) {
+        loom_p2p_sreq_take(rq->sreq);
         loom_tl_mem_release(peer->ep->iface, rq->memh);
     }
     return st;
@@ -324,9 +334,15 @@ loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int ta
         st = loom_p2p_isend_rndv(req, peer, &h.base);
     } else if (flags & LOOM_P2P_FLAG_SYNC) {
         h.base.type = LOOM_P2P_EAGER_SYNC;
-        h.sreq      = (uint64_t)(uintptr_t)req;
-        req->flags |= LOOM_REQ_FLAG_SYNC;
-        st = loom_p2p_frame_send(peer, &h, sizeof(h), buf, bytes, req, 0);
+        st = loom_p2p_sreq_register(req, &rq->sreq);
+        if (st == LOOM_OK) {
+            h.sreq = rq->sreq;
+            req->flags |= LOOM_REQ_FLAG_SYNC;
+            st = loom_p2p_frame_send(peer, &h, sizeof(h), buf, bytes, req, 0);
+            if (st < 0) {
+                loom_p2p_sreq_take(rq->sreq);
+            }
+        }
     } else {
         st = loom_p2p_frame_send(peer, &h.base, sizeof(h.base), buf, bytes, req, 1);
         if (st == LOOM_OK) {
@@ -619,19 +635,43 @@ static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
     loom_match_unexp_add(&e->match, &ux->m, h->base.ctx, h->base.src, h->base.tag);
 }
 
+/* the send request an ACK/FIN names, checked against what it must be */
+static loom_request_t loom_p2p_ctl_req(int world_src, const loom_p2p_hdr_ctl_t *h)
+{
+    loom_request_t req = loom_p2p_sreq_take(h->sreq);
+    unsigned want = h->type == LOOM_P2P_FIN ? LOOM_REQ_FLAG_RNDV : 0;
+
+    if (req != NULL && loom_p2p_req(req)->peer == world_src &&
+        (req->flags & LOOM_REQ_FLAG_RNDV) == want) {
+        return req;
+    }
+    if (req != NULL) {   /* a valid id for another peer or protocol: put it back */
+        loom_p2p_sreq_register(req, &loom_p2p_req(req)->sreq);
+    }
+    loom_error("p2p", "rank %s: %s from rank %d (%s) names no waiting %s (id 0x%llx); "
+               "dropped", loom_log_identity(), h->type == LOOM_P2P_ACK ? "ACK" : "FIN",
+               world_src, loom_p2p_peer_host(world_src),
+               h->type == LOOM_P2P_ACK ? "ssend" : "rendezvous send",
+               (unsigned long long)h->sreq);
+    return NULL;
+}
+
 static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
 {
-    loom_request_t req = (loom_request_t)(uintptr_t)h->sreq;
     loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_request_t req;
 
     switch (h->type) {
     case LOOM_P2P_ACK:
-        loom_list_del(&req->list);
-        loom_request_complete(req, LOOM_OK);
-        break;
     case LOOM_P2P_FIN:
+        req = loom_p2p_ctl_req(world_src, h);
+        if (req == NULL) {
+            break;
+        }
         loom_list_del(&req->list);
-        loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
+        if (h->type == LOOM_P2P_FIN) {
+            loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
+        }
         loom_request_complete(req, LOOM_OK);
         break;
     default: /* BYE */
