@@ -16,8 +16,9 @@
  * The small header is 24 bytes so an 8-byte message plus the shared-memory
  * slot header fits one 64-byte cache line. @c src is the sender's rank in
  * the communicator (so a receive never translates ranks); the transport
- * gives the world rank separately for replies. sreq is the sender's request
- * pointer, echoed back verbatim in ACK/FIN.
+ * gives the world rank separately for replies. sreq is an id of the
+ * sender's request (a slot and generation, core/p2p_sreq.c, never a
+ * pointer), echoed back verbatim in ACK/FIN.
  *
  * Frames are read with memcpy into local structs: transports promise no
  * alignment of the delivered buffer.
