@@ -29,6 +29,9 @@
  * which phase the kill landed in. A clean run prints "OK failinject" (rank
  * 0) and exits 0.
  *
+ * FI_NOTERM=1 (optional): ignore SIGTERM, as programs with their own
+ * handler effectively do; loomrun must then end the job with SIGKILL.
+ *
  * FI_HOLD=R,PHASE,ITER,FILE (optional): rank R stops at that point (as if it
  * were to die there) until FILE exists, printing "FI held: rank R phase P
  * iter I" first; test_security.sh looks at the job's files meanwhile.
@@ -276,6 +279,9 @@ int main(int argc, char **argv)
     kill_iter = atoi(argv[3]);
     rank      = env_rank != NULL ? atoi(env_rank) : 0;
     fi_hold_parse();
+    if (getenv("FI_NOTERM") != NULL && strcmp(getenv("FI_NOTERM"), "1") == 0) {
+        signal(SIGTERM, SIG_IGN);
+    }
     fi_files();
     fi_point(PH_INIT, 0);
     if ((st = loom_init(&argc, &argv)) != LOOM_OK) {

@@ -9,7 +9,9 @@
 #   - self: the victim raises SIGKILL at a chosen phase and iteration;
 #   - ext:  this script sends SIGKILL after a random delay from the moment
 #           the victim started (the phase the kill landed in is printed);
-#   the transport (shm, or tcp one run in five), LOOM_OVERSUBSCRIBED.
+#   the transport (shm, or tcp one run in five), LOOM_OVERSUBSCRIBED, and
+#   one run in eight the ranks ignore SIGTERM (FI_NOTERM: loomrun's SIGKILL,
+#   2.25 s after the death, must end them, still within the 3 s).
 # Per run, all of:
 #   - loomrun ends (no hang) within 3 s of the death (FI_MAX_LATENCY);
 #   - its first message names the victim: "rank V (pid P on HOST) was
@@ -50,6 +52,12 @@ host=$(hostname)
 #    loomrun_loop_dispatch: events before SIGCHLD), so the dead rank is not
 #    named in loomrun's message and the exit status is 1, not 137
 KNOWN_ABORT_FIRST="known bug: loomrun names the survivor that aborted, not the dead rank"
+#  - a death inside a PMIx fence (loom_init, loom_finalize) fails the fence
+#    at once at every survivor, which exits with status 1; when loomrun reaps
+#    the victim and such a survivor in the same waitpid sweep
+#    (launcher/loomrun_loop.c, loomrun_reap), it reports them in child-list
+#    order, not in order of death, and may name the survivor
+KNOWN_REAP_ORDER="known bug: loomrun reports a survivor's exit (fence failed) before the death that caused it"
 work=$(mktemp -d /tmp/loom-failinject.XXXXXX)
 # (only the main shell: a background subshell killed early would run it too)
 trap '[[ $BASHPID == "$$" ]] && rm -rf "$work"' EXIT
@@ -71,7 +79,8 @@ for ((i = 1; i <= runs; ++i)); do
     fi
     tl=shm; ((RANDOM % 5 == 0)) && tl=tcp
     ov=1; ((RANDOM % 8 == 0)) && ov=auto
-    plan[i]="$np $victim $tl $ov $how"
+    term=dfl; ((RANDOM % 8 == 0)) && term=ign
+    plan[i]="$np $victim $tl $ov $term $how"
 done
 
 # shm segments of the job whose loomrun had pid $1
@@ -90,13 +99,14 @@ marked_procs() {
 # run_one I: run plan[I]; write "$work/I.res": STATUS LATENCY WHERE | DETAIL
 run_one() {
     trap - EXIT   # run in the background: $work is the main shell's to remove
-    local i=$1 np victim tl ov mode a b
-    read -r np victim tl ov mode a b <<<"${plan[i]}"
+    local i=$1 np victim tl ov term mode a b
+    read -r np victim tl ov term mode a b <<<"${plan[i]}"
     local rd=$work/$i marker="$$.$i" args lpid vpid="" t_death="" where="" rc t_end
     local -a x=(-x "FI_MARKER=$marker" -x "FI_DIR=$rd/fi")
     mkdir -p "$rd/tmp" "$rd/fi"
     [[ $tl == tcp ]] && x+=(-x LOOM_TRANSPORTS=self,tcp)
     [[ $ov == 1 ]] && x+=(-x LOOM_OVERSUBSCRIBED=1)
+    [[ $term == ign ]] && x+=(-x FI_NOTERM=1)
     if [[ $mode == self ]]; then args="$victim $a $b"; else args="-1 none 0"; fi
     # shellcheck disable=SC2086
     TMPDIR=$rd/tmp "$LOOMRUN" --timeout 30 "${x[@]}" -n "$np" "$PROG" $args >"$rd/out" 2>&1 &
@@ -159,6 +169,9 @@ run_one() {
         :   # a survivor's abort came first, and it names the dead rank: fine
     elif [[ $first == *"aborted the job with status 1: a peer process failed"* ]]; then
         known="$KNOWN_ABORT_FIRST: '$first'"
+    elif [[ $first =~ ^loomrun:\ rank\ [0-9]+\ .*exited\ with\ status\ 1 ]] &&
+         grep -q 'PMIx_Fence .* failed .*a rank of the job probably died' "$rd/out"; then
+        known="$KNOWN_REAP_ORDER: '$first'"
     else
         why="loomrun's first message does not name rank $victim (pid $vpid): '$first'"
     fi
@@ -177,13 +190,13 @@ run_one() {
 }
 
 report() {   # report I
-    local i=$1 np victim tl ov mode a b st lat where why
-    read -r np victim tl ov mode a b <<<"${plan[i]}"
+    local i=$1 np victim tl ov term mode a b st lat where why
+    read -r np victim tl ov term mode a b <<<"${plan[i]}"
     read -r st lat where _ <"$work/$i.res"
     why=$(sed 's/^[^|]*| //' "$work/$i.res")
     local how="self $a/$b"; [[ $mode == ext ]] && how="ext ${a}ms"
-    printf '%-5s run %3d: np %d victim %d %-14s %s oversub=%-4s landed %-9s end %s s%s\n' \
-        "$st" "$i" "$np" "$victim" "$how" "$tl" "$ov" "$where" "$lat" "${why:+  $why}"
+    printf '%-5s run %3d: np %d victim %d %-14s %s oversub=%-4s SIGTERM %s landed %-9s end %s s%s\n' \
+        "$st" "$i" "$np" "$victim" "$how" "$tl" "$ov" "$term" "$where" "$lat" "${why:+  $why}"
     if [[ $st != ok || -n $only ]]; then
         sed 's/^/      | /' "$work/$i/out" | tail -n 20
     fi
