@@ -387,7 +387,7 @@ doc_plots="latency_shm_np2 bw_shm_np2 bibw_shm_np2 allreduce_shm_np2 allreduce_s
     echo "Measured $(sed -n 's/^date: //p' "$out/env.txt") on $(sed -n 's/^host: //p' "$out/env.txt")"
     echo "($(sed -n 's/^cpu: //p' "$out/env.txt")), git $(sed -n 's/^git: //p' "$out/env.txt"),"
     echo "load average at start $(sed -n 's/^load average at start: //p' "$out/env.txt");"
-    echo "$(sed -n 's/^Open MPI: mpirun //p' "$out/env.txt") against $(sed -n 's/^loom: loomcc: //p' "$out/env.txt");"
+    echo "$(sed -n 's/^Open MPI: mpirun (Open MPI) /Open MPI /p' "$out/env.txt") against $(sed -n 's/^loom: loomcc: //p' "$out/env.txt");"
     echo "median of $runs runs per configuration; benchmark options:"
     echo "$(sed -n 's/^benchmark options: //p' "$out/env.txt"); Open MPI --bind-to $ompi_bind, loomrun unbound."
     echo
