@@ -28,7 +28,7 @@
 #   LOOM_FI_SEED=S LOOM_FI_RUNS=N LOOM_FI_JOBS=J  seed, runs (200), jobs at once (2)
 #   LOOM_FI_ONLY=K   only run K of the seed's plan (to reproduce one), with its output
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build/release}
 PROG=$PWD/$BUILD/test/reliability/prog_failinject
 LOOMRUN=${LOOMRUN:-$PWD/$BUILD/bin/loomrun}
@@ -165,7 +165,7 @@ run_one() {
         why="job ended ${lat} s after the death (limit $MAX_LATENCY s; exit $rc)"
     elif [[ $first == "loomrun: rank $victim (pid $vpid on $host) was killed by signal 9"* ]]; then
         [[ $rc == 137 ]] || why="exit $rc, expected 137 (the victim's SIGKILL)"
-    elif [[ $first =~ ^loomrun:\ rank\ [0-9]+\ .*aborted\ the\ job\ with\ status\ 1:.*peer\ rank\ $victim[@\ ] ]]; then
+    elif [[ $first =~ ^loomrun:\ rank\ [0-9]+\ .*aborted\ the\ job\ with\ status\ 1:.*peer\ rank\ ${victim}[@\ ] ]]; then
         :   # a survivor's abort came first, and it names the dead rank: fine
     elif [[ $first == *"aborted the job with status 1: a peer process failed"* ]]; then
         known="$KNOWN_ABORT_FIRST: '$first'"
@@ -207,9 +207,9 @@ t_start=$SECONDS
 if [[ -n $only ]]; then
     list=("$only")
 else
-    list=($(seq 1 "$runs"))
+    mapfile -t list < <(seq 1 "$runs")
 fi
-running=0; next_report=0
+running=0
 for i in "${list[@]}"; do
     if ((running >= njobs)); then
         wait -n; running=$((running - 1))

@@ -24,7 +24,7 @@
 # XPASS and fails the suite.
 #   BUILD=build/release bash test/reliability/test_security.sh
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build/release}
 PROG=$PWD/$BUILD/test/reliability/prog_failinject
 LOOMRUN=${LOOMRUN:-$PWD/$BUILD/bin/loomrun}
@@ -118,14 +118,14 @@ check_modes() {  # check_modes WHAT-SEGMENT-PATTERN
 # every listening tcp/udp socket of loomrun and the ranks is on loopback;
 # every rank listens on tcp
 check_listeners() {
-    local p lines bad=0
+    local p lines
     for p in $LPID $(job_pids); do
         lines=$(ss -Hltunp 2>/dev/null | grep -F "pid=$p,")
         while read -r proto _ _ _ local _; do
             [[ -z $proto ]] && continue
             case $local in
                 127.*:*|\[::1\]:*|::1:*|localhost:*) ;;
-                *) echo "pid $p listens on $proto $local (not loopback)"; bad=1 ;;
+                *) echo "pid $p listens on $proto $local (not loopback)" ;;
             esac
         done <<<"$lines"
         if [[ $p != "$LPID" ]] && ! grep -q '^tcp' <<<"$lines"; then
