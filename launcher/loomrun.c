@@ -47,7 +47,9 @@ static void loomrun_usage(FILE *out)
 "  -n, -np N          number of ranks (1..%d; default with hosts: every slot)\n"
 "  -x VAR[=value]     export VAR (with this value, or loomrun's own) to every rank\n"
 "      --tag-output   prefix every output line with \"[rank] \"\n"
-"      --timeout S    stop the job after S seconds (exit status %d)\n"
+"      --timeout S    stop the job after S seconds (exit status %d); first ask the\n"
+"                     ranks where they are blocked (SIGUSR1) and print a summary\n"
+"      --report-raw   also print the ranks' own \"loom-report\" lines (hang reports)\n"
 "  -q, --quiet        no notices from loomrun (failures are still reported)\n"
 "  -h, --help         this help\n"
 "  -V, --version      loomrun's version\n"
@@ -207,6 +209,8 @@ static int loomrun_parse_one(loomrun_opts_t *o, int argc, char **argv, int *i)
     }
     if (!strcmp(name, "--tag-output")) {
         o->tag_output = 1;
+    } else if (!strcmp(name, "--report-raw")) {
+        o->report_raw = 1;
     } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
         o->quiet = 1;
     } else if (!strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
@@ -399,7 +403,7 @@ int main(int argc, char **argv)
     memset(&job, 0, sizeof(job));
     memset(&lp, 0, sizeof(lp));
     lp.job = &job;
-    job.event_rfd = job.event_wfd = job.stdin_wfd = -1;
+    job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
     gethostname(job.host, sizeof(job.host) - 1);
     rc = loomrun_parse_args(&job.opts, argc, argv);
     if (rc < 0) {
@@ -416,7 +420,8 @@ int main(int argc, char **argv)
              (long)getpid(), (unsigned long)time(NULL) & 0xffffff);
     loomrun_std_fds();
     if (loomrun_signals_init(&lp) != 0 || loomrun_job_init(&job) != 0 ||
-        loomrun_proc_build_env(&job) != 0 || loomrun_start(&lp, path) != 0) {
+        loomrun_proc_build_env(&job) != 0 || loomrun_hang_init(&job) != 0 ||
+        loomrun_start(&lp, path) != 0) {
         lp.failed = 1;
         lp.exit_status = 1;
         goto out_cleanup;
@@ -442,6 +447,7 @@ out_cleanup:
          * running the library's destructors (they crashed in 4.2.2) */
         _exit(lp.exit_status);
     }
+    loomrun_hang_fini(&job);
     loomrun_proc_free_env(job.env);
     free(job.ranks);
     loomrun_free_opts(&job);

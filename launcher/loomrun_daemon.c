@@ -549,7 +549,7 @@ int loomrun_daemon_main(int argc, char **argv)
     d->conn.fd = -1;
     lp.job = &job;
     lp.daemon = d;
-    job.event_rfd = job.event_wfd = job.stdin_wfd = -1;
+    job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
     job.is_daemon = 1;
     job.emit = loomrun_daemon_emit;
     signal(SIGPIPE, SIG_IGN);

@@ -464,10 +464,7 @@ static void loomrun_head_node_msg(loomrun_loop_t *lp, int n, const loomrun_ctl_m
         break;
     case LOOMRUN_CTL_ABORT:
         if ((rk = loomrun_head_rank(lp, n, m->u[0])) != NULL) {
-            int st = (int)m->u[1] & 0xff;
-            loomrun_fail(lp, st ? st : 1, "rank %d (pid %d on %s) aborted the job with "
-                         "status %d: %s", rk->rank, (int)rk->pid, job->map.names[n],
-                         (int)m->u[1], m->s[0][0] ? m->s[0] : "(no message)");
+            loomrun_abort_seen(lp, rk, job->map.names[n], (int)m->u[1], m->s[0]);
         }
         break;
     case LOOMRUN_CTL_FENCE:

@@ -43,6 +43,7 @@
 #define LOOMRUN_KILL_AFTER_S 2.0   /* SIGTERM -> SIGKILL */
 #define LOOMRUN_DRAIN_S      1.0   /* output of dead ranks still read this long */
 #define LOOMRUN_LINE_MAX     (1u << 20) /* longer lines are forwarded in pieces */
+#define LOOMRUN_CAUSE_WAIT_S 0.2   /* an abort or exit waits this long for a death */
 
 #define LOOMRUN_MAX_RANKS    4096
 #define LOOMRUN_MAX_NODES    1024
@@ -85,6 +86,7 @@ typedef struct loomrun_opts {
     int     tag_output;
     int     quiet;
     double  timeout;      /* seconds, 0 = none */
+    int     report_raw;   /* --report-raw: print the ranks' loom-report lines too */
     char  **argv;         /* the program and its arguments */
 } loomrun_opts_t;
 
@@ -106,6 +108,7 @@ typedef struct loomrun_rank {
     atomic_int       finalized;     /* PMIx client_finalized seen */
     loomrun_stream_t out[2];        /* [0] stdout, [1] stderr */
     int              node;          /* index in the map */
+    int              aborted;       /* it aborted the job: its own end is no news */
 } loomrun_rank_t;
 
 /** What the PMIx thread tells the loop (written whole to a pipe). */
@@ -171,6 +174,8 @@ typedef struct loomrun_job {
     int              event_rfd, event_wfd;  /* PMIx thread -> loop */
     int              stdin_wfd;     /* daemon hosting rank 0: its stdin pipe, else -1 */
     int              pmix_up;       /* PMIx_server_init succeeded */
+    struct loomrun_hang *hang;      /* hang reports (head / single host), else NULL */
+    int              guard_fd;      /* to the cleanup guardian, -1 if none */
 } loomrun_job_t;
 
 /** One control connection (head side: a daemon; daemon side: the head). */
@@ -193,6 +198,23 @@ typedef enum loomrun_phase {
 struct loomrun_head;
 struct loomrun_daemon;
 
+/* What a rank's failure was; a signal death outweighs the others (loomrun_loop.c). */
+typedef enum loomrun_cause_class {
+    LOOMRUN_CAUSE_SIGNAL = 0,       /* killed by a signal */
+    LOOMRUN_CAUSE_EXIT,             /* non-zero exit, or exit without finalizing */
+    LOOMRUN_CAUSE_ABORT,            /* loom_abort / PMIx_Abort */
+} loomrun_cause_class_t;
+
+/** The first failure of a rank, held a moment while a better cause may come. */
+typedef struct loomrun_cause {
+    int                   set;
+    loomrun_cause_class_t klass;
+    int                   status;          /* loomrun's exit status if it is the cause */
+    double                deadline;        /* reported then at the latest */
+    char                  msg[1024];
+    char                  note[1100];      /* an abort it explains, for the message */
+} loomrun_cause_t;
+
 /** The event loop's state (head, single host, or daemon). */
 typedef struct loomrun_loop {
     loomrun_job_t   *job;
@@ -205,6 +227,7 @@ typedef struct loomrun_loop {
     int              failed;           /* the one failure message was printed */
     int              exit_status;
     int              signals_seen;     /* SIGINT/SIGTERM... received */
+    loomrun_cause_t  cause;            /* a rank's failure not reported yet */
     struct loomrun_head   *head;       /* multi-host head, else NULL */
     struct loomrun_daemon *daemon;     /* in a daemon, else NULL */
 } loomrun_loop_t;
@@ -223,6 +246,10 @@ void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
 
 /** Classify a rank's end (local or reported by its daemon). */
 void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk);
+
+/** Rank @p rk (on @p host) aborted the job with @p status and @p msg. */
+void loomrun_abort_seen(loomrun_loop_t *lp, loomrun_rank_t *rk, const char *host, int status,
+                        const char *msg);
 
 /** Send @p sig to every rank of the job (this node's and the daemons'). */
 void loomrun_signal_job(loomrun_loop_t *lp, int sig);
@@ -317,6 +344,30 @@ void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev);
 /** 1 once the daemon may leave (shut down by the head, or head lost). */
 int  loomrun_daemon_done(const loomrun_loop_t *lp);
 
+/* ---- loomrun_hang.c: hang reports and their summary ------------------------- */
+
+/** Keep the ranks' hang reports (head or single host only). 0 or -1. */
+int  loomrun_hang_init(loomrun_job_t *job);
+
+/** Free what loomrun_hang_init made. */
+void loomrun_hang_fini(loomrun_job_t *job);
+
+/**
+ * Output of rank @p rank on its way out: keep its "loom-report" lines.
+ * Returns 1 if it forwarded the rest itself, 0 if the caller forwards all.
+ */
+int  loomrun_hang_filter(loomrun_job_t *job, int rank, int out_fd, const char *data,
+                         size_t len, int end_line);
+
+/** --timeout: SIGUSR1 to the ranks that catch it. 1 if waiting for reports. */
+int  loomrun_hang_timeout_begin(loomrun_loop_t *lp, double now);
+
+/** After each loop turn: print a summary when due. 1 when a --timeout wait ended. */
+int  loomrun_hang_check(loomrun_loop_t *lp, double now);
+
+/** When the --timeout wait for reports ends (0 none). */
+double loomrun_hang_deadline(const loomrun_loop_t *lp);
+
 /* ---- loomrun_hosts.c: host lists and rank placement (pure) --------------- */
 
 /**
@@ -406,11 +457,24 @@ void loomrun_proc_stream_close(loomrun_job_t *job, loomrun_rank_t *rk, int which
 /**
  * Forward @p len bytes of rank @p rank's output to @p out_fd (1 or 2), with
  * the rank tag when asked; @p end_line ends a last piece without newline.
+ * With hang reports on (job->hang), its "loom-report" lines are kept
+ * instead (loomrun_hang_filter).
  */
 void loomrun_proc_emit(loomrun_job_t *job, int rank, int out_fd, const char *data,
                        size_t len, int end_line);
 
-/** Send @p sig to every rank still alive. */
+/** Forward without looking for report lines (see loomrun_proc_emit). */
+void loomrun_proc_emit_raw(loomrun_job_t *job, int rank, int out_fd, const char *data,
+                           size_t len, int end_line);
+
+/** Does process @p pid catch signal @p sig (a handler, per /proc/PID/status)? */
+int  loomrun_proc_catches(pid_t pid, int sig);
+
+/**
+ * Send @p sig to every rank still alive on this node. SIGUSR1 (the
+ * request for a hang report) only goes to ranks that catch it: by default
+ * it would kill them.
+ */
 void loomrun_proc_signal_all(loomrun_job_t *job, int sig);
 
 /** Remove @p path and everything under it (no symlink is followed). */

@@ -54,11 +54,16 @@ const char *loomrun_signame(int sig)
 
 /* ---- failures and teardown ---------------------------------------------------- */
 
+static void loomrun_cause_flush(loomrun_loop_t *lp);
+
 void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
 {
     char msg[2048];
     va_list ap;
 
+    if (lp->cause.set) {
+        loomrun_cause_flush(lp);   /* a rank's failure held a moment came first */
+    }
     if (lp->failed) {
         return;
     }
@@ -81,6 +86,82 @@ void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
         lp->phase          = LOOMRUN_GRACE;
         lp->phase_deadline = loomrun_now() + LOOMRUN_GRACE_S;
     }
+}
+
+/*
+ * Which rank caused it. One death often brings others: over tcp a survivor
+ * sees the connection close and aborts ("a peer process failed") before
+ * loomrun has reaped the dead rank; a death inside a PMIx fence fails the
+ * fence at every survivor, which exits 1, maybe reaped first. So a rank's
+ * failure is first held as the job's "cause": a death by a signal is
+ * reported at once; an abort or a failed exit is reported after
+ * LOOMRUN_CAUSE_WAIT_S unless a death by a signal comes meanwhile (between
+ * aborts and exits the first wins: the survivors of a real loom_abort exit
+ * 1 when their fence fails). An abort that a later death explains is named
+ * in the message as what followed. The end of a rank that aborted is its
+ * abort's doing.
+ */
+static int loomrun_cause_weight(loomrun_cause_class_t klass)
+{
+    return klass == LOOMRUN_CAUSE_SIGNAL ? 0 : 1;
+}
+
+static void loomrun_cause_flush(loomrun_loop_t *lp)
+{
+    loomrun_cause_t *c = &lp->cause;
+
+    if (c->set) {
+        c->set = 0;
+        loomrun_fail(lp, c->status, "%s%s", c->msg, c->note);
+    }
+}
+
+static void loomrun_cause(loomrun_loop_t *lp, loomrun_cause_class_t klass, int status,
+                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void loomrun_cause(loomrun_loop_t *lp, loomrun_cause_class_t klass, int status,
+                          const char *fmt, ...)
+{
+    loomrun_cause_t *c = &lp->cause;
+    char msg[sizeof(c->msg)];
+    va_list ap;
+
+    if (lp->failed) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (c->set && loomrun_cause_weight(klass) >= loomrun_cause_weight(c->klass)) {
+        if (klass == LOOMRUN_CAUSE_ABORT && c->note[0] == '\0') {
+            snprintf(c->note, sizeof(c->note), " (then %s)", msg);
+        }
+        return;   /* the one held explains it as well or better */
+    }
+    if (c->set && c->klass == LOOMRUN_CAUSE_ABORT) {
+        snprintf(c->note, sizeof(c->note), " (%s first)", c->msg);
+    } else if (!c->set) {
+        c->deadline = loomrun_now() + LOOMRUN_CAUSE_WAIT_S;
+    }
+    c->set    = 1;
+    c->klass  = klass;
+    c->status = status;
+    memcpy(c->msg, msg, sizeof(c->msg));
+    if (klass == LOOMRUN_CAUSE_SIGNAL) {
+        loomrun_cause_flush(lp);
+    }
+}
+
+void loomrun_abort_seen(loomrun_loop_t *lp, loomrun_rank_t *rk, const char *host, int status,
+                        const char *msg)
+{
+    int st = status & 0xff;
+
+    rk->aborted = 1;
+    /* an abort is a failure even with status 0 */
+    loomrun_cause(lp, LOOMRUN_CAUSE_ABORT, st ? st : 1, "rank %d (pid %d on %s) aborted the "
+                  "job with status %d: %s", rk->rank, (int)rk->pid, host, status,
+                  msg != NULL && msg[0] ? msg : "(no message)");
 }
 
 void loomrun_signal_job(loomrun_loop_t *lp, int sig)
@@ -148,14 +229,15 @@ static void loomrun_read_events(loomrun_loop_t *lp)
         if (lp->daemon != NULL) {
             loomrun_daemon_event(lp, &ev);
         } else if (ev.type == LOOMRUN_EVENT_ABORT) {
-            int st = ev.status & 0xff;
-            int ok = ev.rank >= 0 && ev.rank < job->opts.nranks;
-            pid_t pid = ok ? job->ranks[ev.rank].pid : -1;
-            /* an abort is a failure even with status 0 */
-            loomrun_fail(lp, st ? st : 1, "rank %d (pid %d on %s) aborted the job "
-                         "with status %d: %s", ev.rank, (int)pid,
-                         ok ? job->map.names[job->ranks[ev.rank].node] : job->host,
-                         ev.status, ev.msg[0] ? ev.msg : "(no message)");
+            ev.msg[sizeof(ev.msg) - 1] = '\0';
+            if (ev.rank >= 0 && ev.rank < job->opts.nranks) {
+                loomrun_rank_t *rk = &job->ranks[ev.rank];
+                loomrun_abort_seen(lp, rk, job->map.names[rk->node], ev.status, ev.msg);
+            } else {
+                loomrun_fail(lp, (ev.status & 0xff) ? ev.status & 0xff : 1, "rank %d aborted "
+                             "the job with status %d: %s", ev.rank, ev.status,
+                             ev.msg[0] ? ev.msg : "(no message)");
+            }
         } else if (lp->head != NULL) {
             loomrun_head_event(lp, &ev);
         }
@@ -169,50 +251,66 @@ void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
 
     connected = atomic_load_explicit(&rk->connected, memory_order_acquire);
     finalized = atomic_load_explicit(&rk->finalized, memory_order_acquire);
+    if (rk->aborted) {
+        return;   /* reported as the abort */
+    }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
-        loomrun_fail(lp, 128 + sig, "rank %d (pid %d on %s) was killed by signal %d "
-                     "(%s: %s)%s%s", rk->rank, (int)rk->pid, host, sig,
-                     loomrun_signame(sig), strsignal(sig),
-                     WCOREDUMP(st) ? ", core dumped" : "",
-                     connected ? "" : ", before it connected to loomrun (PMIx_Init)");
+        loomrun_cause(lp, LOOMRUN_CAUSE_SIGNAL, 128 + sig, "rank %d (pid %d on %s) was "
+                      "killed by signal %d (%s: %s)%s%s", rk->rank, (int)rk->pid, host, sig,
+                      loomrun_signame(sig), strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "",
+                      connected ? "" : ", before it connected to loomrun (PMIx_Init)");
     } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-        loomrun_fail(lp, WEXITSTATUS(st), "rank %d (pid %d on %s) exited with status %d%s",
-                     rk->rank, (int)rk->pid, host, WEXITSTATUS(st),
-                     WEXITSTATUS(st) == 127 && !connected ? " (could it be executed?)" : "");
+        loomrun_cause(lp, LOOMRUN_CAUSE_EXIT, WEXITSTATUS(st), "rank %d (pid %d on %s) "
+                      "exited with status %d%s", rk->rank, (int)rk->pid, host, WEXITSTATUS(st),
+                      WEXITSTATUS(st) == 127 && !connected ? " (could it be executed?)" : "");
     } else if (connected && !finalized) {
-        loomrun_fail(lp, 1, "rank %d (pid %d on %s) exited with status 0 without "
-                     "finalizing: it connected (PMIx_Init) but never called "
-                     "loom_finalize/PMIx_Finalize", rk->rank, (int)rk->pid, host);
+        loomrun_cause(lp, LOOMRUN_CAUSE_EXIT, 1, "rank %d (pid %d on %s) exited with status "
+                      "0 without finalizing: it connected (PMIx_Init) but never called "
+                      "loom_finalize/PMIx_Finalize", rk->rank, (int)rk->pid, host);
     }
 }
 
-static void loomrun_reap(loomrun_loop_t *lp)
+/* One reaped child: a launch agent, one of this node's ranks, or neither
+ * (the cleanup guardian). */
+static void loomrun_reaped(loomrun_loop_t *lp, pid_t pid, int st)
 {
     loomrun_job_t *job = lp->job;
+
+    if (lp->head != NULL && loomrun_head_reaped(lp, pid, st)) {
+        return;
+    }
+    for (int r = 0; r < job->opts.nranks; ++r) {
+        loomrun_rank_t *rk = &job->ranks[r];
+        if (rk->alive && rk->pid == pid && rk->node == job->my_node) {
+            rk->alive   = 0;
+            rk->wstatus = st;
+            --lp->nalive;
+            if (lp->daemon != NULL) {
+                loomrun_daemon_rank_exit(lp, rk);
+            } else {
+                loomrun_classify_exit(lp, rk);
+            }
+            return;
+        }
+    }
+}
+
+/* Reap what has ended; @p first (the child whose SIGCHLD woke us, if
+ * known) first: several children reaped in one sweep come in process
+ * table order, not in the order they died. */
+static void loomrun_reap(loomrun_loop_t *lp, pid_t first)
+{
     pid_t pid;
     int st;
 
     /* aborts reported before the aborting rank could exit are handled first */
     loomrun_read_events(lp);
+    if (first > 0 && waitpid(first, &st, WNOHANG) == first) {
+        loomrun_reaped(lp, first, st);
+    }
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-        if (lp->head != NULL && loomrun_head_reaped(lp, pid, st)) {
-            continue;
-        }
-        for (int r = 0; r < job->opts.nranks; ++r) {
-            loomrun_rank_t *rk = &job->ranks[r];
-            if (rk->alive && rk->pid == pid && rk->node == job->my_node) {
-                rk->alive   = 0;
-                rk->wstatus = st;
-                --lp->nalive;
-                if (lp->daemon != NULL) {
-                    loomrun_daemon_rank_exit(lp, rk);
-                } else {
-                    loomrun_classify_exit(lp, rk);
-                }
-                break;
-            }
-        }
+        loomrun_reaped(lp, pid, st);
     }
     if (lp->nalive == 0 && lp->drain_deadline == 0) {
         lp->drain_deadline = loomrun_now() + LOOMRUN_DRAIN_S;
@@ -251,7 +349,7 @@ static void loomrun_read_signals(loomrun_loop_t *lp)
     while ((n = read(lp->sig_fd, si, sizeof(si))) > 0) {
         for (size_t i = 0; i < (size_t)n / sizeof(si[0]); ++i) {
             if (si[i].ssi_signo == SIGCHLD) {
-                loomrun_reap(lp);
+                loomrun_reap(lp, (pid_t)si[i].ssi_pid);
             } else {
                 loomrun_on_signal(lp, (int)si[i].ssi_signo);
             }
@@ -264,10 +362,10 @@ static void loomrun_read_signals(loomrun_loop_t *lp)
 static int loomrun_poll_timeout(const loomrun_loop_t *lp, double now, double extra)
 {
     double next = 0, ms;
-    const double deadlines[4] = { lp->phase_deadline, lp->job_deadline, lp->drain_deadline,
-                                  extra };
+    const double deadlines[5] = { lp->phase_deadline, lp->job_deadline, lp->drain_deadline,
+                                  extra, lp->cause.set ? lp->cause.deadline : 0 };
 
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
         if (deadlines[i] > 0 && (next == 0 || deadlines[i] < next)) {
             next = deadlines[i];
         }
@@ -344,13 +442,17 @@ void loomrun_loop_run(loomrun_loop_t *lp)
 
     while (pfd != NULL) {
         int nown = loomrun_poll_fill(lp, pfd, &open_streams), n = nown, rc;
-        double now = loomrun_now(), extra = 0;
+        double now = loomrun_now(), extra = loomrun_hang_deadline(lp);
 
         if (lp->head != NULL) {
-            extra = loomrun_head_tick(lp, now);
+            double tick = loomrun_head_tick(lp, now);
+            extra = (extra == 0 || (tick > 0 && tick < extra)) ? tick : extra;
             n = loomrun_head_poll_fill(lp, pfd, n);
         } else if (lp->daemon != NULL) {
             n = loomrun_daemon_poll_fill(lp, pfd, n);
+        }
+        if (lp->cause.set && (now >= lp->cause.deadline || lp->nalive == 0)) {
+            loomrun_cause_flush(lp);   /* nothing better came, or nothing more can */
         }
         if (loomrun_loop_over(lp, open_streams, now)) {
             break;
@@ -365,6 +467,13 @@ void loomrun_loop_run(loomrun_loop_t *lp)
         }
         now = loomrun_now();
         if (lp->job_deadline > 0 && now >= lp->job_deadline && lp->nalive > 0) {
+            /* the ranks that can say where they are blocked say it first */
+            lp->job_deadline = 0;
+            if (!loomrun_hang_timeout_begin(lp, now)) {
+                loomrun_timeout(lp);
+            }
+        }
+        if (loomrun_hang_check(lp, now)) {
             loomrun_timeout(lp);
         }
         loomrun_teardown_step(lp, now);

@@ -290,12 +290,31 @@ err_pipe:
     return -1;
 }
 
+int loomrun_proc_catches(pid_t pid, int sig)
+{
+    char path[64], line[256];
+    unsigned long long mask = 0;
+    int found = 0;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    if (pid <= 0 || sig < 1 || sig > 64 || (f = fopen(path, "r")) == NULL) {
+        return 0;
+    }
+    while (!found && fgets(line, sizeof(line), f) != NULL) {
+        found = sscanf(line, "SigCgt: %llx", &mask) == 1;
+    }
+    fclose(f);
+    return found && (mask >> (sig - 1) & 1);
+}
+
 void loomrun_proc_signal_all(loomrun_job_t *job, int sig)
 {
     for (int r = 0; r < job->opts.nranks; ++r) {
-        if (job->ranks[r].alive && job->ranks[r].pid > 0 &&
-            job->ranks[r].node == job->my_node) {
-            kill(job->ranks[r].pid, sig);
+        loomrun_rank_t *rk = &job->ranks[r];
+        if (rk->alive && rk->pid > 0 && rk->node == job->my_node &&
+            (sig != SIGUSR1 || loomrun_proc_catches(rk->pid, sig))) {
+            kill(rk->pid, sig);
         }
     }
 }
@@ -347,6 +366,14 @@ static void loomrun_emit(loomrun_job_t *job, loomrun_rank_t *rk, loomrun_stream_
 
 void loomrun_proc_emit(loomrun_job_t *job, int rank, int out_fd, const char *data,
                        size_t len, int end_line)
+{
+    if (job->hang == NULL || !loomrun_hang_filter(job, rank, out_fd, data, len, end_line)) {
+        loomrun_proc_emit_raw(job, rank, out_fd, data, len, end_line);
+    }
+}
+
+void loomrun_proc_emit_raw(loomrun_job_t *job, int rank, int out_fd, const char *data,
+                           size_t len, int end_line)
 {
     struct iovec iov[64];
     char prefix[24];

@@ -5,7 +5,8 @@
 LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.c \
                launcher/loomrun_loop.c launcher/loomrun_hosts.c launcher/loomrun_ctl.c \
                launcher/loomrun_net.c launcher/loomrun_head.c launcher/loomrun_route.c \
-               launcher/loomrun_daemon.c
+               launcher/loomrun_daemon.c launcher/loomrun_report.c \
+               launcher/loomrun_report_sum.c launcher/loomrun_hang.c
 LOOMRUN_OBJ := $(LOOMRUN_SRC:%.c=$(BUILD)/obj/%.o)
 LOOMRUN     := $(BUILD)/bin/loomrun
 LOOM_INFO   := $(BUILD)/bin/loom_info
@@ -29,3 +30,7 @@ loom_info: $(LOOM_INFO)
 # unit-tested in one process: that suite links their objects too
 $(BUILD)/test/launcher/test_hosts: $(BUILD)/obj/launcher/loomrun_hosts.o \
                                    $(BUILD)/obj/launcher/loomrun_ctl.o
+
+# the hang report parser and summary are pure: unit-tested in one process
+$(BUILD)/test/launcher/test_report: $(BUILD)/obj/launcher/loomrun_report.o \
+                                    $(BUILD)/obj/launcher/loomrun_report_sum.o
