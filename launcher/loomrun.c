@@ -13,7 +13,8 @@
  *
  * PMIx_server_finalize runs only after a clean job; the private tmpdir and
  * the job's /dev/shm segments are removed on every way out, by the head and
- * by every daemon.
+ * by every daemon; if one of them is killed outright, by its cleanup
+ * guardian (loomrun_guard.c).
  */
 #include "loomrun_int.h"
 
@@ -419,6 +420,7 @@ int main(int argc, char **argv)
     snprintf(job.nspace, sizeof(job.nspace), "loomrun.%.32s.%ld.%lx", job.host,
              (long)getpid(), (unsigned long)time(NULL) & 0xffffff);
     loomrun_std_fds();
+    loomrun_guard_start(&job, "loomrun");
     if (loomrun_signals_init(&lp) != 0 || loomrun_job_init(&job) != 0 ||
         loomrun_proc_build_env(&job) != 0 || loomrun_hang_init(&job) != 0 ||
         loomrun_start(&lp, path) != 0) {
@@ -439,6 +441,7 @@ out_cleanup:
     }
     loomrun_proc_remove_shm(&job);
     loomrun_proc_remove_tree(job.tmpdir);
+    loomrun_guard_stop(&job);
     free(path);
     fflush(stdout);
     fflush(stderr);

@@ -18,7 +18,8 @@
  * ranks at once; if the agent stops the daemon with a signal, it stops its
  * ranks (SIGTERM, SIGKILL a second later). Its ranks die with it
  * (PR_SET_PDEATHSIG). On every way out it removes its PMIx tmpdir and the
- * job's /dev/shm segments on this host.
+ * job's /dev/shm segments on this host; if it is killed outright, its
+ * cleanup guardian (loomrun_guard.c) does.
  */
 #include "loomrun_int.h"
 #include "compiler_int.h"
@@ -563,6 +564,7 @@ int loomrun_daemon_main(int argc, char **argv)
         return rc < 0 ? 1 : 0;
     }
     job.my_node = a.node;
+    loomrun_guard_start(&job, "loomrun daemon");
     if (loomrun_signals_init(&lp) != 0 || loomrun_job_init(&job) != 0 ||
         loomrun_proc_build_env(&job) != 0 || loomrun_daemon_start(&lp) != 0) {
         lp.failed = 1;
@@ -576,6 +578,7 @@ int loomrun_daemon_main(int argc, char **argv)
     loomrun_daemon_hangup(d);
     loomrun_proc_remove_shm(&job);
     loomrun_proc_remove_tree(job.tmpdir);
+    loomrun_guard_stop(&job);
     fflush(stdout);
     fflush(stderr);
     /* as the head: no library destructors after a failure */

@@ -176,6 +176,7 @@ typedef struct loomrun_job {
     int              pmix_up;       /* PMIx_server_init succeeded */
     struct loomrun_hang *hang;      /* hang reports (head / single host), else NULL */
     int              guard_fd;      /* to the cleanup guardian, -1 if none */
+    pid_t            guard_pid;     /* the guardian, 0 if none */
 } loomrun_job_t;
 
 /** One control connection (head side: a daemon; daemon side: the head). */
@@ -482,6 +483,26 @@ void loomrun_proc_remove_tree(const char *path);
 
 /** Unlink /dev/shm segments the job's ranks left (see bootstrap_int.h). */
 void loomrun_proc_remove_shm(const loomrun_job_t *job);
+
+/** Unlink every /dev/shm entry whose name starts with @p name. */
+void loomrun_proc_remove_shm_prefix(const char *name);
+
+/* ---- loomrun_guard.c: what cleans up if loomrun is killed -------------------- */
+
+/**
+ * Fork the cleanup guardian (first thing, before the job makes anything);
+ * @p who names loomrun in its message. 0, or -1 (the job runs unguarded).
+ */
+int  loomrun_guard_start(loomrun_job_t *job, const char *who);
+
+/** Tell the guardian the job's tmpdir and /dev/shm prefix (after job_init). */
+void loomrun_guard_files(loomrun_job_t *job);
+
+/** Tell the guardian about a rank just forked. */
+void loomrun_guard_proc(loomrun_job_t *job, pid_t pid);
+
+/** loomrun cleaned up itself: the guardian leaves quietly. */
+void loomrun_guard_stop(loomrun_job_t *job);
 
 /** Free an environment array built by loomrun_proc_build_env or setup_fork. */
 void loomrun_proc_free_env(char **env);

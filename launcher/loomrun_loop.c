@@ -540,6 +540,7 @@ int loomrun_job_init(loomrun_job_t *job)
         job->ranks[r].node = job->map.node_of[r];
         job->ranks[r].out[0].fd = job->ranks[r].out[1].fd = -1;
     }
+    loomrun_guard_files(job);
     return 0;
 }
 

@@ -269,6 +269,7 @@ int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
     close(errp[1]);
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
+    loomrun_guard_proc(job, pid);
     rk->pid   = pid;
     rk->alive = 1;
     rk->out[0] = (loomrun_stream_t){ .fd = outp[0], .out_fd = 1 };
@@ -498,24 +499,28 @@ void loomrun_proc_remove_tree(const char *path)
     }
 }
 
-void loomrun_proc_remove_shm(const loomrun_job_t *job)
+void loomrun_proc_remove_shm_prefix(const char *name)
 {
-    char prefix[LOOM_BOOTSTRAP_SHM_PREFIX_MAX];
-    const char *name;
     struct dirent *de;
-    size_t len;
+    size_t len = strlen(name);
     DIR *dir;
 
-    if (loom_bootstrap_shm_prefix_for(job->nspace, prefix, sizeof(prefix)) != LOOM_OK ||
-        (dir = opendir("/dev/shm")) == NULL) {
+    if (len == 0 || (dir = opendir("/dev/shm")) == NULL) {
         return;
     }
-    name = prefix + 1;   /* shm_open's "/name" is /dev/shm/name */
-    len  = strlen(name);
     while ((de = readdir(dir)) != NULL) {
         if (strncmp(de->d_name, name, len) == 0) {
             unlinkat(dirfd(dir), de->d_name, 0);
         }
     }
     closedir(dir);
+}
+
+void loomrun_proc_remove_shm(const loomrun_job_t *job)
+{
+    char prefix[LOOM_BOOTSTRAP_SHM_PREFIX_MAX];
+
+    if (loom_bootstrap_shm_prefix_for(job->nspace, prefix, sizeof(prefix)) == LOOM_OK) {
+        loomrun_proc_remove_shm_prefix(prefix + 1);   /* shm_open's "/name" is /dev/shm/name */
+    }
 }

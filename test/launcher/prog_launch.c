@@ -20,6 +20,8 @@
  *   env VAR...            print VAR=value for each VAR
  *   shm                   create a shm segment named by the job's prefix and
  *                         exit without removing it (loomrun must)
+ *   shm-hang              the same, then print READY and sleep (loomrun is
+ *                         killed: its cleanup guardian must remove it)
  */
 #include "bootstrap_int.h"
 
@@ -254,7 +256,7 @@ static int mode_lines(int n)
     return 0;
 }
 
-static int mode_shm(void)
+static int mode_shm(int hang)
 {
     char name[LOOM_BOOTSTRAP_SHM_PREFIX_MAX + 16];
     loom_status_t st;
@@ -273,6 +275,12 @@ static int mode_shm(void)
     close(fd);
     printf("SHM %s\n", name);
     fflush(stdout);
+    if (hang) {
+        ready();
+        for (;;) {
+            pause();
+        }
+    }
     finish();
     return 0;
 }
@@ -300,8 +308,8 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "lines")) {
         return mode_lines(argc > 2 ? atoi(argv[2]) : 10);
     }
-    if (!strcmp(mode, "shm")) {
-        return mode_shm();
+    if (!strcmp(mode, "shm") || !strcmp(mode, "shm-hang")) {
+        return mode_shm(!strcmp(mode, "shm-hang"));
     }
     if (!strcmp(mode, "env")) {
         for (int i = 2; i < argc; ++i) {

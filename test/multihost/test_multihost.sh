@@ -13,7 +13,8 @@
 #   - tagged output, stdin to a remote rank 0
 #   - failures: a rank killed on another host (job ends within 3 s, one
 #     message naming rank, host and signal), exit codes and aborts from
-#     another host, SIGINT, the head killed (no orphans, daemons clean up),
+#     another host, SIGINT, the head killed (no orphans, daemons and the
+#     head's cleanup guardian clean up), a daemon killed (its guardian does),
 #     an unreachable host, a program missing on another host
 #   - the same programs under Open MPI's mpirun (its rsh agent: the same
 #     netns agent; its orted hosts PMIx on each namespace)
@@ -313,22 +314,38 @@ if wait_ready 5; then
         [[ -z $(ns_pids) ]] && { gone=1; break; }
         sleep 0.1
     done
-    # the head's own tmpdir and /dev/shm (n1) cannot be cleaned by a dead head
-    heads=$(ls "$W/tmp" | wc -l)
-    rm -rf "${W:?}/tmp/"* "$W"/shm/n1/*
+    # the head's own tmpdir and /dev/shm (n1): its cleanup guardian's work
     if ((gone == 0)); then
-        bad "head killed: ranks or daemons still running after 5 s" \
+        bad "head killed: ranks, daemons or guardians still running after 5 s" \
             "$(ns_pids | xargs -r ps -o pid=,args= -p)"
-    elif ((heads > 1)); then
-        bad "head killed: $heads tmpdirs left (only the head's may be)"
+    elif ! grep -q "^loomrun (pid [0-9]*) ended without cleaning up" "$W/job.err"; then
+        bad "head killed: no word from the head's cleanup guardian" "$(cat "$W/job.err")"
     else
-        ok "head killed: daemons and ranks gone, daemons cleaned up"
+        ok "head killed: daemons and ranks gone, daemons and the head's guardian cleaned up"
     fi
 else
     bad "head killed: ranks never ready" "$(cat "$W/job.out" "$W/job.err")"
     kill -KILL "$hpid" 2>/dev/null; wait "$hpid"
 fi
 check_clean "head killed"
+
+# a daemon killed outright: the head names the host, its guardian cleans up there
+start_job --host n1:1,n2:2 "$PROG" sleep 100
+if wait_ready 3; then
+    dpid=$(ip netns pids "${NS}n2" | xargs -r ps -o pid=,args= -p | awk '/--daemon/ {print $1; exit}')
+    kill -KILL "$dpid"; wait "$hpid"; rc=$?
+    if ((rc == 0)) || ! grep -q "^loomrun: host n2: " "$W/job.err"; then
+        bad "daemon killed: exit $rc, or host n2 not named" "$(cat "$W/job.err")"
+    elif ! grep -q "^loomrun daemon (pid $dpid) ended without cleaning up" "$W/job.err"; then
+        bad "daemon killed: no word from its cleanup guardian" "$(cat "$W/job.err")"
+    else
+        ok "daemon killed: the head names n2, the daemon's guardian cleans up"
+    fi
+else
+    bad "daemon killed: ranks never ready" "$(cat "$W/job.out" "$W/job.err")"
+    kill -KILL "$hpid" 2>/dev/null; wait "$hpid"
+fi
+check_clean "daemon killed"
 
 # ---- outsiders on the control port -----------------------------------------------------------
 
