@@ -232,6 +232,9 @@ loom_status_t loom_p2p_drain(void);
 /** Give a send waiting for ACK/FIN an id for the wire. */
 loom_status_t loom_p2p_sreq_register(loom_request_t req, uint64_t *id_p);
 
+/** The request @p id names (still in the table); NULL if the id is unknown. */
+loom_request_t loom_p2p_sreq_find(uint64_t id);
+
 /** The request an ACK/FIN names, removed from the table; NULL if the id is unknown. */
 loom_request_t loom_p2p_sreq_take(uint64_t id);
 

@@ -638,15 +638,13 @@ static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
 /* the send request an ACK/FIN names, checked against what it must be */
 static loom_request_t loom_p2p_ctl_req(int world_src, const loom_p2p_hdr_ctl_t *h)
 {
-    loom_request_t req = loom_p2p_sreq_take(h->sreq);
+    loom_request_t req = loom_p2p_sreq_find(h->sreq);
     unsigned want = h->type == LOOM_P2P_FIN ? LOOM_REQ_FLAG_RNDV : 0;
 
+    /* a live id, but from another peer or for the other protocol, is no reply */
     if (req != NULL && loom_p2p_req(req)->peer == world_src &&
         (req->flags & LOOM_REQ_FLAG_RNDV) == want) {
-        return req;
-    }
-    if (req != NULL) {   /* a valid id for another peer or protocol: put it back */
-        loom_p2p_sreq_register(req, &loom_p2p_req(req)->sreq);
+        return loom_p2p_sreq_take(h->sreq);
     }
     loom_error("p2p", "rank %s: %s from rank %d (%s) names no waiting %s (id 0x%llx); "
                "dropped", loom_log_identity(), h->type == LOOM_P2P_ACK ? "ACK" : "FIN",

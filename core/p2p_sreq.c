@@ -74,20 +74,28 @@ loom_status_t loom_p2p_sreq_register(loom_request_t req, uint64_t *id_p)
     return LOOM_OK;
 }
 
-loom_request_t loom_p2p_sreq_take(uint64_t id)
+loom_request_t loom_p2p_sreq_find(uint64_t id)
 {
     uint32_t idx = (uint32_t)id, gen = (uint32_t)(id >> 32);
     loom_p2p_sreq_slot_t *slot;
-    loom_request_t req;
 
     if (idx >= loom_p2p_sreq.cap) {
         return NULL;
     }
     slot = &loom_p2p_sreq.slots[idx];
-    if (slot->req == NULL || slot->gen != gen) {
+    return slot->gen == gen ? slot->req : NULL;
+}
+
+loom_request_t loom_p2p_sreq_take(uint64_t id)
+{
+    uint32_t idx = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    loom_request_t req = loom_p2p_sreq_find(id);
+    loom_p2p_sreq_slot_t *slot;
+
+    if (req == NULL) {
         return NULL;
     }
-    req = slot->req;
+    slot = &loom_p2p_sreq.slots[idx];
     slot->req       = NULL;
     slot->gen       = gen + 1 == 0 ? 1 : gen + 1;
     slot->next_free = loom_p2p_sreq.free_head;

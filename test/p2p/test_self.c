@@ -12,6 +12,7 @@
 #include "p2p_int.h"
 #include "comm_int.h"
 #include "request_int.h"
+#include "p2p_engine_int.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -240,6 +241,37 @@ static void test_ssend(void)
     CU_ASSERT_EQUAL(x, 9);
 }
 
+/* ACK/FIN replies are checked against the table of waiting sends */
+static void test_bogus_replies(void)
+{
+    int v = 3, x = 0;
+    loom_request_t s;
+    loom_p2p_hdr_ctl_t h = { .type = LOOM_P2P_ACK };
+    uint64_t id;
+
+    CU_ASSERT_EQUAL_FATAL(loom_issend(&v, 1, LOOM_INT32, 0, 31, LOOM_COMM_WORLD, &s), LOOM_OK);
+    id = loom_p2p_req(s)->sreq;
+    for (int i = 0; i < 4; ++i) {
+        loom_progress();              /* the EAGER_SYNC is now unexpected */
+    }
+    h.sreq = 0;                       /* never valid */
+    loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
+    h.sreq = id + ((uint64_t)1 << 32); /* right slot, wrong generation */
+    loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
+    h.sreq = id | 0xfffffu;           /* a slot beyond the table */
+    loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
+    h.type = LOOM_P2P_FIN;            /* right id, wrong protocol */
+    h.sreq = id;
+    loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
+    CU_ASSERT_FALSE(s->complete);
+    /* the real ACK still completes it, once */
+    CU_ASSERT_EQUAL(loom_recv(&x, 1, LOOM_INT32, 0, 31, LOOM_COMM_WORLD, NULL), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_wait(&s, NULL), LOOM_OK);
+    CU_ASSERT_EQUAL(x, 3);
+    h.type = LOOM_P2P_ACK;            /* a duplicate of it is dropped */
+    loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
+}
+
 static void test_proc_null(void)
 {
     int v = 1, flag = 0;
@@ -445,6 +477,7 @@ int main(void)
         { "probe and iprobe", test_probe },
         { "cancel", test_cancel },
         { "ssend completes only once matched", test_ssend },
+        { "stale, corrupt and misdirected ACK/FIN are dropped", test_bogus_replies },
         { "LOOM_PROC_NULL", test_proc_null },
         { "communicator and context isolation, freed comm", test_comm_isolation },
         { "bad input returns errors", test_bad_input },
