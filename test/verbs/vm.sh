@@ -189,8 +189,8 @@ arg() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 run=$(arg loom.run)
 work=$(arg loom.work)
 opts=trans=virtio,version=9p2000.L,msize=512000
-mount -t 9p -o $opts,ro hostusr /usr || echo "init: mounting /usr failed"
-mount -t 9p -o $opts,ro hostetc /etc || echo "init: mounting /etc failed"
+mount -t 9p -o $opts,ro,cache=loose hostusr /usr || echo "init: mounting /usr failed"
+mount -t 9p -o $opts,ro,cache=loose hostetc /etc || echo "init: mounting /etc failed"
 mkdir -p "$work"
 mount -t 9p -o $opts work "$work" || echo "init: mounting $work failed"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/bb
