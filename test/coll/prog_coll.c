@@ -12,6 +12,8 @@
  *   prog_coll perf [ITERS [BATCHES]]  latency (us) of allreduce 8 B / 1 MiB,
  *                            barrier, bcast 8 B: the best of BATCHES (5)
  *                            batches of ITERS calls (the 1 MiB: ITERS/100+5)
+ *   prog_coll sweep [allreduce|bcast]  best-of-20 latency (us) per size, for
+ *                            choosing the selection table's limits
  *   prog_coll mismatch CASE  ranks disagree (kind, root, count): the calls
  *                            must fail with the expected status, not hang
  *                            (test_coll.sh checks the message text)
@@ -395,6 +397,19 @@ static void run_perf(int iters)
     }
 }
 
+/* best-of-batches latency of allreduce (1) or bcast (2) at sizes 8 B .. 4 MiB */
+static void run_sweep(int what)
+{
+    static float a[1 << 20], b[1 << 20];
+    for (size_t bytes = 8; bytes <= ((size_t)4 << 20); bytes *= 4) {
+        int iters = bytes <= 65536 ? 200 : bytes <= (1 << 20) ? 10 : 4;
+        double t = perf_one(what, bytes, iters, a, b);
+        if (rank == 0) {
+            printf("%9zu %10.2f\n", bytes, t);
+        }
+    }
+}
+
 /* the status a call must return at one rank: exact, or "any" (-999) */
 #define ANY_ST (-999)
 static void expect(const char *what, loom_status_t got, loom_status_t want)
@@ -467,6 +482,9 @@ int main(int argc, char **argv)
         run_det();
     } else if (strcmp(mode, "errors") == 0) {
         run_errors();
+    } else if (strcmp(mode, "sweep") == 0) {
+        perf_batches = 20;
+        run_sweep(argc > 2 && strcmp(argv[2], "bcast") == 0 ? 2 : 1);
     } else if (strcmp(mode, "perf") == 0) {
         perf_batches = argc > 3 ? atoi(argv[3]) : 5;
         run_perf(argc > 2 ? atoi(argv[2]) : 20000);
