@@ -123,10 +123,13 @@ static void loomrun_guard_clean(loomrun_guard_t *g, pid_t owner, const char *who
     int killed = 0;
 
     for (int i = 0; i < g->npidfds; ++i) {
-        killed += loomrun_guard_pidfd_kill(g->pidfds[i], SIGKILL) == 0;
+        /* a pidfd polls readable once its process has exited (a zombie too) */
+        struct pollfd pfd = { .fd = g->pidfds[i], .events = POLLIN };
+        if (poll(&pfd, 1, 0) == 0) {
+            killed += loomrun_guard_pidfd_kill(g->pidfds[i], SIGKILL) == 0;
+        }
     }
     for (int i = 0; i < g->npidfds; ++i) {
-        /* a pidfd polls readable once its process has exited */
         struct pollfd pfd = { .fd = g->pidfds[i], .events = POLLIN };
         poll(&pfd, 1, LOOMRUN_GUARD_WAIT_MS);
         close(g->pidfds[i]);

@@ -134,12 +134,12 @@ static void loomrun_cause(loomrun_loop_t *lp, loomrun_cause_class_t klass, int s
     va_end(ap);
     if (c->set && loomrun_cause_weight(klass) >= loomrun_cause_weight(c->klass)) {
         if (klass == LOOMRUN_CAUSE_ABORT && c->note[0] == '\0') {
-            snprintf(c->note, sizeof(c->note), " (then %s)", msg);
+            snprintf(c->note, sizeof(c->note), "; as a consequence, %s", msg);
         }
         return;   /* the one held explains it as well or better */
     }
     if (c->set && c->klass == LOOMRUN_CAUSE_ABORT) {
-        snprintf(c->note, sizeof(c->note), " (%s first)", c->msg);
+        snprintf(c->note, sizeof(c->note), "; as a consequence, %s", c->msg);
     } else if (!c->set) {
         c->deadline = loomrun_now() + LOOMRUN_CAUSE_WAIT_S;
     }

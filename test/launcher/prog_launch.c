@@ -11,6 +11,10 @@
  *   kill-after RANK       RANK SIGKILLs itself after init; others fence
  *   abort RANK CODE       RANK calls loom_abort(CODE, msg); others fence
  *   nofinalize RANK       RANK exits 0 after the fence without finalizing
+ *   abort-then-kill MS    after a fence rank 1 aborts ("a peer process
+ *                         failed", as a survivor over tcp would) and rank 2
+ *                         SIGKILLs itself MS ms later: loomrun must name
+ *                         rank 2 when MS is short (np >= 3)
  *   hang                  print READY and sleep (timeout, SIGINT tests)
  *   ignore-term           all but rank 0 ignore SIGTERM and sleep; rank 0
  *                         exits 5 once the others are READY
@@ -195,6 +199,19 @@ static int mode_failure(const char *mode, int argc, char **argv)
     if (!strcmp(mode, "nofinalize") && job->rank == atoi(argv[2])) {
         exit(0);
     }
+    if (!strcmp(mode, "abort-then-kill")) {
+        struct timespec ts = { atoi(argv[2]) / 1000, (atoi(argv[2]) % 1000) * 1000000L };
+        if (job->rank == 1) {
+            loom_abort(1, "a peer process failed");
+        }
+        if (job->rank == 2) {
+            nanosleep(&ts, NULL);
+            raise(SIGKILL);
+        }
+        for (;;) {
+            pause();
+        }
+    }
     finish();
     return 0;
 }
@@ -296,7 +313,7 @@ int main(int argc, char **argv)
         return argc > 3 ? mode_failure(mode, argc, argv) : 2;
     }
     if (!strcmp(mode, "kill-before") || !strcmp(mode, "kill-after") ||
-        !strcmp(mode, "nofinalize")) {
+        !strcmp(mode, "nofinalize") || !strcmp(mode, "abort-then-kill")) {
         return argc > 2 ? mode_failure(mode, argc, argv) : 2;
     }
     if (!strcmp(mode, "hang") || !strcmp(mode, "ignore-term")) {

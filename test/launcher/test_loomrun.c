@@ -376,6 +376,25 @@ static void test_abort(void)
     check_failure(mode, 7, 3.0, want);
 }
 
+/* A survivor's abort reaches loomrun just before the death that caused it
+ * (as over tcp): the dead rank is named, the abort mentioned after it. */
+static void test_abort_then_death(void)
+{
+    const char *mode[] = { "abort-then-kill", "30", NULL };
+    const char *want[] = { "rank 2 (pid ", "killed by signal 9 (SIGKILL",
+                           "; as a consequence, rank 1 (pid ", "a peer process failed", NULL };
+    check_failure(mode, 128 + SIGKILL, 3.0, want);
+}
+
+/* ... but an abort with no death soon after it is the cause itself. */
+static void test_abort_then_late_death(void)
+{
+    const char *mode[] = { "abort-then-kill", "1500", NULL };
+    const char *want[] = { "rank 1 (pid ", "aborted the job with status 1: a peer process "
+                           "failed; stopping", NULL };
+    check_failure(mode, 1, 3.0, want);
+}
+
 static void test_no_finalize(void)
 {
     const char *mode[] = { "nofinalize", "1", NULL };
@@ -668,6 +687,8 @@ int main(void)
         { "SIGKILL after PMIx init",                     test_kill_after_init },
         { "loom_abort -> message and code",              test_abort },
         { "loom_abort as a singleton",                   test_abort_singleton },
+        { "abort, then the death behind it: the death",  test_abort_then_death },
+        { "abort, death 1.5 s later: the abort",         test_abort_then_late_death },
         { "exit 0 without finalizing is a failure",      test_no_finalize },
         { "SIGTERM ignored -> SIGKILL within 3 s",       test_sigterm_ignored },
         { "--timeout",                                   test_timeout },
