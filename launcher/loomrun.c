@@ -401,6 +401,9 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--daemon") == 0) {
         return loomrun_daemon_main(argc, argv);
     }
+    if (argc > 1 && strcmp(argv[1], "--guard") == 0) {
+        return loomrun_guard_exec_main(argc, argv);
+    }
     memset(&job, 0, sizeof(job));
     memset(&lp, 0, sizeof(lp));
     lp.job = &job;

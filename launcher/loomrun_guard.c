@@ -17,10 +17,13 @@
  * PR_SET_PDEATHSIG; the guardian is what removes the files, and covers a
  * rank that cleared its death signal.
  *
- * The guardian ignores the terminal's signals (^C reaches the whole process
- * group; loomrun forwards it and then tells the guardian to go) and keeps
- * no other descriptor of loomrun's: a daemon's connection to the head in
- * particular must close when the daemon dies.
+ * The guardian runs in its own process group and ignores the terminal's
+ * signals (^C or a kill of the job's process group are for loomrun, which
+ * forwards them and then tells the guardian to go), re-executes itself as
+ * "loomrun-guard --guard 3 PID WHO" (so that "pkill -f" of loomrun's own
+ * command line spares it) and keeps no other descriptor of loomrun's: a
+ * daemon's connection to the head in particular must close when the daemon
+ * dies.
  */
 #include "loomrun_int.h"
 #include "bootstrap_int.h"
@@ -172,7 +175,10 @@ static void __attribute__((noreturn)) loomrun_guard_main(int fd, pid_t owner, co
     sigset_t none;
     int rc;
 
-    /* the terminal's ^C is for loomrun, which will tell us when to go */
+    /* out of the job's process group: a signal to the group (^C, kill -9
+     * -PGID) is for loomrun, which tells us when to go, or dies and we
+     * clean up */
+    setpgid(0, 0);
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
@@ -194,6 +200,35 @@ static void __attribute__((noreturn)) loomrun_guard_main(int fd, pid_t owner, co
     _exit(0);
 }
 
+int loomrun_guard_exec_main(int argc, char **argv)
+{
+    int type = 0;
+    socklen_t len = sizeof(type);
+
+    if (argc != 5 || atoi(argv[2]) != 3 ||
+        getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET) {
+        fprintf(stderr, "loomrun --guard: started by loomrun itself, not by hand\n");
+        return 2;
+    }
+    loomrun_guard_main(3, (pid_t)atoi(argv[3]), argv[4]);
+}
+
+/* In the forked child: become the guardian in a fresh image, so that its
+ * command line is not loomrun's (a "pkill -f loomrun-args" meant for loomrun
+ * must not take the guardian with it); in this image if exec fails. */
+static void __attribute__((noreturn)) loomrun_guard_child(int fd, pid_t owner, const char *who)
+{
+    char pid_s[24];
+    char *args[] = { "loomrun-guard", "--guard", "3", pid_s, (char *)(uintptr_t)who, NULL };
+
+    snprintf(pid_s, sizeof(pid_s), "%d", (int)owner);
+    fd = loomrun_guard_fds(fd);
+    if (fd == 3 && fcntl(3, F_SETFD, 0) == 0) {
+        execv("/proc/self/exe", args);
+    }
+    loomrun_guard_main(fd, owner, who);
+}
+
 /* ---- loomrun's side --------------------------------------------------------------- */
 
 int loomrun_guard_start(loomrun_job_t *job, const char *who)
@@ -211,7 +246,7 @@ int loomrun_guard_start(loomrun_job_t *job, const char *who)
     pid = fork();
     if (pid == 0) {
         close(sv[0]);
-        loomrun_guard_main(sv[1], owner, who);
+        loomrun_guard_child(sv[1], owner, who);
     }
     close(sv[1]);
     if (pid < 0) {

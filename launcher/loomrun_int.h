@@ -495,6 +495,9 @@ void loomrun_proc_remove_shm_prefix(const char *name);
  */
 int  loomrun_guard_start(loomrun_job_t *job, const char *who);
 
+/** "loomrun --guard 3 PID WHO": the guardian's re-executed image. Exit status. */
+int  loomrun_guard_exec_main(int argc, char **argv);
+
 /** Tell the guardian the job's tmpdir and /dev/shm prefix (after job_init). */
 void loomrun_guard_files(loomrun_job_t *job);
 

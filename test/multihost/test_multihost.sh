@@ -10,7 +10,8 @@
 #   - transports: shm inside a host, tcp across (LOOM_LOG=info)
 #   - the point-to-point and collectives suites, 2 and 3 hosts x 2 ranks
 #   - PMIx direct modex across hosts (a fence without data, then gets)
-#   - tagged output, stdin to a remote rank 0
+#   - tagged output, stdin to a remote rank 0, hang reports (--timeout) of
+#     remote ranks summarized at the head
 #   - failures: a rank killed on another host (job ends within 3 s, one
 #     message naming rank, host and signal), exit codes and aborts from
 #     another host, SIGINT, the head killed (no orphans, daemons and the
@@ -33,12 +34,13 @@ B=$TOP/$BUILD
 LOOMRUN=$B/bin/loomrun
 PROG=$B/test/multihost/prog_multihost
 LAUNCH=$B/test/launcher/prog_launch
+FAKEHANG=$B/test/launcher/prog_fakehang
 P2P=$B/test/p2p/prog_p2p
 COLL=$B/test/coll/prog_coll
 AGENT=$TOP/test/multihost/netns_agent.sh
 fail=0
 
-for f in "$LOOMRUN" "$PROG" "$LAUNCH" "$P2P" "$COLL"; do
+for f in "$LOOMRUN" "$PROG" "$LAUNCH" "$FAKEHANG" "$P2P" "$COLL"; do
     [[ -x $f ]] || { echo "FAIL: missing $f (build it first: make BUILD=$BUILD tests)"; exit 1; }
 done
 if [[ $(id -u) != 0 ]] || ! command -v ip >/dev/null; then
@@ -332,10 +334,11 @@ check_clean "head killed"
 # a daemon killed outright: the head names the host, its guardian cleans up there
 start_job --host n1:1,n2:2 "$PROG" sleep 100
 if wait_ready 3; then
-    dpid=$(ip netns pids "${NS}n2" | xargs -r ps -o pid=,args= -p | awk '/--daemon/ {print $1; exit}')
+    dpid=$(ip netns pids "${NS}n2" | xargs -r ps -o pid=,args= -p |
+           awk -v l="$LOOMRUN" '$2 == l && $3 == "--daemon" {print $1; exit}')
     kill -KILL "$dpid"; wait "$hpid"; rc=$?
     if ((rc == 0)) || ! grep -q "^loomrun: host n2: " "$W/job.err"; then
-        bad "daemon killed: exit $rc, or host n2 not named" "$(cat "$W/job.err")"
+        bad "daemon killed (pid '$dpid'): exit $rc, or host n2 not named" "$(cat "$W/job.err")"
     elif ! grep -q "^loomrun daemon (pid $dpid) ended without cleaning up" "$W/job.err"; then
         bad "daemon killed: no word from its cleanup guardian" "$(cat "$W/job.err")"
     else
@@ -346,6 +349,19 @@ else
     kill -KILL "$hpid" 2>/dev/null; wait "$hpid"
 fi
 check_clean "daemon killed"
+
+# hang reports of ranks on other hosts reach the head through the daemons
+# (SIGUSR1 on --timeout goes out through them too); one summary at the head
+head_run --host n1:1,n2:2,n3:2 -x FAKEHANG_SIZE=5 --timeout 2 "$FAKEHANG" usr1 missing-send
+if ((rc == 124)) &&
+   grep -qxF "  allreduce #412 on WORLD: ranks 0-3 waiting, rank 4 never entered" <<<"$out" &&
+   grep -qxF "  rank 4 is blocked in loom_recv from rank 3 tag 9 on WORLD (posted, 4 bytes)" <<<"$out" &&
+   [[ $(grep -c "the ranks' state" <<<"$out") == 1 ]] && ! grep -q "^loom-report 4 begin" <<<"$out"; then
+    ok "hang summary across hosts: rank 4 on n3 named, reports kept at the head"
+else
+    bad "hang summary across hosts (exit $rc)" "$out"
+fi
+check_clean "hang summary"
 
 # ---- outsiders on the control port -----------------------------------------------------------
 
