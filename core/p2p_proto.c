@@ -799,6 +799,10 @@ void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
                "complete with %s", loom_log_identity(), peer, loom_p2p_peer_host(peer),
                what, loom_status_name(e->peers[peer].failed));
     loom_p2p_peer_fail_all(&e->peers[peer], e->peers[peer].failed);
+    if (!e->peers[peer].bye) {     /* finalize will not wait for its BYE */
+        e->peers[peer].bye = 1;
+        ++e->byes_received;
+    }
 }
 
 /* ---- finalize ---------------------------------------------------------------------- */
@@ -816,8 +820,8 @@ loom_status_t loom_p2p_drain(void)
     /* BYE to every rank, self included: frames are ordered per pair, so a
      * peer's BYE means all it sent us has arrived and been handled */
     for (int r = 0; r < e->world_size; ++r) {
-        if (e->peers[r].failed == LOOM_OK && e->peers[r].ep != NULL) {
-            loom_p2p_send_ctl(r, LOOM_P2P_BYE, 0);
+        if (e->peers[r].ep != NULL) {
+            loom_p2p_send_ctl(r, LOOM_P2P_BYE, 0);   /* skips failed peers */
             ++expected;
         }
     }
