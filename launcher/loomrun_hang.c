@@ -138,6 +138,9 @@ static void loomrun_hang_print(loomrun_loop_t *lp, const char *header, int alway
     if (run != NULL) {
         for (int r = 0; r < job->opts.nranks; ++r) {
             run[r] = job->ranks[r].alive ? LOOMRUN_REPORT_RUNNING : LOOMRUN_REPORT_ENDED;
+            if (!job->ranks[r].alive) {
+                loomrun_report_forget(&h->rp, r);   /* an ended rank waits for nothing */
+            }
         }
         body = loomrun_report_summary(&h->rp, run);
     }

@@ -25,6 +25,13 @@
  * PMIx fence is an allgather of every node's contribution through the head,
  * direct modex requests go to the node of the proc asked for and back.
  * Star topology: every message between daemons passes through the head.
+ *
+ * Two helpers of the loop: the hang reports (loomrun_hang.c, on the head
+ * only: ranks' "loom-report" stderr lines become one summary, on
+ * LOOM_PROGRESS_TIMEOUT reports or before a --timeout teardown), and the
+ * cleanup guardian (loomrun_guard.c), a process forked first by loomrun and
+ * by every daemon that removes the job's files and kills its ranks if its
+ * loomrun is killed outright.
  */
 #ifndef LOOMRUN_INT_H
 #define LOOMRUN_INT_H

@@ -14,8 +14,8 @@
  *       proto=<eager|rndv|sync> state=<posted|queued|rts-sent|...> coll=<0|1>
  *   loom-report <rank> end
  *
- * (the pending line is one line; the protocol, fixed by the lead, is
- * docs/troubleshooting.md "Hang reports"). One "coll" line per live
+ * (the pending line is one line; the protocol, fixed by the lead, is in
+ * docs/troubleshooting.md "loomrun's hang summary"). One "coll" line per live
  * communicator with collectives, and always one for WORLD; lines between
  * begin and end come in any order; values hold no spaces; a new block
  * replaces the rank's previous one.

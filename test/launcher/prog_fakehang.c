@@ -1,6 +1,6 @@
 /*
  * prog_fakehang.c: a rank that pretends to hang and writes the hang report
- * a loom rank would (docs/troubleshooting.md "Hang reports"), to test
+ * a loom rank would (docs/troubleshooting.md "loomrun's hang summary"), to test
  * loomrun's side alone: the parser, the summary, --timeout, --report-raw.
  * It is not a PMIx client (loomrun accepts an exit 0 without one).
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_hang.sh: loomrun's hang summary (docs/troubleshooting.md "Hang
-# reports").
+# test_hang.sh: loomrun's hang summary (docs/troubleshooting.md "loomrun's
+# hang summary").
 #
 # 1. With prog_fakehang (ranks that write the report lines a loom rank
 #    would, on SIGUSR1 or after $LOOM_PROGRESS_TIMEOUT): --timeout asks the
