@@ -224,3 +224,25 @@ loom_status_t loom_comm_free(loom_comm_t *comm_p)
     *comm_p = LOOM_COMM_NULL;
     return LOOM_OK;
 }
+
+/* ---- engine-private --------------------------------------------------------------- */
+
+loom_comm_t loom_comm_live_next(loom_comm_t prev)
+{
+    loom_list_t *next = prev == NULL ? loom_comm_live.next : prev->list.next;
+
+    return next == &loom_comm_live ? NULL : loom_list_entry(next, struct loom_comm, list);
+}
+
+int loom_comm_has_world(loom_comm_t comm, int world_rank)
+{
+    if (comm->world_ranks == NULL) {
+        return world_rank >= 0 && world_rank < comm->size;
+    }
+    for (int i = 0; i < comm->size; ++i) {
+        if (comm->world_ranks[i] == world_rank) {
+            return 1;
+        }
+    }
+    return 0;
+}

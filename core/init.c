@@ -16,6 +16,7 @@
 #include "config_int.h"
 #include "log_int.h"
 #include "../collectives/coll_select.h"
+#include "../collectives/op_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,9 +295,12 @@ loom_status_t loom_init(int *argc_p, char ***argv_p)
     if (st != LOOM_OK) {
         return st;
     }
+    loom_progress_setup();
+    /* before the bootstrap: loomrun may ask for a report once we are its client */
+    loom_p2p_report_signal_install();
     st = loom_bootstrap_init(&e->job);
     if (st != LOOM_OK) {
-        return st;
+        goto err_signal;
     }
     e->oversubscribed = e->job->oversubscribed;
     e->world_rank = e->job->rank;
@@ -327,6 +331,8 @@ err_comm_cleanup:
 err_bootstrap:
     loom_bootstrap_finalize();
     e->job = NULL;
+err_signal:
+    loom_p2p_report_signal_restore();
     return st;
 }
 
@@ -348,7 +354,9 @@ loom_status_t loom_finalize(void)
     loom_comm_cleanup();
     loom_p2p_engine_teardown();
     loom_init_close_transports();
+    loom_op_cleanup();
     loom_bootstrap_finalize();
+    loom_p2p_report_signal_restore();
     e->state = LOOM_STATE_FINALIZED;
     e->job = NULL;
     return st;

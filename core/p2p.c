@@ -123,11 +123,18 @@ static loom_status_t loom_p2p_send_wait(const void *buf, size_t bytes, int dest,
                                         const char *op)
 {
     loom_request_t req;
+    loom_progress_waiter_t w;
     loom_status_t st = loom_p2p_isend_int(buf, bytes, dest, tag, comm, LOOM_CTX_P2P,
                                           flags, &req);
 
     if (st == LOOM_OK) {
-        st = loom_request_wait_int(req, LOOM_STATUS_IGNORE);
+        loom_progress_waiter_init(&w, op);
+        while (!req->complete) {
+            loom_progress_wait_step(&w);
+        }
+        loom_progress_waiter_fini(&w);
+        st = req->status;
+        loom_request_release(req);
     }
     return st < 0 ? loom_p2p_error(st, op) : st;
 }
@@ -199,6 +206,7 @@ loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, in
             do {
                 loom_progress_wait_step(&w);
             } while (!req->complete);
+            loom_progress_waiter_fini(&w);
         }
         loom_request_status_copy(req, status);
         st = req->status;
@@ -295,8 +303,32 @@ loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag_p,
     }
     *flag_p = loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status);
     if (!*flag_p) {
-        loom_progress_int();
+        loom_progress_poll();
         *flag_p = loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status);
+    }
+    return LOOM_OK;
+}
+
+/*
+ * A blocking probe that nothing can satisfy any more: its named source
+ * failed, or (LOOM_ANY_SOURCE) a rank of the communicator failed while it
+ * waited (as a pending wildcard receive fails). @return the error or LOOM_OK.
+ */
+static loom_status_t loom_p2p_probe_failed(int src, loom_comm_t comm, unsigned failures)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    if (src >= 0) {
+        return e->peers[loom_comm_to_world(comm, src)].failed;
+    }
+    if (e->peer_failures == failures) {
+        return LOOM_OK;
+    }
+    for (int r = 0; r < comm->size; ++r) {
+        loom_status_t st = e->peers[loom_comm_to_world(comm, r)].failed;
+        if (st != LOOM_OK) {
+            return st;
+        }
     }
     return LOOM_OK;
 }
@@ -305,6 +337,7 @@ loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *
 {
     loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_probe");
     loom_progress_waiter_t w;
+    unsigned failures = loom_p2p_engine.peer_failures;
 
     if (st != LOOM_OK) {
         return loom_p2p_error(st, "loom_probe");
@@ -314,8 +347,22 @@ loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *
         return LOOM_OK;
     }
     loom_progress_waiter_init(&w, "loom_probe");
+    w.probe_comm = comm;
+    w.probe_src  = src;
+    w.probe_tag  = tag;
     while (!loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status)) {
+        st = loom_p2p_probe_failed(src, comm, failures);
+        if (loom_unlikely(st != LOOM_OK)) {
+            break;
+        }
         loom_progress_wait_step(&w);
+    }
+    loom_progress_waiter_fini(&w);
+    if (st != LOOM_OK) {
+        loom_error("p2p", "loom_probe: source %d%s on '%s': %s", src,
+                   src == LOOM_ANY_SOURCE ? " (any)" : "", comm->name,
+                   src >= 0 ? "that rank failed" : "a rank of the communicator failed");
+        return loom_p2p_error(st, "loom_probe");
     }
     return LOOM_OK;
 }

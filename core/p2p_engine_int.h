@@ -20,6 +20,8 @@
 #include "mpool_int.h"
 #include "../transport/tl.h"
 
+#include <signal.h>
+
 #define LOOM_P2P_MAX_IFACES   8
 /* largest single get(); bigger rendezvous reads are issued in chunks */
 #define LOOM_P2P_GET_CHUNK    ((size_t)1 << 30)
@@ -39,6 +41,8 @@ typedef enum loom_p2p_state {
 #define LOOM_REQ_FLAG_RNDV      0x02u  /* send: memh must be released */
 #define LOOM_REQ_FLAG_MATCHED   0x04u  /* recv: matched, data moving */
 #define LOOM_REQ_FLAG_STATIC    0x08u  /* not from the pool (never released) */
+#define LOOM_REQ_FLAG_SSEND     0x10u  /* send: the user asked for ssend/issend */
+#define LOOM_REQ_FLAG_COLL      0x20u  /* send: on the collective context */
 
 /** Per-request p2p state, overlaid on loom_request::p2p. */
 typedef struct loom_p2p_req {
@@ -56,6 +60,8 @@ typedef struct loom_p2p_req {
     loom_tl_comp_t      comp;
     loom_tl_memh_t     *memh;     /* send: exposed region */
     loom_tl_rkey_t      rkey;     /* recv */
+    loom_list_t         reading;  /* recv: on loom_p2p_engine.recv_reading while matched
+                                   * to a rendezvous (hang reports, peer failure) */
 } loom_p2p_req_t;
 
 _Static_assert(sizeof(loom_p2p_req_t) <= sizeof(((struct loom_request *)0)->p2p),
@@ -142,8 +148,13 @@ typedef struct loom_p2p_engine {
     loom_list_t                  generic_active; /* generic requests in progress */
     size_t                       sends_active;   /* send requests not yet complete */
     size_t                       byes_received;
+    loom_list_t                  recv_reading;   /* matched rendezvous receives */
     int                          errors_return;  /* LOOM_ERRORS=return */
     double                       progress_timeout;
+    unsigned                     peer_failures;  /* peers found failed so far */
+    struct loom_progress_waiter *waiter;         /* innermost blocking loop (never NULL
+                                                  * once initialized: the bottom is the
+                                                  * waiter of loom_progress()/loom_test) */
 } loom_p2p_engine_t;
 
 extern loom_p2p_engine_t loom_p2p_engine;
@@ -167,31 +178,91 @@ int loom_progress_int(void);
 /** Run every active generic request once. @return how many completed. */
 int loom_request_generic_progress(void);
 
-/** State of one blocking loop (for idle yielding and hang reports). */
+/**
+ * State of one blocking loop (idle yielding, LOOM_PROGRESS_TIMEOUT, hang
+ * reports). Blocking loops nest (a loop's progress may run a collective
+ * that waits), so the engine keeps them as a stack: init pushes, fini pops;
+ * the report names the innermost one. Lives on the blocking call's stack.
+ */
 typedef struct loom_progress_waiter {
     uint64_t    idle;      /* consecutive passes that found nothing */
-    double      start;     /* when the first idle stretch was checked, 0 = not yet */
-    int         reported;
+    double      start;     /* loom_wtime() when this idle stretch was first seen (0: not yet) */
+    int         reported;  /* this idle stretch was reported (timeout) */
+    int         what_is_op;/* @what is a collective's op_name: the call is "loom_<what>" */
     const char *what;      /* "loom_wait", "loom_finalize", ... */
+    struct loom_progress_waiter *prev;
+    /* loom_probe: what it looks for (for the report) */
+    loom_comm_t probe_comm;
+    int         probe_src;
+    int         probe_tag;
 } loom_progress_waiter_t;
 
 static inline void loom_progress_waiter_init(loom_progress_waiter_t *w, const char *what)
 {
-    w->idle     = 0;
-    w->start    = 0;
-    w->reported = 0;
-    w->what     = what;
+    w->idle       = 0;
+    w->start      = 0;
+    w->reported   = 0;
+    w->what_is_op = 0;
+    w->what       = what;
+    w->probe_comm = NULL;
+    w->prev       = loom_p2p_engine.waiter;
+    loom_p2p_engine.waiter = w;
+}
+
+/** Pop @p w (the innermost waiter) off the stack of blocking loops. */
+static inline void loom_progress_waiter_fini(loom_progress_waiter_t *w)
+{
+    loom_p2p_engine.waiter = w->prev;
 }
 
 /**
  * One pass of a blocking loop: progress; when nothing happened, yield if
- * oversubscribed and (rarely) check LOOM_PROGRESS_TIMEOUT, reporting the
- * pending operations once it expires.
+ * oversubscribed and (rarely) read the clock: after LOOM_PROGRESS_TIMEOUT
+ * seconds without an event, report what this rank waits for (once per idle
+ * stretch).
  */
 void loom_progress_wait_step(loom_progress_waiter_t *w);
 
-/** Log what this rank is waiting for (hang diagnosis). */
-void loom_progress_report(const char *where, double waited);
+/** One progress pass for a polling call (loom_progress, loom_test, ...). */
+int loom_progress_poll(void);
+
+/** Set up the waiter stack (init). */
+void loom_progress_setup(void);
+
+/* ---- p2p_report.c: hang reports (docs/p2p.md "Hang reports") --------------- */
+
+/** Set by the SIGUSR1 handler; the progress loop writes a report. */
+extern volatile sig_atomic_t loom_p2p_report_asked;
+
+/** Install the SIGUSR1 handler unless the application has its own (init). */
+void loom_p2p_report_signal_install(void);
+
+/** Put back the SIGUSR1 disposition found at init (finalize). */
+void loom_p2p_report_signal_restore(void);
+
+/**
+ * Write the "loom-report" block (one write() per line) for the innermost
+ * blocking call @p w, which has waited @p waited seconds; @p timeout: it
+ * was LOOM_PROGRESS_TIMEOUT (adds one human-readable warning line).
+ */
+void loom_p2p_report_write(const loom_progress_waiter_t *w, double waited, int timeout);
+
+/** The SIGUSR1 report from the progress loop (clears the flag). */
+void loom_p2p_report_asked_run(void);
+
+/**
+ * Describe the user's operation pending with world rank @p peer into
+ * @p buf ("loom_recv from rank 2 tag 5 on WORLD"); "" when there is none.
+ */
+void loom_p2p_report_pending_with(int peer, char *buf, size_t len);
+
+/* ---- comm.c (engine-private) ---------------------------------------------------- */
+
+/** The live communicator after @p prev (NULL: the first); NULL at the end. */
+loom_comm_t loom_comm_live_next(loom_comm_t prev);
+
+/** 1 if world rank @p world_rank belongs to @p comm. */
+int loom_comm_has_world(loom_comm_t comm, int world_rank);
 
 /* ---- p2p_proto.c ------------------------------------------------------------ */
 
@@ -240,13 +311,5 @@ loom_request_t loom_p2p_sreq_take(uint64_t id);
 
 /** Free the table (finalize). */
 void loom_p2p_sreq_cleanup(void);
-
-/* ---- p2p.c ------------------------------------------------------------------ */
-
-/**
- * Apply the LOOM_ERRORS policy to a failed public call: abort the job
- * (default) or return @p status. Call with a negative status only.
- */
-loom_status_t loom_p2p_error(loom_status_t status, const char *op);
 
 #endif /* LOOM_P2P_ENGINE_INT_H */

@@ -11,6 +11,8 @@
 #include "comm_int.h"
 #include "request_int.h"
 
+#include <stdint.h>
+
 #define LOOM_P2P_FLAG_SYNC 0x1u   /* complete only once the receive matched */
 
 loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int tag,
@@ -25,6 +27,46 @@ loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
 static inline int loom_request_is_complete(loom_request_t req)
 {
     return req->complete;
+}
+
+/**
+ * Apply the LOOM_ERRORS policy to a failed public call @p op: abort the job
+ * (LOOM_ERRORS=abort, the default) with a message naming @p op and the
+ * error, or return @p status (LOOM_ERRORS=return). Call with a negative
+ * status only, once, where the public call fails.
+ */
+loom_status_t loom_p2p_error(loom_status_t status, const char *op);
+
+/**
+ * A blocking collective that waits outside a generic request (the on-node
+ * fast path, which polls loom_progress() itself) says what it is inside,
+ * for hang reports: loom_progress_coll_enter() before its wait loop,
+ * loom_progress_coll_leave() after; @p c lives on the caller's stack. Two
+ * stores each, so the fast path can afford it. @p alg and @p state may be
+ * NULL ("?" in the report); @p state may be updated while waiting.
+ */
+typedef struct loom_progress_coll {
+    struct loom_progress_coll *prev;
+    const char  *call;    /* "loom_allreduce" */
+    const char  *kind;    /* "allreduce" */
+    loom_comm_t  comm;
+    uint64_t     seq;     /* the collective's number on comm */
+    const char  *alg;     /* "shm" */
+    const char  *state;   /* phase, e.g. "wait-arrivals" */
+} loom_progress_coll_t;
+
+/** Innermost collective registered by loom_progress_coll_enter (or NULL). */
+extern loom_progress_coll_t *loom_progress_coll_top;
+
+static inline void loom_progress_coll_enter(loom_progress_coll_t *c)
+{
+    c->prev = loom_progress_coll_top;
+    loom_progress_coll_top = c;
+}
+
+static inline void loom_progress_coll_leave(loom_progress_coll_t *c)
+{
+    loom_progress_coll_top = c->prev;
 }
 
 /** 1 when ranks outnumber cores and idle loops must yield the CPU. */

@@ -19,6 +19,7 @@
 #include "p2p_engine_int.h"
 #include "log_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ loom_status_t loom_p2p_engine_setup(void)
     loom_list_init(&e->pending_peers);
     loom_list_init(&e->get_retry);
     loom_list_init(&e->generic_active);
+    loom_list_init(&e->recv_reading);
     e->sends_active  = 0;
     e->byes_received = 0;
     st = loom_mpool_init(&e->req_pool, "requests", sizeof(struct loom_request), 128, 0);
@@ -327,6 +329,12 @@ loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int ta
     req->msg.source = dest;
     req->msg.tag    = tag;
     req->msg.bytes  = bytes;
+    if (flags & LOOM_P2P_FLAG_SYNC) {
+        req->flags |= LOOM_REQ_FLAG_SSEND;
+    }
+    if (which == LOOM_CTX_COLL) {
+        req->flags |= LOOM_REQ_FLAG_COLL;
+    }
     h.base = (loom_p2p_hdr_t){ .type = LOOM_P2P_EAGER, .ctx = loom_comm_ctx(comm, which),
                                .src = comm->rank, .tag = tag, .len = bytes };
     ++e->sends_active;
@@ -405,6 +413,7 @@ static void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_le
     rq->inflight = 0;
     rq->comp.cb  = loom_p2p_rndv_get_done;
     req->flags  |= LOOM_REQ_FLAG_MATCHED;
+    loom_list_add_tail(&loom_p2p_engine.recv_reading, &rq->reading);
     req->msg.bytes = msg_len <= rq->len ? msg_len : rq->len;
     req->msg.error = LOOM_OK;
     if (msg_len > rq->len) {
@@ -418,6 +427,7 @@ static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
 
+    loom_list_del(&rq->reading);
     /* FIN even after an error: the sender must release its buffer */
     loom_p2p_send_ctl(rq->peer, LOOM_P2P_FIN, rq->sreq);
     loom_request_complete(req, status);
@@ -475,9 +485,15 @@ static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status)
 /* an unexpected message meets its receive */
 static void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
 {
+    loom_status_t failed = loom_p2p_engine.peers[ux->world_src].failed;
+
     req->msg.source = ux->m.src;
     req->msg.tag    = ux->m.tag;
-    if (ux->type == LOOM_P2P_RTS) {
+    if (ux->type == LOOM_P2P_RTS && failed != LOOM_OK) {
+        /* the data stayed in the dead sender's memory: nothing to read */
+        req->msg.bytes = 0;
+        loom_request_complete(req, failed);
+    } else if (ux->type == LOOM_P2P_RTS) {
         loom_p2p_rndv_start(req, ux->world_src, ux->len, ux->sreq, ux->raddr, &ux->rkey);
     } else {
         loom_p2p_recv_copy(req, ux->data, ux->len);
@@ -507,15 +523,16 @@ loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
     rq->peer = -1;
     loom_match_posted_prep(&rq->posted, ctx, src, tag);
     *req_p = req;
-    if (loom_unlikely(src >= 0 &&
-                      e->peers[loom_comm_to_world(comm, src)].failed != LOOM_OK)) {
-        loom_request_complete(req, e->peers[loom_comm_to_world(comm, src)].failed);
-        return LOOM_OK;
-    }
+    /* what arrived before a sender died is still delivered: look here first */
     u = loom_match_unexp_find(&e->match, ctx, src, tag);
     if (u != NULL) {
         loom_match_unexp_remove(&e->match, u);
         loom_p2p_unexp_deliver(req, loom_container_of(u, loom_p2p_unexp_t, m));
+        return LOOM_OK;
+    }
+    if (loom_unlikely(src >= 0 &&
+                      e->peers[loom_comm_to_world(comm, src)].failed != LOOM_OK)) {
+        loom_request_complete(req, e->peers[loom_comm_to_world(comm, src)].failed);
         return LOOM_OK;
     }
     loom_match_posted_add(&e->match, &rq->posted);
@@ -738,20 +755,48 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
     loom_p2p_bad_frame(src, type, len);
 }
 
-/* posted receives naming @p world_rank as their source fail with it */
+/*
+ * Does a posted receive wait on @p world_rank? Yes if it names it, or if it
+ * takes LOOM_ANY_SOURCE on a communicator that contains it: as MPI-4 does
+ * for a failed process, a pending wildcard receive fails (it might have
+ * been waiting for exactly that rank's message). Wildcard receives posted
+ * later are not failed: they may still match a live rank.
+ */
+static int loom_p2p_posted_waits_on(const loom_match_posted_t *p, int world_rank)
+{
+    loom_comm_t comm = loom_p2p_req_from_posted((loom_match_posted_t *)p)->comm;
+
+    if (comm == NULL) {
+        return 0;
+    }
+    if (p->src == LOOM_ANY_SOURCE) {
+        return loom_comm_has_world(comm, world_rank);
+    }
+    return p->src >= 0 && p->src < comm->size &&
+           loom_comm_to_world(comm, p->src) == world_rank;
+}
+
+static void loom_p2p_fail_posted_list(loom_list_t *list, int world_rank,
+                                      loom_status_t status)
+{
+    loom_match_posted_t *p, *tmp;
+
+    loom_list_for_each_safe(p, tmp, list, list) {
+        if (loom_p2p_posted_waits_on(p, world_rank)) {
+            loom_match_posted_remove(&loom_p2p_engine.match, p);
+            loom_request_complete(loom_p2p_req_from_posted(p), status);
+        }
+    }
+}
+
+/* posted receives waiting on @p world_rank fail with it */
 static void loom_p2p_fail_posted_from(int world_rank, loom_status_t status)
 {
     loom_match_t *m = &loom_p2p_engine.match;
 
+    loom_p2p_fail_posted_list(&m->posted_wild, world_rank, status);
     for (uint32_t b = 0; b < LOOM_MATCH_BUCKETS; ++b) {
-        loom_match_posted_t *p, *tmp;
-        loom_list_for_each_safe(p, tmp, &m->posted_bucket[b], list) {
-            loom_comm_t comm = loom_comm_find_by_context(p->ctx);
-            if (comm != NULL && loom_comm_to_world(comm, p->src) == world_rank) {
-                loom_match_posted_remove(m, p);
-                loom_request_complete(loom_p2p_req_from_posted(p), status);
-            }
-        }
+        loom_p2p_fail_posted_list(&m->posted_bucket[b], world_rank, status);
     }
 }
 
@@ -783,21 +828,28 @@ void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
                                const char *what)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
+    char user_op[192], during[224] = "";
 
     (void)arg;
     if (peer < 0 || peer >= e->world_size || e->peers[peer].failed != LOOM_OK) {
         return;
     }
     e->peers[peer].failed = status < 0 ? status : LOOM_ERR_PEER_FAILED;
+    ++e->peer_failures;
+    /* the user's operation it interrupts, named before it is failed */
+    loom_p2p_report_pending_with(peer, user_op, sizeof(user_op));
+    if (user_op[0] != '\0') {
+        snprintf(during, sizeof(during), "; pending: %s", user_op);
+    }
     if (!e->errors_return) {
         loom_error("p2p", "rank %s: peer rank %d (%s) failed (%s): aborting the job "
-                   "(LOOM_ERRORS=abort)", loom_log_identity(), peer,
-                   loom_p2p_peer_host(peer), what);
+                   "(LOOM_ERRORS=abort)%s", loom_log_identity(), peer,
+                   loom_p2p_peer_host(peer), what, during);
         loom_abort(1, "a peer process failed");
     }
     loom_error("p2p", "rank %s: peer rank %d (%s) failed (%s): operations with it "
-               "complete with %s", loom_log_identity(), peer, loom_p2p_peer_host(peer),
-               what, loom_status_name(e->peers[peer].failed));
+               "complete with %s%s", loom_log_identity(), peer, loom_p2p_peer_host(peer),
+               what, loom_status_name(e->peers[peer].failed), during);
     loom_p2p_peer_fail_all(&e->peers[peer], e->peers[peer].failed);
     if (!e->peers[peer].bye) {     /* finalize will not wait for its BYE */
         e->peers[peer].bye = 1;
@@ -813,10 +865,11 @@ loom_status_t loom_p2p_drain(void)
     loom_progress_waiter_t w;
     size_t expected = 0;
 
-    loom_progress_waiter_init(&w, "loom_finalize (completing sends)");
+    loom_progress_waiter_init(&w, "loom_finalize");   /* completing sends */
     while (e->sends_active > 0) {
         loom_progress_wait_step(&w);
     }
+    loom_progress_waiter_fini(&w);
     /* BYE to every rank, self included: frames are ordered per pair, so a
      * peer's BYE means all it sent us has arrived and been handled */
     for (int r = 0; r < e->world_size; ++r) {
@@ -825,9 +878,10 @@ loom_status_t loom_p2p_drain(void)
             ++expected;
         }
     }
-    loom_progress_waiter_init(&w, "loom_finalize (waiting for every rank)");
+    loom_progress_waiter_init(&w, "loom_finalize");   /* every rank's BYE */
     while (e->byes_received < expected || !loom_list_is_empty(&e->pending_peers)) {
         loom_progress_wait_step(&w);
     }
+    loom_progress_waiter_fini(&w);
     return LOOM_OK;
 }

@@ -6,7 +6,11 @@
  * that met back-pressure, then runs every active generic request
  * (collectives). Blocking calls loop over passes; a pass that finds nothing
  * yields the CPU when ranks outnumber cores, and after LOOM_PROGRESS_TIMEOUT
- * seconds without events the rank reports what it is waiting for.
+ * seconds without events the rank reports what it is waiting for
+ * (p2p_report.c); so does a pass that finds the SIGUSR1 flag set. Polling
+ * calls (loom_progress, loom_test, ...) count as the bottom waiter, so a
+ * loop of them (the collectives' on-node fast path, a user's test loop)
+ * reports too.
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
@@ -33,6 +37,67 @@ int loom_progress_int(void)
     if (!loom_list_is_empty(&e->generic_active)) {
         n += loom_request_generic_progress();
     }
+    if (loom_unlikely(loom_p2p_report_asked)) {
+        loom_p2p_report_asked_run();   /* SIGUSR1 (loomrun --timeout) */
+    }
+    return n;
+}
+
+/* the waiter of polling calls (loom_progress, loom_test, ...): the bottom of
+ * the stack of blocking loops, so the engine always has one to report */
+static loom_progress_waiter_t loom_progress_poll_waiter;
+
+loom_progress_coll_t *loom_progress_coll_top;
+
+void loom_progress_setup(void)
+{
+    loom_progress_waiter_t *w = &loom_progress_poll_waiter;
+
+    loom_p2p_engine.waiter = NULL;
+    loom_progress_coll_top = NULL;
+    loom_progress_waiter_init(w, "loom_progress");
+}
+
+/* idle passes between clock reads (a clock read costs about as much as a pass) */
+#define LOOM_PROGRESS_CLOCK_INTERVAL 4096u
+
+/*
+ * A pass of @p w found nothing: every LOOM_PROGRESS_CLOCK_INTERVAL such
+ * passes read the clock (so a SIGUSR1 report knows how long this rank has
+ * waited) and, past LOOM_PROGRESS_TIMEOUT, report once per idle stretch.
+ */
+static void loom_progress_idle_tick(loom_progress_waiter_t *w)
+{
+    double now, timeout = loom_p2p_engine.progress_timeout;
+
+    if (loom_likely((++w->idle % LOOM_PROGRESS_CLOCK_INTERVAL) != 0)) {
+        return;
+    }
+    now = loom_wtime();
+    if (w->start == 0) {
+        w->start = now;
+    } else if (timeout > 0 && !w->reported && now - w->start >= timeout) {
+        w->reported = 1;
+        loom_p2p_report_write(w, now - w->start, 1);
+    }
+}
+
+static inline void loom_progress_busy(loom_progress_waiter_t *w)
+{
+    w->idle     = 0;
+    w->start    = 0;
+    w->reported = 0;
+}
+
+int loom_progress_poll(void)
+{
+    int n = loom_progress_int();
+
+    if (n != 0) {
+        loom_progress_busy(&loom_progress_poll_waiter);
+    } else {
+        loom_progress_idle_tick(&loom_progress_poll_waiter);
+    }
     return n;
 }
 
@@ -41,7 +106,7 @@ int loom_progress(void)
     if (loom_unlikely(loom_p2p_engine.state != LOOM_STATE_INIT)) {
         return 0;
     }
-    return loom_progress_int();
+    return loom_progress_poll();
 }
 
 int loom_progress_oversubscribed(void)
@@ -56,73 +121,14 @@ void loom_progress_idle(void)
     }
 }
 
-/* idle passes between clock reads (a clock read costs about as much as a pass) */
-#define LOOM_PROGRESS_CLOCK_INTERVAL 4096u
-
 void loom_progress_wait_step(loom_progress_waiter_t *w)
 {
-    double now;
-
     if (loom_progress_int() != 0) {
-        w->idle = 0;
-        w->start = 0;
+        loom_progress_busy(w);
         return;
     }
     if (loom_p2p_engine.oversubscribed) {
         sched_yield();
     }
-    if (loom_likely(loom_p2p_engine.progress_timeout <= 0) ||
-        (++w->idle % LOOM_PROGRESS_CLOCK_INTERVAL) != 0) {
-        return;
-    }
-    now = loom_wtime();
-    if (w->start == 0) {
-        w->start = now;
-    } else if (!w->reported && now - w->start >= loom_p2p_engine.progress_timeout) {
-        w->reported = 1;
-        loom_progress_report(w->what, now - w->start);
-    }
-}
-
-static void loom_progress_report_peers(void)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_p2p_peer_t *p;
-
-    loom_list_for_each(p, &e->pending_peers, pending_link) {
-        loom_warn("p2p", "  %zu frames queued for rank %d (%s) by back-pressure",
-                  loom_list_length(&p->pending), (int)(p - e->peers),
-                  e->job->hostnames[p - e->peers]);
-    }
-}
-
-void loom_progress_report(const char *where, double waited)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_match_posted_t *p;
-    loom_request_t req;
-    int shown = 0;
-
-    loom_warn("p2p", "%s: no progress for %.1f s (LOOM_PROGRESS_TIMEOUT); %zu sends "
-              "incomplete, %zu receives posted, %zu unexpected messages",
-              where, waited, e->sends_active, e->match.num_posted, e->match.num_unexp);
-    loom_progress_report_peers();
-    loom_list_for_each(p, &e->match.posted_wild, list) {
-        if (shown++ < 8) {
-            loom_warn("p2p", "  posted receive ctx %u source %d tag %d (wildcard)",
-                      p->ctx, p->src, p->tag);
-        }
-    }
-    for (uint32_t b = 0; b < LOOM_MATCH_BUCKETS && shown < 8; ++b) {
-        loom_list_for_each(p, &e->match.posted_bucket[b], list) {
-            if (shown++ < 8) {
-                loom_warn("p2p", "  posted receive ctx %u source %d tag %d",
-                          p->ctx, p->src, p->tag);
-            }
-        }
-    }
-    loom_list_for_each(req, &e->generic_active, list) {
-        loom_warn("p2p", "  %s #%llu on %s in progress", req->op_name ? req->op_name : "?",
-                  (unsigned long long)req->op_seq, req->comm ? req->comm->name : "?");
-    }
+    loom_progress_idle_tick(w);
 }

@@ -87,6 +87,8 @@ loom_status_t loom_request_generic_alloc(loom_comm_t comm, const char *op_name,
     }
     req->op_name     = op_name;
     req->op_seq      = comm != NULL ? comm->coll_seq : 0;
+    req->alg_name    = NULL;
+    req->phase_fn    = NULL;
     req->progress_fn = progress_fn;
     req->cleanup_fn  = cleanup_fn;
     *req_p = req;
@@ -146,10 +148,17 @@ loom_status_t loom_request_wait_int(loom_request_t req, loom_msg_status_t *statu
     loom_progress_waiter_t w;
     loom_status_t st;
 
-    loom_progress_waiter_init(&w, req->op_name ? req->op_name : "wait");
+    /* a blocking collective's own name: "loom_allreduce" */
+    if (req->kind == LOOM_REQ_GENERIC && req->op_name != NULL) {
+        loom_progress_waiter_init(&w, req->op_name);
+        w.what_is_op = 1;
+    } else {
+        loom_progress_waiter_init(&w, "loom_wait");
+    }
     while (!req->complete) {
         loom_progress_wait_step(&w);
     }
+    loom_progress_waiter_fini(&w);
     loom_request_status_copy(req, status);
     st = req->status;
     loom_request_release(req);
@@ -211,7 +220,7 @@ loom_status_t loom_test(loom_request_t *req_p, int *flag_p, loom_msg_status_t *s
         return LOOM_OK;
     }
     if (!(*req_p)->complete) {
-        loom_progress_int();
+        loom_progress_poll();
         if (!(*req_p)->complete) {
             *flag_p = 0;
             return LOOM_OK;
@@ -238,6 +247,7 @@ loom_status_t loom_wait(loom_request_t *req_p, loom_msg_status_t *status)
     while (!(*req_p)->complete) {
         loom_progress_wait_step(&w);
     }
+    loom_progress_waiter_fini(&w);
     st = loom_request_finish_user(req_p, status);
     return st < 0 ? loom_p2p_error(st, "loom_wait") : st;
 }
@@ -311,6 +321,7 @@ loom_status_t loom_waitall(size_t n, loom_request_t reqs[], loom_msg_status_t st
         }
         loom_progress_wait_step(&w);
     }
+    loom_progress_waiter_fini(&w);
     st = loom_request_finish_all(n, reqs, statuses);
     return st < 0 ? loom_p2p_error(st, "loom_waitall") : st;
 }
@@ -328,7 +339,7 @@ loom_status_t loom_testall(size_t n, loom_request_t reqs[], int *flag_p,
         return loom_p2p_error(st, "loom_testall");
     }
     if (!loom_request_all_complete(n, reqs)) {
-        loom_progress_int();
+        loom_progress_poll();
         if (!loom_request_all_complete(n, reqs)) {
             *flag_p = 0;
             return LOOM_OK;
@@ -372,20 +383,22 @@ static loom_status_t loom_request_any_common(size_t n, loom_request_t reqs[],
     if (loom_unlikely(st != LOOM_OK)) {
         return loom_p2p_error(st, op);
     }
-    loom_progress_waiter_init(&w, op);
     idx = loom_request_find_any(n, reqs);
-    while (idx == n) {
-        if (flag_p != NULL) {           /* testany: one progress pass only */
-            loom_progress_int();
-            idx = loom_request_find_any(n, reqs);
-            if (idx == n) {
-                *flag_p = 0;
-                return LOOM_OK;
-            }
-            break;
-        }
-        loom_progress_wait_step(&w);
+    if (idx == n && flag_p != NULL) {   /* testany: one progress pass only */
+        loom_progress_poll();
         idx = loom_request_find_any(n, reqs);
+        if (idx == n) {
+            *flag_p = 0;
+            return LOOM_OK;
+        }
+    }
+    if (idx == n) {
+        loom_progress_waiter_init(&w, op);
+        do {
+            loom_progress_wait_step(&w);
+            idx = loom_request_find_any(n, reqs);
+        } while (idx == n);
+        loom_progress_waiter_fini(&w);
     }
     if (flag_p != NULL) {
         *flag_p = 1;

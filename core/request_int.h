@@ -45,6 +45,11 @@ struct loom_request {
     loom_comm_t          comm;
     const char          *op_name;     /* generic: "allreduce", for hang reports */
     uint64_t             op_seq;      /* generic: collective number on comm */
+    /* generic, optional, for hang reports ("active ... alg=ring state=step2"):
+     * the algorithm's name and a function naming the current phase; NULL
+     * prints "?". Set by the collectives layer after loom_request_generic_alloc. */
+    const char          *alg_name;
+    const char         *(*phase_fn)(loom_request_t req);
     /* generic requests */
     loom_request_progress_fn_t progress_fn;
     loom_request_cleanup_fn_t  cleanup_fn;

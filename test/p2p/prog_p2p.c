@@ -17,6 +17,13 @@
  *   abort      LOOM_ERRORS=abort: an invalid rank must abort the job
  *   huge       one message of 2 GiB + 3 MiB (rank 0 to the last rank)
  *   late       rank 1 sends 2.5 s late (LOOM_PROGRESS_TIMEOUT reports)
+ *   hang       never returns (np 4; for the hang report test, test_report.sh):
+ *              every rank dups WORLD, then rank 0 isends 1 MiB to rank 1
+ *              tag 7 (never received: rendezvous), issends 4 bytes to rank 2
+ *              tag 8 (never received) and receives 4 bytes from
+ *              LOOM_ANY_SOURCE tag 3 (never sent); rank 1 probes rank 0
+ *              tag 5; rank 2 receives 16 bytes from rank 1, any tag, on the
+ *              dup; rank 3 enters an allreduce on WORLD that nobody else does
  *
  * Prints "OK <mode>" on rank 0 and exits 0 when everything held; any
  * failure prints what differed and exits 1.
@@ -229,6 +236,38 @@ static void mode_many(void)
 }
 
 /* ---- both sides send first -------------------------------------------------------- */
+
+/* never returns: every rank blocks in a different way (see the header) */
+static void mode_hang(void)
+{
+    static uint8_t big[1 << 20];
+    uint8_t small[16] = { 0 };
+    int one = 1, sum = 0;
+    loom_comm_t dup;
+    loom_request_t r1, r2;
+
+    OKCALL(loom_comm_dup(LOOM_COMM_WORLD, &dup));
+    printf("HANG READY %d\n", rank);
+    fflush(stdout);
+    switch (rank) {
+    case 0:
+        OKCALL(loom_isend(big, sizeof(big), LOOM_BYTE, 1, 7, LOOM_COMM_WORLD, &r1));
+        OKCALL(loom_issend(small, 4, LOOM_BYTE, 2, 8, LOOM_COMM_WORLD, &r2));
+        OKCALL(loom_recv(small, 4, LOOM_BYTE, LOOM_ANY_SOURCE, 3, LOOM_COMM_WORLD, NULL));
+        break;
+    case 1:
+        OKCALL(loom_probe(0, 5, LOOM_COMM_WORLD, NULL));
+        break;
+    case 2:
+        OKCALL(loom_recv(small, sizeof(small), LOOM_BYTE, 1, LOOM_ANY_TAG, dup, NULL));
+        break;
+    default:
+        OKCALL(loom_allreduce(&one, &sum, 1, LOOM_INT32, LOOM_SUM, LOOM_COMM_WORLD));
+        break;
+    }
+    fprintf(stderr, "[%d] mode hang: a blocking call returned\n", rank);
+    ++failures;
+}
 
 static void mode_bothsend(void)
 {
@@ -541,6 +580,8 @@ int main(int argc, char **argv)
             OKCALL(loom_recv(&v, 1, LOOM_INT32, 1, 1, LOOM_COMM_WORLD, NULL));
             CHECK(v == 5, "late value %d", v);
         }
+    } else if (strcmp(mode, "hang") == 0 && size >= 4) {
+        mode_hang();
     } else if (strcmp(mode, "badinput") == 0) {
         mode_badinput();
     } else if (strcmp(mode, "abort") == 0) {
@@ -550,7 +591,7 @@ int main(int argc, char **argv)
         return 3;
     } else {
         fprintf(stderr, "usage: prog_p2p sizes [MAX]|wildcard|many|bothsend|random SEED|misc|"
-                "badinput|abort|late|huge\n");
+                "badinput|abort|late|huge|hang (np >= 4)\n");
         loom_finalize();
         return 2;
     }

@@ -3,9 +3,10 @@
  * self-sends at every size across the eager/rendezvous boundary (up to
  * 64 MiB), ordering across protocols with wildcards, truncation (the message
  * is consumed by that receive only), probe, cancel, ssend, PROC_NULL,
- * communicator isolation, request calls, generic requests, and a table of
- * bad inputs that must return errors, never crash. Runs with
- * LOOM_ERRORS=return so errors come back as codes.
+ * communicator isolation, request calls, generic requests, hang reports
+ * (SIGUSR1: the handler loom installs, or leaves alone, and the block it
+ * writes), and a table of bad inputs that must return errors, never crash.
+ * Runs with LOOM_ERRORS=return so errors come back as codes.
  */
 #include "../common/cunit_main.h"
 #include <loom.h>
@@ -14,10 +15,13 @@
 #include "request_int.h"
 #include "p2p_engine_int.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void fill(uint8_t *p, size_t n, unsigned seed)
 {
@@ -466,6 +470,111 @@ static void test_many_outstanding(void)
     }
 }
 
+/* ---- hang reports ------------------------------------------------------------- */
+
+static void app_usr1(int sig)
+{
+    (void)sig;
+}
+
+static int usr1_is(void (*handler)(int))
+{
+    struct sigaction sa;
+
+    return sigaction(SIGUSR1, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+           sa.sa_handler == handler;
+}
+
+/*
+ * In a child (loom initializes once per process): with the default
+ * disposition loom installs its handler and puts SIG_DFL back at finalize;
+ * with the application's own handler loom leaves it alone. Exit code: 0 ok.
+ */
+static int usr1_child(int app_has_handler)
+{
+    pid_t pid = fork();
+    int status;
+
+    if (pid == 0) {
+        int ok;
+        if (app_has_handler) {
+            signal(SIGUSR1, app_usr1);
+        }
+        if (loom_init(NULL, NULL) != LOOM_OK) {
+            _exit(2);
+        }
+        ok = app_has_handler ? usr1_is(app_usr1) : !usr1_is(SIG_DFL);
+        ok &= loom_finalize() == LOOM_OK;
+        ok &= usr1_is(app_has_handler ? app_usr1 : SIG_DFL);
+        _exit(ok ? 0 : 1);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int usr1_default_rc = -1, usr1_app_rc = -1;
+
+static void test_usr1_handler(void)
+{
+    CU_ASSERT_EQUAL(usr1_default_rc, 0);   /* installed, then SIG_DFL again */
+    CU_ASSERT_EQUAL(usr1_app_rc, 0);       /* the application's own: untouched */
+    CU_ASSERT_FALSE(usr1_is(SIG_DFL));     /* this process: loom's */
+}
+
+/* run fn with stderr going to a file; returns what it wrote (static buffer) */
+static const char *capture_stderr(int (*fn)(void))
+{
+    static char text[8192];
+    FILE *f = tmpfile();
+    int saved = dup(2);
+    size_t n = 0;
+
+    text[0] = '\0';
+    if (f == NULL || saved < 0) {
+        return text;
+    }
+    fflush(stderr);
+    dup2(fileno(f), 2);
+    fn();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void test_usr1_report(void)
+{
+    char line[160];
+    int v = 0;
+    loom_request_t r;
+    const char *text;
+
+    CU_ASSERT_EQUAL_FATAL(loom_irecv(&v, 1, LOOM_INT32, 0, 99, LOOM_COMM_WORLD, &r), LOOM_OK);
+    text = capture_stderr(loom_progress);
+    CU_ASSERT_PTR_NULL(strstr(text, "loom-report"));   /* nobody asked */
+    CU_ASSERT_EQUAL(raise(SIGUSR1), 0);                 /* the process lives on */
+    text = capture_stderr(loom_progress);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loom-report 0 begin host="));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, " call=loom_progress\n"));
+    snprintf(line, sizeof(line), "\nloom-report 0 coll comm=WORLD count=%llu\n",
+             (unsigned long long)LOOM_COMM_WORLD->coll_seq);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, line));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nloom-report 0 pending op=recv comm=WORLD peer=0 "
+                                        "world=0 tag=99 bytes=4 proto=eager state=posted "
+                                        "coll=0\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "\nloom-report 0 end\n"));
+    text = capture_stderr(loom_progress);               /* once per signal */
+    CU_ASSERT_PTR_NULL(strstr(text, "loom-report"));
+    CU_ASSERT_EQUAL(loom_cancel(&r), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_wait(&r, NULL), LOOM_OK);
+}
+
 int main(void)
 {
     static const loom_test_case_t cases[] = {
@@ -484,6 +593,9 @@ int main(void)
         { "waitany, testany, testall, request_free, get_count", test_requests },
         { "generic requests", test_generic },
         { "10,000 outstanding requests", test_many_outstanding },
+        { "SIGUSR1 handler: installed, restored, or left to the application",
+          test_usr1_handler },
+        { "SIGUSR1 writes the hang report from the progress loop", test_usr1_report },
         { NULL, NULL },
     };
     int v = 0, rc;
@@ -496,6 +608,8 @@ int main(void)
         fprintf(stderr, "calls before loom_init must fail with NOT_INITIALIZED\n");
         return 1;
     }
+    usr1_default_rc = usr1_child(0);
+    usr1_app_rc     = usr1_child(1);
     if (loom_init(NULL, NULL) != LOOM_OK) {
         fprintf(stderr, "loom_init failed\n");
         return 1;
