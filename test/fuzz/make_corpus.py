@@ -97,3 +97,112 @@ out = {
 for i, (name, s) in enumerate(out.items()):
     put("fuzz_launcher_output", name + "_tagged", bytes([2 * i + 1]) + s)
     put("fuzz_launcher_output", name, bytes([2 * i]) + s)
+
+# ---- fuzz_launcher_ctl: head <-> daemon frames, as the socket gives them
+# (big-endian: body length, type; fields by the spec in loomrun_ctl.h)
+def cu(v):
+    return struct.pack(">I", v & 0xFFFFFFFF)
+
+def cs(s):
+    b = s.encode() + b"\0"
+    return cu(len(b)) + b
+
+def cb(b):
+    return cu(len(b)) + b
+
+def cL(items):
+    return cu(len(items)) + b"".join(cs(x) for x in items)
+
+def cI(vals):
+    return cu(len(vals)) + b"".join(cu(v) for v in vals)
+
+def ctl(ftype, *fields):
+    body = b"".join(fields)
+    return cu(len(body)) + cu(ftype) + body
+
+c_hello = ctl(1, cu(0x4C4D524E), cu(1), cu(1), cu(4242), cs("n1"), cb(bytes(range(16))))
+c_job = ctl(2, cu(1), cu(4), cu(1), cs("loom-job-77"), cs("/home/u"), cs("n0"),
+            cL(["n0", "n1"]), cL(["./prog", "-x", "3"]), cL(["LOOM_LOG=warn", "A=b"]),
+            cI([0, 0, 1, 1]))
+ctl_streams = {
+    "hello_job": c_hello + c_job,
+    "started_output_exit": c_hello + ctl(3, cu(2), cu(999)) +
+        ctl(4, cu(2), cu(1), cu(1), cb(b"hello from rank 2\n")) +
+        ctl(4, cu(2), cu(2), cu(0), cb(b"loom-report 2 begin")) +
+        ctl(6, cu(2), cu(999), cu(0), cu(1), cu(1)),
+    "stdin_signal_shutdown": ctl(5, cb(b"input\n")) + ctl(5, cb(b"")) + ctl(8, cu(15)) +
+        ctl(14, cu(1)),
+    "abort_error": ctl(7, cu(3), cu(-5), cs("rank 3 gave up")) +
+        ctl(13, cu(127), cs("n1: ./prog: not found")),
+    "fence_dmodex": ctl(9, cu(2), cs("fence-1"), cb(b"\x00\x01blob")) +
+        ctl(10, cu(0), cs("fence-1"), cb(b"all" * 20)) +
+        ctl(11, cu(1), cu(7), cu(3)) + ctl(12, cu(1), cu(7), cu(-46), cb(b"")),
+    "partial_frame": c_hello + c_job[:-3],
+    "bad_string": ctl(13, cu(1), cu(4) + b"ab\0\0"),
+    "bad_type": ctl(99, cu(1)),
+    "too_long": cu(0x7FFFFFFF) + cu(4),
+}
+for name, s in ctl_streams.items():
+    put("fuzz_launcher_ctl", name, s)
+
+# ---- fuzz_launcher_report: byte0 nranks-1, byte1 ended ranks, then lines
+rep8 = [
+    "loom-report 0 begin host=n0 waited=5.0 call=loom_allreduce",
+    "loom-report 0 coll comm=WORLD count=413",
+    "loom-report 0 active kind=allreduce comm=WORLD seq=412 alg=ring state=reduce-scatter",
+    "loom-report 0 pending op=recv comm=WORLD peer=1 world=1 tag=-7 bytes=1024 proto=eager "
+    "state=posted coll=1",
+    "loom-report 0 end",
+    "loom-report 7 begin host=n1 waited=5.1 call=loom_recv",
+    "loom-report 7 coll comm=WORLD count=412",
+    "loom-report 7 pending op=recv comm=WORLD peer=3 world=3 tag=9 bytes=4 proto=eager "
+    "state=posted coll=0",
+    "loom-report 7 end",
+    "loom-report 3 begin host=n0 waited=5.0 call=loom_allreduce",
+    "loom-report 3 coll comm=WORLD count=413",
+    "loom-report 3 coll comm=split(WORLD)#5 count=2",
+    "loom-report 3 active kind=allreduce comm=WORLD seq=412 alg=ring state=reduce-scatter",
+    "loom-report 3 end",
+    "ordinary output",
+]
+mismatch = [
+    "loom-report 1 begin host=a waited=2.0 call=loom_recv",
+    "loom-report 1 pending op=recv comm=WORLD peer=0 world=0 tag=2 bytes=8 proto=eager "
+    "state=posted coll=0",
+    "loom-report 1 end",
+    "loom-report 0 begin host=a waited=2.0 call=loom_ssend",
+    "loom-report 0 pending op=ssend comm=WORLD peer=1 world=1 tag=1 bytes=8 proto=sync "
+    "state=wait-ack coll=0",
+    "loom-report 0 end\r",
+]
+deadlock = [
+    "loom-report %d begin host=h waited=1.5 call=loom_recv" % r for r in (0, 1)] + [
+    "loom-report 0 pending op=recv comm=dup(WORLD)#4 peer=1 world=1 tag=any bytes=0 "
+    "proto=eager state=posted coll=0",
+    "loom-report 1 pending op=recv comm=dup(WORLD)#4 peer=any world=any tag=3 bytes=0 "
+    "proto=eager state=posted coll=0",
+    "loom-report 0 end", "loom-report 1 end",
+]
+odd = [
+    "loom-report 2 begin host=h call=loom_bcast",
+    "loom-report 2 active kind=bcast comm=WORLD seq=0 alg=binomial state=recv future=1",
+    "loom-report 2 end",
+    "loom-report 1 begin host=h call=loom_barrier",
+    "loom-report 1 active kind=barrier comm=WORLD seq=0",
+    "loom-report 1 end",
+    "loom-report 0 begin host=h waited=0.3 call=loom_finalize",
+    "loom-report 0 end",
+    "!\x02",
+    "loom-report 9 begin call=x",
+    "loom-report 0 pending op=recv",
+    "loom-report 0 bogus",
+]
+reports = {"allreduce_np8": (7, 0, rep8), "tags_mismatch": (1, 0, mismatch),
+           "recv_deadlock": (1, 0, deadlock), "odd_kinds_ended": (3, 8, odd),
+           "many_ranks": (199, 0x55, ["loom-report %d begin call=loom_barrier" % r
+                                      for r in range(0, 199, 7)] +
+                          ["loom-report %d active kind=barrier comm=WORLD seq=3" % r
+                           for r in range(0, 199, 7)] +
+                          ["loom-report %d end" % r for r in range(0, 199, 7)])}
+for name, (nr, ended, lines) in reports.items():
+    put("fuzz_launcher_report", name, bytes([nr, ended]) + "\n".join(lines).encode() + b"\n")
