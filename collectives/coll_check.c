@@ -22,10 +22,13 @@
  *
  * A message found wrong is received into a scratch buffer (so a sender
  * waiting for a rendezvous is released) and the collective fails with the
- * error. Counts that differ inside one algorithm show up as a receive of
+ * error. When the communicator has a shared segment, the slow path also
+ * publishes the tag of the collective it waits in, and compares the other
+ * ranks' with its own records: two ranks that both think they are the root
+ * of a reduce wait to receive, send nothing, and are still caught. Counts that differ inside one algorithm show up as a receive of
  * the wrong size (loom_coll_wait in coll_util.c).
  */
-#include "coll_comm_int.h"
+#include "coll_shm.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -237,7 +240,54 @@ static loom_status_t loom_coll_check_one(loom_coll_state_t *s, int src, int shm,
     return st;
 }
 
-loom_status_t loom_coll_check_mismatch(loom_coll_state_t *s, int shm)
+static loom_coll_shm_ctl_t *loom_coll_check_ctl(const loom_coll_comm_t *cc, int r)
+{
+    return (loom_coll_shm_ctl_t *)(void *)((char *)cc->base +
+                                           (size_t)r * LOOM_COLL_SHM_RANK_BYTES);
+}
+
+/* One node: publish what we wait in, compare what the others wait in. */
+static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
+{
+    loom_comm_t comm = s->comm;
+    loom_coll_comm_t *cc = comm->coll_priv;
+    uint32_t tag = (uint32_t)loom_coll_tag_make(s->seq, s->kind,
+                                                loom_coll_kind_rooted(s->kind) ? s->root : 0);
+    loom_msg_status_t ms = { .bytes = 0 };
+    loom_status_t st;
+
+    if (cc == NULL || cc->state != LOOM_COLL_SHM_READY) {
+        return LOOM_OK;
+    }
+    atomic_store_explicit(&loom_coll_check_ctl(cc, comm->rank)->waiting[s->seq & 1],
+                          (uint64_t)tag | 1ull << 32, memory_order_relaxed);
+    for (int i = 0; i < 2 * comm->size; ++i) {
+        int q = i / 2;
+        uint64_t w = atomic_load_explicit(&loom_coll_check_ctl(cc, q)->waiting[i & 1],
+                                          memory_order_relaxed);
+        uint64_t d = (comm->coll_seq - (uint32_t)w) & LOOM_COLL_TAG_SEQ_MASK;
+        uint64_t *recp;
+
+        if (q == comm->rank || !(w >> 32) || d == 0 || d > LOOM_COLL_RECENT) {
+            continue;
+        }
+        recp = loom_coll_record(comm, comm->coll_seq - d);
+        if (recp == NULL || (*recp & LOOM_COLL_REC_FAILED) ||
+            ((uint32_t)*recp & ~LOOM_COLL_TAG_SEQ_MASK) ==
+            ((uint32_t)w & ~LOOM_COLL_TAG_SEQ_MASK)) {
+            continue;
+        }
+        ms.source = q;
+        ms.tag    = (int)(uint32_t)w;
+        st = loom_coll_mismatch_report(s, comm->coll_seq - d, *recp, &ms, 0);
+        *recp |= LOOM_COLL_REC_FAILED;
+        return st;
+    }
+    return LOOM_OK;
+}
+
+/* Judge (and drain) the earliest unexpected messages from every rank. */
+static loom_status_t loom_coll_check_messages(loom_coll_state_t *s, int shm)
 {
     loom_comm_t comm = s->comm;
     loom_status_t st;
@@ -256,4 +306,16 @@ loom_status_t loom_coll_check_mismatch(loom_coll_state_t *s, int shm)
         } while (more);
     }
     return LOOM_OK;
+}
+
+loom_status_t loom_coll_check_mismatch(loom_coll_state_t *s, int shm)
+{
+    loom_status_t st = loom_coll_check_messages(s, shm);
+
+    if (st == LOOM_OK && (st = loom_coll_check_waiting(s)) != LOOM_OK) {
+        /* found without a message: drop what already came for that call, so
+         * no sender is left waiting on a rendezvous we will never match */
+        (void)loom_coll_check_messages(s, shm);
+    }
+    return st;
 }

@@ -43,15 +43,21 @@
 #define LOOM_COLL_SHM_MAX_BYTES ((size_t)8192)
 
 /* operations of at most this many bytes keep their data in the control line */
-#define LOOM_COLL_SHM_SMALL 16
+#define LOOM_COLL_SHM_SMALL 8
 
 typedef struct loom_coll_shm_ctl {
     _Atomic uint64_t arrived;   /* number of the last operation this rank joined */
     uint64_t         sig[2];    /* signature of operation n at [n % 2] */
-    uint64_t         pad;
+    /* tag | 1 << 32 of the collective #s this rank has been waiting in for
+     * a while, at [s % 2] (slow path, relaxed): lets ranks that all wait to
+     * receive, and so send nothing, still see that they called different
+     * collectives; two entries, so that a rank which moved on to #s+1 still
+     * shows what it did in #s */
+    _Atomic uint64_t waiting[2];
     /* data of operation n at [n % 2] when small: one line carries data,
      * signature and arrival, one cache-line transfer per reader */
-    uint8_t          small[2][LOOM_COLL_SHM_SMALL] LOOM_ALIGNED(16);
+    uint8_t          small[2][LOOM_COLL_SHM_SMALL];
+    uint64_t         pad;
 } loom_coll_shm_ctl_t;
 
 _Static_assert(sizeof(loom_coll_shm_ctl_t) == LOOM_CACHE_LINE,

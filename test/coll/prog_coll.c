@@ -441,6 +441,11 @@ static int run_mismatch(const char *c)
     } else if (strcmp(c, "root_shm") == 0) {     /* every rank its own root */
         st = loom_bcast(a, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
         expect("bcast", st, LOOM_ERR_INVALID_ROOT);
+    } else if (strcmp(c, "root_wait") == 0) {    /* both roots wait: no message */
+        st = loom_reduce(a, b, 4, LOOM_DOUBLE, LOOM_SUM, rank, LOOM_COMM_WORLD);
+        expect("reduce", st, LOOM_ERR_INVALID_ROOT);
+        st = loom_gather(a, b, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
+        expect("gather", st, LOOM_ERR_INVALID_ROOT);
     } else if (strcmp(c, "root_msg") == 0) {     /* the same, forced binomial */
         st = loom_bcast(a, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
         expect("bcast", st, LOOM_OK);            /* a root only sends */

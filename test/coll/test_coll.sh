@@ -107,6 +107,8 @@ mismatch count_msg 2 return LOOM_ALLREDUCE_ALGORITHM=recursive_doubling \
     "rank 0 expected 8 bytes from rank 1 but the message was larger.*rank 1 expected 16 bytes from rank 0 but received 8|rank 1 expected 16 bytes from rank 0 but received 8"
 mismatch root_shm 2 return "" \
     "bcast #[0-9]+ on WORLD: rank 0 used root 0 but rank 1 used root 1"
+mismatch root_wait 2 return "" \
+    "reduce #[0-9]+ on WORLD: rank 1 used root 1 but rank 0 used root 0.*|gather #[0-9]+ on WORLD: rank 0 used root 0 but rank 1 used root 1"
 mismatch root_msg 2 return LOOM_BCAST_ALGORITHM=binomial \
     "bcast #[0-9]+ on WORLD: rank 1 used root 1 but rank 0 used root 0"
 mismatch kind_msg 2 return LOOM_ALLREDUCE_ALGORITHM=ring \
