@@ -756,4 +756,8 @@ void loomrun_head_stop(loomrun_loop_t *lp)
             kill(-h->nodes[n].agent_pid, SIGTERM);
         }
     }
+    loomrun_head_free_routes(h, lp->job->map.nnodes);
+    free(h->nodes);
+    free(h);
+    lp->head = NULL;
 }

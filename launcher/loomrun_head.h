@@ -66,4 +66,7 @@ void loomrun_head_dmdx_answer(loomrun_loop_t *lp, int origin, uint32_t id, int s
 /** Node @p n called back: send the requests that waited for it. */
 void loomrun_head_flush_reqs(loomrun_loop_t *lp, int n);
 
+/** Free the fences and requests still held when the job ends (loomrun_head_stop). */
+void loomrun_head_free_routes(loomrun_head_t *h, int nnodes);
+
 #endif /* LOOMRUN_HEAD_H */

@@ -240,13 +240,15 @@ typedef struct loomrun_loop {
     struct loomrun_daemon *daemon;     /* in a daemon, else NULL */
 } loomrun_loop_t;
 
-/* ---- loomrun_loop.c: the event loop shared by head and daemons ------------ */
+/* ---- loomrun_util.c: stateless helpers ------------------------------------ */
 
 /** Monotonic seconds. */
 double loomrun_now(void);
 
 /** "SIGKILL" for 9 (a static buffer). */
 const char *loomrun_signame(int sig);
+
+/* ---- loomrun_loop.c: the event loop shared by head and daemons ------------ */
 
 /** Report the first abnormal end (once) and start the teardown. */
 void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
@@ -329,7 +331,7 @@ void loomrun_head_signal(loomrun_loop_t *lp, int sig);
 /** A local PMIx event for the head: fence, dmodex request or served data. */
 void loomrun_head_event(loomrun_loop_t *lp, const loomrun_event_t *ev);
 
-/** After the loop: close everything, stop and reap the agents. */
+/** After the loop: close everything, stop and reap the agents, free the head (lp->head = NULL). */
 void loomrun_head_stop(loomrun_loop_t *lp);
 
 /* ---- loomrun_daemon.c: loomrun --daemon on the other hosts ------------------ */

@@ -35,23 +35,6 @@
 
 #define LOOMRUN_EXIT_TIMEOUT 124
 
-double loomrun_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-const char *loomrun_signame(int sig)
-{
-    static char buf[32];
-    const char *abbrev = sigabbrev_np(sig);
-
-    snprintf(buf, sizeof(buf), "SIG%s", abbrev ? abbrev : "?");
-    return buf;
-}
-
 /* ---- failures and teardown ---------------------------------------------------- */
 
 static void loomrun_cause_flush(loomrun_loop_t *lp);

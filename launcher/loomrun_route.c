@@ -200,3 +200,19 @@ void loomrun_head_flush_reqs(loomrun_loop_t *lp, int n)
     }
 }
 
+/* The job is over: what never completed goes (its PMIx callers are gone). */
+void loomrun_head_free_routes(loomrun_head_t *h, int nnodes)
+{
+    while (h->fences != NULL) {
+        loomrun_fence_t *f = h->fences;
+        h->fences = f->next;
+        loomrun_coll_free(f->local);
+        loomrun_fence_free(f, nnodes);
+    }
+    while (h->reqs != NULL) {
+        loomrun_dmdx_t *d = h->reqs;
+        h->reqs = d->next;
+        free(d->data);
+        free(d);
+    }
+}
