@@ -2,7 +2,7 @@
 #
 #   make                 libloom.a/.so, loomrun, loom_info, examples (build/release)
 #   make DEBUG=1         debug build (build/debug)
-#   make SANITIZE=address|undefined|thread   (build/<config>-<sanitizer>)
+#   make SANITIZE=address|undefined|thread|address,undefined   (build/<config>-<sanitizer>)
 #   make WERROR=1        warnings are errors (CI)
 #   make check           build and run every test suite (each under timeout)
 #   make demo            build and run a real multi-rank job
@@ -27,11 +27,12 @@ CONFIG  := release
 OPTFLAGS := -O2 -g
 endif
 
+comma := ,
 ifneq ($(SANITIZE),)
-ifeq ($(filter $(SANITIZE),address undefined thread),)
-$(error SANITIZE='$(SANITIZE)' is not valid: use SANITIZE=address, SANITIZE=undefined or SANITIZE=thread)
+ifeq ($(filter $(SANITIZE),address undefined thread address$(comma)undefined),)
+$(error SANITIZE='$(SANITIZE)' is not valid: use SANITIZE=address, SANITIZE=undefined, SANITIZE=thread or SANITIZE=address,undefined)
 endif
-CONFIG  := $(CONFIG)-$(SANITIZE)
+CONFIG  := $(CONFIG)-$(subst $(comma),+,$(SANITIZE))
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 

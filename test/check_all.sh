@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # `make check`: every suite in the release build (warnings are errors), then
-# under AddressSanitizer, UndefinedBehaviorSanitizer and ThreadSanitizer,
+# under AddressSanitizer with UndefinedBehaviorSanitizer (one build, as is
+# usual: they do not conflict), then under ThreadSanitizer,
 # then the extra checks modules register (make print-check-extra).
 #   LOOM_CHECK_PASSES="release address"   run only these passes
 #   LOOM_CHECK_EXTRA=0                     skip the extra checks
 set -u
 cd "$(dirname "$0")/.."
-passes=${LOOM_CHECK_PASSES:-release address undefined thread}
+passes=${LOOM_CHECK_PASSES:-release address,undefined thread}
 jobs=${LOOM_CHECK_JOBS:-2}
 total_pass=0; total_fail=0; failed=()
 t_start=$SECONDS
@@ -28,7 +29,7 @@ count() {  # parse "suites: N passed, M failed" from a pass's output
 for p in $passes; do
     # each pass has its own build folder, whatever BUILD the caller set
     args=(WERROR=1 BUILD=build/release)
-    [[ $p != release ]] && args=(WERROR=1 SANITIZE="$p" BUILD="build/release-$p")
+    [[ $p != release ]] && args=(WERROR=1 SANITIZE="$p" BUILD="build/release-${p//,/+}")
     echo "=== check pass: $p (${args[*]})"
     out=$(mktemp)
     t0=$SECONDS
