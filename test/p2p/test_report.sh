@@ -10,7 +10,9 @@
 # rank must report twice (after 1 s of no progress, then on loomrun's
 # SIGUSR1), each block well formed (begin ... end, one line per write, the
 # exact fields), a human warning per timeout, and loomrun's summary must
-# name what each rank waits for.
+# name what each rank waits for. Also: a rank that is late but not hung
+# reports and the job ends well; a peer's death names the user's operation
+# it interrupts.
 #   BUILD=build/release bash test/p2p/test_report.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -93,5 +95,25 @@ if ((rc != 0)) || ! grep -qxF "loom-report 0 pending op=recv comm=WORLD peer=1 w
     bad "late: exit $rc, or no report of the pending receive"; sed 's/^/    | /' "$out" | tail -n 20
 else
     echo "ok   a late rank reports its pending receive and the job ends with 0"
+fi
+# a peer's death names the user's operation it interrupts (the same walk over
+# pending operations), not only the transport's: test/reliability/prog_peerdeath
+PD=$BUILD/test/reliability/prog_peerdeath
+if [[ -x $PD ]]; then
+    for spec in "recv|loom_recv from rank 2 tag 5 on WORLD (4 bytes, posted)" \
+                "anysrc|loom_recv from any rank tag 5 on WORLD (4 bytes, posted)" \
+                "rndv|loom_send to rank 2 tag 5 on WORLD (1048576 bytes, rts-sent)"; do
+        mode=${spec%%|*} want=${spec#*|}
+        "$LOOMRUN" --timeout 30 -x LOOM_ERRORS=return -n 3 "$PD" "$mode" >"$out" 2>&1
+        if grep -E '^loom\[0@[^]]+\] ERROR p2p: rank 0@[^ ]+: peer rank 2 \([^)]+\) failed ' "$out" |
+                grep -qF "; pending: $want"; then
+            echo "ok   peer death ($mode): the error names '$want'"
+        else
+            bad "peer death ($mode): no error naming '$want'"
+            grep 'ERROR' "$out" | sed 's/^/    | /' | head -n 8
+        fi
+    done
+else
+    echo "skip peer death messages ($PD not built)"
 fi
 exit $fail
