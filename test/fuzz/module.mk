@@ -28,9 +28,9 @@ FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 # the launcher's decoders and output path, without its event loop (which
 # pulls the head, the daemons, the PMIx server and main()): launcher_shim.c
-# stands in for the two loop functions the hang filter calls
+# stands in for the one loop function the hang filter calls
 FUZZ_LAUNCHER := loomrun_proc loomrun_guard loomrun_hang loomrun_report loomrun_report_sum \
-                 loomrun_ctl
+                 loomrun_ctl loomrun_util
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out transport/ib/%,$(LIB_SRC))) \
                 $(FUZZ_LAUNCHER:%=$(FUZZ_DIR)/obj/launcher/%.o) \
                 $(FUZZ_DIR)/obj/test/fuzz/launcher_shim.o
