@@ -11,8 +11,8 @@
 # root (CI does).
 #
 # Checks: placement as the ranks see it, the point-to-point and collectives
-# programs, a failing rank ending the step (--kill-on-bad-exit=1) with its
-# status, and nothing left running.
+# programs, a failing rank ending the step (--kill-on-bad-exit=1), named with
+# its status, and nothing left running.
 #   BUILD=build/release bash test/multihost/test_srun.sh
 set -u
 TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -177,15 +177,29 @@ srun_run "p2p sizes 0..8 MiB"        3 "OK sizes"    "$P2P" sizes $((8 << 20))
 srun_run "p2p wildcard storm"        3 "OK wildcard" "$P2P" wildcard
 srun_run "collectives (quick)"       4 ""            "$COLL" quick
 
-# a rank that fails ends the step, with its status
+# a rank that fails ends the step, and srun names it with its status.
+# What srun exits with is not deterministic here, by Slurm's own rule (srun(1),
+# RETURN VALUE: "the highest exit code of all tasks run or the highest signal
+# (128 + signal) of any task that exited with a signal"): task 1 exits 3; the
+# other tasks' fence then fails and they exit 1 on their own, unless the
+# SIGTERM of --kill-on-bad-exit reaches them first (slower builds, e.g.
+# under ASan), in which case the signal wins and srun exits 143. Both are
+# what a user of srun gets; what is deterministic, and checked: srun exits
+# 3 or 128+SIGTERM/SIGKILL (never 0, never 1 alone), says "task 1: Exited
+# with exit code 3", no other task exits 3, and the step ends at once (no
+# hang until --time). loom does not change its failure exits to mask this:
+# under loomrun the job's status is the first failing rank's (test/launcher).
 t0=$SECONDS
 out=$(TMPDIR=$W/tmp timeout 170 srun --mpi=pmix -O -n 3 --kill-on-bad-exit=1 --time=3 \
       "$LAUNCH" exit 3 1 2>&1)
 rc=$?
-if [[ $rc -ne 3 ]] || ((SECONDS - t0 > 30)); then
-    bad "srun: a rank exiting 3 ends the step (exit $rc, $((SECONDS - t0))s)" "$out"
+dt=$((SECONDS - t0))
+if [[ $rc -ne 3 && $rc -ne 143 && $rc -ne 137 ]] || ((dt > 30)) ||
+   ! grep -q "task 1: Exited with exit code 3" <<<"$out" ||
+   grep -q "task [02]: Exited with exit code 3" <<<"$out"; then
+    bad "srun: a rank exiting 3 ends the step (exit $rc, ${dt}s)" "$out"
 else
-    ok "srun: a rank exiting 3 ends the step with status 3"
+    ok "srun: a rank exiting 3 ends the step in ${dt}s, task 1's status 3 named (srun exit $rc)"
 fi
 
 for _ in $(seq 50); do [[ -z $(squeue -h 2>/dev/null) && -z $(stepds) ]] && break; sleep 0.1; done
