@@ -285,10 +285,6 @@ int loom_p2p_pending_progress(void);
 /** Cancel a posted receive. @return 1 if it was cancelled. */
 int loom_p2p_recv_cancel(loom_request_t req);
 
-/** Probe the unexpected queue; fills @p status when found. @return 1 if found. */
-int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
-                       loom_msg_status_t *status);
-
 /** Create the engine's pools and matching engine (init). */
 loom_status_t loom_p2p_engine_setup(void);
 

@@ -23,6 +23,14 @@ loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
                                  loom_comm_t comm, uint32_t which,
                                  loom_request_t *req_p);
 
+/**
+ * Look for a message matching (@p src, @p tag) on @p comm's context @p which
+ * in the unexpected queue, without receiving it; fills @p status (may be
+ * LOOM_STATUS_IGNORE) when found. Does not progress. @return 1 if found.
+ */
+int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
+                       loom_msg_status_t *status);
+
 /** 1 if a request is complete (does not progress, does not release). */
 static inline int loom_request_is_complete(loom_request_t req)
 {
