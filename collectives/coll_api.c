@@ -104,12 +104,33 @@ loom_status_t loom_coll_check_buf(const void *buf, size_t count, const char *wha
 loom_status_t loom_coll_check_count(const loom_coll_state_t *s, size_t count,
                                            size_t blocks, const char *who)
 {
-    if (count != 0 && (SIZE_MAX / s->esize) / blocks < count) {
-        loom_error("coll", "%s: count %zu x %zu blocks of %zu bytes overflows", who,
-                   count, blocks, s->esize);
+    if (count != 0 && (LOOM_COLL_MAX_BYTES / s->esize) / blocks < count) {
+        loom_error("coll", "%s: count %zu x %zu blocks of %zu bytes overflows (limit %zu "
+                   "bytes)", who, count, blocks, s->esize, LOOM_COLL_MAX_BYTES);
         return LOOM_ERR_INVALID_COUNT;
     }
     return LOOM_OK;
+}
+
+loom_status_t loom_coll_check_req(const loom_request_t *req_p, const char *who)
+{
+    if (req_p == NULL) {
+        loom_error("coll", "%s: req_p is NULL", who);
+        return loom_p2p_error(LOOM_ERR_INVALID_ARG, who);
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_check_alias(const void *sbuf, size_t sbytes, const void *rbuf,
+                                    size_t rbytes, const char *who)
+{
+    if (sbuf == LOOM_IN_PLACE || !loom_coll_overlap(sbuf, sbytes, rbuf, rbytes)) {
+        return LOOM_OK;
+    }
+    loom_error("coll", "%s: sendbuf [%p, +%zu bytes) and recvbuf [%p, +%zu bytes) overlap "
+               "(aliased buffers); pass LOOM_IN_PLACE as sendbuf for an in-place call",
+               who, sbuf, sbytes, rbuf, rbytes);
+    return LOOM_ERR_INVALID_BUFFER;
 }
 
 loom_status_t loom_coll_check_root(const loom_coll_state_t *s, int root,
@@ -174,7 +195,8 @@ static loom_status_t loom_coll_bcast_start(void *buf, size_t count, loom_datatyp
 {
     loom_coll_state_t *s;
     loom_request_t req;
-    loom_status_t st = loom_coll_begin(comm, who, "bcast", dt, &req);
+    loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
+                       loom_coll_begin(comm, who, "bcast", dt, &req);
 
     if (st != LOOM_OK) {
         return st;
@@ -227,7 +249,8 @@ static loom_status_t loom_coll_reduce_start(loom_coll_type_t kind, const void *s
 {
     loom_coll_state_t *s;
     loom_request_t req;
-    loom_status_t st = loom_coll_begin(comm, who, name, dt, &req);
+    loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
+                       loom_coll_begin(comm, who, name, dt, &req);
     int has_result;
     size_t nblocks;
 
@@ -251,7 +274,10 @@ static loom_status_t loom_coll_reduce_start(loom_coll_type_t kind, const void *s
          (st = loom_coll_check_buf(sendbuf, count * nblocks, "sendbuf", who)) != LOOM_OK) ||
         (has_result &&
          (st = loom_coll_check_buf(recvbuf, count * (sendbuf == LOOM_IN_PLACE ? nblocks : 1),
-                                   "recvbuf", who)) != LOOM_OK)) {
+                                   "recvbuf", who)) != LOOM_OK) ||
+        (has_result &&
+         (st = loom_coll_check_alias(sendbuf, count * nblocks * s->esize, recvbuf,
+                                     count * s->esize, who)) != LOOM_OK)) {
         return loom_coll_fail(req, st, who);
     }
     s->in_place = sendbuf == LOOM_IN_PLACE;
@@ -331,25 +357,43 @@ loom_status_t loom_reduce_scatter_block(const void *sendbuf, void *recvbuf, size
 
 /* ---- gather family ------------------------------------------------------------------- */
 
-loom_status_t loom_coll_check_vec(const size_t *counts, const size_t *displs,
-                                         int n, const char *what, const char *who)
+/*
+ * counts/displs of a v collective: not NULL, and counts[i] x element size,
+ * their sum and displs[i] + counts[i] within LOOM_COLL_MAX_BYTES. Gives the
+ * total element count and the extent (largest displs[i] + counts[i]).
+ */
+loom_status_t loom_coll_check_vec(const loom_coll_state_t *s, const size_t *counts,
+                                  const size_t *displs, const char *what, const char *who,
+                                  size_t *total_p, size_t *extent_p)
 {
+    size_t limit = LOOM_COLL_MAX_BYTES / s->esize, total = 0, extent = 0;
+
     if (counts == NULL || displs == NULL) {
         loom_error("coll", "%s: %s %s is NULL", who, what,
                    counts == NULL ? "counts" : "displs");
         return LOOM_ERR_INVALID_ARG;
     }
-    (void)n;
-    return LOOM_OK;
-}
-
-size_t loom_coll_vec_total(const size_t *counts, int n)
-{
-    size_t t = 0;
-    for (int i = 0; i < n; ++i) {
-        t += counts[i];
+    for (int i = 0; i < s->size; ++i) {
+        if (counts[i] > limit || total > limit - counts[i]) {
+            loom_error("coll", "%s: %scounts[%d] = %zu elements of %zu bytes: %s "
+                       "overflows (limit %zu elements)", who, what, i, counts[i], s->esize,
+                       counts[i] > limit ? "the count" : "the sum of the counts", limit);
+            return LOOM_ERR_INVALID_COUNT;
+        }
+        if (displs[i] > limit - counts[i]) {
+            loom_error("coll", "%s: %sdispls[%d] = %zu + %scounts[%d] = %zu elements of "
+                       "%zu bytes overflows (limit %zu elements)", who, what, i, displs[i],
+                       what, i, counts[i], s->esize, limit);
+            return LOOM_ERR_INVALID_COUNT;
+        }
+        total += counts[i];
+        if (counts[i] > 0 && displs[i] + counts[i] > extent) {
+            extent = displs[i] + counts[i];
+        }
     }
-    return t;
+    *total_p  = total;
+    *extent_p = extent;
+    return LOOM_OK;
 }
 
 /* allgather (counts == NULL) and allgatherv */
@@ -361,15 +405,17 @@ static loom_status_t loom_coll_allgather_start(const void *sendbuf, size_t sendc
 {
     loom_coll_state_t *s;
     loom_request_t req;
-    loom_status_t st = loom_coll_begin(comm, who, "allgather", dt, &req);
-    size_t total, own_off;
+    loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
+                       loom_coll_begin(comm, who, "allgather", dt, &req);
+    size_t total, own_off, extent;
 
     if (st != LOOM_OK) {
         return st;
     }
     s = loom_coll_state(req);
     if (recvcounts != NULL || displs != NULL) {
-        if ((st = loom_coll_check_vec(recvcounts, displs, s->size, "recv", who)) != LOOM_OK) {
+        if ((st = loom_coll_check_vec(s, recvcounts, displs, "recv", who, &total,
+                                      &extent)) != LOOM_OK) {
             return loom_coll_fail(req, st, who);
         }
         if (sendbuf != LOOM_IN_PLACE && sendcount != recvcounts[s->rank]) {
@@ -377,7 +423,6 @@ static loom_status_t loom_coll_allgather_start(const void *sendbuf, size_t sendc
                        who, s->rank, sendcount, s->rank, recvcounts[s->rank]);
             return loom_coll_fail(req, LOOM_ERR_INVALID_COUNT, who);
         }
-        total   = loom_coll_vec_total(recvcounts, s->size);
         own_off = displs[s->rank];
         s->layout = LOOM_COLL_LAYOUT_VECTOR;
         s->counts = recvcounts;
@@ -388,12 +433,15 @@ static loom_status_t loom_coll_allgather_start(const void *sendbuf, size_t sendc
             return loom_coll_fail(req, st, who);
         }
         total   = sendcount * (size_t)s->size;
+        extent  = total;
         own_off = sendcount * (size_t)s->rank;
         s->layout = LOOM_COLL_LAYOUT_UNIFORM;
     }
     if ((sendbuf != LOOM_IN_PLACE &&
          (st = loom_coll_check_buf(sendbuf, sendcount, "sendbuf", who)) != LOOM_OK) ||
-        (st = loom_coll_check_buf(recvbuf, total, "recvbuf", who)) != LOOM_OK) {
+        (st = loom_coll_check_buf(recvbuf, total, "recvbuf", who)) != LOOM_OK ||
+        (st = loom_coll_check_alias(sendbuf, sendcount * s->esize, recvbuf,
+                                    extent * s->esize, who)) != LOOM_OK) {
         return loom_coll_fail(req, st, who);
     }
     s->in_place = sendbuf == LOOM_IN_PLACE;

@@ -7,6 +7,9 @@
 
 #include "coll_int.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* core/p2p.c: LOOM_ERRORS policy (declared in the engine's private header) */
 loom_status_t loom_p2p_error(loom_status_t status, const char *op);
 
@@ -21,8 +24,22 @@ loom_status_t loom_coll_check_buf(const void *buf, size_t count, const char *wha
 loom_status_t loom_coll_check_count(const loom_coll_state_t *s, size_t count,
                                     size_t blocks, const char *who);
 loom_status_t loom_coll_check_root(const loom_coll_state_t *s, int root, const char *who);
-loom_status_t loom_coll_check_vec(const size_t *counts, const size_t *displs, int n,
-                                  const char *what, const char *who);
-size_t loom_coll_vec_total(const size_t *counts, int n);
+loom_status_t loom_coll_check_req(const loom_request_t *req_p, const char *who);
+loom_status_t loom_coll_check_alias(const void *sbuf, size_t sbytes, const void *rbuf,
+                                    size_t rbytes, const char *who);
+loom_status_t loom_coll_check_vec(const loom_coll_state_t *s, const size_t *counts,
+                                  const size_t *displs, const char *what, const char *who,
+                                  size_t *total_p, size_t *extent_p);
+
+/* Largest byte count of one buffer: no C object is larger than PTRDIFF_MAX. */
+#define LOOM_COLL_MAX_BYTES ((size_t)PTRDIFF_MAX)
+
+/** Do [a, a + alen) and [b, b + blen) share a byte? */
+static inline int loom_coll_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+    return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
+}
 
 #endif /* LOOM_COLL_API_INT_H */

@@ -15,15 +15,17 @@ static loom_status_t loom_coll_gather_start(const void *sendbuf, size_t sendcoun
 {
     loom_coll_state_t *s;
     loom_request_t req;
-    loom_status_t st = loom_coll_begin(comm, who, vector ? "gatherv" : "gather", dt, &req);
+    loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
+                       loom_coll_begin(comm, who, vector ? "gatherv" : "gather", dt, &req);
     int is_root;
-    size_t own_off = 0, total;
+    size_t own_off = 0, total, extent;
 
     if (st != LOOM_OK) {
         return st;
     }
     s = loom_coll_state(req);
-    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK) {
+    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK ||
+        (vector && (st = loom_coll_check_count(s, sendcount, 1, who)) != LOOM_OK)) {
         return loom_coll_fail(req, st, who);
     }
     is_root = root == s->rank;
@@ -32,11 +34,15 @@ static loom_status_t loom_coll_gather_start(const void *sendbuf, size_t sendcoun
                    "rank %d", who, root, s->rank);
         return loom_coll_fail(req, LOOM_ERR_INVALID_BUFFER, who);
     }
-    total = sendcount * (size_t)s->size;
+    total = extent = sendcount * (size_t)s->size;
     if (vector && is_root) {
         if (counts == NULL || displs == NULL) {
             loom_error("coll", "%s: recvcounts or displs is NULL at the root", who);
             return loom_coll_fail(req, LOOM_ERR_INVALID_ARG, who);
+        }
+        if ((st = loom_coll_check_vec(s, counts, displs, "recv", who, &total, &extent)) !=
+            LOOM_OK) {
+            return loom_coll_fail(req, st, who);
         }
         if (sendbuf != LOOM_IN_PLACE && counts[root] != sendcount) {
             loom_error("coll", "%s: the root sends %zu elements but recvcounts[%d] is "
@@ -45,7 +51,6 @@ static loom_status_t loom_coll_gather_start(const void *sendbuf, size_t sendcoun
         }
         sendcount = counts[root];
         own_off   = displs[root];
-        total     = loom_coll_vec_total(counts, s->size);
     } else if (!vector) {
         if ((st = loom_coll_check_count(s, sendcount, (size_t)s->size, who)) != LOOM_OK) {
             return loom_coll_fail(req, st, who);
@@ -54,7 +59,9 @@ static loom_status_t loom_coll_gather_start(const void *sendbuf, size_t sendcoun
     }
     if ((sendbuf != LOOM_IN_PLACE &&
          (st = loom_coll_check_buf(sendbuf, sendcount, "sendbuf", who)) != LOOM_OK) ||
-        (is_root && (st = loom_coll_check_buf(recvbuf, total, "recvbuf", who)) != LOOM_OK)) {
+        (is_root && (st = loom_coll_check_buf(recvbuf, total, "recvbuf", who)) != LOOM_OK) ||
+        (is_root && (st = loom_coll_check_alias(sendbuf, sendcount * s->esize, recvbuf,
+                                                extent * s->esize, who)) != LOOM_OK)) {
         return loom_coll_fail(req, st, who);
     }
     s->in_place = sendbuf == LOOM_IN_PLACE;
@@ -120,15 +127,17 @@ static loom_status_t loom_coll_scatter_start(const void *sendbuf, const size_t *
 {
     loom_coll_state_t *s;
     loom_request_t req;
-    loom_status_t st = loom_coll_begin(comm, who, vector ? "scatterv" : "scatter", dt, &req);
+    loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
+                       loom_coll_begin(comm, who, vector ? "scatterv" : "scatter", dt, &req);
     int is_root;
-    size_t own_off = 0, total;
+    size_t own_off = 0, total, extent;
 
     if (st != LOOM_OK) {
         return st;
     }
     s = loom_coll_state(req);
-    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK) {
+    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK ||
+        (vector && (st = loom_coll_check_count(s, recvcount, 1, who)) != LOOM_OK)) {
         return loom_coll_fail(req, st, who);
     }
     is_root = root == s->rank;
@@ -137,11 +146,15 @@ static loom_status_t loom_coll_scatter_start(const void *sendbuf, const size_t *
                    "rank %d", who, root, s->rank);
         return loom_coll_fail(req, LOOM_ERR_INVALID_BUFFER, who);
     }
-    total = recvcount * (size_t)s->size;
+    total = extent = recvcount * (size_t)s->size;
     if (vector && is_root) {
         if (counts == NULL || displs == NULL) {
             loom_error("coll", "%s: sendcounts or displs is NULL at the root", who);
             return loom_coll_fail(req, LOOM_ERR_INVALID_ARG, who);
+        }
+        if ((st = loom_coll_check_vec(s, counts, displs, "send", who, &total, &extent)) !=
+            LOOM_OK) {
+            return loom_coll_fail(req, st, who);
         }
         if (recvbuf != LOOM_IN_PLACE && counts[root] != recvcount) {
             loom_error("coll", "%s: the root receives %zu elements but sendcounts[%d] "
@@ -150,7 +163,6 @@ static loom_status_t loom_coll_scatter_start(const void *sendbuf, const size_t *
         }
         recvcount = counts[root];
         own_off   = displs[root];
-        total     = loom_coll_vec_total(counts, s->size);
     } else if (!vector) {
         if ((st = loom_coll_check_count(s, recvcount, (size_t)s->size, who)) != LOOM_OK) {
             return loom_coll_fail(req, st, who);
@@ -159,7 +171,10 @@ static loom_status_t loom_coll_scatter_start(const void *sendbuf, const size_t *
     }
     if ((recvbuf != LOOM_IN_PLACE &&
          (st = loom_coll_check_buf(recvbuf, recvcount, "recvbuf", who)) != LOOM_OK) ||
-        (is_root && (st = loom_coll_check_buf(sendbuf, total, "sendbuf", who)) != LOOM_OK)) {
+        (is_root && (st = loom_coll_check_buf(sendbuf, total, "sendbuf", who)) != LOOM_OK) ||
+        (is_root && recvbuf != LOOM_IN_PLACE &&
+         (st = loom_coll_check_alias(sendbuf, extent * s->esize, recvbuf,
+                                     recvcount * s->esize, who)) != LOOM_OK)) {
         return loom_coll_fail(req, st, who);
     }
     s->in_place = recvbuf == LOOM_IN_PLACE;
@@ -227,35 +242,39 @@ static loom_status_t loom_coll_alltoall_start(const void *sendbuf, const size_t 
 {
     loom_coll_state_t *s;
     loom_request_t req;
-    loom_status_t st = loom_coll_begin(comm, who, vector ? "alltoallv" : "alltoall", dt,
+    loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
+                       loom_coll_begin(comm, who, vector ? "alltoallv" : "alltoall", dt,
                                        &req);
-    size_t stotal, rtotal;
+    size_t stotal, rtotal, sext, rext;
 
     if (st != LOOM_OK) {
         return st;
     }
     s = loom_coll_state(req);
     if (vector) {
-        if ((sendbuf != LOOM_IN_PLACE &&
-             (st = loom_coll_check_vec(scounts, sdispls, s->size, "send", who)) != LOOM_OK) ||
-            (st = loom_coll_check_vec(rcounts, rdispls, s->size, "recv", who)) != LOOM_OK) {
-            return loom_coll_fail(req, st, who);
-        }
         if (sendbuf == LOOM_IN_PLACE) {
             scounts = rcounts;
             sdispls = rdispls;
         }
-        stotal = loom_coll_vec_total(scounts, s->size);
-        rtotal = loom_coll_vec_total(rcounts, s->size);
+        if ((st = loom_coll_check_vec(s, scounts, sdispls,
+                                      sendbuf == LOOM_IN_PLACE ? "recv" : "send", who,
+                                      &stotal, &sext)) !=
+            LOOM_OK ||
+            (st = loom_coll_check_vec(s, rcounts, rdispls, "recv", who, &rtotal, &rext)) !=
+            LOOM_OK) {
+            return loom_coll_fail(req, st, who);
+        }
     } else {
         if ((st = loom_coll_check_count(s, count, (size_t)s->size, who)) != LOOM_OK) {
             return loom_coll_fail(req, st, who);
         }
-        stotal = rtotal = count * (size_t)s->size;
+        stotal = rtotal = sext = rext = count * (size_t)s->size;
     }
     if ((sendbuf != LOOM_IN_PLACE &&
          (st = loom_coll_check_buf(sendbuf, stotal, "sendbuf", who)) != LOOM_OK) ||
-        (st = loom_coll_check_buf(recvbuf, rtotal, "recvbuf", who)) != LOOM_OK) {
+        (st = loom_coll_check_buf(recvbuf, rtotal, "recvbuf", who)) != LOOM_OK ||
+        (st = loom_coll_check_alias(sendbuf, sext * s->esize, recvbuf, rext * s->esize,
+                                    who)) != LOOM_OK) {
         return loom_coll_fail(req, st, who);
     }
     s->in_place = sendbuf == LOOM_IN_PLACE;

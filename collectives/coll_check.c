@@ -30,6 +30,7 @@
  */
 #include "coll_shm.h"
 #include "log_int.h"
+#include "p2p_engine_int.h"   /* peer failures (see loom_coll_check_peers) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,36 @@ void loom_coll_record_done(const loom_coll_state_t *s, int failed)
     }
 }
 
+static const char *loom_coll_call_name(char *buf, size_t len, int kind, int root);
+
+/*
+ * Has a rank of the communicator failed? The p2p engine counts the peers it
+ * found failed; only when that count moved since this collective last looked
+ * are the communicator's ranks scanned. A failed rank fails the collective
+ * (it can never arrive, send or receive), on every rank that learns of it.
+ */
+static loom_status_t loom_coll_check_peers(loom_coll_state_t *s)
+{
+    const loom_p2p_engine_t *e = &loom_p2p_engine;
+    char call[64];
+
+    s->failures_seen = e->peer_failures;
+    for (int r = 0; r < s->size; ++r) {
+        int w = loom_comm_to_world(s->comm, r);
+        loom_status_t st = e->peers[w].failed;
+
+        if (st == LOOM_OK) {
+            continue;
+        }
+        loom_coll_call_name(call, sizeof(call), s->kind, s->root);
+        loom_error("coll", "%s #%llu on %s: rank %d (world rank %d) failed: the collective "
+                   "cannot complete (%s)", call, (unsigned long long)s->seq,
+                   s->comm->name, r, w, loom_status_name(st));
+        return st;
+    }
+    return LOOM_OK;
+}
+
 loom_status_t loom_coll_idle(loom_coll_state_t *s)
 {
     loom_coll_comm_t *cc = s->shm;
@@ -110,6 +141,13 @@ loom_status_t loom_coll_idle(loom_coll_state_t *s)
     double now;
     int shm;
 
+    if (loom_unlikely(loom_p2p_engine.peer_failures != s->failures_seen)) {
+        st = loom_coll_check_peers(s);
+        if (st != LOOM_OK) {
+            s->failed = 1;
+            return st;
+        }
+    }
     if (loom_likely(++s->idle < LOOM_COLL_IDLE_CALLS)) {
         return LOOM_INPROGRESS;
     }

@@ -82,6 +82,7 @@ static void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
     s->peer       = 0;
     s->idle       = 0;
     s->idle_check = 0;
+    s->failures_seen = 0;
     s->failed     = 0;
     s->is_child   = 0;
     loom_coll_record_start(s);
@@ -146,6 +147,7 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
 
     if (cc == NULL || esize == 0 || count == 0 || sbuf == NULL || rbuf == NULL ||
         rbuf == LOOM_IN_PLACE || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
+        (sbuf != LOOM_IN_PLACE && loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) ||
         !loom_coll_fast_selected(cc, comm, LOOM_COLL_ALLREDUCE, count * esize)) {
         return LOOM_INPROGRESS;       /* the request path validates and reports */
     }

@@ -119,6 +119,7 @@ typedef struct loom_coll_state {
     uint64_t        shm_seq;
     /* slow path: how long this collective has waited, expected receive sizes */
     uint32_t        idle;
+    uint32_t        failures_seen; /* the p2p engine's peer-failure count last checked */
     double          idle_check;   /* loom_wtime() of the next mismatch check */
     double          idle_step;
     size_t          rlen[LOOM_COLL_MAX_REQS];
