@@ -254,7 +254,10 @@ expect_fail "unreachable host" 1 \
 check_clean "failures"
 
 # start_job ARGS...: a job in the background (head pid in $hpid, output in $W/job.*)
+# (the files are emptied here, not only by the background job's redirection,
+# which may come after wait_ready has read the previous job's READY lines)
 start_job() {
+    : >"$W/job.out"; : >"$W/job.err"
     on n1 "$LOOMRUN" --launch-agent "$AGENT" -x LOOM_OVERSUBSCRIBED=1 \
         --timeout 120 "$@" >"$W/job.out" 2>"$W/job.err" &
     hpid=$!
