@@ -37,6 +37,26 @@ static void loom_coll_comm_free(loom_comm_t comm)
     comm->coll_priv = NULL;
 }
 
+/*
+ * May the on-node algorithms use a shared segment? Only when LOOM_TRANSPORTS
+ * is unset or lists shm: a user who keeps the job off shared memory (to
+ * test tcp, or because /dev/shm is unusable) keeps its collectives off it
+ * too.
+ */
+static int loom_coll_shm_allowed(void)
+{
+    const char *list = loom_config_str(LOOM_CFG_TRANSPORTS);
+
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == 3 && strncmp(p, "shm", 3) == 0) {
+            return 1;
+        }
+        p += len + (p[len] == ',' ? 1 : 0);
+    }
+    return *list == '\0';
+}
+
 loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
 {
     const loom_bootstrap_info_t *info;
@@ -52,7 +72,8 @@ loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
     }
     memset(cc->fast_ok, -1, sizeof(cc->fast_ok));
     info = loom_bootstrap_info();
-    cc->eligible = info != NULL && info->node_of_rank != NULL && comm->size > 1;
+    cc->eligible = info != NULL && info->node_of_rank != NULL && comm->size > 1 &&
+                   loom_coll_shm_allowed();
     if (cc->eligible) {
         my_node = info->node_of_rank[loom_comm_to_world(comm, comm->rank)];
         for (int r = 0; r < comm->size; ++r) {
