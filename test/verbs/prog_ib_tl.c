@@ -11,6 +11,9 @@
  *                      wrong data; cache hits and invalidations are counted
  *   prog_ib_tl kill    (2 ranks) rank 0 dies while rank 1 RDMA-reads 64 MB
  *                      from it: rank 1 must get a named error, not hang
+ *   prog_ib_tl lat [N] (2 ranks) transport-only ping-pong of 8-byte frames
+ *                      (no p2p engine): prints "lat-tl 8 MIN MEDIAN MEAN" in
+ *                      us one-way, for test/verbs/bench.sh
  * Exit 0 on success; every failure prints a line with "FAIL".
  */
 #include <stdio.h>
@@ -361,6 +364,49 @@ static void test_get(void)
     }
 }
 
+/* ---- lat: transport-only ping-pong --------------------------------------------------- */
+
+static int lat_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_lat(int iters)
+{
+    int peer = 1 - job->rank, i, warm = 1000;
+    uint64_t payload = 0x1122334455667788ull;
+    test_hdr_t h = { .type = T_DONE };
+    double *t = calloc((size_t)iters, sizeof(*t)), sum = 0;
+
+    if (t == NULL) {
+        FAIL("no memory for %d samples", iters);
+        return;
+    }
+    for (i = -warm; i < iters; ++i) {
+        int want = done_from[peer] + 1;
+        double t0 = now_s();
+        if (job->rank == 0) {
+            send_frame(peer, &h, &payload, sizeof(payload));
+        }
+        while (done_from[peer] < want) {
+            loom_tl_iface_progress(tl);
+        }
+        if (job->rank == 1) {
+            send_frame(peer, &h, &payload, sizeof(payload));
+        }
+        if (i >= 0) {
+            t[i] = (now_s() - t0) * 1e6 / 2;
+            sum += t[i];
+        }
+    }
+    qsort(t, (size_t)iters, sizeof(*t), lat_cmp);
+    if (job->rank == 0) {
+        printf("lat-tl 8 %.2f %.2f %.2f\n", t[0], t[iters / 2], sum / iters);
+    }
+    free(t);
+}
+
 /* ---- kill: the peer dies in the middle of an RDMA READ ----------------------------------- */
 
 static void test_kill(void)
@@ -482,11 +528,13 @@ int main(int argc, char **argv)
         test_am();
     } else if (!strcmp(mode, "get")) {
         test_get();
+    } else if (!strcmp(mode, "lat") && job->size == 2) {
+        test_lat(argc > 2 && atoi(argv[2]) >= 10 ? atoi(argv[2]) : 2000);
     } else if (!strcmp(mode, "kill") && job->size == 2) {
         expect_get_error = 1;
         test_kill();
     } else {
-        FAIL("unknown mode '%s' (am, get, kill with 2 ranks)", mode);
+        FAIL("unknown mode '%s' (am, get, lat or kill with 2 ranks)", mode);
     }
     rank = job->rank;
     loom_bootstrap_fence();

@@ -176,6 +176,7 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
+ln -s /proc/self/fd /dev/fd
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /run
@@ -197,7 +198,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/bb
 hostname loomvm
 ip link set lo up
 ip addr add 10.0.2.15/24 dev eth0
-ip link set eth0 up
+ip link set eth0 mtu 9000 up
 rdma link add rxe0 type rxe netdev eth0 || echo "init: rdma link add failed"
 rundir=${run%/*}
 if [ -n "$run" ] && [ -f "$run" ]; then

@@ -295,6 +295,12 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
     if (status == LOOM_OK) {
         status = loom_tl_ib_open_tx(ib);
     }
+    if (status == LOOM_OK) {   /* spare receive buffers, see ib_int.h */
+        status = loom_tl_ib_cq_reserve(ib, LOOM_TL_IB_RX_BATCH);
+    }
+    if (status == LOOM_OK) {
+        status = loom_tl_ib_rx_add(ib, LOOM_TL_IB_RX_BATCH);
+    }
     if (status == LOOM_OK) {
         status = loom_tl_ib_rcache_create(ib->pd,
                                           (size_t)loom_config_int(LOOM_CFG_IB_RCACHE_MAX),
@@ -487,13 +493,35 @@ static void loom_tl_ib_async_events(loom_tl_ib_iface_t *ib)
     }
 }
 
-/* A receive on the SRQ: deliver, repost, account the credit. */
+/* Hold @p b for reposting; post the held chain once it is a full batch (the
+ * spare buffers posted at open cover those held back, see ib_int.h). */
+static loom_status_t loom_tl_ib_rx_repost(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *b)
+{
+    int i = ib->rx_held++;
+    struct ibv_recv_wr *bad;
+
+    ib->rx_sge[i] = (struct ibv_sge){ (uintptr_t)b->data, LOOM_TL_IB_FRAME, b->lkey };
+    ib->rx_wr[i] = (struct ibv_recv_wr){ .wr_id = (uintptr_t)b, .sg_list = &ib->rx_sge[i],
+                                         .num_sge = 1 };
+    if (i > 0) {
+        ib->rx_wr[i - 1].next = &ib->rx_wr[i];
+    }
+    if (ib->rx_held < LOOM_TL_IB_RX_BATCH) {
+        return LOOM_OK;
+    }
+    ib->rx_held = 0;
+    if (ibv_post_srq_recv(ib->srq, &ib->rx_wr[0], &bad) != 0) {
+        loom_error("ib", "rank %d: ibv_post_srq_recv of %d buffers failed: %m",
+                   ib->job->rank, LOOM_TL_IB_RX_BATCH);
+        return LOOM_ERR_TRANSPORT;
+    }
+    return LOOM_OK;
+}
+
+/* A receive on the SRQ: deliver, repost (batched), account the credit. */
 static void loom_tl_ib_rx(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *b, uint32_t len)
 {
     loom_tl_ib_hdr_t h;
-    struct ibv_sge sge = { (uintptr_t)b->data, LOOM_TL_IB_FRAME, b->lkey };
-    struct ibv_recv_wr wr = { .wr_id = (uintptr_t)b, .sg_list = &sge, .num_sge = 1 };
-    struct ibv_recv_wr *bad;
     loom_tl_ib_ep_t *ep;
 
     memcpy(&h, b->data, sizeof(h));
@@ -509,8 +537,7 @@ static void loom_tl_ib_rx(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *b, uint32_t 
                                    len - sizeof(h));
         }
     }
-    if (ibv_post_srq_recv(ib->srq, &wr, &bad) != 0) {
-        loom_error("ib", "rank %d: ibv_post_srq_recv failed: %m", ib->job->rank);
+    if (loom_tl_ib_rx_repost(ib, b) != LOOM_OK) {
         return;
     }
     if (ep != NULL) {
@@ -646,8 +673,12 @@ static int loom_tl_ib_progress(loom_tl_iface_t *iface)
     if (n < 0) {
         loom_error("ib", "rank %d: ibv_poll_cq failed (%d)", ib->job->rank, n);
     }
-    if (loom_unlikely((++ib->progress_count & 255) == 0 || total == 0)) {
-        if ((ib->progress_count & 63) == 0) {
+    /* the slow duties every 128 passes, busy or idle: an idle pass is
+     * usually a wait for the next completion, which they must not delay
+     * (they used to run on every idle pass: a clock read each time and a
+     * read() system call every 64, on the path of every round trip) */
+    if (loom_unlikely((++ib->progress_count & 127) == 0)) {
+        if ((ib->progress_count & 1023) == 0) {
             loom_tl_ib_async_events(ib);
         }
         if (!loom_list_is_empty(&ib->connecting)) {

@@ -10,7 +10,10 @@
  *
  * Flow control: a peer may have at most LOOM_TL_IB_CREDITS data frames and
  * LOOM_TL_IB_CTL_CREDITS credit-only frames in flight to us, and we post that
- * many SRQ buffers for every connected peer, so the SRQ never runs dry and
+ * many SRQ buffers for every connected peer, plus LOOM_TL_IB_RX_BATCH spare
+ * ones: consumed buffers are reposted in batches of LOOM_TL_IB_RX_BATCH (one
+ * ibv_post_srq_recv per batch) while their credits go back at once, and the
+ * spares cover the at most BATCH-1 held back. So the SRQ never runs dry and
  * receiver-not-ready cannot happen (RNR retry is 0: a flow-control bug shows
  * up as an error, not as a slowdown). Credits come back piggybacked on
  * traffic in the other direction, or in an explicit credit frame when half
@@ -61,6 +64,7 @@
 #define LOOM_TL_IB_UD_DEPTH     64    /* UD recv and send slots */
 #define LOOM_TL_IB_UD_BUF       256   /* UD slot size (GRH of 40 bytes + message) */
 #define LOOM_TL_IB_POLL_BATCH   16
+#define LOOM_TL_IB_RX_BATCH     8     /* SRQ buffers reposted per ibv_post_srq_recv */
 #define LOOM_TL_IB_READ_CHUNK   (1u << 20)  /* bytes per RDMA READ work request */
 #define LOOM_TL_IB_STALL_NS     (4ull * 1000 * 1000 * 1000)
 #define LOOM_TL_IB_WATCH_NS     (500ull * 1000 * 1000)
@@ -211,6 +215,9 @@ struct loom_tl_ib_iface {
     int                   cq_need;
     int                   srq_size;
     int                   srq_posted_target;
+    struct ibv_recv_wr    rx_wr[LOOM_TL_IB_RX_BATCH];   /* consumed buffers not yet */
+    struct ibv_sge        rx_sge[LOOM_TL_IB_RX_BATCH];  /* reposted (a chain)       */
+    int                   rx_held;
     loom_tl_ib_ep_t     **eps;        /* by world rank; NULL until needed */
     loom_list_t           rx_chunks;
     loom_list_t           connecting;

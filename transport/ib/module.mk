@@ -16,3 +16,20 @@ VERBS_VM_TIMEOUT ?= 1200
 .PHONY: check-verbs
 check-verbs: all $(TEST_SUITES) $(TEST_PROGS)
 	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout $(VERBS_VM_TIMEOUT) test/verbs/run.sh
+
+# The same ping-pong source built against loom (loomcc) and Open MPI (mpicc).
+VERBS_PP_LOOM := $(BUILD)/test/verbs/pingpong-loom
+VERBS_PP_OMPI := $(BUILD)/test/verbs/pingpong-ompi
+VERBS_PP_CFLAGS := -std=c11 -O2 -D_GNU_SOURCE -Wall -Wextra
+
+$(VERBS_PP_LOOM): test/verbs/pingpong.c $(BUILD)/bin/loomcc $(BUILD)/lib/libloom_mpi.so \
+                  $(BUILD)/lib/libloom.so
+	@mkdir -p $(dir $@)
+	$(BUILD)/bin/loomcc $(VERBS_PP_CFLAGS) -o $@ $<
+$(VERBS_PP_OMPI): test/verbs/pingpong.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(VERBS_PP_CFLAGS) -o $@ $<
+
+.PHONY: bench-verbs
+bench-verbs: all $(BUILD)/bin/loomrun $(VERBS_PP_LOOM) $(VERBS_PP_OMPI)
+	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout 1800 test/verbs/bench.sh
