@@ -74,8 +74,12 @@ loom_status_t loom_coll_launch(loom_request_t req, loom_coll_type_t type,
 
     if (local) {
         req->progress_fn = loom_coll_local;
+        req->alg_name    = "local";
     } else {
-        req->progress_fn = loom_coll_select(type, comm, bytes, s)->progress;
+        const loom_coll_alg_t *alg = loom_coll_select(type, comm, bytes, s);
+
+        req->progress_fn = alg->progress;
+        req->alg_name    = alg->name;   /* named in hang reports */
     }
     s->kind     = (uint8_t)type;
     s->seq      = comm->coll_seq;

@@ -6,12 +6,10 @@
 #define LOOM_COLL_API_INT_H
 
 #include "coll_int.h"
+#include "p2p_int.h"   /* loom_p2p_error: the LOOM_ERRORS policy */
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* core/p2p.c: LOOM_ERRORS policy (declared in the engine's private header) */
-loom_status_t loom_p2p_error(loom_status_t status, const char *op);
 
 loom_status_t loom_coll_begin(loom_comm_t comm, const char *who, const char *name,
                               loom_datatype_t dt, loom_request_t *req_p);

@@ -30,14 +30,9 @@
  */
 #include "coll_shm.h"
 #include "log_int.h"
-#include "p2p_engine_int.h"   /* peer failures (see loom_coll_check_peers) */
 
 #include <stdio.h>
 #include <stdlib.h>
-
-/* core/p2p_engine_int.h (not in p2p_int.h yet): probe any context of comm */
-int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
-                       loom_msg_status_t *status);
 
 /* orphans (coll_util.c): a receive that drains a bad message, with its buffer */
 loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes);
@@ -114,13 +109,12 @@ static const char *loom_coll_call_name(char *buf, size_t len, int kind, int root
  */
 static loom_status_t loom_coll_check_peers(loom_coll_state_t *s)
 {
-    const loom_p2p_engine_t *e = &loom_p2p_engine;
     char call[64];
 
-    s->failures_seen = e->peer_failures;
+    s->failures_seen = loom_p2p_peer_failures();
     for (int r = 0; r < s->size; ++r) {
         int w = loom_comm_to_world(s->comm, r);
-        loom_status_t st = e->peers[w].failed;
+        loom_status_t st = loom_p2p_peer_failed(w);
 
         if (st == LOOM_OK) {
             continue;
@@ -141,7 +135,7 @@ loom_status_t loom_coll_idle(loom_coll_state_t *s)
     double now;
     int shm;
 
-    if (loom_unlikely(loom_p2p_engine.peer_failures != s->failures_seen)) {
+    if (loom_unlikely(loom_p2p_peer_failures() != s->failures_seen)) {
         st = loom_coll_check_peers(s);
         if (st != LOOM_OK) {
             s->failed = 1;

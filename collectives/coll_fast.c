@@ -88,7 +88,7 @@ static void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
     loom_coll_record_start(s);
 }
 
-static loom_status_t loom_coll_fast_wait(loom_coll_state_t *s)
+static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 {
     int oversub = loom_progress_oversubscribed();
     unsigned spins = 0;
@@ -114,6 +114,30 @@ static loom_status_t loom_coll_fast_wait(loom_coll_state_t *s)
     return st;
 }
 
+/*
+ * Wait for every rank's arrival. The wait runs outside any request, so it
+ * tells the progress engine which collective it is inside: a hang report
+ * then names "allreduce #12 on WORLD" instead of a bare loom_progress.
+ * @p call is the public name, "loom_allreduce".
+ */
+static loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char *call)
+{
+    loom_progress_coll_t pc = {
+        .call  = call,
+        .kind  = call + sizeof("loom_") - 1,
+        .comm  = s->comm,
+        .seq   = s->seq,
+        .alg   = "shm",
+        .state = "wait-arrivals",
+    };
+    loom_status_t st;
+
+    loom_progress_coll_enter(&pc);
+    st = loom_coll_fast_spin(s);
+    loom_progress_coll_leave(&pc);
+    return st;
+}
+
 static loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
                                         const char *who)
 {
@@ -134,7 +158,7 @@ loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
     s.count = 0;
     s.esize = 1;
     loom_coll_shm_arrive(&s);
-    return loom_coll_fast_end(&s, loom_coll_fast_wait(&s), "loom_barrier");
+    return loom_coll_fast_end(&s, loom_coll_fast_wait(&s, "loom_barrier"), "loom_barrier");
 }
 
 loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
@@ -162,7 +186,7 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
     memcpy(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
            count * esize);
     loom_coll_shm_arrive(&s);
-    st = loom_coll_fast_wait(&s);
+    st = loom_coll_fast_wait(&s, "loom_allreduce");
     if (st == LOOM_OK) {
         memcpy(rbuf, loom_coll_shm_slot(&s, s.size - 1), count * esize);
         for (int q = s.size - 2; q >= 0; --q) {
@@ -192,7 +216,7 @@ loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, 
         memcpy(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
     }
     loom_coll_shm_arrive(&s);
-    st = loom_coll_fast_wait(&s);
+    st = loom_coll_fast_wait(&s, "loom_bcast");
     if (st == LOOM_OK && s.rank != root) {
         memcpy(buf, loom_coll_shm_slot(&s, root), count * esize);
     }

@@ -413,3 +413,13 @@ loom_status_t loom_get_count(const loom_msg_status_t *st, loom_datatype_t dt,
     *count_p = st->bytes / dsize;
     return LOOM_OK;
 }
+
+unsigned loom_p2p_peer_failures(void)
+{
+    return loom_p2p_engine.peer_failures;
+}
+
+loom_status_t loom_p2p_peer_failed(int world_rank)
+{
+    return loom_p2p_engine.peers[world_rank].failed;
+}

@@ -46,6 +46,16 @@ static inline int loom_request_is_complete(loom_request_t req)
 loom_status_t loom_p2p_error(loom_status_t status, const char *op);
 
 /**
+ * Number of peers this process has found failed so far. It only grows, so a
+ * waiter compares it with the value it saw last and scans its ranks with
+ * loom_p2p_peer_failed() only when it moved.
+ */
+unsigned loom_p2p_peer_failures(void);
+
+/** LOOM_OK, or why world rank @p world_rank is unusable (e.g. PEER_FAILED). */
+loom_status_t loom_p2p_peer_failed(int world_rank);
+
+/**
  * A blocking collective that waits outside a generic request (the on-node
  * fast path, which polls loom_progress() itself) says what it is inside,
  * for hang reports: loom_progress_coll_enter() before its wait loop,

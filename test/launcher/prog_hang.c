@@ -6,7 +6,10 @@
  *
  *   missing-send  the last rank receives 4 bytes from rank 3 % size, tag 9,
  *                 which never sends; the others enter allreduce #WARMUP
- *   skip          the last rank skips the allreduce and enters a barrier;
+ *   skip          the last rank skips the allreduce and waits in a receive
+ *                 from rank 0, tag 5, that rank 0 never sends (a rank
+ *                 entering another collective instead is caught earlier:
+ *                 the collectives' mismatch check aborts the job);
  *                 the others enter allreduce #WARMUP
  *   tags          rank 0 sends 1 MiB (rendezvous) to rank 1 with tag 1,
  *                 rank 1 receives from rank 0 with tag 2; the others
@@ -56,7 +59,8 @@ int main(int argc, char **argv)
             prog_hang_check(loom_recv(&sum, 1, LOOM_INT32, 3 % n, 9, LOOM_COMM_WORLD, NULL),
                             "recv");
         } else if (r == n - 1) {
-            prog_hang_check(loom_barrier(LOOM_COMM_WORLD), "barrier");
+            prog_hang_check(loom_recv(&sum, 1, LOOM_INT32, 0, 5, LOOM_COMM_WORLD, NULL),
+                            "recv");
         } else {
             prog_hang_check(loom_allreduce(&one, &sum, 1, LOOM_INT32, LOOM_SUM,
                                            LOOM_COMM_WORLD), "allreduce");
