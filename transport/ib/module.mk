@@ -4,14 +4,18 @@
 #                      verbs suite inside it (test/verbs/run.sh): device smoke
 #                      test, transport tests, then the p2p and collectives rank
 #                      programs over LOOM_TRANSPORTS=self,ib (np 2 and 3, every
-#                      message-based collective algorithm once). About 6-7 min
-#                      on a 2-core machine under TCG, boot included; each step
-#                      prints its time. Needs root for its packages the first
-#                      time (qemu, busybox-static, rdma tools).
+#                      message-based collective algorithm once). 1.5-6 min on
+#                      a 2-core machine under TCG, boot included, depending on
+#                      the host's other load; each step prints its time; the
+#                      guest is killed after VERBS_VM_TIMEOUT s. Needs root
+#                      for its packages the first time (qemu, busybox-static,
+#                      rdma tools). Registered in CHECK_EXTRA (make check).
 #   make bench-verbs   benchmarks in the guest (test/verbs/bench.sh): perftest,
 #                      loom over ib, Open MPI + UCX over the same rxe device.
 
 VERBS_VM_TIMEOUT ?= 1200
+
+CHECK_EXTRA += check-verbs
 
 .PHONY: check-verbs
 check-verbs: all $(TEST_SUITES) $(TEST_PROGS)
