@@ -32,7 +32,7 @@ ifneq ($(SANITIZE),)
 ifeq ($(filter $(SANITIZE),address undefined thread address$(comma)undefined),)
 $(error SANITIZE='$(SANITIZE)' is not valid: use SANITIZE=address, SANITIZE=undefined, SANITIZE=thread or SANITIZE=address,undefined)
 endif
-CONFIG  := $(CONFIG)-$(subst $(comma),+,$(SANITIZE))
+CONFIG  := $(CONFIG)-$(subst $(comma),-,$(SANITIZE))
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 

@@ -76,16 +76,28 @@ static inline size_t loom_list_length(const loom_list_t *head)
 #define loom_list_head_entry(head, type, member) \
     loom_list_entry((head)->next, type, member)
 
+/*
+ * The list node inside an entry, by address arithmetic only: the loops below
+ * also compute a (never dereferenced) "entry" for the head itself, which is
+ * not an entry, so they must not use member access on it (UBSan's alignment
+ * check would rightly flag it).
+ */
+#define loom_list_node_(elem, member) \
+    ((loom_list_t *)((char *)(elem) + offsetof(__typeof__(*(elem)), member)))
+
 /* Iterate over entries; safe against deletion of the current entry. */
 #define loom_list_for_each_safe(elem, tmp, head, member)                          \
     for (elem = loom_list_entry((head)->next, __typeof__(*elem), member),         \
-        tmp = loom_list_entry(elem->member.next, __typeof__(*elem), member);      \
-         &elem->member != (head);                                                 \
-         elem = tmp, tmp = loom_list_entry(tmp->member.next, __typeof__(*elem), member))
+        tmp = loom_list_entry(loom_list_node_(elem, member)->next,                \
+                              __typeof__(*elem), member);                         \
+         loom_list_node_(elem, member) != (head);                                 \
+         elem = tmp, tmp = loom_list_entry(loom_list_node_(tmp, member)->next,    \
+                                           __typeof__(*elem), member))
 
 #define loom_list_for_each(elem, head, member)                                    \
     for (elem = loom_list_entry((head)->next, __typeof__(*elem), member);         \
-         &elem->member != (head);                                                 \
-         elem = loom_list_entry(elem->member.next, __typeof__(*elem), member))
+         loom_list_node_(elem, member) != (head);                                 \
+         elem = loom_list_entry(loom_list_node_(elem, member)->next,              \
+                                __typeof__(*elem), member))
 
 #endif /* LOOM_LIST_INT_H */

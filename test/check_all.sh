@@ -29,7 +29,7 @@ count() {  # parse "suites: N passed, M failed" from a pass's output
 for p in $passes; do
     # each pass has its own build folder, whatever BUILD the caller set
     args=(WERROR=1 BUILD=build/release)
-    [[ $p != release ]] && args=(WERROR=1 SANITIZE="$p" BUILD="build/release-${p//,/+}")
+    [[ $p != release ]] && args=(WERROR=1 SANITIZE="$p" BUILD="build/release-${p//,/-}")
     echo "=== check pass: $p (${args[*]})"
     out=$(mktemp)
     t0=$SECONDS
