@@ -18,6 +18,10 @@
 enum { LOOM_COLL_SHM_NONE = 0, LOOM_COLL_SHM_SETUP, LOOM_COLL_SHM_READY,
        LOOM_COLL_SHM_FAILED };
 
+/* may every rank read every other rank's memory with process_vm_readv?
+ * Agreed by all ranks in the first operation that needs it */
+enum { LOOM_COLL_CMA_UNKNOWN = 0, LOOM_COLL_CMA_YES, LOOM_COLL_CMA_NO };
+
 #define LOOM_COLL_RECENT 64u   /* power of two, well below 2^16 */
 
 /* recent[] entry: seq & 0xffff | kind << 16 | root11 << 20 | flags */
@@ -28,6 +32,7 @@ enum { LOOM_COLL_SHM_NONE = 0, LOOM_COLL_SHM_SETUP, LOOM_COLL_SHM_READY,
 typedef struct loom_coll_comm {
     int       eligible;      /* every rank on this node */
     int       state;         /* LOOM_COLL_SHM_* */
+    int       cma;           /* LOOM_COLL_CMA_* */
     void     *base;
     size_t    size;
     uint64_t  next_seq;      /* number given to the last shm operation started */

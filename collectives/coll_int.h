@@ -246,6 +246,8 @@ typedef struct loom_coll_alg {
 #define LOOM_COLL_ALG_SHM      0x1u  /* needs every rank of comm on this node */
 #define LOOM_COLL_ALG_ORDERED  0x2u  /* reduces in rank order (deterministic) */
 #define LOOM_COLL_ALG_VECTOR   0x4u  /* handles per-rank counts (v variants) */
+#define LOOM_COLL_ALG_CMA      0x8u  /* on-node, reads peers' buffers with
+                                      * process_vm_readv (any size) */
 
 /** Algorithm for this call (table + LOOM_<COLL>_ALGORITHM + eligibility). */
 const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
@@ -269,6 +271,7 @@ LOOM_COLL_PROTO(loom_coll_allreduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_allreduce_ring);
 LOOM_COLL_PROTO(loom_coll_allreduce_shm);
 LOOM_COLL_PROTO(loom_coll_allreduce_ordered);
+LOOM_COLL_PROTO(loom_coll_allreduce_cma);
 LOOM_COLL_PROTO(loom_coll_allgather_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allgather_ring);
 LOOM_COLL_PROTO(loom_coll_allgather_bruck);

@@ -46,6 +46,7 @@ static const loom_coll_alg_t allreduce_algs[] = {
     ALG("ordered", loom_coll_allreduce_ordered, LOOM_COLL_ALG_ORDERED, "blocks reduced by their owner in rank order + ring allgather (deterministic)"),
 };
 static const loom_coll_alg_t allgather_algs[] = {
+    ALG("cma", loom_coll_allreduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ORDERED, "each rank folds its 1/p slice of every input read with process_vm_readv, then reads the others' slices"),
     ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
     ALG("ring", loom_coll_allgather_ring, VEC, "p-1 steps passing blocks to the right"),
     ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
@@ -98,6 +99,7 @@ static const loom_coll_rule_t allreduce_rules[] = {
     {ANY_P, 16 * KiB, "recursive_doubling"},
     {ANY_P, 4 * MiB, "rabenseifner"},
     {ANY_P, ANY_B, "ring"},
+    {ANY_P, ANY_B, "cma"},
 };
 static const loom_coll_rule_t allgather_rules[] = {
     {ANY_P, 1 * KiB, "bruck"},
@@ -209,6 +211,10 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
     if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {
         return 0;
     }
+    if ((alg->flags & LOOM_COLL_ALG_CMA) &&
+        (!loom_coll_shm_eligible(comm) || loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_NO)) {
+        return 0;
+    }
     return 1;
 }
 
@@ -291,7 +297,8 @@ void loom_coll_selection_print(FILE *out)
         fprintf(out, "  algorithms:\n");
         for (size_t i = 0; i < t->num_algs; ++i) {
             fprintf(out, "    %-20s %s%s\n", t->algs[i].name, t->algs[i].desc,
-                    (t->algs[i].flags & LOOM_COLL_ALG_SHM) ? " [on-node only]" : "");
+                    (t->algs[i].flags & (LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_CMA)) ?
+                    " [on-node only]" : "");
         }
     }
 }

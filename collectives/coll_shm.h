@@ -57,7 +57,9 @@ typedef struct loom_coll_shm_ctl {
     /* data of operation n at [n % 2] when small: one line carries data,
      * signature and arrival, one cache-line transfer per reader */
     uint8_t          small[2][LOOM_COLL_SHM_SMALL];
-    uint64_t         pad;
+    /* steps inside one operation of several phases (allreduce_cma.c):
+     * n << 2 | k once this rank finished phase k of operation n (release) */
+    _Atomic uint64_t step;
 } loom_coll_shm_ctl_t;
 
 _Static_assert(sizeof(loom_coll_shm_ctl_t) == LOOM_CACHE_LINE,

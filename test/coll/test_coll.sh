@@ -18,6 +18,7 @@ rounds=(
  "- chain ordered ring bruck - - - -"
  "- shm - shm - - - - -"
  "- - - ordered - - - - -"
+ "- - - cma - - - - -"
 )
 vars=(BARRIER BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER ALLTOALL REDUCE_SCATTER)
 
@@ -41,7 +42,7 @@ case $BUILD in
     *-address*|*-thread*|*-undefined*|*asan*|*tsan*) NPS="2 3 5" SAN=1 ;;
 esac
 for np in $NPS; do
-    for r in 0 1 2 3 4; do
+    for r in 0 1 2 3 4 5; do
         mode=quick
         ((np >= 7)) && mode=light
         [[ $r == 0 && ( $np == 3 || $np == 4 ) ]] && mode=full
@@ -54,7 +55,7 @@ done
 for np in 3 4; do
     [[ $SAN == 1 && $np == 4 ]] && continue
     hashes=()
-    for alg in recursive_doubling rabenseifner ring shm ordered; do
+    for alg in recursive_doubling rabenseifner ring shm ordered cma; do
         for ralg in binomial rabenseifner ordered; do
             [[ $alg != ring && $ralg != binomial ]] && continue
             out=$(LOOM_DETERMINISTIC=1 LOOM_ALLREDUCE_ALGORITHM=$alg LOOM_REDUCE_ALGORITHM=$ralg \
@@ -79,7 +80,7 @@ for np in 1 3; do
     fi
 done
 if LOOM_ALLREDUCE_ALGORITHM=bogus $RUN -n 1 "$PROG" quick >/tmp/loom-coll-$$.log 2>&1 ||
-   ! grep -q "valid: recursive_doubling, rabenseifner, ring, shm, ordered" /tmp/loom-coll-$$.log; then
+   ! grep -q "valid: recursive_doubling, rabenseifner, ring, shm, ordered, cma" /tmp/loom-coll-$$.log; then
     echo "FAIL unknown algorithm name is not a clear error"; tail -3 /tmp/loom-coll-$$.log; fail=1
 else
     echo "ok   unknown algorithm name rejected"
@@ -125,5 +126,14 @@ for f in 0 2; do
         echo "ok   shm segment fault at rank $f: message-based fallback"
     fi
 done
+# process_vm_readv refused (here: LOOM_SHM_CMA=off on every rank): the first
+# large allreduce finds out on every rank, all continue with messages
+if ! LOOM_SHM_CMA=off LOOM_ALLREDUCE_ALGORITHM=cma LOOM_LOG=info:coll $RUN -n 3 "$PROG" quick \
+        >/tmp/loom-coll-$$.log 2>&1 ||
+   ! grep -q "process_vm_readv is not available between every pair of ranks" /tmp/loom-coll-$$.log; then
+    echo "FAIL cma refused: message-based fallback"; grep -v INFO /tmp/loom-coll-$$.log | tail -5; fail=1
+else
+    echo "ok   cma refused: message-based fallback"
+fi
 rm -f /tmp/loom-coll-$$.log
 exit $fail

@@ -1,0 +1,308 @@
+/*
+ * allreduce_cma.c: large allreduce on one node, each rank reducing its own
+ * slice of every input read in place with process_vm_readv (CMA).
+ *
+ *   rank r:  {pid, sendbuf, recvbuf} -> slot[r][n % 2]; arrived[r] = n
+ *            wait every arrival (signatures agree)
+ *      [first time on this comm: probe a read of every peer, publish the
+ *       verdict, step[r] = 4n+1; wait every step; all ok or all fall back]
+ *            slice r of the result, in chunks of LOOM_COLL_CMA_CHUNK:
+ *              acc  = x[p-1] (read from rank p-1's sendbuf straight into
+ *                     our recvbuf)
+ *              acc  = x[q] op acc  for q = p-2 .. 0  (peers' chunks read
+ *                     into a temporary, ours used where it lies)
+ *            step[r] = 4n+2; wait every step
+ *            slice q != r <- rank q's recvbuf (one read per peer)
+ *            step[r] = 4n+3; wait every step (nobody returns while a
+ *                                             peer still reads its buffers)
+ *
+ * Data moves once: every input byte is read once by the rank that owns
+ * its slice, every result byte once by each other rank: for p = 2, one
+ * single-copy read of half the vector, one reduction of half and one read
+ * of the other half, against a send, a receive and a staging copy per
+ * step for the message-based algorithms. The fold x0 op (x1 op (...
+ * x(p-1))) is the shared-memory algorithms' own, so results are bitwise
+ * those of "shm" and "ordered" (deterministic mode, non-commutative ops).
+ * Where process_vm_readv is refused (Yama, seccomp, LOOM_SHM_CMA=off) the
+ * first call finds out on every rank and all of them continue with the
+ * message-based algorithm the table gives, then and afterwards.
+ */
+#include "coll_shm.h"
+#include "config_int.h"
+#include "log_int.h"
+
+#include <errno.h>
+#include <strings.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* bytes of a slice reduced at a time: the accumulator and the peer's chunk
+ * stay in L2 between the read and the reduction */
+#define LOOM_COLL_CMA_CHUNK ((size_t)32 * 1024)
+
+/* what each rank publishes in its data slot (the slots are not used as
+ * data by this algorithm) */
+typedef struct loom_coll_cma_info {
+    uint64_t pid;
+    uint64_t sbuf;
+    uint64_t rbuf;
+    uint32_t cma_ok;   /* this rank could read every peer (first call only) */
+    uint32_t bad;      /* this rank failed (the others stop too) */
+} loom_coll_cma_info_t;
+
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_AGREE, PH_REDUCE, PH_REDUCED, PH_GATHERED };
+
+static loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r)
+{
+    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, r);
+    return (loom_coll_cma_info_t *)(void *)((char *)(c + 1) +
+                                            (size_t)(s->shm_seq & 1) * LOOM_COLL_SHM_MAX_BYTES);
+}
+
+static void loom_coll_cma_step(const loom_coll_state_t *s, unsigned k)
+{
+    atomic_store_explicit(&loom_coll_shm_ctl(s, s->rank)->step, s->shm_seq << 2 | k,
+                          memory_order_release);
+}
+
+/* LOOM_OK once every rank published step k (none failed), else in progress. */
+static loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
+{
+    uint64_t want = s->shm_seq << 2 | k;
+
+    while (s->peer < s->size) {
+        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->peer)->step,
+                                 memory_order_acquire) < want) {
+            return loom_coll_idle(s);
+        }
+        ++s->peer;
+    }
+    s->peer = 0;
+    for (int q = 0; q < s->size; ++q) {
+        if (loom_unlikely(loom_coll_cma_info(s, q)->bad)) {
+            loom_error("coll", "allreduce #%llu on %s: rank %d stops: rank %d could not "
+                       "move its part of the data", (unsigned long long)s->seq,
+                       s->comm->name, s->rank, q);
+            return LOOM_ERR_PEER_FAILED;
+        }
+    }
+    return LOOM_OK;
+}
+
+/* Read @p len bytes at @p src in rank @p q's memory into @p dst. */
+static loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst,
+                                        uint64_t src, size_t len)
+{
+    pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
+
+    while (len > 0) {
+        struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
+        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got <= 0) {
+            loom_error("coll", "allreduce #%llu on %s: rank %d reading %zu bytes of rank "
+                       "%d (pid %d) with process_vm_readv: %s", (unsigned long long)s->seq,
+                       s->comm->name, s->rank, len, q, (int)pid,
+                       got == 0 ? "nothing read" : strerror(errno));
+            return errno == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
+        }
+        dst = (char *)dst + got;
+        src += (uint64_t)got;
+        len -= (size_t)got;
+    }
+    return LOOM_OK;
+}
+
+/* First call on this comm: may we read every peer? (published, then agreed) */
+static int loom_coll_cma_probe(const loom_coll_state_t *s)
+{
+    const char *mode = loom_config_str(LOOM_CFG_SHM_CMA);
+    uint8_t byte;
+
+    if (strcasecmp(mode, "off") == 0) {
+        return 0;
+    }
+    for (int q = 0; q < s->size; ++q) {
+        loom_coll_cma_info_t *in = loom_coll_cma_info(s, q);
+        struct iovec l = { &byte, 1 }, r = { (void *)(uintptr_t)in->sbuf, 1 };
+        if (q != s->rank && process_vm_readv((pid_t)in->pid, &l, 1, &r, 1, 0) != 1) {
+            loom_info("coll", "%s: rank %d cannot read rank %d with process_vm_readv (%m)",
+                      s->comm->name, s->rank, q);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every rank's verdict: all may read (LOOM_OK) or all fall back. */
+static int loom_coll_cma_agree(loom_coll_state_t *s)
+{
+    loom_coll_comm_t *cc = s->shm;
+
+    cc->cma = LOOM_COLL_CMA_YES;
+    for (int q = 0; q < s->size; ++q) {
+        if (!loom_coll_cma_info(s, q)->cma_ok) {
+            cc->cma = LOOM_COLL_CMA_NO;
+        }
+    }
+    if (cc->cma == LOOM_COLL_CMA_NO && s->rank == 0) {
+        loom_info("coll", "%s: process_vm_readv is not available between every pair of "
+                  "ranks; large allreduce uses message-based algorithms", s->comm->name);
+    }
+    return cc->cma == LOOM_COLL_CMA_YES;
+}
+
+/* acc (n bytes at byte offset off of our slice) = x0 op (x1 op (... x(p-1))) */
+static loom_status_t loom_coll_cma_fold(loom_coll_state_t *s, size_t off, size_t n)
+{
+    char *acc = (char *)s->rbuf + off, *peer = s->tmp;
+    const char *own = (const char *)s->sbuf + off;
+    int last = s->size - 1;
+    loom_status_t st;
+
+    if (s->sbuf == s->rbuf && s->rank != last) {   /* in place: acc is ours */
+        memcpy(peer + LOOM_COLL_CMA_CHUNK, own, n);
+        own = peer + LOOM_COLL_CMA_CHUNK;
+    }
+    if (s->rank != last) {
+        st = loom_coll_cma_read(s, last, acc, loom_coll_cma_info(s, last)->sbuf + off, n);
+        if (st != LOOM_OK) {
+            return st;
+        }
+    } else if (own != acc) {
+        memcpy(acc, own, n);
+    }
+    for (int q = last - 1; q >= 0; --q) {
+        if (q == s->rank) {
+            loom_coll_reduce(s, own, acc, n / s->esize);
+            continue;
+        }
+        st = loom_coll_cma_read(s, q, peer, loom_coll_cma_info(s, q)->sbuf + off, n);
+        if (st != LOOM_OK) {
+            return st;
+        }
+        loom_coll_reduce(s, peer, acc, n / s->esize);
+    }
+    return LOOM_OK;
+}
+
+/* Our slice of the result, chunk by chunk. */
+static loom_status_t loom_coll_cma_reduce(loom_coll_state_t *s)
+{
+    size_t off = loom_pat_block_off(s->count, s->size, s->rank) * s->esize;
+    size_t len = loom_pat_block_len(s->count, s->size, s->rank) * s->esize;
+    size_t chunk = LOOM_COLL_CMA_CHUNK / s->esize * s->esize;
+    loom_status_t st = LOOM_OK;
+
+    if (s->tmp == NULL && (st = loom_coll_tmp_alloc(s, 2 * LOOM_COLL_CMA_CHUNK)) != LOOM_OK) {
+        return st;
+    }
+    for (size_t pos = 0; pos < len && st == LOOM_OK; pos += chunk) {
+        st = loom_coll_cma_fold(s, off + pos, len - pos < chunk ? len - pos : chunk);
+    }
+    return st;
+}
+
+/* Every other slice from its owner's recvbuf. */
+static loom_status_t loom_coll_cma_gather(loom_coll_state_t *s)
+{
+    loom_status_t st;
+
+    for (int i = 1; i < s->size; ++i) {
+        int q = (s->rank + i) % s->size;   /* spread the readers over the owners */
+        size_t off = loom_pat_block_off(s->count, s->size, q) * s->esize;
+        size_t len = loom_pat_block_len(s->count, s->size, q) * s->esize;
+        if (len > 0 && (st = loom_coll_cma_read(s, q, (char *)s->rbuf + off,
+                                                loom_coll_cma_info(s, q)->rbuf + off,
+                                                len)) != LOOM_OK) {
+            return st;
+        }
+    }
+    return LOOM_OK;
+}
+
+/* A local failure: tell the others (they stop at their next wait), leave. */
+static loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st)
+{
+    loom_coll_cma_info(s, s->rank)->bad = 1;
+    loom_coll_cma_step(s, 3);
+    loom_coll_shm_leave(s);
+    s->failed = 1;
+    return st;
+}
+
+static loom_status_t loom_coll_cma_publish(loom_coll_state_t *s)
+{
+    loom_coll_cma_info_t *me = loom_coll_cma_info(s, s->rank);
+    loom_coll_comm_t *cc = s->shm;
+
+    me->pid    = (uint64_t)getpid();
+    me->sbuf   = (uint64_t)(uintptr_t)s->sbuf;
+    me->rbuf   = (uint64_t)(uintptr_t)s->rbuf;
+    me->cma_ok = 0;
+    me->bad    = 0;
+    loom_coll_shm_arrive(s);
+    return cc->cma == LOOM_COLL_CMA_NO ? LOOM_ERR_UNSUPPORTED : LOOM_OK;
+}
+
+loom_status_t loom_coll_allreduce_cma(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    loom_status_t st = LOOM_OK;
+
+    switch ((enum phase)s->phase) {
+    case PH_ENTER:
+        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
+            return st == LOOM_ERR_UNSUPPORTED ? loom_coll_shm_fallback(req) : st;
+        }
+        if (loom_coll_cma_publish(s) != LOOM_OK) {
+            return loom_coll_shm_fallback(req);   /* found out by an earlier call */
+        }
+        s->phase = PH_ARRIVED;
+        /* fall through */
+    case PH_ARRIVED:
+        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
+        }
+        s->peer  = 0;
+        s->phase = PH_REDUCE;
+        if (((loom_coll_comm_t *)s->shm)->cma == LOOM_COLL_CMA_UNKNOWN) {
+            loom_coll_cma_info(s, s->rank)->cma_ok = (uint32_t)loom_coll_cma_probe(s);
+            loom_coll_cma_step(s, 1);
+            s->phase = PH_AGREE;
+        }
+        return loom_coll_allreduce_cma(req);
+    case PH_AGREE:
+        if ((st = loom_coll_cma_wait(s, 1)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
+        }
+        if (!loom_coll_cma_agree(s)) {
+            return loom_coll_shm_fallback(req);
+        }
+        s->phase = PH_REDUCE;
+        /* fall through */
+    case PH_REDUCE:
+        if ((st = loom_coll_cma_reduce(s)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
+        }
+        loom_coll_cma_step(s, 2);
+        s->phase = PH_REDUCED;
+        /* fall through */
+    case PH_REDUCED:
+        if ((st = loom_coll_cma_wait(s, 2)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
+        }
+        if ((st = loom_coll_cma_gather(s)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
+        }
+        loom_coll_cma_step(s, 3);
+        s->phase = PH_GATHERED;
+        /* fall through */
+    case PH_GATHERED:
+        if ((st = loom_coll_cma_wait(s, 3)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), s->failed = 1, st);
+        }
+        loom_coll_shm_leave(s);
+        return LOOM_OK;
+    }
+    return LOOM_ERR_INTERNAL;
+}
