@@ -11,8 +11,20 @@
 # command with the host's bash, stores its exit status in the shared folder
 # and powers off. See ../shared/notes/softroce-vm.md for the measured recipe.
 #
+# With --pair, two guests boot at once, vm1 (10.0.2.15) and vm2 (10.0.2.16),
+# each with rxe0 on its eth0, joined into one Ethernet segment by QEMU's
+# socket network (UDP on 127.0.0.1, a free port pair picked per run). vm2
+# runs the launch agent server ($BUILD/test/verbs/prog_vm_agent: a token-
+# checked rsh, the guests have no ssh) and the command runs on vm1 with
+#   VM_AGENT  the launch agent command line, for loomrun --launch-agent
+#             (and usable by hand: $VM_AGENT vm2 COMMAND...)
+#   VM_HOSTS  "vm1 vm2", the guests' host names
+# The token is drawn for each run and lives in the run folder (mode 600);
+# vm2 is powered off when vm1's command ends.
+#
 #   test/verbs/vm.sh [options] [--] command [args...]
-#     --timeout SEC   kill the guest after SEC seconds (default 900)
+#     --pair          two guests, the command on vm1 (see above)
+#     --timeout SEC   kill the guest(s) after SEC seconds (default 900)
 #     --smp N         guest CPUs (default 2)
 #     --mem SIZE      guest memory (default 2G)
 #     --workdir DIR   folder shared read-write (default: the repository)
@@ -24,8 +36,10 @@
 #
 # The command runs in the current directory (which must be inside the work
 # folder). Exit status: the command's own, or 124 if the guest timed out,
-# 125 if the guest died (panic, crash) before reporting a status, 126 if the
-# guest could not be prepared.
+# 125 if the guest died (panic, crash) before reporting a status (with
+# --pair: or vm2 died while vm1 ran), 126 if the guest could not be
+# prepared. QEMU runs under nice -n 19; on every way out the guests are
+# killed.
 #
 # Cache: build/verbs-vm/<kernel version>/ holds vmlinux and the initramfs;
 # it is rebuilt when this script changes. Runs live in build/verbs-vm/run/.
@@ -41,9 +55,11 @@ workdir=$top
 show_console=0
 prepare_only=0
 refresh=0
+pair=0
 pass_env=(BUILD LOOM_TOP)
 
 readonly RC_TIMEOUT=124 RC_DIED=125 RC_PREPARE=126
+readonly AGENT_PORT=7070
 readonly PKGS=(qemu-system-x86 busybox-static xz-utils ibverbs-providers ibverbs-utils
                rdmacm-utils perftest iproute2)
 # Kernel modules for soft-RoCE, virtio networking and 9p; their dependencies
@@ -57,6 +73,7 @@ say() { echo "vm.sh: $*" >&2; }
 
 while (($#)); do
     case $1 in
+        --pair) pair=1; shift ;;
         --timeout) timeout_s=$2; shift 2 ;;
         --smp) smp=$2; shift 2 ;;
         --mem) mem=$2; shift 2 ;;
@@ -189,15 +206,17 @@ done </modules/order
 arg() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 run=$(arg loom.run)
 work=$(arg loom.work)
+name=$(arg loom.host)
+addr=$(arg loom.addr)
 opts=trans=virtio,version=9p2000.L,msize=512000
 mount -t 9p -o $opts,ro,cache=loose hostusr /usr || echo "init: mounting /usr failed"
 mount -t 9p -o $opts,ro,cache=loose hostetc /etc || echo "init: mounting /etc failed"
 mkdir -p "$work"
 mount -t 9p -o $opts work "$work" || echo "init: mounting $work failed"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/bb
-hostname loomvm
+hostname "${name:-loomvm}"
 ip link set lo up
-ip addr add 10.0.2.15/24 dev eth0
+ip addr add "${addr:-10.0.2.15}/24" dev eth0
 ip link set eth0 mtu 9000 up
 rdma link add rxe0 type rxe netdev eth0 || echo "init: rdma link add failed"
 rundir=${run%/*}
@@ -213,9 +232,11 @@ INIT
     chmod 755 "$1"
 }
 
+# (runs of this script in parallel each stage their own and rename the result
+# into place, so a rebuild never hands a guest a half-written initramfs)
 build_initramfs() {
     local mdir=$kdir/root/lib/modules/$kver out=$kdir/initrd.cpio.gz
-    local stage=$kdir/stage f a
+    local stage=$kdir/stage.$$ f a
     [[ -f $out && $out -nt $0 ]] && return 0
     say "building the initramfs for $kver"
     [[ -f $mdir/modules.dep ]] || busybox depmod -b "$kdir/root" "$kver" ||
@@ -239,8 +260,8 @@ build_initramfs() {
     done
     write_init "$stage/init"
     (cd "$stage" && find . | busybox cpio -o -H newc -R 0:0 2>/dev/null | gzip -1) \
-        >"$out.tmp" || die "packing the initramfs failed"
-    mv "$out.tmp" "$out"
+        >"$out.tmp.$$" || die "packing the initramfs failed"
+    mv "$out.tmp.$$" "$out"
     rm -rf "$stage"
 }
 
@@ -251,6 +272,9 @@ prepare() {
 }
 
 # ---- one run -----------------------------------------------------------------------
+cmd_env=()     # NAME=value pairs exported to the command besides pass_env
+guests=()      # pids of the running guests (their `timeout`), for stop_guests
+
 write_command() {   # write_command FILE ARGS...
     local file=$1 v; shift
     {
@@ -259,63 +283,191 @@ write_command() {   # write_command FILE ARGS...
         for v in "${pass_env[@]}" $(compgen -e | grep '^LOOM_' || true); do
             [[ -n ${!v+x} ]] && echo "export $v=$(printf '%q' "${!v}")"
         done
+        for v in "${cmd_env[@]}"; do
+            echo "export ${v%%=*}=$(printf '%q' "${v#*=}")"
+        done
         echo "cd $(printf '%q' "$PWD") || exit 127"
         printf '%q ' "$@"
         echo
     } >"$file"
 }
 
-run_guest() {
-    local rundir qpid rc tpid
+# start_guest DIR NAME ADDR MAC NETDEV: boot a guest in the background that
+# runs DIR/cmd.sh as host NAME at ADDR; its pid (timeout's) in $started.
+start_guest() {
+    local dir=$1 name=$2 addr=$3 mac=$4 netdev=$5
+    local share=security_model=none,readonly=on,multidevs=remap
+    : >"$dir/output"
+    nice -n 19 timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+        -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
+        -nographic -no-reboot -serial "file:$dir/console" -monitor none \
+        -kernel "$kdir/vmlinux" -initrd "$kdir/initrd.cpio.gz" \
+        -append "console=ttyS0 quiet loglevel=3 panic=-1 loom.run=$dir/cmd.sh loom.work=$workdir loom.host=$name loom.addr=$addr" \
+        -netdev "$netdev" -device "virtio-net-pci,netdev=n0,mac=$mac,romfile=" \
+        -virtfs "local,path=/usr,mount_tag=hostusr,$share" \
+        -virtfs "local,path=/etc,mount_tag=hostetc,$share" \
+        -virtfs "local,path=$workdir,mount_tag=work,security_model=none,multidevs=remap" \
+        </dev/null >"$dir/qemu.log" 2>&1 &
+    started=$!
+    guests+=("$started")
+    if ((show_console)); then
+        tail -n +1 -F --pid="$started" "$dir/console" 2>/dev/null |
+            sed "s/\r\$//; s/^/$name| /" >&2 &
+    fi
+}
+
+# Kill every guest still running (all ways out of the script come here).
+stop_guests() {
+    local p
+    for p in "${guests[@]}"; do
+        kill -TERM "$p" 2>/dev/null
+    done
+    for p in "${guests[@]}"; do
+        wait "$p" 2>/dev/null
+    done
+    guests=()
+}
+
+# guest_status DIR NAME QEMU_RC: the command's exit status if the guest
+# reported one, else 124 (timed out) or 125 (died) with its last console lines.
+guest_status() {
+    local dir=$1 name=$2 rc=$3
+    if [[ -s $dir/status ]]; then
+        return "$(<"$dir/status")"
+    fi
+    if ((rc == 124 || rc == 137)); then
+        say "$name timed out after ${timeout_s}s; last console lines:"
+        rc=$RC_TIMEOUT
+    else
+        say "$name died (qemu exit $rc) before reporting a status; last console lines:"
+        rc=$RC_DIED
+    fi
+    tail -n 30 "$dir/console" 2>/dev/null | sed 's/\r$//; s/^/  | /' >&2
+    tail -n 5 "$dir/qemu.log" 2>/dev/null | sed 's/^/  qemu| /' >&2
+    return $rc
+}
+
+new_rundir() {
     case $PWD/ in
         "$workdir"/*) ;;
         *) die "the current folder $PWD is not inside the work folder $workdir" ;;
     esac
+    case $cache/ in
+        "$workdir"/*) ;;
+        *) die "the cache $cache is not inside the work folder $workdir (the guests read it)" ;;
+    esac
     mkdir -p "$cache/run" || die "cannot create $cache/run"
     rundir=$(mktemp -d "$cache/run/XXXXXX") || die "mktemp failed"
+}
+
+run_guest() {
+    local qpid rc tpid
+    new_rundir
     write_command "$rundir/cmd.sh" "$@"
-    : >"$rundir/output"
-    local share=security_model=none,readonly=on,multidevs=remap
-    timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-        -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
-        -nographic -no-reboot -serial "file:$rundir/console" -monitor none \
-        -kernel "$kdir/vmlinux" -initrd "$kdir/initrd.cpio.gz" \
-        -append "console=ttyS0 quiet loglevel=3 panic=-1 loom.run=$rundir/cmd.sh loom.work=$workdir" \
-        -netdev user,id=n0,restrict=on -device virtio-net-pci,netdev=n0,romfile= \
-        -virtfs "local,path=/usr,mount_tag=hostusr,$share" \
-        -virtfs "local,path=/etc,mount_tag=hostetc,$share" \
-        -virtfs "local,path=$workdir,mount_tag=work,security_model=none,multidevs=remap" \
-        </dev/null >"$rundir/qemu.log" 2>&1 &
-    qpid=$!
-    trap 'kill $qpid 2>/dev/null; exit 130' INT TERM
-    if ((show_console)); then
-        tail -n +1 -F --pid=$qpid "$rundir/console" 2>/dev/null | sed 's/\r$//' >&2 &
-    fi
-    tail -n +1 -F --pid=$qpid "$rundir/output" 2>/dev/null &
+    start_guest "$rundir" loomvm 10.0.2.15 52:54:00:4c:00:01 user,id=n0,restrict=on
+    qpid=$started
+    tail -n +1 -F --pid="$qpid" "$rundir/output" 2>/dev/null &
     tpid=$!
-    wait $qpid
+    wait "$qpid"
     rc=$?
+    guests=()
     wait $tpid 2>/dev/null
-    trap - INT TERM
+    guest_status "$rundir" guest "$rc"
+    rc=$?
     if [[ -s $rundir/status ]]; then
-        rc=$(<"$rundir/status")
         rm -rf "$rundir"
-        return "$rc"
-    fi
-    if ((rc == 124 || rc == 137)); then
-        say "guest timed out after ${timeout_s}s; last console lines:"
-        rc=$RC_TIMEOUT
     else
-        say "guest died (qemu exit $rc) before reporting a status; last console lines:"
-        rc=$RC_DIED
+        say "run folder kept: $rundir"
     fi
-    tail -n 30 "$rundir/console" 2>/dev/null | sed 's/\r$//; s/^/  | /' >&2
-    tail -n 5 "$rundir/qemu.log" 2>/dev/null | sed 's/^/  qemu| /' >&2
-    say "run folder kept: $rundir"
     return $rc
 }
 
+# ---- two guests ------------------------------------------------------------------------
+# UDP ports for the socket network: a random free pair (port, port+1). The
+# lock keeps two runs of this script from picking the same pair before
+# their QEMUs have bound it; wait_ports releases it.
+pick_ports() {
+    local try p
+    exec {port_lock}>"$cache/run/ports.lock" || die "cannot open $cache/run/ports.lock"
+    flock -w 60 "$port_lock" || die "cannot lock $cache/run/ports.lock"
+    for try in $(seq 100); do
+        p=$((20000 + (RANDOM % 20000) * 2))
+        if [[ -z $(ss -Hlun "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null) ]]; then
+            port1=$p port2=$((p + 1))
+            return 0
+        fi
+    done
+    die "no free UDP port pair found for the guests' network"
+}
+
+wait_ports() {
+    local i
+    for i in $(seq 100); do
+        [[ $(ss -Hlun "( sport = :$port1 or sport = :$port2 )" 2>/dev/null | wc -l) -ge 2 ]] &&
+            break
+        sleep 0.1
+    done
+    exec {port_lock}>&-
+}
+
+run_pair() {
+    local agent=$BUILD/test/verbs/prog_vm_agent pid1 pid2 tpid which rc rc2
+    [[ $agent == /* ]] || agent=$top/$agent
+    [[ -x $agent ]] || die "no launch agent $agent (build it: make BUILD=$BUILD tests)"
+    new_rundir
+    mkdir -p "$rundir/vm1" "$rundir/vm2"
+    (umask 077 && head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$rundir/token") ||
+        die "cannot write the agent token"
+    printf 'vm1 10.0.2.15\nvm2 10.0.2.16\n' >"$rundir/hosts"
+    cmd_env=("VM_AGENT=$agent --port $AGENT_PORT --token-file $rundir/token --hosts $rundir/hosts"
+             "VM_HOSTS=vm1 vm2")
+    write_command "$rundir/vm1/cmd.sh" "$@"
+    cmd_env=()
+    write_command "$rundir/vm2/cmd.sh" "$agent" --serve 10.0.2.16 --port "$AGENT_PORT" \
+        --token-file "$rundir/token"
+    pick_ports
+    start_guest "$rundir/vm1" vm1 10.0.2.15 52:54:00:4c:00:01 \
+        "socket,id=n0,udp=127.0.0.1:$port2,localaddr=127.0.0.1:$port1"
+    pid1=$started
+    start_guest "$rundir/vm2" vm2 10.0.2.16 52:54:00:4c:00:02 \
+        "socket,id=n0,udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port2"
+    pid2=$started
+    wait_ports
+    tail -n +1 -F --pid="$pid1" "$rundir/vm1/output" 2>/dev/null &
+    tpid=$!
+    wait -n -p which "$pid1" "$pid2"
+    rc=$?
+    if [[ $which == "$pid2" ]]; then
+        # vm2 (its agent) must outlive vm1's command
+        guest_status "$rundir/vm2" vm2 "$rc"
+        say "vm2 ended (status $?) while vm1 was still running; stopping vm1"
+        stop_guests
+        rc=$RC_DIED
+    else
+        guest_status "$rundir/vm1" vm1 "$rc"
+        rc=$?
+        stop_guests
+    fi
+    wait $tpid 2>/dev/null
+    if ((rc != 0)); then
+        say "vm2's launch agent log (last lines):"
+        tail -n 20 "$rundir/vm2/output" 2>/dev/null | sed 's/^/  vm2| /' >&2
+    fi
+    if [[ -s $rundir/vm1/status ]]; then
+        rm -rf "$rundir"
+    else
+        say "run folder kept: $rundir"
+    fi
+    return $rc
+}
+
+trap 'stop_guests; exit 130' INT TERM HUP
+trap stop_guests EXIT
 prepare
 ((prepare_only)) && exit 0
-run_guest "$@"
+if ((pair)); then
+    run_pair "$@"
+else
+    run_guest "$@"
+fi
 exit $?

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# run2.sh: verbs across hosts, run on vm1 by `make check-verbs-2host`
+# (test/verbs/vm.sh --pair test/verbs/run2.sh). Two soft-RoCE guests, vm1
+# and vm2, share one Ethernet segment (QEMU socket network); loomrun on vm1
+# starts its daemon on vm2 through the guests' launch agent ($VM_AGENT,
+# test/verbs/prog_vm_agent.c). Jobs run 2 ranks per guest with
+# LOOM_TRANSPORTS=self,shm,ib: shm inside a guest, ib (RC sends, RDMA reads)
+# between the guests, nothing over TCP.
+#   1. the agent: vm2 answers; a wrong token is refused
+#   2. the device across guests: ibv_rc_pingpong vm1 <-> vm2
+#   3. the p2p rank program (test/p2p/prog_p2p): sizes across the eager /
+#      rendezvous boundary, random traffic all by rendezvous (RDMA reads
+#      across the guests), wildcards, ssend/truncation/probe/cancel
+#   4. the collectives rank program (test/coll/prog_coll light) with default
+#      selection, and once with message-based algorithms forced
+#   5. every job of 3-5: each rank reports shm for its guest mate and ib for
+#      the two ranks on the other guest (LOOM_LOG=info), no tcp
+#   6. multicast bcast across the guests (bcast algorithm "mcast", also with
+#      5% of the multicast packets dropped): when the library has it
+#   7. a rank killed on vm2: the job ends promptly, one message naming the
+#      rank, its pid, vm2 and the signal; nothing of the job left on vm2
+# Every step prints its time. Exit status: number of failed steps.
+#   VERBS_STEPS=regex   run only the steps whose name matches
+set -u
+cd "$(dirname "$0")/../.."
+export BUILD=${BUILD:-build/release}
+export LOOM_TOP=$PWD
+export PATH="$PWD/$BUILD/bin:$PATH"
+: "${VM_AGENT:?run2.sh runs on vm1 under test/verbs/vm.sh --pair (no VM_AGENT)}"
+p2p=$BUILD/test/p2p/prog_p2p
+coll=$BUILD/test/coll/prog_coll
+mh=$BUILD/test/multihost/prog_multihost
+logs=$BUILD/test-logs/verbs2
+mkdir -p "$logs"
+fail=0; failed=()
+t_all=$SECONDS
+only=${VERBS_STEPS:-.}
+hosts=vm1:2,vm2:2
+
+# step NAME FUNCTION ARGS... : run, log, PASS/FAIL with its time
+step() {
+    local name=$1 t0=$SECONDS rc; shift
+    [[ $name =~ $only ]] || return 0
+    "$@" >"$logs/$name.log" 2>&1
+    rc=$?
+    if ((rc == 0)); then
+        printf 'PASS  %-34s %4ds\n' "$name" $((SECONDS - t0))
+    else
+        printf 'FAIL  %-34s %4ds  exit %d\n' "$name" $((SECONDS - t0)) "$rc"
+        tail -n 30 "$logs/$name.log" | sed 's/^/      | /'
+        fail=$((fail + 1)); failed+=("$name")
+    fi
+}
+
+# ---- the agent and the device ------------------------------------------------------
+
+# vm2 boots alongside; its agent answers within two minutes, and only to the token
+agent() {
+    local t0=$SECONDS out bad
+    until out=$($VM_AGENT vm2 hostname 2>&1) && [[ $out == vm2 ]]; do
+        ((SECONDS - t0 < 120)) || { echo "vm2's agent did not answer: $out"; return 1; }
+        sleep 1
+    done
+    echo "vm2 answered after $((SECONDS - t0)) s"
+    bad=$(mktemp)
+    head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$bad"
+    # the same agent command line with another token
+    out=$(${VM_AGENT/--token-file * --hosts/--token-file $bad --hosts} vm2 touch /tmp/pwned 2>&1)
+    local rc=$?
+    rm -f "$bad"
+    echo "wrong token: exit $rc: $out"
+    [[ $rc == 255 && $out == *"refused the connection: wrong token"* ]] || return 1
+    ! $VM_AGENT vm2 test -e /tmp/pwned
+}
+
+# RC ping-pong between the guests with the stock tool (server on vm2)
+pingpong() {
+    local spid i rc=1
+    $VM_AGENT vm2 timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -n 200 &
+    spid=$!
+    for i in $(seq 20); do
+        sleep 1
+        timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -n 200 10.0.2.16 && { rc=0; break; }
+    done
+    wait $spid || rc=1
+    return $rc
+}
+
+# ---- jobs across the guests --------------------------------------------------------
+
+# job TIMEOUT [VAR=value...] PROG ARGS... : loomrun over both guests with the
+# transports restricted to self,shm,ib; output in $out, status in $rc
+job() {
+    local tmo=$1 xs=(); shift
+    while [[ $1 =~ ^[A-Z_][A-Z0-9_]*= ]]; do xs+=(-x "$1"); shift; done
+    out=$(timeout -k 5 $((tmo + 30)) loomrun -q --timeout "$tmo" --host $hosts \
+          --launch-agent "$VM_AGENT" -x LOOM_TRANSPORTS=self,shm,ib -x LOOM_LOG=info \
+          -x LOOM_ERRORS=return "${xs[@]}" "$@" 2>&1)
+    rc=$?
+    echo "$out"
+    echo "loomrun exit status $rc"
+}
+
+# Every rank: shm serves its guest mate, ib the two ranks of the other guest.
+check_transports() {
+    local r h mate others bad=0
+    for r in 0 1 2 3; do
+        h=vm$((r / 2 + 1)) mate=$((r ^ 1)) others=$( ((r < 2)) && echo 2,3 || echo 0,1)
+        grep -q "^loom\[$r@$h\] INFO p2p: transport shm serves 1 peer(s) \[$mate\]" <<<"$out" ||
+            { echo "rank $r@$h: no 'shm serves 1 peer(s) [$mate]'"; bad=1; }
+        grep -q "^loom\[$r@$h\] INFO p2p: transport ib serves 2 peer(s) \[$others\]" <<<"$out" ||
+            { echo "rank $r@$h: no 'ib serves 2 peer(s) [$others]'"; bad=1; }
+    done
+    if grep -E 'INFO p2p: transport tcp serves [1-9]' <<<"$out"; then
+        echo "tcp carried messages"; bad=1
+    fi
+    return $bad
+}
+
+# p2p TIMEOUT [VAR=value...] MODE ARGS... : prog_p2p, "OK MODE", ib across
+p2p() {
+    local tmo=$1 a mode xs=(); shift
+    while [[ $1 =~ ^[A-Z_][A-Z0-9_]*= ]]; do xs+=("$1"); shift; done
+    mode=$1
+    job "$tmo" "${xs[@]}" "$p2p" "$@"
+    ((rc == 0)) && grep -q "^OK $mode" <<<"$out" && check_transports
+}
+
+# coll TIMEOUT [VAR=value...] : prog_coll light (quick's matrix with fewer
+# sizes), ib across
+coll() {
+    local tmo=$1; shift
+    job "$tmo" "$@" "$coll" light
+    ((rc == 0)) && check_transports
+}
+
+# ---- multicast -------------------------------------------------------------------
+
+# Does this build have the multicast bcast? (the selection table names it)
+have_mcast() {
+    loom_info 2>/dev/null | grep -Eqi 'bcast.*\bmcast\b'
+}
+
+# mcast [VAR=value...] : prog_coll quick with bcast forced to multicast; every
+# rank must have sent or received its bcasts by UD multicast
+mcast() {
+    job 300 LOOM_BCAST_ALGORITHM=mcast "$@" "$coll" quick
+    ((rc == 0)) && check_transports
+}
+
+# ---- failure ---------------------------------------------------------------------
+
+# A rank on vm2 killed with SIGKILL: the job ends within 3 s, one message
+# naming rank 3, its pid, vm2 and SIGKILL; then nothing of the job on vm2.
+kill_remote() {
+    local jf pid t0 dt hp i msgs left
+    jf=$(mktemp -d)
+    loomrun --host $hosts --launch-agent "$VM_AGENT" -x LOOM_TRANSPORTS=self,shm,ib \
+        --timeout 200 "$mh" sleep 150 >"$jf/out" 2>"$jf/err" &
+    hp=$!
+    for i in $(seq 1200); do
+        (($(grep -c '^READY' "$jf/out") >= 4)) && break
+        sleep 0.1
+    done
+    pid=$(sed -n 's/^READY rank=3 pid=\([0-9]*\) host=vm2$/\1/p' "$jf/out")
+    if [[ -z $pid ]]; then
+        echo "rank 3 never ready on vm2"; cat "$jf/out" "$jf/err"
+        kill -TERM $hp; wait $hp; rm -rf "$jf"; return 1
+    fi
+    $VM_AGENT vm2 kill -KILL "$pid"
+    t0=$(date +%s%3N)
+    wait $hp; rc=$?
+    dt=$(($(date +%s%3N) - t0))
+    cat "$jf/out" "$jf/err"
+    msgs=$(grep -c '^loomrun: rank' "$jf/err")
+    echo "job over ${dt} ms after the kill, exit $rc, $msgs message(s)"
+    grep -q "^loomrun: rank 3 (pid $pid on vm2) was killed by signal 9 (SIGKILL" "$jf/err" &&
+        ((rc == 137 && msgs == 1 && dt < 3000)) || { rm -rf "$jf"; return 1; }
+    rm -rf "$jf"
+    sleep 1
+    left=$($VM_AGENT vm2 'ps -eo pid=,args= | grep -e loomrun -e prog_multihost | grep -v grep')
+    [[ -z $left ]] || { echo "left on vm2: $left"; return 1; }
+}
+
+step agent agent
+step rc-pingpong-vm1-vm2 pingpong
+step p2p-sizes p2p 200 sizes $((1 << 20))
+step p2p-random-rendezvous p2p 150 LOOM_EAGER_LIMIT=0 random 2
+step p2p-wildcard p2p 150 wildcard
+step p2p-misc p2p 150 misc
+step coll-default coll 200
+step coll-forced coll 200 LOOM_BCAST_ALGORITHM=scatter_allgather \
+    LOOM_ALLREDUCE_ALGORITHM=rabenseifner LOOM_ALLGATHER_ALGORITHM=ring \
+    LOOM_ALLTOALL_ALGORITHM=bruck LOOM_BARRIER_ALGORITHM=dissemination
+if have_mcast; then
+    step mcast-bcast mcast
+    step mcast-bcast-drop-5pct mcast LOOM_IB_MCAST_DROP=0.05
+else
+    echo "SKIP  mcast-bcast (this build has no multicast bcast algorithm)"
+fi
+step kill-rank-on-vm2 kill_remote
+
+echo
+echo "two-guest verbs suite: $fail failed step(s) in $((SECONDS - t_all)) s: ${failed[*]:-none}"
+exit $fail
