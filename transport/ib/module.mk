@@ -12,6 +12,12 @@
 #                      rdma tools). Registered in CHECK_EXTRA (make check).
 #   make bench-verbs   benchmarks in the guest (test/verbs/bench.sh): perftest,
 #                      loom over ib, Open MPI + UCX over the same rxe device.
+#   make check-verbs-2host  two guests on one Ethernet segment (vm.sh --pair):
+#                      loomrun on vm1 starts its daemon on vm2 through the
+#                      guests' launch agent and runs the p2p and collectives
+#                      programs 2 ranks per guest over shm+ib (ib across the
+#                      guests), multicast bcast, a rank killed on vm2
+#                      (test/verbs/run2.sh).
 
 VERBS_VM_TIMEOUT ?= 1200
 
@@ -20,6 +26,10 @@ CHECK_EXTRA += check-verbs
 .PHONY: check-verbs
 check-verbs: all $(TEST_SUITES) $(TEST_PROGS)
 	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout $(VERBS_VM_TIMEOUT) test/verbs/run.sh
+
+.PHONY: check-verbs-2host
+check-verbs-2host: all $(TEST_SUITES) $(TEST_PROGS)
+	BUILD=$(BUILD) bash test/verbs/vm.sh --pair --timeout $(VERBS_VM_TIMEOUT) test/verbs/run2.sh
 
 # The same ping-pong source built against loom (loomcc) and Open MPI (mpicc).
 VERBS_PP_LOOM := $(BUILD)/test/verbs/pingpong-loom
