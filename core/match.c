@@ -3,15 +3,6 @@
  */
 #include "match_int.h"
 
-static inline uint32_t loom_match_hash(uint32_t ctx, int src, int tag)
-{
-    uint64_t k = ((uint64_t)ctx << 40) ^ ((uint64_t)(uint32_t)src << 20) ^
-                 (uint64_t)(uint32_t)tag;
-
-    k *= 0x9e3779b97f4a7c15ull; /* Fibonacci hashing: top bits are well mixed */
-    return (uint32_t)(k >> (64 - LOOM_MATCH_HASH_BITS));
-}
-
 static inline int loom_match_is_wild(int src, int tag)
 {
     return src == LOOM_ANY_SOURCE || tag == LOOM_ANY_TAG;
@@ -77,8 +68,8 @@ static loom_match_posted_t *loom_match_posted_first_wild(loom_list_t *wild,
     return NULL;
 }
 
-loom_match_posted_t *loom_match_posted_take(loom_match_t *m, uint32_t ctx, int src,
-                                            int tag)
+loom_match_posted_t *loom_match_posted_take_slow(loom_match_t *m, uint32_t ctx, int src,
+                                                 int tag)
 {
     loom_list_t *bucket = &m->posted_bucket[loom_match_hash(ctx, src, tag)];
     loom_match_posted_t *exact = NULL, *wild = NULL, *p;

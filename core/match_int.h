@@ -32,6 +32,9 @@
 
 #include <stdint.h>
 
+/* internal to libloom: calls bind inside the library (no PLT, inlinable) */
+#pragma GCC visibility push(hidden)
+
 #define LOOM_MATCH_HASH_BITS 10
 #define LOOM_MATCH_BUCKETS   (1u << LOOM_MATCH_HASH_BITS)
 
@@ -86,12 +89,46 @@ static inline int loom_match_posted_is_queued(const loom_match_posted_t *p)
 /** Post a receive (after loom_match_unexp_find() found nothing for it). */
 void loom_match_posted_add(loom_match_t *m, loom_match_posted_t *p);
 
+/** Bucket index of a fully specified key (Fibonacci hashing: top bits are well mixed). */
+static inline uint32_t loom_match_hash(uint32_t ctx, int src, int tag)
+{
+    uint64_t k = ((uint64_t)ctx << 40) ^ ((uint64_t)(uint32_t)src << 20) ^
+                 (uint64_t)(uint32_t)tag;
+
+    k *= 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(k >> (64 - LOOM_MATCH_HASH_BITS));
+}
+
+/** The general case of loom_match_posted_take (a wildcard receive is posted). */
+loom_match_posted_t *loom_match_posted_take_slow(loom_match_t *m, uint32_t ctx, int src,
+                                                 int tag);
+
 /**
  * Find the earliest-posted receive matching an arriving (ctx, src, tag) and
  * remove it. @return it, or NULL (the message is then unexpected).
+ *
+ * Inline for the common case, no wildcard receive posted: the first exact
+ * hit in the key's bucket is the earliest (a bucket is in posting order).
  */
-loom_match_posted_t *loom_match_posted_take(loom_match_t *m, uint32_t ctx, int src,
-                                            int tag);
+static inline loom_match_posted_t *loom_match_posted_take(loom_match_t *m, uint32_t ctx,
+                                                          int src, int tag)
+{
+    loom_list_t *bucket, *l;
+
+    if (loom_unlikely(!loom_list_is_empty(&m->posted_wild))) {
+        return loom_match_posted_take_slow(m, ctx, src, tag);
+    }
+    bucket = &m->posted_bucket[loom_match_hash(ctx, src, tag)];
+    for (l = bucket->next; l != bucket; l = l->next) {
+        loom_match_posted_t *p = loom_list_entry(l, loom_match_posted_t, list);
+        if (p->ctx == ctx && p->src == src && p->tag == tag) {
+            loom_list_del(&p->list);
+            --m->num_posted;
+            return p;
+        }
+    }
+    return NULL;
+}
 
 /** Remove a posted receive (cancel). @return 1 if it was posted, 0 if not. */
 int loom_match_posted_remove(loom_match_t *m, loom_match_posted_t *p);
@@ -109,5 +146,7 @@ loom_match_unexp_t *loom_match_unexp_find(loom_match_t *m, uint32_t ctx, int src
 
 /** Remove an unexpected message found by loom_match_unexp_find(). */
 void loom_match_unexp_remove(loom_match_t *m, loom_match_unexp_t *u);
+
+#pragma GCC visibility pop
 
 #endif /* LOOM_MATCH_INT_H */

@@ -201,16 +201,14 @@ loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, in
     st = loom_p2p_irecv_int(buf, bytes, src, tag, comm, LOOM_CTX_P2P, &req);
     if (st == LOOM_OK) {
         if (!req->complete) {
-            loom_progress_waiter_t w;
-            loom_progress_waiter_init(&w, "loom_recv");
-            do {
-                loom_progress_wait_step(&w);
-            } while (!req->complete);
-            loom_progress_waiter_fini(&w);
+            loom_progress_wait_on(req, src >= 0 ? loom_comm_to_world(comm, src) : -1,
+                                  "loom_recv");
         }
-        loom_request_status_copy(req, status);
+        if (status != LOOM_STATUS_IGNORE) {
+            *status = req->msg;
+        }
         st = req->status;
-        loom_request_release(req);
+        loom_p2p_req_release(req);
     }
     return st < 0 ? loom_p2p_error(st, "loom_recv") : st;
 }

@@ -21,6 +21,10 @@
 #include "../transport/tl.h"
 
 #include <signal.h>
+#include <string.h>
+
+/* internal to libloom: calls bind inside the library (no PLT, inlinable) */
+#pragma GCC visibility push(hidden)
 
 #define LOOM_P2P_MAX_IFACES   8
 /* largest single get(); bigger rendezvous reads are issued in chunks */
@@ -164,8 +168,57 @@ extern loom_p2p_engine_t loom_p2p_engine;
 /** Take a request from the pool (NULL when out of memory; logged). */
 loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm);
 
+/** Return a completed request to the pool (inline: the blocking calls' exit path). */
+static inline void loom_p2p_req_release(loom_request_t req)
+{
+    req->kind = 0;
+    loom_mpool_put(&loom_p2p_engine.req_pool, req);
+}
+
 /** Mark @p req complete with @p status; releases it if the user freed it. */
-void loom_request_complete(loom_request_t req, loom_status_t status);
+static inline void loom_request_complete(loom_request_t req, loom_status_t status)
+{
+    req->status    = status;
+    req->msg.error = status;
+    req->complete  = 1;
+    /* counted by loom_p2p_isend_int once the send was started */
+    if (req->kind == LOOM_REQ_SEND) {
+        --loom_p2p_engine.sends_active;
+    }
+    if (loom_unlikely(req->user_freed)) {
+        loom_p2p_req_release(req);
+    }
+}
+
+/*
+ * Copy @p n bytes (small eager payloads) without a libc call for n <= 32:
+ * (possibly overlapping) word moves that read and write only [0, n).
+ */
+static inline void loom_p2p_copy(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    uint64_t a, b;
+
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else if (n != 0) {
+        d[0]      = s[0];
+        d[n >> 1] = s[n >> 1];
+        d[n - 1]  = s[n - 1];
+    }
+}
 
 /** Copy a completed request's outcome into @p status (may be IGNORE). */
 void loom_request_status_copy(loom_request_t req, loom_msg_status_t *status);
@@ -222,6 +275,15 @@ static inline void loom_progress_waiter_fini(loom_progress_waiter_t *w)
  * stretch).
  */
 void loom_progress_wait_step(loom_progress_waiter_t *w);
+
+/**
+ * Block until @p req completes. It waits on world rank @p world_peer (-1:
+ * any): between full passes the loop polls only the transport that serves
+ * that peer, so the spin that waits for its frame is short, and the frame
+ * is handled without the rest of a pass. Full passes still run every few
+ * polls (other transports, queued frames, collectives, timeouts, reports).
+ */
+void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what);
 
 /** One progress pass for a polling call (loom_progress, loom_test, ...). */
 int loom_progress_poll(void);
@@ -307,5 +369,7 @@ loom_request_t loom_p2p_sreq_take(uint64_t id);
 
 /** Free the table (finalize). */
 void loom_p2p_sreq_cleanup(void);
+
+#pragma GCC visibility pop
 
 #endif /* LOOM_P2P_ENGINE_INT_H */

@@ -13,6 +13,9 @@
 
 #include <stdint.h>
 
+/* internal to libloom: calls bind inside the library (no PLT, inlinable) */
+#pragma GCC visibility push(hidden)
+
 #define LOOM_P2P_FLAG_SYNC 0x1u   /* complete only once the receive matched */
 
 loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int tag,
@@ -92,5 +95,7 @@ int loom_progress_oversubscribed(void);
 
 /** Called by a blocking loop that found nothing to do (yields when oversubscribed). */
 void loom_progress_idle(void);
+
+#pragma GCC visibility pop
 
 #endif /* LOOM_P2P_INT_H */

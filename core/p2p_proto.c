@@ -385,9 +385,7 @@ static void loom_p2p_recv_copy(loom_request_t req, const void *data, size_t len)
     loom_p2p_req_t *rq = loom_p2p_req(req);
     size_t n = len <= rq->len ? len : rq->len;
 
-    if (n != 0) {
-        memcpy(rq->buf, data, n);
-    }
+    loom_p2p_copy(rq->buf, data, n);
     req->msg.bytes = n;
     if (loom_unlikely(len > rq->len)) {
         loom_p2p_log_truncation(req, len);

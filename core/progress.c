@@ -17,9 +17,15 @@
 
 #include <sched.h>
 
-int loom_progress_int(void)
+/*
+ * One pass. Inline into the blocking loops: a blocking call spins here, and
+ * the fewer instructions a pass that finds nothing takes, the sooner the
+ * rank sees the line a peer just wrote. The rare duties (queued frames,
+ * collectives, transports that serve nobody, the SIGUSR1 report) are one
+ * test each.
+ */
+static inline int loom_progress_pass(loom_p2p_engine_t *e)
 {
-    loom_p2p_engine_t *e = &loom_p2p_engine;
     int n = 0;
 
     for (int i = 0; i < e->num_busy; ++i) {
@@ -41,6 +47,11 @@ int loom_progress_int(void)
         loom_p2p_report_asked_run();   /* SIGUSR1 (loomrun --timeout) */
     }
     return n;
+}
+
+int loom_progress_int(void)
+{
+    return loom_progress_pass(&loom_p2p_engine);
 }
 
 /* the waiter of polling calls (loom_progress, loom_test, ...): the bottom of
@@ -66,19 +77,22 @@ void loom_progress_setup(void)
  * passes read the clock (so a SIGUSR1 report knows how long this rank has
  * waited) and, past LOOM_PROGRESS_TIMEOUT, report once per idle stretch.
  */
-static void loom_progress_idle_tick(loom_progress_waiter_t *w)
+static __attribute__((noinline)) void loom_progress_idle_clock(loom_progress_waiter_t *w)
 {
-    double now, timeout = loom_p2p_engine.progress_timeout;
+    double now = loom_wtime(), timeout = loom_p2p_engine.progress_timeout;
 
-    if (loom_likely((++w->idle % LOOM_PROGRESS_CLOCK_INTERVAL) != 0)) {
-        return;
-    }
-    now = loom_wtime();
     if (w->start == 0) {
         w->start = now;
     } else if (timeout > 0 && !w->reported && now - w->start >= timeout) {
         w->reported = 1;
         loom_p2p_report_write(w, now - w->start, 1);
+    }
+}
+
+static inline void loom_progress_idle_tick(loom_progress_waiter_t *w)
+{
+    if (loom_unlikely((++w->idle % LOOM_PROGRESS_CLOCK_INTERVAL) == 0)) {
+        loom_progress_idle_clock(w);
     }
 }
 
@@ -91,7 +105,7 @@ static inline void loom_progress_busy(loom_progress_waiter_t *w)
 
 int loom_progress_poll(void)
 {
-    int n = loom_progress_int();
+    int n = loom_progress_pass(&loom_p2p_engine);
 
     if (n != 0) {
         loom_progress_busy(&loom_progress_poll_waiter);
@@ -123,7 +137,7 @@ void loom_progress_idle(void)
 
 void loom_progress_wait_step(loom_progress_waiter_t *w)
 {
-    if (loom_progress_int() != 0) {
+    if (loom_progress_pass(&loom_p2p_engine) != 0) {
         loom_progress_busy(w);
         return;
     }
@@ -131,4 +145,37 @@ void loom_progress_wait_step(loom_progress_waiter_t *w)
         sched_yield();
     }
     loom_progress_idle_tick(w);
+}
+
+/* transport polls between full passes while a call waits on one peer */
+#define LOOM_PROGRESS_DIRECT_POLLS 16u
+
+void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_tl_iface_t *direct = NULL;
+    loom_progress_waiter_t w;
+
+    /* oversubscribed ranks yield on every idle pass instead of spinning */
+    if (world_peer >= 0 && !e->oversubscribed && e->peers[world_peer].ep != NULL) {
+        direct = e->peers[world_peer].ep->iface;
+    }
+    loom_progress_waiter_init(&w, what);
+    while (!req->complete) {
+        if (direct != NULL) {
+            unsigned k = LOOM_PROGRESS_DIRECT_POLLS;
+            int n = 0;
+            do {
+                n += loom_tl_iface_progress(direct);
+            } while (!req->complete && --k != 0);
+            if (n != 0) {
+                loom_progress_busy(&w);   /* frames flowed: not an idle stretch */
+            }
+            if (req->complete) {
+                break;
+            }
+        }
+        loom_progress_wait_step(&w);
+    }
+    loom_progress_waiter_fini(&w);
 }

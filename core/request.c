@@ -37,22 +37,7 @@ loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm)
 
 void loom_request_release(loom_request_t req)
 {
-    req->kind = 0;
-    loom_mpool_put(&loom_p2p_engine.req_pool, req);
-}
-
-void loom_request_complete(loom_request_t req, loom_status_t status)
-{
-    req->status    = status;
-    req->msg.error = status;
-    req->complete  = 1;
-    /* counted by loom_p2p_isend_int once the send was started */
-    if (req->kind == LOOM_REQ_SEND) {
-        --loom_p2p_engine.sends_active;
-    }
-    if (req->user_freed) {
-        loom_request_release(req);
-    }
+    loom_p2p_req_release(req);
 }
 
 static void loom_request_status_empty(loom_msg_status_t *status)

@@ -343,7 +343,9 @@ static loom_status_t loom_shm_ep_am_send(loom_tl_ep_t *ep, const void *hdr, size
     if (loom_likely(!peer->failed &&
                     loom_shm_ring_tx_send2(&peer->tx, LOOM_SHM_FRAME_AM, hdr, hdr_len,
                                            payload, payload_len))) {
-        peer->full_count = 0;
+        if (loom_unlikely(peer->full_count != 0)) {
+            peer->full_count = 0;
+        }
         return LOOM_OK;
     }
     return loom_shm_peer_backpressure(peer, "am_send");
@@ -386,9 +388,9 @@ static int loom_shm_progress_attach(loom_shm_iface_t *iface)
     return 0;
 }
 
-static int loom_shm_iface_progress(loom_tl_iface_t *tl)
+/* The full pass: deliver what the rings hold, push streams, liveness. */
+static __attribute__((noinline)) int loom_shm_progress_full(loom_shm_iface_t *iface)
 {
-    loom_shm_iface_t *iface = loom_container_of(tl, loom_shm_iface_t, super);
     const int npeers = iface->local_size - 1;
     uint32_t idx;
     int n = 0;
@@ -404,7 +406,7 @@ static int loom_shm_iface_progress(loom_tl_iface_t *tl)
     idx = iface->rr;
     iface->rr = (idx + 1 == (uint32_t)npeers) ? 0 : idx + 1;
     for (int i = 0; i < npeers; ++i) {
-        n += loom_shm_peer_poll(iface->poll[idx], &tl->params);
+        n += loom_shm_peer_poll(iface->poll[idx], &iface->super.params);
         idx = (idx + 1 == (uint32_t)npeers) ? 0 : idx + 1;
     }
     if (iface->nstreams != 0) {
@@ -413,6 +415,33 @@ static int loom_shm_iface_progress(loom_tl_iface_t *tl)
     loom_shm_liveness_tick(iface);
     iface->in_progress = 0;
     return n;
+}
+
+/*
+ * Progress. The idle pass (every ring empty, nothing to stream) is the
+ * loop a blocking call spins in, so it is kept to one load per peer ring
+ * and a counter: the sooner a spinning rank sees the line its peer just
+ * wrote, the lower the latency. Anything else takes the full pass.
+ */
+static int loom_shm_iface_progress(loom_tl_iface_t *tl)
+{
+    loom_shm_iface_t *iface = loom_container_of(tl, loom_shm_iface_t, super);
+    loom_shm_peer_t *const *poll = iface->poll;
+    const int npeers = iface->local_size - 1;
+
+    if (loom_likely(iface->seg != NULL && iface->nstreams == 0)) {
+        int i = 0;
+        while (i < npeers && !loom_shm_ring_rx_ready(&poll[i]->rx)) {
+            ++i;
+        }
+        if (i == npeers) {
+            if (loom_likely(++iface->check_count < LOOM_SHM_CHECK_EVERY)) {
+                return 0;
+            }
+            --iface->check_count;   /* the full pass counts it again */
+        }
+    }
+    return loom_shm_progress_full(iface);
 }
 
 const loom_tl_ops_t loom_tl_shm_ops = {

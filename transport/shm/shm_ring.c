@@ -39,4 +39,5 @@ void loom_shm_ring_rx_init(loom_shm_ring_rx_t *rx, void *mem, uint32_t nslots,
     rx->mask      = nslots - 1;
     rx->slot_size = slot_size;
     rx->pos       = atomic_load_explicit(&rx->ring->tail, memory_order_acquire);
+    rx->cur       = (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * slot_size);
 }

@@ -71,9 +71,10 @@ typedef struct loom_shm_ring_tx {
 
 /** Consumer side: private to the one process that reads the ring. */
 typedef struct loom_shm_ring_rx {
+    loom_shm_slot_t *cur;         /* slot of frame pos: the one line an idle poll reads */
+    uint64_t         pos;         /* next frame number to read */
     loom_shm_ring_t *ring;
     uint8_t         *slots;
-    uint64_t         pos;         /* next frame number to read */
     uint32_t         mask;
     uint32_t         slot_size;
 } loom_shm_ring_rx_t;
@@ -145,6 +146,48 @@ static inline void loom_shm_ring_tx_commit(loom_shm_ring_tx_t *tx, loom_shm_slot
     ++tx->head;
 }
 
+/*
+ * Copy @p n bytes into a slot. Frames of a cache line or two are copied
+ * inline with (possibly overlapping) word moves instead of a libc call:
+ * that copy is on the latency-critical path of every small message. The
+ * destination is private to the producer until commit, so overlapping
+ * writes of the same bytes are harmless; the source is read only within
+ * [s, s + n).
+ */
+static inline void loom_shm_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+    uint64_t a, b;
+
+    if (n > 32) {
+        memcpy(d, s, n);
+    } else if (n >= 16) {
+        uint64_t c, e;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        memcpy(&c, s + n - 16, 8);
+        memcpy(&e, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + 8, &b, 8);
+        memcpy(d + n - 16, &c, 8);
+        memcpy(d + n - 8, &e, 8);
+    } else if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else if (n != 0) {
+        d[0]      = s[0];
+        d[n >> 1] = s[n >> 1];
+        d[n - 1]  = s[n - 1];
+    }
+}
+
 /**
  * Copy a frame of two gathered pieces into the ring.
  * @return 1 if sent, 0 if the ring is full (nothing written).
@@ -157,12 +200,8 @@ static inline int loom_shm_ring_tx_send2(loom_shm_ring_tx_t *tx, uint16_t type,
     if (slot == NULL) {
         return 0;
     }
-    if (a_len != 0) {
-        memcpy(slot->data, a, a_len);
-    }
-    if (b_len != 0) {
-        memcpy(slot->data + a_len, b, b_len);
-    }
+    loom_shm_copy(slot->data, a, a_len);
+    loom_shm_copy(slot->data + a_len, b, b_len);
     loom_shm_ring_tx_commit(tx, slot, (uint32_t)(a_len + b_len), type);
     return 1;
 }
@@ -170,8 +209,7 @@ static inline int loom_shm_ring_tx_send2(loom_shm_ring_tx_t *tx, uint16_t type,
 /** @return the next published frame, or NULL if none. Touches one line. */
 static inline loom_shm_slot_t *loom_shm_ring_rx_peek(loom_shm_ring_rx_t *rx)
 {
-    loom_shm_slot_t *slot =
-        (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * rx->slot_size);
+    loom_shm_slot_t *slot = rx->cur;
     /* acquire: pairs with the producer's release of seq, so len and data
      * read below are the ones it wrote */
     if (atomic_load_explicit(&slot->seq, memory_order_acquire) != rx->pos + 1) {
@@ -180,10 +218,18 @@ static inline loom_shm_slot_t *loom_shm_ring_rx_peek(loom_shm_ring_rx_t *rx)
     return slot;
 }
 
+/** 1 if a frame is published (the idle poll: one load, nothing else). */
+static inline int loom_shm_ring_rx_ready(const loom_shm_ring_rx_t *rx)
+{
+    /* relaxed: only a hint; peek's acquire load orders the reads of the frame */
+    return atomic_load_explicit(&rx->cur->seq, memory_order_relaxed) == rx->pos + 1;
+}
+
 /** Hand the frame returned by the last peek back to the producer. */
 static inline void loom_shm_ring_rx_release(loom_shm_ring_rx_t *rx)
 {
     ++rx->pos;
+    rx->cur = (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * rx->slot_size);
     /* release: our reads of the slot are done before the producer reuses it */
     atomic_store_explicit(&rx->ring->tail, rx->pos, memory_order_release);
 }
