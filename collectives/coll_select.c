@@ -27,11 +27,13 @@ static const loom_coll_alg_t barrier_algs[] = {
     ALG("dissemination", loom_coll_barrier_dissemination, 0, "ceil(log2 p) rounds of send r+2^k / recv r-2^k"),
     ALG("shm", loom_coll_barrier_shm, LOOM_COLL_ALG_SHM, "flags in a per-communicator shared segment"),
 };
+LOOM_COLL_PROTO(loom_coll_bcast_mcast);   /* bcast_mcast.c */
 static const loom_coll_alg_t bcast_algs[] = {
     ALG("binomial", loom_coll_bcast_binomial, 0, "binomial tree from the root"),
     ALG("scatter_allgather", loom_coll_bcast_scatter_allgather, 0, "binomial scatter of p blocks + ring allgather"),
     ALG("chain", loom_coll_bcast_chain, 0, "pipelined chain root -> root+1 -> ..., in segments"),
     ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank"),
+    ALG("mcast", loom_coll_bcast_mcast, 0, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
     ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root"),
@@ -85,6 +87,7 @@ static const loom_coll_rule_t barrier_rules[] = {
 };
 static const loom_coll_rule_t bcast_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, 1 * MiB, "mcast"},
     {2, ANY_B, "binomial"},
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, 2 * MiB, "scatter_allgather"},

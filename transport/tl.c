@@ -158,6 +158,10 @@ void loom_tl_iface_init(loom_tl_iface_t *iface, const char *name,
     LOOM_TL_DEFAULT_OP(&iface->ops, ops, get);
     LOOM_TL_DEFAULT_OP(&iface->ops, ops, progress);
     LOOM_TL_DEFAULT_OP(&iface->ops, ops, close);
+    /* optional: NULL means "not offered" (and caps.can_mcast is 0) */
+    iface->ops.mc_join  = ops->mc_join;
+    iface->ops.mc_bcast = ops->mc_bcast;
+    iface->ops.mc_leave = ops->mc_leave;
     iface->name   = name;
     iface->params = *params;
     iface->ops.query(iface, &iface->caps);

@@ -37,6 +37,7 @@
 typedef struct loom_tl_iface loom_tl_iface_t;
 typedef struct loom_tl_ep    loom_tl_ep_t;
 typedef struct loom_tl_memh  loom_tl_memh_t;   /* transport-private */
+typedef struct loom_tl_mc    loom_tl_mc_t;     /* a multicast group, see mc_join */
 
 /** What a transport can do; the p2p engine picks its thresholds from it once. */
 typedef struct loom_tl_caps {
@@ -73,6 +74,30 @@ typedef void (*loom_tl_peer_err_cb_t)(void *arg, int peer, loom_status_t status,
 typedef struct loom_tl_comp {
     void (*cb)(struct loom_tl_comp *self, loom_status_t status);
 } loom_tl_comp_t;
+
+/**
+ * Multicast group membership, as mc_join gets it. @p key names the group
+ * job-wide: the same on every member, different for every set of members
+ * that may be live at once (the caller hashes the communicator's context id
+ * and its member list into it). @p members are world ranks in member order
+ * (a communicator's rank order); this process is members[my_index].
+ */
+typedef struct loom_tl_mc_params {
+    uint64_t   key;
+    const int *members;
+    int        num_members;
+    int        my_index;
+} loom_tl_mc_params_t;
+
+/** Generic part of a multicast group; first member of the transport's own. */
+struct loom_tl_mc {
+    loom_tl_iface_t *iface;
+    uint64_t         key;
+    int              joined;   /* 1: this process is a member and may mc_bcast */
+    int              agreed;   /* the caller's: 0 not yet agreed, 1 every member
+                                * joined (use mc_bcast), -1 some did not (do not) */
+    size_t           max_len;  /* largest mc_bcast this group carries */
+};
 
 /** What open() gets from the p2p engine. */
 typedef struct loom_tl_params {
@@ -135,6 +160,46 @@ typedef struct loom_tl_ops {
      */
     loom_status_t (*get)(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
                          const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
+
+    /*
+     * Multicast (optional: NULL, and caps.can_mcast 0, where not offered).
+     * A group is created once per key and lives until close; the reliable
+     * broadcast on it is ordered and exactly-once for the caller.
+     */
+
+    /**
+     * Find the group of @p params->key, or create it and join it. Local: may
+     * block for this process's own join (bounded, a few seconds at most),
+     * never for a peer. A failed join still returns a group, with joined = 0,
+     * so that the caller can remember the outcome of its agreement in
+     * agreed: joining is collective in effect, and the caller must agree
+     * with every member (e.g. an allreduce of joined) before the first
+     * mc_bcast. LOOM_OK with *mc_p set; an error only for bad arguments or
+     * memory.
+     */
+    loom_status_t (*mc_join)(loom_tl_iface_t *iface, const loom_tl_mc_params_t *params,
+                             loom_tl_mc_t **mc_p);
+
+    /**
+     * Broadcast @p len bytes (at most mc->max_len) from member @p root to
+     * every member of the group, into @p buf (the root's source, the
+     * others' destination). Collective: every member calls it, in the same
+     * order on the group, with the same root and len, once the group is
+     * agreed. The buffer belongs to the transport until completion (the
+     * root's is read again for resends). LOOM_OK: done now (comp not
+     * called); LOOM_INPROGRESS: comp->cb is called from a later progress();
+     * LOOM_ERR_NO_RESOURCE: a previous mc_bcast of this group is still in
+     * flight here, call again after progress; other: error (logged).
+     */
+    loom_status_t (*mc_bcast)(loom_tl_mc_t *mc, int root, void *buf, size_t len,
+                              loom_tl_comp_t *comp);
+
+    /**
+     * Leave the group and free it. Only with no mc_bcast in flight; the
+     * group key must not be joined again by this process (the others'
+     * groups would be out of step). close leaves every group left.
+     */
+    void (*mc_leave)(loom_tl_mc_t *mc);
 
     /** Poll once; deliver frames and completions. @return events processed. */
     int (*progress)(loom_tl_iface_t *iface);

@@ -4,8 +4,8 @@
 #   make fuzz        build them into $(BUILD)/fuzz/ (clang, -fsanitize=fuzzer,
 #                    address,undefined; the library is rebuilt with clang and
 #                    coverage into $(BUILD)/fuzz/obj/)
-#   make check-fuzz  run each for FUZZ_TIME seconds (default 4; 7 targets =
-#                    28 s) from the seed corpus test/fuzz/corpus/<target>/;
+#   make check-fuzz  run each for FUZZ_TIME seconds (default 4; 8 targets =
+#                    32 s) from the seed corpus test/fuzz/corpus/<target>/;
 #                    new inputs go to $(BUILD)/fuzz/corpus/<target>/ (the
 #                    seeds in test/ are only read), crashes to
 #                    $(BUILD)/fuzz/artifacts/. Fails if any target fails.

@@ -16,6 +16,10 @@
 #      rendezvous, and with connection on demand), and every message-based
 #      collective algorithm forced once. Each job runs with LOOM_LOG=info and
 #      must show every rank reaching all its peers over ib.
+#   4. multicast bcast (prog_mcast): np 2, 3 and 4, sizes 0 .. threshold,
+#      every root, several communicators, 600 back-to-back and nonblocking
+#      broadcasts, with 0, 5 and 30 % of multicast datagrams dropped; a rank
+#      refused the group (LOOM_IB_MCAST_FAULT) makes all fall back.
 # Every step prints its time. Exit status: number of failed steps (0 = all passed).
 #   VERBS_STEPS=regex   run only the steps whose name matches (e.g. 'p2p|coll')
 set -u
@@ -168,6 +172,35 @@ step coll-a-np3 200 coll 3 150 quick "${set_a[@]}"
 step coll-b-np3 200 coll 3 150 quick "${set_b[@]}"
 step coll-c-np3 200 coll 3 150 quick "${set_c[@]}"
 step coll-d-np3 200 coll 3 150 quick "${set_d[@]}"
+
+# multicast bcast (prog_mcast): every rank must report the multicast group
+# joined on WORLD, every byte must arrive with 0 %, 5 % and 30 % of the
+# multicast datagrams dropped on receive; a rank that cannot join makes
+# every rank fall back to the trees, with an info notice on each
+# mcast NP MODE[:REPS] [VAR=value...]: prog_mcast MODE REPS (REPS back-to-back
+# broadcasts per communicator, default 300)
+mcast() {
+    local np=$1 want=${2%%:*} reps=300 out r
+    [[ $2 == *:* ]] && reps=${2#*:}
+    shift 2
+    out=$(ib_job "$np" 240 "$@" "$BUILD/test/verbs/prog_mcast" "$want" "$reps") ||
+        { echo "$out"; return 1; }
+    echo "$out"
+    for ((r = 0; r < np; ++r)); do
+        grep -q "^OK $want rank $r" <<<"$out" || { echo "rank $r: no OK line"; return 1; }
+        if [[ $want == bcast ]]; then
+            grep -Eq "^loom\[$r@[^]]*\] INFO coll: bcast on WORLD \($np ranks\): multicast, every rank joined" \
+                <<<"$out" || { echo "rank $r: WORLD did not agree on multicast"; return 1; }
+        else
+            grep -Eq "^loom\[$r@[^]]*\] INFO coll: bcast on WORLD \($np ranks\): multicast unavailable on some rank" \
+                <<<"$out" || { echo "rank $r: no fallback notice"; return 1; }
+        fi
+    done
+}
+step mcast-np2 240 mcast 2 bcast
+step mcast-np3-drop5 240 mcast 3 bcast:200 LOOM_IB_MCAST_DROP=0.05
+step mcast-np4-drop30 240 mcast 4 bcast:60 LOOM_IB_MCAST_DROP=0.3 LOOM_IB_MCAST_THRESHOLD=20000
+step mcast-fallback-np3 240 mcast 3 fallback:50 LOOM_IB_MCAST_FAULT=1
 
 echo
 echo "verbs suite: $fail failed step(s) in $((SECONDS - t_all)) s: ${failed[*]:-none}"

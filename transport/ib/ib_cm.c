@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOOM_TL_IB_QKEY 0x4c4f4f4du
-#define LOOM_TL_IB_GRH  40
+#define LOOM_TL_IB_GRH  LOOM_TL_IB_GRH_BYTES
 
 static loom_status_t loom_tl_ib_ud_post_recv(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *b)
 {
@@ -34,23 +33,23 @@ static loom_status_t loom_tl_ib_ud_post_recv(loom_tl_ib_iface_t *ib, loom_tl_ib_
     return LOOM_OK;
 }
 
-static loom_status_t loom_tl_ib_ud_modify(loom_tl_ib_iface_t *ib)
+loom_status_t loom_tl_ib_ud_qp_up(loom_tl_ib_iface_t *ib, struct ibv_qp *qp)
 {
     struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .pkey_index = 0,
                                 .port_num = ib->port, .qkey = LOOM_TL_IB_QKEY };
 
-    if (ibv_modify_qp(ib->ud_qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+    if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
                       IBV_QP_QKEY) != 0) {
         goto err_modify;
     }
     memset(&attr, 0, sizeof(attr));
     attr.qp_state = IBV_QPS_RTR;
-    if (ibv_modify_qp(ib->ud_qp, &attr, IBV_QP_STATE) != 0) {
+    if (ibv_modify_qp(qp, &attr, IBV_QP_STATE) != 0) {
         goto err_modify;
     }
     attr.qp_state = IBV_QPS_RTS;
     attr.sq_psn = 0;
-    if (ibv_modify_qp(ib->ud_qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN) != 0) {
+    if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN) != 0) {
         goto err_modify;
     }
     return LOOM_OK;
@@ -82,7 +81,7 @@ loom_status_t loom_tl_ib_ud_open(loom_tl_ib_iface_t *ib)
                    ib->dev_name);
         return LOOM_ERR_TRANSPORT;   /* ud_close releases what exists */
     }
-    if (loom_tl_ib_ud_modify(ib) != LOOM_OK) {
+    if (loom_tl_ib_ud_qp_up(ib, ib->ud_qp) != LOOM_OK) {
         return LOOM_ERR_TRANSPORT;
     }
     for (i = 0; i < LOOM_TL_IB_UD_DEPTH; ++i) {

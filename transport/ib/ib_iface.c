@@ -3,7 +3,7 @@
  * selection, open/close, the modex address, progress (completions and
  * asynchronous events) and error reporting. Design in ib_int.h.
  */
-#include "ib_int.h"
+#include "ib_mc_int.h"
 #include "../../core/config_int.h"
 
 #include <arpa/inet.h>
@@ -310,11 +310,15 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
         status = loom_tl_ib_ud_open(ib);
     }
     if (status == LOOM_OK) {
+        status = loom_tl_ib_mc_open(ib);
+    }
+    if (status == LOOM_OK) {
         ib->my_addr.magic = LOOM_TL_IB_ADDR_MAGIC;
         ib->my_addr.lid = ib->port_attr.lid;
         ib->my_addr.link_layer = ib->port_attr.link_layer;
         ib->my_addr.mtu = (uint8_t)ib->port_attr.active_mtu;
         ib->my_addr.ud_qpn = ib->ud_qp->qp_num;
+        ib->my_addr.mc_qpn = ib->mc_qp != NULL ? ib->mc_qp->qp_num : 0;
         ib->my_addr.psn = (uint32_t)(loom_tl_ib_now_ns() ^ ((uint64_t)ib->job->rank << 12)) &
                           0xffffff;
         status = loom_tl_ib_publish(ib);
@@ -338,6 +342,7 @@ static void loom_tl_ib_close(loom_tl_iface_t *iface)
     loom_list_t *it;
 
     loom_tl_ib_ep_destroy_all(ib);
+    loom_tl_ib_mc_close(ib);
     loom_tl_ib_ud_close(ib);
     if (ib->srq != NULL) {
         ibv_destroy_srq(ib->srq);
@@ -385,7 +390,7 @@ static void loom_tl_ib_query(loom_tl_iface_t *iface, loom_tl_caps_t *caps_p)
                          ib->max_inline - sizeof(loom_tl_ib_hdr_t) : 0;
     caps_p->eager_limit = caps_p->max_am - 64;
     caps_p->can_get = 1;
-    caps_p->can_mcast = 0;
+    caps_p->can_mcast = ib->mc_qp != NULL;
     caps_p->latency_ns = 2000;
 }
 
@@ -558,6 +563,8 @@ static const char *loom_tl_ib_wc_what(const loom_tl_ib_buf_t *b)
     case LOOM_TL_IB_TX: return "send";
     case LOOM_TL_IB_GET: return "RDMA read";
     case LOOM_TL_IB_RX: return "receive";
+    case LOOM_TL_IB_MC_RX: return "multicast receive";
+    case LOOM_TL_IB_MC_TX: return "multicast send";
     default: return "connection datagram";
     }
 }
@@ -622,6 +629,16 @@ static void loom_tl_ib_completion(loom_tl_ib_iface_t *ib, struct ibv_wc *wc)
     case LOOM_TL_IB_UD_TX:
         loom_tl_ib_cm_ud_tx_done(ib, b);
         break;
+    case LOOM_TL_IB_MC_RX:
+        if (wc->status == IBV_WC_SUCCESS) {
+            loom_tl_ib_mc_rx(ib, b, wc->byte_len);
+        } else if (wc->status != IBV_WC_WR_FLUSH_ERR) {
+            loom_tl_ib_mc_post_recv(ib, b);
+        }
+        break;
+    case LOOM_TL_IB_MC_TX:
+        loom_tl_ib_mc_tx_done(ib, b);
+        break;
     }
 }
 
@@ -673,6 +690,9 @@ static int loom_tl_ib_progress(loom_tl_iface_t *iface)
     if (n < 0) {
         loom_error("ib", "rank %d: ibv_poll_cq failed (%d)", ib->job->rank, n);
     }
+    if (loom_unlikely(ib->mc_active > 0)) {   /* a broadcast in flight: its timers */
+        loom_tl_ib_mc_progress(ib);
+    }
     /* the slow duties every 128 passes, busy or idle: an idle pass is
      * usually a wait for the next completion, which they must not delay
      * (they used to run on every idle pass: a clock read each time and a
@@ -699,6 +719,9 @@ const loom_tl_ops_t loom_tl_ib_ops = {
     .mem_pack    = loom_tl_ib_mem_pack,
     .mem_release = loom_tl_ib_mem_release,
     .get         = loom_tl_ib_get,
+    .mc_join     = loom_tl_ib_mc_join,
+    .mc_bcast    = loom_tl_ib_mc_bcast,
+    .mc_leave    = loom_tl_ib_mc_leave,
     .progress    = loom_tl_ib_progress,
     .close       = loom_tl_ib_close,
 };

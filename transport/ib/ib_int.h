@@ -34,6 +34,12 @@
  * the registration cache (ib_rcache.c, see docs/ib.md); get() registers the
  * local destination (LOCAL_WRITE) the same way and posts one RDMA READ.
  *
+ * Multicast (ib_mc.c, design in docs/ib.md): a second UD queue pair with
+ * MTU-sized slots carries the reliable broadcast of tl_mc_proto.h; groups
+ * are joined through librdmacm (which also takes the IP-level membership
+ * soft-RoCE needs) and attached to that QP; ACK/NACK datagrams go unicast to
+ * the root's multicast QP, whose number every rank publishes in its address.
+ *
  * Errors: every error completion and async event is logged naming both ends
  * (rank and host), the QP number and the verbs status, then reported through
  * params->err_cb; the endpoint is marked failed, its QP moved to the error
@@ -47,10 +53,13 @@
 #define LOOM_TL_IB_INT_H
 
 #include "../tl.h"
+#include "../tl_mc_proto.h"
 #include "../../core/list_int.h"
 #include "../../core/log_int.h"
 
 #include <infiniband/verbs.h>
+#include <netinet/in.h>
+#include <rdma/rdma_cma.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -70,6 +79,12 @@
 #define LOOM_TL_IB_WATCH_NS     (500ull * 1000 * 1000)
 #define LOOM_TL_IB_REQ_RESEND_NS   (300ull * 1000 * 1000)
 #define LOOM_TL_IB_REQ_GIVEUP_NS   (60ull * 1000 * 1000 * 1000)
+#define LOOM_TL_IB_QKEY         0x4c4f4f4du  /* of every UD QP (connection and multicast) */
+#define LOOM_TL_IB_GRH_BYTES    40    /* GRH ahead of every UD receive */
+#define LOOM_TL_IB_MC_RX_DEPTH  128   /* multicast QP receive slots (GRH + MTU each) */
+#define LOOM_TL_IB_MC_TX_DEPTH  32    /* multicast QP send slots (MTU each) */
+#define LOOM_TL_IB_MC_MAX_JOINED 16   /* groups joined at once per process */
+#define LOOM_TL_IB_MC_MAX_LEN   (1u << 20)  /* cap of LOOM_IB_MCAST_THRESHOLD */
 
 /* What a work request id points at: every descriptor starts with a kind. */
 typedef enum loom_tl_ib_kind {
@@ -78,6 +93,8 @@ typedef enum loom_tl_ib_kind {
     LOOM_TL_IB_GET,      /* RDMA READ */
     LOOM_TL_IB_UD_RX,    /* UD receive slot */
     LOOM_TL_IB_UD_TX,    /* UD send slot */
+    LOOM_TL_IB_MC_RX,    /* multicast QP receive slot */
+    LOOM_TL_IB_MC_TX,    /* multicast QP send slot */
 } loom_tl_ib_kind_t;
 
 /* Frame types in the transport header. */
@@ -114,12 +131,14 @@ typedef struct loom_tl_ib_addr {
     uint8_t  gid[16];
     uint32_t ud_qpn;
     uint32_t psn;
+    uint32_t mc_qpn;       /* multicast QP (0: none) */
     uint32_t num_rc;       /* entries in rc_qpn (job size, or 0 when lazy) */
     uint32_t rc_qpn[];     /* this rank's QP for each peer */
 } loom_tl_ib_addr_t;
 #define LOOM_TL_IB_ADDR_MAGIC 0x6c6d6962u
 
 typedef struct loom_tl_ib_region loom_tl_ib_region_t;
+typedef struct loom_tl_ib_mc_group loom_tl_ib_mc_group_t;
 typedef struct loom_tl_ib_rcache loom_tl_ib_rcache_t;
 
 typedef enum loom_tl_ib_ep_state {
@@ -228,6 +247,28 @@ struct loom_tl_ib_iface {
     loom_tl_ib_rcache_t  *rcache;
     unsigned              progress_count;
     uint64_t              watch_last_ns;
+    /* multicast (ib_mc.c) */
+    struct ibv_qp        *mc_qp;
+    struct ibv_mr        *mc_mr;
+    uint8_t              *mc_mem;       /* RX_DEPTH receive slots, then TX_DEPTH send slots */
+    loom_tl_ib_buf_t     *mc_bufs;      /* their descriptors */
+    loom_tl_ib_buf_t     *mc_tx_free;
+    uint32_t              mc_mtu;       /* bytes of UD payload (active MTU) */
+    size_t                mc_max_len;   /* LOOM_IB_MCAST_THRESHOLD, capped */
+    double                mc_drop;      /* LOOM_IB_MCAST_DROP */
+    uint64_t              mc_rand;
+    unsigned long         mc_dropped;   /* by LOOM_IB_MCAST_DROP */
+    unsigned long         mc_bad;       /* malformed datagrams */
+    unsigned long         mc_done;      /* broadcasts completed by multicast */
+    unsigned long         mc_sent;      /* fragments multicast (first sends and resends) */
+    unsigned long         mc_resent;    /* fragments sent again */
+    unsigned long         mc_nacks;     /* NACKs sent */
+    unsigned long         mc_staged;    /* fragments that arrived early and were kept */
+    struct rdma_event_channel *mc_ch;
+    struct rdma_cm_id    *mc_cm;
+    loom_list_t           mc_groups;
+    int                   mc_joined;    /* groups holding a membership */
+    int                   mc_active;    /* groups with a broadcast in flight */
 };
 
 /* ib_iface.c */
@@ -258,11 +299,30 @@ loom_status_t loom_tl_ib_cq_reserve(loom_tl_ib_iface_t *ib, int entries);
 
 /* ib_cm.c: UD connection requests */
 loom_status_t loom_tl_ib_ud_open(loom_tl_ib_iface_t *ib);
+loom_status_t loom_tl_ib_ud_qp_up(loom_tl_ib_iface_t *ib, struct ibv_qp *qp);
 void loom_tl_ib_ud_close(loom_tl_ib_iface_t *ib);
 loom_status_t loom_tl_ib_cm_start(loom_tl_ib_ep_t *ep);
 void loom_tl_ib_cm_handle(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *slot, uint32_t len);
 void loom_tl_ib_cm_ud_tx_done(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *slot);
 void loom_tl_ib_cm_progress(loom_tl_ib_iface_t *ib);
+
+/* ib_mc.c: multicast groups and reliable broadcast */
+loom_status_t loom_tl_ib_mc_open(loom_tl_ib_iface_t *ib);
+void loom_tl_ib_mc_close(loom_tl_ib_iface_t *ib);
+void loom_tl_ib_mc_rx(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *slot, uint32_t len);
+void loom_tl_ib_mc_tx_done(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *slot);
+void loom_tl_ib_mc_progress(loom_tl_ib_iface_t *ib);
+loom_status_t loom_tl_ib_mc_join(loom_tl_iface_t *iface, const loom_tl_mc_params_t *params,
+                                 loom_tl_mc_t **mc_p);
+loom_status_t loom_tl_ib_mc_bcast(loom_tl_mc_t *mc, int root, void *buf, size_t len,
+                                  loom_tl_comp_t *comp);
+void loom_tl_ib_mc_leave(loom_tl_mc_t *mc);
+/** Multicast counters of the open ib transport (all 0 when none), for tests. */
+typedef struct loom_tl_ib_mc_stats {
+    unsigned long done, sent, resent, nacks, dropped, staged, bad;
+    int           groups_joined;
+} loom_tl_ib_mc_stats_t;
+void loom_tl_ib_mc_stats(loom_tl_ib_mc_stats_t *st);
 
 /* ib_rcache.c: registration cache (see docs/ib.md) */
 loom_status_t loom_tl_ib_rcache_create(struct ibv_pd *pd, size_t max_bytes,

@@ -1,0 +1,159 @@
+/*
+ * p2p_mcast.c: communicators' multicast groups (design in p2p_mcast_int.h).
+ */
+#include "p2p_mcast_int.h"
+#include "p2p_engine_int.h"
+#include "config_int.h"
+#include "log_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static loom_p2p_mc_t **loom_p2p_mc_entries;
+static size_t loom_p2p_mc_num, loom_p2p_mc_cap;
+/* (loom cannot be initialized twice, so entries never outlive their transport's use) */
+
+size_t loom_p2p_mc_threshold(void)
+{
+    long long t = loom_config_int(LOOM_CFG_IB_MCAST_THRESHOLD);
+
+    return t <= 0 ? 0 : (size_t)t;
+}
+
+static uint64_t loom_p2p_mc_key(loom_comm_t comm)
+{
+    uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a of context id and members */
+    uint32_t v = comm->context_id;
+
+    for (int i = -1; i < comm->size; ++i) {
+        if (i >= 0) {
+            v = (uint32_t)loom_comm_to_world(comm, i);
+        }
+        for (int b = 0; b < 4; ++b) {
+            h = (h ^ ((v >> (8 * b)) & 0xffu)) * 0x100000001b3ull;
+        }
+    }
+    return h;
+}
+
+/* The transport serving every other member, if it offers multicast. */
+static loom_tl_iface_t *loom_p2p_mc_iface(loom_comm_t comm, const char **why_p)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_tl_iface_t *iface = NULL;
+
+    for (int i = 0; i < comm->size; ++i) {
+        int w = loom_comm_to_world(comm, i);
+        if (i == comm->rank) {
+            continue;
+        }
+        if (e->peers[w].ep == NULL ||
+            (iface != NULL && e->peers[w].ep->iface != iface)) {
+            *why_p = "its ranks are not all reached through one transport";
+            return NULL;
+        }
+        iface = e->peers[w].ep->iface;
+    }
+    if (iface == NULL || !iface->caps.can_mcast || iface->ops.mc_join == NULL) {
+        *why_p = iface ? "its transport has no multicast" : "no transport";
+        return NULL;
+    }
+    return iface;
+}
+
+static loom_status_t loom_p2p_mc_join(loom_comm_t comm, loom_p2p_mc_t *m)
+{
+    const char *why = NULL;
+    loom_tl_iface_t *iface = loom_p2p_mc_iface(comm, &why);
+    loom_tl_mc_params_t params;
+    int *members;
+    loom_status_t st;
+
+    if (iface == NULL) {
+        snprintf(m->why, sizeof(m->why), "%s", why);
+        return LOOM_OK;
+    }
+    members = malloc((size_t)comm->size * sizeof(int));
+    if (members == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (int i = 0; i < comm->size; ++i) {
+        members[i] = loom_comm_to_world(comm, i);
+    }
+    params = (loom_tl_mc_params_t){ m->key, members, comm->size, comm->rank };
+    st = iface->ops.mc_join(iface, &params, &m->mc);
+    free(members);
+    if (st == LOOM_OK) {
+        m->local_ok = m->mc->joined;
+        snprintf(m->why, sizeof(m->why), "%s", m->local_ok ? "" :
+                 "joining the group failed (LOOM_LOG=info:ib says why)");
+    }
+    return st;
+}
+
+loom_status_t loom_p2p_mc_get(loom_comm_t comm, loom_p2p_mc_t **entry_p)
+{
+    uint64_t key = loom_p2p_mc_key(comm);
+    loom_p2p_mc_t *m;
+    loom_status_t st;
+
+    for (size_t i = 0; i < loom_p2p_mc_num; ++i) {
+        m = loom_p2p_mc_entries[i];
+        if (m->key == key && m->context_id == comm->context_id && m->size == comm->size) {
+            *entry_p = m;
+            return LOOM_OK;
+        }
+    }
+    if (loom_p2p_mc_num == loom_p2p_mc_cap) {
+        size_t cap = loom_p2p_mc_cap ? 2 * loom_p2p_mc_cap : 8;
+        loom_p2p_mc_t **grown = realloc(loom_p2p_mc_entries, cap * sizeof(*grown));
+        if (grown == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        loom_p2p_mc_entries = grown;
+        loom_p2p_mc_cap = cap;
+    }
+    m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    m->context_id = comm->context_id;
+    m->key = key;
+    m->size = comm->size;
+    st = loom_p2p_mc_join(comm, m);
+    if (st != LOOM_OK) {
+        free(m);
+        return st;
+    }
+    loom_p2p_mc_entries[loom_p2p_mc_num++] = m;
+    *entry_p = m;
+    return LOOM_OK;
+}
+
+void loom_p2p_mc_agree(loom_p2p_mc_t *e, int all_ok)
+{
+    e->agreed = all_ok ? 1 : -1;
+    if (e->mc != NULL) {
+        e->mc->agreed = e->agreed;
+    }
+}
+
+static void loom_p2p_mc_done(loom_tl_comp_t *comp, loom_status_t status)
+{
+    loom_p2p_mc_op_t *op = loom_container_of(comp, loom_p2p_mc_op_t, comp);
+
+    op->status = status;
+    op->done = 1;
+}
+
+loom_status_t loom_p2p_mc_bcast(loom_p2p_mc_t *e, int root, void *buf, size_t len,
+                                loom_p2p_mc_op_t *op)
+{
+    loom_tl_mc_t *mc = e->mc;
+
+    op->comp.cb = loom_p2p_mc_done;
+    op->done = 0;
+    op->status = LOOM_INPROGRESS;
+    return mc->iface->ops.mc_bcast(mc, root, buf, len, &op->comp);
+}
