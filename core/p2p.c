@@ -73,17 +73,19 @@ static inline loom_status_t loom_p2p_check(const void *buf, size_t count,
                                            loom_comm_t comm, int is_recv,
                                            const char *op, size_t *bytes_p)
 {
-    size_t dsize;
+    size_t bytes;
 
     if (loom_likely(loom_p2p_engine.state == LOOM_STATE_INIT && comm != NULL &&
                     comm->magic == LOOM_COMM_MAGIC && (unsigned)dt < LOOM_DATATYPE_COUNT)) {
-        dsize = loom_datatype_size_unchecked(dt);
-        if (loom_likely(count <= (size_t)SSIZE_MAX / dsize &&
+        /* a multiply and an overflow flag, not a division, on every call */
+        if (loom_likely(!__builtin_mul_overflow(count, loom_datatype_size_unchecked(dt),
+                                                &bytes) &&
+                        bytes <= (size_t)SSIZE_MAX &&
                         (buf != NULL || count == 0) &&
                         ((unsigned)rank < (unsigned)comm->size ||
                          rank == LOOM_PROC_NULL || (is_recv && rank == LOOM_ANY_SOURCE)) &&
                         (tag >= 0 || (is_recv && tag == LOOM_ANY_TAG)))) {
-            *bytes_p = count * dsize;
+            *bytes_p = bytes;
             return LOOM_OK;
         }
     }
@@ -139,31 +141,55 @@ static loom_status_t loom_p2p_send_wait(const void *buf, size_t bytes, int dest,
     return st < 0 ? loom_p2p_error(st, op) : st;
 }
 
-loom_status_t loom_send(const void *buf, size_t count, loom_datatype_t dt, int dest,
-                        int tag, loom_comm_t comm)
+/* loom_send's everything-else: errors, LOOM_PROC_NULL, rendezvous, back-pressure */
+static __attribute__((noinline)) loom_status_t
+loom_p2p_send_slow(const void *buf, size_t count, loom_datatype_t dt, int dest, int tag,
+                   loom_comm_t comm)
 {
     size_t bytes;
     loom_status_t st = loom_p2p_check(buf, count, dt, dest, tag, comm, 0, "loom_send",
                                       &bytes);
-    loom_p2p_peer_t *peer;
 
     if (loom_unlikely(st != LOOM_OK)) {
         return loom_p2p_error(st, "loom_send");
     }
-    if (loom_unlikely(dest == LOOM_PROC_NULL)) {
+    if (dest == LOOM_PROC_NULL) {
         return LOOM_OK;
     }
-    peer = &loom_p2p_engine.peers[loom_comm_to_world(comm, dest)];
-    if (loom_likely(bytes <= peer->eager_limit && loom_list_is_empty(&peer->pending) &&
-                    peer->failed == LOOM_OK)) {
-        loom_p2p_hdr_t h = { .type = LOOM_P2P_EAGER, .ctx = loom_comm_ctx(comm, LOOM_CTX_P2P),
-                             .src = comm->rank, .tag = tag, .len = bytes };
-        if (loom_likely(loom_tl_ep_am_send(peer->ep, &h, sizeof(h), buf, bytes) ==
-                        LOOM_OK)) {
-            return LOOM_OK;
+    return loom_p2p_send_wait(buf, bytes, dest, tag, comm, 0, "loom_send");
+}
+
+/*
+ * The eager fast path is a straight line with no call but the transport's
+ * am_send: the checks of loom_p2p_check for a send to a real rank, the
+ * peer, one header on the stack. Anything else goes to the slow path,
+ * which checks again and says what is wrong.
+ */
+loom_status_t loom_send(const void *buf, size_t count, loom_datatype_t dt, int dest,
+                        int tag, loom_comm_t comm)
+{
+    size_t bytes;
+
+    if (loom_likely(loom_p2p_engine.state == LOOM_STATE_INIT && comm != NULL &&
+                    comm->magic == LOOM_COMM_MAGIC && (unsigned)dt < LOOM_DATATYPE_COUNT &&
+                    !__builtin_mul_overflow(count, loom_datatype_size_unchecked(dt),
+                                            &bytes) &&
+                    bytes <= (size_t)SSIZE_MAX && (buf != NULL || count == 0) &&
+                    (unsigned)dest < (unsigned)comm->size && tag >= 0)) {
+        loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_comm_to_world(comm, dest)];
+
+        if (loom_likely(bytes <= peer->eager_limit && loom_list_is_empty(&peer->pending) &&
+                        peer->failed == LOOM_OK)) {
+            loom_p2p_hdr_t h = { .type = LOOM_P2P_EAGER,
+                                 .ctx = loom_comm_ctx(comm, LOOM_CTX_P2P),
+                                 .src = comm->rank, .tag = tag, .len = bytes };
+            if (loom_likely(loom_tl_ep_am_send(peer->ep, &h, sizeof(h), buf, bytes) ==
+                            LOOM_OK)) {
+                return LOOM_OK;
+            }
         }
     }
-    return loom_p2p_send_wait(buf, bytes, dest, tag, comm, 0, "loom_send");
+    return loom_p2p_send_slow(buf, count, dt, dest, tag, comm);
 }
 
 loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt, int dest,

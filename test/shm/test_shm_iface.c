@@ -247,7 +247,7 @@ static void run_ranks(rank_fn_t fn, const char *env, int killed)
     }
     /* nothing left behind in /dev/shm */
     char name[LOOM_SHM_NAME_MAX + 1], path[LOOM_SHM_NAME_MAX + 16];
-    CU_ASSERT_EQUAL(loom_shm_seg_name(t.jobid, name, sizeof(name)), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_shm_seg_name(t.jobid, t.hosts[0], name, sizeof(name)), LOOM_OK);
     snprintf(path, sizeof(path), "/dev/shm%s", name);
     CU_ASSERT(access(path, F_OK) != 0 && errno == ENOENT);
 }
@@ -547,9 +547,14 @@ static void test_open_refusals(void)
 
     CU_ASSERT_EQUAL(loom_tl_shm_ops.open(&params, &iface), LOOM_ERR_UNSUPPORTED);
     CU_ASSERT_PTR_NULL(iface);
-    CU_ASSERT_EQUAL(loom_shm_seg_name("12.x@y/z", name, sizeof(name)), LOOM_OK);
-    CU_ASSERT_STRING_EQUAL(name, "/loom-12.x_y_z-shm");
-    CU_ASSERT_EQUAL(loom_shm_seg_name("12345678", name, 12), LOOM_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(loom_shm_seg_name("12.x@y/z", "node 1", name, sizeof(name)), LOOM_OK);
+    CU_ASSERT_STRING_EQUAL(name, "/loom-12.x_y_z-shm-node_1-60e49a12");
+    /* hosts sharing /dev/shm: names the character rule maps alike still differ */
+    CU_ASSERT_EQUAL(loom_shm_seg_name("j", "a@b", name, sizeof(name)), LOOM_OK);
+    CU_ASSERT_STRING_EQUAL(name, "/loom-j-shm-a_b-11930f92");
+    CU_ASSERT_EQUAL(loom_shm_seg_name("j", "a/b", name, sizeof(name)), LOOM_OK);
+    CU_ASSERT_STRING_EQUAL(name, "/loom-j-shm-a_b-3a8e75c1");
+    CU_ASSERT_EQUAL(loom_shm_seg_name("12345678", "h", name, 12), LOOM_ERR_INVALID_ARG);
 }
 
 /* A bad slot size is a configuration error, found at open (in a child:

@@ -248,7 +248,8 @@ static loom_status_t loom_shm_iface_open(const loom_tl_params_t *params,
     iface->pid        = getpid();
     status = loom_shm_read_config(iface);
     if (status == LOOM_OK) {
-        status = loom_shm_seg_name(job->jobid, iface->seg_name, sizeof(iface->seg_name));
+        status = loom_shm_seg_name(job->jobid, loom_shm_host(iface, job->rank),
+                                   iface->seg_name, sizeof(iface->seg_name));
     }
     if (status == LOOM_OK) {
         status = loom_shm_peers_init(iface);

@@ -2,8 +2,10 @@
  * shm_int.h: the shared-memory transport (ranks on one node).
  *
  * Design. The lowest local rank creates one segment per node in open()
- * (shm_open 0600, O_EXCL, named "/loom-<jobid>-shm" by the bootstrap's
- * naming rule, which loomrun also uses to clean up); the other local
+ * (shm_open 0600, O_EXCL, named "/loom-<jobid>-shm-<host>-<hash>" by the
+ * bootstrap's naming rule, which loomrun also uses to clean up, and the
+ * launcher's name for the host, so hosts sharing one /dev/shm do not
+ * collide); the other local
  * ranks attach at first use, which is after the engine's modex fence and so
  * after the creator's open. Each attacher bumps a counter in the segment; the
  * one that completes it unlinks the name, so nothing is left in /dev/shm
@@ -223,13 +225,22 @@ extern const loom_tl_ops_t loom_tl_shm_ops;
 
 /* shm_seg.c */
 
+/** Characters of the host name kept in a segment name. */
+#define LOOM_SHM_HOST_CHARS 48
+
 /**
- * Segment name for a job: loom_bootstrap_shm_prefix_for(jobid) + "shm", i.e.
- * "/loom-<jobid>-shm" with every byte of @p jobid outside [A-Za-z0-9._-]
- * replaced by '_' (loomrun removes "/loom-<jobid>-*" after the job).
+ * Segment name for a job on a host: loom_bootstrap_shm_prefix_for(jobid) +
+ * "shm-" + host + "-" + 8 hex digits, i.e. "/loom-<jobid>-shm-<host>-<hash>",
+ * with every byte of @p jobid and @p host outside [A-Za-z0-9._-] replaced
+ * by '_', the host cut to LOOM_SHM_HOST_CHARS, and the hash (FNV-1a of the
+ * whole host name) telling apart names the rule maps alike. The host part
+ * keeps hosts that share one /dev/shm (containers, a shared tmpfs) from
+ * colliding on one name; loomrun still removes "/loom-<jobid>-*".
+ * @p host is the launcher's name for this rank's host (the same for every
+ * local rank); NULL or "" counts as "?".
  * @return LOOM_ERR_INVALID_ARG if it does not fit in @p len bytes.
  */
-loom_status_t loom_shm_seg_name(const char *jobid, char *buf, size_t len);
+loom_status_t loom_shm_seg_name(const char *jobid, const char *host, char *buf, size_t len);
 
 /** Create, size, format and map the segment (the lowest local rank). */
 loom_status_t loom_shm_seg_create(loom_shm_iface_t *iface);

@@ -18,18 +18,47 @@
 
 #define LOOM_SHM_PAGE 4096u
 
-loom_status_t loom_shm_seg_name(const char *jobid, char *buf, size_t len)
+/* FNV-1a: tells apart host names that the character rule maps alike */
+static uint32_t loom_shm_host_hash(const char *host)
 {
-    static const char suffix[] = "shm";
-    loom_status_t status = loom_bootstrap_shm_prefix_for(jobid, buf, len);
-    size_t n;
+    uint32_t h = 2166136261u;
 
-    if (status == LOOM_OK && (n = strlen(buf)) + sizeof(suffix) <= len) {
-        memcpy(buf + n, suffix, sizeof(suffix));
-        return LOOM_OK;
+    for (const unsigned char *p = (const unsigned char *)host; *p != '\0'; ++p) {
+        h = (h ^ *p) * 16777619u;
     }
-    loom_error("shm", "job id '%s' gives no valid shared-memory name within %zu bytes",
-               jobid != NULL ? jobid : "(null)", len);
+    return h;
+}
+
+loom_status_t loom_shm_seg_name(const char *jobid, const char *host, char *buf, size_t len)
+{
+    loom_status_t status = loom_bootstrap_shm_prefix_for(jobid, buf, len);
+    size_t n, hl;
+    int w;
+
+    if (host == NULL || host[0] == '\0') {
+        host = "?";
+    }
+    hl = strlen(host);
+    if (hl > LOOM_SHM_HOST_CHARS) {
+        hl = LOOM_SHM_HOST_CHARS;
+    }
+    /* prefix + "shm-" + host + "-" + 8 hex digits + NUL */
+    if (status == LOOM_OK && (n = strlen(buf)) + 4 + hl + 1 + 8 + 1 <= len) {
+        memcpy(buf + n, "shm-", 4);
+        n += 4;
+        for (size_t i = 0; i < hl; ++i) {
+            char c = host[i];
+            int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+            buf[n++] = ok ? c : '_';
+        }
+        w = snprintf(buf + n, len - n, "-%08x", (unsigned)loom_shm_host_hash(host));
+        if (w == 9) {
+            return LOOM_OK;
+        }
+    }
+    loom_error("shm", "job id '%s' and host '%s' give no valid shared-memory name within "
+               "%zu bytes", jobid != NULL ? jobid : "(null)", host, len);
     return LOOM_ERR_INVALID_ARG;
 }
 
