@@ -152,6 +152,7 @@ typedef struct loom_p2p_engine {
     loom_list_t                  generic_active; /* generic requests in progress */
     size_t                       sends_active;   /* send requests not yet complete */
     size_t                       byes_received;
+    int                          finalizing;     /* in loom_p2p_drain: unmatched syncs are NAKed */
     loom_list_t                  recv_reading;   /* matched rendezvous receives */
     int                          errors_return;  /* LOOM_ERRORS=return */
     double                       progress_timeout;
@@ -353,8 +354,26 @@ loom_status_t loom_p2p_engine_setup(void);
 /** Release pools and unexpected messages (finalize). */
 void loom_p2p_engine_teardown(void);
 
-/** Finalize's drain: finish sends, exchange BYE with every peer. */
+/** Send an ACK, FIN, BYE or NAK (not to a failed peer; errors are logged). */
+void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq);
+
+/** The launcher's name of world rank @p world_rank's host ("?" if unknown). */
+const char *loom_p2p_peer_host(int world_rank);
+
+/* ---- p2p_finalize.c --------------------------------------------------------------- */
+
+/**
+ * Finalize's drain: refuse (NAK) every unexpected RTS and EAGER_SYNC, since
+ * no receive will be posted any more; finish sends (a peer's NAK ends a
+ * send it will never match); exchange BYE with every peer.
+ */
 loom_status_t loom_p2p_drain(void);
+
+/** While finalizing: tell the sender of unexpected @p ux it will never be received. */
+void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
+
+/** A NAK from @p world_src for our send @p sreq: warn, complete it with ERR_CANCELED. */
+void loom_p2p_recv_nak(int world_src, uint64_t sreq);
 
 /* ---- p2p_sreq.c --------------------------------------------------------------- */
 

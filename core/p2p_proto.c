@@ -42,6 +42,7 @@ loom_status_t loom_p2p_engine_setup(void)
     loom_list_init(&e->recv_reading);
     e->sends_active  = 0;
     e->byes_received = 0;
+    e->finalizing    = 0;
     st = loom_mpool_init(&e->req_pool, "requests", sizeof(struct loom_request), 128, 0);
     if (st != LOOM_OK) {
         return st;
@@ -96,7 +97,7 @@ void loom_p2p_engine_teardown(void)
 
 /* ---- sending frames, back-pressure ----------------------------------------------- */
 
-static const char *loom_p2p_peer_host(int world_rank)
+const char *loom_p2p_peer_host(int world_rank)
 {
     const loom_bootstrap_info_t *job = loom_p2p_engine.job;
     return job != NULL && job->hostnames != NULL ? job->hostnames[world_rank] : "?";
@@ -243,7 +244,7 @@ int loom_p2p_pending_progress(void)
     return n;
 }
 
-static void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
+void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
 {
     loom_p2p_peer_t *peer = &loom_p2p_engine.peers[world_rank];
     loom_p2p_hdr_ctl_t h = { .type = type, .sreq = sreq };
@@ -255,7 +256,8 @@ static void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
     st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, NULL, 0);
     if (st < 0) {
         loom_error("p2p", "cannot send %s to rank %d: %s",
-                   type == LOOM_P2P_ACK ? "ACK" : type == LOOM_P2P_FIN ? "FIN" : "BYE",
+                   type == LOOM_P2P_ACK ? "ACK" : type == LOOM_P2P_FIN ? "FIN" :
+                   type == LOOM_P2P_NAK ? "NAK" : "BYE",
                    world_rank, loom_strerror(st));
     }
 }
@@ -623,6 +625,9 @@ static void loom_p2p_recv_eager(int world_src, const loom_p2p_hdr_t *h, uint64_t
         memcpy(ux->data, payload, payload_len);
     }
     loom_match_unexp_add(&e->match, &ux->m, h->ctx, h->src, h->tag);
+    if (loom_unlikely(e->finalizing) && h->type == LOOM_P2P_EAGER_SYNC) {
+        loom_p2p_nak_unexp(ux);   /* no receive will be posted any more */
+    }
 }
 
 static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
@@ -648,6 +653,9 @@ static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
     ux->raddr     = h->raddr;
     ux->rkey      = h->rkey;
     loom_match_unexp_add(&e->match, &ux->m, h->base.ctx, h->base.src, h->base.tag);
+    if (loom_unlikely(e->finalizing)) {
+        loom_p2p_nak_unexp(ux);   /* no receive will be posted any more */
+    }
 }
 
 /* the send request an ACK/FIN names, checked against what it must be */
@@ -686,6 +694,9 @@ static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
             loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
         }
         loom_request_complete(req, LOOM_OK);
+        break;
+    case LOOM_P2P_NAK:
+        loom_p2p_recv_nak(world_src, h->sreq);
         break;
     default: /* BYE */
         if (!e->peers[world_src].bye) {
@@ -741,6 +752,7 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
     case LOOM_P2P_ACK:
     case LOOM_P2P_FIN:
     case LOOM_P2P_BYE:
+    case LOOM_P2P_NAK:
         if (loom_unlikely(len != sizeof(h.ctl))) {
             break;
         }
@@ -853,33 +865,4 @@ void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
         e->peers[peer].bye = 1;
         ++e->byes_received;
     }
-}
-
-/* ---- finalize ---------------------------------------------------------------------- */
-
-loom_status_t loom_p2p_drain(void)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_progress_waiter_t w;
-    size_t expected = 0;
-
-    loom_progress_waiter_init(&w, "loom_finalize");   /* completing sends */
-    while (e->sends_active > 0) {
-        loom_progress_wait_step(&w);
-    }
-    loom_progress_waiter_fini(&w);
-    /* BYE to every rank, self included: frames are ordered per pair, so a
-     * peer's BYE means all it sent us has arrived and been handled */
-    for (int r = 0; r < e->world_size; ++r) {
-        if (e->peers[r].ep != NULL) {
-            loom_p2p_send_ctl(r, LOOM_P2P_BYE, 0);   /* skips failed peers */
-            ++expected;
-        }
-    }
-    loom_progress_waiter_init(&w, "loom_finalize");   /* every rank's BYE */
-    while (e->byes_received < expected || !loom_list_is_empty(&e->pending_peers)) {
-        loom_progress_wait_step(&w);
-    }
-    loom_progress_waiter_fini(&w);
-    return LOOM_OK;
 }

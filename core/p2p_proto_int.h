@@ -12,6 +12,9 @@
  *   FIN(sreq)   the receiver finished reading a rendezvous buffer
  *   BYE         finalize: the sender will send nothing more (frames are
  *               ordered per pair, so everything it sent before has arrived)
+ *   NAK(sreq)   finalize: the receiver finalized with this RTS or EAGER_SYNC
+ *               unmatched (it will post no receive now): the send completes
+ *               with LOOM_ERR_CANCELED and a warning instead of waiting forever
  *
  * The small header is 24 bytes so an 8-byte message plus the shared-memory
  * slot header fits one 64-byte cache line. @c src is the sender's rank in
@@ -37,6 +40,7 @@ typedef enum loom_p2p_frame_type {
     LOOM_P2P_ACK,
     LOOM_P2P_FIN,
     LOOM_P2P_BYE,
+    LOOM_P2P_NAK,
 } loom_p2p_frame_type_t;
 
 /** Header of every matched frame. */
@@ -61,7 +65,7 @@ typedef struct loom_p2p_hdr_rts {
     loom_tl_rkey_t rkey;
 } loom_p2p_hdr_rts_t;
 
-/** ACK, FIN, BYE. */
+/** ACK, FIN, BYE, NAK. */
 typedef struct loom_p2p_hdr_ctl {
     uint8_t  type;
     uint8_t  reserved[7];

@@ -16,6 +16,10 @@
  *   badinput   errors with LOOM_ERRORS=return (rank = size, tags, ...)
  *   abort      LOOM_ERRORS=abort: an invalid rank must abort the job
  *   huge       one message of 2 GiB + 3 MiB (rank 0 to the last rank)
+ *   unmatched  erroneous on purpose: every rank isends 1 MiB (rendezvous) and
+ *              issends 4 bytes to the next rank with tags nobody receives,
+ *              frees both requests and finalizes: finalize must end (each
+ *              receiver NAKs, each sender warns) instead of hanging
  *   late       rank 1 sends 2.5 s late (LOOM_PROGRESS_TIMEOUT reports)
  *   hang       never returns (np 4; for the hang report test, test_report.sh):
  *              every rank dups WORLD, then rank 0 isends 1 MiB to rank 1
@@ -580,6 +584,15 @@ int main(int argc, char **argv)
             OKCALL(loom_recv(&v, 1, LOOM_INT32, 1, 1, LOOM_COMM_WORLD, NULL));
             CHECK(v == 5, "late value %d", v);
         }
+    } else if (strcmp(mode, "unmatched") == 0) {
+        static char big[1 << 20];
+        static int v = 1;
+        loom_request_t r1, r2;
+        int to = (rank + 1) % size;
+        OKCALL(loom_isend(big, sizeof(big), LOOM_BYTE, to, 77, LOOM_COMM_WORLD, &r1));
+        OKCALL(loom_issend(&v, 1, LOOM_INT32, to, 78, LOOM_COMM_WORLD, &r2));
+        OKCALL(loom_request_free(&r1));
+        OKCALL(loom_request_free(&r2));
     } else if (strcmp(mode, "hang") == 0 && size >= 4) {
         mode_hang();
     } else if (strcmp(mode, "badinput") == 0) {
@@ -591,7 +604,7 @@ int main(int argc, char **argv)
         return 3;
     } else {
         fprintf(stderr, "usage: prog_p2p sizes [MAX]|wildcard|many|bothsend|random SEED|misc|"
-                "badinput|abort|late|huge|hang (np >= 4)\n");
+                "badinput|abort|late|huge|unmatched|hang (np >= 4)\n");
         loom_finalize();
         return 2;
     }

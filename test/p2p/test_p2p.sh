@@ -99,6 +99,23 @@ else
     echo "ok   LOOM_PROGRESS_TIMEOUT reports the pending receive"
 fi
 
+# an erroneous program's unmatched rendezvous send and ssend (both directions,
+# and to itself at np 1) end in a warning at finalize, not a hang
+for np in 1 2 3; do
+    out=$("$LOOMRUN" -q --timeout 30 -x LOOM_ERRORS=return -n "$np" "$PROG" unmatched 2>&1)
+    rc=$?
+    if [[ $rc -ne 0 || $out != *"OK unmatched"* ||
+          $out != *"without receiving this rank's rendezvous send of 1048576 bytes with tag 77"* ||
+          $out != *"without receiving this rank's ssend of 4 bytes with tag 78"* ||
+          $out != *"rendezvous send of 1048576 bytes from rank"*"with tag 77 was never received"* ]]; then
+        echo "FAIL unmatched sends at finalize (np $np, exit $rc)"
+        echo "$out" | tail -n 8 | sed 's/^/    /'
+        fail=1
+    else
+        echo "ok   unmatched sends end in a warning at finalize (np $np)"
+    fi
+done
+
 # a transport that does not exist is a clear error naming the valid ones
 out=$("$LOOMRUN" -q --timeout 30 -x LOOM_TRANSPORTS=bogus -n 2 "$PROG" badinput 2>&1)
 if [[ $? -eq 0 || $out != *"'bogus' is not a transport"*"valid:"* ]]; then

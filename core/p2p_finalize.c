@@ -1,0 +1,100 @@
+/*
+ * p2p_finalize.c: the point-to-point part of loom_finalize.
+ *
+ *   1. finalizing = 1: from now on no receive will be posted, so every
+ *      unexpected RTS or EAGER_SYNC (a rendezvous send or an ssend this rank
+ *      never matched) is answered with a NAK, those held now and those that
+ *      arrive later. The sender warns, naming this rank, the tag and the
+ *      size, and completes the send with LOOM_ERR_CANCELED instead of
+ *      waiting for a FIN or ACK that can never come. An erroneous program
+ *      (an unmatched send left behind, possibly in both directions) thus
+ *      finalizes with a warning instead of hanging; a correct one never sees
+ *      a NAK, because its sends are matched before its peers finalize.
+ *   2. Progress until every send of this rank completed (a NAK ends the
+ *      unmatched ones, so this ends once peers reach finalize too).
+ *   3. BYE to every rank, self included, and progress until every rank's
+ *      BYE arrived: frames are ordered per pair, so a peer's BYE means all it
+ *      sent us has arrived and been handled.
+ */
+#include "p2p_engine_int.h"
+#include "log_int.h"
+
+void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux)
+{
+    if (ux->type == LOOM_P2P_RTS || ux->type == LOOM_P2P_EAGER_SYNC) {
+        loom_warn("p2p", "rank %s: loom_finalize: the %s of %zu bytes from rank %d (%s) "
+                  "with tag %d was never received; telling the sender", loom_log_identity(),
+                  ux->type == LOOM_P2P_RTS ? "rendezvous send" : "ssend", ux->len,
+                  ux->world_src, loom_p2p_peer_host(ux->world_src), ux->m.tag);
+        loom_p2p_send_ctl(ux->world_src, LOOM_P2P_NAK, ux->sreq);
+    }
+}
+
+void loom_p2p_recv_nak(int world_src, uint64_t sreq)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_request_t req = loom_p2p_sreq_find(sreq);
+    loom_p2p_req_t *rq;
+
+    /* only a send to that very peer that still waits for its ACK or FIN */
+    if (req == NULL || loom_p2p_req(req)->peer != world_src ||
+        !(req->flags & LOOM_REQ_FLAG_SYNC)) {
+        loom_error("p2p", "rank %s: NAK from rank %d (%s) names no waiting send (id 0x%llx); "
+                   "dropped", loom_log_identity(), world_src, loom_p2p_peer_host(world_src),
+                   (unsigned long long)sreq);
+        return;
+    }
+    loom_p2p_sreq_take(sreq);
+    rq = loom_p2p_req(req);
+    loom_warn("p2p", "rank %s: rank %d (%s) finalized without receiving this rank's %s of "
+              "%zu bytes with tag %d (destination %d in its communicator): the send "
+              "completes with %s", loom_log_identity(), world_src,
+              loom_p2p_peer_host(world_src),
+              (req->flags & LOOM_REQ_FLAG_RNDV) ? "rendezvous send" : "ssend", rq->len,
+              req->msg.tag, req->msg.source, loom_status_name(LOOM_ERR_CANCELED));
+    loom_list_del(&req->list);   /* from the peer's awaiting list */
+    if (req->flags & LOOM_REQ_FLAG_RNDV) {
+        loom_tl_mem_release(e->peers[world_src].ep->iface, rq->memh);
+    }
+    loom_request_complete(req, LOOM_ERR_CANCELED);
+}
+
+/* NAK what is unexpected now; what arrives later is NAKed on arrival */
+static void loom_p2p_nak_all(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_match_unexp_t *u;
+
+    e->finalizing = 1;
+    loom_list_for_each(u, &e->match.unexp_all, all_list) {
+        loom_p2p_nak_unexp(loom_container_of(u, loom_p2p_unexp_t, m));
+    }
+}
+
+loom_status_t loom_p2p_drain(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_progress_waiter_t w;
+    size_t expected = 0;
+
+    loom_p2p_nak_all();
+    loom_progress_waiter_init(&w, "loom_finalize");   /* completing sends */
+    while (e->sends_active > 0) {
+        loom_progress_wait_step(&w);
+    }
+    loom_progress_waiter_fini(&w);
+    /* BYE to every rank, self included: frames are ordered per pair, so a
+     * peer's BYE means all it sent us has arrived and been handled */
+    for (int r = 0; r < e->world_size; ++r) {
+        if (e->peers[r].ep != NULL) {
+            loom_p2p_send_ctl(r, LOOM_P2P_BYE, 0);   /* skips failed peers */
+            ++expected;
+        }
+    }
+    loom_progress_waiter_init(&w, "loom_finalize");   /* every rank's BYE */
+    while (e->byes_received < expected || !loom_list_is_empty(&e->pending_peers)) {
+        loom_progress_wait_step(&w);
+    }
+    loom_progress_waiter_fini(&w);
+    return LOOM_OK;
+}
