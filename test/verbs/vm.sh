@@ -38,8 +38,8 @@
 # folder). Exit status: the command's own, or 124 if the guest timed out,
 # 125 if the guest died (panic, crash) before reporting a status (with
 # --pair: or vm2 died while vm1 ran), 126 if the guest could not be
-# prepared. QEMU runs under nice -n 19; on every way out the guests are
-# killed.
+# prepared, 128+N if this script got signal N (INT, TERM, HUP). QEMU runs
+# under nice -n 19; on every way out the guests are killed.
 #
 # Cache: build/verbs-vm/<kernel version>/ holds vmlinux and the initramfs;
 # it is rebuilt when this script changes. Runs live in build/verbs-vm/run/.
@@ -68,7 +68,7 @@ readonly PKGS=(qemu-system-x86 busybox-static xz-utils ibverbs-providers ibverbs
 readonly MODULES=(crc32_generic rdma_rxe ib_uverbs rdma_ucm ib_umad virtio_pci
                   virtio_net 9pnet_virtio 9p)
 
-die() { echo "vm.sh: $*" >&2; exit $RC_PREPARE; }
+die() { echo "vm.sh: $*" >&2; [[ -n ${rundir:-} ]] && rm -rf "$rundir"; exit $RC_PREPARE; }
 say() { echo "vm.sh: $*" >&2; }
 
 while (($#)); do
@@ -272,6 +272,7 @@ prepare() {
 }
 
 # ---- one run -----------------------------------------------------------------------
+t_start=0      # when the first guest started
 cmd_env=()     # NAME=value pairs exported to the command besides pass_env
 guests=()      # pids of the running guests (their `timeout`), for stop_guests
 
@@ -298,6 +299,7 @@ start_guest() {
     local dir=$1 name=$2 addr=$3 mac=$4 netdev=$5
     local share=security_model=none,readonly=on,multidevs=remap
     : >"$dir/output"
+    ((${#guests[@]})) || t_start=$SECONDS
     nice -n 19 timeout -k 10 "$timeout_s" qemu-system-x86_64 \
         -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
         -nographic -no-reboot -serial "file:$dir/console" -monitor none \
@@ -307,12 +309,12 @@ start_guest() {
         -virtfs "local,path=/usr,mount_tag=hostusr,$share" \
         -virtfs "local,path=/etc,mount_tag=hostetc,$share" \
         -virtfs "local,path=$workdir,mount_tag=work,security_model=none,multidevs=remap" \
-        </dev/null >"$dir/qemu.log" 2>&1 &
+        </dev/null >"$dir/qemu.log" 2>&1 9>&- &
     started=$!
     guests+=("$started")
     if ((show_console)); then
-        tail -n +1 -F --pid="$started" "$dir/console" 2>/dev/null |
-            sed "s/\r\$//; s/^/$name| /" >&2 &
+        tail -n +1 -F --pid="$started" "$dir/console" 2>/dev/null 9>&- |
+            sed "s/\r\$//; s/^/$name| /" >&2 9>&- &
     fi
 }
 
@@ -335,7 +337,9 @@ guest_status() {
     if [[ -s $dir/status ]]; then
         return "$(<"$dir/status")"
     fi
-    if ((rc == 124 || rc == 137)); then
+    # (timeout's own status, or 137 from its -k; a guest killed from
+    # outside also ends with 137, but before the time is up)
+    if ((rc == 124 || (rc == 137 && SECONDS - t_start >= timeout_s))); then
         say "$name timed out after ${timeout_s}s; last console lines:"
         rc=$RC_TIMEOUT
     else
@@ -384,12 +388,14 @@ run_guest() {
 
 # ---- two guests ------------------------------------------------------------------------
 # UDP ports for the socket network: a random free pair (port, port+1). The
-# lock keeps two runs of this script from picking the same pair before
-# their QEMUs have bound it; wait_ports releases it.
+# lock (on descriptor 9, which the guests do not inherit) keeps two runs of
+# this script from picking the same pair before their QEMUs have bound it
+# (QEMU binds with SO_REUSEADDR: a second bind would not fail); wait_ports
+# releases it.
 pick_ports() {
     local try p
-    exec {port_lock}>"$cache/run/ports.lock" || die "cannot open $cache/run/ports.lock"
-    flock -w 60 "$port_lock" || die "cannot lock $cache/run/ports.lock"
+    exec 9>"$cache/run/ports.lock" || die "cannot open $cache/run/ports.lock"
+    flock -w 60 9 || die "cannot lock $cache/run/ports.lock"
     for try in $(seq 100); do
         p=$((20000 + (RANDOM % 20000) * 2))
         if [[ -z $(ss -Hlun "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null) ]]; then
@@ -407,7 +413,7 @@ wait_ports() {
             break
         sleep 0.1
     done
-    exec {port_lock}>&-
+    exec 9>&-
 }
 
 run_pair() {
@@ -461,7 +467,15 @@ run_pair() {
     return $rc
 }
 
-trap 'stop_guests; exit 130' INT TERM HUP
+# Stopped from outside: the guests go, and the run folder with them.
+on_signal() {
+    stop_guests
+    [[ -n ${rundir:-} ]] && rm -rf "$rundir"
+    exit "$1"
+}
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
 trap stop_guests EXIT
 prepare
 ((prepare_only)) && exit 0
