@@ -216,10 +216,21 @@ loom_status_t loom_test(loom_request_t *req_p, int *flag_p, loom_msg_status_t *s
     return st < 0 ? loom_p2p_error(st, "loom_test") : st;
 }
 
+/* the world rank a receive waits on (a named source), else -1 */
+static int loom_request_peer(loom_request_t req)
+{
+    const loom_match_posted_t *p = &loom_p2p_req(req)->posted;
+
+    if (req->kind != LOOM_REQ_RECV || req->comm == NULL ||
+        req->comm->magic != LOOM_COMM_MAGIC || p->src < 0 || p->src >= req->comm->size) {
+        return -1;
+    }
+    return loom_comm_to_world(req->comm, p->src);
+}
+
 loom_status_t loom_wait(loom_request_t *req_p, loom_msg_status_t *status)
 {
     loom_status_t st = loom_request_check(req_p, "loom_wait");
-    loom_progress_waiter_t w;
 
     if (loom_unlikely(st != LOOM_OK)) {
         return loom_p2p_error(st, "loom_wait");
@@ -228,11 +239,9 @@ loom_status_t loom_wait(loom_request_t *req_p, loom_msg_status_t *status)
         loom_request_status_empty(status);
         return LOOM_OK;
     }
-    loom_progress_waiter_init(&w, "loom_wait");
-    while (!(*req_p)->complete) {
-        loom_progress_wait_step(&w);
+    if (!(*req_p)->complete) {
+        loom_progress_wait_on(*req_p, loom_request_peer(*req_p), "loom_wait");
     }
-    loom_progress_waiter_fini(&w);
     st = loom_request_finish_user(req_p, status);
     return st < 0 ? loom_p2p_error(st, "loom_wait") : st;
 }
