@@ -34,9 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* orphans (coll_util.c): a receive that drains a bad message, with its buffer */
-loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes);
-
 #define LOOM_COLL_IDLE_CALLS  256      /* waits between clock reads */
 #define LOOM_COLL_CHECK_FIRST 0.002    /* seconds before the first check */
 #define LOOM_COLL_CHECK_MAX   0.5      /* longest interval between checks */
@@ -66,11 +63,9 @@ static const char *loom_coll_kind_var(int kind)
 void loom_coll_record_start(loom_coll_state_t *s)
 {
     loom_coll_comm_t *cc = loom_coll_comm_get(s->comm);
-    int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
 
     if (cc != NULL) {
-        cc->recent[s->seq % LOOM_COLL_RECENT] =
-            (uint32_t)loom_coll_tag_make(s->seq, s->kind, root) | LOOM_COLL_REC_VALID;
+        loom_coll_record_put(cc, s->seq, s->kind, s->root);
     }
 }
 
@@ -228,6 +223,38 @@ static loom_status_t loom_coll_mismatch_report(loom_coll_state_t *s, uint64_t se
 }
 
 /*
+ * Rank ms->source found that its call #seq does not match ours (it logged
+ * both calls) and told us: we fail too, rather than wait for it forever.
+ */
+static loom_status_t loom_coll_notice_report(loom_coll_state_t *s, uint64_t seq,
+                                             uint64_t rec, const loom_msg_status_t *ms)
+{
+    int k1 = (int)(rec >> LOOM_COLL_TAG_KIND_SHIFT & 0xf);
+    int r1 = (int)(rec >> LOOM_COLL_TAG_ROOT_SHIFT & LOOM_COLL_TAG_ROOT_MASK);
+    loom_status_t st = -(int)((uint32_t)ms->tag >> LOOM_COLL_TAG_ROOT_SHIFT &
+                              LOOM_COLL_TAG_ROOT_MASK);
+    char c1[48];
+
+    if (st != LOOM_ERR_INVALID_ROOT && st != LOOM_ERR_INVALID_COUNT) {
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    for (int q = 0; q < s->comm->size; ++q) {   /* the other ranks' notices too */
+        loom_msg_status_t other;
+        while (loom_p2p_probe_int(q, ms->tag, s->comm, LOOM_CTX_COLL, &other) &&
+               loom_coll_orphan_drain(s->comm, q, ms->tag, other.bytes) == LOOM_OK) {
+        }
+    }
+    loom_error("coll", "collective #%llu on %s: rank %d called %s, which rank %d found not "
+               "to match its own call (%s; rank %d logged both calls)",
+               (unsigned long long)seq, s->comm->name, s->comm->rank,
+               loom_coll_call_name(c1, sizeof(c1), k1, r1), ms->source,
+               st == LOOM_ERR_INVALID_ROOT ? "another root" :
+               st == LOOM_ERR_INVALID_COUNT ? "another count or datatype" : "another call",
+               ms->source);
+    return st;
+}
+
+/*
  * Judge the earliest unexpected message from @p src. @return LOOM_OK and
  * *more_p = 1 if it was dropped (look at the next one), LOOM_OK and
  * *more_p = 0 if it is legal, or the mismatch.
@@ -259,9 +286,20 @@ static loom_status_t loom_coll_check_one(loom_coll_state_t *s, int src, int shm,
            ((uint32_t)ms.tag & ~LOOM_COLL_TAG_SEQ_MASK);
     if (rec & LOOM_COLL_REC_FAILED) {
         /* leftovers of a collective that already failed here: drop */
+    } else if (((uint32_t)ms.tag >> LOOM_COLL_TAG_KIND_SHIFT & 0xf) == LOOM_COLL_KIND_NOTICE) {
+        if (!(rec & LOOM_COLL_REC_DONE)) {  /* a call that completed here stays so */
+            st = loom_coll_notice_report(s, seq, rec, &ms);
+            *recp |= LOOM_COLL_REC_FAILED;
+        }
     } else if (!mine || (rec & LOOM_COLL_REC_DONE) || (shm && seq == s->seq)) {
         st = loom_coll_mismatch_report(s, seq, rec, &ms, shm && seq == s->seq);
         *recp |= LOOM_COLL_REC_FAILED;
+        /* the sender may wait for us in its call: tell it (best effort) */
+        (void)loom_coll_orphan_send(comm, src, (int)(((uint32_t)ms.tag &
+                                    LOOM_COLL_TAG_SEQ_MASK) |
+                                    LOOM_COLL_KIND_NOTICE << LOOM_COLL_TAG_KIND_SHIFT |
+                                    ((uint32_t)-st & LOOM_COLL_TAG_ROOT_MASK) <<
+                                    LOOM_COLL_TAG_ROOT_SHIFT));
     } else {
         return LOOM_OK;               /* ours, its receive not posted yet */
     }

@@ -33,6 +33,8 @@ typedef struct loom_coll_comm {
     int       eligible;      /* every rank on this node */
     int       state;         /* LOOM_COLL_SHM_* */
     int       cma;           /* LOOM_COLL_CMA_* */
+    uint64_t  pid;           /* ours, published by allreduce_cma.c */
+    void     *cma_tmp;       /* its scratch (2 chunks), made at first use */
     void     *base;
     size_t    size;
     uint64_t  next_seq;      /* number given to the last shm operation started */
@@ -41,8 +43,19 @@ typedef struct loom_coll_comm {
     /* fast path: does the selection give the shm algorithm for these bytes? */
     size_t    fast_bytes[LOOM_COLL_TYPE_COUNT];
     int8_t    fast_ok[LOOM_COLL_TYPE_COUNT];   /* -1 unknown, 0 no, 1 yes */
+    uint32_t  fast_opdt;     /* 1 + op * 64 + dt of the last predefined
+                              * (op, type) it checked (0: none) */
     char      name[128];
 } loom_coll_comm_t;
+
+/** Record the start of collective @p seq (coll_check.c reads it). */
+static inline void loom_coll_record_put(loom_coll_comm_t *cc, uint64_t seq, int kind,
+                                        int root)
+{
+    cc->recent[seq % LOOM_COLL_RECENT] =
+        (uint32_t)loom_coll_tag_make(seq, kind, loom_coll_kind_rooted(kind) ? root : 0) |
+        LOOM_COLL_REC_VALID;
+}
 
 /** The per-communicator state, created on first use (NULL: out of memory). */
 loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm);

@@ -67,9 +67,10 @@ static inline loom_coll_comm_t *loom_coll_fast_comm(loom_comm_t comm)
     return cc;
 }
 
-/* Take the next collective and shm operation numbers; publish our arrival. */
-static void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
-                                 loom_coll_comm_t *cc, loom_coll_type_t type, int root)
+/* Take the next collective and shm operation numbers. */
+static inline void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
+                                        loom_coll_comm_t *cc, loom_coll_type_t type,
+                                        int root)
 {
     s->comm       = comm;
     s->rank       = comm->rank;
@@ -85,19 +86,45 @@ static void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
     s->failures_seen = 0;
     s->failed     = 0;
     s->is_child   = 0;
-    loom_coll_record_start(s);
+    loom_coll_record_put(cc, s->seq, type, root);
 }
 
+/*
+ * One look at the ranks not yet seen (inline: the common case is one peer
+ * line that is already there, or not yet).
+ */
+static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
+{
+    const loom_coll_comm_t *cc = s->shm;
+    const char *base = cc->base;
+
+    for (; s->peer < s->size; ++s->peer) {
+        const loom_coll_shm_ctl_t *c = (const void *)(base + (size_t)s->peer *
+                                                      LOOM_COLL_SHM_RANK_BYTES);
+        if (atomic_load_explicit(&c->arrived, memory_order_acquire) < s->shm_seq) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/*
+ * Spin until every rank arrived. Ranks on their own cores poll with a pause
+ * and run loom_progress() every LOOM_COLL_FAST_POLL spins; when ranks
+ * outnumber cores a waiting rank gives its core away at once (the rank it
+ * waits for may be the one it keeps off the core), polling the engine once
+ * per yield.
+ */
 static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 {
     int oversub = loom_progress_oversubscribed();
     unsigned spins = 0;
     loom_status_t st;
 
-    while (!loom_coll_shm_all_arrived(s)) {
+    while (!loom_coll_fast_arrived(s)) {
         if (oversub) {
-            (void)loom_progress();
             loom_progress_idle();
+            (void)loom_progress();
         } else if (++spins % LOOM_COLL_FAST_POLL != 0) {
             loom_coll_cpu_relax();
             continue;
@@ -138,12 +165,32 @@ static loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char *call)
     return st;
 }
 
-static loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
-                                        const char *who)
+static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
+                                               const char *who)
 {
-    loom_coll_shm_leave(s);
-    loom_coll_record_done(s, s->failed);
+    loom_coll_comm_t *cc = s->shm;
+
+    cc->done_seq = s->shm_seq;
+    cc->recent[s->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
+                                             (s->failed ? LOOM_COLL_REC_FAILED : 0);
     return st == LOOM_OK ? LOOM_OK : loom_p2p_error(st, who);
+}
+
+/* loom_op_check, skipped for the predefined pair checked last time */
+static inline loom_status_t loom_coll_fast_op_check(loom_coll_comm_t *cc, loom_op_t op,
+                                                    loom_datatype_t dt)
+{
+    uint32_t key = 1u + (uint32_t)op * 64u + (uint32_t)dt;
+    loom_status_t st;
+
+    if (loom_likely(cc->fast_opdt == key)) {
+        return LOOM_OK;
+    }
+    st = loom_op_check(op, dt, "loom_allreduce");
+    if (st == LOOM_OK && (int)op < LOOM_OP_PREDEFINED_COUNT && (unsigned)dt < 64u) {
+        cc->fast_opdt = key;          /* user ops may be freed: checked every time */
+    }
+    return st;
 }
 
 loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
@@ -175,7 +222,7 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
         !loom_coll_fast_selected(cc, comm, LOOM_COLL_ALLREDUCE, count * esize)) {
         return LOOM_INPROGRESS;       /* the request path validates and reports */
     }
-    if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
+    if ((st = loom_coll_fast_op_check(cc, op, dt)) != LOOM_OK) {
         return loom_p2p_error(st, "loom_allreduce");
     }
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);

@@ -71,6 +71,10 @@ typedef enum loom_coll_layout {
 #define LOOM_COLL_TAG_KIND_SHIFT 16
 #define LOOM_COLL_TAG_ROOT_SHIFT 20
 #define LOOM_COLL_TAG_ROOT_MASK  0x7ffu
+/* kind of a notice: "your collective #seq does not match mine", sent empty
+ * to a rank whose message showed the mismatch, the error code (negated) in
+ * the root field, so a rank left waiting for the others fails too */
+#define LOOM_COLL_KIND_NOTICE    15u
 
 static inline int loom_coll_tag_make(uint64_t seq, int kind, int root)
 {
@@ -213,6 +217,12 @@ void loom_coll_record_done(const loom_coll_state_t *s, int failed);
  */
 extern int loom_coll_orphans_pending;
 void loom_coll_orphans_sweep(void);
+
+/** Receive (and drop) the unexpected message @p src sent with @p tag. */
+loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes);
+
+/** Send an empty message with @p tag to @p dst, released once sent. */
+loom_status_t loom_coll_orphan_send(loom_comm_t comm, int dst, int tag);
 
 /** Reduce @p n elements: inout = in op inout. */
 static inline void loom_coll_reduce(const loom_coll_state_t *s, const void *in,

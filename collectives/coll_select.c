@@ -46,9 +46,9 @@ static const loom_coll_alg_t allreduce_algs[] = {
     ALG("ring", loom_coll_allreduce_ring, 0, "ring reduce-scatter + ring allgather"),
     ALG("shm", loom_coll_allreduce_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_ORDERED, "every rank folds all inputs from a shared segment"),
     ALG("ordered", loom_coll_allreduce_ordered, LOOM_COLL_ALG_ORDERED, "blocks reduced by their owner in rank order + ring allgather (deterministic)"),
+    ALG("cma", loom_coll_allreduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ORDERED, "each rank folds its 1/p slice of every input read with process_vm_readv, then reads the others' slices; the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t allgather_algs[] = {
-    ALG("cma", loom_coll_allreduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ORDERED, "each rank folds its 1/p slice of every input read with process_vm_readv, then reads the others' slices"),
     ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
     ALG("ring", loom_coll_allgather_ring, VEC, "p-1 steps passing blocks to the right"),
     ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
@@ -99,10 +99,10 @@ static const loom_coll_rule_t reduce_rules[] = {
 };
 static const loom_coll_rule_t allreduce_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, ANY_B, "cma"},
     {ANY_P, 16 * KiB, "recursive_doubling"},
     {ANY_P, 4 * MiB, "rabenseifner"},
     {ANY_P, ANY_B, "ring"},
-    {ANY_P, ANY_B, "cma"},
 };
 static const loom_coll_rule_t allgather_rules[] = {
     {ANY_P, 1 * KiB, "bruck"},
@@ -211,14 +211,25 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
         (!loom_coll_shm_eligible(comm) || bytes > LOOM_COLL_SHM_MAX_BYTES)) {
         return 0;
     }
-    if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {
-        return 0;
-    }
     if ((alg->flags & LOOM_COLL_ALG_CMA) &&
         (!loom_coll_shm_eligible(comm) || loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_NO)) {
         return 0;
     }
+    if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {
+        return 0;
+    }
     return 1;
+}
+
+/*
+ * The table skips `cma` when ranks outnumber cores (forcing it still runs
+ * it): each of its three phases waits for every rank, a round of context
+ * switches per phase when ranks share cores (np 4 on 2 cores: 32 KiB 300 us
+ * against rabenseifner's 156, 512 KiB 1.27 ms against 0.43).
+ */
+static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
+{
+    return (alg->flags & LOOM_COLL_ALG_CMA) && loom_progress_oversubscribed();
 }
 
 const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
@@ -247,7 +258,8 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
         const loom_coll_rule_t *r = &t->rules[i];
         if (comm->size <= r->max_ranks && bytes <= r->max_bytes) {
             alg = loom_coll_find(t, r->alg);
-            if (alg != NULL && loom_coll_eligible(alg, comm, bytes, s)) {
+            if (alg != NULL && loom_coll_eligible(alg, comm, bytes, s) &&
+                !loom_coll_needs_cores(alg)) {
                 return alg;
             }
         }

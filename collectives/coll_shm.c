@@ -33,6 +33,7 @@ static void loom_coll_comm_free(loom_comm_t comm)
     if (cc->base != NULL) {
         munmap(cc->base, cc->size);
     }
+    free(cc->cma_tmp);
     free(cc);
     comm->coll_priv = NULL;
 }
@@ -296,6 +297,24 @@ static loom_status_t loom_coll_shm_setup(loom_coll_state_t *s, loom_coll_comm_t 
     }
 }
 
+/*
+ * The setup failed (a rank called another collective, a peer died): no rank
+ * completes a setup that another left, so every rank drops the segment and
+ * the operations after this one use the message-based algorithms.
+ */
+static void loom_coll_shm_setup_failed(loom_coll_state_t *s, loom_coll_comm_t *cc)
+{
+    if (cc->base != NULL) {
+        if (s->rank == 0) {
+            shm_unlink(cc->name);
+        }
+        munmap(cc->base, cc->size);
+        cc->base = NULL;
+    }
+    cc->state = LOOM_COLL_SHM_FAILED;
+    loom_coll_shm_leave(s);
+}
+
 loom_status_t loom_coll_shm_enter(loom_coll_state_t *s)
 {
     loom_coll_comm_t *cc;
@@ -324,6 +343,9 @@ loom_status_t loom_coll_shm_enter(loom_coll_state_t *s)
         cc->state = LOOM_COLL_SHM_SETUP;
         st = loom_coll_shm_setup(s, cc);
         if (st != LOOM_OK) {
+            if (st != LOOM_INPROGRESS) {
+                loom_coll_shm_setup_failed(s, cc);
+            }
             return st;
         }
         s->peer = 0;
@@ -350,17 +372,6 @@ void loom_coll_shm_leave(loom_coll_state_t *s)
 {
     loom_coll_comm_t *cc = s->shm;
     cc->done_seq = s->shm_seq;
-}
-
-void loom_coll_shm_arrive(loom_coll_state_t *s)
-{
-    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, s->rank);
-    int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
-
-    c->sig[s->shm_seq & 1] = loom_coll_shm_sig(s->seq, s->kind, root,
-                                               s->kind == LOOM_COLL_BARRIER ? 0 :
-                                               s->count * s->esize);
-    atomic_store_explicit(&c->arrived, s->shm_seq, memory_order_release);
 }
 
 int loom_coll_shm_all_arrived(loom_coll_state_t *s)
@@ -406,20 +417,6 @@ loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t m
                (unsigned long long)seq, comm->name, comm->rank, (unsigned)(uint32_t)mine,
                peer, (unsigned)(uint32_t)theirs);
     return LOOM_ERR_INVALID_COUNT;
-}
-
-loom_status_t loom_coll_shm_check(const loom_coll_state_t *s)
-{
-    size_t par = s->shm_seq & 1;
-    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
-
-    for (int q = 0; q < s->size; ++q) {
-        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par];
-        if (loom_unlikely(theirs != mine)) {
-            return loom_coll_shm_sig_error(s->comm, s->seq, mine, q, theirs);
-        }
-    }
-    return LOOM_OK;
 }
 
 loom_status_t loom_coll_shm_wait(loom_coll_state_t *s)

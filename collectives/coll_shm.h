@@ -94,15 +94,6 @@ loom_status_t loom_coll_shm_enter(loom_coll_state_t *s);
  */
 loom_status_t loom_coll_shm_fallback(loom_request_t req);
 
-/** Publish this rank's arrival (and signature) at this operation. */
-void loom_coll_shm_arrive(loom_coll_state_t *s);
-
-/**
- * Compare every rank's signature of this operation with ours, after
- * loom_coll_shm_all_arrived(). @return LOOM_OK or the mismatch (logged).
- */
-loom_status_t loom_coll_shm_check(const loom_coll_state_t *s);
-
 /** Mark this operation done (lets the next one on the comm run). */
 void loom_coll_shm_leave(loom_coll_state_t *s);
 
@@ -145,5 +136,35 @@ loom_status_t loom_coll_shm_wait(loom_coll_state_t *s);
 /** Signature mismatch message for operation @p seq (shared with coll_fast.c). */
 loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t mine,
                                       int peer, uint64_t theirs);
+
+/** Publish this rank's arrival (and signature) at this operation. */
+static inline void loom_coll_shm_arrive(loom_coll_state_t *s)
+{
+    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, s->rank);
+    int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
+
+    c->sig[s->shm_seq & 1] = loom_coll_shm_sig(s->seq, s->kind, root,
+                                               s->kind == LOOM_COLL_BARRIER ? 0 :
+                                               s->count * s->esize);
+    atomic_store_explicit(&c->arrived, s->shm_seq, memory_order_release);
+}
+
+/**
+ * Compare every rank's signature of this operation with ours, after
+ * loom_coll_shm_all_arrived(). @return LOOM_OK or the mismatch (logged).
+ */
+static inline loom_status_t loom_coll_shm_check(const loom_coll_state_t *s)
+{
+    size_t par = s->shm_seq & 1;
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
+
+    for (int q = 0; q < s->size; ++q) {
+        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par];
+        if (loom_unlikely(theirs != mine)) {
+            return loom_coll_shm_sig_error(s->comm, s->seq, mine, q, theirs);
+        }
+    }
+    return LOOM_OK;
+}
 
 #endif /* LOOM_COLL_SHM_H */

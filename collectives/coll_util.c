@@ -36,8 +36,6 @@ typedef struct loom_coll_orphan {
 static loom_coll_orphan_t *loom_coll_orphans;
 int loom_coll_orphans_pending;
 
-loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes);
-
 loom_status_t loom_coll_send(loom_coll_state_t *s, const void *buf, size_t bytes, int peer)
 {
     loom_status_t st;
@@ -232,17 +230,22 @@ void loom_coll_orphans_sweep(void)
     loom_coll_orphans_pending = loom_coll_orphans != NULL;
 }
 
-loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes)
+/* One message with @p peer (@p send: an empty send, else a receive of
+ * @p bytes) whose request and buffer the orphan list keeps until done. */
+static loom_status_t loom_coll_orphan_post(loom_comm_t comm, int peer, int tag,
+                                           size_t bytes, int send)
 {
     loom_coll_orphan_t *o = calloc(1, sizeof(*o));
     loom_status_t st;
 
-    if (o == NULL || (o->tmp = malloc(bytes ? bytes : 1)) == NULL) {
+    if (o == NULL || (o->tmp = calloc(1, bytes ? bytes : 1)) == NULL) {
         free(o);
         return LOOM_ERR_NO_MEMORY;
     }
     o->tmp_kind = TMP_MALLOC;
-    st = loom_p2p_irecv_int(o->tmp, bytes, src, tag, comm, LOOM_CTX_COLL, &o->reqs[0]);
+    st = send ? loom_p2p_isend_int(o->tmp, 0, peer, tag, comm, LOOM_CTX_COLL, 0, &o->reqs[0])
+              : loom_p2p_irecv_int(o->tmp, bytes, peer, tag, comm, LOOM_CTX_COLL,
+                                   &o->reqs[0]);
     if (st != LOOM_OK) {
         free(o->tmp);
         free(o);
@@ -252,6 +255,16 @@ loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t 
     loom_coll_orphan_add(o);
     loom_coll_orphans_sweep();
     return LOOM_OK;
+}
+
+loom_status_t loom_coll_orphan_send(loom_comm_t comm, int dst, int tag)
+{
+    return loom_coll_orphan_post(comm, dst, tag, 0, 1);
+}
+
+loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t bytes)
+{
+    return loom_coll_orphan_post(comm, src, tag, bytes, 0);
 }
 
 /*
