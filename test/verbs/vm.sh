@@ -13,7 +13,7 @@
 #
 # With --pair, two guests boot at once, vm1 (10.0.2.15) and vm2 (10.0.2.16),
 # each with rxe0 on its eth0, joined into one Ethernet segment by QEMU's
-# socket network (UDP on 127.0.0.1, a free port pair picked per run). vm2
+# socket network (on 127.0.0.1, free ports picked per run). vm2
 # runs the launch agent server ($BUILD/test/verbs/prog_vm_agent: a token-
 # checked rsh, the guests have no ssh) and the command runs on vm1 with
 #   VM_AGENT  the launch agent command line, for loomrun --launch-agent
@@ -24,6 +24,9 @@
 #
 #   test/verbs/vm.sh [options] [--] command [args...]
 #     --pair          two guests, the command on vm1 (see above)
+#     --link tcp|udp  how their segment is carried between the QEMUs: a TCP
+#                     stream (default, lossless) or UDP datagrams (lossy
+#                     under load: see "two guests" below)
 #     --timeout SEC   kill the guest(s) after SEC seconds (default 900)
 #     --smp N         guest CPUs (default 2)
 #     --mem SIZE      guest memory (default 2G)
@@ -56,6 +59,7 @@ show_console=0
 prepare_only=0
 refresh=0
 pair=0
+link=tcp
 pass_env=(BUILD LOOM_TOP)
 
 readonly RC_TIMEOUT=124 RC_DIED=125 RC_PREPARE=126
@@ -74,6 +78,8 @@ say() { echo "vm.sh: $*" >&2; }
 while (($#)); do
     case $1 in
         --pair) pair=1; shift ;;
+        --link) link=$2; shift 2
+                [[ $link == tcp || $link == udp ]] || die "--link takes tcp or udp, not $link" ;;
         --timeout) timeout_s=$2; shift 2 ;;
         --smp) smp=$2; shift 2 ;;
         --mem) mem=$2; shift 2 ;;
@@ -387,32 +393,69 @@ run_guest() {
 }
 
 # ---- two guests ------------------------------------------------------------------------
-# UDP ports for the socket network: a random free pair (port, port+1). The
-# lock (on descriptor 9, which the guests do not inherit) keeps two runs of
-# this script from picking the same pair before their QEMUs have bound it
-# (QEMU binds with SO_REUSEADDR: a second bind would not fail); wait_ports
-# releases it.
+# The pair's Ethernet segment between the two QEMUs (--link):
+#   tcp  (default) a stream from vm2's QEMU to vm1's: no frame is lost, as on
+#        a RoCE fabric with flow control (PFC), however slow a guest runs
+#   udp  datagrams, as in ../shared/notes/softroce-vm.md: when a QEMU falls
+#        behind (TCG, nice 19, a loaded host) the host drops them at its
+#        socket buffer (UDP RcvbufErrors: a third of them, measured on a
+#        loaded 2-core machine), so RC lives on retransmissions; a test of
+#        loss recovery, and of the ib transport's stall watchdog
+# Either way the segment carries only the two guests' frames.
+#
+# Ports: a random free pair (port, port+1) on 127.0.0.1. The lock (on
+# descriptor 9, which the guests do not inherit) keeps two runs of this
+# script from picking the same ports before their QEMUs have taken them
+# (QEMU binds with SO_REUSEADDR: a second UDP bind would not fail);
+# wait_ports releases it.
 pick_ports() {
     local try p
     exec 9>"$cache/run/ports.lock" || die "cannot open $cache/run/ports.lock"
     flock -w 60 9 || die "cannot lock $cache/run/ports.lock"
     for try in $(seq 100); do
         p=$((20000 + (RANDOM % 20000) * 2))
-        if [[ -z $(ss -Hlun "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null) ]]; then
+        if [[ -z $(ss -Htuan "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null) ]]; then
             port1=$p port2=$((p + 1))
             return 0
         fi
     done
-    die "no free UDP port pair found for the guests' network"
+    die "no free port pair found for the guests' network"
 }
 
+# wait_ports PID FILTER N: until ss shows N sockets matching FILTER (or PID
+# ended, or 60 s: a QEMU starts slowly on a loaded host); 0 if it did
 wait_ports() {
-    local i
-    for i in $(seq 100); do
-        [[ $(ss -Hlun "( sport = :$port1 or sport = :$port2 )" 2>/dev/null | wc -l) -ge 2 ]] &&
-            break
+    local pid=$1 filter=$2 n=$3 i
+    for i in $(seq 600); do
+        [[ $(ss -Htuan "$filter" 2>/dev/null | wc -l) -ge $n ]] && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
         sleep 0.1
     done
+    return 1
+}
+
+# Boot vm1 and vm2 on one segment; their pids in pid1, pid2.
+start_pair() {
+    local vm=$rundir/vm1 f="( sport = :$port1 or sport = :$port2 )"
+    if [[ $link == udp ]]; then
+        start_guest "$vm" vm1 10.0.2.15 52:54:00:4c:00:01 \
+            "socket,id=n0,udp=127.0.0.1:$port2,localaddr=127.0.0.1:$port1"
+        pid1=$started
+        start_guest "$rundir/vm2" vm2 10.0.2.16 52:54:00:4c:00:02 \
+            "socket,id=n0,udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port2"
+        pid2=$started
+        wait_ports "$pid2" "$f" 2
+    else
+        # vm1's QEMU listens, vm2's connects (it gives up if nobody listens yet)
+        start_guest "$vm" vm1 10.0.2.15 52:54:00:4c:00:01 "socket,id=n0,listen=127.0.0.1:$port1"
+        pid1=$started
+        wait_ports "$pid1" "state listening $f" 1 ||
+            say "vm1's QEMU is not listening on port $port1 (vm2 will not connect)"
+        start_guest "$rundir/vm2" vm2 10.0.2.16 52:54:00:4c:00:02 \
+            "socket,id=n0,connect=127.0.0.1:$port1"
+        pid2=$started
+        wait_ports "$pid2" "state established $f" 2
+    fi
     exec 9>&-
 }
 
@@ -432,13 +475,7 @@ run_pair() {
     write_command "$rundir/vm2/cmd.sh" "$agent" --serve 10.0.2.16 --port "$AGENT_PORT" \
         --token-file "$rundir/token"
     pick_ports
-    start_guest "$rundir/vm1" vm1 10.0.2.15 52:54:00:4c:00:01 \
-        "socket,id=n0,udp=127.0.0.1:$port2,localaddr=127.0.0.1:$port1"
-    pid1=$started
-    start_guest "$rundir/vm2" vm2 10.0.2.16 52:54:00:4c:00:02 \
-        "socket,id=n0,udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port2"
-    pid2=$started
-    wait_ports
+    start_pair
     tail -n +1 -F --pid="$pid1" "$rundir/vm1/output" 2>/dev/null &
     tpid=$!
     wait -n -p which "$pid1" "$pid2"
