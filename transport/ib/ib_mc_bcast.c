@@ -354,6 +354,8 @@ loom_status_t loom_tl_ib_mc_bcast(loom_tl_mc_t *mc, int root, void *buf, size_t 
         loom_tl_ib_mc_push(g);
     } else if (loom_tl_mc_track_complete(&g->track)) {
         loom_tl_ib_mc_recv_done(g);
+    } else if (g->track.have < g->track.high) {   /* staged with a gap: ask now */
+        loom_tl_ib_mc_nack(g, g->track.high, now);
     }
     g->in_call = 0;
     return g->result == LOOM_INPROGRESS ? LOOM_INPROGRESS : g->result;
