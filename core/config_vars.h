@@ -35,5 +35,6 @@ X(IB_RCACHE_MAX,         SIZE,   "1g",   "bytes of memory the verbs registration
 X(IB_MCAST_THRESHOLD,    SIZE,   "64k",  "largest bcast sent by UD multicast")
 X(IB_MCAST_DROP,         DOUBLE, "0",    "test only: fraction of multicast packets dropped on receive")
 X(IB_MCAST_FAULT,        INT,    "-1",   "test only: this world rank fails to join multicast groups (-1 = off)")
+X(IB_STALL_TIMEOUT,      DOUBLE, "4",    "seconds a peer with work outstanding may go without a completion before it is declared failed")
 X(TCP_IF,                STRING, "",     "network interface or address the TCP transport listens on")
 X(TCP_SOCKBUF,           SIZE,   "",     "TCP socket send/receive buffer size (default: the kernel's autotuning, up to net.ipv4.tcp_wmem/rmem)")

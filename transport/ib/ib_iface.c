@@ -281,6 +281,7 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
     loom_list_init(&ib->rx_chunks);
     loom_list_init(&ib->connecting);
     ib->lazy = params->job->size > loom_config_int(LOOM_CFG_IB_LAZY_THRESHOLD);
+    ib->stall_ns = (uint64_t)(loom_config_double(LOOM_CFG_IB_STALL_TIMEOUT) * 1e9);
     ib->eps = calloc((size_t)params->job->size, sizeof(*ib->eps));
     status = ib->eps ? loom_tl_ib_pick_device(ib) : LOOM_ERR_NO_MEMORY;
     if (status != LOOM_OK) {
@@ -663,7 +664,7 @@ static void loom_tl_ib_watchdog(loom_tl_ib_iface_t *ib)
             ep->comps_seen = ep->comps;
         } else if (ep->stall_since_ns == 0) {
             ep->stall_since_ns = now;
-        } else if (now - ep->stall_since_ns > LOOM_TL_IB_STALL_NS) {
+        } else if (now - ep->stall_since_ns > ib->stall_ns) {
             snprintf(why, sizeof(why), "no completion for %.1f s with %d work requests "
                      "outstanding (peer dead or unreachable)",
                      (double)(now - ep->stall_since_ns) * 1e-9,

@@ -47,7 +47,8 @@
  * it. A watchdog backs up the RC retry timer (which soft-RoCE does not honour
  * toward a dead peer): work requests complete in the peer's adapter, not its
  * software, so a peer with work outstanding and no completion for
- * LOOM_TL_IB_STALL_NS is declared failed.
+ * LOOM_IB_STALL_TIMEOUT seconds (default 4; longer where hosts are emulated
+ * and may stall, as in test/verbs/run2.sh) is declared failed.
  */
 #ifndef LOOM_TL_IB_INT_H
 #define LOOM_TL_IB_INT_H
@@ -75,7 +76,6 @@
 #define LOOM_TL_IB_POLL_BATCH   16
 #define LOOM_TL_IB_RX_BATCH     8     /* SRQ buffers reposted per ibv_post_srq_recv */
 #define LOOM_TL_IB_READ_CHUNK   (1u << 20)  /* bytes per RDMA READ work request */
-#define LOOM_TL_IB_STALL_NS     (4ull * 1000 * 1000 * 1000)
 #define LOOM_TL_IB_WATCH_NS     (500ull * 1000 * 1000)
 #define LOOM_TL_IB_REQ_RESEND_NS   (300ull * 1000 * 1000)
 #define LOOM_TL_IB_REQ_GIVEUP_NS   (60ull * 1000 * 1000 * 1000)
@@ -247,6 +247,7 @@ struct loom_tl_ib_iface {
     loom_tl_ib_rcache_t  *rcache;
     unsigned              progress_count;
     uint64_t              watch_last_ns;
+    uint64_t              stall_ns;       /* LOOM_IB_STALL_TIMEOUT */
     /* multicast (ib_mc.c) */
     struct ibv_qp        *mc_qp;
     struct ibv_mr        *mc_mr;
