@@ -92,14 +92,17 @@ pingpong() {
 # ---- jobs across the guests --------------------------------------------------------
 
 # job TIMEOUT [VAR=value...] PROG ARGS... : loomrun over both guests with the
-# transports restricted to $transports; output in $out, status in $rc
+# transports restricted to $transports; output in $out, status in $rc.
+# The ib watchdog's stall limit is raised from 4 s to 60: an emulated guest on
+# a loaded host can stall for seconds, and a live peer must not be declared
+# dead for it (a dead rank is the launcher's to report, as kill_remote checks).
 transports=self,shm,ib
 job() {
     local tmo=$1 xs=(); shift
     while [[ $1 =~ ^[A-Z_][A-Z0-9_]*= ]]; do xs+=(-x "$1"); shift; done
     out=$(timeout -k 5 $((tmo + 30)) loomrun -q --timeout "$tmo" --host $hosts \
           --launch-agent "$VM_AGENT" -x LOOM_TRANSPORTS=$transports -x LOOM_LOG=info \
-          -x LOOM_ERRORS=return "${xs[@]}" "$@" 2>&1)
+          -x LOOM_ERRORS=return -x LOOM_IB_STALL_TIMEOUT=60 "${xs[@]}" "$@" 2>&1)
     rc=$?
     echo "$out"
     echo "loomrun exit status $rc"
