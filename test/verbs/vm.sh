@@ -422,12 +422,14 @@ pick_ports() {
     die "no free port pair found for the guests' network"
 }
 
-# wait_ports PID FILTER N: until ss shows N sockets matching FILTER (or PID
-# ended, or 60 s: a QEMU starts slowly on a loaded host); 0 if it did
+# wait_ports PID STATE N: until ss shows N sockets on our ports in STATE
+# (all: any) (or PID ended, or 60 s: a QEMU starts slowly on a loaded host);
+# 0 if it did
 wait_ports() {
-    local pid=$1 filter=$2 n=$3 i
+    local pid=$1 state=$2 n=$3 i
     for i in $(seq 600); do
-        [[ $(ss -Htuan "$filter" 2>/dev/null | wc -l) -ge $n ]] && return 0
+        [[ $(ss -Htuan state "$state" "( sport = :$port1 or sport = :$port2 )" 2>/dev/null |
+             wc -l) -ge $n ]] && return 0
         kill -0 "$pid" 2>/dev/null || return 1
         sleep 0.1
     done
@@ -436,7 +438,7 @@ wait_ports() {
 
 # Boot vm1 and vm2 on one segment; their pids in pid1, pid2.
 start_pair() {
-    local vm=$rundir/vm1 f="( sport = :$port1 or sport = :$port2 )"
+    local vm=$rundir/vm1
     if [[ $link == udp ]]; then
         start_guest "$vm" vm1 10.0.2.15 52:54:00:4c:00:01 \
             "socket,id=n0,udp=127.0.0.1:$port2,localaddr=127.0.0.1:$port1"
@@ -444,17 +446,17 @@ start_pair() {
         start_guest "$rundir/vm2" vm2 10.0.2.16 52:54:00:4c:00:02 \
             "socket,id=n0,udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port2"
         pid2=$started
-        wait_ports "$pid2" "$f" 2
+        wait_ports "$pid2" all 2
     else
         # vm1's QEMU listens, vm2's connects (it gives up if nobody listens yet)
         start_guest "$vm" vm1 10.0.2.15 52:54:00:4c:00:01 "socket,id=n0,listen=127.0.0.1:$port1"
         pid1=$started
-        wait_ports "$pid1" "state listening $f" 1 ||
+        wait_ports "$pid1" listening 1 ||
             say "vm1's QEMU is not listening on port $port1 (vm2 will not connect)"
         start_guest "$rundir/vm2" vm2 10.0.2.16 52:54:00:4c:00:02 \
             "socket,id=n0,connect=127.0.0.1:$port1"
         pid2=$started
-        wait_ports "$pid2" "state established $f" 2
+        wait_ports "$pid2" established 1
     fi
     exec 9>&-
 }
