@@ -6,6 +6,85 @@
 #include "coll_api_int.h"
 #include "log_int.h"
 
+/*
+ * The arguments gather(v) and scatter(v) share, seen from one side: this
+ * rank's block (@p own: sendbuf of a gather, recvbuf of a scatter) and the
+ * root's p blocks (@p whole). Filled by loom_coll_rooted_check().
+ */
+typedef struct loom_coll_rooted {
+    const void   *own;
+    size_t        count;    /* this rank's elements (resolved at the root) */
+    const void   *whole;
+    const size_t *counts;   /* v variants: significant at the root */
+    const size_t *displs;
+    int           root;
+    int           vector;
+    int           gather;   /* 1: gather family, 0: scatter family */
+    size_t        own_off;  /* out: the root's own block in whole */
+    size_t        total;    /* out: elements of whole */
+    size_t        extent;   /* out: its largest displs[i] + counts[i] */
+} loom_coll_rooted_t;
+
+/* Check root, counts, IN_PLACE and buffers; the error is logged. */
+static loom_status_t loom_coll_rooted_check(const loom_coll_state_t *s, loom_coll_rooted_t *a,
+                                            const char *who)
+{
+    const char *wn = a->gather ? "recv" : "send";     /* the root's side */
+    int is_root = a->root == s->rank;
+    loom_status_t st;
+
+    if ((st = loom_coll_check_root(s, a->root, who)) != LOOM_OK ||
+        (a->vector && (st = loom_coll_check_count(s, a->count, 1, who)) != LOOM_OK)) {
+        return st;
+    }
+    if (a->own == LOOM_IN_PLACE && !is_root) {
+        loom_error("coll", "%s: LOOM_IN_PLACE is valid only at the root (%d), not at "
+                   "rank %d", who, a->root, s->rank);
+        return LOOM_ERR_INVALID_BUFFER;
+    }
+    a->own_off = 0;
+    a->total = a->extent = a->count * (size_t)s->size;
+    if (a->vector && is_root) {
+        if (a->counts == NULL || a->displs == NULL) {
+            loom_error("coll", "%s: %scounts or displs is NULL at the root", who, wn);
+            return LOOM_ERR_INVALID_ARG;
+        }
+        if ((st = loom_coll_check_vec(s, a->counts, a->displs, wn, who, &a->total,
+                                      &a->extent)) != LOOM_OK) {
+            return st;
+        }
+        if (a->own != LOOM_IN_PLACE && a->counts[a->root] != a->count) {
+            loom_error("coll", "%s: the root %s %zu elements but %scounts[%d] is %zu", who,
+                       a->gather ? "sends" : "receives", a->count, wn, a->root,
+                       a->counts[a->root]);
+            return LOOM_ERR_INVALID_COUNT;
+        }
+        a->count   = a->counts[a->root];
+        a->own_off = a->displs[a->root];
+    } else if (!a->vector) {
+        if ((st = loom_coll_check_count(s, a->count, (size_t)s->size, who)) != LOOM_OK) {
+            return st;
+        }
+        a->own_off = a->count * (size_t)a->root;
+    }
+    if (a->own != LOOM_IN_PLACE &&
+        (st = loom_coll_check_buf(a->own, a->count, a->gather ? "sendbuf" : "recvbuf",
+                                  who)) != LOOM_OK) {
+        return st;
+    }
+    if (!is_root) {
+        return LOOM_OK;
+    }
+    if ((st = loom_coll_check_buf(a->whole, a->total, a->gather ? "recvbuf" : "sendbuf",
+                                  who)) != LOOM_OK || a->own == LOOM_IN_PLACE) {
+        return st;
+    }
+    return a->gather ? loom_coll_check_alias(a->own, a->count * s->esize, a->whole,
+                                             a->extent * s->esize, who)
+                     : loom_coll_check_alias(a->whole, a->extent * s->esize, a->own,
+                                             a->count * s->esize, who);
+}
+
 /* gather (counts == NULL) and gatherv (counts, displs significant at the root) */
 static loom_status_t loom_coll_gather_start(const void *sendbuf, size_t sendcount,
                                             void *recvbuf, const size_t *counts,
@@ -17,53 +96,20 @@ static loom_status_t loom_coll_gather_start(const void *sendbuf, size_t sendcoun
     loom_request_t req;
     loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
                        loom_coll_begin(comm, who, vector ? "gatherv" : "gather", dt, &req);
-    int is_root;
-    size_t own_off = 0, total, extent;
+    loom_coll_rooted_t a = { .own = sendbuf, .count = sendcount, .whole = recvbuf,
+                             .counts = counts, .displs = displs, .root = root,
+                             .vector = vector, .gather = 1 };
+    size_t own_off;
 
     if (st != LOOM_OK) {
         return st;
     }
     s = loom_coll_state(req);
-    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK ||
-        (vector && (st = loom_coll_check_count(s, sendcount, 1, who)) != LOOM_OK)) {
+    if ((st = loom_coll_rooted_check(s, &a, who)) != LOOM_OK) {
         return loom_coll_fail(req, st, who);
     }
-    is_root = root == s->rank;
-    if (sendbuf == LOOM_IN_PLACE && !is_root) {
-        loom_error("coll", "%s: LOOM_IN_PLACE is valid only at the root (%d), not at "
-                   "rank %d", who, root, s->rank);
-        return loom_coll_fail(req, LOOM_ERR_INVALID_BUFFER, who);
-    }
-    total = extent = sendcount * (size_t)s->size;
-    if (vector && is_root) {
-        if (counts == NULL || displs == NULL) {
-            loom_error("coll", "%s: recvcounts or displs is NULL at the root", who);
-            return loom_coll_fail(req, LOOM_ERR_INVALID_ARG, who);
-        }
-        if ((st = loom_coll_check_vec(s, counts, displs, "recv", who, &total, &extent)) !=
-            LOOM_OK) {
-            return loom_coll_fail(req, st, who);
-        }
-        if (sendbuf != LOOM_IN_PLACE && counts[root] != sendcount) {
-            loom_error("coll", "%s: the root sends %zu elements but recvcounts[%d] is "
-                       "%zu", who, sendcount, root, counts[root]);
-            return loom_coll_fail(req, LOOM_ERR_INVALID_COUNT, who);
-        }
-        sendcount = counts[root];
-        own_off   = displs[root];
-    } else if (!vector) {
-        if ((st = loom_coll_check_count(s, sendcount, (size_t)s->size, who)) != LOOM_OK) {
-            return loom_coll_fail(req, st, who);
-        }
-        own_off = sendcount * (size_t)root;
-    }
-    if ((sendbuf != LOOM_IN_PLACE &&
-         (st = loom_coll_check_buf(sendbuf, sendcount, "sendbuf", who)) != LOOM_OK) ||
-        (is_root && (st = loom_coll_check_buf(recvbuf, total, "recvbuf", who)) != LOOM_OK) ||
-        (is_root && (st = loom_coll_check_alias(sendbuf, sendcount * s->esize, recvbuf,
-                                                extent * s->esize, who)) != LOOM_OK)) {
-        return loom_coll_fail(req, st, who);
-    }
+    sendcount = a.count;
+    own_off   = a.own_off;
     s->in_place = sendbuf == LOOM_IN_PLACE;
     s->sbuf   = s->in_place ? loom_coll_at(recvbuf, own_off, s->esize) : sendbuf;
     s->rbuf   = recvbuf;
@@ -129,54 +175,20 @@ static loom_status_t loom_coll_scatter_start(const void *sendbuf, const size_t *
     loom_request_t req;
     loom_status_t st = loom_coll_check_req(req_p, who) != LOOM_OK ? LOOM_ERR_INVALID_ARG :
                        loom_coll_begin(comm, who, vector ? "scatterv" : "scatter", dt, &req);
-    int is_root;
-    size_t own_off = 0, total, extent;
+    loom_coll_rooted_t a = { .own = recvbuf, .count = recvcount, .whole = sendbuf,
+                             .counts = counts, .displs = displs, .root = root,
+                             .vector = vector, .gather = 0 };
+    size_t own_off;
 
     if (st != LOOM_OK) {
         return st;
     }
     s = loom_coll_state(req);
-    if ((st = loom_coll_check_root(s, root, who)) != LOOM_OK ||
-        (vector && (st = loom_coll_check_count(s, recvcount, 1, who)) != LOOM_OK)) {
+    if ((st = loom_coll_rooted_check(s, &a, who)) != LOOM_OK) {
         return loom_coll_fail(req, st, who);
     }
-    is_root = root == s->rank;
-    if (recvbuf == LOOM_IN_PLACE && !is_root) {
-        loom_error("coll", "%s: LOOM_IN_PLACE is valid only at the root (%d), not at "
-                   "rank %d", who, root, s->rank);
-        return loom_coll_fail(req, LOOM_ERR_INVALID_BUFFER, who);
-    }
-    total = extent = recvcount * (size_t)s->size;
-    if (vector && is_root) {
-        if (counts == NULL || displs == NULL) {
-            loom_error("coll", "%s: sendcounts or displs is NULL at the root", who);
-            return loom_coll_fail(req, LOOM_ERR_INVALID_ARG, who);
-        }
-        if ((st = loom_coll_check_vec(s, counts, displs, "send", who, &total, &extent)) !=
-            LOOM_OK) {
-            return loom_coll_fail(req, st, who);
-        }
-        if (recvbuf != LOOM_IN_PLACE && counts[root] != recvcount) {
-            loom_error("coll", "%s: the root receives %zu elements but sendcounts[%d] "
-                       "is %zu", who, recvcount, root, counts[root]);
-            return loom_coll_fail(req, LOOM_ERR_INVALID_COUNT, who);
-        }
-        recvcount = counts[root];
-        own_off   = displs[root];
-    } else if (!vector) {
-        if ((st = loom_coll_check_count(s, recvcount, (size_t)s->size, who)) != LOOM_OK) {
-            return loom_coll_fail(req, st, who);
-        }
-        own_off = recvcount * (size_t)root;
-    }
-    if ((recvbuf != LOOM_IN_PLACE &&
-         (st = loom_coll_check_buf(recvbuf, recvcount, "recvbuf", who)) != LOOM_OK) ||
-        (is_root && (st = loom_coll_check_buf(sendbuf, total, "sendbuf", who)) != LOOM_OK) ||
-        (is_root && recvbuf != LOOM_IN_PLACE &&
-         (st = loom_coll_check_alias(sendbuf, extent * s->esize, recvbuf,
-                                     recvcount * s->esize, who)) != LOOM_OK)) {
-        return loom_coll_fail(req, st, who);
-    }
+    recvcount = a.count;
+    own_off   = a.own_off;
     s->in_place = recvbuf == LOOM_IN_PLACE;
     s->sbuf   = sendbuf;
     s->rbuf   = s->in_place ? loom_coll_at(sendbuf, own_off, s->esize) : recvbuf;
