@@ -6,11 +6,12 @@
  * on every HELLO/ACCEPT body it delivers.
  *
  * Input: byte 0 seeds the read sizes, byte 1 picks the parser's buffer size
- * (small ones force compaction and "frame larger than the buffer"); the
- * rest is the stream. Checked beyond "no crash": every frame body and data
- * chunk lies inside the bytes read (ASan), chunks never exceed max_data,
- * data chunks fill exactly what data_begin announced, and a parser error
- * leaves a reason in rx->why.
+ * (small ones force compaction and "frame larger than the buffer") and,
+ * divided by 5, a read-ahead bound (fill_max); the rest is the stream.
+ * Checked beyond "no crash": every frame body and data chunk lies inside
+ * the bytes read (ASan), chunks never exceed max_data, data chunks fill
+ * exactly what data_begin announced, and a parser error leaves a reason in
+ * rx->why.
  */
 #include "tcp/tcp_int.h"
 
@@ -38,12 +39,15 @@ static uint32_t next_rand(feed_t *f)
     return f->rng >> 16;
 }
 
-static ssize_t feed_read(void *arg, void *buf, size_t len)
+static ssize_t feed_read(void *arg, const struct iovec *iov, int cnt)
 {
     feed_t *f = arg;
     uint32_t r = next_rand(f);
-    size_t n;
+    size_t n, len = 0;
 
+    for (int i = 0; i < cnt; ++i) {
+        len += iov[i].iov_len;
+    }
     if (f->left == 0) {
         return 0;                          /* end of stream */
     }
@@ -54,7 +58,11 @@ static ssize_t feed_read(void *arg, void *buf, size_t len)
     n = 1 + r % 97;
     n = n < len ? n : len;
     n = n < f->left ? n : f->left;
-    memcpy(buf, f->p, n);
+    for (int i = 0, k = 0; i < cnt && (size_t)k < n; ++i) {
+        size_t piece = n - (size_t)k < iov[i].iov_len ? n - (size_t)k : iov[i].iov_len;
+        memcpy(iov[i].iov_base, f->p + k, piece);   /* every piece must be writable */
+        k += (int)piece;
+    }
     f->p += n;
     f->left -= n;
     return (ssize_t)n;
@@ -109,7 +117,7 @@ static loom_status_t feed_data_end(void *arg, const loom_tcp_data_hdr_t *dh, siz
 }
 
 static const loom_tcp_rx_ops_t feed_ops = {
-    .read       = feed_read,
+    .readv      = feed_read,
     .frame      = feed_frame,
     .data_begin = feed_data_begin,
     .data_end   = feed_data_end,
@@ -133,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                          sizeof(f.sink)) != LOOM_OK) {
         return 0;
     }
+    rx.fill_max = (size_t[]){ 0, 1, 24, 4096 }[(data[1] / 5) & 3];
     for (int rounds = 0; rounds < 10000; ++rounds) {
         st = loom_tcp_rx_progress(&rx, &feed_ops, &f, 1 + data[0]);
         if (st != LOOM_OK && st != LOOM_INPROGRESS) {

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,7 +109,7 @@ static loom_tcp_conn_t *loom_tcp_conn_new(loom_tcp_iface_t *iface, int fd, int i
     st = incoming ? loom_tcp_rx_init(&conn->rx, 256, sizeof(loom_tcp_hello_t), 0)
                   : loom_tcp_rx_init(&conn->rx, LOOM_TCP_RX_BUF,
                                      LOOM_TCP_MAX_AM + sizeof(loom_tcp_get_req_t),
-                                     LOOM_TCP_CHUNK);
+                                     LOOM_TCP_CHUNK_MAX);
     if (st != LOOM_OK) {
         goto err_free_conn;
     }
@@ -458,11 +459,14 @@ static loom_status_t loom_tcp_conn_on_hello(loom_tcp_conn_t *conn, unsigned type
 
 /* ---- reading -------------------------------------------------------------------------- */
 
-static ssize_t loom_tcp_conn_rx_read(void *arg, void *buf, size_t len)
+static ssize_t loom_tcp_conn_rx_readv(void *arg, const struct iovec *iov, int cnt)
 {
     loom_tcp_conn_t *conn = arg;
 
-    return recv(conn->fd, buf, len, 0);
+    if (cnt == 1) {
+        return recv(conn->fd, iov[0].iov_base, iov[0].iov_len, 0);
+    }
+    return readv(conn->fd, iov, cnt);
 }
 
 static loom_status_t loom_tcp_conn_rx_frame(void *arg, unsigned type, const void *body,
@@ -510,7 +514,7 @@ static loom_status_t loom_tcp_conn_rx_data_end(void *arg, const loom_tcp_data_hd
 }
 
 static const loom_tcp_rx_ops_t loom_tcp_conn_rx_ops = {
-    .read       = loom_tcp_conn_rx_read,
+    .readv      = loom_tcp_conn_rx_readv,
     .frame      = loom_tcp_conn_rx_frame,
     .data_begin = loom_tcp_conn_rx_data_begin,
     .data_end   = loom_tcp_conn_rx_data_end,
@@ -553,8 +557,13 @@ static void loom_tcp_conn_read_error(loom_tcp_conn_t *conn, loom_status_t st)
 static void loom_tcp_conn_read(loom_tcp_conn_t *conn)
 {
     for (;;) {
-        loom_status_t st = loom_tcp_rx_progress(&conn->rx, &loom_tcp_conn_rx_ops, conn,
-                                                LOOM_TCP_RX_BUDGET);
+        loom_status_t st;
+
+        /* data of our gets may follow: read ahead little, so it lands in place */
+        conn->rx.fill_max = conn->ep != NULL && !loom_list_is_empty(&conn->ep->gets)
+                                ? LOOM_TCP_RX_PEEK : 0;
+        st = loom_tcp_rx_progress(&conn->rx, &loom_tcp_conn_rx_ops, conn,
+                                  LOOM_TCP_RX_BUDGET);
         if (conn->state == LOOM_TCP_CONN_DEAD || st == LOOM_OK) {
             return;
         }
@@ -564,7 +573,8 @@ static void loom_tcp_conn_read(loom_tcp_conn_t *conn)
         }
         /* a HELLO was accepted: full-size buffer, then the queued frames */
         st = loom_tcp_rx_resize(&conn->rx, LOOM_TCP_RX_BUF,
-                                LOOM_TCP_MAX_AM + sizeof(loom_tcp_get_req_t), LOOM_TCP_CHUNK);
+                                LOOM_TCP_MAX_AM + sizeof(loom_tcp_get_req_t),
+                                LOOM_TCP_CHUNK_MAX);
         if (st != LOOM_OK) {
             loom_tcp_ep_fail(conn->ep, st, "accept", "out of memory");
             return;

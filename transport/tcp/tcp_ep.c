@@ -13,7 +13,8 @@
  * the region is exposed and covers the range, then queues a stream that
  * sends the range as GET_DATA chunks straight from the user's buffer. A
  * stream goes back to the tail of the queue after each chunk, so active
- * messages and other streams are not stuck behind a long transfer. The
+ * messages and other streams are not stuck behind a long transfer; a
+ * stream alone in the queue sends chunks of up to LOOM_TCP_CHUNK_MAX. The
  * requester receives each chunk in place and completes the get when every
  * byte arrived.
  */
@@ -92,10 +93,15 @@ static void loom_tcp_tx_make_err(loom_tcp_tx_t *tx, loom_status_t status)
     tx->region = NULL;
 }
 
-/* Prepare the stream's next chunk (at tx->next_off). */
-static void loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx)
+/*
+ * Prepare the stream's next chunk (at tx->next_off). A stream @p alone in
+ * its queue sends larger chunks (fewer frames and reads); one that shares
+ * the queue takes turns in LOOM_TCP_CHUNK pieces.
+ */
+static void loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx, int alone)
 {
-    size_t chunk = LOOM_MIN((size_t)LOOM_TCP_CHUNK, tx->total - tx->next_off);
+    size_t chunk = LOOM_MIN(alone ? (size_t)LOOM_TCP_CHUNK_MAX : (size_t)LOOM_TCP_CHUNK,
+                            tx->total - tx->next_off);
     loom_tcp_frame_hdr_t fh = { .len = (uint32_t)(sizeof(loom_tcp_data_hdr_t) + chunk),
                                 .type = LOOM_TCP_GET_DATA };
     loom_tcp_data_hdr_t dh = { .req_id = tx->req_id, .offset = tx->next_off };
@@ -150,7 +156,7 @@ static void loom_tcp_tx_done(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
             return;
         }
         if (tx->next_off < tx->total) {
-            loom_tcp_tx_arm_chunk(tx);
+            loom_tcp_tx_arm_chunk(tx, loom_list_is_empty(&ep->txq));
             loom_list_add_tail(&ep->txq, &tx->link);   /* round robin */
             return;
         }
@@ -474,7 +480,7 @@ static loom_status_t loom_tcp_ep_on_get_req(loom_tcp_ep_t *ep, const void *body,
     tx->base     = r->addr + (req.raddr - base);
     tx->total    = req.len;
     tx->next_off = 0;
-    loom_tcp_tx_arm_chunk(tx);
+    loom_tcp_tx_arm_chunk(tx, loom_list_is_empty(&ep->txq));
     r->streams++;
     loom_list_add_tail(&ep->txq, &tx->link);
     return loom_tcp_ep_flush(ep);

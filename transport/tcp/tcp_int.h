@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #define LOOM_TCP_MAGIC        0x4c4f4f4du   /* "LOOM" */
 #define LOOM_TCP_VERSION      1
@@ -50,7 +51,9 @@
 #define LOOM_TCP_MAX_AM       (64u * 1024 + 512)
 #define LOOM_TCP_EAGER_LIMIT  (64u * 1024)  /* suggested eager/rendezvous switch (measured) */
 #define LOOM_TCP_CHUNK        (256u * 1024) /* GET_DATA chunk: interleaves streams and AMs */
+#define LOOM_TCP_CHUNK_MAX    (1024u * 1024) /* GET_DATA chunk of a stream alone in its queue */
 #define LOOM_TCP_RX_BUF       (128u * 1024) /* per connection, > one whole AM frame */
+#define LOOM_TCP_RX_PEEK      4096u         /* read-ahead into it while gets are outstanding */
 #define LOOM_TCP_SMALL_INLINE 256u          /* bounce buffers of the small pool */
 #define LOOM_TCP_TXQ_MAX      (4u << 20)    /* queued bytes per peer before NO_RESOURCE */
 #define LOOM_TCP_HS_TIMEOUT   10.0          /* seconds an unauthenticated socket may idle */
@@ -126,8 +129,11 @@ typedef struct loom_tcp_addr {
 
 /** Where the parser gets bytes and what it does with frames. */
 typedef struct loom_tcp_rx_ops {
-    /** Like recv(): bytes read, 0 at end of stream, -1 with errno. */
-    ssize_t (*read)(void *arg, void *buf, size_t len);
+    /**
+     * Like readv() on a nonblocking socket: bytes read (filling the pieces
+     * in order), 0 at end of stream, -1 with errno.
+     */
+    ssize_t (*readv)(void *arg, const struct iovec *iov, int cnt);
     /**
      * A whole frame other than GET_DATA (@p body valid during the call).
      * LOOM_OK: go on; LOOM_INPROGRESS: stop after this frame (the parser
@@ -150,6 +156,10 @@ typedef struct loom_tcp_rx {
     size_t              end;        /* one past the last byte read */
     size_t              max_body;   /* longer non-data frames: protocol error */
     size_t              max_data;   /* longer GET_DATA chunks: protocol error */
+    size_t              fill_max;   /* owner's hint: read at most this much ahead into
+                                     * buf (0: no bound), so a GET_DATA body that follows
+                                     * lands in place, not in buf */
+    size_t              need;       /* bytes the frame at pos still lacks (RX_NEED) */
     uint8_t            *dst;        /* in-place GET_DATA body, or NULL = discard */
     size_t              dst_left;   /* data bytes still to receive (0: parsing frames) */
     size_t              dst_len;

@@ -7,7 +7,11 @@
  * frame from it without copying. GET_DATA bodies are the exception: once
  * their header is parsed they go straight to the destination the owner of
  * the parser names (the user's receive buffer), first from what is already
- * buffered, then by reading from the socket into the destination itself.
+ * buffered, then by reading from the socket into the destination itself
+ * (one readv() that also fills the buffer with what follows). The owner may
+ * bound how far ahead the parser reads into its buffer (fill_max) while it
+ * expects data chunks, so that a chunk's body is not first pulled into the
+ * buffer with the header before it and copied out again.
  */
 #include "tcp_int.h"
 
@@ -89,12 +93,39 @@ static int loom_tcp_rx_read_result(loom_tcp_rx_t *rx, ssize_t r)
     return LOOM_ERR_IO;
 }
 
-/* Read more bytes into the buffer, compacting it first when needed. */
+/* One read into the pieces @p iov; account it. */
+static int loom_tcp_rx_readv(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
+                             const struct iovec *iov, int cnt, size_t *done_p,
+                             int *short_p, size_t *got_p)
+{
+    size_t want = 0;
+    ssize_t r;
+    int st;
+
+    for (int i = 0; i < cnt; ++i) {
+        want += iov[i].iov_len;
+    }
+    r = ops->readv(arg, iov, cnt);
+    st = loom_tcp_rx_read_result(rx, r);
+    if (st == LOOM_OK) {
+        *got_p = (size_t)r;
+        *done_p += (size_t)r;
+        *short_p = (size_t)r < want;
+    }
+    return st;
+}
+
+/*
+ * Read more bytes into the buffer, compacting it first when needed. With
+ * rx->fill_max set, read no further ahead than that (or than the frame
+ * being assembled needs), so data chunks are left in the socket for
+ * loom_tcp_rx_data to read in place.
+ */
 static int loom_tcp_rx_fill(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
                             size_t *done_p, int *short_p)
 {
-    ssize_t r;
-    size_t want;
+    struct iovec iov;
+    size_t got = 0;
     int st;
 
     if (rx->pos == rx->end) {
@@ -104,13 +135,14 @@ static int loom_tcp_rx_fill(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, voi
         rx->end -= rx->pos;
         rx->pos = 0;
     }
-    want = rx->cap - rx->end;
-    r = ops->read(arg, rx->buf + rx->end, want);
-    st = loom_tcp_rx_read_result(rx, r);
+    iov.iov_base = rx->buf + rx->end;
+    iov.iov_len  = rx->cap - rx->end;
+    if (rx->fill_max != 0) {
+        iov.iov_len = LOOM_MIN(iov.iov_len, LOOM_MAX(rx->fill_max, rx->need));
+    }
+    st = loom_tcp_rx_readv(rx, ops, arg, &iov, 1, done_p, short_p, &got);
     if (st == LOOM_OK) {
-        rx->end += (size_t)r;
-        *done_p += (size_t)r;
-        *short_p = (size_t)r < want;
+        rx->end += got;
     }
     return st;
 }
@@ -131,6 +163,7 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
     size_t dlen;
 
     if (avail < LOOM_TCP_HDR_LEN) {
+        rx->need = LOOM_TCP_HDR_LEN - avail;
         return RX_NEED;
     }
     memcpy(&hdr, rx->buf + rx->pos, LOOM_TCP_HDR_LEN);
@@ -142,6 +175,7 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
             return loom_tcp_rx_protocol_error(rx, "frame too long", hdr.type, hdr.len);
         }
         if (avail < LOOM_TCP_HDR_LEN + hdr.len) {
+            rx->need = LOOM_TCP_HDR_LEN + hdr.len - avail;
             return RX_NEED;
         }
         rx->pos += LOOM_TCP_HDR_LEN + hdr.len;
@@ -151,6 +185,7 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
         return loom_tcp_rx_protocol_error(rx, "bad data chunk length", hdr.type, hdr.len);
     }
     if (avail < LOOM_TCP_HDR_LEN + LOOM_TCP_DHDR_LEN) {
+        rx->need = LOOM_TCP_HDR_LEN + LOOM_TCP_DHDR_LEN - avail;
         return RX_NEED;
     }
     memcpy(&rx->dh, rx->buf + rx->pos + LOOM_TCP_HDR_LEN, LOOM_TCP_DHDR_LEN);
@@ -163,6 +198,34 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
         return ops->data_end(arg, &rx->dh, 0);
     }
     return LOOM_OK;
+}
+
+/*
+ * Read the rest of a data chunk straight into its destination, and in the
+ * same call whatever follows it into the (empty) buffer, as Open MPI's
+ * endpoint cache does: the frames after a chunk cost no extra read.
+ */
+static int loom_tcp_rx_direct(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
+                              size_t *done_p, int *short_p)
+{
+    struct iovec iov[2];
+    size_t got = 0;
+    int st;
+
+    rx->pos = rx->end = 0;   /* called with nothing buffered */
+    iov[0].iov_base = rx->dst + (rx->dst_len - rx->dst_left);
+    iov[0].iov_len  = rx->dst_left;
+    iov[1].iov_base = rx->buf;
+    iov[1].iov_len  = rx->fill_max != 0 ? LOOM_MIN(rx->fill_max, rx->cap) : rx->cap;
+    st = loom_tcp_rx_readv(rx, ops, arg, iov, 2, done_p, short_p, &got);
+    if (st == LOOM_OK) {
+        if (got > rx->dst_left) {
+            rx->end = got - rx->dst_left;
+            got = rx->dst_left;
+        }
+        rx->dst_left -= got;
+    }
+    return st;
 }
 
 /*
@@ -190,14 +253,9 @@ static int loom_tcp_rx_data(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, voi
             return RX_AGAIN;   /* the last read drained the socket */
         }
         if (rx->dst != NULL && rx->dst_left >= LOOM_TCP_DIRECT_MIN) {
-            ssize_t r = ops->read(arg, rx->dst + off, rx->dst_left);
-            st = loom_tcp_rx_read_result(rx, r);
-            if (st == LOOM_OK) {
-                *done_p += (size_t)r;
-                *short_p = (size_t)r < rx->dst_left;
-                rx->dst_left -= (size_t)r;
-            }
+            st = loom_tcp_rx_direct(rx, ops, arg, done_p, short_p);
         } else {
+            rx->need = rx->dst_left;
             st = loom_tcp_rx_fill(rx, ops, arg, done_p, short_p);
         }
         if (st != LOOM_OK && st != RX_NEED) {
