@@ -1,7 +1,7 @@
 /*
  * allreduce_rabenseifner.c: Rabenseifner's allreduce: recursive-halving
  * reduce-scatter, then recursive-doubling allgather, over pof2 blocks (with
- * the same non-power-of-two pre/post step as recursive doubling).
+ * the non-power-of-two pre/post step of coll_rd_prepost.c).
  *
  *   pof2 = 4, newrank 1:
  *     halving  d=2: send blocks [2,4) to 3, fold [0,2) from 3
@@ -37,7 +37,7 @@ static loom_status_t rab_exchange(loom_coll_state_t *s, int peer, size_t soff, s
 loom_status_t loom_coll_allreduce_rabenseifner(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
-    size_t bytes = s->count * s->esize, so, sn, ko, kn;
+    size_t so, sn, ko, kn;
     int keep, send, have, recv;
     loom_pat_rd_t rd;
     loom_status_t st;
@@ -51,31 +51,18 @@ loom_status_t loom_coll_allreduce_rabenseifner(loom_request_t req)
                 req->progress_fn = loom_coll_allreduce_ordered;
                 return loom_coll_allreduce_ordered(req);
             }
-            if (s->sbuf != s->rbuf) {
-                memcpy(s->rbuf, s->sbuf, bytes);
+            if ((st = loom_coll_rd_pre_start(s, &rd)) != LOOM_OK) {
+                return st;
             }
-            if (rd.newrank < 0) {
-                if ((st = loom_coll_send(s, s->rbuf, bytes, rd.buddy)) != LOOM_OK ||
-                    (st = loom_coll_recv(s, s->rbuf, bytes, rd.buddy)) != LOOM_OK) {
-                    return st;
-                }
+            if (rd.newrank < 0) {        /* extra: wait for the result */
                 s->phase = PH_POST_WAIT;
                 break;
-            }
-            if ((st = loom_coll_tmp_alloc(s, bytes)) != LOOM_OK) {
-                return st;
-            }
-            if (rd.buddy >= 0 && (st = loom_coll_recv(s, s->tmp, bytes, rd.buddy)) != LOOM_OK) {
-                return st;
             }
             s->phase = PH_PRE_WAIT;
             /* fall through */
         case PH_PRE_WAIT:
-            if ((st = loom_coll_wait(s)) != LOOM_OK) {
+            if ((st = loom_coll_rd_pre_fold(s, &rd)) != LOOM_OK) {
                 return st;
-            }
-            if (rd.buddy >= 0) {
-                loom_coll_reduce(s, s->tmp, s->rbuf, s->count);
             }
             s->step  = rd.pof2 / 2;
             s->phase = PH_HALVE;
@@ -107,8 +94,7 @@ loom_status_t loom_coll_allreduce_rabenseifner(loom_request_t req)
             break;
         case PH_DOUBLE:
             if (s->step >= rd.pof2) {
-                if (rd.buddy >= 0 &&
-                    (st = loom_coll_send(s, s->rbuf, bytes, rd.buddy)) != LOOM_OK) {
+                if ((st = loom_coll_rd_post(s, &rd)) != LOOM_OK) {
                     return st;
                 }
                 s->phase = PH_POST_WAIT;

@@ -1,6 +1,6 @@
 /*
  * allreduce_recursive_doubling.c: recursive doubling with the
- * non-power-of-two pre/post step.
+ * non-power-of-two pre/post step (coll_rd_prepost.c).
  *
  *   p = 6 (pof2 = 4, rem = 2):
  *     pre:   0 -> 1, 2 -> 3           (extras hand their vector over)
@@ -34,31 +34,18 @@ loom_status_t loom_coll_allreduce_recursive_doubling(loom_request_t req)
                 req->progress_fn = loom_coll_allreduce_ordered;
                 return loom_coll_allreduce_ordered(req);
             }
-            if (s->sbuf != s->rbuf) {
-                memcpy(s->rbuf, s->sbuf, bytes);
+            if ((st = loom_coll_rd_pre_start(s, &rd)) != LOOM_OK) {
+                return st;
             }
-            if (rd.newrank < 0) {        /* extra: hand over, wait for the result */
-                if ((st = loom_coll_send(s, s->rbuf, bytes, rd.buddy)) != LOOM_OK ||
-                    (st = loom_coll_recv(s, s->rbuf, bytes, rd.buddy)) != LOOM_OK) {
-                    return st;
-                }
+            if (rd.newrank < 0) {        /* extra: wait for the result */
                 s->phase = PH_POST_WAIT;
                 break;
-            }
-            if ((st = loom_coll_tmp_alloc(s, bytes)) != LOOM_OK) {
-                return st;
-            }
-            if (rd.buddy >= 0 && (st = loom_coll_recv(s, s->tmp, bytes, rd.buddy)) != LOOM_OK) {
-                return st;
             }
             s->phase = PH_PRE_WAIT;
             /* fall through */
         case PH_PRE_WAIT:
-            if ((st = loom_coll_wait(s)) != LOOM_OK) {
+            if ((st = loom_coll_rd_pre_fold(s, &rd)) != LOOM_OK) {
                 return st;
-            }
-            if (rd.buddy >= 0) {
-                loom_coll_reduce(s, s->tmp, s->rbuf, s->count);
             }
             s->step  = 1;
             s->phase = PH_STEP;
@@ -85,7 +72,7 @@ loom_status_t loom_coll_allreduce_recursive_doubling(loom_request_t req)
             s->phase = PH_STEP;
             break;
         case PH_POST:
-            if (rd.buddy >= 0 && (st = loom_coll_send(s, s->rbuf, bytes, rd.buddy)) != LOOM_OK) {
+            if ((st = loom_coll_rd_post(s, &rd)) != LOOM_OK) {
                 return st;
             }
             s->phase = PH_POST_WAIT;

@@ -244,6 +244,22 @@ loom_status_t loom_coll_child_start(loom_coll_state_t *s, const char *name,
                                     loom_request_progress_fn_t progress_fn,
                                     const loom_coll_state_t *args);
 
+/* ---- the non-power-of-two pre/post steps (coll_rd_prepost.c) --------------------------- */
+
+/**
+ * Pre-step start: the input goes to recvbuf; an extra rank (rd->newrank < 0)
+ * sends its vector to its buddy and posts the receive of the result (it
+ * then only waits); a rank with a buddy posts the receive of the buddy's
+ * vector into a new temporary of the vector's size.
+ */
+loom_status_t loom_coll_rd_pre_start(loom_coll_state_t *s, const loom_pat_rd_t *rd);
+
+/** Pre-step end: wait (LOOM_INPROGRESS meanwhile), fold the buddy's vector. */
+loom_status_t loom_coll_rd_pre_fold(loom_coll_state_t *s, const loom_pat_rd_t *rd);
+
+/** Post-step: send the result to the buddy (if any); wait with loom_coll_wait. */
+loom_status_t loom_coll_rd_post(loom_coll_state_t *s, const loom_pat_rd_t *rd);
+
 /* ---- algorithms ---------------------------------------------------------------------- */
 
 typedef struct loom_coll_alg {
