@@ -17,7 +17,8 @@
 #                      guests' launch agent and runs the p2p and collectives
 #                      programs 2 ranks per guest over shm+ib (ib across the
 #                      guests), multicast bcast, a rank killed on vm2
-#                      (test/verbs/run2.sh).
+#                      (test/verbs/run2.sh). About 4 min on a 2-core machine
+#                      under load, boot included. Registered in CHECK_EXTRA.
 
 VERBS_VM_TIMEOUT ?= 1200
 
@@ -26,6 +27,8 @@ CHECK_EXTRA += check-verbs
 .PHONY: check-verbs
 check-verbs: all $(TEST_SUITES) $(TEST_PROGS)
 	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout $(VERBS_VM_TIMEOUT) test/verbs/run.sh
+
+CHECK_EXTRA += check-verbs-2host
 
 .PHONY: check-verbs-2host
 check-verbs-2host: all $(TEST_SUITES) $(TEST_PROGS)
