@@ -15,7 +15,8 @@
 # each with rxe0 on its eth0, joined into one Ethernet segment by QEMU's
 # socket network (on 127.0.0.1, free ports picked per run). vm2
 # runs the launch agent server ($BUILD/test/verbs/prog_vm_agent: a token-
-# checked rsh, the guests have no ssh) and the command runs on vm1 with
+# checked rsh, the guests have no ssh) and the command runs on vm1, once
+# vm2's agent answers (or after 2 min), with
 #   VM_AGENT  the launch agent command line, for loomrun --launch-agent
 #             (and usable by hand: $VM_AGENT vm2 COMMAND...)
 #   VM_HOSTS  "vm1 vm2", the guests' host names
@@ -280,6 +281,7 @@ prepare() {
 # ---- one run -----------------------------------------------------------------------
 t_start=0      # when the first guest started
 cmd_env=()     # NAME=value pairs exported to the command besides pass_env
+cmd_prologue=  # shell lines run before the command
 guests=()      # pids of the running guests (their `timeout`), for stop_guests
 
 write_command() {   # write_command FILE ARGS...
@@ -294,6 +296,7 @@ write_command() {   # write_command FILE ARGS...
             echo "export ${v%%=*}=$(printf '%q' "${v#*=}")"
         done
         echo "cd $(printf '%q' "$PWD") || exit 127"
+        [[ -n $cmd_prologue ]] && echo "$cmd_prologue"
         printf '%q ' "$@"
         echo
     } >"$file"
@@ -472,8 +475,10 @@ run_pair() {
     printf 'vm1 10.0.2.15\nvm2 10.0.2.16\n' >"$rundir/hosts"
     cmd_env=("VM_AGENT=$agent --port $AGENT_PORT --token-file $rundir/token --hosts $rundir/hosts"
              "VM_HOSTS=vm1 vm2")
+    # vm2 boots alongside: the command starts once its agent answers (2 min at most)
+    cmd_prologue='for _ in $(seq 120); do $VM_AGENT vm2 true 2>/dev/null && break; sleep 1; done'
     write_command "$rundir/vm1/cmd.sh" "$@"
-    cmd_env=()
+    cmd_env=() cmd_prologue=
     write_command "$rundir/vm2/cmd.sh" "$agent" --serve 10.0.2.16 --port "$AGENT_PORT" \
         --token-file "$rundir/token"
     pick_ports
