@@ -17,7 +17,7 @@
 #                      guests' launch agent and runs the p2p and collectives
 #                      programs 2 ranks per guest over shm+ib (ib across the
 #                      guests), multicast bcast, a rank killed on vm2
-#                      (test/verbs/run2.sh). About 4 min on a 2-core machine
+#                      (test/verbs/run2.sh). 4-5 min on a 2-core machine
 #                      under load, boot included. Registered in CHECK_EXTRA.
 
 VERBS_VM_TIMEOUT ?= 1200
