@@ -33,6 +33,9 @@ loom_status_t loom_comm_dup(loom_comm_t comm, loom_comm_t *newcomm_p)
     uint32_t ctx;
     loom_status_t st;
 
+    if (newcomm_p != NULL) {
+        *newcomm_p = LOOM_COMM_NULL;   /* what the caller holds if this fails */
+    }
     if ((st = loom_comm_check(comm, "loom_comm_dup")) != LOOM_OK) {
         return loom_p2p_error(st, "loom_comm_dup");
     }
@@ -100,6 +103,9 @@ loom_status_t loom_comm_split(loom_comm_t comm, int color, int key, loom_comm_t 
     uint32_t ctx;
     loom_status_t st;
 
+    if (newcomm_p != NULL) {
+        *newcomm_p = LOOM_COMM_NULL;   /* what the caller holds if this fails */
+    }
     if ((st = loom_comm_check(comm, "loom_comm_split")) != LOOM_OK) {
         return loom_p2p_error(st, "loom_comm_split");
     }

@@ -246,13 +246,14 @@ LOOM_API int loom_comm_world_rank(loom_comm_t comm, int rank);
 
 /**
  * @brief Duplicate @p comm: same group, new context (traffic never crosses).
- * Collective over @p comm.
+ * Collective over @p comm. On any error *newcomm_p is LOOM_COMM_NULL.
  */
 LOOM_API loom_status_t loom_comm_dup(loom_comm_t comm, loom_comm_t *newcomm_p);
 
 /**
  * @brief Split @p comm by @p color, ordering ranks by (@p key, old rank).
- * A negative color (LOOM_UNDEFINED) yields LOOM_COMM_NULL. Collective.
+ * A negative color (LOOM_UNDEFINED) yields LOOM_COMM_NULL, and so does any
+ * error. Collective.
  */
 LOOM_API loom_status_t loom_comm_split(loom_comm_t comm, int color, int key,
                                        loom_comm_t *newcomm_p);

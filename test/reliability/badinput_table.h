@@ -113,7 +113,7 @@ R(freed_comm_named, LOOM_ERR_INVALID_COMM, "was freed", NULL,
   loom_irecv(rbuf, 1, LOOM_INT32, 0, 0, freed_comm, &stale_req))
 R(barrier_freed_comm, LOOM_ERR_INVALID_COMM, "loom_barrier: communicator", NULL,
   loom_barrier(freed_comm))
-R(dup_freed_comm, LOOM_ERR_INVALID_COMM, "was freed", NULL, loom_comm_dup(freed_comm, &freed_comm))
+R(dup_freed_comm, LOOM_ERR_INVALID_COMM, "was freed", NULL, dup_freed_out())
 R(comm_free_twice, LOOM_ERR_INVALID_COMM, "loom_comm_free: communicator", NULL,
   double_comm_free())
 R(comm_free_null_ptr, LOOM_ERR_INVALID_ARG, "loom_comm_free: comm_p is NULL", NULL,

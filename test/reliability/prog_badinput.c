@@ -167,6 +167,19 @@ static loom_status_t double_comm_free(void)
     return loom_comm_free(&copy);
 }
 
+/* a failed dup leaves LOOM_COMM_NULL, never a stale handle, in its output */
+static loom_status_t dup_freed_out(void)
+{
+    loom_comm_t c = W;
+    loom_status_t st = loom_comm_dup(freed_comm, &c);
+
+    if (c != LOOM_COMM_NULL) {
+        fprintf(stderr, "loom_comm_dup failed (%d) but left a handle in its output\n", (int)st);
+        return LOOM_ERR_INTERNAL;
+    }
+    return st;
+}
+
 static loom_status_t double_op_free(void)
 {
     loom_op_t copy = freed_op;
