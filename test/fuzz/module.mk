@@ -4,8 +4,8 @@
 #   make fuzz        build them into $(BUILD)/fuzz/ (clang, -fsanitize=fuzzer,
 #                    address,undefined; the library is rebuilt with clang and
 #                    coverage into $(BUILD)/fuzz/obj/)
-#   make check-fuzz  run each for FUZZ_TIME seconds (default 4; 8 targets =
-#                    32 s) from the seed corpus test/fuzz/corpus/<target>/;
+#   make check-fuzz  run each for FUZZ_TIME seconds (default 4; 9 targets =
+#                    36 s) from the seed corpus test/fuzz/corpus/<target>/;
 #                    new inputs go to $(BUILD)/fuzz/corpus/<target>/ (the
 #                    seeds in test/ are only read), crashes to
 #                    $(BUILD)/fuzz/artifacts/. Fails if any target fails.
@@ -20,7 +20,8 @@ FUZZ_TIME    ?= 4
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
-# no target needs verbs: the fuzz library leaves transport/ib out
+# no target needs verbs: the fuzz library leaves transport/ib out, all but
+# its verbs-free frame decoder (ib_wire.c, fuzz_ib_frame)
 FUZZ_DEFS    := $(subst -DLOOM_HAVE_IBV=1,-DLOOM_HAVE_IBV=0,$(DEFS))
 FUZZ_CFLAGS  := -std=c11 -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WARNFLAGS) $(FUZZ_DEFS) \
                 -pthread -Iinclude -Icore -Itransport -Ilauncher $(PMIX_CFLAGS)
@@ -31,7 +32,8 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 # stands in for the one loop function the hang filter calls
 FUZZ_LAUNCHER := loomrun_proc loomrun_guard loomrun_hang loomrun_report loomrun_report_sum \
                  loomrun_ctl loomrun_util
-FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out transport/ib/%,$(LIB_SRC))) \
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out transport/ib/%,$(LIB_SRC)) \
+                  transport/ib/ib_wire.c) \
                 $(FUZZ_LAUNCHER:%=$(FUZZ_DIR)/obj/launcher/%.o) \
                 $(FUZZ_DIR)/obj/test/fuzz/launcher_shim.o
 FUZZ_LIB     := $(FUZZ_DIR)/libloom-fuzz.a

@@ -65,6 +65,20 @@ loom_tl_ib_ep_t *loom_tl_ib_ep_lookup(loom_tl_ib_iface_t *ib, int peer)
     return ib->eps[peer];
 }
 
+/* The endpoint whose RC QP is @p qpn, NULL if none: a scan, for error paths. */
+loom_tl_ib_ep_t *loom_tl_ib_ep_by_qpn(loom_tl_ib_iface_t *ib, uint32_t qpn)
+{
+    int peer;
+
+    for (peer = 0; peer < ib->job->size; ++peer) {
+        if (ib->eps[peer] != NULL && ib->eps[peer]->qp != NULL &&
+            ib->eps[peer]->qp->qp_num == qpn) {
+            return ib->eps[peer];
+        }
+    }
+    return NULL;
+}
+
 /* ---- device, port and GID ------------------------------------------------------ */
 
 /* LOOM_IB_DEVICE = name[:port]; empty = first device with an active port. */
@@ -524,30 +538,72 @@ static loom_status_t loom_tl_ib_rx_repost(loom_tl_ib_iface_t *ib, loom_tl_ib_buf
     return LOOM_OK;
 }
 
-/* A receive on the SRQ: deliver, repost (batched), account the credit. */
-static void loom_tl_ib_rx(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *b, uint32_t len)
+/* A frame that failed ib_wire's checks: the peer broke the protocol. Fail the
+ * endpoint of the QP it arrived on (the claimed sender may be anyone). */
+static void loom_tl_ib_rx_bad(loom_tl_ib_iface_t *ib, uint32_t qpn, loom_status_t status,
+                              const char *why)
 {
-    loom_tl_ib_hdr_t h;
-    loom_tl_ib_ep_t *ep;
+    loom_tl_ib_ep_t *ep = loom_tl_ib_ep_by_qpn(ib, qpn);
 
-    memcpy(&h, b->data, sizeof(h));
-    ep = loom_tl_ib_ep_lookup(ib, (int)h.src);
-    if (ep == NULL || len < sizeof(h)) {
-        loom_error("ib", "rank %d: frame of %u bytes from unknown rank %u dropped",
-                   ib->job->rank, len, h.src);
+    if (ep != NULL) {
+        loom_tl_ib_ep_fail(ep, status, "receive (malformed frame)", why);
     } else {
-        ep->credits += h.credits;
-        ep->ctl_credits += h.ctl_credits;
-        if (h.type == LOOM_TL_IB_FRAME_DATA) {
-            ib->super.params.am_cb(ib->super.params.cb_arg, (int)h.src, b->data + sizeof(h),
-                                   len - sizeof(h));
+        loom_error("ib", "rank %d (%s): malformed frame on %s:%u QP 0x%x (no endpoint) "
+                   "dropped: %s", ib->job->rank, loom_tl_ib_host(ib, ib->job->rank),
+                   ib->dev_name, ib->port, qpn, why);
+    }
+}
+
+/* The endpoint of the validated sender of @p f, NULL (and the frame refused)
+ * when it did not come from that peer's QP or returns too many credits. */
+static loom_tl_ib_ep_t *loom_tl_ib_rx_peer(loom_tl_ib_iface_t *ib, const loom_tl_ib_frame_t *f,
+                                           uint32_t qpn)
+{
+    loom_tl_ib_ep_t *ep = loom_tl_ib_ep_lookup(ib, (int)f->hdr.src);
+    loom_tl_ib_ep_t *owner = ep;
+    char why[160];
+    loom_status_t status;
+
+    if (loom_unlikely(ep == NULL || ep->qp == NULL || ep->qp->qp_num != qpn)) {
+        owner = loom_tl_ib_ep_by_qpn(ib, qpn);   /* error path only: a scan */
+    }
+    status = loom_tl_ib_frame_check_peer(f, owner ? owner->super.peer : -1,
+                                         owner ? owner->credits : 0,
+                                         owner ? owner->ctl_credits : 0, why, sizeof(why));
+    if (loom_unlikely(status != LOOM_OK)) {
+        loom_tl_ib_rx_bad(ib, qpn, LOOM_ERR_TRANSPORT, why);
+        return NULL;
+    }
+    return ep;
+}
+
+/* A receive on the SRQ: validate (ib_wire.h), deliver, repost (batched),
+ * account the credit. */
+static void loom_tl_ib_rx(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *b, uint32_t len,
+                          uint32_t qpn)
+{
+    loom_tl_ib_frame_t f;
+    loom_tl_ib_ep_t *ep = NULL;
+    char why[160];
+    loom_status_t status;
+
+    status = loom_tl_ib_frame_decode(b->data, len, ib->job->size, ib->job->rank, why,
+                                     sizeof(why), &f);
+    if (loom_unlikely(status != LOOM_OK)) {
+        loom_tl_ib_rx_bad(ib, qpn, LOOM_ERR_TRANSPORT, why);
+    } else if ((ep = loom_tl_ib_rx_peer(ib, &f, qpn)) != NULL) {
+        ep->credits += f.hdr.credits;
+        ep->ctl_credits += f.hdr.ctl_credits;
+        if (f.hdr.type == LOOM_TL_IB_FRAME_DATA) {
+            ib->super.params.am_cb(ib->super.params.cb_arg, (int)f.hdr.src, f.body,
+                                   f.body_len);
         }
     }
     if (loom_tl_ib_rx_repost(ib, b) != LOOM_OK) {
         return;
     }
     if (ep != NULL) {
-        if (h.type == LOOM_TL_IB_FRAME_DATA) {
+        if (f.hdr.type == LOOM_TL_IB_FRAME_DATA) {
             ++ep->credits_owed;
         } else {
             ++ep->ctl_credits_owed;
@@ -574,15 +630,12 @@ static void loom_tl_ib_wc_error(loom_tl_ib_iface_t *ib, struct ibv_wc *wc)
 {
     loom_tl_ib_buf_t *b = (loom_tl_ib_buf_t *)(uintptr_t)wc->wr_id;
     loom_tl_ib_ep_t *ep = NULL;
-    int peer;
 
     if (b->kind == LOOM_TL_IB_TX || b->kind == LOOM_TL_IB_GET) {
         ep = b->kind == LOOM_TL_IB_TX ? b->ep : ((loom_tl_ib_get_op_t *)b)->ep;
     }
-    for (peer = 0; ep == NULL && peer < ib->job->size; ++peer) {
-        if (ib->eps[peer] && ib->eps[peer]->qp && ib->eps[peer]->qp->qp_num == wc->qp_num) {
-            ep = ib->eps[peer];
-        }
+    if (ep == NULL) {
+        ep = loom_tl_ib_ep_by_qpn(ib, wc->qp_num);
     }
     if (ep != NULL) {
         loom_tl_ib_ep_fail(ep, wc->status == IBV_WC_RETRY_EXC_ERR ? LOOM_ERR_PEER_FAILED :
@@ -606,7 +659,7 @@ static void loom_tl_ib_completion(loom_tl_ib_iface_t *ib, struct ibv_wc *wc)
     switch (b->kind) {
     case LOOM_TL_IB_RX:
         if (wc->status == IBV_WC_SUCCESS) {
-            loom_tl_ib_rx(ib, b, wc->byte_len);
+            loom_tl_ib_rx(ib, b, wc->byte_len, wc->qp_num);
         }
         break;
     case LOOM_TL_IB_TX:

@@ -6,7 +6,9 @@
  * carries connection requests. Frames ("am") are at most LOOM_TL_IB_FRAME
  * bytes: an 8-byte transport header (sender rank, piggybacked credits, type)
  * then the caller's header and payload, copied into a pre-registered send
- * buffer, or sent inline (no copy, no registration) when small.
+ * buffer, or sent inline (no copy, no registration) when small. The frame
+ * format, its constants and the checks of every received frame are in
+ * ib_wire.h (no verbs: unit-tested and fuzzed on any host).
  *
  * Flow control: a peer may have at most LOOM_TL_IB_CREDITS data frames and
  * LOOM_TL_IB_CTL_CREDITS credit-only frames in flight to us, and we post that
@@ -55,6 +57,7 @@
 
 #include "../tl.h"
 #include "../tl_mc_proto.h"
+#include "ib_wire.h"
 #include "../../core/list_int.h"
 #include "../../core/log_int.h"
 
@@ -64,9 +67,6 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#define LOOM_TL_IB_FRAME        8192  /* bytes per eager buffer, transport header included */
-#define LOOM_TL_IB_CREDITS      16    /* data frames a peer may have in flight to us */
-#define LOOM_TL_IB_CTL_CREDITS  2     /* credit-only frames a peer may have in flight */
 #define LOOM_TL_IB_PEER_RX      (LOOM_TL_IB_CREDITS + LOOM_TL_IB_CTL_CREDITS)
 #define LOOM_TL_IB_SQ_DEPTH     64    /* send WRs per RC QP (sends + reads) */
 #define LOOM_TL_IB_MAX_READS    16    /* outstanding RDMA READs per QP */
@@ -96,20 +96,6 @@ typedef enum loom_tl_ib_kind {
     LOOM_TL_IB_MC_RX,    /* multicast QP receive slot */
     LOOM_TL_IB_MC_TX,    /* multicast QP send slot */
 } loom_tl_ib_kind_t;
-
-/* Frame types in the transport header. */
-enum {
-    LOOM_TL_IB_FRAME_DATA = 1,
-    LOOM_TL_IB_FRAME_CREDIT = 2,
-};
-
-/* Transport header of every RC frame. */
-typedef struct loom_tl_ib_hdr {
-    uint32_t src;          /* sender's world rank */
-    uint16_t credits;      /* data credits returned to the receiver of this frame */
-    uint8_t  ctl_credits;  /* credit-frame credits returned */
-    uint8_t  type;
-} loom_tl_ib_hdr_t;
 
 /* Connection messages on the UD QP. */
 typedef struct loom_tl_ib_cm_msg {
@@ -275,6 +261,7 @@ struct loom_tl_ib_iface {
 /* ib_iface.c */
 extern const loom_tl_ops_t loom_tl_ib_ops;
 loom_tl_ib_ep_t *loom_tl_ib_ep_lookup(loom_tl_ib_iface_t *ib, int peer);
+loom_tl_ib_ep_t *loom_tl_ib_ep_by_qpn(loom_tl_ib_iface_t *ib, uint32_t qpn);
 void loom_tl_ib_ep_fail(loom_tl_ib_ep_t *ep, loom_status_t status, const char *what,
                         const char *why);
 uint64_t loom_tl_ib_now_ns(void);
