@@ -11,16 +11,19 @@
  *                     our recvbuf)
  *              acc  = x[q] op acc  for q = p-2 .. 0  (peers' chunks read
  *                     into a temporary, ours used where it lies)
- *            step[r] = 4n+2; wait every step
- *            slice q != r <- rank q's recvbuf (one read per peer)
- *            step[r] = 4n+3; wait every step (nobody returns while a
- *                                             peer still reads its buffers)
+ *            slice r -> every other rank's recvbuf (process_vm_writev)
+ *            step[r] = 4n+2; wait every step: every slice is in our
+ *            recvbuf, and nobody reads or writes our buffers any more
  *
  * Data moves once: every input byte is read once by the rank that owns
- * its slice, every result byte once by each other rank: for p = 2, one
- * single-copy read of half the vector, one reduction of half and one read
- * of the other half, against a send, a receive and a staging copy per
- * step for the message-based algorithms. The fold x0 op (x1 op (...
+ * its slice, every result byte written once into each other rank: for
+ * p = 2, one single-copy read of half the vector, one reduction of half and
+ * one write of that half, against a send, a receive and a staging copy per
+ * step for the message-based algorithms. Pushing the result (rather than
+ * each rank pulling the others' slices) saves the third wait: when every
+ * rank has pushed, every buffer is complete and free. A rank writes only
+ * slice r of the others' recvbufs, which only it reads (in place: as
+ * input of its own fold, finished before it pushes). The fold x0 op (x1 op (...
  * x(p-1))) is the shared-memory algorithms' own, so results are bitwise
  * those of "shm" and "ordered" (deterministic mode, non-commutative ops).
  * Where process_vm_readv is refused (Yama, seccomp, LOOM_SHM_CMA=off) the
@@ -55,7 +58,7 @@ typedef struct loom_coll_cma_info {
     uint32_t bad;      /* this rank failed (the others stop too) */
 } loom_coll_cma_info_t;
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_AGREE, PH_REDUCE, PH_REDUCED, PH_GATHERED };
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_AGREE, PH_REDUCE, PH_REDUCED };
 
 static loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r)
 {
@@ -210,19 +213,30 @@ static loom_status_t loom_coll_cma_reduce(loom_coll_state_t *s)
     return st;
 }
 
-/* Every other slice from its owner's recvbuf. */
-static loom_status_t loom_coll_cma_gather(loom_coll_state_t *s)
+/* Our slice of the result into every other rank's recvbuf. */
+static loom_status_t loom_coll_cma_push(loom_coll_state_t *s)
 {
-    loom_status_t st;
+    size_t off = loom_pat_block_off(s->count, s->size, s->rank) * s->esize;
+    size_t len = loom_pat_block_len(s->count, s->size, s->rank) * s->esize;
 
-    for (int i = 1; i < s->size; ++i) {
-        int q = (s->rank + i) % s->size;   /* spread the readers over the owners */
-        size_t off = loom_pat_block_off(s->count, s->size, q) * s->esize;
-        size_t len = loom_pat_block_len(s->count, s->size, q) * s->esize;
-        if (len > 0 && (st = loom_coll_cma_read(s, q, (char *)s->rbuf + off,
-                                                loom_coll_cma_info(s, q)->rbuf + off,
-                                                len)) != LOOM_OK) {
-            return st;
+    for (int i = 1; i < s->size && len > 0; ++i) {
+        int q = (s->rank + i) % s->size;   /* spread the writers over the owners */
+        pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
+        const char *src = (const char *)s->rbuf + off;
+        uint64_t dst = loom_coll_cma_info(s, q)->rbuf + off;
+
+        for (size_t done = 0; done < len;) {
+            struct iovec l = { (void *)(src + done), len - done };
+            struct iovec r = { (void *)(uintptr_t)(dst + done), len - done };
+            ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
+            if (put <= 0) {
+                loom_error("coll", "allreduce #%llu on %s: rank %d writing %zu bytes to "
+                           "rank %d (pid %d) with process_vm_writev: %s",
+                           (unsigned long long)s->seq, s->comm->name, s->rank, len - done,
+                           q, (int)pid, put == 0 ? "nothing written" : strerror(errno));
+                return errno == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
+            }
+            done += (size_t)put;
         }
     }
     return LOOM_OK;
@@ -232,7 +246,7 @@ static loom_status_t loom_coll_cma_gather(loom_coll_state_t *s)
 static loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st)
 {
     loom_coll_cma_info(s, s->rank)->bad = 1;
-    loom_coll_cma_step(s, 3);
+    loom_coll_cma_step(s, 2);
     loom_coll_shm_leave(s);
     s->failed = 1;
     return st;
@@ -292,24 +306,17 @@ loom_status_t loom_coll_allreduce_cma(loom_request_t req)
         s->phase = PH_REDUCE;
         /* fall through */
     case PH_REDUCE:
-        if ((st = loom_coll_cma_reduce(s)) != LOOM_OK) {
+        if ((st = loom_coll_cma_reduce(s)) != LOOM_OK ||
+            (st = loom_coll_cma_push(s)) != LOOM_OK) {
             return loom_coll_cma_fail(s, st);
         }
         loom_coll_cma_step(s, 2);
         s->phase = PH_REDUCED;
         /* fall through */
     case PH_REDUCED:
+        /* every slice is in our recvbuf, and nobody reads or writes our
+         * buffers any more */
         if ((st = loom_coll_cma_wait(s, 2)) != LOOM_OK) {
-            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
-        }
-        if ((st = loom_coll_cma_gather(s)) != LOOM_OK) {
-            return loom_coll_cma_fail(s, st);
-        }
-        loom_coll_cma_step(s, 3);
-        s->phase = PH_GATHERED;
-        /* fall through */
-    case PH_GATHERED:
-        if ((st = loom_coll_cma_wait(s, 3)) != LOOM_OK) {
             return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), s->failed = 1, st);
         }
         loom_coll_shm_leave(s);
