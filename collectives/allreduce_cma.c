@@ -120,7 +120,7 @@ static loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void 
     return LOOM_OK;
 }
 
-/* First call on this comm: may we read every peer? (published, then agreed) */
+/* First call on this comm: may we read and write every peer? (published, then agreed) */
 static int loom_coll_cma_probe(const loom_coll_state_t *s)
 {
     const char *mode = loom_config_str(LOOM_CFG_SHM_CMA);
@@ -131,10 +131,13 @@ static int loom_coll_cma_probe(const loom_coll_state_t *s)
     }
     for (int q = 0; q < s->size; ++q) {
         loom_coll_cma_info_t *in = loom_coll_cma_info(s, q);
-        struct iovec l = { &byte, 1 }, r = { (void *)(uintptr_t)in->sbuf, 1 };
-        if (q != s->rank && process_vm_readv((pid_t)in->pid, &l, 1, &r, 1, 0) != 1) {
-            loom_info("coll", "%s: rank %d cannot read rank %d with process_vm_readv (%m)",
-                      s->comm->name, s->rank, q);
+        struct iovec l = { &byte, 1 }, r = { (void *)(uintptr_t)in->rbuf, 1 };
+        /* read a byte of its recvbuf and write it back (the peer waits in
+         * this call and writes nothing there until every rank agreed) */
+        if (q != s->rank && (process_vm_readv((pid_t)in->pid, &l, 1, &r, 1, 0) != 1 ||
+                             process_vm_writev((pid_t)in->pid, &l, 1, &r, 1, 0) != 1)) {
+            loom_info("coll", "%s: rank %d cannot read or write rank %d with "
+                      "process_vm_readv/writev (%m)", s->comm->name, s->rank, q);
             return 0;
         }
     }
