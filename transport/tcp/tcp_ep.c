@@ -246,23 +246,29 @@ loom_status_t loom_tcp_ep_flush(loom_tcp_ep_t *ep)
     return loom_tcp_conn_set_events(conn, EPOLLIN);
 }
 
-/* Copy the frame (header, a, b) into @p tx from byte @p skip on. */
+/*
+ * Copy the frame (header, a, b) into @p tx, leaving out its first @p skip
+ * bytes (already in the socket): only the unsent rest is queued.
+ */
 static void loom_tcp_tx_fill(loom_tcp_tx_t *tx, const loom_tcp_frame_hdr_t *fh,
-                             const void *a, size_t a_len, const void *b, size_t b_len)
+                             const void *a, size_t a_len, const void *b, size_t b_len,
+                             size_t skip)
 {
+    const struct iovec parts[3] = { { (void *)fh, LOOM_TCP_HDR_LEN }, { (void *)a, a_len },
+                                    { (void *)b, b_len } };
     uint8_t *p = tx->data;
 
-    memcpy(p, fh, LOOM_TCP_HDR_LEN);
-    p += LOOM_TCP_HDR_LEN;
-    if (a_len > 0) {
-        memcpy(p, a, a_len);
-        p += a_len;
-    }
-    if (b_len > 0) {
-        memcpy(p, b, b_len);
+    for (int i = 0; i < 3; ++i) {
+        size_t k = LOOM_MIN(skip, parts[i].iov_len);
+
+        skip -= k;
+        if (parts[i].iov_len > k) {
+            memcpy(p, (const uint8_t *)parts[i].iov_base + k, parts[i].iov_len - k);
+            p += parts[i].iov_len - k;
+        }
     }
     tx->kind = LOOM_TCP_TX_BOUNCE;
-    tx->len  = LOOM_TCP_HDR_LEN + a_len + b_len;
+    tx->len  = (size_t)(p - tx->data);
 }
 
 /* Fast path: the peer is up and nothing is queued; write directly. */
@@ -291,7 +297,7 @@ static loom_status_t loom_tcp_ep_send_now(loom_tcp_ep_t *ep, const loom_tcp_fram
         n = 0;
     }
     /* the rest waits in the queue; a half-written frame cannot be refused */
-    tx = loom_tcp_tx_alloc(iface, total, n > 0);
+    tx = loom_tcp_tx_alloc(iface, total - (size_t)n, n > 0);
     if (tx == NULL) {
         if (n == 0) {
             return LOOM_ERR_NO_RESOURCE;
@@ -299,8 +305,7 @@ static loom_status_t loom_tcp_ep_send_now(loom_tcp_ep_t *ep, const loom_tcp_fram
         loom_tcp_ep_fail(ep, LOOM_ERR_NO_MEMORY, "send", "out of memory for a frame");
         return LOOM_ERR_NO_MEMORY;
     }
-    loom_tcp_tx_fill(tx, fh, a, a_len, b, b_len);
-    tx->off = (size_t)n;
+    loom_tcp_tx_fill(tx, fh, a, a_len, b, b_len, (size_t)n);
     ep->txq_bytes += tx->len;
     loom_list_add_tail(&ep->txq, &tx->link);
     return loom_tcp_conn_set_events(ep->conn, EPOLLIN | EPOLLOUT);
@@ -332,7 +337,7 @@ loom_status_t loom_tcp_ep_send_frame(loom_tcp_ep_t *ep, unsigned type, const voi
     if (tx == NULL) {
         return force ? LOOM_ERR_NO_MEMORY : LOOM_ERR_NO_RESOURCE;
     }
-    loom_tcp_tx_fill(tx, &fh, a, a_len, b, b_len);
+    loom_tcp_tx_fill(tx, &fh, a, a_len, b, b_len, 0);
     ep->txq_bytes += tx->len;
     loom_list_add_tail(&ep->txq, &tx->link);
     if (ep->state == LOOM_TCP_EP_IDLE) {
