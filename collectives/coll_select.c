@@ -99,8 +99,8 @@ static const loom_coll_rule_t reduce_rules[] = {
 };
 static const loom_coll_rule_t allreduce_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, 16 * KiB, "recursive_doubling"},
     {ANY_P, ANY_B, "cma"},
+    {ANY_P, 16 * KiB, "recursive_doubling"},
     {ANY_P, 4 * MiB, "rabenseifner"},
     {ANY_P, ANY_B, "ring"},
 };
