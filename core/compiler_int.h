@@ -5,7 +5,9 @@
 #define LOOM_COMPILER_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define loom_likely(x)   __builtin_expect(!!(x), 1)
 #define loom_unlikely(x) __builtin_expect(!!(x), 0)
@@ -22,6 +24,49 @@
 #define LOOM_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LOOM_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define LOOM_ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+
+/*
+ * Copy @p n bytes without a libc call when n <= 32: (possibly overlapping)
+ * word moves that read only [src, src + n) and write only [dst, dst + n).
+ * For the small-message paths (a frame into an shm slot, an eager payload
+ * into the user's buffer), where a memcpy call is a measurable share of the
+ * latency. dst and src must not overlap each other.
+ */
+static inline void loom_copy_small(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    uint64_t a, b;
+
+    if (n > 32) {
+        memcpy(d, s, n);
+    } else if (n >= 16) {
+        uint64_t c, e;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        memcpy(&c, s + n - 16, 8);
+        memcpy(&e, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + 8, &b, 8);
+        memcpy(d + n - 16, &c, 8);
+        memcpy(d + n - 8, &e, 8);
+    } else if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else if (n != 0) {
+        d[0]      = s[0];
+        d[n >> 1] = s[n >> 1];
+        d[n - 1]  = s[n - 1];
+    }
+}
 
 void loom_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));

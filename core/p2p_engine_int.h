@@ -191,36 +191,6 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
     }
 }
 
-/*
- * Copy @p n bytes (small eager payloads) without a libc call for n <= 32:
- * (possibly overlapping) word moves that read and write only [0, n).
- */
-static inline void loom_p2p_copy(void *dst, const void *src, size_t n)
-{
-    uint8_t *d = dst;
-    const uint8_t *s = src;
-    uint64_t a, b;
-
-    if (n > 16) {
-        memcpy(d, s, n);
-    } else if (n >= 8) {
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t x, y;
-        memcpy(&x, s, 4);
-        memcpy(&y, s + n - 4, 4);
-        memcpy(d, &x, 4);
-        memcpy(d + n - 4, &y, 4);
-    } else if (n != 0) {
-        d[0]      = s[0];
-        d[n >> 1] = s[n >> 1];
-        d[n - 1]  = s[n - 1];
-    }
-}
-
 /** Copy a completed request's outcome into @p status (may be IGNORE). */
 void loom_request_status_copy(loom_request_t req, loom_msg_status_t *status);
 

@@ -394,7 +394,7 @@ static inline void loom_p2p_recv_copy(loom_request_t req, const void *data, size
     loom_p2p_req_t *rq = loom_p2p_req(req);
     size_t n = len <= rq->len ? len : rq->len;
 
-    loom_p2p_copy(rq->buf, data, n);
+    loom_copy_small(rq->buf, data, n);
     req->msg.bytes = n;
     if (loom_unlikely(len > rq->len)) {
         loom_p2p_recv_truncated(req, len);

@@ -161,48 +161,6 @@ static inline void loom_shm_ring_tx_commit(loom_shm_ring_tx_t *tx, loom_shm_slot
     ++tx->head;
 }
 
-/*
- * Copy @p n bytes into a slot. Frames of a cache line or two are copied
- * inline with (possibly overlapping) word moves instead of a libc call:
- * that copy is on the latency-critical path of every small message. The
- * destination is private to the producer until commit, so overlapping
- * writes of the same bytes are harmless; the source is read only within
- * [s, s + n).
- */
-static inline void loom_shm_copy(uint8_t *d, const uint8_t *s, size_t n)
-{
-    uint64_t a, b;
-
-    if (n > 32) {
-        memcpy(d, s, n);
-    } else if (n >= 16) {
-        uint64_t c, e;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + 8, 8);
-        memcpy(&c, s + n - 16, 8);
-        memcpy(&e, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + 8, &b, 8);
-        memcpy(d + n - 16, &c, 8);
-        memcpy(d + n - 8, &e, 8);
-    } else if (n >= 8) {
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t x, y;
-        memcpy(&x, s, 4);
-        memcpy(&y, s + n - 4, 4);
-        memcpy(d, &x, 4);
-        memcpy(d + n - 4, &y, 4);
-    } else if (n != 0) {
-        d[0]      = s[0];
-        d[n >> 1] = s[n >> 1];
-        d[n - 1]  = s[n - 1];
-    }
-}
-
 /**
  * Copy a frame of two gathered pieces into the ring.
  * @return 1 if sent, 0 if the ring is full (nothing written).
@@ -215,8 +173,8 @@ static inline int loom_shm_ring_tx_send2(loom_shm_ring_tx_t *tx, uint16_t type,
     if (slot == NULL) {
         return 0;
     }
-    loom_shm_copy(slot->data, a, a_len);
-    loom_shm_copy(slot->data + a_len, b, b_len);
+    loom_copy_small(slot->data, a, a_len);   /* inline for frames of a line or two */
+    loom_copy_small(slot->data + a_len, b, b_len);
     loom_shm_ring_tx_commit(tx, slot, (uint32_t)(a_len + b_len), type);
     return 1;
 }
