@@ -101,7 +101,9 @@ run_one() {
     trap - EXIT   # run in the background: $work is the main shell's to remove
     local i=$1 np victim tl ov term mode a b
     read -r np victim tl ov term mode a b <<<"${plan[i]}"
-    local rd=$work/$i marker="$$.$i" args lpid vpid="" t_death="" where="" rc t_end
+    # the marker ends in a dot: run 1's must not be a prefix of run 12's
+    # (marked_procs greps the environment for it as a fixed string)
+    local rd=$work/$i marker="$$.$i." args lpid vpid="" t_death="" where="" rc t_end
     local -a x=(-x "FI_MARKER=$marker" -x "FI_DIR=$rd/fi")
     mkdir -p "$rd/tmp" "$rd/fi"
     [[ $tl == tcp ]] && x+=(-x LOOM_TRANSPORTS=self,tcp)
