@@ -4,6 +4,7 @@
 #include "p2p_mcast_int.h"
 #include "p2p_engine_int.h"
 #include "config_int.h"
+#include "hash_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -21,18 +22,13 @@ size_t loom_p2p_mc_threshold(void)
     return t <= 0 ? 0 : (size_t)t;
 }
 
+/* FNV-1a of the context id and the members' world ranks (same on every rank) */
 static uint64_t loom_p2p_mc_key(loom_comm_t comm)
 {
-    uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a of context id and members */
-    uint32_t v = comm->context_id;
+    uint64_t h = loom_hash_fnv1a64_u32(LOOM_HASH_FNV1A64_INIT, (uint32_t)comm->context_id);
 
-    for (int i = -1; i < comm->size; ++i) {
-        if (i >= 0) {
-            v = (uint32_t)loom_comm_to_world(comm, i);
-        }
-        for (int b = 0; b < 4; ++b) {
-            h = (h ^ ((v >> (8 * b)) & 0xffu)) * 0x100000001b3ull;
-        }
+    for (int i = 0; i < comm->size; ++i) {
+        h = loom_hash_fnv1a64_u32(h, (uint32_t)loom_comm_to_world(comm, i));
     }
     return h;
 }

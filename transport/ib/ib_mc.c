@@ -12,6 +12,7 @@
  */
 #include "ib_mc_int.h"
 #include "../../core/config_int.h"
+#include "../../core/hash_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,16 +34,6 @@ void loom_tl_ib_mc_stats(loom_tl_ib_mc_stats_t *st)
                                        ib->mc_dropped, ib->mc_staged, ib->mc_bad,
                                        ib->mc_joined };
     }
-}
-
-static uint64_t loom_tl_ib_mc_hash(uint64_t h, const void *data, size_t len)
-{
-    const uint8_t *p = data;
-
-    for (size_t i = 0; i < len; ++i) {   /* FNV-1a */
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    }
-    return h;
 }
 
 loom_status_t loom_tl_ib_mc_open(loom_tl_ib_iface_t *ib)
@@ -339,8 +330,8 @@ static const char *loom_tl_ib_mc_try_join(loom_tl_ib_mc_group_t *g)
     if (g->stage == NULL) {
         return "out of memory for the staging buffer";
     }
-    h = loom_tl_ib_mc_hash(0xcbf29ce484222325ull, ib->job->jobid, strlen(ib->job->jobid));
-    h = loom_tl_ib_mc_hash(h, &g->super.key, sizeof(g->super.key));
+    h = loom_hash_fnv1a64(LOOM_HASH_FNV1A64_INIT, ib->job->jobid, strlen(ib->job->jobid));
+    h = loom_hash_fnv1a64(h, &g->super.key, sizeof(g->super.key));
     g->maddr.sin_family = AF_INET;
     g->maddr.sin_addr.s_addr = htonl(0xef000000u | (uint32_t)((h ^ (h >> 24) ^ (h >> 48)) &
                                                                0xffffffu));

@@ -6,6 +6,7 @@
  * writes the header: it never touches ring pages another rank may not use.
  */
 #include "shm_int.h"
+#include "../../core/hash_int.h"
 #include "../../core/log_int.h"
 
 #include <errno.h>
@@ -17,17 +18,6 @@
 #include <unistd.h>
 
 #define LOOM_SHM_PAGE 4096u
-
-/* FNV-1a: tells apart host names that the character rule maps alike */
-static uint32_t loom_shm_host_hash(const char *host)
-{
-    uint32_t h = 2166136261u;
-
-    for (const unsigned char *p = (const unsigned char *)host; *p != '\0'; ++p) {
-        h = (h ^ *p) * 16777619u;
-    }
-    return h;
-}
 
 loom_status_t loom_shm_seg_name(const char *jobid, const char *host, char *buf, size_t len)
 {
@@ -52,7 +42,9 @@ loom_status_t loom_shm_seg_name(const char *jobid, const char *host, char *buf, 
                      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
             buf[n++] = ok ? c : '_';
         }
-        w = snprintf(buf + n, len - n, "-%08x", (unsigned)loom_shm_host_hash(host));
+        /* FNV-1a: tells apart host names that the character rule maps alike */
+        w = snprintf(buf + n, len - n, "-%08x",
+                     (unsigned)loom_hash_fnv1a32(LOOM_HASH_FNV1A32_INIT, host, strlen(host)));
         if (w == 9) {
             return LOOM_OK;
         }
