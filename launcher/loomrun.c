@@ -51,6 +51,9 @@ static void loomrun_usage(FILE *out)
 "      --timeout S    stop the job after S seconds (exit status %d); first ask the\n"
 "                     ranks where they are blocked (SIGUSR1) and print a summary\n"
 "      --report-raw   also print the ranks' own \"loom-report\" lines (hang reports)\n"
+"      --bind-to core|hwthread|none  bind each rank to its own core (the default\n"
+"                     when a host's ranks fit on its cores; unbound otherwise)\n"
+"      --report-bindings  print where each rank is bound\n"
 "  -q, --quiet        no notices from loomrun (failures are still reported)\n"
 "  -h, --help         this help\n"
 "  -V, --version      loomrun's version\n"
@@ -212,6 +215,14 @@ static int loomrun_parse_one(loomrun_opts_t *o, int argc, char **argv, int *i)
         o->tag_output = 1;
     } else if (!strcmp(name, "--report-raw")) {
         o->report_raw = 1;
+    } else if (!strcmp(name, "--report-bindings")) {
+        o->report_bindings = 1;
+    } else if (!strcmp(name, "--bind-to")) {
+        v = loomrun_optval(argc, argv, i, eq);
+        if (v == NULL || (o->bind = loomrun_bind_parse(v)) < 0) {
+            return loomrun_usage_error("--bind-to takes core, hwthread or none, not '%s'",
+                                       v ? v : "");
+        }
     } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) {
         o->quiet = 1;
     } else if (!strcmp(name, "-n") || !strcmp(name, "-np") || !strcmp(name, "--np") ||
@@ -456,6 +467,7 @@ out_cleanup:
     loomrun_hang_fini(&job);
     loomrun_proc_free_env(job.env);
     free(job.ranks);
+    free(job.bind_sets);
     loomrun_free_opts(&job);
     return 0;
 }

@@ -58,7 +58,12 @@ typedef enum loomrun_ctl_type {
     LOOMRUN_CTL_NTYPES
 } loomrun_ctl_type_t;
 
-enum { LOOMRUN_CTL_JOB_TAG = 1, LOOMRUN_CTL_JOB_QUIET = 2 };
+enum {
+    LOOMRUN_CTL_JOB_TAG = 1, LOOMRUN_CTL_JOB_QUIET = 2,
+    LOOMRUN_CTL_JOB_REPORT_BINDINGS = 4,
+    LOOMRUN_CTL_JOB_BIND_SHIFT = 3,   /* bits 3-4: the --bind-to mode (LOOMRUN_BIND_*) */
+    LOOMRUN_CTL_JOB_BIND_MASK = 3u << 3,
+};
 
 /** A list of strings inside a frame: walk it with loomrun_ctl_list_next. */
 typedef struct loomrun_ctl_list {

@@ -152,6 +152,8 @@ static int loomrun_daemon_take_job(loomrun_job_t *job, const loomrun_ctl_msg_t *
 
     job->opts.tag_output = (m->u[0] & LOOMRUN_CTL_JOB_TAG) != 0;
     job->opts.quiet      = (m->u[0] & LOOMRUN_CTL_JOB_QUIET) != 0;
+    job->opts.report_bindings = (m->u[0] & LOOMRUN_CTL_JOB_REPORT_BINDINGS) != 0;
+    job->opts.bind = (int)((m->u[0] & LOOMRUN_CTL_JOB_BIND_MASK) >> LOOMRUN_CTL_JOB_BIND_SHIFT);
     job->opts.nranks     = (int)m->u[1];
     job->opts.argv       = calloc(args.n + 1, sizeof(char *));
     job->opts.exports    = calloc(env.n + 1, sizeof(char *));

@@ -345,7 +345,9 @@ static void loomrun_head_send_job(loomrun_loop_t *lp, int n)
     loomrun_job_t *job = lp->job;
     loomrun_conn_t *c = &lp->head->nodes[n].conn;
     unsigned flags = (job->opts.tag_output ? LOOMRUN_CTL_JOB_TAG : 0) |
-                     (job->opts.quiet ? LOOMRUN_CTL_JOB_QUIET : 0);
+                     (job->opts.quiet ? LOOMRUN_CTL_JOB_QUIET : 0) |
+                     (job->opts.report_bindings ? LOOMRUN_CTL_JOB_REPORT_BINDINGS : 0) |
+                     ((unsigned)job->opts.bind << LOOMRUN_CTL_JOB_BIND_SHIFT);
     char cwd[PATH_MAX], **exports = calloc((size_t)job->opts.nexports + 1, sizeof(char *));
     int nx = 0, argc = 0;
 

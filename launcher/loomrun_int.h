@@ -38,6 +38,7 @@
 
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -79,6 +80,9 @@ typedef struct loomrun_map {
 } loomrun_map_t;
 
 /** Command-line options. */
+/** --bind-to: where each local rank may run (loomrun_bind.c). */
+enum { LOOMRUN_BIND_AUTO = 0, LOOMRUN_BIND_NONE, LOOMRUN_BIND_CORE, LOOMRUN_BIND_HWTHREAD };
+
 typedef struct loomrun_opts {
     int     nranks;
     loomrun_host_t *hosts;    /* --host / --hostfile entries, nhosts of them */
@@ -94,6 +98,8 @@ typedef struct loomrun_opts {
     int     quiet;
     double  timeout;      /* seconds, 0 = none */
     int     report_raw;   /* --report-raw: print the ranks' loom-report lines too */
+    int     bind;         /* --bind-to: LOOMRUN_BIND_* */
+    int     report_bindings; /* --report-bindings: say where each rank is bound */
     char  **argv;         /* the program and its arguments */
 } loomrun_opts_t;
 
@@ -184,6 +190,7 @@ typedef struct loomrun_job {
     struct loomrun_hang *hang;      /* hang reports (head / single host), else NULL */
     int              guard_fd;      /* to the cleanup guardian, -1 if none */
     pid_t            guard_pid;     /* the guardian, 0 if none */
+    cpu_set_t       *bind_sets;     /* per rank, local ones filled; NULL: unbound */
 } loomrun_job_t;
 
 /** One control connection (head side: a daemon; daemon side: the head). */
@@ -515,6 +522,27 @@ void loomrun_guard_proc(loomrun_job_t *job, pid_t pid);
 
 /** loomrun cleaned up itself: the guardian leaves quietly. */
 void loomrun_guard_stop(loomrun_job_t *job);
+
+/* ---- binding (loomrun_bind.c) ---- */
+
+/** LOOMRUN_BIND_* for a --bind-to word, or -1. */
+int  loomrun_bind_parse(const char *name);
+
+/** The word for a LOOMRUN_BIND_* value. */
+const char *loomrun_bind_name(int mode);
+
+/** The cpus loomrun may run on (its affinity mask) into @p set; @return how many. */
+int  loomrun_bind_allowed(cpu_set_t *set);
+
+/**
+ * Plan this host's binding: fills job->bind_sets for its ranks, or leaves
+ * it NULL (--bind-to none, or auto with more ranks than cores).
+ * @return 0, or -1 (out of memory, reported).
+ */
+int  loomrun_bind_plan(loomrun_job_t *job);
+
+/** With --report-bindings, print rank @p r's binding on stderr. */
+void loomrun_bind_report(const loomrun_job_t *job, int r);
 
 /** Free an environment array built by loomrun_proc_build_env or setup_fork. */
 void loomrun_proc_free_env(char **env);

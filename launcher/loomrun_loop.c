@@ -532,6 +532,9 @@ int loomrun_launch(loomrun_loop_t *lp, const char *path)
     loomrun_job_t *job = lp->job;
     int n = job->my_node;
 
+    if (loomrun_bind_plan(job) != 0) {
+        return -1;
+    }
     for (int i = 0; n >= 0 && i < job->map.count[n]; ++i) {
         int r = job->map.ranks[job->map.first[n] + i];
         char **env = loomrun_proc_copy_env(job->env);

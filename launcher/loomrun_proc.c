@@ -129,7 +129,8 @@ static char **loomrun_env_base(void)
 
 int loomrun_proc_build_env(loomrun_job_t *job)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t allowed;
+    long cores = loomrun_bind_allowed(&allowed);    /* what taskset/cpusets leave us */
     char **env = loomrun_env_base();
     int rc = env ? 0 : -1;
 
@@ -192,10 +193,12 @@ char *loomrun_proc_resolve(const char *prog)
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void loomrun_proc_child(int in_fd, int out_fd, int err_fd, pid_t parent,
-                               const char *path, char *const argv[], char *const env[])
+                               const cpu_set_t *bind, const char *path, char *const argv[],
+                               char *const env[])
 {
     sigset_t none;
     static const char msg[] = "loomrun: exec failed: ";
+    static const char bind_msg[] = "loomrun: warning: cannot bind this rank; it runs unbound\n";
 
     /* the launcher blocks these for its signalfd and ignores SIGPIPE: give
      * the program the dispositions it expects */
@@ -209,6 +212,10 @@ static void loomrun_proc_child(int in_fd, int out_fd, int err_fd, pid_t parent,
     }
     if ((in_fd != 0 && dup2(in_fd, 0) < 0) || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
         _exit(127);
+    }
+    /* before exec, so the program's first pages are touched on its core */
+    if (bind != NULL && sched_setaffinity(0, sizeof(*bind), bind) != 0) {
+        (void)!write(2, bind_msg, sizeof(bind_msg) - 1);
     }
     execve(path, argv, env);
     if (write(2, msg, sizeof(msg) - 1) > 0 && write(2, path, strlen(path)) > 0) {
@@ -257,7 +264,9 @@ int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
     }
     pid = fork();
     if (pid == 0) {
-        loomrun_proc_child(in_fd, outp[1], errp[1], parent, path, job->opts.argv, env);
+        loomrun_proc_child(in_fd, outp[1], errp[1], parent,
+                           job->bind_sets ? &job->bind_sets[r] : NULL, path, job->opts.argv,
+                           env);
     }
     if (pid < 0) {
         goto err_close_in;
@@ -270,6 +279,7 @@ int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
     loomrun_guard_proc(job, pid);
+    loomrun_bind_report(job, r);
     rk->pid   = pid;
     rk->alive = 1;
     rk->out[0] = (loomrun_stream_t){ .fd = outp[0], .out_fd = 1 };

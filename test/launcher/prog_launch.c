@@ -31,6 +31,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +333,19 @@ int main(int argc, char **argv)
         for (int i = 2; i < argc; ++i) {
             printf("%s=%s\n", argv[i], getenv(argv[i]) ? getenv(argv[i]) : "(unset)");
         }
+        return 0;
+    }
+    if (!strcmp(mode, "cpus")) {   /* where loomrun bound this rank */
+        cpu_set_t set;
+        int first = -1;
+        if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+            return 1;
+        }
+        for (int c = CPU_SETSIZE - 1; c >= 0; --c) {
+            first = CPU_ISSET(c, &set) ? c : first;
+        }
+        printf("CPUS rank=%s n=%d first=%d\n", getenv("PMIX_RANK") ? getenv("PMIX_RANK") : "?",
+               CPU_COUNT(&set), first);
         return 0;
     }
     fprintf(stderr, "prog_launch: unknown mode '%s'\n", mode);

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -539,6 +540,59 @@ static void test_environment(void)
     run_done(&run, 1);
 }
 
+/* Ranks fitting the cores get one core each (in loomrun's own mask); more
+ * ranks than cores run unbound; --bind-to none leaves them alone. */
+static void test_binding(void)
+{
+    char *fit[] = { loomrun_bin, "-n", "2", "--report-bindings", prog_bin, "cpus", NULL };
+    char *none[] = { loomrun_bin, "-n", "2", "--bind-to", "none", prog_bin, "cpus", NULL };
+    char *over[] = { loomrun_bin, "-n", "3", prog_bin, "cpus", NULL };
+    char *forced[] = { loomrun_bin, "-n", "3", "--bind-to", "core", prog_bin, "cpus", NULL };
+    cpu_set_t mine;
+    int ncpu, bound_line;
+    test_run_t run;
+    char want[64];
+
+    CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(mine), &mine), 0);
+    ncpu = CPU_COUNT(&mine);
+    snprintf(want, sizeof(want), "n=%d ", ncpu);
+    run_start(&run, NULL, fit);
+    run_wait(&run, TEST_RUN_LIMIT);
+    CU_ASSERT_EQUAL(run.status, 0);
+    bound_line = ncpu >= 2;          /* a 1-cpu runner oversubscribes 2 ranks */
+    CU_ASSERT_EQUAL(count_lines_with(run.out, bound_line ? "n=1 " : want), 2);
+    CU_ASSERT_EQUAL(count_lines_with(run.err, bound_line ? " bound to cpu " : "not bound"), 2);
+    for (int c = 0; bound_line && c < CPU_SETSIZE; ++c) {   /* two different cpus */
+        char first[32];
+        snprintf(first, sizeof(first), "first=%d\n", c);
+        CU_ASSERT(count_lines_with(run.out, first) <= 1);
+        CU_ASSERT(count_lines_with(run.out, first) == 0 || CPU_ISSET(c, &mine));
+    }
+    run_done(&run, 1);
+
+    run_start(&run, NULL, none);
+    run_wait(&run, TEST_RUN_LIMIT);
+    CU_ASSERT_EQUAL(run.status, 0);
+    CU_ASSERT_EQUAL(count_lines_with(run.out, want), 2);
+    run_done(&run, 1);
+
+    if (ncpu >= 3) {
+        return;    /* the oversubscribed cases need more ranks than cpus */
+    }
+    run_start(&run, NULL, over);
+    run_wait(&run, TEST_RUN_LIMIT);
+    CU_ASSERT_EQUAL(run.status, 0);
+    CU_ASSERT_EQUAL(count_lines_with(run.out, want), 3);
+    run_done(&run, 1);
+
+    run_start(&run, NULL, forced);
+    run_wait(&run, TEST_RUN_LIMIT);
+    CU_ASSERT_EQUAL(run.status, 0);
+    CU_ASSERT_EQUAL(count_lines_with(run.out, "n=1 "), 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "ranks share them"));
+    run_done(&run, 1);
+}
+
 /* Segments named by the job's prefix and left by the ranks are removed. */
 static void test_shm_cleanup(void)
 {
@@ -572,6 +626,8 @@ static void test_usage_errors(void)
         { { loomrun_bin, "--bogus", "-n", "1", prog_bin, NULL }, 2, "unknown option" },
         { { loomrun_bin, "--timeout", "-1", "-n", "1", prog_bin, NULL }, 2, "--timeout" },
         { { loomrun_bin, "-x", "1BAD", "-n", "1", prog_bin, NULL }, 2, "-x needs" },
+        { { loomrun_bin, "--bind-to", "socket", "-n", "1", prog_bin, NULL }, 2,
+          "--bind-to takes core, hwthread or none, not 'socket'" },
         { { loomrun_bin, "-n", "1", "/nonexistent/prog", NULL }, 127, "no such" },
         { { loomrun_bin, "-n", "1", "no-such-program-anywhere", NULL }, 127, "no such" },
         /* multi-host options: all checked before anything starts */
@@ -696,6 +752,7 @@ int main(void)
         { "output forwarded by whole lines",             test_output_lines },
         { "stdin goes to rank 0",                        test_stdin_to_rank0 },
         { "-x and LOOM_OVERSUBSCRIBED",                  test_environment },
+        { "--bind-to: one core each, unbound when oversubscribed", test_binding },
         { "shm segments removed",                        test_shm_cleanup },
         { "usage errors",                                test_usage_errors },
         { "--help, --version, loom_info",                test_help_version },
