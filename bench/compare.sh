@@ -21,9 +21,13 @@
 #
 # usage: bench/compare.sh [--short] [--runs N] [--build DIR] [--out DIR]
 #            [--bench a,b,...] [--transports shm,tcp] [--np-coll "2 4"]
-#            [--ompi-bind none|core] [--iters N] [--no-build] [--no-plots]
+#            [--bind none|core] [--iters N] [--no-build] [--no-plots]
 #            [--update-docs]
 #
+# --bind sets both launchers' binding (mpirun --bind-to, loomrun --bind-to;
+# default core, which both use by themselves when the ranks fit the cores);
+# runs with more ranks than cores are always unbound. --ompi-bind is the old
+# name of the same option.
 # --iters N passes -i N -x max(N/10,1) to every benchmark in full mode, and
 # -i max(N/50,2) -x 1 to bw and bibw (OSU's own defaults otherwise; 10000
 # latency iterations take long on a busy host).
@@ -42,7 +46,7 @@ cd "$TOP" || exit 1
 BUILD=${BUILD:-build/release}
 short=0 runs= out= do_build=1 do_plots=1 update_docs=0
 benches="latency bw bibw barrier bcast reduce allreduce allgather alltoall"
-transports="shm tcp" np_coll="2 4" ompi_bind=none iters=
+transports="shm tcp" np_coll="2 4" bind=core iters=
 
 while (($#)); do
     case $1 in
@@ -53,7 +57,7 @@ while (($#)); do
         --bench) benches=${2//,/ }; shift ;;
         --transports) transports=${2//,/ }; shift ;;
         --np-coll) np_coll=${2//,/ }; shift ;;
-        --ompi-bind) ompi_bind=$2; shift ;;
+        --bind|--ompi-bind) bind=$2; shift ;;
         --iters) iters=$2; shift ;;
         --no-build) do_build=0 ;;
         --no-plots) do_plots=0 ;;
@@ -67,7 +71,7 @@ done
 ((short)) && [[ $np_coll == "2 4" ]] && np_coll="2 3 4"
 ((short && update_docs)) && { echo "compare.sh: --update-docs needs a full run" >&2; exit 2; }
 [[ -n $out ]] || out=$([[ $short == 1 ]] && echo "$BUILD/compare-short" || echo build/compare)
-case $ompi_bind in none|core) ;; *) echo "compare.sh: --ompi-bind none|core" >&2; exit 2 ;; esac
+case $bind in none|core) ;; *) echo "compare.sh: --bind none|core, not '$bind'" >&2; exit 2 ;; esac
 [[ -z $iters || $iters =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: --iters needs a positive number" >&2; exit 2; }
 
 p2p_set=" latency bw bibw "
@@ -99,6 +103,7 @@ bench_args() {
 
 ncores=$(nproc)
 run_timeout=$((short ? 120 : 900))
+FLOOR=$BUILD/bench/floor_pingpong
 OMPI_DIR=$BUILD/bench/ompi LOOM_DIR=$BUILD/bench/loom
 LOOMRUN=$BUILD/bin/loomrun
 
@@ -131,10 +136,13 @@ fi
 mkdir -p "$out/raw"
 rm -f "$out"/raw/* "$out"/*.png "$out"/*.csv "$out"/*.md "$out"/*.dat
 
+bind_for() { # np -> the binding both launchers get (oversubscribed: none)
+    if (($1 > ncores)); then echo none; else echo "$bind"; fi
+}
 ompi_cmd() { # transport np -> mpirun prefix
     local btl=self,vader
     [[ $1 == tcp ]] && btl=self,tcp
-    local cmd=(timeout -k 10 "$run_timeout" mpirun -np "$2" --bind-to "$ompi_bind")
+    local cmd=(timeout -k 10 "$run_timeout" mpirun -np "$2" --bind-to "$(bind_for "$2")")
     (($(id -u) == 0)) && cmd+=(--allow-run-as-root)
     (($2 > ncores)) && cmd+=(--oversubscribe)
     cmd+=(--mca pml ob1 --mca btl "$btl")
@@ -143,7 +151,7 @@ ompi_cmd() { # transport np -> mpirun prefix
 loom_cmd() { # transport np -> loomrun prefix
     local env=""
     [[ $1 == tcp ]] && env="env LOOM_TRANSPORTS=self,tcp "
-    echo "${env}$LOOMRUN -q --timeout $run_timeout -np $2"
+    echo "${env}$LOOMRUN -q --timeout $run_timeout --bind-to $(bind_for "$2") -np $2"
 }
 
 # Parse an OSU output into "size,value" lines (barrier: size 0).
@@ -200,7 +208,7 @@ done
     echo "Open MPI: $(mpirun --version 2>/dev/null | head -1)"
     echo "loom: $([[ -x $BUILD/bin/loomcc ]] && "$BUILD/bin/loomcc" --showme:version)"
     echo "build: $BUILD; runs per configuration: $runs; mode: $([[ $short == 1 ]] && echo short || echo full)"
-    echo "Open MPI binding: --bind-to $ompi_bind (loomrun does not bind)"
+    echo "binding: --bind-to $bind for both launchers (none when ranks outnumber the $ncores cores)"
     echo "benchmark options: $(if ((short)); then echo "short mode (per benchmark, see raw/*.cmd)"
                                elif [[ -n $iters ]]; then echo "$(bench_args latency) (bw, bibw: $(bench_args bw))"
                                else echo "OSU defaults"; fi)"
@@ -221,6 +229,11 @@ for ((rep = 1; rep <= runs; rep++)); do
             printf '  run %d/%d  %-6s osu_%-10s %-3s np=%d\n' "$rep" "$runs" "$lib" "$b" "$tr" "$np"
             run_one "$lib" "$b" "$tr" "$np" "$rep"
         done
+        # the cache-line floor on the same cores, next to every shm latency pair
+        if [[ $b == latency && $tr == shm && -x $FLOOR ]]; then
+            "$FLOOR" --bind "$(bind_for 2)" >"$out/raw/floor_r$rep.out" 2>&1 ||
+                fail_note "floor_pingpong run $rep failed: $(tail -n 1 "$out/raw/floor_r$rep.out")"
+        fi
     done
 done
 
@@ -347,6 +360,21 @@ allreduce np=4 8 B <= 0.5x Open MPI|osu_allreduce|shm|4|8|0.5"
         [[ -n ${r:-} ]] && verdict=$(awk -v r="$r" -v m="$limit" 'BEGIN { print (r <= m) ? "yes" : "no" }')
         echo "| $name | ${o:--} | ${l:--} | ${r:--} | $verdict |"
     done <<<"$targets"
+    floor=$(cat "$out"/raw/floor_r*.out 2>/dev/null | awk '$1 == "floor_us" { print $2 }' |
+            sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+    if [[ -n $floor ]]; then
+        lat8=$(awk -F, '$1 == "osu_latency" && $2 == "shm" && $3 == 2 && $4 == 8 { print $6 }' \
+               "$out/compare.csv")
+        echo
+        echo "Cache-line floor on the same two cores (bench/floor_pingpong.c, median of runs):"
+        line="$floor us one way: no library's 8 B latency can be below it."
+        if [[ -n $lat8 ]]; then
+            line+=$(awk -v o="$lat8" -v f="$floor" 'BEGIN { t = 0.6 * o
+                printf " The 8 B latency target, 0.6 x %s us = %.3f us, is %s the floor here.", o, t,
+                       (t < f) ? "below" : "above" }')
+        fi
+        echo "$line"
+    fi
 } >"$out/targets.md"
 echo
 echo "== targets (ratio < 1: loom better; informational, never asserted)"
@@ -389,7 +417,7 @@ doc_plots="latency_shm_np2 bw_shm_np2 bibw_shm_np2 allreduce_shm_np2 allreduce_s
     echo "load average at start $(sed -n 's/^load average at start: //p' "$out/env.txt");"
     echo "$(sed -n 's/^Open MPI: mpirun (Open MPI) /Open MPI /p' "$out/env.txt") against $(sed -n 's/^loom: loomcc: //p' "$out/env.txt");"
     echo "median of $runs runs per configuration; benchmark options:"
-    echo "$(sed -n 's/^benchmark options: //p' "$out/env.txt"); Open MPI --bind-to $ompi_bind, loomrun unbound."
+    echo "$(sed -n 's/^benchmark options: //p' "$out/env.txt"); both launchers --bind-to $bind (none when oversubscribed)."
     echo
     echo "Command: \`${MAKELEVEL:+make compare  # runs }$invocation\`"
     echo

@@ -4,6 +4,7 @@
 #   make bench                 both builds: $(BUILD)/bench/{ompi,loom}/osu_*
 #   make bench-ompi            only the Open MPI build (needs $(MPICC))
 #   make bench-loom            only the loom build (needs loomcc, the libraries)
+#                              and floor_pingpong (the cache-line floor, plain C)
 #   make bench-fault           copies with the fault-injection shim (validation
 #                              self-test: bench/compare.sh --short runs them)
 #   make compare               run both side by side, medians of 5 runs, table,
@@ -66,9 +67,14 @@ $(BENCH_LFAULT_P2P): $(BUILD)/bench/loom-fault/osu_%: bench/osu_%.c $(BENCH_COMM
 $(BENCH_LFAULT_COLL): $(BUILD)/bench/loom-fault/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON) bench/osu_fault.c $(BENCH_LOOM_DEPS)
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
 
+# the cache-line floor under any shm latency (plain C, no MPI)
+BENCH_FLOOR := $(BUILD)/bench/floor_pingpong
+$(BENCH_FLOOR): bench/floor_pingpong.c
+	$(call bench_link,CC    ,$(CC))
+
 .PHONY: bench bench-ompi bench-loom bench-fault compare
 bench-ompi: $(BENCH_OMPI_P2P) $(BENCH_OMPI_COLL)
-bench-loom: $(BENCH_LOOM_P2P) $(BENCH_LOOM_COLL) $(BENCH_LOOMRUN)
+bench-loom: $(BENCH_LOOM_P2P) $(BENCH_LOOM_COLL) $(BENCH_LOOMRUN) $(BENCH_FLOOR)
 bench-fault: $(BENCH_OFAULT_P2P) $(BENCH_OFAULT_COLL) $(BENCH_LFAULT_P2P) $(BENCH_LFAULT_COLL)
 bench: bench-ompi bench-loom
 
