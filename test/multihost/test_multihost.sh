@@ -128,6 +128,14 @@ expect_info "hostfile"                   n1,n3,n3,n2       --hostfile "$W/hostfi
 expect_info "head without ranks"         n2,n2,n3,n3       --host n2:2,n3:2
 expect_info "--hostname names this host" n1,n2             --hostname n1 --host n1:1,n2:1
 expect_info "rank 0 on another host"     n3,n3,n1,n2       --host n3:2,n1:1,n2:1
+# the head passes --bind-to and --report-bindings to its daemons with the job
+head_run --host n1:1,n2:1 --bind-to hwthread --report-bindings "$PROG" info n1,n2
+if [[ $rc -ne 0 ]] || ! grep -q "^loomrun: rank 0 on n1 bound to cpu [0-9]" <<<"$out" ||
+        ! grep -q "^loomrun: rank 1 on n2 bound to cpu [0-9]" <<<"$out"; then
+    bad "--bind-to and --report-bindings on every host (exit $rc)" "$out"
+else
+    ok "--bind-to and --report-bindings on every host"
+fi
 check_clean "placement"
 
 # ---- transports: shm inside a host, tcp across ----------------------------------------
