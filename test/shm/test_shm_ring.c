@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,6 +234,82 @@ static void test_full_ring(void)
     munmap(mem, bytes);
 }
 
+static long minor_faults(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+/* Send a lap of 8-byte frames through a ring that another process formatted,
+ * mapped fresh here (no page tables yet); @return the minor faults taken. */
+static long lap_faults(int prefault, int pending)
+{
+    const uint32_t nslots = 64, slot_size = 8192;
+    size_t bytes = loom_shm_ring_bytes(nslots, slot_size);
+    int fd = memfd_create("loom-test-ring", 0);
+    loom_shm_ring_tx_t tx;
+    loom_shm_ring_rx_t rx;
+    void *mem;
+    long before;
+    pid_t pid;
+
+    CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, (off_t)bytes) == 0);
+    pid = fork();
+    if (pid == 0) {   /* the segment creator: formats, then leaves */
+        void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        loom_shm_ring_tx_t ctx;
+        uint64_t v = 42;
+        if (m == MAP_FAILED) {
+            _exit(1);
+        }
+        loom_shm_ring_format(m, nslots, slot_size);
+        loom_shm_ring_tx_init(&ctx, m, nslots, slot_size);
+        for (int i = 0; i < pending; ++i) {   /* frames sent before we attach */
+            loom_shm_ring_tx_send2(&ctx, 3, &v, sizeof(v), NULL, 0);
+        }
+        _exit(0);
+    }
+    CU_ASSERT_FATAL(pid > 0);
+    waitpid(pid, NULL, 0);
+    mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    CU_ASSERT_FATAL(mem != MAP_FAILED);
+    close(fd);
+    if (prefault) {
+        loom_shm_ring_prefault(mem, nslots, slot_size);
+    }
+    loom_shm_ring_rx_init(&rx, mem, nslots, slot_size);
+    for (int i = 0; i < pending; ++i) {   /* prefault left them intact */
+        loom_shm_slot_t *slot = loom_shm_ring_rx_peek(&rx);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+        CU_ASSERT_EQUAL(slot->type, 3);
+        CU_ASSERT_EQUAL(*(uint64_t *)slot->data, 42);
+        loom_shm_ring_rx_release(&rx);
+    }
+    CU_ASSERT_PTR_NULL(loom_shm_ring_rx_peek(&rx));
+    loom_shm_ring_tx_init(&tx, mem, nslots, slot_size);
+    before = minor_faults();
+    for (uint64_t v = 0; v < nslots; ++v) {
+        CU_ASSERT(loom_shm_ring_tx_send2(&tx, 7, &v, sizeof(v), NULL, 0));
+        CU_ASSERT_PTR_NOT_NULL(loom_shm_ring_rx_peek(&rx));
+        loom_shm_ring_rx_release(&rx);
+    }
+    before = minor_faults() - before;
+    munmap(mem, bytes);
+    return before;
+}
+
+/* After prefault a lap of small frames maps no page; without it, each slot
+ * (one page apart) faults once: the check can fail. */
+static void test_prefault(void)
+{
+    long cold = lap_faults(0, 0), warm = lap_faults(1, 5);
+
+    CU_ASSERT(cold >= 32);
+    CU_ASSERT_EQUAL(warm, 0);
+}
+
 static void test_wraparound_sizes(void)
 {
     /* tiny ring: thousands of laps, every size from 0 to a full slot */
@@ -260,6 +337,7 @@ int main(void)
         { "geometry", test_geometry },
         { "full ring refuses, release makes room", test_full_ring },
         { "wraparound with every size", test_wraparound_sizes },
+        { "prefault: no page faults on the first lap", test_prefault },
         { "back-pressure across processes", test_backpressure_across_processes },
         { "8k slots, variable sizes", test_large_slots },
         { "1M frames checksummed", test_million_checksummed },

@@ -42,3 +42,18 @@ void loom_shm_ring_rx_init(loom_shm_ring_rx_t *rx, void *mem, uint32_t nslots,
     rx->pos       = atomic_load_explicit(&rx->ring->tail, memory_order_acquire);
     rx->cur       = (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * rx->stride);
 }
+
+void loom_shm_ring_prefault(void *mem, uint32_t nslots, uint32_t slot_size)
+{
+    loom_shm_ring_t *ring  = mem;
+    uint8_t         *slots = (uint8_t *)mem + sizeof(*ring);
+    size_t           stride = loom_shm_ring_stride(slot_size);
+
+    /* adding 0 is a write that changes nothing, so it is safe even while the
+     * other side already uses the ring; it maps the page writable here */
+    atomic_fetch_add_explicit(&ring->tail, 0, memory_order_relaxed);
+    for (uint32_t i = 0; i < nslots; ++i) {
+        loom_shm_slot_t *slot = (loom_shm_slot_t *)(slots + (size_t)i * stride);
+        atomic_fetch_add_explicit(&slot->seq, 0, memory_order_relaxed);
+    }
+}

@@ -99,13 +99,17 @@ static void loom_shm_seg_join(loom_shm_iface_t *iface)
     uint32_t n;
 
     for (int j = 0; j < iface->local_size; ++j) {
+        void *tx_ring = loom_shm_seg_ring(seg, iface->local_idx, j);
+        void *rx_ring = loom_shm_seg_ring(seg, j, iface->local_idx);
+
         if (j == iface->local_idx) {
             continue;
         }
-        loom_shm_ring_tx_init(&iface->peers[j].tx, loom_shm_seg_ring(seg, iface->local_idx, j),
-                              iface->nslots, iface->slot_size);
-        loom_shm_ring_rx_init(&iface->peers[j].rx, loom_shm_seg_ring(seg, j, iface->local_idx),
-                              iface->nslots, iface->slot_size);
+        /* no page faults on the first lap of small frames (see shm_ring.h) */
+        loom_shm_ring_prefault(tx_ring, iface->nslots, iface->slot_size);
+        loom_shm_ring_prefault(rx_ring, iface->nslots, iface->slot_size);
+        loom_shm_ring_tx_init(&iface->peers[j].tx, tx_ring, iface->nslots, iface->slot_size);
+        loom_shm_ring_rx_init(&iface->peers[j].rx, rx_ring, iface->nslots, iface->slot_size);
     }
     me->pid        = (int32_t)getpid();
     me->probe_addr = loom_shm_probe_addr();
