@@ -593,6 +593,31 @@ static void test_binding(void)
     run_done(&run, 1);
 }
 
+/* loomrun counts the cpus it may use, not the machine's: started on one cpu
+ * (as under taskset or a cpuset), 2 ranks are oversubscribed and unbound. */
+static void test_binding_cpuset(void)
+{
+    char *argv[] = { loomrun_bin, "-n", "2", prog_bin, "env", "LOOM_OVERSUBSCRIBED", NULL };
+    cpu_set_t mine, one;
+    test_run_t run;
+
+    CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(mine), &mine), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &mine)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    }
+    CU_ASSERT_EQUAL_FATAL(sched_setaffinity(0, sizeof(one), &one), 0);
+    run_start(&run, NULL, argv);    /* loomrun inherits the one-cpu mask */
+    sched_setaffinity(0, sizeof(mine), &mine);
+    run_wait(&run, TEST_RUN_LIMIT);
+    CU_ASSERT_EQUAL(run.status, 0);
+    CU_ASSERT_EQUAL(count_lines_with(run.out, "LOOM_OVERSUBSCRIBED=1\n"), 2);
+    run_done(&run, 1);
+}
+
 /* Segments named by the job's prefix and left by the ranks are removed. */
 static void test_shm_cleanup(void)
 {
@@ -753,6 +778,7 @@ int main(void)
         { "stdin goes to rank 0",                        test_stdin_to_rank0 },
         { "-x and LOOM_OVERSUBSCRIBED",                  test_environment },
         { "--bind-to: one core each, unbound when oversubscribed", test_binding },
+        { "a one-cpu mask makes 2 ranks oversubscribed",  test_binding_cpuset },
         { "shm segments removed",                        test_shm_cleanup },
         { "usage errors",                                test_usage_errors },
         { "--help, --version, loom_info",                test_help_version },
