@@ -162,13 +162,20 @@ static int loom_coll_cma_agree(loom_coll_state_t *s)
     return cc->cma == LOOM_COLL_CMA_YES;
 }
 
-/* acc (n bytes at byte offset off of our slice) = x0 op (x1 op (... x(p-1))) */
+/*
+ * acc (n bytes at byte offset off of our slice) = x0 op (x1 op (... x(p-1))).
+ * The last rank, not in place, with an op whose operands commute bit for
+ * bit, starts from x(p-2) op x(p-1) = x(p-1) op x(p-2): x(p-2) read straight
+ * into acc and ours folded in, instead of copying ours into acc and reading
+ * x(p-2) into the scratch (a copy of the slice less, which at p = 2 made
+ * the last rank the slower one).
+ */
 static loom_status_t loom_coll_cma_fold(loom_coll_state_t *s, size_t off, size_t n)
 {
     char *acc = (char *)s->rbuf + off, *peer = ((loom_coll_comm_t *)s->shm)->cma_tmp;
     const char *own = (const char *)s->sbuf + off;
-    int last = s->size - 1;
-    loom_status_t st;
+    int last = s->size - 1, q = last - 1;
+    loom_status_t st = LOOM_OK;
 
     if (s->sbuf == s->rbuf && s->rank != last) {   /* in place: acc is ours */
         memcpy(peer + LOOM_COLL_CMA_CHUNK, own, n);
@@ -176,13 +183,19 @@ static loom_status_t loom_coll_cma_fold(loom_coll_state_t *s, size_t off, size_t
     }
     if (s->rank != last) {
         st = loom_coll_cma_read(s, last, acc, loom_coll_cma_info(s, last)->sbuf + off, n);
-        if (st != LOOM_OK) {
-            return st;
+    } else if (own != acc && loom_op_commutes_exactly(s->op, s->dt)) {
+        if ((st = loom_coll_cma_read(s, q, acc, loom_coll_cma_info(s, q)->sbuf + off, n)) ==
+            LOOM_OK) {
+            loom_coll_reduce(s, own, acc, n / s->esize);
         }
+        --q;
     } else if (own != acc) {
         memcpy(acc, own, n);
     }
-    for (int q = last - 1; q >= 0; --q) {
+    if (st != LOOM_OK) {
+        return st;
+    }
+    for (; q >= 0; --q) {
         if (q == s->rank) {
             loom_coll_reduce(s, own, acc, n / s->esize);
             continue;

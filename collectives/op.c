@@ -29,8 +29,6 @@
 #pragma GCC optimize("vect-cost-model=dynamic")
 #endif
 
-typedef void (*loom_op_kernel_fn_t)(const void *in, void *inout, size_t n);
-
 /* C layouts of the value+index pairs (MPI's MPI_FLOAT_INT etc.) */
 typedef struct { float v; int i; }       loom_pair_float_int_t;
 typedef struct { double v; int i; }      loom_pair_double_int_t;
@@ -332,6 +330,34 @@ void loom_op_apply(loom_op_t op, const void *in, void *inout, size_t count,
     }
     u = loom_op_user(op);
     u->fn(in, inout, count, dt, u->arg);
+}
+
+loom_op_kernel_fn_t loom_op_kernel(loom_op_t op, loom_datatype_t dt)
+{
+    if ((int)op <= LOOM_OP_NULL || (int)op >= LOOM_OP_PREDEFINED_COUNT ||
+        op == LOOM_REPLACE || (unsigned)dt >= LOOM_DATATYPE_COUNT) {
+        return NULL;
+    }
+    return loom_op_kernels[op][dt];
+}
+
+int loom_op_commutes_exactly(loom_op_t op, loom_datatype_t dt)
+{
+    int fp = dt == LOOM_FLOAT || dt == LOOM_DOUBLE || dt == LOOM_LONG_DOUBLE ||
+             dt == LOOM_FLOAT_INT || dt == LOOM_DOUBLE_INT || dt == LOOM_LONG_DOUBLE_INT;
+
+    if (loom_op_kernel(op, dt) == NULL) {
+        return 0;
+    }
+    switch (op) {
+    case LOOM_SUM:
+    case LOOM_PROD:      /* a + b == b + a (IEEE: up to which NaN's payload) */
+    case LOOM_LAND: case LOOM_LOR: case LOOM_LXOR:
+    case LOOM_BAND: case LOOM_BOR: case LOOM_BXOR:
+        return 1;
+    default:             /* min/max(-0, +0) and NaN comparisons depend on order */
+        return !fp;
+    }
 }
 
 loom_status_t loom_op_reduce(loom_op_t op, const void *in, void *inout, size_t count,

@@ -14,6 +14,11 @@
 
 #include <loom.h>
 
+#include <stddef.h>
+
+/** A predefined kernel: inout[i] = in[i] op inout[i] for @p n elements. */
+typedef void (*loom_op_kernel_fn_t)(const void *in, void *inout, size_t n);
+
 /**
  * Check that @p op is defined for @p dt; logs "<who>: operation 'band' is
  * not defined for datatype 'double'" and returns LOOM_ERR_INVALID_OP (or
@@ -30,6 +35,24 @@ int loom_op_is_commutative(loom_op_t op);
  */
 void loom_op_apply(loom_op_t op, const void *in, void *inout, size_t count,
                    loom_datatype_t dt);
+
+/**
+ * The kernel of predefined @p op on @p dt, for callers that resolve it once
+ * and call it on a fast path (coll_fast.c). NULL for user operations, for
+ * LOOM_REPLACE (a memmove in loom_op_apply) and for pairs loom_op_check
+ * rejects: those go through loom_op_apply.
+ */
+loom_op_kernel_fn_t loom_op_kernel(loom_op_t op, loom_datatype_t dt);
+
+/**
+ * 1 if in op inout gives the same bits as inout op in for predefined @p op
+ * on @p dt, so a fold may take its operands in either order: sum and
+ * product (for floating point up to which NaN's payload a NaN result
+ * carries, which C leaves to the compiler anyway), the logical and bitwise
+ * operations, and min/max/minloc/maxloc on integers. Not min/max on
+ * floating point (signed zeros, NaN), user operations or replace.
+ */
+int loom_op_commutes_exactly(loom_op_t op, loom_datatype_t dt);
 
 /** Release every user operation (at finalize). */
 void loom_op_cleanup(void);

@@ -242,6 +242,53 @@ static void test_every_pair(void)
     CU_ASSERT(checked > 100);
 }
 
+/*
+ * loom_op_kernel gives the table's kernel (NULL where undefined, for replace
+ * and user ops); where loom_op_commutes_exactly says operands may swap,
+ * in op inout and inout op in give the same bits (allreduce_cma.c relies on
+ * it), including signed zeros; min/max on floating point must say no.
+ */
+static void test_kernel_and_commutes(void)
+{
+    static char a[N * 32], b[N * 32], ab[N * 32], ba[N * 32];
+    int swapped = 0;
+
+    for (int op = LOOM_SUM; op < LOOM_OP_PREDEFINED_COUNT; ++op) {
+        for (int dt = 0; dt < LOOM_DATATYPE_COUNT; ++dt) {
+            loom_op_kernel_fn_t k = loom_op_kernel(op, dt);
+            CU_ASSERT((k != NULL) == (defined(op, dt) && op != LOOM_REPLACE));
+            if (!loom_op_commutes_exactly(op, dt)) {
+                continue;
+            }
+            CU_ASSERT_FATAL(k != NULL);
+            fill(a, dt, 5u * (unsigned)op + (unsigned)dt);
+            fill(b, dt, 900u + 3u * (unsigned)op + (unsigned)dt);
+            if (dt == LOOM_FLOAT) {          /* signed zeros on both sides */
+                ((float *)a)[0] = -0.0f;
+                ((float *)b)[0] = 0.0f;
+            }
+            memcpy(ab, b, sizeof(ab));
+            memcpy(ba, a, sizeof(ba));
+            k(a, ab, N);
+            k(b, ba, N);
+            CU_ASSERT(same(dt, ab, ba));
+            ++swapped;
+        }
+    }
+    CU_ASSERT(swapped > 50);
+    CU_ASSERT(loom_op_commutes_exactly(LOOM_SUM, LOOM_FLOAT));
+    CU_ASSERT(loom_op_commutes_exactly(LOOM_MIN, LOOM_INT32));
+    CU_ASSERT(loom_op_commutes_exactly(LOOM_MINLOC, LOOM_2INT));
+    CU_ASSERT(!loom_op_commutes_exactly(LOOM_MIN, LOOM_FLOAT));
+    CU_ASSERT(!loom_op_commutes_exactly(LOOM_MAX, LOOM_DOUBLE));
+    CU_ASSERT(!loom_op_commutes_exactly(LOOM_MINLOC, LOOM_FLOAT_INT));
+    CU_ASSERT(!loom_op_commutes_exactly(LOOM_REPLACE, LOOM_INT32));
+    CU_ASSERT(!loom_op_commutes_exactly(LOOM_BAND, LOOM_FLOAT));
+    CU_ASSERT(!loom_op_commutes_exactly(LOOM_OP_PREDEFINED_COUNT, LOOM_INT32));
+    CU_ASSERT(loom_op_kernel(LOOM_OP_NULL, LOOM_INT32) == NULL);
+    CU_ASSERT(loom_op_kernel(LOOM_SUM, LOOM_DATATYPE_COUNT) == NULL);
+}
+
 static void test_names_and_errors(void)
 {
     int x = 1, y = 2;
@@ -311,6 +358,7 @@ int main(void)
     }
     s = CU_add_suite("coll_ops", NULL, NULL);
     CU_add_test(s, "every op x type against a serial reference", test_every_pair);
+    CU_add_test(s, "kernels and exact commutativity", test_kernel_and_commutes);
     CU_add_test(s, "names and errors", test_names_and_errors);
     CU_add_test(s, "user operations", test_user_op);
     CU_basic_set_mode(CU_BRM_VERBOSE);
