@@ -324,19 +324,22 @@ loom_status_t loom_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
                                   comm, "loom_iallreduce", "allreduce", req_p);
 }
 
-loom_status_t loom_allreduce(const void *sendbuf, void *recvbuf, size_t count,
-                             loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+loom_status_t loom_coll_allreduce_req(const void *sendbuf, void *recvbuf, size_t count,
+                                      loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
     loom_request_t req = NULL;
-    loom_status_t st = loom_coll_fast_allreduce(sendbuf, recvbuf, count, dt, op, comm);
 
-    if (st != LOOM_INPROGRESS) {
-        return st;
-    }
     return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_ALLREDUCE, sendbuf, recvbuf,
                                                    count, dt, op, 0, comm,
                                                    "loom_allreduce", "allreduce", &req),
                             &req, "loom_allreduce");
+}
+
+/* the fast path tail-calls loom_coll_allreduce_req() for what it does not take */
+loom_status_t loom_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                             loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+{
+    return loom_coll_fast_allreduce(sendbuf, recvbuf, count, dt, op, comm);
 }
 
 loom_status_t loom_ireduce_scatter_block(const void *sendbuf, void *recvbuf, size_t count,

@@ -33,6 +33,7 @@ typedef struct loom_coll_comm {
     int       eligible;      /* every rank on this node */
     int       state;         /* LOOM_COLL_SHM_* */
     int       cma;           /* LOOM_COLL_CMA_* */
+    int       oversub;       /* ranks outnumber cores (fast path: spin or yield) */
     uint64_t  pid;           /* ours, published by allreduce_cma.c */
     void     *cma_tmp;       /* its scratch (2 chunks), made at first use */
     void     *base;
@@ -43,8 +44,13 @@ typedef struct loom_coll_comm {
     /* fast path: does the selection give the shm algorithm for these bytes? */
     size_t    fast_bytes[LOOM_COLL_TYPE_COUNT];
     int8_t    fast_ok[LOOM_COLL_TYPE_COUNT];   /* -1 unknown, 0 no, 1 yes */
-    uint32_t  fast_opdt;     /* 1 + op * 64 + dt of the last predefined
-                              * (op, type) it checked (0: none) */
+    /* fast allreduce: the last (count, type, predefined op) it took, with
+     * its element size and kernel (count 0: none) */
+    size_t              fast_ar_count;
+    loom_datatype_t     fast_ar_dt;
+    loom_op_t           fast_ar_op;
+    size_t              fast_ar_esize;
+    loom_op_kernel_fn_t fast_ar_kernel;
     char      name[128];
 } loom_coll_comm_t;
 

@@ -23,8 +23,14 @@
 #include "coll_fast.h"
 #include "coll_shm.h"
 
-/* spins between two loom_progress() calls when cores are not oversubscribed */
+#include <sched.h>
+
+/* spins between two loom_progress() calls */
 #define LOOM_COLL_FAST_POLL 32u
+
+/* ranks outnumber cores: polls in a row before yielding even when every
+ * rank waited for last ran on another CPU (about 10 us) */
+#define LOOM_COLL_FAST_SPIN_MAX 512u
 
 static inline void loom_coll_cpu_relax(void)
 {
@@ -87,6 +93,10 @@ static inline void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
     s->failed     = 0;
     s->is_child   = 0;
     loom_coll_record_put(cc, s->seq, type, root);
+    if (loom_unlikely(cc->oversub)) {   /* where we run, for the waiters' choice */
+        atomic_store_explicit(&loom_coll_shm_aux(s, s->rank)->cpu,
+                              (uint32_t)(sched_getcpu() + 1), memory_order_relaxed);
+    }
 }
 
 /*
@@ -109,23 +119,54 @@ static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
 }
 
 /*
+ * Ranks outnumber cores: give the core away now? Yes if a rank still
+ * missing last ran on our CPU (or we do not know where it ran): we may be
+ * what keeps it off. If every missing rank runs elsewhere, spinning sees
+ * its arrival at once, where a yield would hand the core to a rank that
+ * has nothing to do but yield it back (a context switch each way); the
+ * spin is bounded (LOOM_COLL_FAST_SPIN_MAX) in case that rank was
+ * descheduled there or moved here.
+ */
+static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycpu)
+{
+    for (int q = s->peer; q < s->size; ++q) {
+        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, q);
+        uint32_t cpu;
+
+        if (atomic_load_explicit(&c->arrived, memory_order_acquire) >= s->shm_seq) {
+            continue;
+        }
+        cpu = atomic_load_explicit(&loom_coll_shm_aux(s, q)->cpu, memory_order_relaxed);
+        if (cpu == 0 || cpu == mycpu) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
  * Spin until every rank arrived. Ranks on their own cores poll with a pause
- * and run loom_progress() every LOOM_COLL_FAST_POLL spins; when ranks
- * outnumber cores a waiting rank gives its core away at once (the rank it
- * waits for may be the one it keeps off the core), polling the engine once
- * per yield.
+ * and run loom_progress() every LOOM_COLL_FAST_POLL spins. When ranks
+ * outnumber cores a waiting rank gives its core away at once when a rank
+ * it waits for may need that core (loom_coll_fast_should_yield), polling
+ * the engine once per yield, and spins as above (at most
+ * LOOM_COLL_FAST_SPIN_MAX polls in a row) when all of them run elsewhere.
  */
 static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 {
-    int oversub = loom_progress_oversubscribed();
+    int oversub = ((loom_coll_comm_t *)s->shm)->oversub;
+    uint32_t mycpu = oversub ? (uint32_t)(sched_getcpu() + 1) : 0;
     unsigned spins = 0;
     loom_status_t st;
 
     while (!loom_coll_fast_arrived(s)) {
-        if (oversub) {
+        ++spins;
+        if (oversub && (spins >= LOOM_COLL_FAST_SPIN_MAX ||
+                        loom_coll_fast_should_yield(s, mycpu))) {
+            spins = 0;
             loom_progress_idle();
             (void)loom_progress();
-        } else if (++spins % LOOM_COLL_FAST_POLL != 0) {
+        } else if (spins % LOOM_COLL_FAST_POLL != 0) {
             loom_coll_cpu_relax();
             continue;
         } else {
@@ -136,18 +177,17 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
             return st;
         }
     }
-    st = loom_coll_shm_check(s);
-    s->failed |= st != LOOM_OK;
-    return st;
+    return LOOM_OK;
 }
 
 /*
- * Wait for every rank's arrival. The wait runs outside any request, so it
- * tells the progress engine which collective it is inside: a hang report
- * then names "allreduce #12 on WORLD" instead of a bare loom_progress.
- * @p call is the public name, "loom_allreduce".
+ * The wait proper, out of line: only a rank that finds somebody missing
+ * comes here. The wait runs outside any request, so it tells the progress
+ * engine which collective it is inside: a hang report then names
+ * "allreduce #12 on WORLD" instead of a bare loom_progress.
  */
-static loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char *call)
+static __attribute__((noinline)) loom_status_t
+loom_coll_fast_wait_slow(loom_coll_state_t *s, const char *call)
 {
     loom_progress_coll_t pc = {
         .call  = call,
@@ -165,6 +205,24 @@ static loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char *call)
     return st;
 }
 
+/*
+ * Wait for every rank's arrival, then compare signatures. @p call is the
+ * public name, "loom_allreduce". The last rank to arrive finds everybody
+ * there at the first look and skips the waiting machinery.
+ */
+static inline loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char *call)
+{
+    loom_status_t st;
+
+    if (loom_unlikely(!loom_coll_fast_arrived(s)) &&
+        (st = loom_coll_fast_wait_slow(s, call)) != LOOM_OK) {
+        return st;
+    }
+    st = loom_coll_shm_check(s);
+    s->failed |= st != LOOM_OK;
+    return st;
+}
+
 static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
                                                const char *who)
 {
@@ -174,23 +232,6 @@ static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status
     cc->recent[s->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
                                              (s->failed ? LOOM_COLL_REC_FAILED : 0);
     return st == LOOM_OK ? LOOM_OK : loom_p2p_error(st, who);
-}
-
-/* loom_op_check, skipped for the predefined pair checked last time */
-static inline loom_status_t loom_coll_fast_op_check(loom_coll_comm_t *cc, loom_op_t op,
-                                                    loom_datatype_t dt)
-{
-    uint32_t key = 1u + (uint32_t)op * 64u + (uint32_t)dt;
-    loom_status_t st;
-
-    if (loom_likely(cc->fast_opdt == key)) {
-        return LOOM_OK;
-    }
-    st = loom_op_check(op, dt, "loom_allreduce");
-    if (st == LOOM_OK && (int)op < LOOM_OP_PREDEFINED_COUNT && (unsigned)dt < 64u) {
-        cc->fast_opdt = key;          /* user ops may be freed: checked every time */
-    }
-    return st;
 }
 
 loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
@@ -208,37 +249,99 @@ loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
     return loom_coll_fast_end(&s, loom_coll_fast_wait(&s, "loom_barrier"), "loom_barrier");
 }
 
+/* Is (count > 0, dt, op) the allreduce the fast path took last on @p cc? */
+static inline int loom_coll_fast_ar_cached(const loom_coll_comm_t *cc, size_t count,
+                                           loom_datatype_t dt, loom_op_t op)
+{
+    return cc->fast_ar_count == count && cc->fast_ar_dt == dt && cc->fast_ar_op == op;
+}
+
+/*
+ * First allreduce of this (count, type, op) on the comm, or a user op:
+ * may the fast path take it? LOOM_OK with the element size and the kernel
+ * (NULL: go through loom_op_apply), LOOM_INPROGRESS to leave it to the
+ * request path (which validates and reports), or the op/type error.
+ * Predefined pairs are remembered; user ops may be freed, so they are
+ * checked every time.
+ */
+static __attribute__((noinline)) loom_status_t
+loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf, void *rbuf,
+                        size_t count, loom_datatype_t dt, loom_op_t op, size_t *esize_p,
+                        loom_op_kernel_fn_t *kernel_p)
+{
+    size_t esize = loom_datatype_size(dt);
+    loom_status_t st;
+
+    if (esize == 0 || count == 0 || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
+        (sbuf != LOOM_IN_PLACE && loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) ||
+        !loom_coll_fast_selected(cc, comm, LOOM_COLL_ALLREDUCE, count * esize)) {
+        return LOOM_INPROGRESS;
+    }
+    if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
+        return loom_p2p_error(st, "loom_allreduce");
+    }
+    *esize_p  = esize;
+    *kernel_p = loom_op_kernel(op, dt);
+    if (*kernel_p != NULL) {
+        cc->fast_ar_count  = count;
+        cc->fast_ar_dt     = dt;
+        cc->fast_ar_op     = op;
+        cc->fast_ar_esize  = esize;
+        cc->fast_ar_kernel = *kernel_p;
+    }
+    return LOOM_OK;
+}
+
+/* result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's fold */
+static inline void loom_coll_fast_fold(loom_coll_state_t *s, void *rbuf,
+                                       loom_op_kernel_fn_t kernel)
+{
+    loom_copy_small(rbuf, loom_coll_shm_slot(s, s->size - 1), s->count * s->esize);
+    for (int q = s->size - 2; q >= 0; --q) {
+        if (loom_likely(kernel != NULL)) {
+            kernel(loom_coll_shm_slot(s, q), rbuf, s->count);
+        } else {
+            loom_coll_reduce(s, loom_coll_shm_slot(s, q), rbuf, s->count);
+        }
+    }
+}
+
 loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
                                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
     loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
-    size_t esize = loom_datatype_size(dt);
+    loom_op_kernel_fn_t kernel;
     loom_coll_state_t s;
+    size_t esize;
     loom_status_t st;
 
-    if (cc == NULL || esize == 0 || count == 0 || sbuf == NULL || rbuf == NULL ||
-        rbuf == LOOM_IN_PLACE || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
-        (sbuf != LOOM_IN_PLACE && loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) ||
-        !loom_coll_fast_selected(cc, comm, LOOM_COLL_ALLREDUCE, count * esize)) {
-        return LOOM_INPROGRESS;       /* the request path validates and reports */
+    if (cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL || rbuf == LOOM_IN_PLACE) {
+        /* the request path validates and reports */
+        return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
     }
-    if ((st = loom_coll_fast_op_check(cc, op, dt)) != LOOM_OK) {
-        return loom_p2p_error(st, "loom_allreduce");
+    if (loom_likely(loom_coll_fast_ar_cached(cc, count, dt, op))) {
+        esize  = cc->fast_ar_esize;
+        kernel = cc->fast_ar_kernel;
+        if (sbuf != LOOM_IN_PLACE &&
+            loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) {
+            return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
+        }
+    } else if ((st = loom_coll_fast_ar_admit(cc, comm, sbuf, rbuf, count, dt, op, &esize,
+                                             &kernel)) != LOOM_OK) {
+        return st != LOOM_INPROGRESS ? st
+                                     : loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
     }
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
     s.count = count;
     s.esize = esize;
     s.dt    = dt;
     s.op    = op;
-    memcpy(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
-           count * esize);
+    loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
+                    count * esize);
     loom_coll_shm_arrive(&s);
     st = loom_coll_fast_wait(&s, "loom_allreduce");
     if (st == LOOM_OK) {
-        memcpy(rbuf, loom_coll_shm_slot(&s, s.size - 1), count * esize);
-        for (int q = s.size - 2; q >= 0; --q) {
-            loom_coll_reduce(&s, loom_coll_shm_slot(&s, q), rbuf, count);
-        }
+        loom_coll_fast_fold(&s, rbuf, kernel);
     }
     return loom_coll_fast_end(&s, st, "loom_allreduce");
 }

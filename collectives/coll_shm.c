@@ -72,6 +72,7 @@ loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
         return NULL;
     }
     memset(cc->fast_ok, -1, sizeof(cc->fast_ok));
+    cc->oversub = loom_progress_oversubscribed();
     info = loom_bootstrap_info();
     cc->eligible = info != NULL && info->node_of_rank != NULL && comm->size > 1 &&
                    loom_coll_shm_allowed();
@@ -121,7 +122,7 @@ static loom_status_t loom_coll_shm_map(loom_coll_comm_t *cc, loom_comm_t comm, i
     long long fault = loom_config_int(LOOM_CFG_COLL_SHM_FAULT);
     void *base;
 
-    cc->size = LOOM_ALIGN_UP((size_t)comm->size * LOOM_COLL_SHM_RANK_BYTES, (size_t)4096);
+    cc->size = LOOM_ALIGN_UP(LOOM_COLL_SHM_SEG_BYTES(comm->size), (size_t)4096);
     if (loom_unlikely(fault == comm->rank)) {
         loom_info("coll", "%s: rank %d: LOOM_COLL_SHM_FAULT: not mapping %s", comm->name,
                   comm->rank, cc->name);

@@ -22,9 +22,11 @@
  * written only by that rank with release order, read by the others with
  * acquire) and the signature (sequence, kind, root, bytes) of its last two
  * operations, then two data slots of LOOM_COLL_SHM_MAX_BYTES used
- * alternately by consecutive operations. Shared-memory operations on one
- * communicator run one at a time, in the order they were started (all ranks
- * start collectives in the same order), so the n-th operation publishes
+ * alternately by consecutive operations; after all ranks, one line each
+ * of hints (the CPU it last ran on) for waiters when ranks outnumber
+ * cores. Shared-memory operations on one communicator run one at a time,
+ * in the order they were started (all ranks start collectives in the same
+ * order), so the n-th operation publishes
  * arrival n. Reusing slot parity n%2 at operation n is safe: a rank starts n
  * only after seeing every rank arrive at n-1, i.e. after every rank finished
  * reading the slots of n-2. A rank that sees another rank's signature for
@@ -65,8 +67,26 @@ typedef struct loom_coll_shm_ctl {
 _Static_assert(sizeof(loom_coll_shm_ctl_t) == LOOM_CACHE_LINE,
                "the control line is one cache line");
 
-/* per rank: the control line, then two slots */
+/*
+ * Per rank, in an array after every rank's control line and slots: hints
+ * read only by waiters when ranks outnumber cores (coll_fast.c), kept off
+ * the control line so the common case still moves one line per reader.
+ */
+typedef struct loom_coll_shm_aux {
+    /* 1 + the CPU this rank ran on when it last arrived on the fast path
+     * (0: not known); relaxed, a hint for whether to spin or yield */
+    _Atomic uint32_t cpu;
+    uint8_t          pad[LOOM_CACHE_LINE - sizeof(uint32_t)];
+} loom_coll_shm_aux_t;
+
+_Static_assert(sizeof(loom_coll_shm_aux_t) == LOOM_CACHE_LINE, "the aux line is one line");
+
+/* per rank: the control line, then two slots (the aux lines come after all ranks) */
 #define LOOM_COLL_SHM_RANK_BYTES (sizeof(loom_coll_shm_ctl_t) + 2 * LOOM_COLL_SHM_MAX_BYTES)
+
+/* bytes of the segment of a communicator of @p size ranks (before page rounding) */
+#define LOOM_COLL_SHM_SEG_BYTES(size) \
+    ((size_t)(size) * (LOOM_COLL_SHM_RANK_BYTES + sizeof(loom_coll_shm_aux_t)))
 
 /* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52 */
 static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes)
@@ -103,6 +123,14 @@ static inline loom_coll_shm_ctl_t *loom_coll_shm_ctl(const loom_coll_state_t *s,
     const loom_coll_comm_t *cc = s->shm;
     return (loom_coll_shm_ctl_t *)(void *)((char *)cc->base +
                                            (size_t)r * LOOM_COLL_SHM_RANK_BYTES);
+}
+
+/** Aux line of comm rank @p r (after every rank's control line and slots). */
+static inline loom_coll_shm_aux_t *loom_coll_shm_aux(const loom_coll_state_t *s, int r)
+{
+    const loom_coll_comm_t *cc = s->shm;
+    return (loom_coll_shm_aux_t *)(void *)((char *)cc->base +
+                                           (size_t)s->size * LOOM_COLL_SHM_RANK_BYTES) + r;
 }
 
 /**

@@ -192,10 +192,31 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                               root, comm, 1, request, "MPI_Ireduce");
 }
 
+/*
+ * A predefined datatype and a predefined op on a live communicator need no
+ * resolving: predefined types are one base element, always committed and
+ * never freed; a predefined op is its loom op. Small allreduces are a few
+ * hundred instructions end to end, so this case skips the generic argument
+ * path (which handles everything else and reports the errors).
+ */
+static inline int loom_mpi_red_predefined(MPI_Comm comm, MPI_Datatype dt, int count,
+                                          MPI_Op op)
+{
+    return comm != MPI_COMM_NULL && comm->magic == LOOM_MPI_COMM_MAGIC &&
+           loom_mpi_state == LOOM_MPI_STATE_INITIALIZED && dt != MPI_DATATYPE_NULL &&
+           dt->magic == LOOM_MPI_TYPE_MAGIC && dt->predefined && count >= 0 &&
+           op != MPI_OP_NULL && op->magic == LOOM_MPI_OP_MAGIC && op->predefined;
+}
+
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
+    if (__builtin_expect(loom_mpi_red_predefined(comm, datatype, count, op), 1)) {
+        return loom_mpi_coll_done(comm, loom_allreduce(sendbuf, recvbuf, (size_t)count,
+                                                       datatype->base, op->op, comm->comm),
+                                  "MPI_Allreduce");
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 0, NULL, "MPI_Allreduce");
 }
