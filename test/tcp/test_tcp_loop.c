@@ -116,6 +116,23 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static loom_status_t send_frame(int src, int dst, size_t len);
+
+/* test_callback_replies: rank 1 answers every frame of rank 0 from the callback */
+static int g_echo;
+static unsigned g_echo_corked;
+
+static void echo_from_callback(int me, int to)
+{
+    loom_tcp_ep_t *ep = loom_tcp_ep_of(W.ep[me][to]);
+
+    CU_ASSERT_EQUAL(send_frame(me, to, 8), LOOM_OK);
+    /* inside progress: held back, not written */
+    g_echo_corked += !loom_list_is_empty(&ep->txq);
+    /* a larger frame (not corked itself) must still leave after it */
+    CU_ASSERT_EQUAL(send_frame(me, to, LOOM_TCP_SMALL_INLINE + 100), LOOM_OK);
+}
+
 static void on_am(void *arg, int src, const void *data, size_t len)
 {
     rank_state_t *s = arg;
@@ -137,6 +154,9 @@ static void on_am(void *arg, int src, const void *data, size_t len)
     }
     s->expect[src] = f.seq + 1;
     ++s->received;
+    if (g_echo && s->rank == 1 && src == 0) {
+        echo_from_callback(1, 0);
+    }
 }
 
 static void on_err(void *arg, int peer, loom_status_t status, const char *what)
@@ -340,6 +360,39 @@ static void test_backpressure(void)
     CU_ASSERT_EQUAL(W.st[1].bad, 0);
     CU_ASSERT_EQUAL(W.st[1].received, accepted + 1);
     CU_ASSERT_EQUAL(W.st[0].errs + W.st[1].errs, 0);
+    world_close();
+}
+
+static void test_callback_replies(void)
+{
+    const unsigned n = 200;
+    loom_tcp_iface_t *i1;
+
+    world_open(2, 1);
+    i1 = loom_tcp_iface_of(W.iface[1]);
+    CU_ASSERT_EQUAL(send_frame(0, 1, 8), LOOM_OK);   /* connect first */
+    CU_ASSERT(wait_for(all_delivered));
+    g_echo = 1;
+    g_echo_corked = 0;
+    for (unsigned i = 0; i < n; ++i) {
+        CU_ASSERT_EQUAL(send_frame(0, 1, frame_size(i) % 2000), LOOM_OK);
+        if (i % 7 == 0) {
+            progress_all();
+            /* nothing stays corked once progress() returns */
+            CU_ASSERT(loom_list_is_empty(&i1->corked));
+            CU_ASSERT_FALSE(i1->corking);
+        }
+    }
+    CU_ASSERT(wait_for(all_delivered));
+    g_echo = 0;
+    CU_ASSERT_EQUAL(W.st[0].received, 2 * n);   /* in order (on_am checks sequence) */
+    CU_ASSERT_EQUAL(g_echo_corked, n);
+    CU_ASSERT_EQUAL(W.st[0].bad + W.st[1].bad, 0);
+    CU_ASSERT_EQUAL(W.st[0].errs + W.st[1].errs, 0);
+    /* outside progress a frame is written at once */
+    CU_ASSERT_EQUAL(send_frame(1, 0, 8), LOOM_OK);
+    CU_ASSERT(loom_list_is_empty(&loom_tcp_ep_of(W.ep[1][0])->txq));
+    CU_ASSERT(wait_for(all_delivered));
     world_close();
 }
 
@@ -776,6 +829,7 @@ int main(int argc, char **argv)
     static const loom_test_case_t cases[] = {
         { "frames between all pairs, simultaneous connects", test_all_pairs },
         { "back-pressure is bounded and lossless", test_backpressure },
+        { "replies from a frame callback: corked, in order", test_callback_replies },
         { "gets: sizes, concurrency, forged and stale keys", test_get },
         { "region released while streaming", test_release_while_streaming },
         { "outsiders refused, the job goes on", test_outsiders },

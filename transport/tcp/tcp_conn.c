@@ -56,6 +56,7 @@ loom_tcp_ep_t *loom_tcp_ep_get_or_create(loom_tcp_iface_t *iface, int peer)
     ep->state       = LOOM_TCP_EP_IDLE;
     loom_list_init(&ep->txq);
     loom_list_init(&ep->gets);
+    loom_list_init(&ep->cork_link);
     snprintf(ep->addr_str, sizeof(ep->addr_str), "(address unknown)");
     iface->peers[peer] = ep;
     return ep;
@@ -463,6 +464,14 @@ static ssize_t loom_tcp_conn_rx_readv(void *arg, const struct iovec *iov, int cn
 {
     loom_tcp_conn_t *conn = arg;
 
+    /* the replies to the frames dispatched so far leave before we read on */
+    if (!loom_list_is_empty(&conn->iface->corked)) {
+        loom_tcp_iface_uncork(conn->iface);
+        if (conn->state == LOOM_TCP_CONN_DEAD) {
+            errno = ECONNABORTED;   /* failed while writing; already reported */
+            return -1;
+        }
+    }
     if (cnt == 1) {
         return recv(conn->fd, iov[0].iov_base, iov[0].iov_len, 0);
     }

@@ -380,6 +380,7 @@ loom_status_t loom_tcp_iface_open_modex(const loom_tl_params_t *params,
     iface->listener.fd = -1;
     loom_list_init(&iface->pending);
     loom_list_init(&iface->dead);
+    loom_list_init(&iface->corked);
     iface->peers = calloc((size_t)job->size, sizeof(*iface->peers));
     st = iface->peers == NULL ? LOOM_ERR_NO_MEMORY : loom_tcp_iface_pools(iface);
     if (st != LOOM_OK) {
@@ -556,6 +557,7 @@ static int loom_tcp_progress(loom_tl_iface_t *tl_iface)
         }
         return 0;
     }
+    iface->corking = 1;
     for (int i = 0; i < n; ++i) {
         loom_tcp_conn_t *conn = ev[i].data.ptr;
 
@@ -565,6 +567,8 @@ static int loom_tcp_progress(loom_tl_iface_t *tl_iface)
             loom_tcp_conn_events(conn, ev[i].events);
         }
     }
+    iface->corking = 0;
+    loom_tcp_iface_uncork(iface);
     if (!loom_list_is_empty(&iface->pending) && (++iface->poll_count & 255) == 0) {
         loom_tcp_conn_expire(iface);
     }

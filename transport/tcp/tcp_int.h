@@ -22,6 +22,11 @@
  * from progress(): nonblocking sockets, one level-triggered epoll set.
  * am_send writes directly when the peer's queue is empty and otherwise
  * copies into a pooled buffer (bounded: LOOM_ERR_NO_RESOURCE beyond).
+ * Inside progress() small frames are corked: what the frame callbacks send
+ * (GET_REQ for a batch of RTS, FIN for every finished get, a stream newly
+ * asked for) is queued and written with one sendmsg() per peer before the
+ * next read and at the end of progress(), never later; frames sent outside
+ * progress() still leave at once.
  *
  * Frames are in host byte order: a peer of the other endianness fails the
  * handshake (its magic reads differently) and is refused with a message.
@@ -346,6 +351,7 @@ struct loom_tcp_ep {
     loom_list_t          txq;
     size_t               txq_bytes;
     loom_list_t          gets;
+    loom_list_t          cork_link;     /* in iface->corked: write its queue at uncork */
     int                  engine_owned;  /* handed out by ep_create */
     int                  have_addr;
     loom_tcp_addr_t      addr;
@@ -366,6 +372,8 @@ struct loom_tcp_iface {
     loom_tcp_ep_t      **peers;         /* size entries, created on demand */
     loom_list_t          pending;       /* accepted, not yet authenticated */
     loom_list_t          dead;          /* closed conns to free after dispatch */
+    loom_list_t          corked;        /* endpoints with frames held back by corking */
+    int                  corking;       /* in progress(): small frames wait for uncork */
     loom_mpool_t         tx_small;
     loom_mpool_t         tx_large;
     loom_mpool_t         region_pool;
@@ -427,6 +435,8 @@ loom_status_t loom_tcp_ep_send_frame(loom_tcp_ep_t *ep, unsigned type, const voi
                                      int force);
 /** Write queued frames until the socket would block. */
 loom_status_t loom_tcp_ep_flush(loom_tcp_ep_t *ep);
+/** Write what corking held back, on every endpoint that has some. */
+void loom_tcp_iface_uncork(loom_tcp_iface_t *iface);
 /** Release every queued frame (after a failure or at close). */
 void loom_tcp_ep_drop_txq(loom_tcp_ep_t *ep);
 /** Complete every outstanding get of @p ep with @p status. */
