@@ -11,6 +11,9 @@
  *                      wrong data; cache hits and invalidations are counted
  *   prog_ib_tl kill    (2 ranks) rank 0 dies while rank 1 RDMA-reads 64 MB
  *                      from it: rank 1 must get a named error, not hang
+ *   prog_ib_tl stall   (2 ranks) rank 0's watchdog (LOOM_IB_STALL_FAULT=0)
+ *                      declares rank 1 failed; rank 1, only waiting, must be
+ *                      told within 2 s
  *   prog_ib_tl lat [N] (2 ranks) transport-only ping-pong of 8-byte frames
  *                      (no p2p engine): prints "lat-tl 8 MIN MEDIAN MEAN" in
  *                      us one-way, for test/verbs/bench.sh
@@ -407,27 +410,38 @@ static void test_lat(int iters)
     free(t);
 }
 
+/* Register @p buf for remote reads and announce it to @p peer (T_RKEY frame). */
+static int expose_to(int peer, void *buf, size_t len, loom_tl_memh_t **memh_p)
+{
+    test_hdr_t h = { .type = T_RKEY, .len = len, .raddr = (uintptr_t)buf };
+    loom_tl_rkey_t rkey;
+
+    if (loom_tl_mem_pack(tl, buf, len, &rkey, memh_p) != LOOM_OK) {
+        FAIL("mem_pack of %zu bytes", len);
+        return -1;
+    }
+    send_frame(peer, &h, &rkey, sizeof(rkey));
+    return 0;
+}
+
 /* ---- kill: the peer dies in the middle of an RDMA READ ----------------------------------- */
 
 static void test_kill(void)
 {
     const size_t len = 32u << 20;
     uint8_t *buf = malloc(len);
-    loom_tl_rkey_t rkey;
     loom_tl_memh_t *memh;
     loom_tl_comp_t comp = { get_done };
-    test_hdr_t h = { .type = T_RKEY, .len = len, .raddr = (uintptr_t)buf };
+    test_hdr_t h = { .type = T_DONE };
     loom_status_t st;
     sigset_t set;
     double t0;
 
     memset(buf, 0x5a, len);
     if (job->rank == 0) {
-        if (loom_tl_mem_pack(tl, buf, len, &rkey, &memh) != LOOM_OK) {
-            FAIL("mem_pack of 32 MB");
+        if (expose_to(1, buf, len, &memh) != 0) {
             return;
         }
-        send_frame(1, &h, &rkey, sizeof(rkey));
         progress_until(&done_from[1], 1, 60, "rank 1's read to start");
         if (getenv("PROG_IB_SIMULATE_DEATH") != NULL) {
             printf("rank 0: rank 1 is reading; destroying my QPs\n");
@@ -455,7 +469,6 @@ static void test_kill(void)
             break;
         }
         if (reads == 0) {
-            h.type = T_DONE;
             send_frame(0, &h, NULL, 0);
         }
         while (done_from[1] == reads && now_s() - t0 < 30) {
@@ -476,6 +489,55 @@ static void test_kill(void)
         exit(failures != 0);
     }
     _exit(failures != 0);
+}
+
+/* ---- stall: one side's watchdog fails the connection; the other learns at once ------------ */
+
+static void progress_until_error(double t0, double limit)
+{
+    while (err_peer < 0 && now_s() - t0 < limit) {
+        loom_tl_iface_progress(tl);
+    }
+}
+
+/*
+ * Rank 0's watchdog (LOOM_IB_STALL_FAULT=0: it takes every connected peer
+ * for stalled) declares rank 1 failed after LOOM_IB_STALL_TIMEOUT s. Rank 1
+ * has nothing outstanding, it only waits: it must be told by rank 0 and fail
+ * the connection within 2 s of rank 0's declaration, not at a hang timeout.
+ * Both count from the end of setup's fence (the ranks may be on two hosts,
+ * whose clocks differ; the fence ends within milliseconds everywhere).
+ */
+static void test_stall(void)
+{
+    double t0 = now_s(), dt, dt_decl = 0;
+    size_t sz = sizeof(dt_decl);
+    int peer = 1 - job->rank;
+
+    progress_until_error(t0, 60);
+    dt = now_s() - t0;
+    if (err_peer != peer || err_status != LOOM_ERR_PEER_FAILED) {
+        loom_tl_ib_ep_t *ep = loom_container_of(eps[peer], loom_tl_ib_ep_t, super);
+        FAIL("no failure of rank %d after %.1f s (err_peer %d, %s; endpoint state %d)", peer,
+             dt, err_peer, loom_strerror(err_status), (int)ep->state);
+    } else {
+        printf("rank %d: error for rank %d after %.2f s: %s\n", job->rank, peer, dt, err_what);
+    }
+    if (job->rank == 0) {
+        loom_bootstrap_put("stall.dt", &dt, sizeof(dt));
+    }
+    loom_bootstrap_fence();
+    if (job->rank == 1 && failures == 0) {
+        if (loom_bootstrap_get(0, "stall.dt", &dt_decl, &sz) != LOOM_OK) {
+            FAIL("no declaration time from rank 0");
+        } else if (dt - dt_decl > 2.0) {
+            FAIL("told %.2f s after rank 0 declared the connection failed (limit 2 s)",
+                 dt - dt_decl);
+        } else {
+            printf("rank 1: PASS stall: told %.2f s after rank 0 declared it failed\n",
+                   dt - dt_decl);
+        }
+    }
 }
 
 static loom_status_t setup(void)
@@ -530,11 +592,13 @@ int main(int argc, char **argv)
         test_get();
     } else if (!strcmp(mode, "lat") && job->size == 2) {
         test_lat(argc > 2 && atoi(argv[2]) >= 10 ? atoi(argv[2]) : 2000);
+    } else if (!strcmp(mode, "stall") && job->size == 2) {
+        test_stall();
     } else if (!strcmp(mode, "kill") && job->size == 2) {
         expect_get_error = 1;
         test_kill();
     } else {
-        FAIL("unknown mode '%s' (am, get, lat or kill with 2 ranks)", mode);
+        FAIL("unknown mode '%s' (am, get, lat, kill or stall with 2 ranks)", mode);
     }
     rank = job->rank;
     loom_bootstrap_fence();

@@ -117,9 +117,8 @@ loom_status_t loom_tl_ib_qp_create(loom_tl_ib_iface_t *ib, struct ibv_qp **qp_p)
     return LOOM_OK;
 }
 
-/* Fill the address vector toward @p a (LID on InfiniBand, GRH on RoCE). */
-static void loom_tl_ib_ah_attr(loom_tl_ib_iface_t *ib, const loom_tl_ib_addr_t *a,
-                               struct ibv_ah_attr *ah)
+void loom_tl_ib_ah_attr_fill(const loom_tl_ib_iface_t *ib, const loom_tl_ib_addr_t *a,
+                             struct ibv_ah_attr *ah)
 {
     memset(ah, 0, sizeof(*ah));
     ah->dlid = a->lid;
@@ -130,6 +129,14 @@ static void loom_tl_ib_ah_attr(loom_tl_ib_iface_t *ib, const loom_tl_ib_addr_t *
         ah->grh.sgid_index = (uint8_t)ib->gid_index;
         ah->grh.hop_limit = 64;
     }
+}
+
+struct ibv_ah *loom_tl_ib_ah_create(loom_tl_ib_iface_t *ib, const loom_tl_ib_addr_t *a)
+{
+    struct ibv_ah_attr ah;
+
+    loom_tl_ib_ah_attr_fill(ib, a, &ah);
+    return ibv_create_ah(ib->pd, &ah);
 }
 
 loom_status_t loom_tl_ib_ep_connect(loom_tl_ib_ep_t *ep, uint32_t remote_qpn,
@@ -146,7 +153,7 @@ loom_status_t loom_tl_ib_ep_connect(loom_tl_ib_ep_t *ep, uint32_t remote_qpn,
     };
     char why[96];
 
-    loom_tl_ib_ah_attr(ib, &ep->peer_addr, &attr.ah_attr);
+    loom_tl_ib_ah_attr_fill(ib, &ep->peer_addr, &attr.ah_attr);
     if (ibv_modify_qp(ep->qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
                       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
                       IBV_QP_MIN_RNR_TIMER) != 0) {

@@ -21,7 +21,7 @@ uint64_t loom_tl_ib_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static const char *loom_tl_ib_host(const loom_tl_ib_iface_t *ib, int rank)
+const char *loom_tl_ib_host(const loom_tl_ib_iface_t *ib, int rank)
 {
     if (ib->job->hostnames == NULL || rank < 0 || rank >= ib->job->size) {
         return "?";
@@ -49,6 +49,14 @@ void loom_tl_ib_ep_fail(loom_tl_ib_ep_t *ep, loom_status_t status, const char *w
                ib->job->rank, loom_tl_ib_host(ib, ib->job->rank), ep->super.peer,
                loom_tl_ib_host(ib, ep->super.peer), what, ib->dev_name, ib->port,
                ep->qp ? ep->qp->qp_num : 0, why);
+    /* Our QP in the error state drops what the peer sends, but tells it
+     * nothing: a peer waiting only to receive would wait for its own hang
+     * timeout (and soft-RoCE never reports retry exhaustion). Tell it, on the
+     * UD QP, before err_cb (which may end the process). */
+    if (!ep->peer_declared) {
+        ep->fail_notices = LOOM_TL_IB_FAIL_NOTICES;
+        loom_tl_ib_cm_notify_fail(ep, loom_tl_ib_now_ns());
+    }
     snprintf(msg, sizeof(msg), "ib %s on QP 0x%x to rank %d (%s): %s", what,
              ep->qp ? ep->qp->qp_num : 0, ep->super.peer,
              loom_tl_ib_host(ib, ep->super.peer), why);
@@ -136,12 +144,24 @@ out_free_list:
     return status;
 }
 
+int loom_tl_ib_gid_ipv4(const uint8_t gid[16], struct in_addr *addr_p)
+{
+    static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+    if (memcmp(gid, v4mapped, sizeof(v4mapped)) != 0) {
+        return 0;
+    }
+    if (addr_p != NULL) {
+        memcpy(&addr_p->s_addr, gid + 12, 4);   /* both in network order */
+    }
+    return 1;
+}
+
 /* On RoCE, the RoCE v2 GID holding an IPv4-mapped interface address; else any
  * RoCE v2 GID; else index 0. LOOM_IB_GID_INDEX overrides. */
 static loom_status_t loom_tl_ib_pick_gid(loom_tl_ib_iface_t *ib)
 {
     long long forced = loom_config_int(LOOM_CFG_IB_GID_INDEX);
-    static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
     struct ibv_gid_entry entry;
     int i, any_v2 = -1, v4 = -1;
 
@@ -163,7 +183,7 @@ static loom_status_t loom_tl_ib_pick_gid(loom_tl_ib_iface_t *ib)
             if (any_v2 < 0) {
                 any_v2 = i;
             }
-            if (memcmp(entry.gid.raw, v4mapped, sizeof(v4mapped)) == 0) {
+            if (loom_tl_ib_gid_ipv4(entry.gid.raw, NULL)) {
                 v4 = i;
                 break;
             }
@@ -296,6 +316,7 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
     loom_list_init(&ib->connecting);
     ib->lazy = params->job->size > loom_config_int(LOOM_CFG_IB_LAZY_THRESHOLD);
     ib->stall_ns = (uint64_t)(loom_config_double(LOOM_CFG_IB_STALL_TIMEOUT) * 1e9);
+    ib->stall_fault = loom_config_int(LOOM_CFG_IB_STALL_FAULT) == params->job->rank;
     ib->eps = calloc((size_t)params->job->size, sizeof(*ib->eps));
     status = ib->eps ? loom_tl_ib_pick_device(ib) : LOOM_ERR_NO_MEMORY;
     if (status != LOOM_OK) {
@@ -332,8 +353,8 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
         ib->my_addr.lid = ib->port_attr.lid;
         ib->my_addr.link_layer = ib->port_attr.link_layer;
         ib->my_addr.mtu = (uint8_t)ib->port_attr.active_mtu;
-        ib->my_addr.ud_qpn = ib->ud_qp->qp_num;
-        ib->my_addr.mc_qpn = ib->mc_qp != NULL ? ib->mc_qp->qp_num : 0;
+        ib->my_addr.ud_qpn = ib->ud.qp->qp_num;
+        ib->my_addr.mc_qpn = ib->mc.qp != NULL ? ib->mc.qp->qp_num : 0;
         ib->my_addr.psn = (uint32_t)(loom_tl_ib_now_ns() ^ ((uint64_t)ib->job->rank << 12)) &
                           0xffffff;
         status = loom_tl_ib_publish(ib);
@@ -405,7 +426,7 @@ static void loom_tl_ib_query(loom_tl_iface_t *iface, loom_tl_caps_t *caps_p)
                          ib->max_inline - sizeof(loom_tl_ib_hdr_t) : 0;
     caps_p->eager_limit = caps_p->max_am - 64;
     caps_p->can_get = 1;
-    caps_p->can_mcast = ib->mc_qp != NULL;
+    caps_p->can_mcast = ib->mc.qp != NULL;
     caps_p->latency_ns = 2000;
 }
 
@@ -709,10 +730,15 @@ static void loom_tl_ib_watchdog(loom_tl_ib_iface_t *ib)
     ib->watch_last_ns = now;
     for (peer = 0; peer < ib->job->size; ++peer) {
         loom_tl_ib_ep_t *ep = ib->eps[peer];
+        if (ep != NULL && ep->fail_notices > 0) {
+            loom_tl_ib_cm_notify_fail(ep, now);   /* datagrams may be lost: resend */
+        }
         if (ep == NULL || ep->state != LOOM_TL_IB_EP_CONNECTED) {
             continue;
         }
-        if (ep->sq_avail == LOOM_TL_IB_SQ_DEPTH || ep->comps != ep->comps_seen) {
+        /* (LOOM_IB_STALL_FAULT, tests: every peer looks stalled here) */
+        if (!ib->stall_fault &&
+            (ep->sq_avail == LOOM_TL_IB_SQ_DEPTH || ep->comps != ep->comps_seen)) {
             ep->stall_since_ns = 0;
             ep->comps_seen = ep->comps;
         } else if (ep->stall_since_ns == 0) {

@@ -46,7 +46,9 @@
  * (rank and host), the QP number and the verbs status, then reported through
  * params->err_cb; the endpoint is marked failed, its QP moved to the error
  * state (outstanding work completes with an error) and later sends return
- * it. A watchdog backs up the RC retry timer (which soft-RoCE does not honour
+ * it; the peer is told with FAIL datagrams on the UD QP (a QP in error drops
+ * what arrives silently, so a peer that only waits would learn nothing
+ * until its hang timeout) and fails its endpoint at once. A watchdog backs up the RC retry timer (which soft-RoCE does not honour
  * toward a dead peer): work requests complete in the peer's adapter, not its
  * software, so a peer with work outstanding and no completion for
  * LOOM_IB_STALL_TIMEOUT seconds (default 4; longer where hosts are emulated
@@ -79,6 +81,7 @@
 #define LOOM_TL_IB_WATCH_NS     (500ull * 1000 * 1000)
 #define LOOM_TL_IB_REQ_RESEND_NS   (300ull * 1000 * 1000)
 #define LOOM_TL_IB_REQ_GIVEUP_NS   (60ull * 1000 * 1000 * 1000)
+#define LOOM_TL_IB_FAIL_NOTICES    3   /* FAIL datagrams per failed endpoint, WATCH_NS apart */
 #define LOOM_TL_IB_QKEY         0x4c4f4f4du  /* of every UD QP (connection and multicast) */
 #define LOOM_TL_IB_GRH_BYTES    40    /* GRH ahead of every UD receive */
 #define LOOM_TL_IB_MC_RX_DEPTH  128   /* multicast QP receive slots (GRH + MTU each) */
@@ -106,7 +109,9 @@ typedef struct loom_tl_ib_cm_msg {
     uint32_t psn;
 } loom_tl_ib_cm_msg_t;
 #define LOOM_TL_IB_CM_MAGIC 0x6c6f6f6du
-enum { LOOM_TL_IB_CM_REQ = 1, LOOM_TL_IB_CM_REP = 2 };
+/* FAIL: the sender declared its connection to the receiver failed (its
+ * watchdog, an error completion, a malformed frame); qpn is the sender's QP. */
+enum { LOOM_TL_IB_CM_REQ = 1, LOOM_TL_IB_CM_REP = 2, LOOM_TL_IB_CM_FAIL = 3 };
 
 /* What each rank publishes under "ib.addr" (rc_qpn[] only in eager mode). */
 typedef struct loom_tl_ib_addr {
@@ -137,6 +142,13 @@ typedef enum loom_tl_ib_ep_state {
 
 typedef struct loom_tl_ib_iface loom_tl_ib_iface_t;
 
+/* A UD queue pair and its slots: one registered block, receive slots first. */
+typedef struct loom_tl_ib_ud_qp {
+    struct ibv_qp *qp;
+    struct ibv_mr *mr;
+    uint8_t       *mem;
+} loom_tl_ib_ud_qp_t;
+
 typedef struct loom_tl_ib_ep {
     loom_tl_ep_t           super;
     loom_tl_ib_iface_t    *ib;
@@ -158,6 +170,9 @@ typedef struct loom_tl_ib_ep {
     unsigned               comps_seen;
     uint64_t               stall_since_ns;
     loom_status_t          error;
+    int                    peer_declared;     /* the peer's FAIL datagram failed us */
+    int                    fail_notices;      /* FAIL datagrams still to send the peer */
+    uint64_t               fail_notice_ns;    /* when the last one went */
     loom_list_t            conn_elem;   /* in ib->connecting */
 } loom_tl_ib_ep_t;
 
@@ -201,9 +216,7 @@ struct loom_tl_ib_iface {
     struct ibv_pd        *pd;
     struct ibv_cq        *cq;
     struct ibv_srq       *srq;
-    struct ibv_qp        *ud_qp;
-    struct ibv_mr        *ud_mr;
-    uint8_t              *ud_mem;     /* DEPTH recv slots, then DEPTH send slots */
+    loom_tl_ib_ud_qp_t    ud;         /* DEPTH recv slots, then DEPTH send slots */
     loom_tl_ib_buf_t      ud_rx[LOOM_TL_IB_UD_DEPTH];
     loom_tl_ib_buf_t      ud_tx[LOOM_TL_IB_UD_DEPTH];
     loom_tl_ib_buf_t     *ud_tx_free;
@@ -234,10 +247,9 @@ struct loom_tl_ib_iface {
     unsigned              progress_count;
     uint64_t              watch_last_ns;
     uint64_t              stall_ns;       /* LOOM_IB_STALL_TIMEOUT */
+    int                   stall_fault;    /* LOOM_IB_STALL_FAULT names this rank (test) */
     /* multicast (ib_mc.c) */
-    struct ibv_qp        *mc_qp;
-    struct ibv_mr        *mc_mr;
-    uint8_t              *mc_mem;       /* RX_DEPTH receive slots, then TX_DEPTH send slots */
+    loom_tl_ib_ud_qp_t    mc;           /* RX_DEPTH receive slots, then TX_DEPTH send slots */
     loom_tl_ib_buf_t     *mc_bufs;      /* their descriptors */
     loom_tl_ib_buf_t     *mc_tx_free;
     uint32_t              mc_mtu;       /* bytes of UD payload (active MTU) */
@@ -262,9 +274,20 @@ struct loom_tl_ib_iface {
 extern const loom_tl_ops_t loom_tl_ib_ops;
 loom_tl_ib_ep_t *loom_tl_ib_ep_lookup(loom_tl_ib_iface_t *ib, int peer);
 loom_tl_ib_ep_t *loom_tl_ib_ep_by_qpn(loom_tl_ib_iface_t *ib, uint32_t qpn);
+/**
+ * Fail @p ep once: log naming both ends, the QP and @p why; move its QP to
+ * the error state (outstanding work completes in error, buffers return);
+ * tell the peer with FAIL datagrams (loom_tl_ib_cm_notify_fail) unless the
+ * peer told us; report through err_cb. Later calls do nothing.
+ */
 void loom_tl_ib_ep_fail(loom_tl_ib_ep_t *ep, loom_status_t status, const char *what,
                         const char *why);
+/** Host name of world rank @p rank, "?" if unknown. */
+const char *loom_tl_ib_host(const loom_tl_ib_iface_t *ib, int rank);
 uint64_t loom_tl_ib_now_ns(void);
+/** 1 if @p gid is IPv4-mapped (::ffff:a.b.c.d, a RoCE v2 GID of an IPv4
+ *  interface: what rdma_cm binds to), with the address in @p addr_p if not NULL. */
+int loom_tl_ib_gid_ipv4(const uint8_t gid[16], struct in_addr *addr_p);
 
 /* ib_ep.c: queue pairs, connection, send, get */
 loom_status_t loom_tl_ib_ep_get_or_create(loom_tl_ib_iface_t *ib, int peer,
@@ -273,6 +296,11 @@ loom_status_t loom_tl_ib_ep_qp_init(loom_tl_ib_ep_t *ep);
 loom_status_t loom_tl_ib_qp_create(loom_tl_ib_iface_t *ib, struct ibv_qp **qp_p);
 loom_status_t loom_tl_ib_ep_connect(loom_tl_ib_ep_t *ep, uint32_t remote_qpn,
                                     uint32_t remote_psn);
+/** Address vector toward @p a: LID on InfiniBand, GID with a GRH on RoCE. */
+void loom_tl_ib_ah_attr_fill(const loom_tl_ib_iface_t *ib, const loom_tl_ib_addr_t *a,
+                             struct ibv_ah_attr *ah);
+/** An address handle toward @p a (UD sends); NULL if ibv_create_ah fails. */
+struct ibv_ah *loom_tl_ib_ah_create(loom_tl_ib_iface_t *ib, const loom_tl_ib_addr_t *a);
 loom_status_t loom_tl_ib_ep_read_peer(loom_tl_ib_ep_t *ep, uint32_t *rc_qpn_p);
 loom_status_t loom_tl_ib_connect_all(loom_tl_ib_iface_t *ib);
 void loom_tl_ib_ep_destroy_all(loom_tl_ib_iface_t *ib);
@@ -287,12 +315,23 @@ loom_status_t loom_tl_ib_cq_reserve(loom_tl_ib_iface_t *ib, int entries);
 
 /* ib_cm.c: UD connection requests */
 loom_status_t loom_tl_ib_ud_open(loom_tl_ib_iface_t *ib);
-loom_status_t loom_tl_ib_ud_qp_up(loom_tl_ib_iface_t *ib, struct ibv_qp *qp);
+/**
+ * Create a UD QP (connection or multicast, named by @p what in errors) with
+ * @p rx_depth receive and @p tx_depth send slots of @p slot_bytes each in one
+ * registered block, receive slots first, and move it to RTS. @p ud_p is
+ * written only on success; on failure nothing is left behind.
+ */
+loom_status_t loom_tl_ib_ud_qp_open(loom_tl_ib_iface_t *ib, const char *what, int rx_depth,
+                                    int tx_depth, size_t slot_bytes, loom_tl_ib_ud_qp_t *ud_p);
+/** Release what loom_tl_ib_ud_qp_open made (any part may be NULL); zeroes @p ud. */
+void loom_tl_ib_ud_qp_close(loom_tl_ib_ud_qp_t *ud);
 void loom_tl_ib_ud_close(loom_tl_ib_iface_t *ib);
 loom_status_t loom_tl_ib_cm_start(loom_tl_ib_ep_t *ep);
 void loom_tl_ib_cm_handle(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *slot, uint32_t len);
 void loom_tl_ib_cm_ud_tx_done(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *slot);
 void loom_tl_ib_cm_progress(loom_tl_ib_iface_t *ib);
+/** Send @p ep's peer the next FAIL datagram if one is due (see ep_fail). */
+void loom_tl_ib_cm_notify_fail(loom_tl_ib_ep_t *ep, uint64_t now);
 
 /* ib_mc.c: multicast groups and reliable broadcast */
 loom_status_t loom_tl_ib_mc_open(loom_tl_ib_iface_t *ib);

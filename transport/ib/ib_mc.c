@@ -38,12 +38,7 @@ void loom_tl_ib_mc_stats(loom_tl_ib_mc_stats_t *st)
 
 loom_status_t loom_tl_ib_mc_open(loom_tl_ib_iface_t *ib)
 {
-    struct ibv_qp_init_attr init = {
-        .send_cq = ib->cq, .recv_cq = ib->cq, .qp_type = IBV_QPT_UD,
-        .cap = { .max_send_wr = LOOM_TL_IB_MC_TX_DEPTH, .max_recv_wr = LOOM_TL_IB_MC_RX_DEPTH,
-                 .max_send_sge = 1, .max_recv_sge = 1 },
-    };
-    size_t slot, bytes, thr = (size_t)loom_config_int(LOOM_CFG_IB_MCAST_THRESHOLD);
+    size_t slot, thr = (size_t)loom_config_int(LOOM_CFG_IB_MCAST_THRESHOLD);
     int i, n = LOOM_TL_IB_MC_RX_DEPTH + LOOM_TL_IB_MC_TX_DEPTH;
     loom_status_t status;
 
@@ -57,28 +52,19 @@ loom_status_t loom_tl_ib_mc_open(loom_tl_ib_iface_t *ib)
         return LOOM_OK;   /* multicast off: no QP, caps.can_mcast 0 */
     }
     slot = LOOM_TL_IB_GRH_BYTES + ib->mc_mtu;
-    bytes = (size_t)n * slot;
-    ib->mc_mem = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
     ib->mc_bufs = calloc((size_t)n, sizeof(*ib->mc_bufs));
-    if (ib->mc_mem == NULL || ib->mc_bufs == NULL) {
+    if (ib->mc_bufs == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
     status = loom_tl_ib_cq_reserve(ib, n);
-    if (status != LOOM_OK) {
-        return status;
+    if (status == LOOM_OK) {
+        status = loom_tl_ib_ud_qp_open(ib, "multicast UD", LOOM_TL_IB_MC_RX_DEPTH,
+                                       LOOM_TL_IB_MC_TX_DEPTH, slot, &ib->mc);
     }
-    ib->mc_mr = ibv_reg_mr(ib->pd, ib->mc_mem, bytes, IBV_ACCESS_LOCAL_WRITE);
-    ib->mc_qp = ib->mc_mr ? ibv_create_qp(ib->pd, &init) : NULL;
-    if (ib->mc_qp == NULL) {
-        loom_error("ib", "rank %d: creating the multicast UD QP on %s failed: %m",
-                   ib->job->rank, ib->dev_name);
-        return LOOM_ERR_TRANSPORT;   /* mc_close releases what exists */
-    }
-    status = loom_tl_ib_ud_qp_up(ib, ib->mc_qp);
     for (i = 0; i < n && status == LOOM_OK; ++i) {
         loom_tl_ib_buf_t *b = &ib->mc_bufs[i];
-        b->lkey = ib->mc_mr->lkey;
-        b->data = ib->mc_mem + (size_t)i * slot;
+        b->lkey = ib->mc.mr->lkey;
+        b->data = ib->mc.mem + (size_t)i * slot;
         if (i < LOOM_TL_IB_MC_RX_DEPTH) {
             b->kind = LOOM_TL_IB_MC_RX;
             status = loom_tl_ib_mc_post_recv(ib, b);
@@ -88,7 +74,7 @@ loom_status_t loom_tl_ib_mc_open(loom_tl_ib_iface_t *ib)
             ib->mc_tx_free = b;
         }
     }
-    return status;
+    return status;   /* on failure mc_close releases what exists */
 }
 
 void loom_tl_ib_mc_close(loom_tl_ib_iface_t *ib)
@@ -107,13 +93,7 @@ void loom_tl_ib_mc_close(loom_tl_ib_iface_t *ib)
     if (ib->mc_ch != NULL) {
         rdma_destroy_event_channel(ib->mc_ch);
     }
-    if (ib->mc_qp != NULL) {
-        ibv_destroy_qp(ib->mc_qp);
-    }
-    if (ib->mc_mr != NULL) {
-        ibv_dereg_mr(ib->mc_mr);
-    }
-    free(ib->mc_mem);
+    loom_tl_ib_ud_qp_close(&ib->mc);
     free(ib->mc_bufs);
 }
 
@@ -122,17 +102,15 @@ void loom_tl_ib_mc_close(loom_tl_ib_iface_t *ib)
 /* The rdma_cm id, bound to this port's IPv4 address (RoCE: the v4-mapped GID). */
 static loom_status_t loom_tl_ib_mc_cm_open(loom_tl_ib_iface_t *ib, const char **why_p)
 {
-    static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
     struct sockaddr_in sin = { .sin_family = AF_INET };
 
     if (ib->mc_cm != NULL) {
         return LOOM_OK;
     }
-    if (memcmp(ib->my_addr.gid, v4mapped, sizeof(v4mapped)) != 0) {
+    if (!loom_tl_ib_gid_ipv4(ib->my_addr.gid, &sin.sin_addr)) {
         *why_p = "the port has no IPv4 address for rdma_cm (RoCE v2 GID of an IPv4 interface)";
         return LOOM_ERR_UNSUPPORTED;
     }
-    memcpy(&sin.sin_addr, ib->my_addr.gid + 12, 4);
     ib->mc_ch = rdma_create_event_channel();
     if (ib->mc_ch == NULL || rdma_create_id(ib->mc_ch, &ib->mc_cm, ib, RDMA_PS_UDP) != 0) {
         *why_p = "rdma_create_event_channel/rdma_create_id failed";
@@ -197,7 +175,7 @@ static loom_status_t loom_tl_ib_mc_attach(loom_tl_ib_mc_group_t *g, const char *
     if (status != LOOM_OK) {
         return status;
     }
-    if (ibv_attach_mcast(ib->mc_qp, &g->mgid, g->mlid) != 0) {
+    if (ibv_attach_mcast(ib->mc.qp, &g->mgid, g->mlid) != 0) {
         *why_p = "ibv_attach_mcast failed";
         return LOOM_ERR_TRANSPORT;
     }
@@ -224,7 +202,6 @@ static loom_status_t loom_tl_ib_mc_members(loom_tl_ib_mc_group_t *g, const char 
 
     for (int m = 0; m < g->n; ++m) {
         loom_tl_ib_ep_t *ep;
-        struct ibv_ah_attr ah = { 0 };
 
         if (m == g->me) {
             continue;
@@ -238,15 +215,7 @@ static loom_status_t loom_tl_ib_mc_members(loom_tl_ib_mc_group_t *g, const char 
         if (128u << ep->peer_addr.mtu < mtu) {
             mtu = 128u << ep->peer_addr.mtu;
         }
-        ah.dlid = ep->peer_addr.lid;
-        ah.port_num = ib->port;
-        if (ib->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET || ah.dlid == 0) {
-            ah.is_global = 1;
-            memcpy(ah.grh.dgid.raw, ep->peer_addr.gid, 16);
-            ah.grh.sgid_index = (uint8_t)ib->gid_index;
-            ah.grh.hop_limit = 64;
-        }
-        g->ahs[m] = ibv_create_ah(ib->pd, &ah);
+        g->ahs[m] = loom_tl_ib_ah_create(ib, &ep->peer_addr);
         if (g->ahs[m] == NULL) {
             *why_p = "ibv_create_ah toward a member failed";
             return LOOM_ERR_TRANSPORT;
@@ -314,7 +283,7 @@ static const char *loom_tl_ib_mc_try_join(loom_tl_ib_mc_group_t *g)
     const char *why = NULL;
     uint64_t h;
 
-    if (ib->mc_qp == NULL) {
+    if (ib->mc.qp == NULL) {
         return "multicast is off here (LOOM_IB_MCAST_THRESHOLD=0)";
     }
     if (loom_config_int(LOOM_CFG_IB_MCAST_FAULT) == ib->job->rank) {
@@ -394,7 +363,7 @@ void loom_tl_ib_mc_unjoin(loom_tl_ib_mc_group_t *g)
         g->mc_ah = NULL;
     }
     if (g->attached) {
-        ibv_detach_mcast(ib->mc_qp, &g->mgid, g->mlid);
+        ibv_detach_mcast(ib->mc.qp, &g->mgid, g->mlid);
         g->attached = 0;
     }
     if (g->cm_joined) {

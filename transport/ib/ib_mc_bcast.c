@@ -30,7 +30,7 @@ loom_status_t loom_tl_ib_mc_post_recv(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *
     struct ibv_recv_wr wr = { .wr_id = (uintptr_t)b, .sg_list = &sge, .num_sge = 1 };
     struct ibv_recv_wr *bad;
 
-    if (ibv_post_recv(ib->mc_qp, &wr, &bad) != 0) {
+    if (ibv_post_recv(ib->mc.qp, &wr, &bad) != 0) {
         loom_error("ib", "rank %d: posting a multicast receive failed: %m", ib->job->rank);
         return LOOM_ERR_TRANSPORT;
     }
@@ -58,7 +58,7 @@ static int loom_tl_ib_mc_post(loom_tl_ib_iface_t *ib, loom_tl_ib_buf_t *slot, si
     wr.wr.ud.ah = ah;
     wr.wr.ud.remote_qpn = qpn;
     wr.wr.ud.remote_qkey = LOOM_TL_IB_QKEY;
-    if (ibv_post_send(ib->mc_qp, &wr, &bad) != 0) {
+    if (ibv_post_send(ib->mc.qp, &wr, &bad) != 0) {
         loom_error("ib", "rank %d: multicast QP send failed: %m", ib->job->rank);
         return 0;
     }
