@@ -41,12 +41,22 @@
 #include <unistd.h>
 
 /*
- * Bytes of a slice reduced at a time: the accumulator and the peer's chunk
- * stay in L2 between the read and the reduction. Not smaller: each
- * process_vm_readv pins the peer's pages and costs ~20 us here whatever its
- * size (32 KiB chunks made a 2 MiB allreduce 3.5x slower than 128 KiB).
+ * Bytes of a slice reduced at a time: what one chunk of every stream of
+ * the fold (the accumulator, our input, at p > 2 a peer's chunk in the
+ * scratch) takes together stays within LOOM_COLL_CMA_WORKSET (the L2 of a
+ * core here, 1 MiB), so the read and the reduction meet in L2; and as few
+ * chunks as that allows: each process_vm_readv pins the peer's pages and
+ * has a fixed cost (32 KiB chunks made a 2 MiB allreduce 3.5x slower than
+ * 128 KiB; at p = 2, 1 MiB, best of batches under load: 128 KiB 98.7 us,
+ * 256 KiB 94, 512 KiB, the whole slice in one read, 92.6).
  */
-#define LOOM_COLL_CMA_CHUNK ((size_t)128 * 1024)
+#define LOOM_COLL_CMA_WORKSET ((size_t)1024 * 1024)
+
+static size_t loom_coll_cma_chunk(const loom_coll_state_t *s)
+{
+    size_t streams = s->size == 2 ? 2 : 3;
+    return LOOM_COLL_CMA_WORKSET / streams / s->esize * s->esize;
+}
 
 /* what each rank publishes in its data slot (the slots are not used as
  * data by this algorithm) */
@@ -178,8 +188,8 @@ static loom_status_t loom_coll_cma_fold(loom_coll_state_t *s, size_t off, size_t
     loom_status_t st = LOOM_OK;
 
     if (s->sbuf == s->rbuf && s->rank != last) {   /* in place: acc is ours */
-        memcpy(peer + LOOM_COLL_CMA_CHUNK, own, n);
-        own = peer + LOOM_COLL_CMA_CHUNK;
+        memcpy(peer + LOOM_COLL_CMA_WORKSET / 2, own, n);
+        own = peer + LOOM_COLL_CMA_WORKSET / 2;
     }
     if (s->rank != last) {
         st = loom_coll_cma_read(s, last, acc, loom_coll_cma_info(s, last)->sbuf + off, n);
@@ -209,26 +219,6 @@ static loom_status_t loom_coll_cma_fold(loom_coll_state_t *s, size_t off, size_t
     return LOOM_OK;
 }
 
-/* Our slice of the result, chunk by chunk. */
-static loom_status_t loom_coll_cma_reduce(loom_coll_state_t *s)
-{
-    size_t off = loom_pat_block_off(s->count, s->size, s->rank) * s->esize;
-    size_t len = loom_pat_block_len(s->count, s->size, s->rank) * s->esize;
-    size_t chunk = LOOM_COLL_CMA_CHUNK / s->esize * s->esize;
-    loom_coll_comm_t *cc = s->shm;
-    loom_status_t st = LOOM_OK;
-
-    if (cc->cma_tmp == NULL && (cc->cma_tmp = malloc(2 * LOOM_COLL_CMA_CHUNK)) == NULL) {
-        loom_error("coll", "%s: cannot allocate %zu bytes of scratch for allreduce",
-                   s->comm->name, 2 * LOOM_COLL_CMA_CHUNK);
-        return LOOM_ERR_NO_MEMORY;
-    }
-    for (size_t pos = 0; pos < len && st == LOOM_OK; pos += chunk) {
-        st = loom_coll_cma_fold(s, off + pos, len - pos < chunk ? len - pos : chunk);
-    }
-    return st;
-}
-
 /* Our slice of the result into every other rank's recvbuf. */
 static loom_status_t loom_coll_cma_push(loom_coll_state_t *s)
 {
@@ -256,6 +246,33 @@ static loom_status_t loom_coll_cma_push(loom_coll_state_t *s)
         }
     }
     return LOOM_OK;
+}
+
+/* Our slice of the result, chunk by chunk. */
+static loom_status_t loom_coll_cma_reduce(loom_coll_state_t *s)
+{
+    size_t off = loom_pat_block_off(s->count, s->size, s->rank) * s->esize;
+    size_t len = loom_pat_block_len(s->count, s->size, s->rank) * s->esize;
+    size_t chunk = loom_coll_cma_chunk(s);
+    loom_coll_comm_t *cc = s->shm;
+    loom_status_t st = LOOM_OK;
+
+    /* a peer's chunk (below WORKSET / 2) and our own when in place (above);
+     * at p = 2 out of place every read lands in the result (the last rank:
+     * when the op commutes exactly, see loom_coll_cma_fold) */
+    int scratch = s->size > 2 || s->sbuf == s->rbuf ||
+                  (s->rank == s->size - 1 && !loom_op_commutes_exactly(s->op, s->dt));
+
+    if (scratch && cc->cma_tmp == NULL &&
+        (cc->cma_tmp = malloc(LOOM_COLL_CMA_WORKSET)) == NULL) {
+        loom_error("coll", "%s: cannot allocate %zu bytes of scratch for allreduce",
+                   s->comm->name, LOOM_COLL_CMA_WORKSET);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (size_t pos = 0; pos < len && st == LOOM_OK; pos += chunk) {
+        st = loom_coll_cma_fold(s, off + pos, len - pos < chunk ? len - pos : chunk);
+    }
+    return st;
 }
 
 /* A local failure: tell the others (they stop at their next wait), leave. */

@@ -87,11 +87,7 @@ static inline void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
     s->shm        = cc;
     s->shm_seq    = ++cc->next_seq;
     s->peer       = 0;
-    s->idle       = 0;
-    s->idle_check = 0;
-    s->failures_seen = 0;
-    s->failed     = 0;
-    s->is_child   = 0;
+    s->failed     = 0;            /* the slow path's fields: loom_coll_fast_wait_slow */
     loom_coll_record_put(cc, s->seq, type, root);
     if (loom_unlikely(cc->oversub)) {   /* where we run, for the waiters' choice */
         atomic_store_explicit(&loom_coll_shm_aux(s, s->rank)->cpu,
@@ -199,6 +195,10 @@ loom_coll_fast_wait_slow(loom_coll_state_t *s, const char *call)
     };
     loom_status_t st;
 
+    s->idle          = 0;
+    s->idle_check    = 0;
+    s->failures_seen = 0;
+    s->is_child      = 0;
     loom_progress_coll_enter(&pc);
     st = loom_coll_fast_spin(s);
     loom_progress_coll_leave(&pc);
