@@ -73,9 +73,24 @@ static const char *const loom_op_names[LOOM_OP_PREDEFINED_COUNT] = {
 
 /* ---- kernel generators --------------------------------------------------- */
 
+/*
+ * The build targets baseline x86-64 (SSE2); a large allreduce spends a
+ * good part of its time in these loops (512 KiB of floats: 13.9 us with
+ * SSE2, L2-resident, against 10.3 us for a memcpy of the same), so on x86
+ * each kernel also exists in an AVX2 version, chosen once at load time
+ * (ifunc). Elementwise results are the same bits either way: the loops
+ * have no reduction across elements that a wider vector could reorder.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+#define LOOM_OP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LOOM_OP_CLONES
+#endif
+
 /* inout[i] = EXPR(a = in[i], b = inout[i]) */
 #define LOOM_OP_KERNEL(fname, T, EXPR)                                          \
-    static void fname(const void *in_, void *inout_, size_t n)                  \
+    LOOM_OP_CLONES static void fname(const void *in_, void *inout_, size_t n)   \
     {                                                                           \
         const T *restrict in = (const T *)in_;                                  \
         T *restrict io       = (T *)inout_;                                     \
