@@ -552,6 +552,75 @@ static void test_release_while_streaming(void)
     free(dst);
 }
 
+static size_t g_received_at_get_done;   /* frames rank 1 had at the first completion */
+
+static void on_get_done_count(loom_tl_comp_t *comp, loom_status_t status)
+{
+    on_get_done(comp, status);
+    if (g_received_at_get_done == SIZE_MAX) {
+        g_received_at_get_done = W.st[1].received;
+    }
+}
+
+/* Frames queued behind long streams overtake the chunks not yet started. */
+static void test_am_overtakes_stream(void)
+{
+    const size_t big = (size_t)32 << 20, part = big / 4;
+    uint8_t *src = malloc(big), *dst = calloc(1, big);
+    loom_tcp_ep_t *ep;
+    loom_tl_memh_t *memh;
+    loom_tl_rkey_t rkey;
+    loom_tcp_tx_t *tx;
+    get_op_t ops[4];
+    int seen_stream = 0, order_ok = 1;
+
+    CU_ASSERT_FATAL(src != NULL && dst != NULL);
+    for (size_t i = 0; i < big; ++i) {
+        src[i] = (uint8_t)(i * 131 + (i >> 20));
+    }
+    world_open(2, 1);
+    send_frame(0, 1, 8);
+    CU_ASSERT(wait_for(all_delivered));
+    ep = loom_tcp_ep_of(W.ep[0][1]);
+    CU_ASSERT_EQUAL_FATAL(loom_tl_mem_pack(W.iface[0], src, big, &rkey, &memh), LOOM_OK);
+    g_received_at_get_done = SIZE_MAX;
+    for (int i = 0; i < 4; ++i) {
+        ops[i] = (get_op_t){ .comp.cb = on_get_done_count };
+        CU_ASSERT_EQUAL(loom_tl_ep_get(W.ep[1][0], dst + i * part, part,
+                                       (uint64_t)(uintptr_t)(src + i * part), &rkey,
+                                       &ops[i].comp), LOOM_INPROGRESS);
+    }
+    for (double t0 = now(); loom_list_length(&ep->txq) < 4 && now() - t0 < DEADLINE;) {
+        loom_tl_iface_progress(W.iface[0]);   /* rank 1 does not read: the streams wait */
+    }
+    for (unsigned i = 0; i < 10; ++i) {
+        CU_ASSERT_EQUAL(send_frame(0, 1, i % 2 ? 8 : 3000), LOOM_OK);
+    }
+    /* control frames first (after a chunk already half written), then streams */
+    loom_list_for_each(tx, &ep->txq, link) {
+        if (tx->kind == LOOM_TCP_TX_STREAM && (tx->off == 0 || &tx->link != ep->txq.next)) {
+            seen_stream = 1;
+        } else if (tx->kind == LOOM_TCP_TX_BOUNCE && seen_stream) {
+            order_ok = 0;
+        }
+    }
+    CU_ASSERT(seen_stream && order_ok);
+    g_ops = ops;
+    g_nops = 4;
+    CU_ASSERT(wait_for(gets_done));
+    CU_ASSERT(wait_for(all_delivered));
+    for (int i = 0; i < 4; ++i) {
+        CU_ASSERT_EQUAL(ops[i].status, LOOM_OK);
+    }
+    CU_ASSERT(memcmp(dst, src, big) == 0);
+    CU_ASSERT_EQUAL(g_received_at_get_done, 11);   /* all frames before any get is done */
+    CU_ASSERT_EQUAL(W.st[0].errs + W.st[1].errs + (int)W.st[1].bad, 0);
+    loom_tl_mem_release(W.iface[0], memh);
+    world_close();
+    free(src);
+    free(dst);
+}
+
 /* ---- outsiders ---- */
 
 static int connect_to(int r)
@@ -832,6 +901,7 @@ int main(int argc, char **argv)
         { "replies from a frame callback: corked, in order", test_callback_replies },
         { "gets: sizes, concurrency, forged and stale keys", test_get },
         { "region released while streaming", test_release_while_streaming },
+        { "frames overtake a long stream", test_am_overtakes_stream },
         { "outsiders refused, the job goes on", test_outsiders },
         { "peer death: named error, failed get, no hang", test_peer_death },
         { "orderly close is not an error", test_orderly_close },

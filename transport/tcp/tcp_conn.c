@@ -55,6 +55,7 @@ loom_tcp_ep_t *loom_tcp_ep_get_or_create(loom_tcp_iface_t *iface, int peer)
     ep->super.peer  = peer;
     ep->state       = LOOM_TCP_EP_IDLE;
     loom_list_init(&ep->txq);
+    ep->ctl_last = &ep->txq;
     loom_list_init(&ep->gets);
     loom_list_init(&ep->cork_link);
     snprintf(ep->addr_str, sizeof(ep->addr_str), "(address unknown)");

@@ -142,6 +142,31 @@ static size_t loom_tcp_tx_iov(const loom_tcp_tx_t *tx, struct iovec *iov, int *c
     return rest;
 }
 
+/*
+ * Queue a control frame (a bounce copy) behind the other control frames but
+ * ahead of the streams, never in front of a frame already half in the socket.
+ */
+static void loom_tcp_ep_txq_add_ctl(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
+{
+    loom_list_t *after = ep->ctl_last;
+
+    if (after == &ep->txq && !loom_list_is_empty(&ep->txq) &&
+        loom_list_head_entry(&ep->txq, loom_tcp_tx_t, link)->off > 0) {
+        after = ep->txq.next;
+    }
+    loom_list_add_head(after, &tx->link);
+    ep->ctl_last = &tx->link;
+}
+
+/* Take the head frame @p tx off the queue. */
+static void loom_tcp_ep_txq_del(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
+{
+    if (ep->ctl_last == &tx->link) {
+        ep->ctl_last = &ep->txq;
+    }
+    loom_list_del(&tx->link);
+}
+
 /* The current frame of @p tx (already off the queue) is written. */
 static void loom_tcp_tx_done(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
 {
@@ -180,6 +205,7 @@ void loom_tcp_ep_drop_txq(loom_tcp_ep_t *ep)
         }
         loom_tcp_tx_free(iface, tx);
     }
+    ep->ctl_last  = &ep->txq;
     ep->txq_bytes = 0;
 }
 
@@ -196,7 +222,7 @@ static void loom_tcp_ep_advance(loom_tcp_ep_t *ep, size_t n)
             return;
         }
         n -= rest;
-        loom_list_del(&tx->link);
+        loom_tcp_ep_txq_del(ep, tx);
         loom_tcp_tx_done(ep, tx);
     }
 }
@@ -308,7 +334,7 @@ static void loom_tcp_ep_enqueue(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx,
 {
     loom_tcp_tx_fill(tx, fh, a, a_len, b, b_len, 0);
     ep->txq_bytes += tx->len;
-    loom_list_add_tail(&ep->txq, &tx->link);
+    loom_tcp_ep_txq_add_ctl(ep, tx);
 }
 
 /* Fast path: the peer is up and nothing is queued; write directly. */
@@ -347,7 +373,7 @@ static loom_status_t loom_tcp_ep_send_now(loom_tcp_ep_t *ep, const loom_tcp_fram
     }
     loom_tcp_tx_fill(tx, fh, a, a_len, b, b_len, (size_t)n);
     ep->txq_bytes += tx->len;
-    loom_list_add_tail(&ep->txq, &tx->link);
+    loom_tcp_ep_txq_add_ctl(ep, tx);
     return loom_tcp_conn_set_events(ep->conn, EPOLLIN | EPOLLOUT);
 }
 

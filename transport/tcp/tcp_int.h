@@ -26,7 +26,9 @@
  * (GET_REQ for a batch of RTS, FIN for every finished get, a stream newly
  * asked for) is queued and written with one sendmsg() per peer before the
  * next read and at the end of progress(), never later; frames sent outside
- * progress() still leave at once.
+ * progress() still leave at once. Queued frames overtake rendezvous streams
+ * that have not started their current chunk (nothing orders the two), so an
+ * active message waits for at most the rest of one chunk.
  *
  * Frames are in host byte order: a peer of the other endianness fails the
  * handshake (its magic reads differently) and is refused with a message.
@@ -348,7 +350,8 @@ struct loom_tcp_ep {
     loom_tl_ep_t         super;
     loom_tcp_ep_state_t  state;
     loom_tcp_conn_t     *conn;
-    loom_list_t          txq;
+    loom_list_t          txq;           /* control frames first, then streams */
+    loom_list_t         *ctl_last;      /* last control frame in txq, or &txq */
     size_t               txq_bytes;
     loom_list_t          gets;
     loom_list_t          cork_link;     /* in iface->corked: write its queue at uncork */
