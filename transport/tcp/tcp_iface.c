@@ -568,7 +568,9 @@ static int loom_tcp_progress(loom_tl_iface_t *tl_iface)
         }
     }
     iface->corking = 0;
-    loom_tcp_iface_uncork(iface);
+    if (!loom_list_is_empty(&iface->corked)) {
+        loom_tcp_iface_uncork(iface);
+    }
     if (!loom_list_is_empty(&iface->pending) && (++iface->poll_count & 255) == 0) {
         loom_tcp_conn_expire(iface);
     }
