@@ -29,8 +29,10 @@
 #define LOOM_COLL_FAST_POLL 32u
 
 /* ranks outnumber cores: polls in a row before yielding even when every
- * rank waited for last ran on another CPU (about 10 us) */
-#define LOOM_COLL_FAST_SPIN_MAX 512u
+ * rank waited for last ran on another CPU (about 3 us here, a pause takes
+ * ~40 ns: two context switches, the longest a rank being switched in there
+ * should take; longer, and it was descheduled or moved here) */
+#define LOOM_COLL_FAST_SPIN_MAX 64u
 
 static inline void loom_coll_cpu_relax(void)
 {
