@@ -7,7 +7,8 @@
 #      ranks, eager and on-demand connection; rendezvous reads with buffer
 #      reuse (registration cache) and with a small cache (eviction); a peer
 #      whose QPs vanish mid-transfer gives the named error; a peer killed
-#      mid-transfer ends the job promptly with the dead rank named
+#      mid-transfer ends the job promptly with the dead rank named; a peer
+#      declared failed by the other side's watchdog is told within 2 s
 #   3. the p2p and collectives rank programs (test/p2p/prog_p2p,
 #      test/coll/prog_coll) with LOOM_TRANSPORTS=self,ib, a reduced matrix
 #      that fits CI under emulation: np 2 and 3, sizes across the eager /
@@ -31,31 +32,9 @@ prog=$BUILD/test/verbs/prog_ib_tl
 p2p=$BUILD/test/p2p/prog_p2p
 coll=$BUILD/test/coll/prog_coll
 logs=$BUILD/test-logs/verbs
-mkdir -p "$logs"
-fail=0; failed=()
-t_all=$SECONDS
-only=${VERBS_STEPS:-.}
+. test/verbs/steps.sh
+steps_init "$logs"
 
-# step NAME TIMEOUT CMD... : run (a command under timeout, or a function of
-# this script, which bounds itself), log, PASS/FAIL with its time
-step() {
-    local name=$1 to=$2; shift 2
-    local t0=$SECONDS rc
-    [[ $name =~ $only ]] || return 0
-    if [[ $(type -t "$1") == function ]]; then
-        "$@" >"$logs/$name.log" 2>&1
-    else
-        timeout -k 5 "$to" "$@" >"$logs/$name.log" 2>&1
-    fi
-    rc=$?
-    if ((rc == 0)); then
-        printf 'PASS  %-34s %4ds\n' "$name" $((SECONDS - t0))
-    else
-        printf 'FAIL  %-34s %4ds  exit %d\n' "$name" $((SECONDS - t0)) "$rc"
-        tail -n 30 "$logs/$name.log" | sed 's/^/      | /'
-        fail=$((fail + 1)); failed+=("$name")
-    fi
-}
 
 # A real SIGKILL: the job must end promptly, the launcher naming the dead rank.
 kill_real() {
@@ -75,6 +54,23 @@ kill_named() {
     grep -q 'ERROR ib: rank 1 (.*) -> rank 0 (.*): RDMA read on .* QP 0x[0-9a-f]* failed' \
         <<<"$out" || { echo "no error naming both ends and the QP"; return 1; }
     grep -q 'PASS kill' <<<"$out"
+}
+
+# stall_told: rank 0's watchdog declares rank 1 failed (LOOM_IB_STALL_FAULT=0
+# makes it take every peer for stalled) while rank 1 only waits; rank 0 must
+# tell it:
+# rank 1 fails the connection within 2 s of the declaration (prog_ib_tl
+# checks the time), its error naming both ends and rank 0's declaration.
+stall_told() {
+    local out
+    out=$(LOOM_IB_STALL_FAULT=0 LOOM_IB_STALL_TIMEOUT=1 timeout -k 5 120 \
+          loomrun -n 2 "$prog" stall 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    grep -q 'ERROR ib: rank 0 (.*) -> rank 1 (.*): send on .* QP 0x[0-9a-f]* failed: no completion' \
+        <<<"$out" || { echo "rank 0: no watchdog error naming both ends"; return 1; }
+    grep -q 'ERROR ib: rank 1 (.*) -> rank 0 (.*): connection on .* QP 0x[0-9a-f]* failed: rank 0 (.*) declared the connection failed' \
+        <<<"$out" || { echo "rank 1: no error naming both ends and rank 0's declaration"; return 1; }
+    grep -q 'PASS stall' <<<"$out"
 }
 
 # ib_job NP TIMEOUT [VAR=value...] PROG ARGS... : one job of a rank program
@@ -147,6 +143,7 @@ step get-3-small-rcache 300 env LOOM_IB_RCACHE_MAX=1m LOOM_IB_LAZY_THRESHOLD=2 \
     loomrun -n 3 "$prog" get
 step kill-named 130 kill_named
 step kill-real 120 kill_real
+step stall-told 130 stall_told
 
 # point-to-point (eager limit 8120 bytes over ib; sizes go to 4 MiB = 4 reads)
 for np in 2 3; do
@@ -202,6 +199,5 @@ step mcast-np3-drop5 240 mcast 3 bcast:200 LOOM_IB_MCAST_DROP=0.05
 step mcast-np4-drop30 240 mcast 4 bcast:60 LOOM_IB_MCAST_DROP=0.3 LOOM_IB_MCAST_THRESHOLD=20000
 step mcast-fallback-np3 240 mcast 3 fallback:50 LOOM_IB_MCAST_FAULT=1
 
-echo
-echo "verbs suite: $fail failed step(s) in $((SECONDS - t_all)) s: ${failed[*]:-none}"
-exit $fail
+steps_summary "verbs suite"
+exit $?

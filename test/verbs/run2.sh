@@ -21,6 +21,8 @@
 #   6. nothing of the jobs left on vm2 (processes, /dev/shm)
 #   7. a rank killed on vm2: the job ends within 3 s, one message naming the
 #      rank, its pid, vm2 and the signal; nothing of the job left on vm2
+#   8. rank 0's ib watchdog (vm1) declares rank 1 (vm2) failed: rank 1 is
+#      told within 2 s (LOOM_IB_STALL_FAULT, prog_ib_tl stall)
 # Every step prints its time. Exit status: number of failed steps.
 #   VERBS_STEPS=regex   run only the steps whose name matches
 set -u
@@ -34,26 +36,10 @@ coll=$BUILD/test/coll/prog_coll
 mh=$BUILD/test/multihost/prog_multihost
 mcprog=$BUILD/test/verbs/prog_mcast
 logs=$BUILD/test-logs/verbs2
-mkdir -p "$logs"
-fail=0; failed=()
-t_all=$SECONDS
-only=${VERBS_STEPS:-.}
+. test/verbs/steps.sh
+steps_init "$logs"
 hosts=vm1:2,vm2:2
 
-# step NAME FUNCTION ARGS... : run, log, PASS/FAIL with its time
-step() {
-    local name=$1 t0=$SECONDS rc; shift
-    [[ $name =~ $only ]] || return 0
-    "$@" >"$logs/$name.log" 2>&1
-    rc=$?
-    if ((rc == 0)); then
-        printf 'PASS  %-34s %4ds\n' "$name" $((SECONDS - t0))
-    else
-        printf 'FAIL  %-34s %4ds  exit %d\n' "$name" $((SECONDS - t0)) "$rc"
-        tail -n 30 "$logs/$name.log" | sed 's/^/      | /'
-        fail=$((fail + 1)); failed+=("$name")
-    fi
-}
 
 # ---- the agent and the device ------------------------------------------------------
 
@@ -202,6 +188,21 @@ kill_remote() {
     left_on_vm2
 }
 
+# One rank per guest; rank 0's watchdog (vm1) declares rank 1 (vm2) failed
+# (LOOM_IB_STALL_FAULT=0, after 1 s) while rank 1 only waits: rank 1 must be
+# told and fail the connection within 2 s (prog_ib_tl stall checks it), its
+# error naming both ends and hosts.
+stall_told_remote() {
+    local hosts=vm1:1,vm2:1
+    job 120 LOOM_IB_STALL_FAULT=0 LOOM_IB_STALL_TIMEOUT=1 "$BUILD/test/verbs/prog_ib_tl" stall
+    ((rc == 0)) || return 1
+    grep -q 'ERROR ib: rank 0 (vm1) -> rank 1 (vm2): send on .* failed: no completion for [12]\.' <<<"$out" ||
+        { echo "rank 0: no watchdog error naming both ends"; return 1; }
+    grep -q 'ERROR ib: rank 1 (vm2) -> rank 0 (vm1): connection on .* failed: rank 0 (vm1) declared the connection failed' \
+        <<<"$out" || { echo "rank 1: no error naming both ends and rank 0's declaration"; return 1; }
+    grep -q 'PASS stall: told' <<<"$out"
+}
+
 # Nothing of any job on vm2: processes (daemon, guardian, ranks), /dev/shm.
 left_on_vm2() {
     local i left
@@ -229,8 +230,8 @@ step coll-forced coll 200 LOOM_BCAST_ALGORITHM=scatter_allgather \
 step mcast-bcast mcast 60
 step mcast-bcast-drop-5pct mcast 40 LOOM_IB_MCAST_DROP=0.05
 step vm2-clean-after-jobs left_on_vm2
+step stall-told-vm2 stall_told_remote
 step kill-rank-on-vm2 kill_remote
 
-echo
-echo "two-guest verbs suite: $fail failed step(s) in $((SECONDS - t_all)) s: ${failed[*]:-none}"
-exit $fail
+steps_summary "two-guest verbs suite"
+exit $?
