@@ -24,17 +24,11 @@
 # Every step prints its time. Exit status: number of failed steps (0 = all passed).
 #   VERBS_STEPS=regex   run only the steps whose name matches (e.g. 'p2p|coll')
 set -u
-cd "$(dirname "$0")/../.."
-export BUILD=${BUILD:-build/release}
-export LOOM_TOP=$PWD
-export PATH="$PWD/$BUILD/bin:$PATH"
+. "$(dirname "$0")/steps.sh"
+steps_init verbs   # cd, BUILD, LOOM_TOP, PATH; logs in $BUILD/test-logs/verbs
 prog=$BUILD/test/verbs/prog_ib_tl
 p2p=$BUILD/test/p2p/prog_p2p
 coll=$BUILD/test/coll/prog_coll
-logs=$BUILD/test-logs/verbs
-. test/verbs/steps.sh
-steps_init "$logs"
-
 
 # A real SIGKILL: the job must end promptly, the launcher naming the dead rank.
 kill_real() {

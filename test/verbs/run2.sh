@@ -26,20 +26,14 @@
 # Every step prints its time. Exit status: number of failed steps.
 #   VERBS_STEPS=regex   run only the steps whose name matches
 set -u
-cd "$(dirname "$0")/../.."
-export BUILD=${BUILD:-build/release}
-export LOOM_TOP=$PWD
-export PATH="$PWD/$BUILD/bin:$PATH"
+. "$(dirname "$0")/steps.sh"
+steps_init verbs2   # cd, BUILD, LOOM_TOP, PATH; logs in $BUILD/test-logs/verbs2
 : "${VM_AGENT:?run2.sh runs on vm1 under test/verbs/vm.sh --pair (no VM_AGENT)}"
 p2p=$BUILD/test/p2p/prog_p2p
 coll=$BUILD/test/coll/prog_coll
 mh=$BUILD/test/multihost/prog_multihost
 mcprog=$BUILD/test/verbs/prog_mcast
-logs=$BUILD/test-logs/verbs2
-. test/verbs/steps.sh
-steps_init "$logs"
 hosts=vm1:2,vm2:2
-
 
 # ---- the agent and the device ------------------------------------------------------
 

@@ -1,6 +1,9 @@
 # steps.sh: the step runner of the guest suites (run.sh, run2.sh), sourced.
 #
-#   steps_init LOGDIR     start a suite: logs go to LOGDIR/<step>.log
+#   steps_init NAME       start suite NAME: cd to the repository, export
+#                         BUILD (default build/release), LOOM_TOP and PATH
+#                         ($BUILD/bin first); logs go to
+#                         $BUILD/test-logs/NAME/<step>.log
 #   step NAME [TIMEOUT] CMD...
 #                         run CMD (a function of the suite, which bounds
 #                         itself, or a command, run under timeout TIMEOUT s,
@@ -11,7 +14,11 @@
 #                         of failed steps (the suite's exit status)
 
 steps_init() {
-    steps_logs=$1
+    cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+    export BUILD=${BUILD:-build/release}
+    export LOOM_TOP=$PWD
+    export PATH="$PWD/$BUILD/bin:$PATH"
+    steps_logs=$BUILD/test-logs/$1
     mkdir -p "$steps_logs"
     steps_fail=0
     steps_failed=()
