@@ -7,14 +7,17 @@
  * copied into a pooled buffer and queued, up to LOOM_TCP_TXQ_MAX bytes per
  * peer, beyond which am_send answers LOOM_ERR_NO_RESOURCE. A queue drains
  * from progress() when epoll reports the socket writable, gathering several
- * frames per sendmsg().
+ * frames per sendmsg(). Frames sent from a frame callback inside progress()
+ * are corked: queued, and written together before the next read and at the
+ * end of progress() (loom_tcp_iface_uncork), so a batch of RTS costs one
+ * write of GET_REQs and a batch of finished gets one write of FINs.
  *
  * get() sends GET_REQ(id, address, length, region, cookie); the owner checks
  * the region is exposed and covers the range, then queues a stream that
- * sends the range as GET_DATA chunks straight from the user's buffer. A
- * stream goes back to the tail of the queue after each chunk, so active
- * messages and other streams are not stuck behind a long transfer; a
- * stream alone in the queue sends chunks of up to LOOM_TCP_CHUNK_MAX. The
+ * sends the range as GET_DATA chunks straight from the user's buffer. The
+ * queue holds control frames first, then streams: a frame queued later
+ * overtakes every stream but one already half written, and a stream goes
+ * back to the tail after each chunk (round robin between streams). The
  * requester receives each chunk in place and completes the get when every
  * byte arrived.
  */
@@ -94,12 +97,13 @@ static void loom_tcp_tx_make_err(loom_tcp_tx_t *tx, loom_status_t status)
 }
 
 /*
- * Prepare the stream's next chunk (at tx->next_off). While no active
- * message waits in the queue (@p alone: only streams, if anything) chunks
- * are LOOM_TCP_CHUNK_MAX: the requester reads each chunk's body with its
- * own readv(), so bigger chunks mean fewer reads (osu_bw's 64 concurrent
- * 4 MiB messages went from 256 KiB to 1 MiB per read). Queued active
- * messages get their turn after LOOM_TCP_CHUNK pieces.
+ * Prepare the stream's next chunk (at tx->next_off). While no control frame
+ * waits in the queue (@p alone: only streams, if anything) chunks are
+ * LOOM_TCP_CHUNK_MAX: the requester reads each chunk's body with its own
+ * readv(), so bigger chunks mean fewer reads (osu_bw's 64 concurrent 4 MiB
+ * messages: 1 MiB per chunk instead of 256 KiB). While frames are queued
+ * too, LOOM_TCP_CHUNK, so the next frame waits less for the chunk in the
+ * socket.
  */
 static void loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx, int alone)
 {
@@ -327,7 +331,7 @@ static void loom_tcp_tx_fill(loom_tcp_tx_t *tx, const loom_tcp_frame_hdr_t *fh,
     tx->len  = (size_t)(p - tx->data);
 }
 
-/* Copy a whole frame into @p tx at the tail of @p ep's queue. */
+/* Copy a whole frame into @p tx and queue it (behind the control frames). */
 static void loom_tcp_ep_enqueue(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx,
                                 const loom_tcp_frame_hdr_t *fh, const void *a, size_t a_len,
                                 const void *b, size_t b_len)
