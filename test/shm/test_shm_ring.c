@@ -6,6 +6,7 @@
  */
 #include "cunit_main.h"
 
+#include "hash_int.h"
 #include "shm/shm_ring.h"
 
 #include <sched.h>
@@ -51,13 +52,6 @@ static uint8_t frame_byte(uint64_t i, uint32_t k)
     return (uint8_t)(i * 131u + k * 7u + (k >> 8));
 }
 
-static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n)
-{
-    for (size_t k = 0; k < n; ++k) {
-        h = (h ^ p[k]) * 0x100000001b3ull;
-    }
-    return h;
-}
 
 /* Producer process: n frames of pseudo-random sizes; spins (yielding) when full. */
 static void producer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_t n,
@@ -65,7 +59,7 @@ static void producer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_t n,
 {
     loom_shm_ring_tx_t tx;
     uint8_t buf[LOOM_SHM_SLOT_MAX];
-    uint64_t sum = 0xcbf29ce484222325ull, full = 0;
+    uint64_t sum = LOOM_HASH_FNV1A64_INIT, full = 0;
 
     loom_shm_ring_tx_init(&tx, mem, nslots, slot_size);
     for (uint64_t i = 0; i < n; ++i) {
@@ -73,7 +67,7 @@ static void producer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_t n,
         for (uint32_t k = 0; k < len; ++k) {
             buf[k] = frame_byte(i, k);
         }
-        sum = fnv1a(sum, buf, len);
+        sum = loom_hash_fnv1a64(sum, buf, len);
         /* split each frame in two pieces like am_send does */
         while (!loom_shm_ring_tx_send2(&tx, (uint16_t)i, buf, len / 3, buf + len / 3,
                                        len - len / 3)) {
@@ -94,7 +88,7 @@ static uint64_t consumer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_
                          uint32_t max_len, int verify, uint64_t *sum_p)
 {
     loom_shm_ring_rx_t rx;
-    uint64_t bad = 0, sum = 0xcbf29ce484222325ull;
+    uint64_t bad = 0, sum = LOOM_HASH_FNV1A64_INIT;
     time_t deadline = time(NULL) + 60;
 
     loom_shm_ring_rx_init(&rx, mem, nslots, slot_size);
@@ -114,7 +108,7 @@ static uint64_t consumer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_
                 bad += slot->data[k] != frame_byte(i, k);
             }
         }
-        sum = fnv1a(sum, slot->data, slot->len);
+        sum = loom_hash_fnv1a64(sum, slot->data, slot->len);
         loom_shm_ring_rx_release(&rx);
         ++i;
     }
