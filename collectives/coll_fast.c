@@ -163,6 +163,7 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
                         loom_coll_fast_should_yield(s, mycpu))) {
             spins = 0;
             loom_progress_idle();
+            mycpu = (uint32_t)(sched_getcpu() + 1);   /* we may come back elsewhere */
             (void)loom_progress();
         } else if (spins % LOOM_COLL_FAST_POLL != 0) {
             loom_coll_cpu_relax();
