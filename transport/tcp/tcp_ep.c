@@ -34,6 +34,8 @@
 
 #define LOOM_TCP_HDR_LEN sizeof(loom_tcp_frame_hdr_t)
 #define LOOM_TCP_IOV     32
+/* frames up to this size are copied into one buffer and sent with send() */
+#define LOOM_TCP_SEND_COPY_MAX (4096 + 64)
 
 /* ---- tx buffers --------------------------------------------------------------------- */
 
@@ -341,21 +343,45 @@ static void loom_tcp_ep_enqueue(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx,
     loom_tcp_ep_txq_add_ctl(ep, tx);
 }
 
+/*
+ * One write of a frame. A small one is gathered on the stack and goes out
+ * with send(): the kernel then copies one buffer instead of importing and
+ * walking three iovecs, which is measurable at a few microseconds per
+ * message over loopback.
+ */
+static ssize_t loom_tcp_ep_write(int fd, const loom_tcp_frame_hdr_t *fh, const void *a,
+                                 size_t a_len, const void *b, size_t b_len, size_t total)
+{
+    struct iovec iov[3] = { { (void *)fh, LOOM_TCP_HDR_LEN }, { (void *)a, a_len },
+                            { (void *)b, b_len } };
+    struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 3 };
+    uint8_t small[LOOM_TCP_SEND_COPY_MAX];
+
+    if (total <= sizeof(small)) {
+        memcpy(small, fh, LOOM_TCP_HDR_LEN);
+        if (a_len > 0) {
+            memcpy(small + LOOM_TCP_HDR_LEN, a, a_len);
+        }
+        if (b_len > 0) {
+            memcpy(small + LOOM_TCP_HDR_LEN + a_len, b, b_len);
+        }
+        return send(fd, small, total, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    return sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 /* Fast path: the peer is up and nothing is queued; write directly. */
 static loom_status_t loom_tcp_ep_send_now(loom_tcp_ep_t *ep, const loom_tcp_frame_hdr_t *fh,
                                           const void *a, size_t a_len, const void *b,
                                           size_t b_len)
 {
     loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
-    struct iovec iov[3] = { { (void *)fh, LOOM_TCP_HDR_LEN }, { (void *)a, a_len },
-                            { (void *)b, b_len } };
-    struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 3 };
     size_t total = LOOM_TCP_HDR_LEN + a_len + b_len;
     loom_tcp_tx_t *tx;
     ssize_t n;
 
     do {
-        n = sendmsg(ep->conn->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        n = loom_tcp_ep_write(ep->conn->fd, fh, a, a_len, b, b_len, total);
     } while (n < 0 && errno == EINTR);
     if ((size_t)n == total) {
         return LOOM_OK;
