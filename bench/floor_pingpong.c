@@ -29,6 +29,15 @@
 
 #define FLOOR_LINE 64
 
+/* the spin-wait hint: without it the waiting core piles up loads of the
+ * line and flushes its pipeline when the store lands, which measured
+ * 0.055 us one way here against 0.035-0.047 with it: the floor is the lower */
+#if defined(__x86_64__) || defined(__i386__)
+#define FLOOR_PAUSE() __builtin_ia32_pause()
+#else
+#define FLOOR_PAUSE() ((void)0)
+#endif
+
 typedef struct floor_shared {
     _Alignas(FLOOR_LINE) _Atomic uint64_t ping;
     _Alignas(FLOOR_LINE) _Atomic uint64_t pong;
@@ -115,6 +124,7 @@ int main(int argc, char **argv)
         }
         for (uint64_t v = 1; v <= (uint64_t)total; ++v) {
             while (atomic_load_explicit(&sh->ping, memory_order_acquire) != v) {
+                FLOOR_PAUSE();
             }
             atomic_store_explicit(&sh->pong, v, memory_order_release);
         }
@@ -127,6 +137,7 @@ int main(int argc, char **argv)
             }
             atomic_store_explicit(&sh->ping, (uint64_t)v, memory_order_release);
             while (atomic_load_explicit(&sh->pong, memory_order_acquire) != (uint64_t)v) {
+                FLOOR_PAUSE();
             }
         }
         oneway[t] = (floor_now() - t0) / (double)iters / 2 * 1e6;
