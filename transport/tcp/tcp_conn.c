@@ -146,6 +146,9 @@ void loom_tcp_conn_close(loom_tcp_conn_t *conn)
     }
     epoll_ctl(iface->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
     close(conn->fd);
+    if (iface->hot == conn) {
+        iface->hot = NULL;
+    }
     conn->fd = -1;
     if (conn->ep != NULL && conn->ep->conn == conn) {
         conn->ep->conn = NULL;
@@ -574,7 +577,16 @@ static void loom_tcp_conn_read(loom_tcp_conn_t *conn)
                                 ? LOOM_TCP_RX_PEEK : 0;
         st = loom_tcp_rx_progress(&conn->rx, &loom_tcp_conn_rx_ops, conn,
                                   LOOM_TCP_RX_BUDGET);
-        if (conn->state == LOOM_TCP_CONN_DEAD || st == LOOM_OK) {
+        if (conn->state == LOOM_TCP_CONN_DEAD) {
+            return;
+        }
+        if (st == LOOM_OK) {
+            /* the rest of a chunk is on its way: the next poll reads it directly */
+            if (conn->rx.dst_left > 0) {
+                conn->iface->hot = conn;
+            } else if (conn->iface->hot == conn) {
+                conn->iface->hot = NULL;
+            }
             return;
         }
         if (st != LOOM_INPROGRESS) {
@@ -593,6 +605,23 @@ static void loom_tcp_conn_read(loom_tcp_conn_t *conn)
             return;
         }
     }
+}
+
+/*
+ * While a chunk body streams in, a poll reads the socket straight away: one
+ * syscall per burst instead of epoll_wait() and then the read. epoll still
+ * runs every 16th poll, and whenever this peer has frames of ours queued
+ * (they wait for EPOLLOUT).
+ */
+int loom_tcp_conn_read_hot(loom_tcp_iface_t *iface)
+{
+    loom_tcp_conn_t *conn = iface->hot;
+    size_t left = conn->rx.dst_left, end = conn->rx.end;
+
+    iface->hot = NULL;
+    loom_tcp_conn_read(conn);
+    return conn->state == LOOM_TCP_CONN_DEAD || conn->rx.dst_left != left ||
+           conn->rx.end != end;
 }
 
 void loom_tcp_conn_events(loom_tcp_conn_t *conn, uint32_t events)

@@ -535,10 +535,33 @@ static void loom_tcp_ep_destroy(loom_tl_ep_t *tl_ep)
 
 /* ---- progress and close ------------------------------------------------------ */
 
+/* One epoll_wait() and the events it reports. @return their number. */
+static int loom_tcp_iface_dispatch(loom_tcp_iface_t *iface)
+{
+    struct epoll_event ev[LOOM_TCP_EVENTS_MAX];
+    int n = epoll_wait(iface->epfd, ev, LOOM_TCP_EVENTS_MAX, 0);
+
+    if (n < 0) {
+        if (errno != EINTR) {
+            loom_error("tcp", "epoll_wait(): %m");
+        }
+        return 0;
+    }
+    for (int i = 0; i < n; ++i) {
+        loom_tcp_conn_t *conn = ev[i].data.ptr;
+
+        if (conn->is_listener) {
+            loom_tcp_conn_accept(iface);
+        } else {
+            loom_tcp_conn_events(conn, ev[i].events);
+        }
+    }
+    return n;
+}
+
 static int loom_tcp_progress(loom_tl_iface_t *tl_iface)
 {
     loom_tcp_iface_t *iface = loom_tcp_iface_of(tl_iface);
-    struct epoll_event ev[LOOM_TCP_EVENTS_MAX];
     int n;
 
     /*
@@ -550,22 +573,12 @@ static int loom_tcp_progress(loom_tl_iface_t *tl_iface)
         (++iface->poll_count & LOOM_TCP_IDLE_POLL_MASK) != 0) {
         return 0;
     }
-    n = epoll_wait(iface->epfd, ev, LOOM_TCP_EVENTS_MAX, 0);
-    if (n < 0) {
-        if (errno != EINTR) {
-            loom_error("tcp", "epoll_wait(): %m");
-        }
-        return 0;
-    }
     iface->corking = 1;
-    for (int i = 0; i < n; ++i) {
-        loom_tcp_conn_t *conn = ev[i].data.ptr;
-
-        if (conn->is_listener) {
-            loom_tcp_conn_accept(iface);
-        } else {
-            loom_tcp_conn_events(conn, ev[i].events);
-        }
+    if (iface->hot != NULL && (++iface->hot_polls & 15) != 0 &&
+        loom_list_is_empty(&iface->hot->ep->txq)) {
+        n = loom_tcp_conn_read_hot(iface);
+    } else {
+        n = loom_tcp_iface_dispatch(iface);
     }
     iface->corking = 0;
     if (!loom_list_is_empty(&iface->corked)) {

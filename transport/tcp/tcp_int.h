@@ -377,6 +377,8 @@ struct loom_tcp_iface {
     loom_list_t          dead;          /* closed conns to free after dispatch */
     loom_list_t          corked;        /* endpoints with frames held back by corking */
     int                  corking;       /* in progress(): small frames wait for uncork */
+    loom_tcp_conn_t     *hot;           /* a chunk body arrives on it: read before epoll */
+    unsigned             hot_polls;
     loom_mpool_t         tx_small;
     loom_mpool_t         tx_large;
     loom_mpool_t         region_pool;
@@ -415,6 +417,8 @@ loom_status_t loom_tcp_ep_connect(loom_tcp_ep_t *ep);
 loom_status_t loom_tcp_conn_accept(loom_tcp_iface_t *iface);
 /** Handle epoll events of a connection. */
 void loom_tcp_conn_events(loom_tcp_conn_t *conn, uint32_t events);
+/** Read on iface->hot without asking epoll. @return 1 if bytes arrived. */
+int loom_tcp_conn_read_hot(loom_tcp_iface_t *iface);
 /** Close a connection (freed later by loom_tcp_conn_reap). */
 void loom_tcp_conn_close(loom_tcp_conn_t *conn);
 void loom_tcp_conn_reap(loom_tcp_iface_t *iface);
