@@ -105,12 +105,17 @@ static void loom_tcp_tx_make_err(loom_tcp_tx_t *tx, loom_status_t status)
  * readv(), so bigger chunks mean fewer reads (osu_bw's 64 concurrent 4 MiB
  * messages: 1 MiB per chunk instead of 256 KiB). While frames are queued
  * too, LOOM_TCP_CHUNK, so the next frame waits less for the chunk in the
- * socket.
+ * socket. A stream of 1 MiB or more that has the connection to itself
+ * (@p alone 2: the queue was empty) starts with LOOM_TCP_FIRST_CHUNK.
  */
 static void loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx, int alone)
 {
     size_t chunk = LOOM_MIN(alone ? (size_t)LOOM_TCP_CHUNK_MAX : (size_t)LOOM_TCP_CHUNK,
                             tx->total - tx->next_off);
+
+    if (tx->next_off == 0 && alone > 1 && tx->total >= LOOM_TCP_CHUNK_MAX) {
+        chunk = LOOM_TCP_FIRST_CHUNK;
+    }
     loom_tcp_frame_hdr_t fh = { .len = (uint32_t)(sizeof(loom_tcp_data_hdr_t) + chunk),
                                 .type = LOOM_TCP_GET_DATA };
     loom_tcp_data_hdr_t dh = { .req_id = tx->req_id, .offset = tx->next_off };
@@ -586,7 +591,8 @@ static loom_status_t loom_tcp_ep_on_get_req(loom_tcp_ep_t *ep, const void *body,
     tx->base     = r->addr + (req.raddr - base);
     tx->total    = req.len;
     tx->next_off = 0;
-    loom_tcp_tx_arm_chunk(tx, ep->txq_bytes == 0);
+    /* 2: the queue is empty, nothing but this stream to send */
+    loom_tcp_tx_arm_chunk(tx, loom_list_is_empty(&ep->txq) ? 2 : ep->txq_bytes == 0);
     r->streams++;
     loom_list_add_tail(&ep->txq, &tx->link);
     return loom_tcp_ep_flush_soon(ep);
