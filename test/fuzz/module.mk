@@ -31,7 +31,7 @@ FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 # pulls the head, the daemons, the PMIx server and main()): launcher_shim.c
 # stands in for the one loop function the hang filter calls
 FUZZ_LAUNCHER := loomrun_proc loomrun_guard loomrun_hang loomrun_report loomrun_report_sum \
-                 loomrun_ctl loomrun_util
+                 loomrun_ctl loomrun_util loomrun_bind
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out transport/ib/%,$(LIB_SRC)) \
                   transport/ib/ib_wire.c) \
                 $(FUZZ_LAUNCHER:%=$(FUZZ_DIR)/obj/launcher/%.o) \
