@@ -350,16 +350,41 @@ allreduce np=2 8 B <= 0.6x Open MPI|osu_allreduce|shm|2|8|0.6
 allreduce np=2 1 MiB <= 0.8x Open MPI|osu_allreduce|shm|2|1048576|0.8
 allreduce np=4 8 B <= 0.5x Open MPI|osu_allreduce|shm|4|8|0.5"
 {
-    echo "| target | Open MPI | loom | ratio | met? |"
-    echo "|---|---:|---:|---:|---|"
+    echo "| target | Open MPI | loom | ratio | met? | paired ratio | best runs | met by best? |"
+    echo "|---|---:|---:|---:|---|---:|---:|---|"
     while IFS='|' read -r name b tr np size limit; do
         row=$(awk -F, -v b="$b" -v t="$tr" -v n="$np" -v s="$size" \
               '$1 == b && $2 == t && $3 == n && $4 == s' "$out/compare.csv")
         IFS=, read -r _ _ _ _ _ o l r _ _ <<<"$row"
         verdict="not measured"
         [[ -n ${r:-} ]] && verdict=$(awk -v r="$r" -v m="$limit" 'BEGIN { print (r <= m) ? "yes" : "no" }')
-        echo "| $name | ${o:--} | ${l:--} | ${r:--} | $verdict |"
+        # the same size from raw.csv: the median over repetitions of the
+        # ratio within each repetition, and the ratio of each library's best run
+        short_b=${b#osu_}
+        read -r pr br <<<"$(awk -F, -v b="$short_b" -v t="$tr" -v n="$np" -v s="$size" '
+            $1 == b && $2 == t && $3 == n && $6 == s { v[$4, $5] = $7; reps[$5] = 1 }
+            END {
+                bw = (b == "bw" || b == "bibw"); k = 0
+                for (rep in reps) if (((("ompi", rep) in v)) && (("loom", rep) in v)) {
+                    o = v["ompi", rep]; l = v["loom", rep]
+                    if (o > 0 && l > 0) q[++k] = bw ? o / l : l / o
+                    if (!bo || (bw ? o > bo : o < bo)) bo = o
+                    if (!bl || (bw ? l > bl : l < bl)) bl = l
+                }
+                if (!k) { print "- -"; exit }
+                for (i = 2; i <= k; i++) for (j = i; j > 1 && q[j] < q[j - 1]; j--) {
+                    x = q[j]; q[j] = q[j - 1]; q[j - 1] = x }
+                m = (k % 2) ? q[(k + 1) / 2] : (q[k / 2] + q[k / 2 + 1]) / 2
+                printf "%.3f %.3f\n", m, bw ? bo / bl : bl / bo
+            }' "$out/raw.csv")"
+        bverdict="-"
+        [[ ${br:--} != - ]] && bverdict=$(awk -v r="$br" -v m="$limit" 'BEGIN { print (r <= m) ? "yes" : "no" }')
+        echo "| $name | ${o:--} | ${l:--} | ${r:--} | $verdict | ${pr:--} | ${br:--} | $bverdict |"
     done <<<"$targets"
+    echo
+    echo "ratio: of the medians; paired ratio: median over repetitions of the ratio"
+    echo "within one repetition (both libraries back to back); best runs: each"
+    echo "library's best run (interference here only ever slows a run down)."
     floor=$(cat "$out"/raw/floor_r*.out 2>/dev/null | awk '$1 == "floor_us" { print $2 }' |
             sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
     if [[ -n $floor ]]; then
