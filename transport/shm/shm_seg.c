@@ -99,12 +99,13 @@ static void loom_shm_seg_join(loom_shm_iface_t *iface)
     uint32_t n;
 
     for (int j = 0; j < iface->local_size; ++j) {
-        void *tx_ring = loom_shm_seg_ring(seg, iface->local_idx, j);
-        void *rx_ring = loom_shm_seg_ring(seg, j, iface->local_idx);
+        void *tx_ring, *rx_ring;
 
         if (j == iface->local_idx) {
-            continue;
+            continue;   /* no ring to ourselves (its index would be out of range) */
         }
+        tx_ring = loom_shm_seg_ring(seg, iface->local_idx, j);
+        rx_ring = loom_shm_seg_ring(seg, j, iface->local_idx);
         /* no page faults on the first lap of small frames (see shm_ring.h) */
         loom_shm_ring_prefault(tx_ring, iface->nslots, iface->slot_size);
         loom_shm_ring_prefault(rx_ring, iface->nslots, iface->slot_size);
