@@ -20,7 +20,6 @@
  */
 #include "loomrun_int.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,9 +196,4 @@ void loomrun_bind_report(const loomrun_job_t *job, int r)
     loomrun_bind_format(&job->bind_sets[r], cpus, sizeof(cpus));
     fprintf(stderr, "loomrun: rank %d on %s bound to cpu%s %s\n", r, job->host,
             CPU_COUNT(&job->bind_sets[r]) == 1 ? "" : "s", cpus);
-}
-
-const char *loomrun_bind_name(int mode)
-{
-    return mode >= 0 && mode <= LOOMRUN_BIND_HWTHREAD ? loomrun_bind_names[mode] : "?";
 }

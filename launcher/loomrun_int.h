@@ -79,10 +79,10 @@ typedef struct loomrun_map {
     int    *ranks;        /* nranks entries, grouped by node */
 } loomrun_map_t;
 
-/** Command-line options. */
 /** --bind-to: where each local rank may run (loomrun_bind.c). */
 enum { LOOMRUN_BIND_AUTO = 0, LOOMRUN_BIND_NONE, LOOMRUN_BIND_CORE, LOOMRUN_BIND_HWTHREAD };
 
+/** Command-line options. */
 typedef struct loomrun_opts {
     int     nranks;
     loomrun_host_t *hosts;    /* --host / --hostfile entries, nhosts of them */
@@ -527,9 +527,6 @@ void loomrun_guard_stop(loomrun_job_t *job);
 
 /** LOOMRUN_BIND_* for a --bind-to word, or -1. */
 int  loomrun_bind_parse(const char *name);
-
-/** The word for a LOOMRUN_BIND_* value. */
-const char *loomrun_bind_name(int mode);
 
 /** The cpus loomrun may run on (its affinity mask) into @p set; @return how many. */
 int  loomrun_bind_allowed(cpu_set_t *set);
