@@ -202,8 +202,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 static inline int loom_mpi_red_predefined(MPI_Comm comm, MPI_Datatype dt, int count,
                                           MPI_Op op)
 {
-    return comm != MPI_COMM_NULL && comm->magic == LOOM_MPI_COMM_MAGIC &&
-           loom_mpi_state == LOOM_MPI_STATE_INITIALIZED && dt != MPI_DATATYPE_NULL &&
+    return loom_mpi_comm_live(comm) && dt != MPI_DATATYPE_NULL &&
            dt->magic == LOOM_MPI_TYPE_MAGIC && dt->predefined && count >= 0 &&
            op != MPI_OP_NULL && op->magic == LOOM_MPI_OP_MAGIC && op->predefined;
 }

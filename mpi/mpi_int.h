@@ -81,6 +81,13 @@ static inline loom_comm_t loom_mpi_comm_get(MPI_Comm comm)
 /** Out of line: raise MPI_ERR_COMM (bad handle) or MPI_ERR_OTHER (not initialized). */
 int loom_mpi_comm_arg_error(MPI_Comm comm, const char *call);
 
+/** 1 if @p comm is a live communicator handle and the library is initialized. */
+static inline int loom_mpi_comm_live(MPI_Comm comm)
+{
+    return comm != MPI_COMM_NULL && comm->magic == LOOM_MPI_COMM_MAGIC &&
+           loom_mpi_state == LOOM_MPI_STATE_INITIALIZED;
+}
+
 /**
  * Check @p comm for MPI call @p call and the library state; on success put
  * the loom communicator in *lcomm_p and return MPI_SUCCESS, else return the
@@ -89,8 +96,7 @@ int loom_mpi_comm_arg_error(MPI_Comm comm, const char *call);
 static inline int loom_mpi_comm_arg(MPI_Comm comm, const char *call,
                                     loom_comm_t *lcomm_p)
 {
-    if (__builtin_expect(comm != MPI_COMM_NULL && comm->magic == LOOM_MPI_COMM_MAGIC &&
-                         loom_mpi_state == LOOM_MPI_STATE_INITIALIZED, 1)) {
+    if (__builtin_expect(loom_mpi_comm_live(comm), 1)) {
         *lcomm_p = comm->comm;
         return MPI_SUCCESS;
     }
