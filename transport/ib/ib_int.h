@@ -48,8 +48,9 @@
  * state (outstanding work completes with an error) and later sends return
  * it; the peer is told with FAIL datagrams on the UD QP (a QP in error drops
  * what arrives silently, so a peer that only waits would learn nothing
- * until its hang timeout) and fails its endpoint at once. A watchdog backs up the RC retry timer (which soft-RoCE does not honour
- * toward a dead peer): work requests complete in the peer's adapter, not its
+ * until its hang timeout) and fails its endpoint at once. A watchdog backs
+ * up the RC retry timer (which soft-RoCE does not honour toward a dead
+ * peer): work requests complete in the peer's adapter, not its
  * software, so a peer with work outstanding and no completion for
  * LOOM_IB_STALL_TIMEOUT seconds (default 4; longer where hosts are emulated
  * and may stall, as in test/verbs/run2.sh) is declared failed.
