@@ -349,6 +349,9 @@ p2p bandwidth 1 MiB >= 1.0x Open MPI|osu_bw|shm|2|1048576|1.0
 allreduce np=2 8 B <= 0.6x Open MPI|osu_allreduce|shm|2|8|0.6
 allreduce np=2 1 MiB <= 0.8x Open MPI|osu_allreduce|shm|2|1048576|0.8
 allreduce np=4 8 B <= 0.5x Open MPI|osu_allreduce|shm|4|8|0.5"
+meets() { # ratio limit -> yes/no
+    awk -v r="$1" -v m="$2" 'BEGIN { print (r <= m) ? "yes" : "no" }'
+}
 {
     echo "| target | Open MPI | loom | ratio | met? | paired ratio | best runs | met by best? |"
     echo "|---|---:|---:|---:|---|---:|---:|---|"
@@ -357,7 +360,7 @@ allreduce np=4 8 B <= 0.5x Open MPI|osu_allreduce|shm|4|8|0.5"
               '$1 == b && $2 == t && $3 == n && $4 == s' "$out/compare.csv")
         IFS=, read -r _ _ _ _ _ o l r _ _ <<<"$row"
         verdict="not measured"
-        [[ -n ${r:-} ]] && verdict=$(awk -v r="$r" -v m="$limit" 'BEGIN { print (r <= m) ? "yes" : "no" }')
+        [[ -n ${r:-} ]] && verdict=$(meets "$r" "$limit")
         # the same size from raw.csv: the median over repetitions of the
         # ratio within each repetition, and the ratio of each library's best run
         short_b=${b#osu_}
@@ -378,7 +381,7 @@ allreduce np=4 8 B <= 0.5x Open MPI|osu_allreduce|shm|4|8|0.5"
                 printf "%.3f %.3f\n", m, bw ? bo / bl : bl / bo
             }' "$out/raw.csv")"
         bverdict="-"
-        [[ ${br:--} != - ]] && bverdict=$(awk -v r="$br" -v m="$limit" 'BEGIN { print (r <= m) ? "yes" : "no" }')
+        [[ ${br:--} != - ]] && bverdict=$(meets "$br" "$limit")
         echo "| $name | ${o:--} | ${l:--} | ${r:--} | $verdict | ${pr:--} | ${br:--} | $bverdict |"
     done <<<"$targets"
     echo
