@@ -26,11 +26,8 @@
 # machine's cores, so the ranks are told they are oversubscribed.
 #   BUILD=build/release bash test/multihost/test_multihost.sh
 set -u
-TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-BUILD=${BUILD:-build/release}
-B=$TOP/$BUILD
-[[ $BUILD = /* ]] && B=$BUILD
+# shellcheck source=test/common/script_preamble.sh
+. "$(dirname "$0")/../common/script_preamble.sh"
 LOOMRUN=$B/bin/loomrun
 PROG=$B/test/multihost/prog_multihost
 LAUNCH=$B/test/launcher/prog_launch
@@ -38,15 +35,9 @@ FAKEHANG=$B/test/launcher/prog_fakehang
 P2P=$B/test/p2p/prog_p2p
 COLL=$B/test/coll/prog_coll
 AGENT=$TOP/test/multihost/netns_agent.sh
-fail=0
 
-for f in "$LOOMRUN" "$PROG" "$LAUNCH" "$FAKEHANG" "$P2P" "$COLL"; do
-    [[ -x $f ]] || { echo "FAIL: missing $f (build it first: make BUILD=$BUILD tests)"; exit 1; }
-done
-if [[ $(id -u) != 0 ]] || ! command -v ip >/dev/null; then
-    echo "FAIL: this test needs root and iproute2 (it makes network namespaces)"
-    exit 1
-fi
+loom_need_progs "$LOOMRUN" "$PROG" "$LAUNCH" "$FAKEHANG" "$P2P" "$COLL"
+loom_need_root "root and iproute2 (it makes network namespaces)" ip
 
 # ---- the hosts ------------------------------------------------------------------
 
@@ -94,9 +85,6 @@ head_run() {
           -x LOOM_OVERSUBSCRIBED=1 --timeout 150 "$@" 2>&1)
     rc=$?
 }
-
-ok()  { echo "ok   $1"; }
-bad() { echo "FAIL $1"; [[ -n ${2:-} ]] && echo "$2" | tail -n 15 | sed 's/^/    /'; fail=1; }
 
 # Nothing of the job may be left: processes, PMIx tmpdirs, /dev/shm segments.
 check_clean() {

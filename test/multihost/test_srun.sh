@@ -15,21 +15,15 @@
 # its status, and nothing left running.
 #   BUILD=build/release bash test/multihost/test_srun.sh
 set -u
-TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-BUILD=${BUILD:-build/release}
-B=$TOP/$BUILD
-[[ $BUILD = /* ]] && B=$BUILD
+# shellcheck source=test/common/script_preamble.sh
+. "$(dirname "$0")/../common/script_preamble.sh"
 PROG=$B/test/multihost/prog_multihost
 LAUNCH=$B/test/launcher/prog_launch
 P2P=$B/test/p2p/prog_p2p
 COLL=$B/test/coll/prog_coll
-fail=0
 
-for f in "$PROG" "$LAUNCH" "$P2P" "$COLL"; do
-    [[ -x $f ]] || { echo "FAIL: missing $f (build it first: make BUILD=$BUILD tests)"; exit 1; }
-done
-[[ $(id -u) == 0 ]] || { echo "FAIL: this test needs root (it runs slurmd and munged)"; exit 1; }
+loom_need_progs "$PROG" "$LAUNCH" "$P2P" "$COLL"
+loom_need_root "root (it runs slurmd and munged)"
 
 # ---- packages -----------------------------------------------------------------------
 
@@ -152,9 +146,6 @@ fi
 echo "ok   private slurm up (node $NODE, $CPUS cpus, plugins $PLUGDIR)"
 
 # ---- jobs -------------------------------------------------------------------------------
-
-ok()  { echo "ok   $1"; }
-bad() { echo "FAIL $1"; [[ -n ${2:-} ]] && echo "$2" | tail -n 15 | sed 's/^/    /'; fail=1; }
 
 # srun_run NAME NP WANT PROG ARGS...: the step must exit 0 and print WANT
 srun_run() {

@@ -12,20 +12,14 @@
 #     see their hosts, and nothing of the job stays behind
 #   BUILD=build/release bash test/verbs/test_vm_agent.sh
 set -u
-TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-BUILD=${BUILD:-build/release}
-B=$TOP/$BUILD
-[[ $BUILD = /* ]] && B=$BUILD
+# shellcheck source=test/common/script_preamble.sh
+. "$(dirname "$0")/../common/script_preamble.sh"
 AGENT=$B/test/verbs/prog_vm_agent
 LOOMRUN=$B/bin/loomrun
 PROG=$B/test/multihost/prog_multihost
 P2P=$B/test/p2p/prog_p2p
-fail=0
 
-for f in "$AGENT" "$LOOMRUN" "$PROG" "$P2P"; do
-    [[ -x $f ]] || { echo "FAIL: missing $f (build it first: make BUILD=$BUILD tests)"; exit 1; }
-done
+loom_need_progs "$AGENT" "$LOOMRUN" "$PROG" "$P2P"
 W=$(mktemp -d /tmp/loom-vm-agent.XXXXXX)
 spid=
 cleanup() {
@@ -34,9 +28,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT HUP
-
-ok()  { echo "ok   $1"; }
-bad() { echo "FAIL $1"; [[ -n ${2:-} ]] && echo "$2" | tail -n 15 | sed 's/^/    /'; fail=1; }
 
 head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$W/token"
 head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$W/wrong"
