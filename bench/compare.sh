@@ -229,9 +229,12 @@ for ((rep = 1; rep <= runs; rep++)); do
             printf '  run %d/%d  %-6s osu_%-10s %-3s np=%d\n' "$rep" "$runs" "$lib" "$b" "$tr" "$np"
             run_one "$lib" "$b" "$tr" "$np" "$rep"
         done
-        # the cache-line floor on the same cores, next to every shm latency pair
+        # the cache-line floor next to every shm latency pair, on the cpus ranks
+        # 0 and 1 get: 2 processes started by the same launcher with the same
+        # binding (loomrun's; mpirun's where loom is not built)
         if [[ $b == latency && $tr == shm && -x $FLOOR ]]; then
-            "$FLOOR" --bind "$(bind_for 2)" >"$out/raw/floor_r$rep.out" 2>&1 ||
+            floor_launch=$(loom_cmd shm 2); ((have_loom)) || floor_launch=$(ompi_cmd shm 2)
+            $floor_launch "$FLOOR" >"$out/raw/floor_r$rep.out" 2>&1 ||
                 fail_note "floor_pingpong run $rep failed: $(tail -n 1 "$out/raw/floor_r$rep.out")"
         fi
     done
