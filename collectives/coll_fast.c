@@ -10,20 +10,26 @@
  * fast path and ranks on the request path agree) straight from the call:
  *
  *   copy input -> slot[r][n % 2]; sig; arrived[r] = n (release)
- *   spin on arrived[q] >= n (acquire), loom_progress() every
- *       LOOM_COLL_FAST_POLL spins so point-to-point traffic still moves,
- *       and every spin when ranks outnumber cores (yielding the CPU)
- *   compare signatures; fold slot[0] op (... op slot[p-1])
+ *   for q = 0 .. p-1: arrived[q] >= n (acquire)?  else wait (out of line);
+ *                     sig[q] == ours?            else the mismatch error
+ *   fold slot[0] op (... op slot[p-1])
  *
- * No request from the pool, no state machine, no pass over the generic
- * request list: what is left is the cache-line handoff itself. The slow
- * path (mismatch check after a few milliseconds) is the request path's.
+ * Up to LOOM_COLL_SHM_SMALL bytes the data, the signature and the arrival
+ * share the rank's control line: a rank writes one line and reads one line
+ * per other rank, each in one miss, and no line is written by two ranks;
+ * at p = 2 a call moves one line each way. The state of a call is a few
+ * values in registers (loom_coll_fast_op_t); the request-shaped state the
+ * waiting machinery needs (mismatch check, hang report) is built only by a
+ * rank that finds somebody missing. What is left is the handoff itself.
+ *
+ * Ranks outnumber cores (oversubscribed): see loom_coll_fast_spin.
  */
 #include "coll_api_int.h"
 #include "coll_fast.h"
 #include "coll_shm.h"
 
 #include <sched.h>
+
 
 /* spins between two loom_progress() calls */
 #define LOOM_COLL_FAST_POLL 32u
@@ -34,12 +40,33 @@
  * should take; longer, and it was descheduled or moved here) */
 #define LOOM_COLL_FAST_SPIN_MAX 64u
 
+/* other ranks' control lines prefetched at the start of a call (the first
+ * ones: a rank waits for them in rank order) */
+#define LOOM_COLL_FAST_PREFETCH 8
+
 static inline void loom_coll_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
 }
+
+/*
+ * One call on the fast path: what its steps need after the start. Its
+ * address never escapes the inline steps, so it lives in registers.
+ */
+typedef struct loom_coll_fast_op {
+    loom_comm_t       comm;
+    loom_coll_comm_t *cc;
+    void             *base;      /* the segment */
+    uint64_t          seq;       /* collective number (comm->coll_seq) */
+    uint64_t          shm_seq;   /* shm operation number: the arrival we publish */
+    uint64_t          sig;       /* our signature of it */
+    int               rank;
+    int               size;
+    int               kind;      /* loom_coll_type_t */
+    int               root;
+} loom_coll_fast_op_t;
 
 /* Does the table give the shm algorithm for this call? Cached per size. */
 static int loom_coll_fast_selected(loom_coll_comm_t *cc, loom_comm_t comm,
@@ -75,40 +102,62 @@ static inline loom_coll_comm_t *loom_coll_fast_comm(loom_comm_t comm)
     return cc;
 }
 
-/* Take the next collective and shm operation numbers. */
-static inline void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
-                                        loom_coll_comm_t *cc, loom_coll_type_t type,
-                                        int root)
+/* Ranks outnumber cores: tell the waiters where we run (a hint, relaxed). */
+static void loom_coll_fast_cpu_put(void *base, int size, int rank, uint32_t cpu)
 {
-    s->comm       = comm;
-    s->rank       = comm->rank;
-    s->size       = comm->size;
-    s->kind       = (uint8_t)type;
-    s->root       = root;
-    s->seq        = comm->coll_seq++;
-    s->shm        = cc;
-    s->shm_seq    = ++cc->next_seq;
-    s->peer       = 0;
-    s->failed     = 0;            /* the slow path's fields: loom_coll_fast_wait_slow */
-    loom_coll_record_put(cc, s->seq, type, root);
-    if (loom_unlikely(cc->oversub)) {   /* where we run, for the waiters' choice */
-        atomic_store_explicit(&loom_coll_shm_aux(s, s->rank)->cpu,
-                              (uint32_t)(sched_getcpu() + 1), memory_order_relaxed);
+    loom_coll_shm_aux_t *aux = loom_coll_shm_aux_at(base, size, rank);
+
+    if (atomic_load_explicit(&aux->cpu, memory_order_relaxed) != cpu) {
+        atomic_store_explicit(&aux->cpu, cpu, memory_order_relaxed);
     }
 }
 
-/*
- * One look at the ranks not yet seen (inline: the common case is one peer
- * line that is already there, or not yet).
- */
+/* Take the next collective and shm operation numbers; sign the call. */
+static inline loom_coll_fast_op_t loom_coll_fast_start(loom_comm_t comm, loom_coll_comm_t *cc,
+                                                       loom_coll_type_t type, int root,
+                                                       size_t bytes)
+{
+    loom_coll_fast_op_t o;
+
+    o.comm    = comm;
+    o.cc      = cc;
+    o.base    = cc->base;
+    o.rank    = comm->rank;
+    o.size    = comm->size;
+    o.kind    = (int)type;
+    o.root    = loom_coll_kind_rooted(type) ? root : 0;
+    o.seq     = comm->coll_seq++;
+    o.shm_seq = ++cc->next_seq;
+    o.sig     = loom_coll_shm_sig(o.seq, o.kind, o.root,
+                                  type == LOOM_COLL_BARRIER ? 0 : bytes);
+    /* start the misses on the other ranks' lines now, under the work
+     * before the wait: a rank that arrives last finds them in its cache */
+    for (int q = 0; q < o.size && q < LOOM_COLL_FAST_PREFETCH; ++q) {
+        __builtin_prefetch(loom_coll_shm_ctl_at(o.base, q), 0);
+    }
+    loom_coll_record_put(cc, o.seq, type, root);
+    if (loom_unlikely(cc->oversub)) {   /* where we run, for the waiters' choice */
+        loom_coll_fast_cpu_put(o.base, o.size, o.rank, (uint32_t)(sched_getcpu() + 1));
+    }
+    return o;
+}
+
+/* Our control line: the data is in place; the signature, then the arrival. */
+static inline void loom_coll_fast_arrive(const loom_coll_fast_op_t *o)
+{
+    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(o->base, o->rank);
+
+    c->sig[o->shm_seq & 1] = o->sig;
+    atomic_store_explicit(&c->arrived, o->shm_seq, memory_order_release);
+}
+
+/* One look at the ranks not yet seen (s->peer on). */
 static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
 {
     const loom_coll_comm_t *cc = s->shm;
-    const char *base = cc->base;
 
     for (; s->peer < s->size; ++s->peer) {
-        const loom_coll_shm_ctl_t *c = (const void *)(base + (size_t)s->peer *
-                                                      LOOM_COLL_SHM_RANK_BYTES);
+        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(cc->base, s->peer);
         if (atomic_load_explicit(&c->arrived, memory_order_acquire) < s->shm_seq) {
             return 0;
         }
@@ -127,14 +176,17 @@ static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
  */
 static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycpu)
 {
+    const loom_coll_comm_t *cc = s->shm;
+
     for (int q = s->peer; q < s->size; ++q) {
-        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, q);
+        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(cc->base, q);
         uint32_t cpu;
 
         if (atomic_load_explicit(&c->arrived, memory_order_acquire) >= s->shm_seq) {
             continue;
         }
-        cpu = atomic_load_explicit(&loom_coll_shm_aux(s, q)->cpu, memory_order_relaxed);
+        cpu = atomic_load_explicit(&loom_coll_shm_aux_at(cc->base, s->size, q)->cpu,
+                                   memory_order_relaxed);
         if (cpu == 0 || cpu == mycpu) {
             return 1;
         }
@@ -152,7 +204,8 @@ static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycp
  */
 static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 {
-    int oversub = ((loom_coll_comm_t *)s->shm)->oversub;
+    loom_coll_comm_t *cc = s->shm;
+    int oversub = cc->oversub;
     uint32_t mycpu = oversub ? (uint32_t)(sched_getcpu() + 1) : 0;
     unsigned spins = 0;
     loom_status_t st;
@@ -164,6 +217,7 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
             spins = 0;
             loom_progress_idle();
             mycpu = (uint32_t)(sched_getcpu() + 1);   /* we may come back elsewhere */
+            loom_coll_fast_cpu_put(cc->base, s->size, s->rank, mycpu);
             (void)loom_progress();
         } else if (spins % LOOM_COLL_FAST_POLL != 0) {
             loom_coll_cpu_relax();
@@ -180,76 +234,91 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 }
 
 /*
- * The wait proper, out of line: only a rank that finds somebody missing
- * comes here. The wait runs outside any request, so it tells the progress
- * engine which collective it is inside: a hang report then names
+ * The wait proper, out of line: only a rank that finds rank @p q (or a
+ * later one) missing comes here. It builds the request-shaped state the
+ * mismatch check reads, and, running outside any request, tells the
+ * progress engine which collective it is inside: a hang report then names
  * "allreduce #12 on WORLD" instead of a bare loom_progress.
  */
 static __attribute__((noinline)) loom_status_t
-loom_coll_fast_wait_slow(loom_coll_state_t *s, const char *call)
+loom_coll_fast_wait_slow(loom_coll_fast_op_t o, int q, const char *call)
 {
     loom_progress_coll_t pc = {
         .call  = call,
         .kind  = call + sizeof("loom_") - 1,
-        .comm  = s->comm,
-        .seq   = s->seq,
+        .comm  = o.comm,
+        .seq   = o.seq,
         .alg   = "shm",
         .state = "wait-arrivals",
     };
+    loom_coll_state_t s;
     loom_status_t st;
 
-    s->idle          = 0;
-    s->idle_check    = 0;
-    s->failures_seen = 0;
-    s->is_child      = 0;
+    memset(&s, 0, offsetof(loom_coll_state_t, rlen));
+    s.comm    = o.comm;
+    s.rank    = o.rank;
+    s.size    = o.size;
+    s.kind    = (uint8_t)o.kind;
+    s.root    = o.root;
+    s.seq     = o.seq;
+    s.shm     = o.cc;
+    s.shm_seq = o.shm_seq;
+    s.peer    = q;
     loom_progress_coll_enter(&pc);
-    st = loom_coll_fast_spin(s);
+    st = loom_coll_fast_spin(&s);
     loom_progress_coll_leave(&pc);
     return st;
 }
 
 /*
- * Wait for every rank's arrival, then compare signatures. @p call is the
- * public name, "loom_allreduce". The last rank to arrive finds everybody
- * there at the first look and skips the waiting machinery.
+ * Wait for every rank's arrival and compare its signature with ours, rank
+ * by rank: the line that says a rank arrived also holds its signature (and
+ * its data when small), so each rank costs one miss. The last rank to
+ * arrive finds everybody there and never leaves this loop.
  */
-static inline loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char *call)
+static inline loom_status_t loom_coll_fast_wait(const loom_coll_fast_op_t *o, const char *call)
 {
+    uint64_t par = o->shm_seq & 1;
     loom_status_t st;
 
-    if (loom_unlikely(!loom_coll_fast_arrived(s)) &&
-        (st = loom_coll_fast_wait_slow(s, call)) != LOOM_OK) {
-        return st;
+    for (int q = 0; q < o->size; ++q) {
+        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(o->base, q);
+
+        if (loom_unlikely(atomic_load_explicit(&c->arrived, memory_order_acquire) <
+                          o->shm_seq) &&
+            (st = loom_coll_fast_wait_slow(*o, q, call)) != LOOM_OK) {
+            return st;
+        }
+        if (loom_unlikely(c->sig[par] != o->sig)) {
+            return loom_coll_shm_sig_error(o->comm, o->seq, o->sig, q, c->sig[par]);
+        }
     }
-    st = loom_coll_shm_check(s);
-    s->failed |= st != LOOM_OK;
-    return st;
+    return LOOM_OK;
 }
 
-static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
+/* This shm operation is over: the next may start; record how it ended. */
+static inline loom_status_t loom_coll_fast_end(const loom_coll_fast_op_t *o, loom_status_t st,
                                                const char *who)
 {
-    loom_coll_comm_t *cc = s->shm;
+    loom_coll_comm_t *cc = o->cc;
 
-    cc->done_seq = s->shm_seq;
-    cc->recent[s->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
-                                             (s->failed ? LOOM_COLL_REC_FAILED : 0);
-    return st == LOOM_OK ? LOOM_OK : loom_p2p_error(st, who);
+    cc->done_seq = o->shm_seq;
+    cc->recent[o->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
+                                             (st != LOOM_OK ? LOOM_COLL_REC_FAILED : 0);
+    return loom_likely(st == LOOM_OK) ? LOOM_OK : loom_p2p_error(st, who);
 }
 
 loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
 {
     loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
-    loom_coll_state_t s;
+    loom_coll_fast_op_t o;
 
     if (cc == NULL || !loom_coll_fast_selected(cc, comm, LOOM_COLL_BARRIER, 0)) {
         return LOOM_INPROGRESS;
     }
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BARRIER, 0);
-    s.count = 0;
-    s.esize = 1;
-    loom_coll_shm_arrive(&s);
-    return loom_coll_fast_end(&s, loom_coll_fast_wait(&s, "loom_barrier"), "loom_barrier");
+    o = loom_coll_fast_start(comm, cc, LOOM_COLL_BARRIER, 0, 0);
+    loom_coll_fast_arrive(&o);
+    return loom_coll_fast_end(&o, loom_coll_fast_wait(&o, "loom_barrier"), "loom_barrier");
 }
 
 /* Is (count > 0, dt, op) the allreduce the fast path took last on @p cc? */
@@ -267,10 +336,10 @@ static inline int loom_coll_fast_ar_cached(const loom_coll_comm_t *cc, size_t co
  * Predefined pairs are remembered; user ops may be freed, so they are
  * checked every time.
  */
-static __attribute__((noinline)) loom_status_t
-loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf, void *rbuf,
-                        size_t count, loom_datatype_t dt, loom_op_t op, size_t *esize_p,
-                        loom_op_kernel_fn_t *kernel_p)
+static loom_status_t loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm,
+                                             const void *sbuf, void *rbuf, size_t count,
+                                             loom_datatype_t dt, loom_op_t op,
+                                             size_t *esize_p, loom_op_kernel_fn_t *kernel_p)
 {
     size_t esize = loom_datatype_size(dt);
     loom_status_t st;
@@ -295,58 +364,87 @@ loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf
     return LOOM_OK;
 }
 
-/* result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's fold */
-static inline void loom_coll_fast_fold(loom_coll_state_t *s, void *rbuf,
+/*
+ * result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's
+ * fold (@p kernel NULL: through loom_op_apply).
+ */
+static inline void loom_coll_fast_fold(const loom_coll_fast_op_t *o, void *rbuf, size_t count,
+                                       size_t bytes, loom_datatype_t dt, loom_op_t op,
                                        loom_op_kernel_fn_t kernel)
 {
-    loom_copy_small(rbuf, loom_coll_shm_slot(s, s->size - 1), s->count * s->esize);
-    for (int q = s->size - 2; q >= 0; --q) {
+    uint64_t par = o->shm_seq & 1;
+
+    loom_copy_small(rbuf, loom_coll_shm_data(loom_coll_shm_ctl_at(o->base, o->size - 1), par,
+                                             bytes), bytes);
+    for (int q = o->size - 2; q >= 0; --q) {
+        const void *in = loom_coll_shm_data(loom_coll_shm_ctl_at(o->base, q), par, bytes);
+
         if (loom_likely(kernel != NULL)) {
-            kernel(loom_coll_shm_slot(s, q), rbuf, s->count);
+            kernel(in, rbuf, count);
         } else {
-            loom_coll_reduce(s, loom_coll_shm_slot(s, q), rbuf, s->count);
+            loom_op_apply(op, in, rbuf, count, dt);
         }
     }
 }
 
-loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
-                                       loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+/* The allreduce itself, once admitted (@p esize, @p kernel resolved). */
+static inline __attribute__((always_inline)) loom_status_t loom_coll_fast_ar_run(loom_coll_comm_t *cc, loom_comm_t comm,
+                                                  const void *sbuf, void *rbuf, size_t count,
+                                                  size_t esize, loom_datatype_t dt,
+                                                  loom_op_t op, loom_op_kernel_fn_t kernel)
 {
-    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
-    loom_op_kernel_fn_t kernel;
-    loom_coll_state_t s;
-    size_t esize;
+    size_t bytes = count * esize;
+    loom_coll_fast_op_t o;
+    loom_status_t st;
+
+    if (sbuf == LOOM_IN_PLACE) {
+        sbuf = rbuf;
+    } else if (loom_unlikely(loom_coll_overlap(sbuf, bytes, rbuf, bytes))) {
+        return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
+    }
+    o = loom_coll_fast_start(comm, cc, LOOM_COLL_ALLREDUCE, 0, bytes);
+    loom_copy_small(loom_coll_shm_data(loom_coll_shm_ctl_at(o.base, o.rank), o.shm_seq & 1,
+                                       bytes), sbuf, bytes);
+    loom_coll_fast_arrive(&o);
+    st = loom_coll_fast_wait(&o, "loom_allreduce");
+    if (loom_likely(st == LOOM_OK)) {
+        loom_coll_fast_fold(&o, rbuf, count, bytes, dt, op, kernel);
+    }
+    return loom_coll_fast_end(&o, st, "loom_allreduce");
+}
+
+/* Not the cached case: admit the call (or hand it to the request path). */
+static __attribute__((noinline)) loom_status_t
+loom_coll_fast_ar_other(loom_coll_comm_t *cc, const void *sbuf, void *rbuf, size_t count,
+                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+{
+    loom_op_kernel_fn_t kernel = NULL;
+    size_t esize = 0;
     loom_status_t st;
 
     if (cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL || rbuf == LOOM_IN_PLACE) {
         /* the request path validates and reports */
         return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
     }
-    if (loom_likely(loom_coll_fast_ar_cached(cc, count, dt, op))) {
-        esize  = cc->fast_ar_esize;
-        kernel = cc->fast_ar_kernel;
-        if (sbuf != LOOM_IN_PLACE &&
-            loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) {
-            return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
-        }
-    } else if ((st = loom_coll_fast_ar_admit(cc, comm, sbuf, rbuf, count, dt, op, &esize,
-                                             &kernel)) != LOOM_OK) {
+    st = loom_coll_fast_ar_admit(cc, comm, sbuf, rbuf, count, dt, op, &esize, &kernel);
+    if (st != LOOM_OK) {
         return st != LOOM_INPROGRESS ? st
                                      : loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
     }
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
-    s.count = count;
-    s.esize = esize;
-    s.dt    = dt;
-    s.op    = op;
-    loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
-                    count * esize);
-    loom_coll_shm_arrive(&s);
-    st = loom_coll_fast_wait(&s, "loom_allreduce");
-    if (st == LOOM_OK) {
-        loom_coll_fast_fold(&s, rbuf, kernel);
+    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, esize, dt, op, kernel);
+}
+
+loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
+                                       loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
+
+    if (loom_unlikely(cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL ||
+                      rbuf == LOOM_IN_PLACE || !loom_coll_fast_ar_cached(cc, count, dt, op))) {
+        return loom_coll_fast_ar_other(cc, sbuf, rbuf, count, dt, op, comm);
     }
-    return loom_coll_fast_end(&s, st, "loom_allreduce");
+    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, cc->fast_ar_esize, dt, op,
+                                 cc->fast_ar_kernel);
 }
 
 loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
@@ -354,24 +452,26 @@ loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, 
 {
     loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
     size_t esize = loom_datatype_size(dt);
-    loom_coll_state_t s;
+    loom_coll_fast_op_t o;
     loom_status_t st;
+    size_t bytes;
 
     if (cc == NULL || esize == 0 || count == 0 || buf == NULL || buf == LOOM_IN_PLACE ||
         root < 0 || root >= comm->size || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
         !loom_coll_fast_selected(cc, comm, LOOM_COLL_BCAST, count * esize)) {
         return LOOM_INPROGRESS;       /* the request path validates and reports */
     }
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BCAST, root);
-    s.count = count;
-    s.esize = esize;
-    if (s.rank == root) {
-        memcpy(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
+    bytes = count * esize;
+    o = loom_coll_fast_start(comm, cc, LOOM_COLL_BCAST, root, bytes);
+    if (o.rank == root) {
+        memcpy(loom_coll_shm_data(loom_coll_shm_ctl_at(o.base, root), o.shm_seq & 1, bytes),
+               buf, bytes);
     }
-    loom_coll_shm_arrive(&s);
-    st = loom_coll_fast_wait(&s, "loom_bcast");
-    if (st == LOOM_OK && s.rank != root) {
-        memcpy(buf, loom_coll_shm_slot(&s, root), count * esize);
+    loom_coll_fast_arrive(&o);
+    st = loom_coll_fast_wait(&o, "loom_bcast");
+    if (st == LOOM_OK && o.rank != root) {
+        memcpy(buf, loom_coll_shm_data(loom_coll_shm_ctl_at(o.base, root), o.shm_seq & 1, bytes),
+               bytes);
     }
-    return loom_coll_fast_end(&s, st, "loom_bcast");
+    return loom_coll_fast_end(&o, st, "loom_bcast");
 }
