@@ -116,6 +116,7 @@ static void loom_init_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_t *if
         limit = frame_max;   /* eager is all there is */
     }
     peer->eager_limit = limit;
+    peer->can_peek = (uint8_t)(iface->ops.am_peek != NULL && iface->ops.am_consume != NULL);
 }
 
 static loom_status_t loom_init_peers(void)

@@ -6,6 +6,11 @@
  * queued is a straight line: validate, build a 24-byte header on the stack,
  * am_send. No request, no allocation. Anything else (back-pressure,
  * rendezvous, ssend) takes the nonblocking path and waits.
+ *
+ * loom_recv from one peer with nothing posted or unexpected is the
+ * mirror image when the peer's transport can peek (am_peek): spin on the
+ * peer's next frame and copy an eager message for this receive straight
+ * out of it. Anything else goes through a posted request.
  */
 #include "p2p_engine_int.h"
 #include "datatype_int.h"
@@ -209,6 +214,73 @@ loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt, int 
                               "loom_ssend");
 }
 
+/* peeks between progress passes on loom_recv's direct path, and in all
+ * before it hands over to a posted request (hang reports list requests) */
+#define LOOM_P2P_DIRECT_POLLS 16u
+#define LOOM_P2P_DIRECT_SPINS 4096u
+
+/* spin on the peer's next frame; 1 when one is there (*data_p, *len_p) */
+static inline int loom_p2p_recv_direct_wait(loom_p2p_peer_t *peer, const void **data_p,
+                                            size_t *len_p)
+{
+    const loom_p2p_engine_t *e = &loom_p2p_engine;
+    unsigned spins = e->oversubscribed ? 1 : LOOM_P2P_DIRECT_SPINS;
+
+    /* nothing posted (no earlier receive can claim the frame) and nothing
+     * unexpected (no earlier message can match this receive); a progress
+     * pass below may change either */
+    while ((e->match.num_posted | e->match.num_unexp) == 0 && peer->failed == LOOM_OK) {
+        if (loom_tl_ep_am_peek(peer->ep, data_p, len_p)) {
+            return 1;
+        }
+        if (--spins == 0) {
+            return 0;
+        }
+        if (spins % LOOM_P2P_DIRECT_POLLS == 0) {
+            loom_progress_int();   /* the other peers, queued frames, collectives */
+        }
+    }
+    return 0;
+}
+
+/*
+ * loom_recv's direct path, for a receive from one peer whose transport can
+ * peek: take the peer's next frame in place when it is an eager message
+ * for this receive that fits (no request, no matching queue, no callback).
+ * Anything else (another tag or communicator, rendezvous, ssend,
+ * truncation, a failure, a wait long enough to be reported) is left where
+ * it is for the general path, so MPI order holds. @return 1 when received.
+ */
+static inline int loom_p2p_recv_direct(void *buf, size_t bytes, int src, int tag,
+                                       loom_comm_t comm, loom_msg_status_t *status)
+{
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_comm_to_world(comm, src)];
+    const void *data;
+    size_t len;
+    loom_p2p_hdr_t h;
+
+    if (!peer->can_peek || !loom_p2p_recv_direct_wait(peer, &data, &len) ||
+        len < sizeof(h) || *(const uint8_t *)data != LOOM_P2P_EAGER) {
+        return 0;
+    }
+    memcpy(&h, data, sizeof(h));
+    len -= sizeof(h);
+    if (h.ctx != loom_comm_ctx(comm, LOOM_CTX_P2P) || h.src != src ||
+        (h.tag != tag && tag != LOOM_ANY_TAG) || len > bytes) {
+        return 0;
+    }
+    loom_copy_small(buf, (const char *)data + sizeof(h), len);
+    loom_tl_ep_am_consume(peer->ep);
+    if (status != LOOM_STATUS_IGNORE) {
+        status->source    = h.src;
+        status->tag       = h.tag;
+        status->error     = LOOM_OK;
+        status->cancelled = 0;
+        status->bytes     = len;
+    }
+    return 1;
+}
+
 loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
                         loom_comm_t comm, loom_msg_status_t *status)
 {
@@ -222,6 +294,9 @@ loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, in
     }
     if (loom_unlikely(src == LOOM_PROC_NULL)) {
         loom_p2p_status_proc_null(status);
+        return LOOM_OK;
+    }
+    if (src >= 0 && loom_p2p_recv_direct(buf, bytes, src, tag, comm, status)) {
         return LOOM_OK;
     }
     st = loom_p2p_irecv_int(buf, bytes, src, tag, comm, LOOM_CTX_P2P, &req);

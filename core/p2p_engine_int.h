@@ -118,6 +118,7 @@ typedef struct loom_p2p_peer {
     uint8_t        can_rndv;      /* transport has get() */
     uint8_t        bye;           /* its BYE arrived (finalize) */
     uint8_t        in_pending;    /* on loom_p2p_engine.pending_peers */
+    uint8_t        can_peek;      /* transport has am_peek (loom_recv's direct path) */
     loom_status_t  failed;        /* LOOM_OK, or why the peer is unusable */
     loom_list_t    pending;       /* loom_p2p_pending_t, in send order */
     loom_list_t    awaiting;      /* send requests waiting for its ACK/FIN */

@@ -23,6 +23,7 @@ _Static_assert(MPI_ANY_SOURCE == LOOM_ANY_SOURCE, "MPI_ANY_SOURCE must be loom's
 _Static_assert(MPI_ANY_TAG == LOOM_ANY_TAG, "MPI_ANY_TAG must be loom's");
 _Static_assert(MPI_PROC_NULL == LOOM_PROC_NULL, "MPI_PROC_NULL must be loom's");
 _Static_assert(MPI_UNDEFINED == LOOM_UNDEFINED, "MPI_UNDEFINED must be loom's");
+_Static_assert(MPI_SUCCESS == (int)LOOM_OK, "a LOOM_OK status needs no conversion");
 
 loom_mpi_state_t loom_mpi_state = LOOM_MPI_STATE_PRE_INIT;
 

@@ -135,7 +135,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     }
     st = loom_recv(buf, n, datatype->base, source, tag, lcomm,
                    (loom_msg_status_t *)status);
-    if (status != MPI_STATUS_IGNORE) {
+    /* the status's error is st; LOOM_OK is already MPI_SUCCESS (0) */
+    if (status != MPI_STATUS_IGNORE && st != LOOM_OK) {
         loom_mpi_status_convert(status, 1);
     }
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Recv");

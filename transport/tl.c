@@ -162,6 +162,9 @@ void loom_tl_iface_init(loom_tl_iface_t *iface, const char *name,
     iface->ops.mc_join  = ops->mc_join;
     iface->ops.mc_bcast = ops->mc_bcast;
     iface->ops.mc_leave = ops->mc_leave;
+    /* optional: NULL means "receive through progress only" */
+    iface->ops.am_peek    = ops->am_peek;
+    iface->ops.am_consume = ops->am_consume;
     iface->name   = name;
     iface->params = *params;
     iface->ops.query(iface, &iface->caps);

@@ -16,7 +16,8 @@
  *
  * Each transport defines a `const loom_tl_ops_t` with designated
  * initializers; ops it leaves NULL answer LOOM_ERR_UNSUPPORTED (the default
- * table in tl.c). Its iface struct embeds loom_tl_iface_t as the first
+ * table in tl.c), except the optional ones (multicast, receiving in place),
+ * which stay NULL for "not offered". Its iface struct embeds loom_tl_iface_t as the first
  * member and its ep struct embeds loom_tl_ep_t; it gets back to its own
  * structs with loom_container_of.
  *
@@ -141,6 +142,25 @@ typedef struct loom_tl_ops {
     loom_status_t (*am_send)(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
                              const void *payload, size_t payload_len);
 
+    /*
+     * Receiving in place (optional: both NULL where not offered). A blocking
+     * receive from one peer spins on am_peek instead of a whole progress
+     * pass, and takes a frame it can match without the callback.
+     */
+
+    /**
+     * The next frame from @p ep's peer, left in place: 1 with *data_p and
+     * *len_p set, valid until am_consume or the next progress(); 0 if no
+     * frame is there, or if what comes next is not a plain am frame (an
+     * internal frame, a frame progress must judge): progress() delivers it.
+     * Never calls am_cb, never blocks; a frame peeked and not consumed is
+     * delivered by progress() as usual.
+     */
+    int (*am_peek)(loom_tl_ep_t *ep, const void **data_p, size_t *len_p);
+
+    /** Hand back the frame the last am_peek on @p ep returned (it is taken). */
+    void (*am_consume)(loom_tl_ep_t *ep);
+
     /**
      * Expose [addr, addr+len) of this process for peers to get(); fills @p rkey
      * and a handle that stays valid until mem_release. May register memory
@@ -246,6 +266,17 @@ static inline loom_status_t loom_tl_ep_am_send(loom_tl_ep_t *ep, const void *hdr
                                                size_t payload_len)
 {
     return ep->iface->ops.am_send(ep, hdr, hdr_len, payload, payload_len);
+}
+
+static inline int loom_tl_ep_am_peek(loom_tl_ep_t *ep, const void **data_p,
+                                     size_t *len_p)
+{
+    return ep->iface->ops.am_peek(ep, data_p, len_p);
+}
+
+static inline void loom_tl_ep_am_consume(loom_tl_ep_t *ep)
+{
+    ep->iface->ops.am_consume(ep);
 }
 
 static inline loom_status_t loom_tl_ep_get(loom_tl_ep_t *ep, void *local, size_t len,

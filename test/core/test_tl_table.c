@@ -51,6 +51,10 @@ static void test_defaults(void)
     CU_ASSERT_EQUAL(iface.ops.ep_create(&iface, 0, &ep_p), LOOM_ERR_UNSUPPORTED);
     CU_ASSERT_PTR_NULL(ep_p);
     CU_ASSERT_EQUAL(iface.ops.reachable(&iface, 0), 0);
+    /* optional ops stay NULL: "not offered", which the engine tests for */
+    CU_ASSERT_PTR_NULL(iface.ops.am_peek);
+    CU_ASSERT_PTR_NULL(iface.ops.am_consume);
+    CU_ASSERT_PTR_NULL(iface.ops.mc_join);
     loom_tl_mem_release(&iface, memh);   /* harmless */
     iface.ops.ep_destroy(&ep);
     iface.ops.close(&iface);

@@ -13,6 +13,9 @@
  *              derives the whole plan from S and checks what it receives
  *              against the log it expects
  *   misc       ssend, truncation, probe, cancel across processes
+ *   direct     blocking receives that find their partner's frames already
+ *              waiting: another tag, communicator or protocol first, an
+ *              earlier wildcard receive, truncation, any tag
  *   badinput   errors with LOOM_ERRORS=return (rank = size, tags, ...)
  *   abort      LOOM_ERRORS=abort: an invalid rank must abort the job
  *   huge       one message of 2 GiB + 3 MiB (rank 0 to the last rank)
@@ -475,6 +478,130 @@ static void mode_misc(void)
     }
 }
 
+/* ---- direct: blocking receives meeting frames already in the ring ------------------ */
+
+/* the receiver of a pair, after its partner's frames have landed in the ring */
+static int32_t direct_recv(int partner, int tag, loom_comm_t comm)
+{
+    int32_t v = -1;
+
+    OKCALL(loom_recv(&v, 1, LOOM_INT32, partner, tag, comm, NULL));
+    return v;
+}
+
+/* groups of frames, each sent once the receiver asks for it: a receive that
+ * takes the general path drains the ring into the unexpected queue, so each
+ * group starts with an empty ring and an empty queue */
+static void direct_group(int partner, int is_sender)
+{
+    char go = 0;
+
+    if (is_sender) {
+        OKCALL(loom_recv(&go, 0, LOOM_BYTE, partner, 1, LOOM_COMM_WORLD, NULL));
+    } else {
+        OKCALL(loom_send(&go, 0, LOOM_BYTE, partner, 1, LOOM_COMM_WORLD));
+        usleep(20000);   /* let the group land in the ring before receiving */
+    }
+}
+
+static void direct_sender(int partner, loom_comm_t dup)
+{
+    static uint8_t big[200000];
+    int32_t v[8] = { 70, 50, 31, 32, 11, 12, 90, 91 };
+    uint8_t buf[64];
+    loom_request_t rq;
+
+    direct_group(partner, 1);
+    OKCALL(loom_send(&v[0], 1, LOOM_INT32, partner, 7, LOOM_COMM_WORLD));
+    OKCALL(loom_send(&v[1], 1, LOOM_INT32, partner, 5, LOOM_COMM_WORLD));
+    direct_group(partner, 1);
+    OKCALL(loom_send(&v[2], 1, LOOM_INT32, partner, 3, LOOM_COMM_WORLD));
+    OKCALL(loom_send(&v[3], 1, LOOM_INT32, partner, 3, LOOM_COMM_WORLD));
+    fill(buf, sizeof(buf), 8);
+    direct_group(partner, 1);
+    OKCALL(loom_send(buf, sizeof(buf), LOOM_BYTE, partner, 8, LOOM_COMM_WORLD));
+    direct_group(partner, 1);
+    OKCALL(loom_send(buf, 12, LOOM_BYTE, partner, 4242, LOOM_COMM_WORLD));
+    direct_group(partner, 1);
+    OKCALL(loom_send(&v[4], 1, LOOM_INT32, partner, 1, dup));
+    OKCALL(loom_send(&v[5], 1, LOOM_INT32, partner, 1, LOOM_COMM_WORLD));
+    direct_group(partner, 1);
+    OKCALL(loom_issend(&v[6], 1, LOOM_INT32, partner, 9, LOOM_COMM_WORLD, &rq));
+    OKCALL(loom_send(&v[7], 1, LOOM_INT32, partner, 9, LOOM_COMM_WORLD));
+    OKCALL(loom_wait(&rq, NULL));
+    direct_group(partner, 1);
+    OKCALL(loom_send(NULL, 0, LOOM_BYTE, partner, 6, LOOM_COMM_WORLD));
+    direct_group(partner, 1);
+    fill(big, sizeof(big), 10);
+    OKCALL(loom_isend(big, sizeof(big), LOOM_BYTE, partner, 10, LOOM_COMM_WORLD, &rq));
+    OKCALL(loom_send(&v[0], 1, LOOM_INT32, partner, 10, LOOM_COMM_WORLD));
+    OKCALL(loom_wait(&rq, NULL));
+}
+
+static void direct_receiver(int partner, loom_comm_t dup)
+{
+    static uint8_t big[200000];
+    uint8_t buf[100];
+    loom_msg_status_t st;
+    loom_request_t rq;
+    int32_t w = -1;
+    size_t n = 0;
+
+    direct_group(partner, 0);
+    CHECK(direct_recv(partner, 5, LOOM_COMM_WORLD) == 50, "tag 5 behind a tag 7 frame");
+    CHECK(direct_recv(partner, 7, LOOM_COMM_WORLD) == 70, "tag 7 after it");
+    /* an earlier receive takes the first message, not the blocking one */
+    OKCALL(loom_irecv(&w, 1, LOOM_INT32, LOOM_ANY_SOURCE, 3, LOOM_COMM_WORLD, &rq));
+    direct_group(partner, 0);
+    CHECK(direct_recv(partner, 3, LOOM_COMM_WORLD) == 32, "blocking receive after irecv");
+    OKCALL(loom_wait(&rq, NULL));
+    CHECK(w == 31, "earlier wildcard irecv got %d", (int)w);
+    direct_group(partner, 0);
+    CHECK(loom_recv(buf, 16, LOOM_BYTE, partner, 8, LOOM_COMM_WORLD, &st) ==
+          LOOM_ERR_TRUNCATED && st.bytes == 16 && verify(buf, 16, 8) == (size_t)-1,
+          "truncated in place (bytes %zu)", st.bytes);
+    direct_group(partner, 0);
+    OKCALL(loom_recv(buf, sizeof(buf), LOOM_BYTE, partner, LOOM_ANY_TAG, LOOM_COMM_WORLD,
+                     &st));
+    OKCALL(loom_get_count(&st, LOOM_BYTE, &n));
+    CHECK(st.tag == 4242 && st.source == partner && st.error == LOOM_OK && n == 12 &&
+          verify(buf, 12, 8) == (size_t)-1, "any-tag status: tag %d source %d count %zu",
+          st.tag, st.source, n);
+    direct_group(partner, 0);
+    CHECK(direct_recv(partner, 1, LOOM_COMM_WORLD) == 12, "world behind a dup frame");
+    CHECK(direct_recv(partner, 1, dup) == 11, "dup after it");
+    direct_group(partner, 0);
+    CHECK(direct_recv(partner, 9, LOOM_COMM_WORLD) == 90, "ssend first, in order");
+    CHECK(direct_recv(partner, 9, LOOM_COMM_WORLD) == 91, "standard send second");
+    direct_group(partner, 0);
+    st.bytes = 99;
+    OKCALL(loom_recv(NULL, 0, LOOM_BYTE, partner, 6, LOOM_COMM_WORLD, &st));
+    CHECK(st.bytes == 0 && st.tag == 6, "zero bytes: %zu tag %d", st.bytes, st.tag);
+    direct_group(partner, 0);
+    OKCALL(loom_recv(big, sizeof(big), LOOM_BYTE, partner, 10, LOOM_COMM_WORLD, NULL));
+    CHECK(verify(big, sizeof(big), 10) == (size_t)-1, "rendezvous ahead of eager");
+    CHECK(direct_recv(partner, 10, LOOM_COMM_WORLD) == 70, "eager behind rendezvous");
+}
+
+/* pairs (0,1), (2,3), ...: the odd rank receives with its partner's frames
+ * already waiting (another tag, communicator or protocol first, an earlier
+ * wildcard receive, truncation, any tag): order and status as MPI says */
+static void mode_direct(void)
+{
+    int partner = rank ^ 1;
+    loom_comm_t dup;
+
+    OKCALL(loom_comm_dup(LOOM_COMM_WORLD, &dup));
+    if (partner < size) {
+        if (rank % 2 == 0) {
+            direct_sender(partner, dup);
+        } else {
+            direct_receiver(partner, dup);
+        }
+    }
+    OKCALL(loom_comm_free(&dup));
+}
+
 /* ---- beyond 2 GiB: rank 0 -> rank size-1 (itself when alone) ----------------------- */
 
 static void huge_stamp(uint8_t *p, size_t n)
@@ -571,6 +698,8 @@ int main(int argc, char **argv)
         mode_random(argc > 2 ? strtoull(argv[2], NULL, 10) : 1);
     } else if (strcmp(mode, "misc") == 0) {
         mode_misc();
+    } else if (strcmp(mode, "direct") == 0) {
+        mode_direct();
     } else if (strcmp(mode, "huge") == 0) {
         mode_huge();
     } else if (strcmp(mode, "late") == 0) {
@@ -603,7 +732,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "[%d] invalid send returned under LOOM_ERRORS=abort\n", rank);
         return 3;
     } else {
-        fprintf(stderr, "usage: prog_p2p sizes [MAX]|wildcard|many|bothsend|random SEED|misc|"
+        fprintf(stderr, "usage: prog_p2p sizes [MAX]|wildcard|many|bothsend|random SEED|misc|direct|"
                 "badinput|abort|late|huge|unmatched|hang (np >= 4)\n");
         loom_finalize();
         return 2;

@@ -42,6 +42,7 @@ for np in $NPS; do
     run "10,000 outstanding"     60 "$np" many
     run "both sides send first"  60 "$np" bothsend
     run "misc (ssend, trunc, probe, cancel)" 60 "$np" misc
+    run "direct receives (frames waiting)" 60 "$np" direct
     run "bad input"              30 "$np" badinput
 done
 for np in $RNPS; do

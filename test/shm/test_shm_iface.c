@@ -3,7 +3,8 @@
  * processes that play local ranks 0 and 1 of a fake job (no launcher): the
  * segment's life (created by rank 0, unlinked once both mapped it), frames
  * of every size in order, back-pressure on a full ring, single-copy get,
- * the pipelined get where CMA is off, a peer killed mid-job, bad input.
+ * the pipelined get where CMA is off, a peer killed mid-job, bad input,
+ * receiving in place (am_peek).
  *
  * Each test forks both ranks; a rank reports failure through its exit
  * status (CUnit assertions do not cross fork), the parent asserts on it.
@@ -479,6 +480,10 @@ static void rank_corrupt(int rank)
         tbarrier();
     } else {
         time_t deadline = time(NULL) + 10;
+        const void *data;
+        size_t len;
+        tbarrier();   /* both frames are in the ring */
+        CHECK(loom_tl_ep_am_peek(t.ep, &data, &len) == 0);   /* progress judges it */
         while (t.err_peer < 0 && time(NULL) <= deadline) {
             loom_tl_iface_progress(t.iface);
         }
@@ -486,9 +491,52 @@ static void rank_corrupt(int rank)
             loom_tl_iface_progress(t.iface);
         }
         CHECK(t.err_peer == 0 && t.err_status == LOOM_ERR_TRANSPORT && t.nrecv == 0);
-        tbarrier();
+        CHECK(loom_tl_ep_am_peek(t.ep, &data, &len) == 0);   /* failed: nothing offered */
     }
     rank_teardown();
+}
+
+/* Receiving in place: am_peek shows the next frame without taking it,
+ * am_consume takes it, and progress delivers a frame peeked and left. */
+static void rank_peek(int rank)
+{
+    const void *data = NULL;
+    size_t len = 0;
+
+    CHECK(t.iface->ops.am_peek != NULL && t.iface->ops.am_consume != NULL);
+    if (rank == 0) {
+        for (uint32_t i = 0; i < 10; ++i) {
+            send_frame(K_DATA, i, 0, 0, &i, sizeof(i));
+        }
+        tbarrier();
+    } else {
+        CHECK(loom_tl_ep_am_peek(t.ep, &data, &len) == 0 || len == sizeof(frame_hdr_t) + 4);
+        tbarrier();   /* all ten are in the ring */
+        for (uint32_t i = 0; i < 2; ++i) {
+            CHECK(loom_tl_ep_am_peek(t.ep, &data, &len) == 1 &&
+                  len == sizeof(frame_hdr_t) + sizeof(i) &&
+                  ((const frame_hdr_t *)data)->seq == i);
+            /* peeking again shows the same frame */
+            CHECK(loom_tl_ep_am_peek(t.ep, &data, &len) == 1 &&
+                  ((const frame_hdr_t *)data)->seq == i);
+            loom_tl_ep_am_consume(t.ep);
+        }
+        CHECK(loom_tl_ep_am_peek(t.ep, &data, &len) == 1 &&
+              ((const frame_hdr_t *)data)->seq == 2);
+        /* left in place: progress delivers it and the rest, in order */
+        for (uint32_t i = 2; i < 10; ++i) {
+            wait_frame(K_DATA);
+            CHECK(((frame_hdr_t *)t.last)->seq == i);
+        }
+        CHECK(t.nrecv == 8);
+        CHECK(loom_tl_ep_am_peek(t.ep, &data, &len) == 0);
+    }
+    rank_teardown();
+}
+
+static void test_peek(void)
+{
+    run_ranks(rank_peek, NULL, -1);
 }
 
 static void test_corrupt_frame(void)
@@ -593,6 +641,7 @@ int main(void)
         { "pipelined get with a released region is refused", test_get_stale_key },
         { "peer killed", test_peer_death },
         { "frame longer than a slot", test_corrupt_frame },
+        { "receiving in place (am_peek, am_consume)", test_peek },
         { NULL, NULL },
     };
     return loom_test_run_suite("shm transport", cases, NULL, NULL);

@@ -445,6 +445,34 @@ static int loom_shm_iface_progress(loom_tl_iface_t *tl)
     return loom_shm_progress_full(iface);
 }
 
+/*
+ * am_peek: the peer's next frame, in place. Only an am frame of a sane
+ * length is offered; a get frame, a corrupt length, a failed peer or a
+ * progress pass under way (its frames stay put) leave it to progress.
+ */
+static int loom_shm_ep_am_peek(loom_tl_ep_t *ep, const void **data_p, size_t *len_p)
+{
+    loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
+    loom_shm_slot_t *slot;
+
+    if (loom_unlikely(peer->rx.cur == NULL || peer->failed || peer->iface->in_progress)) {
+        return 0;   /* not attached yet, failed, or called from an am callback */
+    }
+    slot = loom_shm_ring_rx_peek(&peer->rx);
+    if (slot == NULL ||
+        loom_unlikely(slot->type != LOOM_SHM_FRAME_AM || slot->len > peer->max_frame)) {
+        return 0;
+    }
+    *data_p = slot->data;
+    *len_p  = slot->len;
+    return 1;
+}
+
+static void loom_shm_ep_am_consume(loom_tl_ep_t *ep)
+{
+    loom_shm_ring_rx_release(&loom_container_of(ep, loom_shm_peer_t, ep)->rx);
+}
+
 const loom_tl_ops_t loom_tl_shm_ops = {
     .open        = loom_shm_iface_open,
     .query       = loom_shm_iface_query,
@@ -452,6 +480,8 @@ const loom_tl_ops_t loom_tl_shm_ops = {
     .ep_create   = loom_shm_ep_create,
     .ep_destroy  = loom_shm_ep_destroy,
     .am_send     = loom_shm_ep_am_send,
+    .am_peek     = loom_shm_ep_am_peek,
+    .am_consume  = loom_shm_ep_am_consume,
     .mem_pack    = loom_shm_mem_pack,
     .mem_release = loom_shm_mem_release,
     .get         = loom_shm_ep_get,
