@@ -22,11 +22,22 @@
  * waiting machinery needs (mismatch check, hang report) is built only by a
  * rank that finds somebody missing. What is left is the handoff itself.
  *
- * Ranks outnumber cores (oversubscribed): see loom_coll_fast_spin.
+ * Ranks outnumber cores (oversubscribed): a waiter yields or spins by
+ * where the ranks it waits for last ran (loom_coll_fast_spin). Each core
+ * then switches once per operation between its ranks, if the scheduler
+ * spread them evenly; a 3 + 1 placement of 4 ranks on 2 cores needs two
+ * switches per operation on the crowded core and doubles the time, and the
+ * kernel may leave it so for a whole run. Every 512 operations a rank looks
+ * at the placement and the highest rank on a crowded CPU moves itself
+ * (loom_coll_fast_balance), on trial: it goes back if the job got no
+ * faster (LOOM_COLL_REBALANCE=0 turns this off).
  */
 #include "coll_api_int.h"
 #include "coll_fast.h"
 #include "coll_shm.h"
+#include "bootstrap_int.h"
+#include "config_int.h"
+#include "log_int.h"
 
 #include <sched.h>
 
@@ -112,6 +123,144 @@ static void loom_coll_fast_cpu_put(void *base, int size, int rank, uint32_t cpu)
     }
 }
 
+/* ranks outnumber cores: fast-path operations between two looks at the
+ * placement of the ranks (loom_coll_fast_balance) */
+#define LOOM_COLL_FAST_BALANCE_EVERY 512u
+/* moves a thread makes at most: past them the placement is the kernel's
+ * (other work on the node, which it balances against, is not ours to see) */
+#define LOOM_COLL_FAST_BALANCE_MOVES 2
+
+/* per thread: sched_setaffinity(0) moves the calling thread */
+static _Thread_local unsigned loom_coll_fast_balance_ops;
+static _Thread_local int      loom_coll_fast_balance_seen;   /* crowded at the last look */
+static _Thread_local int      loom_coll_fast_balance_moves;
+static _Thread_local double   loom_coll_fast_balance_t0;     /* start of this window */
+static _Thread_local double   loom_coll_fast_balance_before; /* the window before a move */
+static _Thread_local int      loom_coll_fast_balance_from = -1;  /* CPU left, on trial */
+
+/* Move this thread to @p cpu and give it back the mask @p allowed. */
+static int loom_coll_fast_move(int cpu, const cpu_set_t *allowed)
+{
+    cpu_set_t one;
+
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof(one), &one) != 0) {
+        return -1;
+    }
+    (void)sched_setaffinity(0, sizeof(*allowed), allowed);
+    return 0;
+}
+
+/*
+ * A move is a trial: the window of operations after it must be at least a
+ * tenth faster than the one before, or the thread goes back and stops
+ * moving. The job's operations advance together, so one rank's window is
+ * the job's rate; other work on the node, which the kernel balances
+ * against and we do not see, shows here as a slower window.
+ */
+static void loom_coll_fast_balance_judge(void *base, int size, int rank, double window,
+                                         const cpu_set_t *allowed)
+{
+    int from = loom_coll_fast_balance_from;
+
+    loom_coll_fast_balance_from = -1;
+    if (window < 0.9 * loom_coll_fast_balance_before) {
+        return;
+    }
+    loom_coll_fast_balance_moves = LOOM_COLL_FAST_BALANCE_MOVES;
+    if (CPU_ISSET(from, allowed) && loom_coll_fast_move(from, allowed) == 0) {
+        loom_coll_fast_cpu_put(base, size, rank, (uint32_t)from + 1);
+    }
+    loom_debug("coll", "rank %d of %d: %.1f us per operation after moving, %.1f before: "
+               "back on CPU %d", rank, size, window * 1e6 / LOOM_COLL_FAST_BALANCE_EVERY,
+               loom_coll_fast_balance_before * 1e6 / LOOM_COLL_FAST_BALANCE_EVERY, from);
+}
+
+/*
+ * Ranks outnumber cores, and a look at the CPU hints found our CPU crowded
+ * (loom_coll_shm_balance_target): move there once the next look (512
+ * operations later) finds the same, i.e. the kernel did not fix it in the
+ * meantime, then give the CPU mask back so this thread stays as unbound as
+ * it was; keep the move only if it paid (loom_coll_fast_balance_judge).
+ * Only a communicator of every rank on the node sees the whole placement.
+ */
+static void loom_coll_fast_balance(void *base, int size, int rank, uint32_t mycpu)
+{
+    const loom_bootstrap_info_t *info = loom_bootstrap_info();
+    double now = loom_wtime(), window = now - loom_coll_fast_balance_t0;
+    cpu_set_t allowed;
+    int target;
+
+    loom_coll_fast_balance_ops = 0;
+    loom_coll_fast_balance_t0  = now;
+    if (!loom_config_int(LOOM_CFG_COLL_REBALANCE)) {
+        loom_coll_fast_balance_moves = LOOM_COLL_FAST_BALANCE_MOVES;
+        return;
+    }
+    if (info == NULL || size != info->local_size ||
+        sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
+        return;
+    }
+    if (loom_coll_fast_balance_from >= 0) {
+        loom_coll_fast_balance_judge(base, size, rank, window, &allowed);
+        return;
+    }
+    target = loom_coll_shm_balance_target(loom_coll_shm_aux_at(base, size, 0), size, rank,
+                                          &allowed);
+    if (target < 0 || !loom_coll_fast_balance_seen) {
+        loom_coll_fast_balance_seen = target >= 0;   /* the kernel may be moving it now */
+        return;
+    }
+    loom_coll_fast_balance_seen = 0;
+    if (loom_coll_fast_move(target, &allowed) == 0) {
+        loom_debug("coll", "rank %d of %d: more of the node's ranks ran on CPU %u than on "
+                   "CPU %d; moved there (LOOM_COLL_REBALANCE)", rank, size, mycpu - 1, target);
+        loom_coll_fast_cpu_put(base, size, rank, (uint32_t)target + 1);
+        loom_coll_fast_balance_before = window;
+        loom_coll_fast_balance_from   = (int)mycpu - 1;
+        ++loom_coll_fast_balance_moves;
+    }
+}
+
+/* Start a read miss on @p p (GCC drops __builtin_prefetch of a line the
+ * function loads later itself, which is the point here). */
+static inline void loom_coll_fast_prefetch_line(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 0);
+#endif
+}
+
+/* Prefetch the first ranks' control lines (a segment has two ranks or more). */
+static inline void loom_coll_fast_prefetch(void *base, int size)
+{
+    int n = size < LOOM_COLL_FAST_PREFETCH ? size : LOOM_COLL_FAST_PREFETCH;
+
+    loom_coll_fast_prefetch_line(loom_coll_shm_ctl_at(base, 0));
+    loom_coll_fast_prefetch_line(loom_coll_shm_ctl_at(base, 1));
+    for (int q = 2; q < n; ++q) {
+        loom_coll_fast_prefetch_line(loom_coll_shm_ctl_at(base, q));
+    }
+}
+
+/* Ranks outnumber cores: where we run, for the waiters' choice; now and
+ * then, a look at the placement. */
+static __attribute__((noinline)) void loom_coll_fast_oversub_start(void *base, int size,
+                                                                   int rank)
+{
+    uint32_t cpu = (uint32_t)(sched_getcpu() + 1);
+
+    loom_coll_fast_cpu_put(base, size, rank, cpu);
+    if (++loom_coll_fast_balance_ops >= LOOM_COLL_FAST_BALANCE_EVERY &&
+        (loom_coll_fast_balance_moves < LOOM_COLL_FAST_BALANCE_MOVES ||
+         loom_coll_fast_balance_from >= 0)) {
+        loom_coll_fast_balance(base, size, rank, cpu);
+    }
+}
+
 /* Take the next collective and shm operation numbers; sign the call. */
 static inline loom_coll_fast_op_t loom_coll_fast_start(loom_comm_t comm, loom_coll_comm_t *cc,
                                                        loom_coll_type_t type, int root,
@@ -132,12 +281,10 @@ static inline loom_coll_fast_op_t loom_coll_fast_start(loom_comm_t comm, loom_co
                                   type == LOOM_COLL_BARRIER ? 0 : bytes);
     /* start the misses on the other ranks' lines now, under the work
      * before the wait: a rank that arrives last finds them in its cache */
-    for (int q = 0; q < o.size && q < LOOM_COLL_FAST_PREFETCH; ++q) {
-        __builtin_prefetch(loom_coll_shm_ctl_at(o.base, q), 0);
-    }
+    loom_coll_fast_prefetch(o.base, o.size);
     loom_coll_record_put(cc, o.seq, type, root);
-    if (loom_unlikely(cc->oversub)) {   /* where we run, for the waiters' choice */
-        loom_coll_fast_cpu_put(o.base, o.size, o.rank, (uint32_t)(sched_getcpu() + 1));
+    if (loom_unlikely(cc->oversub)) {
+        loom_coll_fast_oversub_start(o.base, o.size, o.rank);
     }
     return o;
 }
@@ -387,13 +534,16 @@ static inline void loom_coll_fast_fold(const loom_coll_fast_op_t *o, void *rbuf,
     }
 }
 
-/* The allreduce itself, once admitted (@p esize, @p kernel resolved). */
-static inline __attribute__((always_inline)) loom_status_t loom_coll_fast_ar_run(loom_coll_comm_t *cc, loom_comm_t comm,
-                                                  const void *sbuf, void *rbuf, size_t count,
-                                                  size_t esize, loom_datatype_t dt,
-                                                  loom_op_t op, loom_op_kernel_fn_t kernel)
+/*
+ * The allreduce itself, once admitted (@p bytes = count * element size,
+ * @p kernel resolved). Inlined with a constant @p bytes, the copies and
+ * the data's place in the control line are a few moves.
+ */
+static inline __attribute__((always_inline)) loom_status_t
+loom_coll_fast_ar_run(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf, void *rbuf,
+                      size_t count, size_t bytes, loom_datatype_t dt, loom_op_t op,
+                      loom_op_kernel_fn_t kernel)
 {
-    size_t bytes = count * esize;
     loom_coll_fast_op_t o;
     loom_status_t st;
 
@@ -431,20 +581,25 @@ loom_coll_fast_ar_other(loom_coll_comm_t *cc, const void *sbuf, void *rbuf, size
         return st != LOOM_INPROGRESS ? st
                                      : loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
     }
-    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, esize, dt, op, kernel);
+    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, count * esize, dt, op, kernel);
 }
 
 loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
                                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
     loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
+    size_t bytes;
 
     if (loom_unlikely(cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL ||
                       rbuf == LOOM_IN_PLACE || !loom_coll_fast_ar_cached(cc, count, dt, op))) {
         return loom_coll_fast_ar_other(cc, sbuf, rbuf, count, dt, op, comm);
     }
-    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, cc->fast_ar_esize, dt, op,
-                                 cc->fast_ar_kernel);
+    bytes = count * cc->fast_ar_esize;
+    if (bytes == LOOM_COLL_SHM_SMALL) {     /* a double, two floats: the common case */
+        return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, LOOM_COLL_SHM_SMALL, dt, op,
+                                     cc->fast_ar_kernel);
+    }
+    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, bytes, dt, op, cc->fast_ar_kernel);
 }
 
 loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, int root,

@@ -387,6 +387,51 @@ int loom_coll_shm_all_arrived(loom_coll_state_t *s)
     return 1;
 }
 
+/* How many of the @p size ranks hint CPU @p cpu (the highest of them in *last_p). */
+static int loom_coll_shm_ranks_on(const loom_coll_shm_aux_t *aux, int size, uint32_t cpu,
+                                  int *last_p)
+{
+    int n = 0;
+
+    for (int q = 0; q < size; ++q) {
+        if (atomic_load_explicit(&aux[q].cpu, memory_order_relaxed) == cpu) {
+            ++n;
+            *last_p = q;
+        }
+    }
+    return n;
+}
+
+int loom_coll_shm_balance_target(const loom_coll_shm_aux_t *aux, int size, int rank,
+                                 const cpu_set_t *allowed)
+{
+    uint32_t mine = atomic_load_explicit(&aux[rank].cpu, memory_order_relaxed);
+    int count = CPU_COUNT(allowed), seen = 0, best = -1, best_n = size, last = -1, ignored;
+    int crowd;
+
+    if (mine == 0 || count < 2) {
+        return -1;                    /* where we run is not known, or we are bound */
+    }
+    crowd = loom_coll_shm_ranks_on(aux, size, mine, &last);
+    if (last != rank) {
+        return -1;                    /* the highest rank on our CPU moves, or none */
+    }
+    for (int c = 0; c < CPU_SETSIZE && seen < count; ++c) {
+        int n;
+
+        if (!CPU_ISSET(c, allowed)) {
+            continue;
+        }
+        ++seen;
+        n = loom_coll_shm_ranks_on(aux, size, (uint32_t)c + 1, &ignored);
+        if ((uint32_t)c + 1 != mine && n < best_n) {
+            best   = c;
+            best_n = n;
+        }
+    }
+    return best >= 0 && crowd - best_n >= 2 ? best : -1;
+}
+
 loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t mine,
                                       int peer, uint64_t theirs)
 {

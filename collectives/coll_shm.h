@@ -39,6 +39,7 @@
 
 #include "coll_comm_int.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 
 /** Largest allreduce that runs on the shared-memory algorithm (per rank). */
@@ -94,6 +95,16 @@ static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_
     return (uint64_t)(uint32_t)bytes | (seq & 0xffffu) << 32 | (uint64_t)kind << 48 |
            ((uint64_t)root & 0x7ffu) << 52;
 }
+
+/**
+ * Ranks outnumber cores: should rank @p rank move to another CPU? Reads the
+ * @p size ranks' CPU hints in @p aux (1 + CPU, 0 unknown). If our CPU has
+ * at least two ranks more than the least crowded CPU of @p allowed (3 + 1
+ * on two cores), the highest rank on our CPU (one rank moves per look) gets
+ * that CPU. @return the CPU to move to, or -1 to stay.
+ */
+int loom_coll_shm_balance_target(const loom_coll_shm_aux_t *aux, int size, int rank,
+                                 const cpu_set_t *allowed);
 
 /** 1 if every rank of @p comm is on this node (cached per communicator). */
 int loom_coll_shm_eligible(loom_comm_t comm);
