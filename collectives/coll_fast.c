@@ -27,7 +27,7 @@
  * then switches once per operation between its ranks, if the scheduler
  * spread them evenly; a 3 + 1 placement of 4 ranks on 2 cores needs two
  * switches per operation on the crowded core and doubles the time, and the
- * kernel may leave it so for a whole run. Every 512 operations a rank looks
+ * kernel may leave it so for a whole run. Every 256 operations a rank looks
  * at the placement and the highest rank on a crowded CPU moves itself
  * (loom_coll_fast_balance), on trial: it goes back if the job got no
  * faster (LOOM_COLL_REBALANCE=0 turns this off).
@@ -125,7 +125,7 @@ static void loom_coll_fast_cpu_put(void *base, int size, int rank, uint32_t cpu)
 
 /* ranks outnumber cores: fast-path operations between two looks at the
  * placement of the ranks (loom_coll_fast_balance) */
-#define LOOM_COLL_FAST_BALANCE_EVERY 512u
+#define LOOM_COLL_FAST_BALANCE_EVERY 256u
 /* moves a thread makes at most: past them the placement is the kernel's
  * (other work on the node, which it balances against, is not ours to see) */
 #define LOOM_COLL_FAST_BALANCE_MOVES 2
@@ -179,7 +179,7 @@ static void loom_coll_fast_balance_judge(void *base, int size, int rank, double 
 
 /*
  * Ranks outnumber cores, and a look at the CPU hints found our CPU crowded
- * (loom_coll_shm_balance_target): move there once the next look (512
+ * (loom_coll_shm_balance_target): move there once the next look (256
  * operations later) finds the same, i.e. the kernel did not fix it in the
  * meantime, then give the CPU mask back so this thread stays as unbound as
  * it was; keep the move only if it paid (loom_coll_fast_balance_judge).
