@@ -79,6 +79,10 @@ DEFS     := -D_GNU_SOURCE -DLOOM_HAVE_PMIX=$(HAVE_PMIX) -DLOOM_HAVE_IBV=$(HAVE_I
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) $(DEFS) -fPIC -pthread \
               -Iinclude -Icore -Itransport -Itest/common $(PMIX_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
+# the shared libraries bind their own functions at link time: a call inside
+# libloom.so (or libloom_mpi.so, e.g. PMPI_Send to loom_mpi_raise) is a
+# direct call, not a PLT jump (nobody interposes the library's internals)
+SO_LDFLAGS  := -Wl,-Bsymbolic-functions
 IBV_LIBS := $(if $(filter 1,$(HAVE_IBV)),-lrdmacm -libverbs)
 LOOM_LIBS := $(PMIX_LIBS) $(IBV_LIBS) -lm -lrt
 
@@ -98,7 +102,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 # Objects depend on a stamp named after a hash of the flags, so changing a
 # -D (e.g. a transport appearing) or a switch rebuilds what it affects.
-FLAGS_HASH  := $(shell printf '%s' '$(subst ','\'',$(CFLAGS_ALL) $(LDFLAGS_ALL))' | md5sum | cut -c1-16)
+FLAGS_HASH  := $(shell printf '%s' '$(subst ','\'',$(CFLAGS_ALL) $(LDFLAGS_ALL) $(SO_LDFLAGS))' | md5sum | cut -c1-16)
 FLAGS_STAMP := $(BUILD)/.flags-$(FLAGS_HASH)
 $(FLAGS_STAMP):
 	@mkdir -p $(dir $@)
@@ -118,7 +122,7 @@ $(LIBLOOM_A): $(LIB_OBJ)
 $(LIBLOOM_SO): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-soname,libloom.so $(LDFLAGS_ALL) -o $@ $^ $(LOOM_LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libloom.so $(SO_LDFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LOOM_LIBS)
 
 # Link a program against the static library: $(call loom_link,out,objs)
 LINK_LOOM = $(if $(Q),@echo "  LD      $@" && )$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(LIBLOOM_A) $(LOOM_LIBS)

@@ -26,21 +26,19 @@
 #define LOOM_ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 
 /*
- * Copy @p n bytes without a libc call when n <= 32: (possibly overlapping)
+ * Copy @p n <= 32 bytes without a libc call: (possibly overlapping)
  * word moves that read only [src, src + n) and write only [dst, dst + n).
  * For the small-message paths (a frame into an shm slot, an eager payload
  * into the user's buffer), where a memcpy call is a measurable share of the
  * latency. dst and src must not overlap each other.
  */
-static inline void loom_copy_small(void *dst, const void *src, size_t n)
+static inline void loom_copy_le32(void *dst, const void *src, size_t n)
 {
     uint8_t *d = dst;
     const uint8_t *s = src;
     uint64_t a, b;
 
-    if (n > 32) {
-        memcpy(d, s, n);
-    } else if (n >= 16) {
+    if (n >= 16) {
         uint64_t c, e;
         memcpy(&a, s, 8);
         memcpy(&b, s + 8, 8);
@@ -65,6 +63,16 @@ static inline void loom_copy_small(void *dst, const void *src, size_t n)
         d[0]      = s[0];
         d[n >> 1] = s[n >> 1];
         d[n - 1]  = s[n - 1];
+    }
+}
+
+/* Any @p n: loom_copy_le32 up to 32 bytes, memcpy above. */
+static inline void loom_copy_small(void *dst, const void *src, size_t n)
+{
+    if (n > 32) {
+        memcpy(dst, src, n);
+    } else {
+        loom_copy_le32(dst, src, n);
     }
 }
 

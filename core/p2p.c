@@ -16,6 +16,7 @@
 #include "datatype_int.h"
 #include "log_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <limits.h>
 #include <sys/types.h>
@@ -219,29 +220,33 @@ loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt, int 
 #define LOOM_P2P_DIRECT_POLLS 16u
 #define LOOM_P2P_DIRECT_SPINS 4096u
 
-/* spin on the peer's next frame; 1 when one is there (*data_p, *len_p) */
-static inline int loom_p2p_recv_direct_wait(loom_p2p_peer_t *peer, const void **data_p,
-                                            size_t *len_p)
+/* spin on the peer's next frame: it (and *len_p), or NULL to hand over */
+static inline const void *loom_p2p_recv_direct_wait(loom_p2p_peer_t *peer, size_t *len_p)
 {
     const loom_p2p_engine_t *e = &loom_p2p_engine;
     unsigned spins = e->oversubscribed ? 1 : LOOM_P2P_DIRECT_SPINS;
+    const void *data;
 
     /* nothing posted (no earlier receive can claim the frame) and nothing
      * unexpected (no earlier message can match this receive); a progress
      * pass below may change either */
     while ((e->match.num_posted | e->match.num_unexp) == 0 && peer->failed == LOOM_OK) {
-        if (loom_tl_ep_am_peek(peer->ep, data_p, len_p)) {
-            return 1;
+        if ((data = loom_tl_ep_am_peek(peer->ep, len_p)) != NULL) {
+            return data;
         }
         if (--spins == 0) {
-            return 0;
+            break;
         }
         if (spins % LOOM_P2P_DIRECT_POLLS == 0) {
             loom_progress_int();   /* the other peers, queued frames, collectives */
         }
     }
-    return 0;
+    return NULL;
 }
+
+/* field @p f of the p2p header at @p frame, read in place (no aligned copy) */
+#define LOOM_P2P_HDR_FIELD(frame, f, out) \
+    memcpy(&(out), (const char *)(frame) + offsetof(loom_p2p_hdr_t, f), sizeof(out))
 
 /*
  * loom_recv's direct path, for a receive from one peer whose transport can
@@ -255,25 +260,28 @@ static inline int loom_p2p_recv_direct(void *buf, size_t bytes, int src, int tag
                                        loom_comm_t comm, loom_msg_status_t *status)
 {
     loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_comm_to_world(comm, src)];
-    const void *data;
+    const uint8_t *frame;
     size_t len;
-    loom_p2p_hdr_t h;
+    uint32_t ctx;
+    int32_t hsrc, htag;
 
-    if (!peer->can_peek || !loom_p2p_recv_direct_wait(peer, &data, &len) ||
-        len < sizeof(h) || *(const uint8_t *)data != LOOM_P2P_EAGER) {
+    if (!peer->can_peek || (frame = loom_p2p_recv_direct_wait(peer, &len)) == NULL ||
+        len < sizeof(loom_p2p_hdr_t) || frame[0] != LOOM_P2P_EAGER) {
         return 0;
     }
-    memcpy(&h, data, sizeof(h));
-    len -= sizeof(h);
-    if (h.ctx != loom_comm_ctx(comm, LOOM_CTX_P2P) || h.src != src ||
-        (h.tag != tag && tag != LOOM_ANY_TAG) || len > bytes) {
+    LOOM_P2P_HDR_FIELD(frame, ctx, ctx);
+    LOOM_P2P_HDR_FIELD(frame, src, hsrc);
+    LOOM_P2P_HDR_FIELD(frame, tag, htag);
+    len -= sizeof(loom_p2p_hdr_t);
+    if (ctx != loom_comm_ctx(comm, LOOM_CTX_P2P) || hsrc != src ||
+        (htag != tag && tag != LOOM_ANY_TAG) || len > bytes) {
         return 0;
     }
-    loom_copy_small(buf, (const char *)data + sizeof(h), len);
+    loom_copy_small(buf, frame + sizeof(loom_p2p_hdr_t), len);
     loom_tl_ep_am_consume(peer->ep);
     if (status != LOOM_STATUS_IGNORE) {
-        status->source    = h.src;
-        status->tag       = h.tag;
+        status->source    = hsrc;
+        status->tag       = htag;
         status->error     = LOOM_OK;
         status->cancelled = 0;
         status->bytes     = len;

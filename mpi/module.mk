@@ -27,7 +27,7 @@ $(LIBLOOM_MPI_A): $(MPI_OBJ)
 $(LIBLOOM_MPI_SO): $(MPI_OBJ) $(LIBLOOM_SO)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-soname,libloom_mpi.so $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) \
+	$(Q)$(CC) -shared -Wl,-soname,libloom_mpi.so $(SO_LDFLAGS) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) \
 	    -L$(BUILD)/lib -lloom -Wl,-rpath,'$$ORIGIN' $(LOOM_LIBS)
 
 # Fill a template: $(call mpi_subst,template,output,prefix,includedir,libdir)

@@ -25,6 +25,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* internal to libloom_mpi: calls and the state variable bind inside the
+ * library (no PLT, no GOT load on every MPI call) */
+#pragma GCC visibility push(hidden)
+
 #define LOOM_MPI_COMM_MAGIC 0x6d636f6du  /* "mcom" */
 #define LOOM_MPI_TYPE_MAGIC 0x6d747970u  /* "mtyp" */
 #define LOOM_MPI_OP_MAGIC   0x6d6f7073u  /* "mops" */
@@ -247,5 +251,7 @@ void loom_mpi_comm_cleanup(void);
 
 /** Remember the thread that called MPI_Init (MPI_Is_thread_main). */
 void loom_mpi_thread_init(void);
+
+#pragma GCC visibility pop
 
 #endif /* LOOM_MPI_INT_H */

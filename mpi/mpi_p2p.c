@@ -44,20 +44,38 @@ typedef loom_status_t (*loom_mpi_send_fn_t)(const void *, size_t, loom_datatype_
 typedef loom_status_t (*loom_mpi_isend_fn_t)(const void *, size_t, loom_datatype_t, int,
                                              int, loom_comm_t, loom_request_t *);
 
+/* 1 if the blocking calls' MPI arguments are good: the common case, inline */
+static inline int loom_mpi_p2p_args_ok(MPI_Comm comm, MPI_Datatype dt, int count)
+{
+    return loom_mpi_comm_live(comm) && loom_mpi_type_check(dt, count) == MPI_SUCCESS;
+}
+
+/* a blocking call whose MPI arguments are bad: raise the error */
+static __attribute__((noinline)) int loom_mpi_p2p_bad(MPI_Comm comm, MPI_Datatype dt,
+                                                      int count, const char *call)
+{
+    loom_comm_t lcomm;
+    size_t n;
+
+    return loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
+}
+
+/*
+ * The blocking sends (and MPI_Recv): the argument checks inline and every error out of
+ * line, so the common call keeps one value (comm) across loom's call
+ * instead of saving every argument for error paths that may return.
+ */
 static inline int loom_mpi_send(loom_mpi_send_fn_t fn, const void *buf, int count,
                                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                                 const char *call)
 {
-    loom_comm_t lcomm;
-    size_t n;
     loom_status_t st;
-    int rc = loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
 
-    if (rc != MPI_SUCCESS) {
-        return rc;
+    if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, dt, count))) {
+        return loom_mpi_p2p_bad(comm, dt, count, call);
     }
-    st = fn(buf, n, dt->base, dest, tag, lcomm);
-    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
+    st = fn(buf, (size_t)count * dt->n, dt->base, dest, tag, comm->comm);
+    return loom_likely(st == LOOM_OK) ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
 }
 
 static inline int loom_mpi_isend(loom_mpi_isend_fn_t fn, const void *buf, int count,
@@ -125,21 +143,20 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
               MPI_Comm comm, MPI_Status *status)
 {
-    loom_comm_t lcomm;
-    size_t n;
     loom_status_t st;
-    int rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Recv", &lcomm, &n);
 
-    if (rc != MPI_SUCCESS) {
-        return rc;
+    if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count))) {
+        return loom_mpi_p2p_bad(comm, datatype, count, "MPI_Recv");
     }
-    st = loom_recv(buf, n, datatype->base, source, tag, lcomm,
-                   (loom_msg_status_t *)status);
-    /* the status's error is st; LOOM_OK is already MPI_SUCCESS (0) */
-    if (status != MPI_STATUS_IGNORE && st != LOOM_OK) {
+    st = loom_recv(buf, (size_t)count * datatype->n, datatype->base, source, tag,
+                   comm->comm, (loom_msg_status_t *)status);
+    if (loom_likely(st == LOOM_OK)) {
+        return MPI_SUCCESS;   /* the status's error is LOOM_OK, already MPI_SUCCESS */
+    }
+    if (status != MPI_STATUS_IGNORE) {
         loom_mpi_status_convert(status, 1);
     }
-    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Recv");
+    return loom_mpi_raise_loom(comm, st, "MPI_Recv");
 }
 
 #pragma weak MPI_Irecv = PMPI_Irecv

@@ -149,14 +149,14 @@ typedef struct loom_tl_ops {
      */
 
     /**
-     * The next frame from @p ep's peer, left in place: 1 with *data_p and
-     * *len_p set, valid until am_consume or the next progress(); 0 if no
+     * The next frame from @p ep's peer, left in place: its bytes (and
+     * *len_p), valid until am_consume or the next progress(); NULL if no
      * frame is there, or if what comes next is not a plain am frame (an
      * internal frame, a frame progress must judge): progress() delivers it.
      * Never calls am_cb, never blocks; a frame peeked and not consumed is
      * delivered by progress() as usual.
      */
-    int (*am_peek)(loom_tl_ep_t *ep, const void **data_p, size_t *len_p);
+    const void *(*am_peek)(loom_tl_ep_t *ep, size_t *len_p);
 
     /** Hand back the frame the last am_peek on @p ep returned (it is taken). */
     void (*am_consume)(loom_tl_ep_t *ep);
@@ -268,10 +268,9 @@ static inline loom_status_t loom_tl_ep_am_send(loom_tl_ep_t *ep, const void *hdr
     return ep->iface->ops.am_send(ep, hdr, hdr_len, payload, payload_len);
 }
 
-static inline int loom_tl_ep_am_peek(loom_tl_ep_t *ep, const void **data_p,
-                                     size_t *len_p)
+static inline const void *loom_tl_ep_am_peek(loom_tl_ep_t *ep, size_t *len_p)
 {
-    return ep->iface->ops.am_peek(ep, data_p, len_p);
+    return ep->iface->ops.am_peek(ep, len_p);
 }
 
 static inline void loom_tl_ep_am_consume(loom_tl_ep_t *ep)

@@ -331,11 +331,11 @@ static void loom_shm_ep_destroy(loom_tl_ep_t *ep)
     (void)ep;   /* embedded in the peer table, freed by close */
 }
 
-static loom_status_t loom_shm_ep_am_send(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
-                                         const void *payload, size_t payload_len)
+/* am_send's everything-else: errors, back-pressure, frames copied with memcpy */
+static __attribute__((noinline)) loom_status_t
+loom_shm_ep_am_send_slow(loom_shm_peer_t *peer, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t payload_len)
 {
-    loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
-
     if (loom_unlikely(hdr_len + payload_len > peer->max_frame)) {
         loom_error("shm", "am_send of %zu bytes to rank %d exceeds max_am (%u)",
                    hdr_len + payload_len, peer->world_rank, peer->max_frame);
@@ -344,12 +344,33 @@ static loom_status_t loom_shm_ep_am_send(loom_tl_ep_t *ep, const void *hdr, size
     if (loom_likely(!peer->failed &&
                     loom_shm_ring_tx_send2(&peer->tx, LOOM_SHM_FRAME_AM, hdr, hdr_len,
                                            payload, payload_len))) {
-        if (loom_unlikely(peer->full_count != 0)) {
-            peer->full_count = 0;
-        }
+        peer->full_count = 0;
         return LOOM_OK;
     }
     return loom_shm_peer_backpressure(peer, "am_send");
+}
+
+/*
+ * The latency path: a header and a payload of at most 32 bytes each (word
+ * moves, no call; 64 bytes always fit a slot, LOOM_SHM_SLOT_SIZE >= 256)
+ * to a live peer whose ring has room and was not full before.
+ */
+static loom_status_t loom_shm_ep_am_send(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                                         const void *payload, size_t payload_len)
+{
+    loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
+    loom_shm_slot_t *slot;
+
+    if (loom_likely(hdr_len <= 32 && payload_len <= 32 && !peer->failed &&
+                    peer->full_count == 0 &&
+                    (slot = loom_shm_ring_tx_reserve(&peer->tx)) != NULL)) {
+        loom_copy_le32(slot->data, hdr, hdr_len);
+        loom_copy_le32(slot->data + hdr_len, payload, payload_len);
+        loom_shm_ring_tx_commit(&peer->tx, slot, (uint32_t)(hdr_len + payload_len),
+                                LOOM_SHM_FRAME_AM);
+        return LOOM_OK;
+    }
+    return loom_shm_ep_am_send_slow(peer, hdr, hdr_len, payload, payload_len);
 }
 
 /* Take up to a batch of frames from one peer's ring. */
@@ -450,22 +471,21 @@ static int loom_shm_iface_progress(loom_tl_iface_t *tl)
  * length is offered; a get frame, a corrupt length, a failed peer or a
  * progress pass under way (its frames stay put) leave it to progress.
  */
-static int loom_shm_ep_am_peek(loom_tl_ep_t *ep, const void **data_p, size_t *len_p)
+static const void *loom_shm_ep_am_peek(loom_tl_ep_t *ep, size_t *len_p)
 {
     loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
     loom_shm_slot_t *slot;
 
     if (loom_unlikely(peer->rx.cur == NULL || peer->failed || peer->iface->in_progress)) {
-        return 0;   /* not attached yet, failed, or called from an am callback */
+        return NULL;   /* not attached yet, failed, or called from an am callback */
     }
     slot = loom_shm_ring_rx_peek(&peer->rx);
     if (slot == NULL ||
         loom_unlikely(slot->type != LOOM_SHM_FRAME_AM || slot->len > peer->max_frame)) {
-        return 0;
+        return NULL;
     }
-    *data_p = slot->data;
-    *len_p  = slot->len;
-    return 1;
+    *len_p = slot->len;
+    return slot->data;
 }
 
 static void loom_shm_ep_am_consume(loom_tl_ep_t *ep)
