@@ -41,7 +41,6 @@
 
 #include <sched.h>
 
-
 /* spins between two loom_progress() calls */
 #define LOOM_COLL_FAST_POLL 32u
 
@@ -113,7 +112,9 @@ static inline loom_coll_comm_t *loom_coll_fast_comm(loom_comm_t comm)
     return cc;
 }
 
-/* Ranks outnumber cores: tell the waiters where we run (a hint, relaxed). */
+/* Ranks outnumber cores: tell the waiters where we run (a hint, relaxed);
+ * stored only when it changed, since each store takes the line away from
+ * every waiter that reads it. */
 static void loom_coll_fast_cpu_put(void *base, int size, int rank, uint32_t cpu)
 {
     loom_coll_shm_aux_t *aux = loom_coll_shm_aux_at(base, size, rank);
