@@ -382,19 +382,20 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 }
 
 /*
- * Ranks on their own cores: poll ranks @p q on for LOOM_COLL_FAST_POLL
+ * Ranks on their own cores: poll ranks @p q on (of @p size, in the segment
+ * at @p base, for arrival @p shm_seq) for LOOM_COLL_FAST_POLL
  * pauses before any set-up, since the line usually comes within them (a
  * cache-line hop is 0.02-0.2 us here): filling the waiting state first
  * would put a few hundred bytes of stores between the line's arrival and
  * the rank seeing it. 1 once every rank arrived.
  */
-static inline int loom_coll_fast_poll(const loom_coll_fast_op_t *o, int q)
+static inline int loom_coll_fast_poll(void *base, int size, uint64_t shm_seq, int q)
 {
     for (unsigned i = 0; i < LOOM_COLL_FAST_POLL; ++i) {
         loom_coll_cpu_relax();
-        while (atomic_load_explicit(&loom_coll_shm_ctl_at(o->base, q)->arrived,
-                                    memory_order_acquire) >= o->shm_seq) {
-            if (++q == o->size) {
+        while (atomic_load_explicit(&loom_coll_shm_ctl_at(base, q)->arrived,
+                                    memory_order_acquire) >= shm_seq) {
+            if (++q == size) {
                 return 1;
             }
         }
@@ -424,7 +425,7 @@ loom_coll_fast_wait_slow(loom_coll_fast_op_t o, int q, const char *call)
     loom_coll_state_t s;
     loom_status_t st;
 
-    if (!o.cc->oversub && loom_coll_fast_poll(&o, q)) {
+    if (!o.cc->oversub && loom_coll_fast_poll(o.base, o.size, o.shm_seq, q)) {
         return LOOM_OK;
     }
     memset(&s, 0, offsetof(loom_coll_state_t, rlen));
