@@ -10,17 +10,14 @@
  * fast path and ranks on the request path agree) straight from the call:
  *
  *   copy input -> slot[r][n % 2]; sig; arrived[r] = n (release)
- *   for q = 0 .. p-1: arrived[q] >= n (acquire)?  else wait (out of line);
- *                     sig[q] == ours?            else the mismatch error
- *   fold slot[0] op (... op slot[p-1])
+ *   spin on arrived[q] >= n (acquire), loom_progress() every
+ *       LOOM_COLL_FAST_POLL spins so point-to-point traffic still moves,
+ *       and every spin when ranks outnumber cores (yielding the CPU)
+ *   compare signatures; fold slot[0] op (... op slot[p-1])
  *
- * Up to LOOM_COLL_SHM_SMALL bytes the data, the signature and the arrival
- * share the rank's control line: a rank writes one line and reads one line
- * per other rank, each in one miss, and no line is written by two ranks;
- * at p = 2 a call moves one line each way. The state of a call is a few
- * values in registers (loom_coll_fast_op_t); the request-shaped state the
- * waiting machinery needs (mismatch check, hang report) is built only by a
- * rank that finds somebody missing. What is left is the handoff itself.
+ * No request from the pool, no state machine, no pass over the generic
+ * request list: what is left is the cache-line handoff itself. The slow
+ * path (mismatch check after a few milliseconds) is the request path's.
  *
  * Ranks outnumber cores (oversubscribed): a waiter yields or spins by
  * where the ranks it waits for last ran (loom_coll_fast_spin). Each core
@@ -50,33 +47,12 @@
  * should take; longer, and it was descheduled or moved here) */
 #define LOOM_COLL_FAST_SPIN_MAX 64u
 
-/* other ranks' control lines prefetched at the start of a call (the first
- * ones: a rank waits for them in rank order) */
-#define LOOM_COLL_FAST_PREFETCH 8
-
 static inline void loom_coll_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
 }
-
-/*
- * One call on the fast path: what its steps need after the start. Its
- * address never escapes the inline steps, so it lives in registers.
- */
-typedef struct loom_coll_fast_op {
-    loom_comm_t       comm;
-    loom_coll_comm_t *cc;
-    void             *base;      /* the segment */
-    uint64_t          seq;       /* collective number (comm->coll_seq) */
-    uint64_t          shm_seq;   /* shm operation number: the arrival we publish */
-    uint64_t          sig;       /* our signature of it */
-    int               rank;
-    int               size;
-    int               kind;      /* loom_coll_type_t */
-    int               root;
-} loom_coll_fast_op_t;
 
 /* Does the table give the shm algorithm for this call? Cached per size. */
 static int loom_coll_fast_selected(loom_coll_comm_t *cc, loom_comm_t comm,
@@ -224,29 +200,6 @@ static void loom_coll_fast_balance(void *base, int size, int rank, uint32_t mycp
     }
 }
 
-/* Start a read miss on @p p (GCC drops __builtin_prefetch of a line the
- * function loads later itself, which is the point here). */
-static inline void loom_coll_fast_prefetch_line(const void *p)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p, 0);
-#endif
-}
-
-/* Prefetch the first ranks' control lines (a segment has two ranks or more). */
-static inline void loom_coll_fast_prefetch(void *base, int size)
-{
-    int n = size < LOOM_COLL_FAST_PREFETCH ? size : LOOM_COLL_FAST_PREFETCH;
-
-    loom_coll_fast_prefetch_line(loom_coll_shm_ctl_at(base, 0));
-    loom_coll_fast_prefetch_line(loom_coll_shm_ctl_at(base, 1));
-    for (int q = 2; q < n; ++q) {
-        loom_coll_fast_prefetch_line(loom_coll_shm_ctl_at(base, q));
-    }
-}
-
 /* Ranks outnumber cores: where we run, for the waiters' choice; now and
  * then, a look at the placement. */
 static __attribute__((noinline)) void loom_coll_fast_oversub_start(void *base, int size,
@@ -262,50 +215,39 @@ static __attribute__((noinline)) void loom_coll_fast_oversub_start(void *base, i
     }
 }
 
-/* Take the next collective and shm operation numbers; sign the call. */
-static inline loom_coll_fast_op_t loom_coll_fast_start(loom_comm_t comm, loom_coll_comm_t *cc,
-                                                       loom_coll_type_t type, int root,
-                                                       size_t bytes)
+/* Take the next collective and shm operation numbers. */
+static inline void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
+                                        loom_coll_comm_t *cc, loom_coll_type_t type,
+                                        int root)
 {
-    loom_coll_fast_op_t o;
-
-    o.comm    = comm;
-    o.cc      = cc;
-    o.base    = cc->base;
-    o.rank    = comm->rank;
-    o.size    = comm->size;
-    o.kind    = (int)type;
-    o.root    = loom_coll_kind_rooted(type) ? root : 0;
-    o.seq     = comm->coll_seq++;
-    o.shm_seq = ++cc->next_seq;
-    o.sig     = loom_coll_shm_sig(o.seq, o.kind, o.root,
-                                  type == LOOM_COLL_BARRIER ? 0 : bytes);
-    /* start the misses on the other ranks' lines now, under the work
-     * before the wait: a rank that arrives last finds them in its cache */
-    loom_coll_fast_prefetch(o.base, o.size);
-    loom_coll_record_put(cc, o.seq, type, root);
+    s->comm       = comm;
+    s->rank       = comm->rank;
+    s->size       = comm->size;
+    s->kind       = (uint8_t)type;
+    s->root       = root;
+    s->seq        = comm->coll_seq++;
+    s->shm        = cc;
+    s->shm_seq    = ++cc->next_seq;
+    s->peer       = 0;
+    s->failed     = 0;            /* the slow path's fields: loom_coll_fast_wait_slow */
+    loom_coll_record_put(cc, s->seq, type, root);
     if (loom_unlikely(cc->oversub)) {
-        loom_coll_fast_oversub_start(o.base, o.size, o.rank);
+        loom_coll_fast_oversub_start(cc->base, s->size, s->rank);
     }
-    return o;
 }
 
-/* Our control line: the data is in place; the signature, then the arrival. */
-static inline void loom_coll_fast_arrive(const loom_coll_fast_op_t *o)
-{
-    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(o->base, o->rank);
-
-    c->sig[o->shm_seq & 1] = o->sig;
-    atomic_store_explicit(&c->arrived, o->shm_seq, memory_order_release);
-}
-
-/* One look at the ranks not yet seen (s->peer on). */
+/*
+ * One look at the ranks not yet seen (inline: the common case is one peer
+ * line that is already there, or not yet).
+ */
 static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
 {
     const loom_coll_comm_t *cc = s->shm;
+    const char *base = cc->base;
 
     for (; s->peer < s->size; ++s->peer) {
-        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(cc->base, s->peer);
+        const loom_coll_shm_ctl_t *c = (const void *)(base + (size_t)s->peer *
+                                                      LOOM_COLL_SHM_RANK_BYTES);
         if (atomic_load_explicit(&c->arrived, memory_order_acquire) < s->shm_seq) {
             return 0;
         }
@@ -324,16 +266,15 @@ static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
  */
 static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycpu)
 {
-    const loom_coll_comm_t *cc = s->shm;
-
     for (int q = s->peer; q < s->size; ++q) {
-        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(cc->base, q);
+        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, q);
         uint32_t cpu;
 
         if (atomic_load_explicit(&c->arrived, memory_order_acquire) >= s->shm_seq) {
             continue;
         }
-        cpu = atomic_load_explicit(&loom_coll_shm_aux_at(cc->base, s->size, q)->cpu,
+        cpu = atomic_load_explicit(&loom_coll_shm_aux_at(((loom_coll_comm_t *)s->shm)->base,
+                                                         s->size, q)->cpu,
                                    memory_order_relaxed);
         if (cpu == 0 || cpu == mycpu) {
             return 1;
@@ -352,8 +293,7 @@ static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycp
  */
 static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 {
-    loom_coll_comm_t *cc = s->shm;
-    int oversub = cc->oversub;
+    int oversub = ((loom_coll_comm_t *)s->shm)->oversub;
     uint32_t mycpu = oversub ? (uint32_t)(sched_getcpu() + 1) : 0;
     unsigned spins = 0;
     loom_status_t st;
@@ -365,7 +305,7 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
             spins = 0;
             loom_progress_idle();
             mycpu = (uint32_t)(sched_getcpu() + 1);   /* we may come back elsewhere */
-            loom_coll_fast_cpu_put(cc->base, s->size, s->rank, mycpu);
+            loom_coll_fast_cpu_put(((loom_coll_comm_t *)s->shm)->base, s->size, s->rank, mycpu);
             (void)loom_progress();
         } else if (spins % LOOM_COLL_FAST_POLL != 0) {
             loom_coll_cpu_relax();
@@ -382,117 +322,76 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
 }
 
 /*
- * Ranks on their own cores: poll ranks @p q on (of @p size, in the segment
- * at @p base, for arrival @p shm_seq) for LOOM_COLL_FAST_POLL
- * pauses before any set-up, since the line usually comes within them (a
- * cache-line hop is 0.02-0.2 us here): filling the waiting state first
- * would put a few hundred bytes of stores between the line's arrival and
- * the rank seeing it. 1 once every rank arrived.
- */
-static inline int loom_coll_fast_poll(void *base, int size, uint64_t shm_seq, int q)
-{
-    for (unsigned i = 0; i < LOOM_COLL_FAST_POLL; ++i) {
-        loom_coll_cpu_relax();
-        while (atomic_load_explicit(&loom_coll_shm_ctl_at(base, q)->arrived,
-                                    memory_order_acquire) >= shm_seq) {
-            if (++q == size) {
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
-/*
- * The wait proper, out of line: only a rank that finds rank @p q (or a
- * later one) missing comes here. Past a first short poll it builds the
- * request-shaped state the mismatch check reads, and, running outside any
- * request, tells the progress engine which collective it is inside: a hang
- * report then names "allreduce #12 on WORLD" instead of a bare
- * loom_progress.
+ * The wait proper, out of line: only a rank that finds somebody missing
+ * comes here. The wait runs outside any request, so it tells the progress
+ * engine which collective it is inside: a hang report then names
+ * "allreduce #12 on WORLD" instead of a bare loom_progress.
  */
 static __attribute__((noinline)) loom_status_t
-loom_coll_fast_wait_slow(loom_coll_fast_op_t o, int q, const char *call)
+loom_coll_fast_wait_slow(loom_coll_state_t *s, const char *call)
 {
     loom_progress_coll_t pc = {
         .call  = call,
         .kind  = call + sizeof("loom_") - 1,
-        .comm  = o.comm,
-        .seq   = o.seq,
+        .comm  = s->comm,
+        .seq   = s->seq,
         .alg   = "shm",
         .state = "wait-arrivals",
     };
-    loom_coll_state_t s;
     loom_status_t st;
 
-    if (!o.cc->oversub && loom_coll_fast_poll(o.base, o.size, o.shm_seq, q)) {
-        return LOOM_OK;
-    }
-    memset(&s, 0, offsetof(loom_coll_state_t, rlen));
-    s.comm    = o.comm;
-    s.rank    = o.rank;
-    s.size    = o.size;
-    s.kind    = (uint8_t)o.kind;
-    s.root    = o.root;
-    s.seq     = o.seq;
-    s.shm     = o.cc;
-    s.shm_seq = o.shm_seq;
-    s.peer    = q;
+    s->idle          = 0;
+    s->idle_check    = 0;
+    s->failures_seen = 0;
+    s->is_child      = 0;
     loom_progress_coll_enter(&pc);
-    st = loom_coll_fast_spin(&s);
+    st = loom_coll_fast_spin(s);
     loom_progress_coll_leave(&pc);
     return st;
 }
 
 /*
- * Wait for every rank's arrival and compare its signature with ours, rank
- * by rank: the line that says a rank arrived also holds its signature (and
- * its data when small), so each rank costs one miss. The last rank to
- * arrive finds everybody there and never leaves this loop.
+ * Wait for every rank's arrival, then compare signatures. @p call is the
+ * public name, "loom_allreduce". The last rank to arrive finds everybody
+ * there at the first look and skips the waiting machinery.
  */
-static inline loom_status_t loom_coll_fast_wait(const loom_coll_fast_op_t *o, const char *call)
+static inline loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char *call)
 {
-    uint64_t par = o->shm_seq & 1;
     loom_status_t st;
 
-    for (int q = 0; q < o->size; ++q) {
-        const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl_at(o->base, q);
-
-        if (loom_unlikely(atomic_load_explicit(&c->arrived, memory_order_acquire) <
-                          o->shm_seq) &&
-            (st = loom_coll_fast_wait_slow(*o, q, call)) != LOOM_OK) {
-            return st;
-        }
-        if (loom_unlikely(c->sig[par] != o->sig)) {
-            return loom_coll_shm_sig_error(o->comm, o->seq, o->sig, q, c->sig[par]);
-        }
+    if (loom_unlikely(!loom_coll_fast_arrived(s)) &&
+        (st = loom_coll_fast_wait_slow(s, call)) != LOOM_OK) {
+        return st;
     }
-    return LOOM_OK;
+    st = loom_coll_shm_check(s);
+    s->failed |= st != LOOM_OK;
+    return st;
 }
 
-/* This shm operation is over: the next may start; record how it ended. */
-static inline loom_status_t loom_coll_fast_end(const loom_coll_fast_op_t *o, loom_status_t st,
+static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
                                                const char *who)
 {
-    loom_coll_comm_t *cc = o->cc;
+    loom_coll_comm_t *cc = s->shm;
 
-    cc->done_seq = o->shm_seq;
-    cc->recent[o->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
-                                             (st != LOOM_OK ? LOOM_COLL_REC_FAILED : 0);
-    return loom_likely(st == LOOM_OK) ? LOOM_OK : loom_p2p_error(st, who);
+    cc->done_seq = s->shm_seq;
+    cc->recent[s->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
+                                             (s->failed ? LOOM_COLL_REC_FAILED : 0);
+    return st == LOOM_OK ? LOOM_OK : loom_p2p_error(st, who);
 }
 
 loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
 {
     loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
-    loom_coll_fast_op_t o;
+    loom_coll_state_t s;
 
     if (cc == NULL || !loom_coll_fast_selected(cc, comm, LOOM_COLL_BARRIER, 0)) {
         return LOOM_INPROGRESS;
     }
-    o = loom_coll_fast_start(comm, cc, LOOM_COLL_BARRIER, 0, 0);
-    loom_coll_fast_arrive(&o);
-    return loom_coll_fast_end(&o, loom_coll_fast_wait(&o, "loom_barrier"), "loom_barrier");
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BARRIER, 0);
+    s.count = 0;
+    s.esize = 1;
+    loom_coll_shm_arrive(&s);
+    return loom_coll_fast_end(&s, loom_coll_fast_wait(&s, "loom_barrier"), "loom_barrier");
 }
 
 /* Is (count > 0, dt, op) the allreduce the fast path took last on @p cc? */
@@ -510,10 +409,10 @@ static inline int loom_coll_fast_ar_cached(const loom_coll_comm_t *cc, size_t co
  * Predefined pairs are remembered; user ops may be freed, so they are
  * checked every time.
  */
-static loom_status_t loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm,
-                                             const void *sbuf, void *rbuf, size_t count,
-                                             loom_datatype_t dt, loom_op_t op,
-                                             size_t *esize_p, loom_op_kernel_fn_t *kernel_p)
+static __attribute__((noinline)) loom_status_t
+loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf, void *rbuf,
+                        size_t count, loom_datatype_t dt, loom_op_t op, size_t *esize_p,
+                        loom_op_kernel_fn_t *kernel_p)
 {
     size_t esize = loom_datatype_size(dt);
     loom_status_t st;
@@ -538,95 +437,58 @@ static loom_status_t loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t c
     return LOOM_OK;
 }
 
-/*
- * result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's
- * fold (@p kernel NULL: through loom_op_apply).
- */
-static inline void loom_coll_fast_fold(const loom_coll_fast_op_t *o, void *rbuf, size_t count,
-                                       size_t bytes, loom_datatype_t dt, loom_op_t op,
+/* result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's fold */
+static inline void loom_coll_fast_fold(loom_coll_state_t *s, void *rbuf,
                                        loom_op_kernel_fn_t kernel)
 {
-    uint64_t par = o->shm_seq & 1;
-
-    loom_copy_small(rbuf, loom_coll_shm_data(loom_coll_shm_ctl_at(o->base, o->size - 1), par,
-                                             bytes), bytes);
-    for (int q = o->size - 2; q >= 0; --q) {
-        const void *in = loom_coll_shm_data(loom_coll_shm_ctl_at(o->base, q), par, bytes);
-
+    loom_copy_small(rbuf, loom_coll_shm_slot(s, s->size - 1), s->count * s->esize);
+    for (int q = s->size - 2; q >= 0; --q) {
         if (loom_likely(kernel != NULL)) {
-            kernel(in, rbuf, count);
+            kernel(loom_coll_shm_slot(s, q), rbuf, s->count);
         } else {
-            loom_op_apply(op, in, rbuf, count, dt);
+            loom_coll_reduce(s, loom_coll_shm_slot(s, q), rbuf, s->count);
         }
     }
-}
-
-/*
- * The allreduce itself, once admitted (@p bytes = count * element size,
- * @p kernel resolved). Inlined with a constant @p bytes, the copies and
- * the data's place in the control line are a few moves.
- */
-static inline __attribute__((always_inline)) loom_status_t
-loom_coll_fast_ar_run(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf, void *rbuf,
-                      size_t count, size_t bytes, loom_datatype_t dt, loom_op_t op,
-                      loom_op_kernel_fn_t kernel)
-{
-    loom_coll_fast_op_t o;
-    loom_status_t st;
-
-    if (sbuf == LOOM_IN_PLACE) {
-        sbuf = rbuf;
-    } else if (loom_unlikely(loom_coll_overlap(sbuf, bytes, rbuf, bytes))) {
-        return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
-    }
-    o = loom_coll_fast_start(comm, cc, LOOM_COLL_ALLREDUCE, 0, bytes);
-    loom_copy_small(loom_coll_shm_data(loom_coll_shm_ctl_at(o.base, o.rank), o.shm_seq & 1,
-                                       bytes), sbuf, bytes);
-    loom_coll_fast_arrive(&o);
-    st = loom_coll_fast_wait(&o, "loom_allreduce");
-    if (loom_likely(st == LOOM_OK)) {
-        loom_coll_fast_fold(&o, rbuf, count, bytes, dt, op, kernel);
-    }
-    return loom_coll_fast_end(&o, st, "loom_allreduce");
-}
-
-/* Not the cached case: admit the call (or hand it to the request path). */
-static __attribute__((noinline)) loom_status_t
-loom_coll_fast_ar_other(loom_coll_comm_t *cc, const void *sbuf, void *rbuf, size_t count,
-                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
-{
-    loom_op_kernel_fn_t kernel = NULL;
-    size_t esize = 0;
-    loom_status_t st;
-
-    if (cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL || rbuf == LOOM_IN_PLACE) {
-        /* the request path validates and reports */
-        return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
-    }
-    st = loom_coll_fast_ar_admit(cc, comm, sbuf, rbuf, count, dt, op, &esize, &kernel);
-    if (st != LOOM_OK) {
-        return st != LOOM_INPROGRESS ? st
-                                     : loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
-    }
-    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, count * esize, dt, op, kernel);
 }
 
 loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
                                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
     loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
-    size_t bytes;
+    loom_op_kernel_fn_t kernel;
+    loom_coll_state_t s;
+    size_t esize;
+    loom_status_t st;
 
-    if (loom_unlikely(cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL ||
-                      rbuf == LOOM_IN_PLACE || !loom_coll_fast_ar_cached(cc, count, dt, op))) {
-        return loom_coll_fast_ar_other(cc, sbuf, rbuf, count, dt, op, comm);
+    if (cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL || rbuf == LOOM_IN_PLACE) {
+        /* the request path validates and reports */
+        return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
     }
-    bytes = count * cc->fast_ar_esize;
-    if (bytes == LOOM_COLL_SHM_SMALL) {     /* a double, two floats: the common case */
-        return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, LOOM_COLL_SHM_SMALL, dt, op,
-                                     cc->fast_ar_kernel);
+    if (loom_likely(loom_coll_fast_ar_cached(cc, count, dt, op))) {
+        esize  = cc->fast_ar_esize;
+        kernel = cc->fast_ar_kernel;
+        if (sbuf != LOOM_IN_PLACE &&
+            loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) {
+            return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
+        }
+    } else if ((st = loom_coll_fast_ar_admit(cc, comm, sbuf, rbuf, count, dt, op, &esize,
+                                             &kernel)) != LOOM_OK) {
+        return st != LOOM_INPROGRESS ? st
+                                     : loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
     }
-    return loom_coll_fast_ar_run(cc, comm, sbuf, rbuf, count, bytes, dt, op, cc->fast_ar_kernel);
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
+    s.count = count;
+    s.esize = esize;
+    s.dt    = dt;
+    s.op    = op;
+    loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
+                    count * esize);
+    loom_coll_shm_arrive(&s);
+    st = loom_coll_fast_wait(&s, "loom_allreduce");
+    if (st == LOOM_OK) {
+        loom_coll_fast_fold(&s, rbuf, kernel);
+    }
+    return loom_coll_fast_end(&s, st, "loom_allreduce");
 }
 
 loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
@@ -634,26 +496,24 @@ loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, 
 {
     loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
     size_t esize = loom_datatype_size(dt);
-    loom_coll_fast_op_t o;
+    loom_coll_state_t s;
     loom_status_t st;
-    size_t bytes;
 
     if (cc == NULL || esize == 0 || count == 0 || buf == NULL || buf == LOOM_IN_PLACE ||
         root < 0 || root >= comm->size || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
         !loom_coll_fast_selected(cc, comm, LOOM_COLL_BCAST, count * esize)) {
         return LOOM_INPROGRESS;       /* the request path validates and reports */
     }
-    bytes = count * esize;
-    o = loom_coll_fast_start(comm, cc, LOOM_COLL_BCAST, root, bytes);
-    if (o.rank == root) {
-        memcpy(loom_coll_shm_data(loom_coll_shm_ctl_at(o.base, root), o.shm_seq & 1, bytes),
-               buf, bytes);
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BCAST, root);
+    s.count = count;
+    s.esize = esize;
+    if (s.rank == root) {
+        memcpy(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
     }
-    loom_coll_fast_arrive(&o);
-    st = loom_coll_fast_wait(&o, "loom_bcast");
-    if (st == LOOM_OK && o.rank != root) {
-        memcpy(buf, loom_coll_shm_data(loom_coll_shm_ctl_at(o.base, root), o.shm_seq & 1, bytes),
-               bytes);
+    loom_coll_shm_arrive(&s);
+    st = loom_coll_fast_wait(&s, "loom_bcast");
+    if (st == LOOM_OK && s.rank != root) {
+        memcpy(buf, loom_coll_shm_slot(&s, root), count * esize);
     }
-    return loom_coll_fast_end(&o, st, "loom_bcast");
+    return loom_coll_fast_end(&s, st, "loom_bcast");
 }
