@@ -91,10 +91,8 @@ static inline loom_coll_comm_t *loom_coll_fast_comm(loom_comm_t comm)
 /* Ranks outnumber cores: tell the waiters where we run (a hint, relaxed);
  * stored only when it changed, since each store takes the line away from
  * every waiter that reads it. */
-static void loom_coll_fast_cpu_put(void *base, int size, int rank, uint32_t cpu)
+static void loom_coll_fast_cpu_put(loom_coll_shm_aux_t *aux, uint32_t cpu)
 {
-    loom_coll_shm_aux_t *aux = loom_coll_shm_aux_at(base, size, rank);
-
     if (atomic_load_explicit(&aux->cpu, memory_order_relaxed) != cpu) {
         atomic_store_explicit(&aux->cpu, cpu, memory_order_relaxed);
     }
@@ -147,7 +145,7 @@ static void loom_coll_fast_balance_judge(void *base, int size, int rank, double 
     }
     loom_coll_fast_balance_moves = LOOM_COLL_FAST_BALANCE_MOVES;
     if (CPU_ISSET(from, allowed) && loom_coll_fast_move(from, allowed) == 0) {
-        loom_coll_fast_cpu_put(base, size, rank, (uint32_t)from + 1);
+        loom_coll_fast_cpu_put(loom_coll_shm_aux_at(base, size, rank), (uint32_t)from + 1);
     }
     loom_debug("coll", "rank %d of %d: %.1f us per operation after moving, %.1f before: "
                "back on CPU %d", rank, size, window * 1e6 / LOOM_COLL_FAST_BALANCE_EVERY,
@@ -193,7 +191,7 @@ static void loom_coll_fast_balance(void *base, int size, int rank, uint32_t mycp
     if (loom_coll_fast_move(target, &allowed) == 0) {
         loom_debug("coll", "rank %d of %d: more of the node's ranks ran on CPU %u than on "
                    "CPU %d; moved there (LOOM_COLL_REBALANCE)", rank, size, mycpu - 1, target);
-        loom_coll_fast_cpu_put(base, size, rank, (uint32_t)target + 1);
+        loom_coll_fast_cpu_put(loom_coll_shm_aux_at(base, size, rank), (uint32_t)target + 1);
         loom_coll_fast_balance_before = window;
         loom_coll_fast_balance_from   = (int)mycpu - 1;
         ++loom_coll_fast_balance_moves;
@@ -207,7 +205,7 @@ static __attribute__((noinline)) void loom_coll_fast_oversub_start(void *base, i
 {
     uint32_t cpu = (uint32_t)(sched_getcpu() + 1);
 
-    loom_coll_fast_cpu_put(base, size, rank, cpu);
+    loom_coll_fast_cpu_put(loom_coll_shm_aux_at(base, size, rank), cpu);
     if (++loom_coll_fast_balance_ops >= LOOM_COLL_FAST_BALANCE_EVERY &&
         (loom_coll_fast_balance_moves < LOOM_COLL_FAST_BALANCE_MOVES ||
          loom_coll_fast_balance_from >= 0)) {
@@ -273,9 +271,7 @@ static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycp
         if (atomic_load_explicit(&c->arrived, memory_order_acquire) >= s->shm_seq) {
             continue;
         }
-        cpu = atomic_load_explicit(&loom_coll_shm_aux_at(((loom_coll_comm_t *)s->shm)->base,
-                                                         s->size, q)->cpu,
-                                   memory_order_relaxed);
+        cpu = atomic_load_explicit(&loom_coll_shm_aux(s, q)->cpu, memory_order_relaxed);
         if (cpu == 0 || cpu == mycpu) {
             return 1;
         }
@@ -305,7 +301,7 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
             spins = 0;
             loom_progress_idle();
             mycpu = (uint32_t)(sched_getcpu() + 1);   /* we may come back elsewhere */
-            loom_coll_fast_cpu_put(((loom_coll_comm_t *)s->shm)->base, s->size, s->rank, mycpu);
+            loom_coll_fast_cpu_put(loom_coll_shm_aux(s, s->rank), mycpu);
             (void)loom_progress();
         } else if (spins % LOOM_COLL_FAST_POLL != 0) {
             loom_coll_cpu_relax();

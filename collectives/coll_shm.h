@@ -128,17 +128,12 @@ loom_status_t loom_coll_shm_fallback(loom_request_t req);
 /** Mark this operation done (lets the next one on the comm run). */
 void loom_coll_shm_leave(loom_coll_state_t *s);
 
-/** Control line of comm rank @p r in the segment at @p base. */
-static inline loom_coll_shm_ctl_t *loom_coll_shm_ctl_at(void *base, int r)
-{
-    return (loom_coll_shm_ctl_t *)(void *)((char *)base + (size_t)r * LOOM_COLL_SHM_RANK_BYTES);
-}
-
 /** Control line of comm rank @p r. */
 static inline loom_coll_shm_ctl_t *loom_coll_shm_ctl(const loom_coll_state_t *s, int r)
 {
     const loom_coll_comm_t *cc = s->shm;
-    return loom_coll_shm_ctl_at(cc->base, r);
+    return (loom_coll_shm_ctl_t *)(void *)((char *)cc->base +
+                                           (size_t)r * LOOM_COLL_SHM_RANK_BYTES);
 }
 
 /**
@@ -151,17 +146,11 @@ static inline loom_coll_shm_aux_t *loom_coll_shm_aux_at(void *base, int size, in
                                            (size_t)size * LOOM_COLL_SHM_RANK_BYTES) + r;
 }
 
-/**
- * Data of @p bytes of the rank whose control line is @p c, for operations of
- * parity @p par: in the control line up to LOOM_COLL_SHM_SMALL bytes, else
- * in the rank's slot.
- */
-static inline void *loom_coll_shm_data(loom_coll_shm_ctl_t *c, uint64_t par, size_t bytes)
+/** Aux line of comm rank @p r of this operation's communicator. */
+static inline loom_coll_shm_aux_t *loom_coll_shm_aux(const loom_coll_state_t *s, int r)
 {
-    if (bytes <= LOOM_COLL_SHM_SMALL) {
-        return c->small[par];
-    }
-    return (char *)(c + 1) + par * LOOM_COLL_SHM_MAX_BYTES;
+    const loom_coll_comm_t *cc = s->shm;
+    return loom_coll_shm_aux_at(cc->base, s->size, r);
 }
 
 /**
@@ -170,7 +159,13 @@ static inline void *loom_coll_shm_data(loom_coll_shm_ctl_t *c, uint64_t par, siz
  */
 static inline void *loom_coll_shm_slot(const loom_coll_state_t *s, int r)
 {
-    return loom_coll_shm_data(loom_coll_shm_ctl(s, r), s->shm_seq & 1, s->count * s->esize);
+    loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, r);
+    size_t par = (size_t)(s->shm_seq & 1);
+
+    if (s->count * s->esize <= LOOM_COLL_SHM_SMALL) {
+        return c->small[par];
+    }
+    return (char *)(c + 1) + par * LOOM_COLL_SHM_MAX_BYTES;
 }
 
 /**

@@ -61,9 +61,10 @@ static __attribute__((noinline)) int loom_mpi_p2p_bad(MPI_Comm comm, MPI_Datatyp
 }
 
 /*
- * The blocking sends (and MPI_Recv): the argument checks inline and every error out of
- * line, so the common call keeps one value (comm) across loom's call
- * instead of saving every argument for error paths that may return.
+ * The blocking sends (and MPI_Recv): the argument checks inline and every
+ * error out of line, so the common call keeps one value (comm) across
+ * loom's call instead of saving every argument for error paths that may
+ * return.
  */
 static inline int loom_mpi_send(loom_mpi_send_fn_t fn, const void *buf, int count,
                                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm,

@@ -17,9 +17,9 @@
  * Each transport defines a `const loom_tl_ops_t` with designated
  * initializers; ops it leaves NULL answer LOOM_ERR_UNSUPPORTED (the default
  * table in tl.c), except the optional ones (multicast, receiving in place),
- * which stay NULL for "not offered". Its iface struct embeds loom_tl_iface_t as the first
- * member and its ep struct embeds loom_tl_ep_t; it gets back to its own
- * structs with loom_container_of.
+ * which stay NULL for "not offered". Its iface struct embeds
+ * loom_tl_iface_t as the first member and its ep struct embeds
+ * loom_tl_ep_t; it gets back to its own structs with loom_container_of.
  *
  * Threading: every op is called from the thread that drives progress; none
  * may block waiting for a peer, except open (which may use the bootstrap
