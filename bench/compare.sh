@@ -13,6 +13,19 @@
 # ompi/loom for bandwidth. Results: raw.csv, compare.csv, compare.md,
 # targets.md, env.txt, one PNG per benchmark/transport/np, logs in raw/.
 #
+# Placement: on a virtual machine the host may move the two vCPUs between
+# placements (e.g. sibling threads of one core, or farther apart) at any
+# time, and every timing, shm and tcp alike, follows. So full mode runs
+# bench/floor_pingpong (a bare cache-line handoff between the cpus of ranks
+# 0 and 1, ~0.1 s) before the first pair and after every pair (a pair: both
+# libraries' runs of one configuration in one repetition): raw/floors.csv,
+# raw/pairs.csv. The floors split in two classes where the between-class
+# variance of their logarithms is largest; when the classes' geometric
+# means differ by more than 1.5x the run saw two placements, "close" and
+# "far", else "one". A pair whose floors before and after fall in the same
+# class gets that placement, else it is "straddled": in the all-runs medians
+# only. Every table adds the ratio of the medians over each placement's pairs.
+#
 # --short is the CI mode: a few iterations with validation printed (-c),
 # every run must exit 0 with every row "Pass", both builds must print the
 # same sizes, and the fault-injection copies (osu_fault.c) must FAIL under
@@ -22,7 +35,7 @@
 # usage: bench/compare.sh [--short] [--runs N] [--build DIR] [--out DIR]
 #            [--bench a,b,...] [--transports shm,tcp] [--np-coll "2 4"]
 #            [--bind none|core] [--iters N] [--no-build] [--no-plots]
-#            [--update-docs]
+#            [--update-docs] [--tables-only]
 #
 # --bind sets both launchers' binding (mpirun --bind-to, loomrun --bind-to;
 # default core, which both use by themselves when the ranks fit the cores);
@@ -31,6 +44,9 @@
 # --iters N passes -i N -x max(N/10,1) to every benchmark in full mode, and
 # -i max(N/50,2) -x 1 to bw and bibw (OSU's own defaults otherwise; 10000
 # latency iterations take long on a busy host).
+# --tables-only runs nothing: it remakes the tables, placements and plots of
+# --out from its raw.csv, raw/floors.csv and raw/pairs.csv (pass the same
+# --bench, --transports and --np-coll), e.g. after editing raw/ by hand.
 # --update-docs (full mode) replaces the generated part of
 # docs/performance.md (between its BEGIN/END markers) with this run's
 # report.md and copies the main plots to docs/img/.
@@ -44,7 +60,7 @@ usage() { awk 'NR > 1 && /^set -u/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//';
 TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP" || exit 1
 BUILD=${BUILD:-build/release}
-short=0 runs= out= do_build=1 do_plots=1 update_docs=0
+short=0 runs= out= do_build=1 do_plots=1 update_docs=0 tables_only=0
 benches="latency bw bibw barrier bcast reduce allreduce allgather alltoall"
 transports="shm tcp" np_coll="2 4" bind=core iters=
 
@@ -62,15 +78,17 @@ while (($#)); do
         --no-build) do_build=0 ;;
         --no-plots) do_plots=0 ;;
         --update-docs) update_docs=1 ;;
+        --tables-only) tables_only=1 do_build=0 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "compare.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
     esac
     shift
 done
-[[ $runs =~ ^[0-9]+$ && $runs -ge 1 ]] || runs=$((short ? 1 : 5))
 ((short)) && [[ $np_coll == "2 4" ]] && np_coll="2 3 4"
 ((short && update_docs)) && { echo "compare.sh: --update-docs needs a full run" >&2; exit 2; }
 [[ -n $out ]] || out=$([[ $short == 1 ]] && echo "$BUILD/compare-short" || echo build/compare)
+((tables_only)) && [[ -z $runs ]] && runs=$(sed -n 's/.*runs per configuration: \([0-9]*\).*/\1/p' "$out/env.txt" 2>/dev/null)
+[[ $runs =~ ^[0-9]+$ && $runs -ge 1 ]] || runs=$((short ? 1 : 5))
 case $bind in none|core) ;; *) echo "compare.sh: --bind none|core, not '$bind'" >&2; exit 2 ;; esac
 [[ -z $iters || $iters =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: --iters needs a positive number" >&2; exit 2; }
 
@@ -117,11 +135,11 @@ fi
 have_ompi=1 have_loom=1
 command -v mpirun >/dev/null && [[ -x $OMPI_DIR/osu_latency ]] || have_ompi=0
 [[ -x $LOOMRUN && -x $LOOM_DIR/osu_latency ]] || have_loom=0
-if ((!have_ompi)); then
+if ((!have_ompi && !tables_only)); then
     echo "compare.sh: Open MPI build missing ($OMPI_DIR, mpirun); run make bench-ompi" >&2
     exit 1
 fi
-if ((!have_loom)); then
+if ((!have_loom && !tables_only)); then
     if ((short)); then
         echo "compare.sh: loom build missing ($LOOM_DIR/osu_latency or $LOOMRUN)" >&2
         exit 1
@@ -134,7 +152,14 @@ if [[ " $transports " == *" tcp "* ]] && ! ls transport/tcp/*.c >/dev/null 2>&1;
 fi
 
 mkdir -p "$out/raw"
-rm -f "$out"/raw/* "$out"/*.png "$out"/*.csv "$out"/*.md "$out"/*.dat
+if ((tables_only)); then
+    for f in raw.csv raw/pairs.csv raw/floors.csv env.txt; do
+        [[ -s $out/$f ]] || { echo "compare.sh: --tables-only: no $out/$f" >&2; exit 2; }
+    done
+    rm -f "$out"/*.png "$out"/compare.csv "$out"/*.md "$out"/*.dat
+else
+    rm -f "$out"/raw/* "$out"/*.png "$out"/*.csv "$out"/*.md "$out"/*.dat
+fi
 
 bind_for() { # np -> the binding both launchers get (oversubscribed: none)
     if (($1 > ncores)); then echo none; else echo "$bind"; fi
@@ -199,7 +224,7 @@ for b in $benches; do
     done
 done
 
-{
+((tables_only)) || {
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "git: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified tree)')"
     echo "host: $(uname -srm), $ncores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
@@ -215,13 +240,42 @@ done
 } >"$out/env.txt"
 cat "$out/env.txt"
 load1=$(cut -d' ' -f1 /proc/loadavg)
-awk -v l="$load1" -v n="$ncores" 'BEGIN { exit !(l > n * 0.75) }' &&
+((!tables_only)) && awk -v l="$load1" -v n="$ncores" 'BEGIN { exit !(l > n * 0.75) }' &&
     echo "WARNING: load average $load1 on $ncores cores: other work is running, timings are noisy"
 
-echo "== ${#configs[@]} configurations x $runs runs x $((1 + have_loom)) libraries"
-for ((rep = 1; rep <= runs; rep++)); do
+# The cache-line floor on the cpus ranks 0 and 1 get: 2 processes started by
+# the same launcher with the same binding (loomrun's; mpirun's where loom is
+# not built). 20000 round trips x 5 trials: 0.1 s far, less close, so it can
+# run between every pair. Appends to raw/floors.csv; sets floor_us (empty
+# when it did not run or failed).
+floor_args="-i 20000 -r 5"
+nfloors=0 floor_us=
+run_floor() { # what it follows
+    floor_us=
+    [[ -x $FLOOR ]] || return 0
+    local launch log
+    launch=$(loom_cmd shm 2); ((have_loom)) || launch=$(ompi_cmd shm 2)
+    nfloors=$((nfloors + 1)); log=$out/raw/$(printf 'floor_%03d.out' "$nfloors")
+    if $launch "$FLOOR" $floor_args >"$log" 2>&1; then
+        floor_us=$(awk '$1 == "floor_us" { print $2 }' "$log")
+    else
+        fail_note "floor_pingpong run $nfloors (after $1) failed: $(tail -n 1 "$log")"
+    fi
+    echo "$nfloors,$1,$floor_us" >>"$out/raw/floors.csv"
+}
+
+# pairs.csv: one line per pair with the floors around it (full mode; short
+# mode runs the floor only after the shm latency pair, as a smoke test)
+if ((!tables_only)); then
+    echo "seq,after,floor_us" >"$out/raw/floors.csv"
+    echo "bench,transport,np,rep,floor_before,floor_after" >"$out/raw/pairs.csv"
+    echo "== ${#configs[@]} configurations x $runs runs x $((1 + have_loom)) libraries"
+    ((short)) || run_floor start
+fi
+for ((rep = 1; rep <= (tables_only ? 0 : runs); rep++)); do
     for c in "${configs[@]}"; do
         read -r b tr np <<<"$c"
+        before=$floor_us
         order="ompi loom"
         ((rep % 2 == 0)) && order="loom ompi"
         for lib in $order; do
@@ -229,13 +283,12 @@ for ((rep = 1; rep <= runs; rep++)); do
             printf '  run %d/%d  %-6s osu_%-10s %-3s np=%d\n' "$rep" "$runs" "$lib" "$b" "$tr" "$np"
             run_one "$lib" "$b" "$tr" "$np" "$rep"
         done
-        # the cache-line floor next to every shm latency pair, on the cpus ranks
-        # 0 and 1 get: 2 processes started by the same launcher with the same
-        # binding (loomrun's; mpirun's where loom is not built)
-        if [[ $b == latency && $tr == shm && -x $FLOOR ]]; then
-            floor_launch=$(loom_cmd shm 2); ((have_loom)) || floor_launch=$(ompi_cmd shm 2)
-            $floor_launch "$FLOOR" >"$out/raw/floor_r$rep.out" 2>&1 ||
-                fail_note "floor_pingpong run $rep failed: $(tail -n 1 "$out/raw/floor_r$rep.out")"
+        if ((!short)); then
+            run_floor "osu_$b $tr np=$np r$rep"
+            echo "osu_$b,$tr,$np,$rep,$before,$floor_us" >>"$out/raw/pairs.csv"
+        else
+            [[ $b == latency && $tr == shm ]] && run_floor "osu_$b $tr np=$np r$rep"
+            echo "osu_$b,$tr,$np,$rep,," >>"$out/raw/pairs.csv"
         fi
     done
 done
@@ -245,7 +298,7 @@ sizes_of() { # file bench -> the size column (barrier: the number of rows)
     if [[ $2 == barrier ]]; then awk '!/^#/ && NF { n++ } END { print n + 0 }' "$1"
     else awk '!/^#/ && NF { print $1 }' "$1"; fi
 }
-if ((short && have_loom)); then
+if ((short && have_loom && !tables_only)); then
     for c in "${configs[@]}"; do
         read -r b tr np <<<"$c"
         for ((rep = 1; rep <= runs; rep++)); do
@@ -260,7 +313,7 @@ fi
 
 # ---- fault injection (short mode): validation must fail under both libraries --------
 fault_of() { case $1 in latency) echo recv ;; bw|bibw) echo waitall ;; *) echo "$1" ;; esac; }
-if ((short)); then
+if ((short && !tables_only)); then
     echo "== validation self-test: wrong data injected through PMPI must fail each benchmark"
     for lib in ompi loom; do
         [[ $lib == loom && $have_loom == 0 ]] && continue
@@ -285,39 +338,122 @@ if ((short)); then
     done
 fi
 
+# ---- placement: classify the floors, then the pairs --------------------------------------
+# Two classes of log(floor), split where the between-class variance is
+# largest (Otsu's rule in one dimension: a lone slow floor from a busy host
+# barely moves it, where it would drag a split at the geometric mean of min
+# and max past a whole class).
+# Prints: mode (none, one, two), split (us), the classes' geometric means,
+# the number of floors, the lowest, the highest, and how many lie more than
+# 1.5x from their class's geometric mean (a move during the floor run, or
+# other work on the machine: the classes are not tight).
+read -r pmode psplit plow phigh nfloors_ok fmin fmax nodd <<<"$(awk -F, 'NR > 1 && $3 != "" { print $3 }' "$out/raw/floors.csv" |
+    sort -g | awk '
+    { x[++n] = log($1); v[n] = $1; s += x[n] }
+    END {
+        if (n == 0) { print "none - - - 0 - - 0"; exit }
+        best = -1
+        for (k = 1; k < n; k++) {
+            lo += x[k]
+            if (v[k] == v[k + 1]) continue
+            m0 = lo / k; m1 = (s - lo) / (n - k); b = k * (n - k) * (m1 - m0) ^ 2
+            if (b > best) { best = b; bk = k; g0 = exp(m0); g1 = exp(m1) }
+        }
+        if (best >= 0 && g1 / g0 > 1.5) printf "two %.3f %.3f %.3f", sqrt(v[bk] * v[bk + 1]), g0, g1
+        else { printf "one - - -"; bk = n; g0 = exp(s / n) }
+        for (i = 1; i <= n; i++) { q = v[i] / (i <= bk ? g0 : g1); odd += (q > 1.5 || q < 1 / 1.5) }
+        print "", n, v[1], v[n], odd + 0
+    }')"
+# placement of each floor and each pair (close, far, one; straddled; unknown
+# when a floor is missing, as in short mode)
+place_awk='function place(f) { return f == "" ? "" : mode == "one" ? "one" : f + 0 < cut ? "close" : "far" }'
+awk -F, -v OFS=, -v mode="$pmode" -v cut="$psplit" "$place_awk"'
+    FNR == 1 { print "seq,after,floor_us,placement"; next }
+    { print $1, $2, $3, place($3) }' "$out/raw/floors.csv" >"$out/raw/floors.tmp" && mv "$out/raw/floors.tmp" "$out/raw/floors.csv"
+awk -F, -v OFS=, -v mode="$pmode" -v cut="$psplit" "$place_awk"'
+    FNR == 1 { print "bench,transport,np,rep,floor_before,floor_after,placement"; next }
+    { a = place($5); b = place($6)
+      print $1, $2, $3, $4, $5, $6, (a == "" || b == "") ? "unknown" : (a == b) ? a : "straddled" }' \
+    "$out/raw/pairs.csv" >"$out/raw/pairs.tmp" && mv "$out/raw/pairs.tmp" "$out/raw/pairs.csv"
+# the placements seen, in table order, and the first compare.csv column of each
+places=$(awk -F, 'NR > 1 { n[$7]++ } END { for (p in n) print p }' "$out/raw/pairs.csv" |
+         grep -xE 'close|far|one' | sort | tr '\n' ' ')
+place_col() { case $1 in close) echo 11 ;; far) echo 15 ;; one) echo 19 ;; esac; }
+place_label() { case $1 in close) echo "vCPUs close" ;; far) echo "vCPUs far" ;; *) echo "one placement" ;; esac; }
+npairs() { awk -F, -v p="$1" 'NR > 1 && $7 == p { n++ } END { print n + 0 }' "$out/raw/pairs.csv"; }
+frange="$fmin-$fmax us"; [[ $fmin == "$fmax" ]] && frange="$fmin us"
+case $pmode in
+    two) placement_note="Placement: the cache-line floor ran $nfloors_ok times (before the first pair and after each; a pair is both libraries' runs of one configuration in one repetition), $frange: two placements, split at $psplit us (largest between-class variance of the log floors; class geometric means $plow and $phigh us). A pair is close or far when the floors before and after it fall on the same side: $(npairs close) close, $(npairs far) far, $(npairs straddled) straddled (in the all-runs medians only)." ;;
+    one) placement_note="Placement: the cache-line floor ran $nfloors_ok times (before the first pair and after each), $frange: one placement (the two classes of floors differ by less than 1.5x), $(npairs one) pairs in it." ;;
+    *) placement_note="Placement: not measured (no floor_pingpong): pairs not classified." ;;
+esac
+((short)) && [[ $pmode != none ]] &&
+    placement_note="Placement: short mode runs the floor only after the shm latency pair ($frange): pairs not classified."
+((!short)) && [[ $pmode != none ]] && (($(npairs unknown))) &&
+    placement_note+=" $(npairs unknown) pairs lack a floor on one side: not classified."
+((!short && nodd)) &&
+    placement_note+=" Floors more than 1.5x from their class's geometric mean: $nodd (a move during the floor run, or other work on the machine): the classes are loose."
+
 # ---- medians, ratios, tables ------------------------------------------------------------
 [[ -s $out/raw.csv ]] || { echo "compare.sh: no results" >&2; exit 1; }
-# compare.csv: benchmark,transport,np,size_bytes,metric,ompi,loom,ratio,ompi_runs,loom_runs
+# compare.csv: benchmark,transport,np,size_bytes,metric,ompi,loom,ratio,ompi_runs,loom_runs,
+# then for each placement P of close, far, one: ompi_P,loom_P,ratio_P,pairs_P
+# (the medians over P's pairs only; pairs: runs of the library with fewer)
 sort -t, -k1,1 -k2,2 -k3,3n -k6,6n -k4,4 -k7,7g "$out/raw.csv" | awk -F, '
-    function flush() {
-        if (key == "") return
-        med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-        res[key] = med; cnt[key] = n
-    }
-    { k = $1 "," $2 "," $3 "," $6 "," $4
-      if (k != key) { flush(); key = k; n = 0 }
-      v[++n] = $7
-      g = $1 "," $2 "," $3 "," $6
-      if (!(g in seen)) { seen[g] = 1; order[++ng] = g } }
+    function med(k, n) { return (n % 2) ? v[k, (n + 1) / 2] : (v[k, n / 2] + v[k, n / 2 + 1]) / 2 }
+    function add(k) { v[k, ++cnt[k]] = $7 }   # values come sorted within a size and library
+    function ratio(o, l) { return (o != "" && l != "" && o > 0 && l > 0) ? sprintf("%.3f", bw ? o / l : l / o) : "" }
+    NR == FNR { if (FNR > 1) pl[$1, $2, $3, $4] = $7; next }
+    { g = $1 "," $2 "," $3 "," $6
+      if (!(g in seen)) { seen[g] = 1; order[++ng] = g }
+      add(g SUBSEP $4 SUBSEP "all")
+      p = pl["osu_" $1, $2, $3, $5]
+      if (p == "close" || p == "far" || p == "one") add(g SUBSEP $4 SUBSEP p) }
     END {
-        flush()
-        print "benchmark,transport,np,size_bytes,metric,ompi,loom,ratio,ompi_runs,loom_runs"
+        print "benchmark,transport,np,size_bytes,metric,ompi,loom,ratio,ompi_runs,loom_runs" \
+              ",ompi_close,loom_close,ratio_close,pairs_close,ompi_far,loom_far,ratio_far,pairs_far" \
+              ",ompi_one,loom_one,ratio_one,pairs_one"
+        nplaces = split("all close far one", places, " ")
         for (i = 1; i <= ng; i++) {
             g = order[i]; split(g, f, ",")
             bw = (f[1] == "bw" || f[1] == "bibw")
-            o = (g ",ompi") in res ? res[g ",ompi"] : ""
-            l = (g ",loom") in res ? res[g ",loom"] : ""
-            r = ""
-            if (o != "" && l != "" && o > 0 && l > 0) r = sprintf("%.3f", bw ? o / l : l / o)
-            printf "osu_%s,%s,%s,%s,%s,%s,%s,%s,%d,%d\n", f[1], f[2], f[3], f[4],
-                   bw ? "bandwidth_MBps" : "latency_us", o, l, r, cnt[g ",ompi"], cnt[g ",loom"]
+            line = ""
+            for (j = 1; j <= nplaces; j++) {
+                ko = g SUBSEP "ompi" SUBSEP places[j]; no = cnt[ko] + 0
+                kl = g SUBSEP "loom" SUBSEP places[j]; nl = cnt[kl] + 0
+                o = no ? med(ko, no) : ""; l = nl ? med(kl, nl) : ""
+                if (j == 1) line = sprintf("%s,%s,%s,%d,%d", o, l, ratio(o, l), no, nl)
+                else line = line sprintf(",%s,%s,%s,%d", o, l, ratio(o, l), no < nl ? no : nl)
+            }
+            printf "osu_%s,%s,%s,%s,%s,%s\n", f[1], f[2], f[3], f[4],
+                   bw ? "bandwidth_MBps" : "latency_us", line
         }
-    }' >"$out/compare.csv"
+    }' "$out/raw/pairs.csv" - >"$out/compare.csv"
 
 tr_label() { [[ $1 == shm ]] && echo "shm (Open MPI: ob1 self,vader; loom: default)" ||
                                 echo "tcp (Open MPI: ob1 self,tcp; loom: LOOM_TRANSPORTS=self,tcp)"; }
 
-# Text table on stdout and markdown in compare.md, one section per configuration.
+# Text table on stdout and markdown in compare.md, one section per
+# configuration; a column per placement seen: its ratio and pair count.
+place_cols=$(for p in $places; do place_col "$p"; done | tr '\n' ' ')
+table_rows() { # md|text: the configuration's $rows
+    echo "$rows" | awk -F, -v md="$([[ $1 == md ]] && echo 1 || echo 0)" -v cols="$place_cols" '{
+        n = split(cols, c, " ")
+        cell[1] = $1 == "osu_barrier" ? "-" : $4
+        for (i = 6; i <= 8; i++) cell[i - 4] = $i == "" ? "-" : $i
+        for (i = 1; i <= n; i++) {
+            r = $(c[i] + 2); k = $(c[i] + 3)
+            cell[4 + i] = (r == "" || !k) ? "-" : r " (" k ")"
+        }
+        if (md) {
+            line = "|"; for (i = 1; i <= 4 + n; i++) line = line " " cell[i] " |"; print line
+        } else {
+            printf "%-10s %16s %16s %10s", cell[1], cell[2], cell[3], cell[4]
+            for (i = 1; i <= n; i++) printf " %14s", cell[4 + i]
+            printf "\n"
+        }
+    }'
+}
 : >"$out/compare.md"
 for c in "${configs[@]}"; do
     read -r b tr np <<<"$c"
@@ -330,20 +466,24 @@ for c in "${configs[@]}"; do
     fi
     echo
     echo "== osu_$b  np=$np  $(tr_label "$tr")  median of $runs"
-    printf '%-10s %16s %16s %10s\n' "# Size" "Open MPI ($unit)" "loom ($unit)" "$rdef"
-    printf '%-10s %16s %16s %10s\n' "#" "" "" "(<1: loom better)"
-    echo "$rows" | awk -F, '{ printf "%-10s %16s %16s %10s\n", ($1 == "osu_barrier" ? "-" : $4),
-                              $6 == "" ? "-" : $6, $7 == "" ? "-" : $7, $8 == "" ? "-" : $8 }'
+    printf '%-10s %16s %16s %10s' "# Size" "Open MPI ($unit)" "loom ($unit)" "$rdef"
+    for p in $places; do printf ' %14s' "${p} (pairs)"; done
+    printf '\n%-10s %16s %16s %10s\n' "#" "" "" "(<1: loom better)"
+    table_rows text
     {
         echo
         echo "#### osu_$b, np=$np, $(tr_label "$tr")"
         echo
-        echo "| size (B) | Open MPI ($unit) | loom ($unit) | ratio $rdef (<1: loom better) |"
-        echo "|---:|---:|---:|---:|"
-        echo "$rows" | awk -F, '{ printf "| %s | %s | %s | %s |\n", ($1 == "osu_barrier" ? "-" : $4),
-                                  $6 == "" ? "-" : $6, $7 == "" ? "-" : $7, $8 == "" ? "-" : $8 }'
+        printf '| size (B) | Open MPI (%s) | loom (%s) | ratio %s (<1: loom better) |' "$unit" "$unit" "$rdef"
+        for p in $places; do printf ' ratio, %s (pairs) |' "$(place_label "$p")"; done
+        printf '\n|---:|---:|---:|---:|'
+        for p in $places; do printf -- '---:|'; done
+        echo
+        table_rows md
     } >>"$out/compare.md"
 done
+{ echo; echo "$placement_note"; } >>"$out/compare.md"
+echo; echo "$placement_note"
 
 # ---- targets (issues 3 and 4), reported, never asserted ----------------------------------
 # name|benchmark|transport|np|size|limit on the ratio (ratio <= limit is met)
@@ -356,12 +496,16 @@ meets() { # ratio limit -> yes/no
     awk -v r="$1" -v m="$2" 'BEGIN { print (r <= m) ? "yes" : "no" }'
 }
 {
-    echo "| target | Open MPI | loom | ratio | met? | paired ratio | best runs | met by best? |"
-    echo "|---|---:|---:|---:|---|---:|---:|---|"
+    printf '| target | Open MPI | loom | ratio | met? | paired ratio | best runs | met by best? |'
+    for p in $places; do printf ' ratio, %s (pairs) | met? |' "$(place_label "$p")"; done
+    printf '\n|---|---:|---:|---:|---|---:|---:|---|'
+    for p in $places; do printf -- '---:|---|'; done
+    echo
     while IFS='|' read -r name b tr np size limit; do
         row=$(awk -F, -v b="$b" -v t="$tr" -v n="$np" -v s="$size" \
               '$1 == b && $2 == t && $3 == n && $4 == s' "$out/compare.csv")
-        IFS=, read -r _ _ _ _ _ o l r _ _ <<<"$row"
+        IFS=, read -r -a fld <<<"$row"
+        o=${fld[5]:-} l=${fld[6]:-} r=${fld[7]:-}
         verdict="not measured"
         [[ -n ${r:-} ]] && verdict=$(meets "$r" "$limit")
         # the same size from raw.csv: the median over repetitions of the
@@ -385,27 +529,41 @@ meets() { # ratio limit -> yes/no
             }' "$out/raw.csv")"
         bverdict="-"
         [[ ${br:--} != - ]] && bverdict=$(meets "$br" "$limit")
-        echo "| $name | ${o:--} | ${l:--} | ${r:--} | $verdict | ${pr:--} | ${br:--} | $bverdict |"
+        line="| $name | ${o:--} | ${l:--} | ${r:--} | $verdict | ${pr:--} | ${br:--} | $bverdict |"
+        for p in $places; do   # compare.csv column c is fld[c - 1]
+            c=$(place_col "$p"); q=${fld[c + 1]:-} qn=${fld[c + 2]:-0}
+            if [[ -n $q && $qn != 0 ]]; then line+=" $q ($qn) | $(meets "$q" "$limit") |"
+            else line+=" - | - |"; fi
+        done
+        echo "$line"
     done <<<"$targets"
     echo
     echo "ratio: of the medians; paired ratio: median over repetitions of the ratio"
     echo "within one repetition (both libraries back to back); best runs: each"
     echo "library's best run (interference here only ever slows a run down)."
-    floor=$(cat "$out"/raw/floor_r*.out 2>/dev/null | awk '$1 == "floor_us" { print $2 }' |
-            sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-    if [[ -n $floor ]]; then
-        lat8=$(awk -F, '$1 == "osu_latency" && $2 == "shm" && $3 == 2 && $4 == 8 { print $6 }' \
-               "$out/compare.csv")
-        echo
-        echo "Cache-line floor on the same two cores (bench/floor_pingpong.c, median of runs):"
-        line="$floor us one way: no library's 8 B latency can be below it."
+    [[ -n $places ]] && echo "Per placement: the ratio of the medians over that placement's pairs."
+    echo
+    echo "$placement_note"
+    # the floor per placement, against the target of the 8 B latency in it
+    fplaces=$(awk -F, 'NR > 1 && $4 != "" { print $4 }' "$out/raw/floors.csv" | sort -u | tr '\n' ' ')
+    [[ -n $fplaces ]] && { echo; echo "Cache-line floor on the same two cores (bench/floor_pingpong.c," \
+        "median of the floor runs in each placement): no library's 8 B latency can be below it."; }
+    lat8row=$(awk -F, '$1 == "osu_latency" && $2 == "shm" && $3 == 2 && $4 == 8' "$out/compare.csv")
+    IFS=, read -r -a fld <<<"$lat8row"
+    for p in $fplaces; do
+        read -r floor nf <<<"$(awk -F, -v p="$p" 'NR > 1 && $4 == p { print $3 }' "$out/raw/floors.csv" |
+            sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], NR }')"
+        c=$(place_col "$p"); lat8=${fld[c - 1]:-} from="Open MPI, $p pairs"
+        [[ $p == one ]] && from="Open MPI, its pairs"
+        [[ $p == one && -z $lat8 ]] && lat8=${fld[5]:-} from="Open MPI, all runs"
+        line="- $(place_label "$p"): $floor us one way (floor runs: $nf)."
         if [[ -n $lat8 ]]; then
-            line+=$(awk -v o="$lat8" -v f="$floor" 'BEGIN { t = 0.6 * o
-                printf " The 8 B latency target, 0.6 x %s us = %.3f us, is %s the floor here.", o, t,
+            line+=$(awk -v o="$lat8" -v f="$floor" -v from="$from" 'BEGIN { t = 0.6 * o
+                printf " The 8 B latency target, 0.6 x %s us (%s) = %.3f us, is %s the floor.", o, from, t,
                        (t < f) ? "below" : "above" }')
         fi
         echo "$line"
-    fi
+    done
 } >"$out/targets.md"
 echo
 echo "== targets (ratio < 1: loom better; informational, never asserted)"
