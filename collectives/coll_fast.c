@@ -47,13 +47,6 @@
  * should take; longer, and it was descheduled or moved here) */
 #define LOOM_COLL_FAST_SPIN_MAX 64u
 
-static inline void loom_coll_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Does the table give the shm algorithm for this call? Cached per size. */
 static int loom_coll_fast_selected(loom_coll_comm_t *cc, loom_comm_t comm,
                                    loom_coll_type_t type, size_t bytes)
@@ -304,7 +297,7 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
             loom_coll_fast_cpu_put(loom_coll_shm_aux(s, s->rank), mycpu);
             (void)loom_progress();
         } else if (spins % LOOM_COLL_FAST_POLL != 0) {
-            loom_coll_cpu_relax();
+            loom_cpu_relax();
             continue;
         } else {
             (void)loom_progress();

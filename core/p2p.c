@@ -237,6 +237,7 @@ static inline const void *loom_p2p_recv_direct_wait(loom_p2p_peer_t *peer, size_
         if ((data = loom_tl_ep_am_peek(peer->ep, len_p)) != NULL) {
             return data;
         }
+        loom_cpu_relax();
         if (--spins == 0) {
             break;
         }
