@@ -12,6 +12,7 @@ X(OVERSUBSCRIBED,        BOOL,   "",     "yield the CPU when idle; set by loomru
 X(BOOTSTRAP_TIMEOUT,     INT,    "300",  "seconds a bootstrap (PMIx) fence or get waits for the other ranks before failing (0 = forever)")
 X(TRANSPORTS,            STRING, "",     "comma-separated transports allowed, from self,shm,ib,tcp (default: all available)")
 X(EAGER_LIMIT,           SIZE,   "",     "largest message sent eagerly; larger ones use rendezvous (default: chosen per transport)")
+X(RNDV_PUSH,             SIZE,   "",     "bytes of a rendezvous message sent right behind its request-to-send, at most the eager limit (default: chosen per transport: the eager limit on tcp, 0 elsewhere)")
 X(ERRORS,                STRING, "abort","what a failed operation does: abort (the job, with a message) or return (the error code)")
 X(PROGRESS_TIMEOUT,      DOUBLE, "0",    "seconds without progress in a blocking call before this rank reports its pending operations (0 = never)")
 X(SHM_RING_SLOTS,        INT,    "64",   "slots in each shared-memory ring (one ring per pair of local ranks), a power of two")

@@ -116,6 +116,15 @@ static void loom_init_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_t *if
         limit = frame_max;   /* eager is all there is */
     }
     peer->eager_limit = limit;
+    peer->rndv_push = 0;
+    if (peer->can_rndv) {
+        size_t push = loom_config_is_set(LOOM_CFG_RNDV_PUSH) ?
+                      (size_t)loom_config_int(LOOM_CFG_RNDV_PUSH) : caps->rndv_push;
+        /* a rendezvous message is longer than the eager limit, so the pushed
+         * part is always a strict prefix; the frame fits caps.max_am */
+        peer->rndv_push = LOOM_MIN(push, LOOM_MIN(limit, caps->max_am -
+                                                         sizeof(loom_p2p_hdr_ctl_t)));
+    }
     peer->can_peek = (uint8_t)(iface->ops.am_peek != NULL && iface->ops.am_consume != NULL);
 }
 
@@ -188,7 +197,7 @@ static void loom_init_log_selection(void)
 
     for (int i = 0; i < e->num_ifaces; ++i) {
         char ranks[256] = "";
-        size_t len = 0, eager = 0;
+        size_t len = 0, eager = 0, push = 0;
         int count = 0;
 
         for (int r = 0; r < e->world_size; ++r) {
@@ -196,6 +205,7 @@ static void loom_init_log_selection(void)
                 continue;
             }
             eager = e->peers[r].eager_limit;
+            push  = e->peers[r].rndv_push;
             if (len + 16 < sizeof(ranks)) {
                 len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, "%s%d",
                                         count ? "," : "", r);
@@ -204,9 +214,15 @@ static void loom_init_log_selection(void)
             }
             ++count;
         }
-        loom_info("p2p", "transport %s serves %d peer(s) [%s]; eager limit %zu bytes, "
-                  "rendezvous %s", e->ifaces[i]->name, count, ranks, eager,
-                  e->ifaces[i]->caps.can_get ? "by get" : "unavailable");
+        if (push != 0) {
+            loom_info("p2p", "transport %s serves %d peer(s) [%s]; eager limit %zu bytes, "
+                      "rendezvous by get, its first %zu bytes sent behind the request",
+                      e->ifaces[i]->name, count, ranks, eager, push);
+        } else {
+            loom_info("p2p", "transport %s serves %d peer(s) [%s]; eager limit %zu bytes, "
+                      "rendezvous %s", e->ifaces[i]->name, count, ranks, eager,
+                      e->ifaces[i]->caps.can_get ? "by get" : "unavailable");
+        }
     }
 }
 

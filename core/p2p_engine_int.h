@@ -54,7 +54,7 @@ typedef struct loom_p2p_req {
     void               *buf;
     size_t              len;      /* send: bytes; recv: capacity */
     int                 peer;     /* world rank of the other side */
-    int                 pad_;
+    uint32_t            push_wait; /* recv: bytes of the sender's RNDV_DATA still awaited */
     /* rendezvous */
     size_t              msg_len;  /* recv: sender's length */
     size_t              offset;   /* recv: bytes read so far */
@@ -102,6 +102,8 @@ typedef struct loom_p2p_unexp {
     uint64_t           sreq;
     uint64_t           raddr;
     loom_tl_rkey_t     rkey;
+    uint32_t           pushed;     /* RTS: bytes its RNDV_DATA brings (into data[]) */
+    uint8_t            push_have;  /* RTS: that RNDV_DATA arrived */
     uint8_t            data[] LOOM_ALIGNED(16);
 } loom_p2p_unexp_t;
 
@@ -115,6 +117,7 @@ enum {
 typedef struct loom_p2p_peer {
     loom_tl_ep_t  *ep;
     size_t         eager_limit;   /* payload bytes sent eagerly */
+    size_t         rndv_push;     /* payload bytes sent behind an RTS (RNDV_DATA) */
     uint8_t        can_rndv;      /* transport has get() */
     uint8_t        bye;           /* its BYE arrived (finalize) */
     uint8_t        in_pending;    /* on loom_p2p_engine.pending_peers */
@@ -123,6 +126,11 @@ typedef struct loom_p2p_peer {
     loom_list_t    pending;       /* loom_p2p_pending_t, in send order */
     loom_list_t    awaiting;      /* send requests waiting for its ACK/FIN */
     loom_list_t    pending_link;
+    /* the rendezvous whose RNDV_DATA comes next from this peer (it follows
+     * its RTS directly, so there is at most one): a matched receive, or an
+     * unexpected RTS that keeps the bytes until a receive matches it */
+    loom_request_t      push_req;
+    loom_p2p_unexp_t   *push_ux;
 } loom_p2p_peer_t;
 
 typedef struct loom_p2p_engine {
@@ -330,6 +338,39 @@ void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq);
 
 /** The launcher's name of world rank @p world_rank's host ("?" if unknown). */
 const char *loom_p2p_peer_host(int world_rank);
+
+/** Log that a receive truncates a message of @p msg_len bytes. */
+void loom_p2p_log_truncation(loom_request_t req, size_t msg_len);
+
+/* ---- p2p_rndv.c: the rendezvous protocol ------------------------------------------ */
+
+/** Start rendezvous send @p req (header fields in @p base): mem_pack, RTS, RNDV_DATA. */
+loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
+                                  const loom_p2p_hdr_t *base);
+
+/** Drop rendezvous send @p sreq's frames still queued for @p peer (the send ends). */
+void loom_p2p_pending_drop_rndv(loom_p2p_peer_t *peer, uint64_t sreq);
+
+/**
+ * Start reading the rendezvous matched by receive @p req: @p pushed bytes
+ * come in a RNDV_DATA frame (already here at @p push_data, or next from
+ * the peer when NULL); the gets read the rest.
+ */
+void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
+                         uint64_t sreq, uint64_t raddr, const loom_tl_rkey_t *rkey,
+                         uint32_t pushed, const void *push_data);
+
+/** Issue the receive's next gets (also a retry after NO_RESOURCE); FIN when done. */
+void loom_p2p_rndv_get_next(loom_request_t req);
+
+/** The pushed bytes of @p req will not come: it ends with @p status after its gets. */
+void loom_p2p_rndv_push_abandon(loom_request_t req, loom_status_t status);
+
+/** The RNDV_DATA @p world_src announced did not come next (a broken stream). */
+void loom_p2p_push_lost(int world_src);
+
+/** A RNDV_DATA frame arrived from @p world_src. */
+void loom_p2p_recv_rndv_data(int world_src, uint64_t sreq, const void *data, size_t len);
 
 /* ---- p2p_finalize.c --------------------------------------------------------------- */
 

@@ -5,10 +5,14 @@
  *   send <= eager limit   EAGER frame (header + payload); the send completes
  *                         as soon as the transport took it. ssend: EAGER_SYNC,
  *                         completes on the receiver's ACK.
- *   send >  eager limit   mem_pack + RTS; the receiver get()s into the user
- *                         buffer once matched and sends FIN; the send
- *                         completes on FIN (so a rendezvous send is
- *                         synchronous, as MPI allows).
+ *   send >  eager limit   rendezvous (p2p_rndv.c): RTS, the receiver get()s
+ *                         into the user buffer once matched and sends FIN;
+ *                         the send completes on FIN (so a rendezvous send is
+ *                         synchronous, as MPI allows). On TCP the first bytes
+ *                         follow the RTS in a RNDV_DATA frame.
+ *
+ * This file: frames out (and their queue), the start of sends and
+ * receives, frames in (matching, the unexpected queue), peer failure.
  *
  * Back-pressure: a frame the transport refuses (LOOM_ERR_NO_RESOURCE) goes
  * to its peer's queue; once a peer has queued frames, later frames to it
@@ -24,8 +28,6 @@
 #include <string.h>
 
 loom_p2p_engine_t loom_p2p_engine;
-
-static void loom_p2p_rndv_get_next(loom_request_t req);
 
 /* ---- setup -------------------------------------------------------------------- */
 
@@ -62,6 +64,11 @@ loom_status_t loom_p2p_engine_setup(void)
 
 static void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
 {
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    if (e->peers != NULL && e->peers[ux->world_src].push_ux == ux) {
+        e->peers[ux->world_src].push_ux = NULL;
+    }
     switch (ux->pool) {
     case LOOM_P2P_UNEXP_POOL_SMALL:
         loom_mpool_put(&loom_p2p_engine.unexp_small_pool, ux);
@@ -264,45 +271,6 @@ void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
 
 /* ---- starting sends and receives ------------------------------------------------- */
 
-static loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
-                                         const loom_p2p_hdr_t *base)
-{
-    loom_p2p_req_t *rq = loom_p2p_req(req);
-    loom_p2p_hdr_rts_t h;
-    loom_status_t st;
-
-    if (!peer->can_rndv) {
-        loom_error("p2p", "send of %zu bytes to rank %d: above the eager limit (%zu) "
-                   "and transport %s cannot do rendezvous (no get)", rq->len,
-                   rq->peer, peer->eager_limit, peer->ep->iface->name);
-        return LOOM_ERR_UNSUPPORTED;
-    }
-    memset(&h, 0, sizeof(h));
-    h.base      = *base;
-    h.base.type = LOOM_P2P_RTS;
-    h.raddr     = (uint64_t)(uintptr_t)rq->buf;
-    st = loom_tl_mem_pack(peer->ep->iface, rq->buf, rq->len, &h.rkey, &rq->memh);
-    if (st != LOOM_OK) {
-        loom_error("p2p", "send of %zu bytes to rank %d: cannot expose the buffer "
-                   "over %s: %s", rq->len, rq->peer, peer->ep->iface->name,
-                   loom_strerror(st));
-        return st;
-    }
-    st = loom_p2p_sreq_register(req, &rq->sreq);
-    if (st != LOOM_OK) {
-        loom_tl_mem_release(peer->ep->iface, rq->memh);
-        return st;
-    }
-    h.sreq = rq->sreq;
-    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
-    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
-    if (st < 0) {
-        loom_p2p_sreq_take(rq->sreq);
-        loom_tl_mem_release(peer->ep->iface, rq->memh);
-    }
-    return st;
-}
-
 loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int tag,
                                  loom_comm_t comm, uint32_t which, unsigned flags,
                                  loom_request_t *req_p)
@@ -372,7 +340,7 @@ loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int ta
     return LOOM_OK;
 }
 
-static void loom_p2p_log_truncation(loom_request_t req, size_t msg_len)
+void loom_p2p_log_truncation(loom_request_t req, size_t msg_len)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
 
@@ -403,91 +371,6 @@ static inline void loom_p2p_recv_copy(loom_request_t req, const void *data, size
     loom_request_complete(req, LOOM_OK);
 }
 
-static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status);
-
-static void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
-                                uint64_t sreq, uint64_t raddr, const loom_tl_rkey_t *rkey)
-{
-    loom_p2p_req_t *rq = loom_p2p_req(req);
-
-    rq->peer     = world_src;
-    rq->msg_len  = msg_len;
-    rq->sreq     = sreq;
-    rq->raddr    = raddr;
-    rq->rkey     = *rkey;
-    rq->offset   = 0;
-    rq->inflight = 0;
-    rq->comp.cb  = loom_p2p_rndv_get_done;
-    req->flags  |= LOOM_REQ_FLAG_MATCHED;
-    loom_list_add_tail(&loom_p2p_engine.recv_reading, &rq->reading);
-    req->msg.bytes = msg_len <= rq->len ? msg_len : rq->len;
-    req->msg.error = LOOM_OK;
-    if (msg_len > rq->len) {
-        loom_p2p_log_truncation(req, msg_len);
-        req->msg.error = LOOM_ERR_TRUNCATED;  /* kept until the FIN went out */
-    }
-    loom_p2p_rndv_get_next(req);
-}
-
-static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
-{
-    loom_p2p_req_t *rq = loom_p2p_req(req);
-
-    loom_list_del(&rq->reading);
-    /* FIN even after an error: the sender must release its buffer */
-    loom_p2p_send_ctl(rq->peer, LOOM_P2P_FIN, rq->sreq);
-    loom_request_complete(req, status);
-}
-
-static void loom_p2p_rndv_get_next(loom_request_t req)
-{
-    loom_p2p_req_t *rq = loom_p2p_req(req);
-    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[rq->peer];
-    size_t want = req->msg.bytes;
-
-    while (rq->offset < want) {
-        size_t chunk = LOOM_MIN(want - rq->offset, LOOM_P2P_GET_CHUNK);
-        loom_status_t st = loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
-                                          rq->raddr + rq->offset, &rq->rkey, &rq->comp);
-        if (st == LOOM_OK) {
-            rq->offset += chunk;
-            continue;
-        }
-        if (st == LOOM_INPROGRESS) {
-            rq->inflight = chunk;
-            return;
-        }
-        if (st == LOOM_ERR_NO_RESOURCE) {
-            loom_list_add_tail(&loom_p2p_engine.get_retry, &req->list);
-            return;
-        }
-        loom_error("p2p", "rank %s: rendezvous read of %zu bytes at offset %zu from "
-                   "rank %d (%s) over %s failed: %s", loom_log_identity(), chunk,
-                   rq->offset, rq->peer, loom_p2p_peer_host(rq->peer),
-                   peer->ep->iface->name, loom_strerror(st));
-        loom_p2p_rndv_finish(req, st);
-        return;
-    }
-    loom_p2p_rndv_finish(req, req->msg.error);
-}
-
-static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status)
-{
-    loom_p2p_req_t *rq = loom_container_of(comp, loom_p2p_req_t, comp);
-    loom_request_t req = loom_container_of((void *)rq, struct loom_request, p2p);
-
-    if (status != LOOM_OK) {
-        loom_error("p2p", "rank %s: rendezvous read of %zu bytes from rank %d (%s) "
-                   "failed: %s", loom_log_identity(), rq->inflight, rq->peer,
-                   loom_p2p_peer_host(rq->peer), loom_strerror(status));
-        loom_p2p_rndv_finish(req, status);
-        return;
-    }
-    rq->offset  += rq->inflight;
-    rq->inflight = 0;
-    loom_p2p_rndv_get_next(req);
-}
-
 /* an unexpected message meets its receive */
 static void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
 {
@@ -500,7 +383,17 @@ static void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
         req->msg.bytes = 0;
         loom_request_complete(req, failed);
     } else if (ux->type == LOOM_P2P_RTS) {
-        loom_p2p_rndv_start(req, ux->world_src, ux->len, ux->sreq, ux->raddr, &ux->rkey);
+        loom_p2p_peer_t *peer = &loom_p2p_engine.peers[ux->world_src];
+        /* its RNDV_DATA came, or is the next frame from the peer (then the
+         * receive waits for it instead); anything else would be a broken
+         * stream, and the gets then read the whole message */
+        uint32_t pushed = ux->push_have || peer->push_ux == ux ? ux->pushed : 0;
+
+        if (peer->push_ux == ux) {
+            peer->push_ux = NULL;
+        }
+        loom_p2p_rndv_start(req, ux->world_src, ux->len, ux->sreq, ux->raddr, &ux->rkey,
+                            pushed, ux->push_have ? ux->data : NULL);
     } else {
         loom_p2p_recv_copy(req, ux->data, ux->len);
         if (ux->type == LOOM_P2P_EAGER_SYNC) {
@@ -639,25 +532,35 @@ static void loom_p2p_recv_eager(int world_src, const loom_p2p_hdr_t *h, uint64_t
 static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_peer_t *peer = &e->peers[world_src];
     loom_match_posted_t *p = loom_match_posted_take(&e->match, h->base.ctx, h->base.src,
                                                     h->base.tag);
     loom_p2p_unexp_t *ux;
 
+    if (loom_unlikely(peer->push_req != NULL || peer->push_ux != NULL) && h->pushed != 0) {
+        loom_p2p_push_lost(world_src);
+    }
     if (p != NULL) {
         loom_request_t req = loom_p2p_req_from_posted(p);
         req->msg.source = h->base.src;
         req->msg.tag    = h->base.tag;
-        loom_p2p_rndv_start(req, world_src, h->base.len, h->sreq, h->raddr, &h->rkey);
+        loom_p2p_rndv_start(req, world_src, h->base.len, h->sreq, h->raddr, &h->rkey,
+                            h->pushed, NULL);
         return;
     }
-    /* unexpected rendezvous: only the header is kept */
-    ux = loom_p2p_unexp_alloc(0);
+    /* unexpected rendezvous: the header, and the pushed bytes when they come */
+    ux = loom_p2p_unexp_alloc(h->pushed);
     ux->type      = LOOM_P2P_RTS;
     ux->world_src = world_src;
     ux->len       = h->base.len;
     ux->sreq      = h->sreq;
     ux->raddr     = h->raddr;
     ux->rkey      = h->rkey;
+    ux->pushed    = h->pushed;
+    ux->push_have = 0;
+    if (h->pushed != 0) {
+        peer->push_ux = ux;
+    }
     loom_match_unexp_add(&e->match, &ux->m, h->base.ctx, h->base.src, h->base.tag);
     if (loom_unlikely(e->finalizing)) {
         loom_p2p_nak_unexp(ux);   /* no receive will be posted any more */
@@ -697,6 +600,9 @@ static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
         }
         loom_list_del(&req->list);
         if (h->type == LOOM_P2P_FIN) {
+            if (!loom_list_is_empty(&e->peers[world_src].pending)) {
+                loom_p2p_pending_drop_rndv(&e->peers[world_src], h->sreq);
+            }
             loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
         }
         loom_request_complete(req, LOOM_OK);
@@ -753,6 +659,10 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
             break;
         }
         memcpy(&h.rts, data, sizeof(h.rts));
+        if (loom_unlikely(h.rts.pushed >= h.rts.base.len ||
+                          h.rts.pushed > loom_p2p_engine.peers[src].ep->iface->caps.max_am)) {
+            break;   /* a pushed part is a strict prefix, in one frame */
+        }
         loom_p2p_recv_rts(src, &h.rts);
         return;
     case LOOM_P2P_ACK:
@@ -764,6 +674,14 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
         }
         memcpy(&h.ctl, data, sizeof(h.ctl));
         loom_p2p_recv_ctl(src, &h.ctl);
+        return;
+    case LOOM_P2P_RNDV_DATA:
+        if (loom_unlikely(len < sizeof(h.ctl))) {
+            break;
+        }
+        memcpy(&h.ctl, data, sizeof(h.ctl));
+        loom_p2p_recv_rndv_data(src, h.ctl.sreq, (const char *)data + sizeof(h.ctl),
+                                len - sizeof(h.ctl));
         return;
     default:
         break;
@@ -863,6 +781,13 @@ static void loom_p2p_peer_fail_all(loom_p2p_peer_t *peer, loom_status_t status)
                                                     list), status);
     }
     loom_p2p_fail_posted_from(loom_p2p_peer_rank(peer), status);
+    peer->push_ux = NULL;   /* its receive fails: the data stayed with the dead peer */
+    if (peer->push_req != NULL) {
+        loom_request_t req = peer->push_req;
+
+        peer->push_req = NULL;
+        loom_p2p_rndv_push_abandon(req, status);
+    }
 }
 
 void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,

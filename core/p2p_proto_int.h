@@ -6,8 +6,13 @@
  *
  *   EAGER       hdr(24) + payload            standard/buffered small message
  *   EAGER_SYNC  hdr(24) + sreq(8) + payload  ssend: receiver ACKs when matched
- *   RTS         hdr(24) + sreq + raddr + rkey  rendezvous request-to-send: the
- *               receiver, once matched, get()s [raddr, raddr+len) and sends FIN
+ *   RTS         hdr(24) + sreq + raddr + rkey + pushed  rendezvous request-to-
+ *               send: the receiver, once matched, get()s [raddr+pushed,
+ *               raddr+len) and sends FIN
+ *   RNDV_DATA(sreq) + the first `pushed` bytes of that message, sent right
+ *               behind its RTS where the transport asks for it
+ *               (caps.rndv_push: TCP, whose get costs a request trip), so
+ *               they travel while the receiver's get request does
  *   ACK(sreq)   the EAGER_SYNC was matched: the ssend completes
  *   FIN(sreq)   the receiver finished reading a rendezvous buffer
  *   BYE         finalize: the sender will send nothing more (frames are
@@ -41,6 +46,7 @@ typedef enum loom_p2p_frame_type {
     LOOM_P2P_FIN,
     LOOM_P2P_BYE,
     LOOM_P2P_NAK,
+    LOOM_P2P_RNDV_DATA,
 } loom_p2p_frame_type_t;
 
 /** Header of every matched frame. */
@@ -63,9 +69,11 @@ typedef struct loom_p2p_hdr_rts {
     uint64_t       sreq;
     uint64_t       raddr;
     loom_tl_rkey_t rkey;
+    uint32_t       pushed;   /* bytes a RNDV_DATA frame brings next (0: none) */
+    uint32_t       rsvd;
 } loom_p2p_hdr_rts_t;
 
-/** ACK, FIN, BYE, NAK. */
+/** ACK, FIN, BYE, NAK; and RNDV_DATA, followed by its bytes. */
 typedef struct loom_p2p_hdr_ctl {
     uint8_t  type;
     uint8_t  reserved[7];

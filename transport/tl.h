@@ -46,6 +46,9 @@ typedef struct loom_tl_caps {
     size_t   max_inline;      /**< frames up to this size cost no extra copy/registration */
     size_t   eager_limit;     /**< transport's suggested eager/rendezvous switch (payload bytes) */
     int      can_get;         /**< 1 if get() works (else rendezvous is unavailable) */
+    size_t   rndv_push;       /**< payload bytes of a rendezvous message to send right
+                               *   behind its RTS (0: none), for a transport whose get
+                               *   must first ask the owner (a round trip before data) */
     int      can_mcast;       /**< 1 if the transport offers multicast */
     int      latency_ns;      /**< rough one-way small-message latency, for selection */
 } loom_tl_caps_t;

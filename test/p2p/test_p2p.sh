@@ -54,7 +54,9 @@ run "sizes (self transport only)" 60 1 sizes $MAXSZ
 
 # protocol thresholds: everything by rendezvous (0), a limit above the frame
 # size (clamped), and the engine over another transport (tcp) when built
-for v in LOOM_EAGER_LIMIT=0 LOOM_EAGER_LIMIT=1m; do
+# and the first bytes of each rendezvous pushed behind its RTS over shm
+# (tcp does that by itself), all of them and only some
+for v in LOOM_EAGER_LIMIT=0 LOOM_EAGER_LIMIT=1m LOOM_RNDV_PUSH=4k "LOOM_RNDV_PUSH=4k -x LOOM_EAGER_LIMIT=1k"; do
     LOOMRUN_X="-x $v" run "random traffic, $v" 60 3 random 9
     LOOMRUN_X="-x $v" run "sizes, $v" 120 2 sizes $((MAXSZ / 8))
 done

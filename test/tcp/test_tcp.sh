@@ -38,6 +38,9 @@ run_p2p() {
         bad "$name (np $np, exit $rc)" "$(grep -v 'ERROR p2p: loom_' <<<"$out")"
     elif [[ $out != *"transport tcp serves $((np - 1)) peer(s)"* ]]; then
         bad "$name (np $np): tcp did not serve the peers" "$(grep 'serves' <<<"$out")"
+    elif [[ $out != *"rendezvous by get, its first 65408 bytes sent behind the request"* ]]; then
+        bad "$name (np $np): tcp did not push the first bytes of rendezvous" \
+            "$(grep 'serves' <<<"$out")"
     else
         echo "ok   $name (np $np, $((SECONDS - t0))s)"
     fi

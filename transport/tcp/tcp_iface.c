@@ -452,6 +452,9 @@ static void loom_tcp_query(loom_tl_iface_t *tl_iface, loom_tl_caps_t *caps_p)
     caps_p->max_inline  = LOOM_TCP_MAX_AM;   /* always a copy into the socket anyway */
     caps_p->eager_limit = LOOM_TCP_EAGER_LIMIT;
     caps_p->can_get     = 1;
+    /* a get asks the owner to stream (GET_REQ, then data): the first
+     * eager-sized piece travels behind the RTS while that request does */
+    caps_p->rndv_push   = LOOM_TCP_EAGER_LIMIT;
     caps_p->can_mcast   = 0;
     caps_p->latency_ns  = 20000;
 }

@@ -1,0 +1,312 @@
+/*
+ * p2p_rndv.c: the rendezvous protocol (docs/p2p.md "Protocols").
+ *
+ * Sender: expose the buffer (mem_pack), send RTS {address, length, rkey},
+ * complete on the receiver's FIN. Receiver, once a receive matched the
+ * RTS: get() the message straight into the user buffer, in chunks of at
+ * most LOOM_P2P_GET_CHUNK, then FIN (also after an error: the sender must
+ * release its buffer).
+ *
+ * Pushed first bytes. Where the peer's transport asks for it
+ * (caps.rndv_push: TCP, whose get is a request the owner answers with a
+ * stream, so nothing moves for a round trip) and no other send to that
+ * peer waits for its FIN or ACK, a RNDV_DATA frame with the first bytes
+ * follows the RTS directly (one thread sends both, so nothing comes
+ * between them): the receiver asks for the rest at once and the first
+ * bytes travel meanwhile. The receive FINs once both are in, so the sender
+ * never completes with a RNDV_DATA still queued. A peer has at most one
+ * RNDV_DATA announced and not yet arrived (peer->push_req, a matched
+ * receive, or peer->push_ux, an unexpected RTS that keeps the bytes in an
+ * eager-sized buffer until a receive matches it, as an eager message
+ * does). A RNDV_DATA that is not the one announced is a broken stream: the
+ * receive waiting for it fails, an unexpected RTS forgets it and its
+ * receive reads the whole message.
+ */
+#include "p2p_engine_int.h"
+#include "log_int.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status);
+
+/* ---- sender ---------------------------------------------------------------------- */
+
+loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
+                                  const loom_p2p_hdr_t *base)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_p2p_hdr_rts_t h;
+    loom_status_t st;
+
+    if (!peer->can_rndv) {
+        loom_error("p2p", "send of %zu bytes to rank %d: above the eager limit (%zu) "
+                   "and transport %s cannot do rendezvous (no get)", rq->len,
+                   rq->peer, peer->eager_limit, peer->ep->iface->name);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    memset(&h, 0, sizeof(h));
+    h.base      = *base;
+    h.base.type = LOOM_P2P_RTS;
+    h.raddr     = (uint64_t)(uintptr_t)rq->buf;
+    st = loom_tl_mem_pack(peer->ep->iface, rq->buf, rq->len, &h.rkey, &rq->memh);
+    if (st != LOOM_OK) {
+        loom_error("p2p", "send of %zu bytes to rank %d: cannot expose the buffer "
+                   "over %s: %s", rq->len, rq->peer, peer->ep->iface->name,
+                   loom_strerror(st));
+        return st;
+    }
+    st = loom_p2p_sreq_register(req, &rq->sreq);
+    if (st != LOOM_OK) {
+        loom_tl_mem_release(peer->ep->iface, rq->memh);
+        return st;
+    }
+    h.sreq   = rq->sreq;
+    /* push only onto an idle pair: with other sends to this peer still
+     * waiting for their FIN or ACK, the connection is busy anyway and the
+     * pushed bytes would only cost a copy on each side (osu_bw, window 64) */
+    h.pushed = (uint32_t)(peer->rndv_push < rq->len && loom_list_is_empty(&peer->awaiting) ?
+                          peer->rndv_push : 0);
+    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
+    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
+    if (st >= 0 && h.pushed != 0) {
+        /* the first bytes, straight behind the RTS (nothing can come between:
+         * one thread sends both); queued with no request, so that only the
+         * RTS stands for the send in reports and failures */
+        loom_p2p_hdr_ctl_t d = { .type = LOOM_P2P_RNDV_DATA, .sreq = rq->sreq };
+        loom_status_t dst = loom_p2p_frame_send(peer, &d, sizeof(d), rq->buf, h.pushed,
+                                                NULL, 0);
+        if (dst < 0) {
+            loom_p2p_pending_drop_rndv(peer, rq->sreq);
+            st = dst;
+        }
+    }
+    if (st < 0) {
+        loom_p2p_sreq_take(rq->sreq);
+        loom_tl_mem_release(peer->ep->iface, rq->memh);
+    }
+    return st;
+}
+
+/*
+ * Drop the frames of rendezvous send @p sreq still queued for @p peer (its
+ * RTS, its RNDV_DATA): the send ends (FIN, NAK, an error) and its buffer
+ * may go back to the user, so nothing may read it any more.
+ */
+void loom_p2p_pending_drop_rndv(loom_p2p_peer_t *peer, uint64_t sreq)
+{
+    loom_p2p_pending_t *item, *tmp;
+
+    loom_list_for_each_safe(item, tmp, &peer->pending, list) {
+        uint64_t id;
+
+        if (item->hdr[0] == LOOM_P2P_RTS) {
+            memcpy(&id, item->hdr + offsetof(loom_p2p_hdr_rts_t, sreq), sizeof(id));
+        } else if (item->hdr[0] == LOOM_P2P_RNDV_DATA) {
+            memcpy(&id, item->hdr + offsetof(loom_p2p_hdr_ctl_t, sreq), sizeof(id));
+        } else {
+            continue;
+        }
+        if (id == sreq) {
+            loom_list_del(&item->list);
+            loom_mpool_put(&loom_p2p_engine.pending_pool, item);
+        }
+    }
+    if (peer->in_pending && loom_list_is_empty(&peer->pending)) {
+        loom_list_del(&peer->pending_link);
+        peer->in_pending = 0;
+    }
+}
+
+/* ---- receiver ------------------------------------------------------------------ */
+
+static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status);
+
+/*
+ * A rendezvous receive is done when its gets are (rq->offset reached the
+ * bytes it takes, nothing in flight) and its pushed bytes arrived: FIN
+ * goes only then, so the sender never completes (and frees its buffer)
+ * with a RNDV_DATA of it still queued. An error stops the gets but still
+ * waits for the push, unless the peer failed.
+ */
+static void loom_p2p_rndv_try_finish(loom_request_t req)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    if (rq->push_wait == 0 && rq->inflight == 0 && rq->offset >= req->msg.bytes) {
+        loom_p2p_rndv_finish(req, req->msg.error);
+    }
+}
+
+/* the gets failed with @p status: stop reading, finish once the push is in */
+static void loom_p2p_rndv_get_failed(loom_request_t req, loom_status_t status)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    req->msg.error = status;
+    rq->offset     = req->msg.bytes;
+    rq->inflight   = 0;
+    loom_p2p_rndv_try_finish(req);
+}
+
+/*
+ * The pushed bytes will not come: the receive ends with @p status once its
+ * gets are over (a get in flight or waiting to be retried still finishes
+ * it, failing or not, so the transport never writes into a completed one).
+ */
+void loom_p2p_rndv_push_abandon(loom_request_t req, loom_status_t status)
+{
+    loom_p2p_req(req)->push_wait = 0;
+    req->msg.error = status;
+    loom_p2p_rndv_try_finish(req);
+}
+
+/*
+ * Start reading a matched rendezvous of @p msg_len bytes. @p pushed bytes
+ * of it come (or came, at @p push_data) in a RNDV_DATA frame: the gets
+ * read only what follows them.
+ */
+void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
+                         uint64_t sreq, uint64_t raddr, const loom_tl_rkey_t *rkey,
+                         uint32_t pushed, const void *push_data)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    rq->peer      = world_src;
+    rq->msg_len   = msg_len;
+    rq->sreq      = sreq;
+    rq->raddr     = raddr;
+    rq->rkey      = *rkey;
+    rq->inflight  = 0;
+    rq->push_wait = 0;
+    rq->comp.cb   = loom_p2p_rndv_get_done;
+    req->flags   |= LOOM_REQ_FLAG_MATCHED;
+    loom_list_add_tail(&loom_p2p_engine.recv_reading, &rq->reading);
+    req->msg.bytes = msg_len <= rq->len ? msg_len : rq->len;
+    req->msg.error = LOOM_OK;
+    if (msg_len > rq->len) {
+        loom_p2p_log_truncation(req, msg_len);
+        req->msg.error = LOOM_ERR_TRUNCATED;  /* kept until the FIN went out */
+    }
+    rq->offset = LOOM_MIN((size_t)pushed, req->msg.bytes);
+    if (push_data != NULL) {
+        memcpy(rq->buf, push_data, rq->offset);
+    } else if (pushed != 0) {
+        rq->push_wait = pushed;
+        loom_p2p_engine.peers[world_src].push_req = req;
+    }
+    loom_p2p_rndv_get_next(req);
+}
+
+static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    loom_list_del(&rq->reading);
+    /* FIN even after an error: the sender must release its buffer */
+    loom_p2p_send_ctl(rq->peer, LOOM_P2P_FIN, rq->sreq);
+    loom_request_complete(req, status);
+}
+
+void loom_p2p_rndv_get_next(loom_request_t req)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[rq->peer];
+    size_t want = req->msg.bytes;
+
+    while (rq->offset < want) {
+        size_t chunk = LOOM_MIN(want - rq->offset, LOOM_P2P_GET_CHUNK);
+        loom_status_t st = loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
+                                          rq->raddr + rq->offset, &rq->rkey, &rq->comp);
+        if (st == LOOM_OK) {
+            rq->offset += chunk;
+            continue;
+        }
+        if (st == LOOM_INPROGRESS) {
+            rq->inflight = chunk;
+            return;
+        }
+        if (st == LOOM_ERR_NO_RESOURCE) {
+            loom_list_add_tail(&loom_p2p_engine.get_retry, &req->list);
+            return;
+        }
+        loom_error("p2p", "rank %s: rendezvous read of %zu bytes at offset %zu from "
+                   "rank %d (%s) over %s failed: %s", loom_log_identity(), chunk,
+                   rq->offset, rq->peer, loom_p2p_peer_host(rq->peer),
+                   peer->ep->iface->name, loom_strerror(st));
+        loom_p2p_rndv_get_failed(req, st);
+        return;
+    }
+    loom_p2p_rndv_try_finish(req);
+}
+
+static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status)
+{
+    loom_p2p_req_t *rq = loom_container_of(comp, loom_p2p_req_t, comp);
+    loom_request_t req = loom_container_of((void *)rq, struct loom_request, p2p);
+
+    if (status != LOOM_OK) {
+        loom_error("p2p", "rank %s: rendezvous read of %zu bytes from rank %d (%s) "
+                   "failed: %s", loom_log_identity(), rq->inflight, rq->peer,
+                   loom_p2p_peer_host(rq->peer), loom_strerror(status));
+        loom_p2p_rndv_get_failed(req, status);
+        return;
+    }
+    rq->offset  += rq->inflight;
+    rq->inflight = 0;
+    loom_p2p_rndv_get_next(req);
+}
+
+/*
+ * The RNDV_DATA a peer announced did not come next (a broken stream): the
+ * receive waiting for it fails, an unexpected RTS forgets it (its receive
+ * then gets the whole message).
+ */
+void loom_p2p_push_lost(int world_src)
+{
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[world_src];
+    loom_request_t req = peer->push_req;
+
+    loom_error("p2p", "rank %s: rank %d (%s) announced the first bytes of a rendezvous "
+               "send (RNDV_DATA) that did not come next; %s", loom_log_identity(),
+               world_src, loom_p2p_peer_host(world_src),
+               req != NULL ? "the receive waiting for them fails"
+                           : "its receive will read the whole message instead");
+    peer->push_req = NULL;
+    if (peer->push_ux != NULL) {
+        peer->push_ux->pushed = 0;
+        peer->push_ux = NULL;
+    }
+    if (req != NULL) {
+        loom_p2p_rndv_push_abandon(req, LOOM_ERR_TRANSPORT);
+    }
+}
+
+/* the first bytes of the rendezvous whose RTS came just before */
+void loom_p2p_recv_rndv_data(int world_src, uint64_t sreq, const void *data, size_t len)
+{
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[world_src];
+    loom_request_t req = peer->push_req;
+    loom_p2p_unexp_t *ux = peer->push_ux;
+
+    if (req != NULL && loom_p2p_req(req)->sreq == sreq &&
+        len == loom_p2p_req(req)->push_wait) {
+        loom_p2p_req_t *rq = loom_p2p_req(req);
+
+        peer->push_req = NULL;
+        memcpy(rq->buf, data, LOOM_MIN(len, req->msg.bytes));
+        rq->push_wait = 0;
+        loom_p2p_rndv_try_finish(req);
+    } else if (ux != NULL && ux->sreq == sreq && len == ux->pushed) {
+        peer->push_ux = NULL;
+        memcpy(ux->data, data, len);
+        ux->push_have = 1;
+    } else if (req == NULL && ux == NULL) {
+        loom_error("p2p", "rank %s: RNDV_DATA of %zu bytes from rank %d (%s) follows no "
+                   "rendezvous request (id 0x%llx); dropped", loom_log_identity(), len,
+                   world_src, loom_p2p_peer_host(world_src), (unsigned long long)sreq);
+    } else {
+        loom_p2p_push_lost(world_src);
+    }
+}
+
