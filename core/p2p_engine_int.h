@@ -47,6 +47,7 @@ typedef enum loom_p2p_state {
 #define LOOM_REQ_FLAG_STATIC    0x08u  /* not from the pool (never released) */
 #define LOOM_REQ_FLAG_SSEND     0x10u  /* send: the user asked for ssend/issend */
 #define LOOM_REQ_FLAG_COLL      0x20u  /* send: on the collective context */
+#define LOOM_REQ_FLAG_PUSHED    0x40u  /* send: a RNDV_DATA followed its RTS */
 
 /** Per-request p2p state, overlaid on loom_request::p2p. */
 typedef struct loom_p2p_req {
@@ -89,6 +90,7 @@ typedef struct loom_p2p_pending {
     size_t           payload_len;
     uint32_t         hdr_len;
     uint8_t          complete_on_send;
+    uint8_t          owned;        /* payload is the engine's copy (malloc), freed with it */
     uint8_t          hdr[LOOM_P2P_HDR_MAX];
 } loom_p2p_pending_t;
 
@@ -321,6 +323,18 @@ loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
                                   size_t payload_len, loom_request_t req,
                                   int complete_on_send);
 
+/**
+ * Send one frame with @p item (reserved from the pending pool) ready to
+ * queue it, so only a transport error can fail it; the item is used or
+ * given back. No request: completing or failing the send is the caller's.
+ */
+loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pending_t *item,
+                                           const void *hdr, size_t hdr_len,
+                                           const void *payload, size_t payload_len);
+
+/** Give a queued frame back to the pool (and the engine's copy of its payload). */
+void loom_p2p_pending_free(loom_p2p_pending_t *item);
+
 /** Retry queued frames and gets. @return frames/gets that went out. */
 int loom_p2p_pending_progress(void);
 
@@ -348,8 +362,13 @@ void loom_p2p_log_truncation(loom_request_t req, size_t msg_len);
 loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
                                   const loom_p2p_hdr_t *base);
 
-/** Drop rendezvous send @p sreq's frames still queued for @p peer (the send ends). */
-void loom_p2p_pending_drop_rndv(loom_p2p_peer_t *peer, uint64_t sreq);
+/**
+ * Rendezvous send @p sreq ends (FIN, NAK, failure) and its buffer goes back
+ * to the user: its RNDV_DATA, if still queued for @p peer, must not read it
+ * any more. @p keep: copy the bytes into the queue (the frame still goes,
+ * so the peer's stream stays whole), else drop the frame.
+ */
+void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int keep);
 
 /**
  * Start reading the rendezvous matched by receive @p req: @p pushed bytes

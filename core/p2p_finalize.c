@@ -53,6 +53,10 @@ void loom_p2p_recv_nak(int world_src, uint64_t sreq)
               (req->flags & LOOM_REQ_FLAG_RNDV) ? "rendezvous send" : "ssend", rq->len,
               req->msg.tag, req->msg.source, loom_status_name(LOOM_ERR_CANCELED));
     loom_list_del(&req->list);   /* from the peer's awaiting list */
+    if (req->flags & LOOM_REQ_FLAG_PUSHED) {
+        /* its RNDV_DATA may still wait in the queue: it goes, from a copy */
+        loom_p2p_pending_release_push(&e->peers[world_src], sreq, 1);
+    }
     if (req->flags & LOOM_REQ_FLAG_RNDV) {
         loom_tl_mem_release(e->peers[world_src].ep->iface, rq->memh);
     }

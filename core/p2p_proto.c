@@ -126,29 +126,50 @@ static loom_status_t loom_p2p_send_failed(loom_p2p_peer_t *peer, loom_status_t s
     return st;
 }
 
-static loom_status_t loom_p2p_frame_queue(loom_p2p_peer_t *peer, const void *hdr,
-                                          size_t hdr_len, const void *payload,
-                                          size_t payload_len, loom_request_t req,
-                                          int complete_on_send)
+/* Queue a frame in @p item (taken from the pending pool; the queue's now). */
+static loom_status_t loom_p2p_frame_queue_item(loom_p2p_peer_t *peer,
+                                               loom_p2p_pending_t *item, const void *hdr,
+                                               size_t hdr_len, const void *payload,
+                                               size_t payload_len, loom_request_t req,
+                                               int complete_on_send)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_p2p_pending_t *item = loom_mpool_get(&e->pending_pool);
 
-    if (item == NULL) {
-        return LOOM_ERR_NO_MEMORY;
-    }
     memcpy(item->hdr, hdr, hdr_len);
     item->hdr_len          = (uint32_t)hdr_len;
     item->payload          = payload;
     item->payload_len      = payload_len;
     item->req              = req;
     item->complete_on_send = (uint8_t)complete_on_send;
+    item->owned            = 0;
     loom_list_add_tail(&peer->pending, &item->list);
     if (!peer->in_pending) {
         peer->in_pending = 1;
         loom_list_add_tail(&e->pending_peers, &peer->pending_link);
     }
     return LOOM_INPROGRESS;
+}
+
+static loom_status_t loom_p2p_frame_queue(loom_p2p_peer_t *peer, const void *hdr,
+                                          size_t hdr_len, const void *payload,
+                                          size_t payload_len, loom_request_t req,
+                                          int complete_on_send)
+{
+    loom_p2p_pending_t *item = loom_mpool_get(&loom_p2p_engine.pending_pool);
+
+    if (item == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    return loom_p2p_frame_queue_item(peer, item, hdr, hdr_len, payload, payload_len, req,
+                                     complete_on_send);
+}
+
+void loom_p2p_pending_free(loom_p2p_pending_t *item)
+{
+    if (item->owned) {
+        free((void *)item->payload);
+    }
+    loom_mpool_put(&loom_p2p_engine.pending_pool, item);
 }
 
 loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
@@ -171,6 +192,22 @@ loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
                                 complete_on_send);
 }
 
+loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pending_t *item,
+                                           const void *hdr, size_t hdr_len,
+                                           const void *payload, size_t payload_len)
+{
+    loom_status_t st;
+
+    if (loom_list_is_empty(&peer->pending)) {
+        st = loom_tl_ep_am_send(peer->ep, hdr, hdr_len, payload, payload_len);
+        if (st != LOOM_ERR_NO_RESOURCE) {
+            loom_mpool_put(&loom_p2p_engine.pending_pool, item);
+            return st == LOOM_OK ? LOOM_OK : loom_p2p_send_failed(peer, st, hdr);
+        }
+    }
+    return loom_p2p_frame_queue_item(peer, item, hdr, hdr_len, payload, payload_len, NULL, 0);
+}
+
 static void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
@@ -178,6 +215,10 @@ static void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
     loom_list_del(&req->list);  /* from its peer's awaiting list, if there */
     if (req->complete) {
         return;
+    }
+    if (req->flags & LOOM_REQ_FLAG_PUSHED) {
+        /* its RNDV_DATA may still be queued, reading the user's buffer */
+        loom_p2p_pending_release_push(&loom_p2p_engine.peers[rq->peer], rq->sreq, 0);
     }
     if (req->flags & LOOM_REQ_FLAG_SYNC) {
         loom_p2p_sreq_take(rq->sreq);   /* a late ACK/FIN is then reported */
@@ -191,7 +232,6 @@ static void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
 /* send what a peer has queued, in order, until the transport pushes back */
 static int loom_p2p_peer_drain(loom_p2p_peer_t *peer)
 {
-    loom_p2p_engine_t *e = &loom_p2p_engine;
     loom_p2p_pending_t *item;
     int n = 0;
 
@@ -213,7 +253,7 @@ static int loom_p2p_peer_drain(loom_p2p_peer_t *peer)
         } else if (item->req != NULL && item->complete_on_send) {
             loom_request_complete(item->req, LOOM_OK);
         }
-        loom_mpool_put(&e->pending_pool, item);
+        loom_p2p_pending_free(item);
         ++n;
     }
     if (loom_list_is_empty(&peer->pending)) {
@@ -537,9 +577,6 @@ static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
                                                     h->base.tag);
     loom_p2p_unexp_t *ux;
 
-    if (loom_unlikely(peer->push_req != NULL || peer->push_ux != NULL) && h->pushed != 0) {
-        loom_p2p_push_lost(world_src);
-    }
     if (p != NULL) {
         loom_request_t req = loom_p2p_req_from_posted(p);
         req->msg.source = h->base.src;
@@ -600,8 +637,11 @@ static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
         }
         loom_list_del(&req->list);
         if (h->type == LOOM_P2P_FIN) {
-            if (!loom_list_is_empty(&e->peers[world_src].pending)) {
-                loom_p2p_pending_drop_rndv(&e->peers[world_src], h->sreq);
+            if ((req->flags & LOOM_REQ_FLAG_PUSHED) &&
+                !loom_list_is_empty(&e->peers[world_src].pending)) {
+                /* cannot happen with a correct peer (it FINs after the data
+                 * came); the user's buffer is the user's again in any case */
+                loom_p2p_pending_release_push(&e->peers[world_src], h->sreq, 1);
             }
             loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
         }
@@ -630,6 +670,7 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
                                                                size_t len)
 {
     uint8_t type = len > 0 ? *(const uint8_t *)data : 0;
+    const loom_p2p_peer_t *peer = &loom_p2p_engine.peers[src];
     union {
         loom_p2p_hdr_t      base;
         loom_p2p_hdr_sync_t sync;
@@ -637,6 +678,10 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
         loom_p2p_hdr_ctl_t  ctl;
     } h;
 
+    if (loom_unlikely(peer->push_req != NULL || peer->push_ux != NULL) &&
+        type != LOOM_P2P_RNDV_DATA) {
+        loom_p2p_push_lost(src);   /* the announced RNDV_DATA must come next */
+    }
     switch (type) {
     case LOOM_P2P_EAGER:
         if (loom_unlikely(len < sizeof(h.base))) {
@@ -659,8 +704,10 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
             break;
         }
         memcpy(&h.rts, data, sizeof(h.rts));
-        if (loom_unlikely(h.rts.pushed >= h.rts.base.len ||
-                          h.rts.pushed > loom_p2p_engine.peers[src].ep->iface->caps.max_am)) {
+        if (loom_unlikely(h.rts.pushed != 0 &&
+                          (h.rts.pushed >= h.rts.base.len ||
+                           h.rts.pushed > loom_p2p_engine.peers[src].ep->iface->caps.max_am -
+                                          sizeof(loom_p2p_hdr_ctl_t)))) {
             break;   /* a pushed part is a strict prefix, in one frame */
         }
         loom_p2p_recv_rts(src, &h.rts);
@@ -762,7 +809,6 @@ static void loom_p2p_fail_posted_from(int world_rank, loom_status_t status)
 /* complete everything that waits on a failed peer with its error */
 static void loom_p2p_peer_fail_all(loom_p2p_peer_t *peer, loom_status_t status)
 {
-    loom_p2p_engine_t *e = &loom_p2p_engine;
     loom_list_t *l;
 
     while ((l = loom_list_pop_head(&peer->pending)) != NULL) {
@@ -770,7 +816,7 @@ static void loom_p2p_peer_fail_all(loom_p2p_peer_t *peer, loom_status_t status)
         if (item->req != NULL) {
             loom_p2p_send_req_fail(item->req, status);
         }
-        loom_mpool_put(&e->pending_pool, item);
+        loom_p2p_pending_free(item);
     }
     if (peer->in_pending) {
         loom_list_del(&peer->pending_link);

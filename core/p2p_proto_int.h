@@ -87,5 +87,6 @@ typedef struct loom_p2p_hdr_ctl {
 
 _Static_assert(sizeof(loom_p2p_hdr_t) == 24, "small header must stay 24 bytes");
 _Static_assert(sizeof(loom_p2p_hdr_ctl_t) == 16, "control header is 16 bytes");
+_Static_assert(sizeof(loom_p2p_hdr_rts_t) == 80, "RTS header is 80 bytes");
 
 #endif /* LOOM_P2P_PROTO_INT_H */

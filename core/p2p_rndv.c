@@ -26,6 +26,7 @@
 #include "log_int.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status);
@@ -36,6 +37,7 @@ loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
                                   const loom_p2p_hdr_t *base)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_p2p_pending_t *push_item = NULL;
     loom_p2p_hdr_rts_t h;
     loom_status_t st;
 
@@ -61,24 +63,32 @@ loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
         loom_tl_mem_release(peer->ep->iface, rq->memh);
         return st;
     }
-    h.sreq   = rq->sreq;
-    /* push only onto an idle pair: with other sends to this peer still
-     * waiting for their FIN or ACK, the connection is busy anyway and the
-     * pushed bytes would only cost a copy on each side (osu_bw, window 64) */
-    h.pushed = (uint32_t)(peer->rndv_push < rq->len && loom_list_is_empty(&peer->awaiting) ?
-                          peer->rndv_push : 0);
+    h.sreq = rq->sreq;
+    /*
+     * Push only onto an idle pair: with other sends to this peer still
+     * waiting for their FIN or ACK the connection is busy anyway, and pushed
+     * bytes would only cost a copy on each side (osu_bw, window 64). The
+     * RNDV_DATA's queue entry is reserved first: once the RTS is out, only a
+     * failing transport (which fails the peer) may stop the data.
+     */
+    if (peer->rndv_push != 0 && peer->rndv_push < rq->len &&
+        loom_list_is_empty(&peer->awaiting) &&
+        (push_item = loom_mpool_get(&loom_p2p_engine.pending_pool)) != NULL) {
+        h.pushed = (uint32_t)peer->rndv_push;
+    }
     req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
     st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
-    if (st >= 0 && h.pushed != 0) {
-        /* the first bytes, straight behind the RTS (nothing can come between:
-         * one thread sends both); queued with no request, so that only the
-         * RTS stands for the send in reports and failures */
+    if (push_item != NULL && st < 0) {
+        loom_mpool_put(&loom_p2p_engine.pending_pool, push_item);
+    } else if (push_item != NULL) {
+        /* straight behind the RTS: one thread sends both, nothing comes
+         * between; no request, so only the RTS stands for the send */
         loom_p2p_hdr_ctl_t d = { .type = LOOM_P2P_RNDV_DATA, .sreq = rq->sreq };
-        loom_status_t dst = loom_p2p_frame_send(peer, &d, sizeof(d), rq->buf, h.pushed,
-                                                NULL, 0);
-        if (dst < 0) {
-            loom_p2p_pending_drop_rndv(peer, rq->sreq);
-            st = dst;
+
+        req->flags |= LOOM_REQ_FLAG_PUSHED;
+        st = loom_p2p_frame_send_reserved(peer, push_item, &d, sizeof(d), rq->buf, h.pushed);
+        if (st < 0) {
+            loom_p2p_pending_release_push(peer, rq->sreq, 0);
         }
     }
     if (st < 0) {
@@ -88,29 +98,34 @@ loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
     return st;
 }
 
-/*
- * Drop the frames of rendezvous send @p sreq still queued for @p peer (its
- * RTS, its RNDV_DATA): the send ends (FIN, NAK, an error) and its buffer
- * may go back to the user, so nothing may read it any more.
- */
-void loom_p2p_pending_drop_rndv(loom_p2p_peer_t *peer, uint64_t sreq)
+void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int keep)
 {
     loom_p2p_pending_t *item, *tmp;
 
     loom_list_for_each_safe(item, tmp, &peer->pending, list) {
         uint64_t id;
+        void *copy;
 
-        if (item->hdr[0] == LOOM_P2P_RTS) {
-            memcpy(&id, item->hdr + offsetof(loom_p2p_hdr_rts_t, sreq), sizeof(id));
-        } else if (item->hdr[0] == LOOM_P2P_RNDV_DATA) {
-            memcpy(&id, item->hdr + offsetof(loom_p2p_hdr_ctl_t, sreq), sizeof(id));
-        } else {
+        if (item->hdr[0] != LOOM_P2P_RNDV_DATA || item->owned) {
             continue;
         }
-        if (id == sreq) {
-            loom_list_del(&item->list);
-            loom_mpool_put(&loom_p2p_engine.pending_pool, item);
+        memcpy(&id, item->hdr + offsetof(loom_p2p_hdr_ctl_t, sreq), sizeof(id));
+        if (id != sreq) {
+            continue;
         }
+        if (keep && (copy = malloc(item->payload_len)) != NULL) {
+            memcpy(copy, item->payload, item->payload_len);
+            item->payload = copy;
+            item->owned   = 1;
+            continue;
+        }
+        if (keep) {
+            loom_error("p2p", "rank %s: out of memory keeping %zu queued bytes for rank %d; "
+                       "dropped (that receive fails)", loom_log_identity(),
+                       item->payload_len, (int)(peer - loom_p2p_engine.peers));
+        }
+        loom_list_del(&item->list);
+        loom_p2p_pending_free(item);
     }
     if (peer->in_pending && loom_list_is_empty(&peer->pending)) {
         loom_list_del(&peer->pending_link);
@@ -189,9 +204,9 @@ void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
         req->msg.error = LOOM_ERR_TRUNCATED;  /* kept until the FIN went out */
     }
     rq->offset = LOOM_MIN((size_t)pushed, req->msg.bytes);
-    if (push_data != NULL) {
+    if (push_data != NULL && rq->offset != 0) {
         memcpy(rq->buf, push_data, rq->offset);
-    } else if (pushed != 0) {
+    } else if (push_data == NULL && pushed != 0) {
         rq->push_wait = pushed;
         loom_p2p_engine.peers[world_src].push_req = req;
     }
@@ -294,7 +309,9 @@ void loom_p2p_recv_rndv_data(int world_src, uint64_t sreq, const void *data, siz
         loom_p2p_req_t *rq = loom_p2p_req(req);
 
         peer->push_req = NULL;
-        memcpy(rq->buf, data, LOOM_MIN(len, req->msg.bytes));
+        if (req->msg.bytes != 0) {
+            memcpy(rq->buf, data, LOOM_MIN(len, req->msg.bytes));
+        }
         rq->push_wait = 0;
         loom_p2p_rndv_try_finish(req);
     } else if (ux != NULL && ux->sreq == sreq && len == ux->pushed) {

@@ -11,21 +11,23 @@
  * (probe + recv on both contexts of WORLD and SELF) and the posted receives
  * are cancelled, so state never accumulates across inputs.
  *
- * The protocol trusts its peer with pointers: ACK and FIN carry the
- * sender's request pointer, RTS a raw address and key that the receiver
- * reads, EAGER_SYNC makes the receiver send an ACK carrying such a pointer
- * back. Frames of those types with a well-formed length are therefore not
- * delivered (a fuzzer would only rediscover that pointers are trusted); the
- * length checks of every type, unknown types, EAGER, BYE, matching,
- * truncation and the unexpected queues are fuzzed. A decoder separate from
- * the dispatch (validate type and length, then act) would let the trusted
- * part be fuzzed with a fake request table.
+ * The protocol trusts its peer with one thing: an RTS names an address
+ * (and key) of the sender that the receiver reads, here with the self
+ * transport's memcpy. So every whole RTS has its address replaced by this
+ * target's source buffer and its length cut to that buffer's size; the rest
+ * of it (tag, context, sreq, pushed bytes) is the fuzzer's. ACK, FIN and NAK
+ * name sends by table index and generation (p2p_sreq.c), never by pointer,
+ * and are fuzzed as they come, as are EAGER_SYNC (whose ACK comes back to
+ * this process), RNDV_DATA and the push state. At the end of the input a
+ * RNDV_DATA still announced counts as lost (the stream ended), so the
+ * receives waiting for it end too.
  */
 #include "p2p_engine_int.h"
 #include "p2p_proto_int.h"
 #include "p2p_int.h"
 #include "comm_int.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,16 +61,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* frames whose handling dereferences a pointer from the wire */
-static int trusted_frame(const uint8_t *f, size_t len)
+/* what every RTS points at: the only memory a fuzzed frame makes us read */
+static uint8_t rts_src[1u << 16];
+
+/* a whole RTS reads rts_src, at most all of it */
+static void tame_rts(uint8_t *f, size_t len)
 {
-    switch (len > 0 ? f[0] : 0) {
-    case LOOM_P2P_EAGER_SYNC: return len >= sizeof(loom_p2p_hdr_sync_t);
-    case LOOM_P2P_RTS:        return len == sizeof(loom_p2p_hdr_rts_t);
-    case LOOM_P2P_ACK:
-    case LOOM_P2P_FIN:        return len == sizeof(loom_p2p_hdr_ctl_t);
-    default:                  return 0;
+    uint64_t addr = (uint64_t)(uintptr_t)rts_src, mlen;
+
+    if (len != sizeof(loom_p2p_hdr_rts_t) || f[0] != LOOM_P2P_RTS) {
+        return;
     }
+    memcpy(f + offsetof(loom_p2p_hdr_rts_t, raddr), &addr, sizeof(addr));
+    memcpy(&mlen, f + offsetof(loom_p2p_hdr_t, len), sizeof(mlen));
+    mlen %= sizeof(rts_src) + 1;
+    memcpy(f + offsetof(loom_p2p_hdr_t, len), &mlen, sizeof(mlen));
 }
 
 /* receive everything that is waiting on one context of @p comm */
@@ -128,14 +135,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(frame, data + off, len);
         off += len;
         /* keep matched frames on live contexts so they can be drained */
-        if (len >= sizeof(loom_p2p_hdr_t) && frame[0] == LOOM_P2P_EAGER) {
+        if (len >= sizeof(loom_p2p_hdr_t) && (frame[0] == LOOM_P2P_EAGER ||
+                                               frame[0] == LOOM_P2P_EAGER_SYNC ||
+                                               frame[0] == LOOM_P2P_RTS)) {
             uint32_t ctx = ctxs[frame[4] % 3];
             memcpy(frame + 4, &ctx, sizeof(ctx));
         }
-        if (!trusted_frame(frame, len)) {
-            loom_p2p_am_handler(&loom_p2p_engine, 0, frame, len);
-        }
+        tame_rts(frame, len);
+        loom_p2p_am_handler(&loom_p2p_engine, 0, frame, len);
         free(frame);
+    }
+    if (loom_p2p_engine.peers[0].push_req != NULL || loom_p2p_engine.peers[0].push_ux != NULL) {
+        loom_p2p_push_lost(0);            /* the stream ended before its RNDV_DATA */
     }
     for (size_t i = 0; i < nposted; ++i) {
         loom_cancel(&posted[i]);

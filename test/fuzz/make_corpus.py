@@ -51,6 +51,13 @@ def hdr(ftype, ctx_sel, src, tag, length):
 def frames(*fs):
     return b"".join(struct.pack("<H", len(f)) + f for f in fs)
 
+def rts(ctx_sel, tag, length, sreq, pushed):
+    return hdr(3, ctx_sel, 0, tag, length) + struct.pack("<QQ32sII", sreq, 0, bytes(32),
+                                                          pushed, 0)
+
+def rndv_data(sreq, n):
+    return struct.pack("<B7xQ", 8, sreq) + bytes(i & 0xff for i in range(n))
+
 p2p = {
     "eager": (0, frames(hdr(1, 0, 0, 5, 11) + b"hello world")),
     "eager_posted_trunc": (3, frames(hdr(1, 0, 0, 1, 20) + b"t" * 20,
@@ -59,6 +66,16 @@ p2p = {
     "bye": (0, frames(struct.pack("<B7xQ", 6, 0))),
     "short_frames": (1, frames(b"\x01", b"\x02" * 10, b"\x03" * 5, b"\x04", b"\x07" * 16)),
     "wild_tags": (2, frames(hdr(1, 0, -1, -1, 0), hdr(1, 0, 7, 0x7fffffff, 1) + b"z")),
+    # rendezvous: RTS (address replaced by the target) with pushed bytes
+    # behind it in RNDV_DATA, unexpected and matched, and a stray RNDV_DATA
+    "rts_push": (0, frames(rts(0, 3, 20000, 0x11, 512), rndv_data(0x11, 512),
+                           rts(0, 4, 9000, 0x12, 0))),
+    "rts_push_posted": (2, frames(rts(0, 5, 30000, 0x21, 100), rndv_data(0x21, 100))),
+    "rts_push_lost": (1, frames(rts(0, 6, 5000, 0x31, 64), hdr(1, 0, 0, 6, 2) + b"hi",
+                                rndv_data(0x99, 3))),
+    "sync_ack_fin": (0, frames(struct.pack("<B3xIiiQQ", 2, 0, 0, 8, 3, 5) + b"abc",
+                               struct.pack("<B7xQ", 4, 5), struct.pack("<B7xQ", 5, 5),
+                               struct.pack("<B7xQ", 7, 5))),
 }
 for name, (posted, body) in p2p.items():
     put("fuzz_p2p_frame", name, bytes([posted]) + body)

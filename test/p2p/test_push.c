@@ -9,7 +9,9 @@
  * bytes held by an unexpected RTS, a receive posted between the RTS and
  * its data, a matched receive waiting for the data after its gets, a
  * receive shorter than the pushed part, a RNDV_DATA that names another
- * send or has the wrong length, an RTS whose pushed part is not a prefix.
+ * send or has the wrong length, an RTS whose pushed part is not a prefix,
+ * a NAK for a send whose RNDV_DATA still waits in the queue, and a failed
+ * peer with a receive waiting for its pushed bytes.
  * The injected RNDV_DATA carries other bytes than the sender's buffer, so
  * a receive shows which bytes came from where.
  */
@@ -308,10 +310,92 @@ static void test_push_not_a_prefix(void)
     CU_ASSERT_EQUAL(loom_iprobe(0, 29, LOOM_COMM_WORLD, &flag, NULL), LOOM_OK);
     CU_ASSERT_EQUAL(flag, 0);
     CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
-    /* a RNDV_DATA nobody announced is dropped too */
+    /* a RNDV_DATA nobody announced is dropped too, and changes nothing */
     inject_data(0x100b, 10, 68);
     CU_ASSERT_EQUAL(loom_iprobe(0, LOOM_ANY_TAG, LOOM_COMM_WORLD, &flag, NULL), LOOM_OK);
     CU_ASSERT_EQUAL(flag, 0);
+    CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_req);
+    CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
+    /* an RTS pushing more than one frame holds is malformed too */
+    inject_rts(29, 0x100c, 1u << 20, (uint32_t)loom_p2p_engine.ifaces[0]->caps.max_am);
+    CU_ASSERT_EQUAL(loom_iprobe(0, 29, LOOM_COMM_WORLD, &flag, NULL), LOOM_OK);
+    CU_ASSERT_EQUAL(flag, 0);
+}
+
+/* the RNDV_DATA queued behind this item (a stray ACK) waits for back-pressure */
+static void block_queue(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_peer_t *peer = &e->peers[0];
+    loom_p2p_pending_t *item = loom_mpool_get(&e->pending_pool);
+    loom_p2p_hdr_ctl_t ack = { .type = LOOM_P2P_ACK, .sreq = 0 };
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(item);
+    memset(item, 0, sizeof(*item));
+    memcpy(item->hdr, &ack, sizeof(ack));
+    item->hdr_len = sizeof(ack);
+    loom_list_add_tail(&peer->pending, &item->list);
+    peer->in_pending = 1;
+    loom_list_add_tail(&e->pending_peers, &peer->pending_link);
+}
+
+static void test_nak_with_data_queued(void)
+{
+    static uint8_t s[MSG], r[MSG];
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[0];
+    loom_p2p_pending_t *item, *data = NULL;
+    loom_p2p_hdr_ctl_t nak = { .type = LOOM_P2P_NAK };
+    loom_request_t sq;
+
+    fill(s, MSG, 70);
+    block_queue();
+    CU_ASSERT_EQUAL_FATAL(loom_isend(s, MSG, LOOM_BYTE, 0, 40, LOOM_COMM_WORLD, &sq), LOOM_OK);
+    CU_ASSERT(sq->flags & LOOM_REQ_FLAG_PUSHED);
+    /* the receiver finalized and NAKs: the send ends while its RNDV_DATA is
+     * still queued; the queue keeps a copy, the user's buffer is free */
+    nak.sreq = loom_p2p_req(sq)->sreq;
+    loom_p2p_am_handler(&loom_p2p_engine, 0, &nak, sizeof(nak));
+    CU_ASSERT_EQUAL(loom_wait(&sq, NULL), LOOM_ERR_CANCELED);
+    loom_list_for_each(item, &peer->pending, list) {
+        if (item->hdr[0] == LOOM_P2P_RNDV_DATA) {
+            data = item;
+        }
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+    CU_ASSERT_EQUAL(data->owned, 1);
+    CU_ASSERT_PTR_NOT_EQUAL(data->payload, s);
+    CU_ASSERT_EQUAL(data->payload_len, PUSH);
+    memset(s, 0, sizeof(s));               /* the user reuses the buffer */
+    CU_ASSERT(holds(data->payload, 0, PUSH, 70));
+    drain();                               /* the stray ACK, the RTS, the copy */
+    CU_ASSERT(loom_list_is_empty(&peer->pending));
+    /* the (here still queued) RTS arrived with the kept bytes behind it */
+    CU_ASSERT_EQUAL(loom_recv(r, MSG, LOOM_BYTE, 0, 40, LOOM_COMM_WORLD, NULL), LOOM_OK);
+    CU_ASSERT(holds(r, 0, PUSH, 70));
+    drain();
+}
+
+/* last: rank 0 (this process) is declared failed, as LOOM_ERRORS=return does it */
+static void test_peer_failure(void)
+{
+    static uint8_t r[MSG];
+    loom_request_t rq;
+    loom_msg_status_t st;
+
+    setup_src();
+    inject_rts(51, 0x1051, MSG, PUSH);        /* unexpected, its data held */
+    inject_data(0x1051, PUSH, 71);
+    CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, 50, LOOM_COMM_WORLD, &rq), LOOM_OK);
+    inject_rts(50, 0x1050, MSG, PUSH);        /* matched: waits for its data */
+    drain();
+    CU_ASSERT_FALSE(rq->complete);
+    loom_p2p_peer_err_handler(NULL, 0, LOOM_ERR_PEER_FAILED, "declared failed by the test");
+    CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_req);
+    CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
+    CU_ASSERT_EQUAL(loom_wait(&rq, &st), LOOM_ERR_PEER_FAILED);
+    /* the held RTS: the rest of the data stayed with the failed sender */
+    CU_ASSERT_EQUAL(loom_recv(r, MSG, LOOM_BYTE, 0, 51, LOOM_COMM_WORLD, NULL),
+                    LOOM_ERR_PEER_FAILED);
 }
 
 int main(void)
@@ -328,6 +412,9 @@ int main(void)
         { "receive ending past the pushed part", test_truncated_past_push },
         { "RNDV_DATA for another send or of the wrong length", test_data_names_another_send },
         { "malformed RTS and stray RNDV_DATA are dropped", test_push_not_a_prefix },
+        { "a NAK ends a send whose RNDV_DATA is queued: it goes from a copy",
+          test_nak_with_data_queued },
+        { "a failed peer ends the receives waiting for pushed data", test_peer_failure },
         { NULL, NULL },
     };
     int rc;
