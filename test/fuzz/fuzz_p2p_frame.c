@@ -155,6 +155,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     drain(LOOM_COMM_WORLD, LOOM_CTX_P2P);
     drain(LOOM_COMM_WORLD, LOOM_CTX_COLL);
     drain(LOOM_COMM_SELF, LOOM_CTX_P2P);
+    /* the FINs and ACKs this process sent itself (named sends never exist
+     * here: dropped), delivered so nothing piles up across inputs */
+    for (int i = 0; i < 2; ++i) {
+        loom_progress();
+    }
     if (loom_p2p_engine.match.num_unexp != 0 || loom_p2p_engine.match.num_posted != 0) {
         __builtin_trap();                  /* something was lost in the queues */
     }
