@@ -225,6 +225,7 @@ for b in $benches; do
 done
 
 ((tables_only)) || {
+    echo "command: ${MAKELEVEL:+make compare  # runs }$invocation"
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "git: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified tree)')"
     echo "host: $(uname -srm), $ncores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
@@ -608,7 +609,9 @@ doc_plots="latency_shm_np2 bw_shm_np2 bibw_shm_np2 allreduce_shm_np2 allreduce_s
     echo "median of $runs runs per configuration; benchmark options:"
     echo "$(sed -n 's/^benchmark options: //p' "$out/env.txt"); both launchers --bind-to $bind (none when oversubscribed)."
     echo
-    echo "Command: \`${MAKELEVEL:+make compare  # runs }$invocation\`"
+    # the run's own command (--tables-only remakes the tables of that run)
+    run_cmd=$(sed -n 's/^command: //p' "$out/env.txt")
+    echo "Command: \`${run_cmd:-${MAKELEVEL:+make compare  # runs }$invocation}\`"
     echo
     echo "### Targets (issues 3 and 4)"
     echo
