@@ -192,40 +192,39 @@ static void test_unexpected_then_data_then_recv(void)
     drain();                               /* its FIN (names no send here) */
 }
 
-static void test_recv_between_rts_and_data(void)
+/*
+ * The receive is posted between the RTS and its data (the RTS unexpected),
+ * or before the RTS (matched at arrival): either way its gets finish and
+ * it waits for the RNDV_DATA.
+ */
+static void test_receive_waits_for_data(void)
 {
     static uint8_t r[MSG];
-    loom_request_t rq;
 
-    setup_src();
-    inject_rts(21, 0x1002, MSG, PUSH);
-    CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, 21, LOOM_COMM_WORLD, &rq), LOOM_OK);
-    drain();
-    CU_ASSERT_FALSE(rq->complete);         /* the gets are done, the push is not */
-    CU_ASSERT_PTR_EQUAL(loom_p2p_engine.peers[0].push_req, rq);
-    CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
-    inject_data(0x1002, PUSH, 61);
-    CU_ASSERT_EQUAL(loom_wait(&rq, NULL), LOOM_OK);
-    CU_ASSERT(holds(r, 0, PUSH, 61));
-    CU_ASSERT(holds(r, PUSH, MSG, 50));
-    drain();
-}
+    for (int posted_first = 0; posted_first < 2; ++posted_first) {
+        uint64_t id = 0x1002 + (uint64_t)posted_first;
+        int tag = 21 + posted_first;
+        loom_request_t rq;
 
-static void test_posted_then_rts_then_data(void)
-{
-    static uint8_t r[MSG];
-    loom_request_t rq;
-
-    setup_src();
-    CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, 22, LOOM_COMM_WORLD, &rq), LOOM_OK);
-    inject_rts(22, 0x1003, MSG, PUSH);
-    drain();
-    CU_ASSERT_FALSE(rq->complete);
-    inject_data(0x1003, PUSH, 62);
-    CU_ASSERT_EQUAL(loom_wait(&rq, NULL), LOOM_OK);
-    CU_ASSERT(holds(r, 0, PUSH, 62));
-    CU_ASSERT(holds(r, PUSH, MSG, 50));
-    drain();
+        setup_src();
+        if (!posted_first) {
+            inject_rts(tag, id, MSG, PUSH);
+        }
+        CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, tag, LOOM_COMM_WORLD, &rq),
+                              LOOM_OK);
+        if (posted_first) {
+            inject_rts(tag, id, MSG, PUSH);
+        }
+        drain();
+        CU_ASSERT_FALSE(rq->complete);     /* the gets are done, the push is not */
+        CU_ASSERT_PTR_EQUAL(loom_p2p_engine.peers[0].push_req, rq);
+        CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
+        inject_data(id, PUSH, 61 + (unsigned)posted_first);
+        CU_ASSERT_EQUAL(loom_wait(&rq, NULL), LOOM_OK);
+        CU_ASSERT(holds(r, 0, PUSH, 61 + (unsigned)posted_first));
+        CU_ASSERT(holds(r, PUSH, MSG, 50));
+        drain();
+    }
 }
 
 static void test_truncated_within_push(void)
@@ -406,8 +405,8 @@ int main(void)
         { "self-send with a push, unexpected: the bytes wait", test_self_unexpected },
         { "a second send to a busy peer does not push", test_self_busy_peer },
         { "unexpected RTS, its data, then the receive", test_unexpected_then_data_then_recv },
-        { "receive posted between the RTS and its data", test_recv_between_rts_and_data },
-        { "posted receive waits for the data after its gets", test_posted_then_rts_then_data },
+        { "receive posted between the RTS and its data, or before both",
+          test_receive_waits_for_data },
         { "receive shorter than the pushed part", test_truncated_within_push },
         { "receive ending past the pushed part", test_truncated_past_push },
         { "RNDV_DATA for another send or of the wrong length", test_data_names_another_send },
