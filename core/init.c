@@ -196,7 +196,7 @@ static void loom_init_log_selection(void)
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
     for (int i = 0; i < e->num_ifaces; ++i) {
-        char ranks[256] = "";
+        char ranks[256] = "", rndv[80];
         size_t len = 0, eager = 0, push = 0;
         int count = 0;
 
@@ -215,14 +215,14 @@ static void loom_init_log_selection(void)
             ++count;
         }
         if (push != 0) {
-            loom_info("p2p", "transport %s serves %d peer(s) [%s]; eager limit %zu bytes, "
-                      "rendezvous by get, its first %zu bytes sent behind the request",
-                      e->ifaces[i]->name, count, ranks, eager, push);
+            snprintf(rndv, sizeof(rndv), "by get, its first %zu bytes sent behind the "
+                     "request", push);
         } else {
-            loom_info("p2p", "transport %s serves %d peer(s) [%s]; eager limit %zu bytes, "
-                      "rendezvous %s", e->ifaces[i]->name, count, ranks, eager,
-                      e->ifaces[i]->caps.can_get ? "by get" : "unavailable");
+            snprintf(rndv, sizeof(rndv), "%s",
+                     e->ifaces[i]->caps.can_get ? "by get" : "unavailable");
         }
+        loom_info("p2p", "transport %s serves %d peer(s) [%s]; eager limit %zu bytes, "
+                  "rendezvous %s", e->ifaces[i]->name, count, ranks, eager, rndv);
     }
 }
 

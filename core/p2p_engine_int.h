@@ -332,6 +332,9 @@ loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pendi
                                            const void *hdr, size_t hdr_len,
                                            const void *payload, size_t payload_len);
 
+/** Take @p peer off the list of peers with queued frames once its queue is empty. */
+void loom_p2p_pending_unlink_idle(loom_p2p_peer_t *peer);
+
 /** Give a queued frame back to the pool (and the engine's copy of its payload). */
 void loom_p2p_pending_free(loom_p2p_pending_t *item);
 

@@ -164,6 +164,14 @@ static loom_status_t loom_p2p_frame_queue(loom_p2p_peer_t *peer, const void *hdr
                                      complete_on_send);
 }
 
+void loom_p2p_pending_unlink_idle(loom_p2p_peer_t *peer)
+{
+    if (peer->in_pending && loom_list_is_empty(&peer->pending)) {
+        loom_list_del(&peer->pending_link);
+        peer->in_pending = 0;
+    }
+}
+
 void loom_p2p_pending_free(loom_p2p_pending_t *item)
 {
     if (item->owned) {
@@ -172,21 +180,36 @@ void loom_p2p_pending_free(loom_p2p_pending_t *item)
     loom_mpool_put(&loom_p2p_engine.pending_pool, item);
 }
 
+/*
+ * Hand a frame to the transport unless earlier frames to @p peer wait in
+ * its queue. LOOM_ERR_NO_RESOURCE: the caller queues it (behind the others,
+ * or back-pressure); LOOM_OK: sent; other: the transport failed (logged).
+ */
+static inline loom_status_t loom_p2p_frame_try(loom_p2p_peer_t *peer, const void *hdr,
+                                               size_t hdr_len, const void *payload,
+                                               size_t payload_len)
+{
+    loom_status_t st;
+
+    if (loom_unlikely(!loom_list_is_empty(&peer->pending))) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    st = loom_tl_ep_am_send(peer->ep, hdr, hdr_len, payload, payload_len);
+    if (loom_likely(st == LOOM_OK) || st == LOOM_ERR_NO_RESOURCE) {
+        return st;
+    }
+    return loom_p2p_send_failed(peer, st, hdr);
+}
+
 loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
                                   size_t hdr_len, const void *payload,
                                   size_t payload_len, loom_request_t req,
                                   int complete_on_send)
 {
-    loom_status_t st;
+    loom_status_t st = loom_p2p_frame_try(peer, hdr, hdr_len, payload, payload_len);
 
-    if (loom_likely(loom_list_is_empty(&peer->pending))) {
-        st = loom_tl_ep_am_send(peer->ep, hdr, hdr_len, payload, payload_len);
-        if (loom_likely(st == LOOM_OK)) {
-            return LOOM_OK;
-        }
-        if (st != LOOM_ERR_NO_RESOURCE) {
-            return loom_p2p_send_failed(peer, st, hdr);
-        }
+    if (loom_likely(st != LOOM_ERR_NO_RESOURCE)) {
+        return st;
     }
     return loom_p2p_frame_queue(peer, hdr, hdr_len, payload, payload_len, req,
                                 complete_on_send);
@@ -196,14 +219,11 @@ loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pendi
                                            const void *hdr, size_t hdr_len,
                                            const void *payload, size_t payload_len)
 {
-    loom_status_t st;
+    loom_status_t st = loom_p2p_frame_try(peer, hdr, hdr_len, payload, payload_len);
 
-    if (loom_list_is_empty(&peer->pending)) {
-        st = loom_tl_ep_am_send(peer->ep, hdr, hdr_len, payload, payload_len);
-        if (st != LOOM_ERR_NO_RESOURCE) {
-            loom_mpool_put(&loom_p2p_engine.pending_pool, item);
-            return st == LOOM_OK ? LOOM_OK : loom_p2p_send_failed(peer, st, hdr);
-        }
+    if (st != LOOM_ERR_NO_RESOURCE) {
+        loom_mpool_put(&loom_p2p_engine.pending_pool, item);
+        return st;
     }
     return loom_p2p_frame_queue_item(peer, item, hdr, hdr_len, payload, payload_len, NULL, 0);
 }
@@ -256,10 +276,7 @@ static int loom_p2p_peer_drain(loom_p2p_peer_t *peer)
         loom_p2p_pending_free(item);
         ++n;
     }
-    if (loom_list_is_empty(&peer->pending)) {
-        loom_list_del(&peer->pending_link);
-        peer->in_pending = 0;
-    }
+    loom_p2p_pending_unlink_idle(peer);
     return n;
 }
 
@@ -818,10 +835,7 @@ static void loom_p2p_peer_fail_all(loom_p2p_peer_t *peer, loom_status_t status)
         }
         loom_p2p_pending_free(item);
     }
-    if (peer->in_pending) {
-        loom_list_del(&peer->pending_link);
-        peer->in_pending = 0;
-    }
+    loom_p2p_pending_unlink_idle(peer);
     while (!loom_list_is_empty(&peer->awaiting)) {
         loom_p2p_send_req_fail(loom_list_head_entry(&peer->awaiting, struct loom_request,
                                                     list), status);

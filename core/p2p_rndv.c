@@ -86,10 +86,8 @@ loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
         loom_p2p_hdr_ctl_t d = { .type = LOOM_P2P_RNDV_DATA, .sreq = rq->sreq };
 
         req->flags |= LOOM_REQ_FLAG_PUSHED;
+        /* fails only in the transport, the entry given back: nothing queued */
         st = loom_p2p_frame_send_reserved(peer, push_item, &d, sizeof(d), rq->buf, h.pushed);
-        if (st < 0) {
-            loom_p2p_pending_release_push(peer, rq->sreq, 0);
-        }
     }
     if (st < 0) {
         loom_p2p_sreq_take(rq->sreq);
@@ -127,10 +125,7 @@ void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int kee
         loom_list_del(&item->list);
         loom_p2p_pending_free(item);
     }
-    if (peer->in_pending && loom_list_is_empty(&peer->pending)) {
-        loom_list_del(&peer->pending_link);
-        peer->in_pending = 0;
-    }
+    loom_p2p_pending_unlink_idle(peer);
 }
 
 /* ---- receiver ------------------------------------------------------------------ */
