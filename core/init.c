@@ -69,7 +69,9 @@ static loom_status_t loom_init_transports_open(void)
     loom_p2p_engine_t *e = &loom_p2p_engine;
     const char *list = loom_config_str(LOOM_CFG_TRANSPORTS);
     loom_tl_params_t params = { .job = e->job, .am_cb = loom_p2p_am_handler,
-                                .err_cb = loom_p2p_peer_err_handler, .cb_arg = e };
+                                .err_cb = loom_p2p_peer_err_handler, .cb_arg = e,
+                                .am_place_cb = loom_p2p_am_place,
+                                .am_place_done_cb = loom_p2p_am_place_done };
     loom_status_t st = loom_init_transports_check(list);
 
     for (size_t i = 0; st == LOOM_OK && i < loom_tl_num_components; ++i) {

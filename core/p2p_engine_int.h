@@ -133,6 +133,10 @@ typedef struct loom_p2p_peer {
      * unexpected RTS that keeps the bytes until a receive matches it */
     loom_request_t      push_req;
     loom_p2p_unexp_t   *push_ux;
+    /* the frame a transport receives in place for a matched receive (tl.h
+     * am_place_cb): at most one, frames from a peer arrive in order */
+    loom_request_t      place_req;
+    uint8_t             place_type;   /* its frame: EAGER, EAGER_SYNC or RNDV_DATA */
 } loom_p2p_peer_t;
 
 typedef struct loom_p2p_engine {
@@ -317,6 +321,13 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);
 void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
                                const char *what);
 
+/** The transports' offer of a frame still arriving (tl.h am_place_cb). */
+int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t len,
+                      loom_tl_place_t *place);
+
+/** The frame taken by loom_p2p_am_place arrived, or will not (tl.h am_place_done_cb). */
+void loom_p2p_am_place_done(void *arg, int src, loom_status_t status);
+
 /** Send one frame, or queue it behind earlier ones (INPROGRESS when queued). */
 loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
                                   size_t hdr_len, const void *payload,
@@ -393,6 +404,17 @@ void loom_p2p_push_lost(int world_src);
 
 /** A RNDV_DATA frame arrived from @p world_src. */
 void loom_p2p_recv_rndv_data(int world_src, uint64_t sreq, const void *data, size_t len);
+
+/**
+ * A RNDV_DATA frame from @p world_src is arriving (@p have of its @p len
+ * bytes at @p head): 1 if it is the one a matched receive waits for, which
+ * then takes it in place (peer->place_req), else 0.
+ */
+int loom_p2p_rndv_place(int world_src, const void *head, size_t have, size_t len,
+                        loom_tl_place_t *place);
+
+/** The RNDV_DATA loom_p2p_rndv_place took arrived (LOOM_OK), or will not. */
+void loom_p2p_rndv_placed(loom_request_t req, loom_status_t status);
 
 /* ---- p2p_finalize.c --------------------------------------------------------------- */
 

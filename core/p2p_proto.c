@@ -764,7 +764,10 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
     loom_match_posted_t *p;
 
     (void)arg;
-    if (loom_likely(len >= sizeof(h) && *(const uint8_t *)data == LOOM_P2P_EAGER)) {
+    /* (an announced RNDV_DATA must come next: anything else goes the long way) */
+    if (loom_likely(len >= sizeof(h) && *(const uint8_t *)data == LOOM_P2P_EAGER) &&
+        loom_likely(loom_p2p_engine.peers[src].push_req == NULL &&
+                    loom_p2p_engine.peers[src].push_ux == NULL)) {
         memcpy(&h, data, sizeof(h));
         p = loom_match_posted_take(&loom_p2p_engine.match, h.ctx, h.src, h.tag);
         if (loom_likely(p != NULL)) {
@@ -776,6 +779,91 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
         }
     }
     loom_p2p_am_handler_all(src, data, len);
+}
+
+/*
+ * A transport offers a frame whose payload is still arriving: an EAGER or
+ * EAGER_SYNC that a posted receive matches now (this is its arrival: the
+ * peer's frames stay in order) is taken, and the rest of its payload goes
+ * straight into the receive buffer; so does the RNDV_DATA a matched
+ * rendezvous receive waits for. Anything else is declined and comes whole
+ * through loom_p2p_am_handler, which also judges a malformed frame.
+ */
+int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t len,
+                      loom_tl_place_t *place)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_peer_t *peer = &e->peers[src];
+    uint8_t type = *(const uint8_t *)head;
+    loom_p2p_hdr_sync_t h = { .sreq = 0 };
+    size_t hlen = type == LOOM_P2P_EAGER ? sizeof(h.base) : sizeof(h);
+    size_t got, n, keep;
+    loom_match_posted_t *p;
+    loom_request_t req;
+    loom_p2p_req_t *rq;
+
+    (void)arg;
+    if (type == LOOM_P2P_RNDV_DATA) {
+        return loom_p2p_rndv_place(src, head, have, len, place);
+    }
+    if ((type != LOOM_P2P_EAGER && type != LOOM_P2P_EAGER_SYNC) || have < hlen ||
+        peer->push_req != NULL || peer->push_ux != NULL) {
+        return 0;
+    }
+    memcpy(&h, head, hlen);
+    p = loom_match_posted_take(&e->match, h.base.ctx, h.base.src, h.base.tag);
+    if (p == NULL) {
+        return 0;   /* unexpected: kept whole, as any eager message */
+    }
+    req = loom_p2p_req_from_posted(p);
+    rq  = loom_p2p_req(req);
+    req->msg.source = h.base.src;
+    req->msg.tag    = h.base.tag;
+    req->msg.bytes  = LOOM_MIN(len - hlen, rq->len);
+    rq->peer    = src;
+    rq->msg_len = len - hlen;
+    rq->sreq    = h.sreq;
+    got  = have - hlen;
+    n    = LOOM_MIN(got, req->msg.bytes);
+    keep = req->msg.bytes - n;
+    if (n != 0) {
+        memcpy(rq->buf, (const char *)head + hlen, n);
+    }
+    place->dst  = keep != 0 ? (char *)rq->buf + n : NULL;
+    place->keep = keep;
+    peer->place_req  = req;
+    peer->place_type = type;
+    return 1;
+}
+
+void loom_p2p_am_place_done(void *arg, int src, loom_status_t status)
+{
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[src];
+    loom_request_t req = peer->place_req;
+    loom_p2p_req_t *rq;
+
+    (void)arg;
+    if (req == NULL) {
+        return;   /* already failed with its peer */
+    }
+    peer->place_req = NULL;
+    if (peer->place_type == LOOM_P2P_RNDV_DATA) {
+        loom_p2p_rndv_placed(req, status);
+        return;
+    }
+    rq = loom_p2p_req(req);
+    if (status != LOOM_OK) {
+        loom_request_complete(req, status);
+        return;
+    }
+    if (peer->place_type == LOOM_P2P_EAGER_SYNC) {
+        loom_p2p_send_ctl(src, LOOM_P2P_ACK, rq->sreq);
+    }
+    if (loom_unlikely(rq->msg_len > rq->len)) {
+        loom_p2p_recv_truncated(req, rq->msg_len);
+        return;
+    }
+    loom_request_complete(req, LOOM_OK);
 }
 
 /*
@@ -841,6 +929,8 @@ static void loom_p2p_peer_fail_all(loom_p2p_peer_t *peer, loom_status_t status)
                                                     list), status);
     }
     loom_p2p_fail_posted_from(loom_p2p_peer_rank(peer), status);
+    /* a frame it was receiving in place will not complete */
+    loom_p2p_am_place_done(NULL, loom_p2p_peer_rank(peer), status);
     peer->push_ux = NULL;   /* its receive fails: the data stayed with the dead peer */
     if (peer->push_req != NULL) {
         loom_request_t req = peer->push_req;

@@ -268,7 +268,8 @@ static int loom_p2p_report_recv(loom_request_t req, const char *state,
     if (op.world >= 0) {
         limit = e->peers[op.world].eager_limit;
     }
-    op.proto = rq->peer >= 0 || op.bytes > limit ? "rndv" : "eager";
+    op.proto = (rq->peer >= 0 && (req->flags & LOOM_REQ_FLAG_MATCHED)) || op.bytes > limit
+                   ? "rndv" : "eager";
     return fn(&op, arg);
 }
 
@@ -381,6 +382,13 @@ static int loom_p2p_report_walk(loom_p2p_report_fn_t fn, void *arg)
         }
     }
     for (int r = 0; r < e->world_size; ++r) {
+        loom_request_t placed = e->peers[r].place_req;
+
+        /* an eager message arriving in place (a rendezvous one is reading) */
+        if (placed != NULL && e->peers[r].place_type != LOOM_P2P_RNDV_DATA &&
+            loom_p2p_report_recv(placed, "reading", fn, arg)) {
+            return 1;
+        }
         if (loom_p2p_report_peer_sends(&e->peers[r], fn, arg)) {
             return 1;
         }

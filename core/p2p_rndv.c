@@ -292,6 +292,47 @@ void loom_p2p_push_lost(int world_src)
     }
 }
 
+int loom_p2p_rndv_place(int world_src, const void *head, size_t have, size_t len,
+                        loom_tl_place_t *place)
+{
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[world_src];
+    loom_request_t req = peer->push_req;
+    loom_p2p_hdr_ctl_t h;
+    loom_p2p_req_t *rq;
+    size_t got, n, want;
+
+    if (req == NULL || have < sizeof(h)) {
+        return 0;   /* for an unexpected RTS, or not the one: judged whole */
+    }
+    memcpy(&h, head, sizeof(h));
+    rq = loom_p2p_req(req);
+    if (h.sreq != rq->sreq || len - sizeof(h) != rq->push_wait) {
+        return 0;
+    }
+    got  = have - sizeof(h);
+    want = LOOM_MIN((size_t)rq->push_wait, req->msg.bytes);
+    n    = LOOM_MIN(got, want);
+    if (n != 0) {
+        memcpy(rq->buf, (const char *)head + sizeof(h), n);
+    }
+    place->dst  = want != 0 ? (char *)rq->buf + n : NULL;
+    place->keep = want - n;
+    peer->push_req   = NULL;
+    peer->place_req  = req;
+    peer->place_type = LOOM_P2P_RNDV_DATA;
+    return 1;
+}
+
+void loom_p2p_rndv_placed(loom_request_t req, loom_status_t status)
+{
+    if (status != LOOM_OK) {
+        loom_p2p_rndv_push_abandon(req, status);
+        return;
+    }
+    loom_p2p_req(req)->push_wait = 0;
+    loom_p2p_rndv_try_finish(req);
+}
+
 /* the first bytes of the rendezvous whose RTS came just before */
 void loom_p2p_recv_rndv_data(int world_src, uint64_t sreq, const void *data, size_t len)
 {

@@ -103,12 +103,45 @@ struct loom_tl_mc {
     size_t           max_len;  /* largest mc_bcast this group carries */
 };
 
+/**
+ * Receiving a frame in place (optional, for a transport that reads frames
+ * from a byte stream): the first bytes of a frame are in, the rest is not.
+ * At least min(len, LOOM_TL_PLACE_HEAD) of its bytes are at @p head
+ * (@p have of its @p len; have < len), so the callee sees the whole header.
+ * The callee either takes the frame (@return 1, @p place filled): the
+ * transport then writes the frame's bytes [have, have + place->keep) to
+ * place->dst as they arrive, reads and drops the rest of the frame,
+ * delivers nothing else from @p src meanwhile, and calls place_done_cb
+ * once the frame is complete; or declines it (@return 0): the frame comes
+ * whole through am_cb as usual, and is not offered again. Taking a frame
+ * is receiving it: frames from one peer stay in order. Called from
+ * progress(); @p head is valid during the call only.
+ */
+#define LOOM_TL_PLACE_HEAD 128
+
+typedef struct loom_tl_place {
+    void   *dst;
+    size_t  keep;     /**< bytes of the rest to write to dst (<= len - have) */
+} loom_tl_place_t;
+
+typedef int (*loom_tl_am_place_cb_t)(void *arg, int src, const void *head, size_t have,
+                                     size_t len, loom_tl_place_t *place);
+
+/**
+ * The frame taken by the last am_place_cb from @p src is complete
+ * (@p status LOOM_OK), or will not be (an error: the connection failed
+ * mid-frame; called before err_cb reports the peer). Called from progress().
+ */
+typedef void (*loom_tl_am_place_done_cb_t)(void *arg, int src, loom_status_t status);
+
 /** What open() gets from the p2p engine. */
 typedef struct loom_tl_params {
     const loom_bootstrap_info_t *job;
     loom_tl_am_cb_t              am_cb;
     loom_tl_peer_err_cb_t        err_cb;
     void                        *cb_arg;
+    loom_tl_am_place_cb_t        am_place_cb;       /* NULL: every frame to am_cb */
+    loom_tl_am_place_done_cb_t   am_place_done_cb;  /* set with am_place_cb */
 } loom_tl_params_t;
 
 typedef struct loom_tl_ops {

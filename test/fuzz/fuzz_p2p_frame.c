@@ -4,8 +4,9 @@
  * (core/p2p_proto.c), the decoder every transport delivers into, in a
  * singleton engine (loom_init without a launcher).
  *
- * Input: a sequence of frames, each a 2-byte little-endian length and that
- * many bytes; before them byte 0 says how many receives to pre-post
+ * Input: a sequence of frames, each a 2-byte little-endian length (its top
+ * bit: deliver the frame in place, as a byte-stream transport offers a
+ * frame still arriving, see deliver()) and that many bytes; before them byte 0 says how many receives to pre-post
  * (ANY_SOURCE/ANY_TAG, 8-byte buffers, so matched frames and truncation are
  * reached too). After the frames, every message that arrived is received
  * (probe + recv on both contexts of WORLD and SELF) and the posted receives
@@ -102,6 +103,38 @@ static void drain(loom_comm_t comm, uint32_t which)
     }
 }
 
+/*
+ * Hand @p frame to the engine as a transport does: whole, or (@p place,
+ * and long enough) as a byte stream would, its head offered to
+ * loom_p2p_am_place, the rest written where the engine says if taken
+ * (ASan checks the destination), then the end reported, as a success or,
+ * for odd lengths, as a failed connection.
+ */
+static void deliver(const uint8_t *frame, size_t len, int place)
+{
+    size_t have = len / 2 > LOOM_TL_PLACE_HEAD ? len / 2 : LOOM_TL_PLACE_HEAD;
+    loom_tl_place_t pl = { NULL, 0 };
+
+    if (!place || len <= have) {
+        loom_p2p_am_handler(&loom_p2p_engine, 0, frame, len);
+        return;
+    }
+    if (!loom_p2p_am_place(&loom_p2p_engine, 0, frame, have, len, &pl)) {
+        loom_p2p_am_handler(&loom_p2p_engine, 0, frame, len);
+        return;
+    }
+    if (pl.keep > len - have || (pl.keep != 0 && pl.dst == NULL)) {
+        __builtin_trap();
+    }
+    if (pl.keep != 0) {
+        memcpy(pl.dst, frame + have, pl.keep);
+    }
+    loom_p2p_am_place_done(&loom_p2p_engine, 0, (len & 1) ? LOOM_ERR_CONNECTION : LOOM_OK);
+    if (loom_p2p_engine.peers[0].place_req != NULL) {
+        __builtin_trap();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint8_t rbufs[MAX_POSTED][8];
@@ -123,7 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     while (off + 2 <= size) {
-        size_t len = data[off] | (size_t)data[off + 1] << 8;
+        size_t len = data[off] | (size_t)(data[off + 1] & 0x7f) << 8;
+        int place = data[off + 1] >> 7;
         uint8_t *frame;
 
         off += 2;
@@ -142,7 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memcpy(frame + 4, &ctx, sizeof(ctx));
         }
         tame_rts(frame, len);
-        loom_p2p_am_handler(&loom_p2p_engine, 0, frame, len);
+        deliver(frame, len, place);
         free(frame);
     }
     if (loom_p2p_engine.peers[0].push_req != NULL || loom_p2p_engine.peers[0].push_ux != NULL) {

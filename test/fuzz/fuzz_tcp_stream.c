@@ -8,10 +8,13 @@
  * Input: byte 0 seeds the read sizes, byte 1 picks the parser's buffer size
  * (small ones force compaction and "frame larger than the buffer") and,
  * divided by 5, a read-ahead bound (fill_max); the rest is the stream.
- * Checked beyond "no crash": every frame body and data chunk lies inside
- * the bytes read (ASan), chunks never exceed max_data, data chunks fill
- * exactly what data_begin announced, and a parser error leaves a reason in
- * rx->why.
+ * AM frames still arriving are offered for placement (every other one
+ * taken, part of its rest kept, the rest dropped). Checked beyond "no
+ * crash": every frame body, data chunk and offered head lies inside the
+ * bytes read (ASan), chunks never exceed max_data, data chunks fill exactly
+ * what data_begin announced, an offer keeps its promises (head whole, rest
+ * worth placing, one frame at a time, place_end only after a take), and a
+ * parser error leaves a reason in rx->why.
  */
 #include "tcp/tcp_int.h"
 
@@ -29,6 +32,8 @@ typedef struct feed {
     uint8_t        sink[1 << 16];
     size_t         chunk_len;     /* announced by data_begin */
     unsigned       frames;
+    int            placing;       /* an AM frame taken by feed_place is arriving */
+    size_t         place_rest;
 } feed_t;
 
 static const uint8_t secret[LOOM_TCP_SECRET_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -116,11 +121,53 @@ static loom_status_t feed_data_end(void *arg, const loom_tcp_data_hdr_t *dh, siz
     return LOOM_OK;
 }
 
+/* take every other AM frame offered, keeping part of its rest */
+static int feed_place(void *arg, const void *head, size_t have, size_t len,
+                      loom_tl_place_t *place)
+{
+    feed_t *f = arg;
+    uint8_t sum = 0;
+
+    if (f->placing || have >= len || len - have < LOOM_TCP_DIRECT_MIN ||
+        have < (len < LOOM_TL_PLACE_HEAD ? len : LOOM_TL_PLACE_HEAD)) {
+        __builtin_trap();                  /* the offer's promises */
+    }
+    for (size_t i = 0; i < have; ++i) {
+        sum ^= ((const uint8_t *)head)[i]; /* every head byte must be readable */
+    }
+    f->sink[0] = sum;
+    if ((next_rand(f) & 1) == 0) {
+        return 0;
+    }
+    f->placing    = 1;
+    f->place_rest = len - have;
+    place->keep   = f->place_rest - f->place_rest / (1 + next_rand(f) % 3);
+    place->dst    = place->keep <= sizeof(f->sink) ? f->sink : NULL;
+    if (place->dst == NULL) {
+        place->keep = 0;
+    }
+    return 1;
+}
+
+static loom_status_t feed_place_end(void *arg)
+{
+    feed_t *f = arg;
+
+    if (!f->placing) {
+        __builtin_trap();
+    }
+    f->placing = 0;
+    ++f->frames;
+    return LOOM_OK;
+}
+
 static const loom_tcp_rx_ops_t feed_ops = {
     .readv      = feed_read,
     .frame      = feed_frame,
     .data_begin = feed_data_begin,
     .data_end   = feed_data_end,
+    .place      = feed_place,
+    .place_end  = feed_place_end,
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -137,6 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     f.left = size - 2;
     f.rng = data[0] * 2654435761u;
     f.frames = 0;
+    f.placing = 0;
     if (loom_tcp_rx_init(&rx, caps[data[1] % 5], caps[data[1] % 5] - 8,
                          sizeof(f.sink)) != LOOM_OK) {
         return 0;

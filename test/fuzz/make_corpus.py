@@ -43,6 +43,10 @@ streams = {
 }
 for i, (name, s) in enumerate(streams.items()):
     put("fuzz_tcp_stream", name, bytes([i * 37 % 256, i % 5 + 1]) + s)
+# large AM frames cut by the reads, in a 64 KiB buffer: offered in place,
+# taken or declined
+put("fuzz_tcp_stream", "am_large",
+    bytes([77, 4]) + b"".join(tcp_frame(4, bytes([i]) * (5000 + i * 3000)) for i in range(4)))
 
 # ---- fuzz_p2p_frame: byte0 posted receives, then (len16, frame)*
 def hdr(ftype, ctx_sel, src, tag, length):
@@ -50,6 +54,10 @@ def hdr(ftype, ctx_sel, src, tag, length):
 
 def frames(*fs):
     return b"".join(struct.pack("<H", len(f)) + f for f in fs)
+
+def placed(f):
+    """one frame delivered in place (length's top bit), as a byte stream offers it"""
+    return struct.pack("<H", len(f) | 0x8000) + f
 
 def rts(ctx_sel, tag, length, sreq, pushed):
     return hdr(3, ctx_sel, 0, tag, length) + struct.pack("<QQ32sII", sreq, 0, bytes(32),
@@ -76,6 +84,13 @@ p2p = {
     "sync_ack_fin": (0, frames(struct.pack("<B3xIiiQQ", 2, 0, 0, 8, 3, 5) + b"abc",
                                struct.pack("<B7xQ", 4, 5), struct.pack("<B7xQ", 5, 5),
                                struct.pack("<B7xQ", 7, 5))),
+    # frames still arriving offered in place: eager taken by a posted
+    # receive (truncated: its buffer is 8 bytes), unexpected (declined),
+    # ssend, the pushed part of a matched rendezvous, a failed connection
+    "place_eager": (1, placed(hdr(1, 0, 0, 9, 400) + bytes(range(200)) * 2) +
+                       placed(hdr(1, 0, 0, 9, 301) + b"u" * 301)),
+    "place_sync": (0, placed(struct.pack("<B3xIiiQQ", 2, 0, 0, 8, 500, 5) + b"s" * 500)),
+    "place_push": (2, frames(rts(0, 7, 30000, 0x41, 1000)) + placed(rndv_data(0x41, 1000))),
 }
 for name, (posted, body) in p2p.items():
     put("fuzz_p2p_frame", name, bytes([posted]) + body)

@@ -15,48 +15,12 @@
  * The injected RNDV_DATA carries other bytes than the sender's buffer, so
  * a receive shows which bytes came from where.
  */
-#include "../common/cunit_main.h"
-#include <loom.h>
-#include "p2p_int.h"
-#include "comm_int.h"
-#include "request_int.h"
-#include "p2p_engine_int.h"
+#include "p2p_inject.h"
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define PUSH 4096u     /* LOOM_RNDV_PUSH for this process */
+#define PUSH INJECT_PUSH
 #define MSG  20000u    /* above the self transport's eager limit (8192) */
 
 static uint8_t src_buf[MSG];     /* what injected RTS point their gets at */
-
-static void fill(uint8_t *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; ++i) {
-        p[i] = (uint8_t)(i * 13 + seed + (i >> 9));
-    }
-}
-
-/* 1 if p[from, to) holds the pattern of @p seed at those offsets */
-static int holds(const uint8_t *p, size_t from, size_t to, unsigned seed)
-{
-    for (size_t i = from; i < to; ++i) {
-        if (p[i] != (uint8_t)(i * 13 + seed + (i >> 9))) {
-            fprintf(stderr, "byte %zu differs\n", i);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-static void drain(void)
-{
-    for (int i = 0; i < 8; ++i) {
-        loom_progress();
-    }
-}
 
 /* ---- real self-sends ------------------------------------------------------------ */
 
@@ -143,21 +107,6 @@ static void test_self_busy_peer(void)
 
 /* ---- injected frames -------------------------------------------------------------- */
 
-/* An RTS from rank 0 (ourselves) for src_buf with @p pushed bytes to follow. */
-static void inject_rts(int tag, uint64_t sreq, size_t len, uint32_t pushed)
-{
-    loom_p2p_hdr_rts_t h;
-
-    memset(&h, 0, sizeof(h));
-    h.base = (loom_p2p_hdr_t){ .type = LOOM_P2P_RTS,
-                               .ctx = loom_comm_ctx(LOOM_COMM_WORLD, LOOM_CTX_P2P),
-                               .src = 0, .tag = tag, .len = len };
-    h.sreq   = sreq;
-    h.raddr  = (uint64_t)(uintptr_t)src_buf;
-    h.pushed = pushed;
-    loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
-}
-
 /* Its RNDV_DATA: @p len bytes of pattern @p seed (not src_buf's). */
 static void inject_data(uint64_t sreq, size_t len, unsigned seed)
 {
@@ -181,7 +130,7 @@ static void test_unexpected_then_data_then_recv(void)
     loom_msg_status_t st;
 
     setup_src();
-    inject_rts(20, 0x1001, MSG, PUSH);
+    inject_rts(20, 0x1001, MSG, PUSH, src_buf);
     CU_ASSERT_PTR_NOT_NULL(loom_p2p_engine.peers[0].push_ux);
     inject_data(0x1001, PUSH, 60);
     CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
@@ -208,12 +157,12 @@ static void test_receive_waits_for_data(void)
 
         setup_src();
         if (!posted_first) {
-            inject_rts(tag, id, MSG, PUSH);
+            inject_rts(tag, id, MSG, PUSH, src_buf);
         }
         CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, tag, LOOM_COMM_WORLD, &rq),
                               LOOM_OK);
         if (posted_first) {
-            inject_rts(tag, id, MSG, PUSH);
+            inject_rts(tag, id, MSG, PUSH, src_buf);
         }
         drain();
         CU_ASSERT_FALSE(rq->complete);     /* the gets are done, the push is not */
@@ -236,7 +185,7 @@ static void test_truncated_within_push(void)
     setup_src();
     memset(r, 0xee, sizeof(r));
     CU_ASSERT_EQUAL_FATAL(loom_irecv(r, 1000, LOOM_BYTE, 0, 23, LOOM_COMM_WORLD, &rq), LOOM_OK);
-    inject_rts(23, 0x1004, MSG, PUSH);
+    inject_rts(23, 0x1004, MSG, PUSH, src_buf);
     inject_data(0x1004, PUSH, 63);
     CU_ASSERT_EQUAL(loom_wait(&rq, &st), LOOM_ERR_TRUNCATED);
     CU_ASSERT_EQUAL(st.bytes, 1000);
@@ -253,7 +202,7 @@ static void test_truncated_past_push(void)
 
     setup_src();
     memset(r, 0xee, sizeof(r));
-    inject_rts(24, 0x1005, MSG, PUSH);
+    inject_rts(24, 0x1005, MSG, PUSH, src_buf);
     inject_data(0x1005, PUSH, 64);
     CU_ASSERT_EQUAL_FATAL(loom_irecv(r, PUSH + 100, LOOM_BYTE, 0, 24, LOOM_COMM_WORLD, &rq),
                           LOOM_OK);
@@ -273,7 +222,7 @@ static void test_data_names_another_send(void)
     /* a posted receive whose RNDV_DATA names another send: it fails, named */
     setup_src();
     CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, 25, LOOM_COMM_WORLD, &rq), LOOM_OK);
-    inject_rts(25, 0x1006, MSG, PUSH);
+    inject_rts(25, 0x1006, MSG, PUSH, src_buf);
     inject_data(0x9999, PUSH, 65);
     CU_ASSERT_EQUAL(loom_wait(&rq, NULL), LOOM_ERR_TRANSPORT);
     CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_req);
@@ -281,7 +230,7 @@ static void test_data_names_another_send(void)
 
     /* an unexpected RTS whose RNDV_DATA has the wrong length forgets the
      * push: its receive then reads the whole message from the sender */
-    inject_rts(26, 0x1007, MSG, PUSH);
+    inject_rts(26, 0x1007, MSG, PUSH, src_buf);
     inject_data(0x1007, PUSH - 1, 66);
     CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
     CU_ASSERT_EQUAL(loom_recv(r, MSG, LOOM_BYTE, 0, 26, LOOM_COMM_WORLD, NULL), LOOM_OK);
@@ -289,8 +238,8 @@ static void test_data_names_another_send(void)
     drain();
 
     /* an RTS while an announced RNDV_DATA is still missing */
-    inject_rts(27, 0x1008, MSG, PUSH);
-    inject_rts(28, 0x1009, MSG, PUSH);
+    inject_rts(27, 0x1008, MSG, PUSH, src_buf);
+    inject_rts(28, 0x1009, MSG, PUSH, src_buf);
     inject_data(0x1009, PUSH, 67);
     CU_ASSERT_EQUAL(loom_recv(r, MSG, LOOM_BYTE, 0, 27, LOOM_COMM_WORLD, NULL), LOOM_OK);
     CU_ASSERT(holds(r, 0, MSG, 50));       /* all of it read */
@@ -305,7 +254,7 @@ static void test_push_not_a_prefix(void)
     int flag = 1;
 
     /* pushed >= length is malformed: dropped, nothing is unexpected */
-    inject_rts(29, 0x100a, PUSH, PUSH);
+    inject_rts(29, 0x100a, PUSH, PUSH, src_buf);
     CU_ASSERT_EQUAL(loom_iprobe(0, 29, LOOM_COMM_WORLD, &flag, NULL), LOOM_OK);
     CU_ASSERT_EQUAL(flag, 0);
     CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
@@ -316,7 +265,7 @@ static void test_push_not_a_prefix(void)
     CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_req);
     CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_ux);
     /* an RTS pushing more than one frame holds is malformed too */
-    inject_rts(29, 0x100c, 1u << 20, (uint32_t)loom_p2p_engine.ifaces[0]->caps.max_am);
+    inject_rts(29, 0x100c, 1u << 20, (uint32_t)loom_p2p_engine.ifaces[0]->caps.max_am, src_buf);
     CU_ASSERT_EQUAL(loom_iprobe(0, 29, LOOM_COMM_WORLD, &flag, NULL), LOOM_OK);
     CU_ASSERT_EQUAL(flag, 0);
 }
@@ -382,10 +331,10 @@ static void test_peer_failure(void)
     loom_msg_status_t st;
 
     setup_src();
-    inject_rts(51, 0x1051, MSG, PUSH);        /* unexpected, its data held */
+    inject_rts(51, 0x1051, MSG, PUSH, src_buf);        /* unexpected, its data held */
     inject_data(0x1051, PUSH, 71);
     CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, 50, LOOM_COMM_WORLD, &rq), LOOM_OK);
-    inject_rts(50, 0x1050, MSG, PUSH);        /* matched: waits for its data */
+    inject_rts(50, 0x1050, MSG, PUSH, src_buf);        /* matched: waits for its data */
     drain();
     CU_ASSERT_FALSE(rq->complete);
     loom_p2p_peer_err_handler(NULL, 0, LOOM_ERR_PEER_FAILED, "declared failed by the test");
@@ -416,20 +365,6 @@ int main(void)
         { "a failed peer ends the receives waiting for pushed data", test_peer_failure },
         { NULL, NULL },
     };
-    int rc;
 
-    setenv("LOOM_ERRORS", "return", 1);
-    setenv("LOOM_RNDV_PUSH", "4096", 1);
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
-    if (loom_init(NULL, NULL) != LOOM_OK) {
-        fprintf(stderr, "loom_init failed\n");
-        return 1;
-    }
-    rc = loom_test_run_suite("p2p_push", cases, NULL, NULL);
-    if (loom_finalize() != LOOM_OK) {
-        fprintf(stderr, "loom_finalize failed\n");
-        return 1;
-    }
-    return rc;
+    return inject_main("p2p_push", cases);
 }

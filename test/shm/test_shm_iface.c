@@ -162,7 +162,7 @@ static void forbid_cma(void)
 
 static void rank_setup(int rank)
 {
-    loom_tl_params_t params = { &t.job, on_am, on_err, NULL };
+    loom_tl_params_t params = { .job = &t.job, .am_cb = on_am, .err_cb = on_err };
 
     t.rank = rank;
     t.err_peer = -1;
@@ -588,7 +588,7 @@ static void test_open_refusals(void)
     static const char *const host[] = { "h" };
     loom_bootstrap_info_t job = { .rank = 0, .size = 1, .local_size = 1, .local_peers = one,
                                   .node_of_rank = one, .hostnames = host, .jobid = "x" };
-    loom_tl_params_t params = { &job, on_am, on_err, NULL };
+    loom_tl_params_t params = { .job = &job, .am_cb = on_am, .err_cb = on_err };
     loom_tl_iface_t *iface = NULL;
     char name[64];
 
@@ -618,7 +618,7 @@ static void test_bad_config(void)
         loom_bootstrap_info_t job = { .rank = 0, .size = 2, .local_size = 2,
                                       .local_peers = peers, .node_of_rank = peers,
                                       .hostnames = host, .jobid = "badcfg" };
-        loom_tl_params_t params = { &job, on_am, on_err, NULL };
+        loom_tl_params_t params = { .job = &job, .am_cb = on_am, .err_cb = on_err };
         loom_tl_iface_t *iface = NULL;
         putenv((char *)"LOOM_SHM_SLOT_SIZE=100");
         _exit(loom_tl_shm_ops.open(&params, &iface) == LOOM_ERR_CONFIG ? 0 : 1);

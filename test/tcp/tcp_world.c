@@ -101,6 +101,43 @@ void world_on_am(void *arg, int src, const void *data, size_t len)
     }
 }
 
+static int world_on_place(void *arg, int src, const void *head, size_t have, size_t len,
+                          loom_tl_place_t *place)
+{
+    world_rank_t *s = arg;
+
+    if (s->placing[src] || have >= len || len > sizeof(s->pbuf[src]) ||
+        have < LOOM_MIN(len, (size_t)LOOM_TL_PLACE_HEAD)) {
+        ++s->bad;
+        return 0;
+    }
+    memcpy(s->pbuf[src], head, have);
+    s->placing[src]   = 1;
+    s->place_len[src] = len;
+    place->dst  = s->pbuf[src] + have;
+    place->keep = len - have;
+    return 1;
+}
+
+static void world_on_place_done(void *arg, int src, loom_status_t status)
+{
+    world_rank_t *s = arg;
+
+    if (!s->placing[src]) {
+        ++s->bad;
+        return;
+    }
+    s->placing[src] = 0;
+    if (status != LOOM_OK) {
+        ++s->place_errs;
+        s->place_status = status;
+        s->errs_at_place_err = s->errs;
+        return;
+    }
+    ++s->placed;
+    world_on_am(arg, src, s->pbuf[src], s->place_len[src]);
+}
+
 void world_on_err(void *arg, int peer, loom_status_t status, const char *what)
 {
     world_rank_t *s = arg;
@@ -111,7 +148,7 @@ void world_on_err(void *arg, int peer, loom_status_t status, const char *what)
     snprintf(s->err_what, sizeof(s->err_what), "%s", what);
 }
 
-void world_open(int n, int same_node)
+static void world_open_with(int n, int same_node, int place)
 {
     memset(&world, 0, sizeof(world));
     g_nmodex = 0;
@@ -121,8 +158,10 @@ void world_open(int n, int same_node)
         world.hosts[r] = same_node ? "loophost" : "otherhost";
     }
     for (int r = 0; r < n; ++r) {
-        loom_tl_params_t params = { &world.job[r], world_on_am, world_on_err,
-                                    &world.st[r] };
+        loom_tl_params_t params = { .job = &world.job[r], .am_cb = world_on_am,
+                                    .err_cb = world_on_err, .cb_arg = &world.st[r],
+                                    .am_place_cb = place ? world_on_place : NULL,
+                                    .am_place_done_cb = place ? world_on_place_done : NULL };
         loom_tcp_modex_t modex = { world_modex_put, world_modex_get,
                                    (void *)(intptr_t)r };
 
@@ -147,6 +186,16 @@ void world_open(int n, int same_node)
                                                                 &world.ep[r][p]), LOOM_OK);
         }
     }
+}
+
+void world_open(int n, int same_node)
+{
+    world_open_with(n, same_node, 0);
+}
+
+void world_open_place(int n, int same_node)
+{
+    world_open_with(n, same_node, 1);
 }
 
 void world_close(void)

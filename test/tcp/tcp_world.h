@@ -35,6 +35,14 @@ typedef struct world_rank {
     int      err_peer;
     loom_status_t err_status;
     char     err_what[512];
+    /* frames received in place (world_open_place), one at a time per source */
+    uint8_t  pbuf[WORLD_MAXR][LOOM_TCP_MAX_AM];
+    int      placing[WORLD_MAXR];  /* a frame from that source is being placed */
+    size_t   place_len[WORLD_MAXR];
+    size_t   placed;               /* frames completed in place */
+    int      place_errs;           /* placements ended by an error */
+    loom_status_t place_status;
+    int      errs_at_place_err;    /* errs when the last placement failed */
 } world_rank_t;
 
 /** Called by world_on_am after rank @p me took a frame (good or bad) from @p src. */
@@ -79,6 +87,13 @@ void world_on_err(void *arg, int peer, loom_status_t status, const char *what);
  * reachability with CUnit (fatal on failure).
  */
 void world_open(int n, int same_node);
+
+/**
+ * world_open, with every rank taking the frames the transport offers in
+ * place (am_place_cb) into its pbuf; a completed one is checked as
+ * world_on_am checks a whole frame.
+ */
+void world_open_place(int n, int same_node);
 
 /** Destroy every endpoint and close every interface still open. */
 void world_close(void);

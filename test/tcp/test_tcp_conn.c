@@ -175,6 +175,55 @@ static void test_peer_death(void)
     free(dst);
 }
 
+static int place_failed(void)
+{
+    return world.st[1].place_errs > 0 && world.st[1].errs > 0;
+}
+
+/*
+ * A peer dies while a frame of it is being received in place: the frame's
+ * taker hears of it (place_done with the error) before the peer's failure
+ * is reported, and nothing waits for the rest.
+ */
+static void test_death_mid_place(void)
+{
+    static uint8_t raw[sizeof(loom_tcp_frame_hdr_t) + 20000];
+    loom_tcp_frame_hdr_t fh = { .len = 60000, .type = LOOM_TCP_AM };
+    struct { uint32_t seq, src; } f = { 1, 0 };
+    loom_tcp_iface_t *dying;
+
+    world_open_place(2, 1);
+    world_send(0, 1, 8);
+    CU_ASSERT(world_wait_for(world_all_delivered));
+    /* rank 0 writes the first third of its next frame, then dies */
+    dying = loom_tcp_iface_of(world.iface[0]);
+    memcpy(raw, &fh, sizeof(fh));
+    memcpy(raw + sizeof(fh), &f, sizeof(f));
+    for (size_t i = sizeof(f); i < sizeof(raw) - sizeof(fh); ++i) {
+        raw[sizeof(fh) + i] = (uint8_t)(f.seq * 7 + i);
+    }
+    CU_ASSERT_EQUAL(send(dying->peers[1]->conn->fd, raw, sizeof(raw), MSG_NOSIGNAL),
+                    (ssize_t)sizeof(raw));
+    for (double t0 = world_now(); !world.st[1].placing[0] && world.st[1].bad == 0 &&
+                                  world_now() - t0 < WORLD_DEADLINE;) {
+        loom_tl_iface_progress(world.iface[1]);
+    }
+    CU_ASSERT(world.st[1].placing[0]);
+    shutdown(dying->peers[1]->conn->fd, SHUT_RDWR);
+    world.iface[0] = NULL;
+    CU_ASSERT(world_wait_for(place_failed));
+    CU_ASSERT_EQUAL(world.st[1].place_errs, 1);
+    CU_ASSERT_EQUAL(world.st[1].place_status, LOOM_ERR_PEER_FAILED);
+    CU_ASSERT_EQUAL(world.st[1].errs_at_place_err, 0);   /* before the peer's failure */
+    CU_ASSERT_EQUAL(world.st[1].errs, 1);
+    CU_ASSERT_EQUAL(world.st[1].err_peer, 0);
+    CU_ASSERT_FALSE(world.st[1].placing[0]);
+    CU_ASSERT_EQUAL(world.st[1].received, 1);
+    CU_ASSERT_EQUAL(world.st[1].bad, 0);
+    world.iface[0] = &dying->super;
+    world_close();
+}
+
 static int rank1_gone(void)
 {
     loom_tcp_ep_t *ep = loom_tcp_ep_of(world.ep[0][1]);
@@ -220,7 +269,7 @@ static int open_child(int same_node)
     loom_bootstrap_info_t job = { .rank = 0, .size = 2, .local_size = 1,
                                   .node_of_rank = same_node ? nodes_same : nodes_diff,
                                   .hostnames = hosts, .jobid = "if" };
-    loom_tl_params_t params = { &job, world_on_am, world_on_err, NULL };
+    loom_tl_params_t params = { .job = &job, .am_cb = world_on_am, .err_cb = world_on_err };
     loom_tcp_modex_t modex = { world_modex_put, world_modex_get, NULL };
     loom_tl_iface_t *iface = NULL;
     loom_tcp_addr_t a = { 0 };
@@ -271,7 +320,7 @@ static int open_with_if(const char *value, int same_node, loom_tcp_addr_t *addr_
 static void test_open_choices(void)
 {
     loom_bootstrap_info_t job = { .rank = 0, .size = 1, .local_size = 1 };
-    loom_tl_params_t params = { &job, world_on_am, world_on_err, NULL };
+    loom_tl_params_t params = { .job = &job, .am_cb = world_on_am, .err_cb = world_on_err };
     loom_tcp_modex_t modex = { world_modex_put, world_modex_get, NULL };
     loom_tl_iface_t *iface = NULL;
     loom_tcp_addr_t a;
@@ -301,6 +350,7 @@ int main(int argc, char **argv)
     static const loom_test_case_t cases[] = {
         { "outsiders refused, the job goes on", test_outsiders },
         { "peer death: named error, failed get, no hang", test_peer_death },
+        { "peer death in the middle of a frame received in place", test_death_mid_place },
         { "orderly close is not an error", test_orderly_close },
         { "an idle interface still serves", test_idle_iface_serves },
         { "open: listening address choices", test_open_choices },

@@ -37,6 +37,14 @@ typedef struct feeder {
     size_t         data_ends;
     int            stop_after;    /* frame() returns LOOM_INPROGRESS on this frame number */
     size_t         reads;         /* reads into a chunk's destination and the buffer at once */
+    /* AM frames offered for placement: seq % 3 == 0 declined, 1 taken whole,
+     * 2 taken with only half of the rest kept (a truncating receive) */
+    uint8_t       *pbuf;          /* destination of the frame being placed */
+    int            in_place;      /* between place() and place_end() */
+    uint64_t       place_seq;
+    size_t         place_len, place_have, place_keep;
+    size_t         placed, declined;
+    uint64_t       declined_seq;  /* the last frame declined */
 } feeder_t;
 
 static unsigned rnd(unsigned *seed)
@@ -90,6 +98,7 @@ static loom_status_t feed_frame(void *arg, unsigned type, const void *body, size
     feeder_t *f = arg;
     uint64_t seq;
 
+    f->bad += f->in_place;   /* nothing may come between a placed frame's parts */
     ++f->frames;
     if (type != LOOM_TCP_AM || len < sizeof(seq)) {
         ++f->bad;
@@ -115,6 +124,7 @@ static void *feed_data_begin(void *arg, const loom_tcp_data_hdr_t *dh, size_t le
 {
     feeder_t *f = arg;
 
+    f->bad += f->in_place;
     if (dh->req_id == 0xdead) {
         return NULL;   /* discarded chunk */
     }
@@ -139,6 +149,66 @@ static loom_status_t feed_data_end(void *arg, const loom_tcp_data_hdr_t *dh, siz
 static const loom_tcp_rx_ops_t feed_ops = {
     .readv = feed_read, .frame = feed_frame,
     .data_begin = feed_data_begin, .data_end = feed_data_end,
+};
+
+static int feed_place(void *arg, const void *head, size_t have, size_t len,
+                      loom_tl_place_t *place)
+{
+    feeder_t *f = arg;
+    uint64_t seq;
+
+    /* the head is whole, and placing is worth it */
+    if (f->in_place || have < LOOM_MIN(len, (size_t)LOOM_TL_PLACE_HEAD) || have >= len ||
+        len - have < LOOM_TCP_DIRECT_MIN || have < sizeof(seq)) {
+        ++f->bad;
+        return 0;
+    }
+    memcpy(&seq, head, sizeof(seq));
+    if (seq % 3 == 0) {
+        /* offered once: a second offer of it is a bug */
+        f->bad += f->declined != 0 && f->declined_seq == seq;
+        f->declined_seq = seq;
+        ++f->declined;
+        return 0;
+    }
+    memcpy(f->pbuf, head, have);
+    memset(f->pbuf + have, 0, len - have);
+    f->in_place   = 1;
+    f->place_seq  = seq;
+    f->place_len  = len;
+    f->place_have = have;
+    f->place_keep = seq % 3 == 1 ? len - have : (len - have) / 2;
+    place->dst  = f->pbuf + have;
+    place->keep = f->place_keep;
+    return 1;
+}
+
+static loom_status_t feed_place_end(void *arg)
+{
+    feeder_t *f = arg;
+    size_t end = f->place_have + f->place_keep;
+
+    if (!f->in_place || f->place_seq != f->expect_seq) {
+        ++f->bad;
+    }
+    for (size_t i = sizeof(uint64_t); i < f->place_len; ++i) {
+        /* kept bytes are the frame's, dropped ones were never written */
+        if (f->pbuf[i] != (i < end ? (uint8_t)(f->place_seq + i) : 0)) {
+            ++f->bad;
+            break;
+        }
+    }
+    f->in_place = 0;
+    ++f->placed;
+    ++f->frames;
+    ++f->expect_seq;
+    return LOOM_OK;
+}
+
+static const loom_tcp_rx_ops_t feed_place_ops = {
+    .readv = feed_read, .frame = feed_frame,
+    .data_begin = feed_data_begin, .data_end = feed_data_end,
+    .place = feed_place, .place_end = feed_place_end,
 };
 
 static size_t put_frame(uint8_t *p, unsigned type, const void *a, size_t a_len,
@@ -188,24 +258,31 @@ static size_t build_stream(uint8_t *out, const uint8_t *src_data, unsigned seed)
     return len;
 }
 
-static void test_parser_random_splits(void)
+/*
+ * Feed streams cut at every piece size through @p ops, with the read-ahead
+ * unbounded and bounded (as the transport does during gets), with large and
+ * tiny budgets (the parser must pick up where it stopped). @p place: AM
+ * frames are offered for placement, and some are taken, whole or truncated.
+ */
+static void parser_trials(const loom_tcp_rx_ops_t *ops, int place)
 {
     size_t cap = (size_t)NFRAMES * (LOOM_TCP_MAX_AM + 300) + DATA_MAX + 100000;
     uint8_t *stream = malloc(cap);
     uint8_t *src = malloc(DATA_MAX);
     uint8_t *dst = malloc(DATA_MAX);
-    static const size_t pieces[] = { 1, 7, 100, 4096, 70000, 1u << 20 };
-    size_t two_piece_reads = 0;
+    uint8_t *pbuf = malloc(LOOM_TCP_MAX_AM);
+    static const size_t pieces[] = { 1, 7, 100, 4096, 5000, 70000, 1u << 20 };
+    size_t placed = 0, declined = 0, two_piece_reads = 0;
 
-    CU_ASSERT_FATAL(stream != NULL && src != NULL && dst != NULL);
+    CU_ASSERT_FATAL(stream != NULL && src != NULL && dst != NULL && pbuf != NULL);
     for (size_t i = 0; i < DATA_MAX; ++i) {
-        src[i] = (uint8_t)(i * 31 + 7);
+        src[i] = (uint8_t)(i * 31 + 7 + (unsigned)place);
     }
     for (unsigned trial = 0; trial < LOOM_ARRAY_SIZE(pieces) * 2; ++trial) {
-        size_t len = build_stream(stream, src, 1000 + trial);
+        size_t len = build_stream(stream, src, 1000 + trial + 1000 * (unsigned)place);
         feeder_t f = { .bytes = stream, .len = len, .seed = trial + 1,
                        .max_piece = pieces[trial % LOOM_ARRAY_SIZE(pieces)],
-                       .data = dst, .data_len = DATA_MAX };
+                       .data = dst, .data_len = DATA_MAX, .pbuf = pbuf };
         loom_tcp_rx_t rx;
         loom_status_t st = LOOM_OK;
         int calls = 0;
@@ -214,28 +291,78 @@ static void test_parser_random_splits(void)
         memset(dst, 0, DATA_MAX);
         CU_ASSERT_FATAL(loom_tcp_rx_init(&rx, LOOM_TCP_RX_BUF, LOOM_TCP_MAX_AM,
                                          LOOM_TCP_CHUNK) == LOOM_OK);
-        /* the second half bounds the read-ahead, as the transport does during gets */
         rx.fill_max = trial >= LOOM_ARRAY_SIZE(pieces) ? LOOM_TCP_RX_PEEK : 0;
-        /* small budgets too: the parser must pick up where it stopped */
         while (st == LOOM_OK && calls < 10000000) {
-            st = loom_tcp_rx_progress(&rx, &feed_ops, &f, trial & 1 ? 1 : 1u << 20);
+            st = loom_tcp_rx_progress(&rx, ops, &f, trial & 1 ? 1 : 1u << 20);
             ++calls;
         }
         CU_ASSERT_EQUAL(st, LOOM_ERR_CONNECTION);
         CU_ASSERT(rx.eof);
         CU_ASSERT_EQUAL(f.bad, 0);
         CU_ASSERT_EQUAL(f.frames, NFRAMES);
+        CU_ASSERT_FALSE(f.in_place);
         CU_ASSERT_EQUAL(f.data_got, DATA_MAX);
         CU_ASSERT_EQUAL(f.data_ends, NDATA + 1);
         CU_ASSERT(memcmp(src, dst, DATA_MAX) == 0);
+        placed += f.placed;
+        declined += f.declined;
         two_piece_reads += f.reads;
         loom_tcp_rx_cleanup(&rx);
     }
     /* large pieces: chunk tails were read together with the frames after them */
     CU_ASSERT(two_piece_reads > 0);
+    CU_ASSERT(place ? placed > 20 && declined > 10 : placed + declined == 0);
     free(stream);
     free(src);
     free(dst);
+    free(pbuf);
+}
+
+static void test_parser_random_splits(void)
+{
+    parser_trials(&feed_ops, 0);
+}
+
+/*
+ * The same with AM frames offered for placement: taken frames (whole or
+ * truncated) and declined ones keep their order with the rest, and
+ * GET_DATA chunks still land in place.
+ */
+static void test_parser_place(void)
+{
+    parser_trials(&feed_place_ops, 1);
+}
+
+/* The stream ends in the middle of a taken frame: the owner learns it is still placing. */
+static void test_parser_place_eof(void)
+{
+    static uint8_t buf[3 * 20000], pbuf[20000];
+    uint8_t body[20000];
+    uint64_t seq = 1;
+    loom_tcp_rx_t rx;
+    feeder_t f = { .seed = 3, .max_piece = 700, .pbuf = pbuf, .expect_seq = 1 };
+    loom_status_t st;
+    size_t len;
+
+    memcpy(body, &seq, sizeof(seq));
+    for (size_t i = sizeof(seq); i < sizeof(body); ++i) {
+        body[i] = (uint8_t)(seq + i);
+    }
+    len = put_frame(buf, LOOM_TCP_AM, body, sizeof(body), NULL, 0);
+    f.bytes = buf;
+    f.len = len - 5000;
+    CU_ASSERT_FATAL(loom_tcp_rx_init(&rx, LOOM_TCP_RX_BUF, LOOM_TCP_MAX_AM,
+                                     LOOM_TCP_CHUNK) == LOOM_OK);
+    do {
+        st = loom_tcp_rx_progress(&rx, &feed_place_ops, &f, 1u << 20);
+    } while (st == LOOM_OK);
+    CU_ASSERT_EQUAL(st, LOOM_ERR_CONNECTION);
+    CU_ASSERT(rx.eof);
+    CU_ASSERT(rx.placing);
+    CU_ASSERT(f.in_place);
+    CU_ASSERT_EQUAL(f.placed, 0);
+    CU_ASSERT_EQUAL(f.bad, 0);
+    loom_tcp_rx_cleanup(&rx);
 }
 
 static loom_status_t run_stream(const uint8_t *bytes, size_t len, size_t max_piece,
@@ -451,6 +578,8 @@ int main(void)
 {
     static const loom_test_case_t cases[] = {
         { "parser: random splits, EAGAIN/EINTR, in-place data", test_parser_random_splits },
+        { "parser: AM frames received in place, taken or declined", test_parser_place },
+        { "parser: end of stream inside a frame received in place", test_parser_place_eof },
         { "parser: protocol and stream errors", test_parser_errors },
         { "parser: stop after a frame, resize keeps bytes", test_parser_stop },
         { "handshake validation", test_hello_check },

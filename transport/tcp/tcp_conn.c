@@ -70,6 +70,7 @@ void loom_tcp_ep_fail(loom_tcp_ep_t *ep, loom_status_t status, const char *op,
 {
     loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
     int peer = ep->super.peer;
+    int placing = ep->conn != NULL && ep->conn->rx.placing;
     char what[512];
 
     if (ep->state == LOOM_TCP_EP_FAILED) {
@@ -90,6 +91,9 @@ void loom_tcp_ep_fail(loom_tcp_ep_t *ep, loom_status_t status, const char *op,
     loom_error("tcp", "%s", what);
     loom_tcp_ep_drop_txq(ep);
     loom_tcp_ep_fail_gets(ep, status);
+    if (placing) {   /* the frame being received in place will not complete */
+        iface->super.params.am_place_done_cb(iface->super.params.cb_arg, peer, status);
+    }
     if (iface->super.params.err_cb != NULL) {
         iface->super.params.err_cb(iface->super.params.cb_arg, peer, status, what);
     }
@@ -526,11 +530,32 @@ static loom_status_t loom_tcp_conn_rx_data_end(void *arg, const loom_tcp_data_hd
     return conn->state == LOOM_TCP_CONN_DEAD ? LOOM_ERR_CANCELED : st;
 }
 
+static int loom_tcp_conn_rx_place(void *arg, const void *head, size_t have, size_t len,
+                                  loom_tl_place_t *place)
+{
+    loom_tcp_conn_t *conn = arg;
+
+    if (conn->state != LOOM_TCP_CONN_UP) {
+        return 0;   /* a handshake frame: the parser delivers it whole */
+    }
+    return loom_tcp_ep_rx_place(conn->ep, head, have, len, place);
+}
+
+static loom_status_t loom_tcp_conn_rx_place_end(void *arg)
+{
+    loom_tcp_conn_t *conn = arg;
+
+    loom_tcp_ep_rx_place_end(conn->ep);
+    return conn->state == LOOM_TCP_CONN_DEAD ? LOOM_ERR_CANCELED : LOOM_OK;
+}
+
 static const loom_tcp_rx_ops_t loom_tcp_conn_rx_ops = {
     .readv      = loom_tcp_conn_rx_readv,
     .frame      = loom_tcp_conn_rx_frame,
     .data_begin = loom_tcp_conn_rx_data_begin,
     .data_end   = loom_tcp_conn_rx_data_end,
+    .place      = loom_tcp_conn_rx_place,
+    .place_end  = loom_tcp_conn_rx_place_end,
 };
 
 static void loom_tcp_conn_read_error(loom_tcp_conn_t *conn, loom_status_t st)
@@ -559,7 +584,7 @@ static void loom_tcp_conn_read_error(loom_tcp_conn_t *conn, loom_status_t st)
         loom_tcp_conn_close(conn);
         return;
     }
-    if (ep->state == LOOM_TCP_EP_CLOSED && conn->rx.eof) {
+    if (ep->state == LOOM_TCP_EP_CLOSED && conn->rx.eof && !conn->rx.placing) {
         loom_tcp_conn_close(conn);   /* BYE, then end of stream: an orderly close */
         return;
     }

@@ -734,6 +734,26 @@ loom_status_t loom_tcp_ep_rx_data_end(loom_tcp_ep_t *ep, const loom_tcp_data_hdr
     return LOOM_OK;
 }
 
+int loom_tcp_ep_rx_place(loom_tcp_ep_t *ep, const void *head, size_t have, size_t len,
+                         loom_tl_place_t *place)
+{
+    const loom_tl_params_t *params = &loom_tcp_ep_iface(ep)->super.params;
+
+    if (params->am_place_cb == NULL || loom_tcp_ep_iface(ep)->closing) {
+        return 0;
+    }
+    return params->am_place_cb(params->cb_arg, ep->super.peer, head, have, len, place);
+}
+
+void loom_tcp_ep_rx_place_end(loom_tcp_ep_t *ep)
+{
+    const loom_tl_params_t *params = &loom_tcp_ep_iface(ep)->super.params;
+
+    if (!loom_tcp_ep_iface(ep)->closing) {
+        params->am_place_done_cb(params->cb_arg, ep->super.peer, LOOM_OK);
+    }
+}
+
 static loom_status_t loom_tcp_ep_on_get_err(loom_tcp_ep_t *ep, const void *body, size_t len)
 {
     loom_tcp_get_err_t err;

@@ -77,6 +77,8 @@
 #define LOOM_TCP_FIRST_CHUNK  (64u * 1024)
 #define LOOM_TCP_RX_BUF       (128u * 1024) /* per connection, > one whole AM frame */
 #define LOOM_TCP_RX_PEEK      4096u         /* read-ahead into it while gets are outstanding */
+/* below this, in-place data is read through the buffer (fewer syscalls) */
+#define LOOM_TCP_DIRECT_MIN   4096u
 #define LOOM_TCP_SMALL_INLINE 256u          /* bounce buffers of the small pool */
 #define LOOM_TCP_TXQ_MAX      (4u << 20)    /* queued bytes per peer before NO_RESOURCE */
 #define LOOM_TCP_HS_TIMEOUT   10.0          /* seconds an unauthenticated socket may idle */
@@ -170,6 +172,17 @@ typedef struct loom_tcp_rx_ops {
     void *(*data_begin)(void *arg, const loom_tcp_data_hdr_t *dh, size_t len);
     /** All data of the chunk announced by data_begin arrived. As frame(). */
     loom_status_t (*data_end)(void *arg, const loom_tcp_data_hdr_t *dh, size_t len);
+    /**
+     * Optional (NULL: never). The first @p have body bytes of an AM frame of
+     * @p len are at @p head (at least min(len, LOOM_TL_PLACE_HEAD)), at least
+     * LOOM_TCP_DIRECT_MIN more are to come: @return 1 with @p place filled to
+     * take the frame (its rest goes to place->dst, then place_end), 0 to get
+     * it whole through frame(). Asked once per frame.
+     */
+    int (*place)(void *arg, const void *head, size_t have, size_t len,
+                 loom_tl_place_t *place);
+    /** The rest of the frame place() took arrived. As frame(). */
+    loom_status_t (*place_end)(void *arg);
 } loom_tcp_rx_ops_t;
 
 typedef struct loom_tcp_rx {
@@ -183,9 +196,13 @@ typedef struct loom_tcp_rx {
                                      * buf (0: no bound), so a GET_DATA body that follows
                                      * lands in place, not in buf */
     size_t              need;       /* bytes the frame at pos still lacks (RX_NEED) */
-    uint8_t            *dst;        /* in-place GET_DATA body, or NULL = discard */
-    size_t              dst_left;   /* data bytes still to receive (0: parsing frames) */
-    size_t              dst_len;
+    uint8_t            *dst;        /* in-place body (GET_DATA, or a placed AM frame's rest) */
+    size_t              dst_left;   /* body bytes still to receive (0: parsing frames) */
+    size_t              dst_len;    /* body bytes received in place in all */
+    size_t              dst_keep;   /* the first dst_keep of them go to dst, the rest
+                                     * is read and dropped */
+    uint8_t             placing;    /* the in-place body is an AM frame's (place_end) */
+    uint8_t             place_asked; /* place() declined the frame at pos */
     loom_tcp_data_hdr_t dh;
     int                 eof;        /* the read op returned 0 */
     int                 err;        /* errno of a failed read */
@@ -471,6 +488,11 @@ void *loom_tcp_ep_rx_data_begin(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh
                                 size_t len);
 loom_status_t loom_tcp_ep_rx_data_end(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
                                       size_t len);
+/** Offer an AM frame whose body is still arriving to the engine (am_place_cb). */
+int loom_tcp_ep_rx_place(loom_tcp_ep_t *ep, const void *head, size_t have, size_t len,
+                         loom_tl_place_t *place);
+/** The frame the engine took is complete (am_place_done_cb). */
+void loom_tcp_ep_rx_place_end(loom_tcp_ep_t *ep);
 
 loom_status_t loom_tcp_am_send(loom_tl_ep_t *tl_ep, const void *hdr, size_t hdr_len,
                                const void *payload, size_t payload_len);

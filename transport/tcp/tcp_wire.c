@@ -12,6 +12,16 @@
  * bound how far ahead the parser reads into its buffer (fill_max) while it
  * expects data chunks, so that a chunk's body is not first pulled into the
  * buffer with the header before it and copied out again.
+ *
+ * An AM frame whose body is not all in yet is offered to the owner
+ * (ops->place) once its first bytes are: if the owner takes it, the rest
+ * of its body is received in place the same way (an eager message read
+ * straight into the receive buffer that matched it, the pushed part of a
+ * rendezvous into its receive). The read-ahead is not bounded for this: a
+ * stream of frames is still read in large pieces, and only a frame cut by
+ * the end of a read is placed (reading each frame's body apart from the
+ * next header costs a syscall per frame and, over loopback, made the
+ * sender's copies slower: the reader then follows the writer closely).
  */
 #include "tcp_int.h"
 
@@ -22,8 +32,6 @@
 
 #define LOOM_TCP_HDR_LEN   sizeof(loom_tcp_frame_hdr_t)
 #define LOOM_TCP_DHDR_LEN  sizeof(loom_tcp_data_hdr_t)
-/* below this, in-place data is read through the buffer (fewer syscalls) */
-#define LOOM_TCP_DIRECT_MIN 4096
 
 /* internal outcome of a parsing step */
 enum { RX_NEED = 2, RX_AGAIN = 3 };
@@ -154,6 +162,42 @@ static int loom_tcp_rx_protocol_error(loom_tcp_rx_t *rx, const char *what, unsig
     return LOOM_ERR_TRANSPORT;
 }
 
+/* Start receiving the rest of a body in place (dst NULL or keep 0: drop it). */
+static void loom_tcp_rx_dst_begin(loom_tcp_rx_t *rx, void *dst, size_t len, size_t keep)
+{
+    rx->dst      = dst;
+    rx->dst_len  = len;
+    rx->dst_left = len;
+    rx->dst_keep = dst != NULL ? LOOM_MIN(keep, len) : 0;
+}
+
+/*
+ * Offer the AM frame at rx->pos, cut after its first body bytes, to the
+ * owner. LOOM_OK: taken (its buffered bytes consumed, the rest in place);
+ * RX_NEED: more bytes first (its head is not in), or declined.
+ */
+static int loom_tcp_rx_place(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
+                             const loom_tcp_frame_hdr_t *hdr)
+{
+    size_t have = rx->end - rx->pos - LOOM_TCP_HDR_LEN;
+    size_t head = LOOM_MIN((size_t)hdr->len, (size_t)LOOM_TL_PLACE_HEAD);
+    loom_tl_place_t place = { NULL, 0 };
+
+    if (have < head) {
+        rx->need = head - have;
+        return RX_NEED;
+    }
+    rx->place_asked = 1;
+    if (!ops->place(arg, rx->buf + rx->pos + LOOM_TCP_HDR_LEN, have, hdr->len, &place)) {
+        return RX_NEED;
+    }
+    rx->place_asked  = 0;
+    rx->placing      = 1;
+    rx->pos          = rx->end;   /* everything buffered belongs to this frame */
+    loom_tcp_rx_dst_begin(rx, place.dst, hdr->len - have, place.keep);
+    return LOOM_OK;
+}
+
 /* Parse the frame at rx->pos if it is whole. RX_NEED if more bytes are needed. */
 static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops,
                                  void *arg)
@@ -176,8 +220,17 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
         }
         if (avail < LOOM_TCP_HDR_LEN + hdr.len) {
             rx->need = LOOM_TCP_HDR_LEN + hdr.len - avail;
+            if (hdr.type == LOOM_TCP_AM && ops->place != NULL && !rx->place_asked &&
+                rx->need >= LOOM_TCP_DIRECT_MIN) {
+                int st = loom_tcp_rx_place(rx, ops, arg, &hdr);
+                if (st == RX_NEED && rx->place_asked) {
+                    rx->need = LOOM_TCP_HDR_LEN + hdr.len - avail;   /* declined */
+                }
+                return st;
+            }
             return RX_NEED;
         }
+        rx->place_asked  = 0;
         rx->pos += LOOM_TCP_HDR_LEN + hdr.len;
         return ops->frame(arg, hdr.type, rx->buf + rx->pos - hdr.len, hdr.len);
     }
@@ -191,9 +244,7 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
     memcpy(&rx->dh, rx->buf + rx->pos + LOOM_TCP_HDR_LEN, LOOM_TCP_DHDR_LEN);
     rx->pos += LOOM_TCP_HDR_LEN + LOOM_TCP_DHDR_LEN;
     dlen = hdr.len - LOOM_TCP_DHDR_LEN;
-    rx->dst      = ops->data_begin(arg, &rx->dh, dlen);
-    rx->dst_len  = dlen;
-    rx->dst_left = dlen;
+    loom_tcp_rx_dst_begin(rx, ops->data_begin(arg, &rx->dh, dlen), dlen, dlen);
     if (dlen == 0) {
         return ops->data_end(arg, &rx->dh, 0);
     }
@@ -201,12 +252,13 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
 }
 
 /*
- * Read the rest of a data chunk straight into its destination, and in the
- * same call whatever follows it into the (empty) buffer, as Open MPI's
- * endpoint cache does: the frames after a chunk cost no extra read.
+ * Read the kept rest of an in-place body (@p want bytes) straight into its
+ * destination, and in the same call whatever follows it into the (empty)
+ * buffer, as Open MPI's endpoint cache does: the frames after a body cost
+ * no extra read.
  */
 static int loom_tcp_rx_direct(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
-                              size_t *done_p, int *short_p)
+                              size_t want, size_t *done_p, int *short_p)
 {
     struct iovec iov[2];
     size_t got = 0;
@@ -214,14 +266,14 @@ static int loom_tcp_rx_direct(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, v
 
     rx->pos = rx->end = 0;   /* called with nothing buffered */
     iov[0].iov_base = rx->dst + (rx->dst_len - rx->dst_left);
-    iov[0].iov_len  = rx->dst_left;
+    iov[0].iov_len  = want;
     iov[1].iov_base = rx->buf;
     iov[1].iov_len  = rx->fill_max != 0 ? LOOM_MIN(rx->fill_max, rx->cap) : rx->cap;
     st = loom_tcp_rx_readv(rx, ops, arg, iov, 2, done_p, short_p, &got);
     if (st == LOOM_OK) {
-        if (got > rx->dst_left) {
-            rx->end = got - rx->dst_left;
-            got = rx->dst_left;
+        if (got > want) {
+            rx->end = got - want;
+            got = want;
         }
         rx->dst_left -= got;
     }
@@ -229,8 +281,9 @@ static int loom_tcp_rx_direct(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, v
 }
 
 /*
- * Move in-place data: first what is buffered, then straight from the
- * socket into the destination. LOOM_OK once the chunk is complete.
+ * Move an in-place body: first what is buffered, then straight from the
+ * socket into the destination; bytes past dst_keep are dropped. LOOM_OK
+ * once the body is complete.
  */
 static int loom_tcp_rx_data(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
                             size_t *done_p, int *short_p)
@@ -238,12 +291,13 @@ static int loom_tcp_rx_data(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, voi
     while (rx->dst_left > 0) {
         size_t avail = rx->end - rx->pos;
         size_t off = rx->dst_len - rx->dst_left;
+        size_t kept_left = rx->dst_keep > off ? rx->dst_keep - off : 0;
         int st;
 
         if (avail > 0) {
             size_t n = LOOM_MIN(avail, rx->dst_left);
-            if (rx->dst != NULL) {
-                memcpy(rx->dst + off, rx->buf + rx->pos, n);
+            if (kept_left > 0) {
+                memcpy(rx->dst + off, rx->buf + rx->pos, LOOM_MIN(n, kept_left));
             }
             rx->pos += n;
             rx->dst_left -= n;
@@ -252,8 +306,8 @@ static int loom_tcp_rx_data(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, voi
         if (*short_p) {
             return RX_AGAIN;   /* the last read drained the socket */
         }
-        if (rx->dst != NULL && rx->dst_left >= LOOM_TCP_DIRECT_MIN) {
-            st = loom_tcp_rx_direct(rx, ops, arg, done_p, short_p);
+        if (kept_left >= LOOM_TCP_DIRECT_MIN) {
+            st = loom_tcp_rx_direct(rx, ops, arg, kept_left, done_p, short_p);
         } else {
             rx->need = rx->dst_left;
             st = loom_tcp_rx_fill(rx, ops, arg, done_p, short_p);
@@ -261,6 +315,10 @@ static int loom_tcp_rx_data(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, voi
         if (st != LOOM_OK && st != RX_NEED) {
             return st;
         }
+    }
+    if (rx->placing) {
+        rx->placing = 0;
+        return ops->place_end(arg);
     }
     return ops->data_end(arg, &rx->dh, rx->dst_len);
 }

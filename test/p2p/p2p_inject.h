@@ -1,0 +1,88 @@
+/*
+ * p2p_inject.h: what the singleton engine suites (test_push.c, test_place.c)
+ * share: byte patterns that show where each byte came from, progress
+ * passes, an RTS injected into the engine as if rank 0 (this process) sent
+ * it, and the singleton's main.
+ */
+#ifndef LOOM_TEST_P2P_INJECT_H
+#define LOOM_TEST_P2P_INJECT_H
+
+#include "../common/cunit_main.h"
+#include <loom.h>
+#include "p2p_int.h"
+#include "comm_int.h"
+#include "request_int.h"
+#include "p2p_engine_int.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INJECT_PUSH 4096u   /* LOOM_RNDV_PUSH of these suites */
+
+/* pattern @p seed over p[0, n) */
+static inline void fill(uint8_t *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; ++i) {
+        p[i] = (uint8_t)(i * 13 + seed + (i >> 9));
+    }
+}
+
+/* 1 if p[from, to) holds the pattern of @p seed at those offsets */
+static inline int holds(const uint8_t *p, size_t from, size_t to, unsigned seed)
+{
+    for (size_t i = from; i < to; ++i) {
+        if (p[i] != (uint8_t)(i * 13 + seed + (i >> 9))) {
+            fprintf(stderr, "byte %zu differs\n", i);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static inline void drain(void)
+{
+    for (int i = 0; i < 8; ++i) {
+        loom_progress();
+    }
+}
+
+/* An RTS from rank 0 for @p len bytes at @p src, with @p pushed bytes to follow. */
+static inline void inject_rts(int tag, uint64_t sreq, size_t len, uint32_t pushed,
+                              const void *src)
+{
+    loom_p2p_hdr_rts_t h;
+
+    memset(&h, 0, sizeof(h));
+    h.base = (loom_p2p_hdr_t){ .type = LOOM_P2P_RTS,
+                               .ctx = loom_comm_ctx(LOOM_COMM_WORLD, LOOM_CTX_P2P),
+                               .src = 0, .tag = tag, .len = len };
+    h.sreq   = sreq;
+    h.raddr  = (uint64_t)(uintptr_t)src;
+    h.pushed = pushed;
+    loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
+}
+
+/* Run @p cases as suite @p name in a singleton (errors return, pushes of INJECT_PUSH). */
+static inline int inject_main(const char *name, const loom_test_case_t *cases)
+{
+    int rc;
+
+    setenv("LOOM_ERRORS", "return", 1);
+    setenv("LOOM_RNDV_PUSH", "4096", 1);
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+    if (loom_init(NULL, NULL) != LOOM_OK) {
+        fprintf(stderr, "loom_init failed\n");
+        return 1;
+    }
+    rc = loom_test_run_suite(name, cases, NULL, NULL);
+    if (loom_finalize() != LOOM_OK) {
+        fprintf(stderr, "loom_finalize failed\n");
+        return 1;
+    }
+    return rc;
+}
+
+#endif /* LOOM_TEST_P2P_INJECT_H */
