@@ -131,6 +131,9 @@ typedef int (*loom_tl_am_place_cb_t)(void *arg, int src, const void *head, size_
  * The frame taken by the last am_place_cb from @p src is complete
  * (@p status LOOM_OK), or will not be (an error: the connection failed
  * mid-frame; called before err_cb reports the peer). Called from progress().
+ * The engine also ends a taken frame itself when err_cb reports @p src
+ * failed, so a transport stops writing to place->dst before it calls
+ * err_cb (and only the transport serving @p src reports it).
  */
 typedef void (*loom_tl_am_place_done_cb_t)(void *arg, int src, loom_status_t status);
 

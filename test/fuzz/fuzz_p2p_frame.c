@@ -108,7 +108,9 @@ static void drain(loom_comm_t comm, uint32_t which)
  * and long enough) as a byte stream would, its head offered to
  * loom_p2p_am_place, the rest written where the engine says if taken
  * (ASan checks the destination), then the end reported, as a success or,
- * for odd lengths, as a failed connection.
+ * for odd lengths, as a failed connection. (A real transport then reports
+ * the peer failed; here the peer stays up, so that one input can go on:
+ * the engine must stay consistent either way.)
  */
 static void deliver(const uint8_t *frame, size_t len, int place)
 {

@@ -80,6 +80,9 @@ static loom_status_t feed_frame(void *arg, unsigned type, const void *body, size
     int src;
     char why[128];
 
+    if (f->placing) {
+        __builtin_trap();                  /* nothing between a taken frame's parts */
+    }
     for (size_t i = 0; i < len; ++i) {
         sum ^= ((const uint8_t *)body)[i];  /* every byte must be readable */
     }
@@ -103,8 +106,8 @@ static void *feed_data_begin(void *arg, const loom_tcp_data_hdr_t *dh, size_t le
 {
     feed_t *f = arg;
 
-    if (len > sizeof(f->sink)) {
-        __builtin_trap();                  /* above max_data */
+    if (len > sizeof(f->sink) || f->placing) {
+        __builtin_trap();                  /* above max_data, or inside a taken frame */
     }
     f->chunk_len = len;
     return (dh->req_id & 1) ? NULL : f->sink;   /* discard some chunks */

@@ -8,8 +8,9 @@
  * at the end; the hang report shows it reading); receives shorter than the
  * message, shorter even than the head; an unexpected EAGER declined and
  * then delivered whole; an EAGER_SYNC whose ACK goes at the end (a real
- * issend completes by it); the RNDV_DATA a matched rendezvous receive
- * waits for, and one naming another send (declined); an EAGER declined
+ * issend completes by it, also when truncated); the RNDV_DATA a matched
+ * rendezvous receive waits for, one naming another send (declined), one
+ * longer than the receive, one whose connection fails; an EAGER declined
  * while a pushed part is announced; a placement that fails (the
  * transport's error), and, last, a peer failing with a frame half in.
  */
@@ -149,15 +150,17 @@ static void test_sync_acked_at_end(void)
     loom_match_unexp_remove(&loom_p2p_engine.match, u);
     CU_ASSERT_EQUAL_FATAL(ux->pool, LOOM_P2P_UNEXP_POOL_LARGE);   /* 500 bytes */
     loom_mpool_put(&loom_p2p_engine.unexp_large_pool, ux);
-    /* the same send, as a large frame arriving in place */
+    /* the same send, as a large frame arriving in place, into a receive too
+     * short for it: truncated, and acknowledged all the same */
     flen = build_eager(LOOM_P2P_EAGER_SYNC, 13, sreq, MSG, 6);
-    CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG, LOOM_BYTE, 0, 13, LOOM_COMM_WORLD, &rq), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_irecv(r, MSG - 10, LOOM_BYTE, 0, 13, LOOM_COMM_WORLD, &rq),
+                          LOOM_OK);
     CU_ASSERT_EQUAL_FATAL(offer(flen, &pl), 1);
     drain();
     CU_ASSERT_FALSE(sq->complete);                 /* no ACK before the data is in */
     loom_p2p_am_place_done(&loom_p2p_engine, 0, LOOM_OK);
-    CU_ASSERT_EQUAL(loom_wait(&rq, NULL), LOOM_OK);
-    CU_ASSERT(holds(r, 0, MSG, 6));
+    CU_ASSERT_EQUAL(loom_wait(&rq, NULL), LOOM_ERR_TRUNCATED);
+    CU_ASSERT(holds(r, 0, MSG - 10, 6));
     CU_ASSERT_EQUAL(loom_wait(&sq, NULL), LOOM_OK);  /* its ACK went */
 }
 
@@ -205,6 +208,43 @@ static void test_push_taken(void)
         }
     }
     drain();                                       /* its FIN (names no send here) */
+}
+
+/* The pushed part is longer than the receive; then a pushed part that fails to arrive. */
+static void test_push_short_and_failed(void)
+{
+    static uint8_t r[RMSG];
+    loom_tl_place_t pl;
+    loom_request_t rq;
+    loom_msg_status_t st;
+    size_t flen;
+
+    fill(src_buf, RMSG, 52);
+    memset(r, 0xee, sizeof(r));
+    CU_ASSERT_EQUAL_FATAL(loom_irecv(r, 1000, LOOM_BYTE, 0, 25, LOOM_COMM_WORLD, &rq), LOOM_OK);
+    inject_rts(25, 0x2003, RMSG, PUSH, src_buf);
+    flen = build_push(0x2003, PUSH, 62);
+    CU_ASSERT_EQUAL_FATAL(offer(flen, &pl), 1);
+    /* the head already brought more than the receive takes: nothing more kept */
+    CU_ASSERT_EQUAL(pl.keep, 1000 - (HEAD - sizeof(loom_p2p_hdr_ctl_t)));
+    loom_p2p_am_place_done(&loom_p2p_engine, 0, LOOM_OK);
+    CU_ASSERT_EQUAL(loom_wait(&rq, &st), LOOM_ERR_TRUNCATED);
+    CU_ASSERT_EQUAL(st.bytes, 1000);
+    CU_ASSERT(holds(r, 0, 1000, 62));
+    CU_ASSERT_EQUAL(r[1000], 0xee);
+    drain();
+
+    /* the connection fails while the pushed part arrives: the receive ends
+     * with that error once its gets are over, and sends FIN all the same */
+    CU_ASSERT_EQUAL_FATAL(loom_irecv(r, RMSG, LOOM_BYTE, 0, 26, LOOM_COMM_WORLD, &rq), LOOM_OK);
+    inject_rts(26, 0x2004, RMSG, PUSH, src_buf);
+    flen = build_push(0x2004, PUSH, 63);
+    CU_ASSERT_EQUAL_FATAL(offer(flen, &pl), 1);
+    loom_p2p_am_place_done(&loom_p2p_engine, 0, LOOM_ERR_CONNECTION);
+    CU_ASSERT_EQUAL(loom_wait(&rq, NULL), LOOM_ERR_CONNECTION);
+    CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].place_req);
+    CU_ASSERT_PTR_NULL(loom_p2p_engine.peers[0].push_req);
+    drain();
 }
 
 static void test_eager_while_push_announced(void)
@@ -277,6 +317,8 @@ int main(void)
         { "EAGER_SYNC: the ACK goes once the data is in", test_sync_acked_at_end },
         { "the pushed part of a matched rendezvous, and another send's",
           test_push_taken },
+        { "a pushed part longer than the receive; one that fails to arrive",
+          test_push_short_and_failed },
         { "EAGER while a pushed part is announced: judged whole",
           test_eager_while_push_announced },
         { "a placement the transport fails", test_place_fails },
