@@ -321,6 +321,29 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);
 void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
                                const char *what);
 
+/** 1 if @p peer announced a RNDV_DATA that has not come yet (it must come next). */
+static inline int loom_p2p_push_announced(const loom_p2p_peer_t *peer)
+{
+    return peer->push_req != NULL || peer->push_ux != NULL;
+}
+
+/*
+ * A frame of which @p got bytes of payload are at @p data arrives for a
+ * receive that takes @p want bytes of it at @p buf: copy what is there and
+ * point @p place at the rest (tl.h am_place_cb).
+ */
+static inline void loom_p2p_place_into(void *buf, size_t want, const void *data, size_t got,
+                                       loom_tl_place_t *place)
+{
+    size_t n = got < want ? got : want;
+
+    if (n != 0) {
+        memcpy(buf, data, n);
+    }
+    place->dst  = want != 0 ? (char *)buf + n : NULL;
+    place->keep = want - n;
+}
+
 /** The transports' offer of a frame still arriving (tl.h am_place_cb). */
 int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t len,
                       loom_tl_place_t *place);

@@ -413,6 +413,16 @@ static __attribute__((noinline)) void loom_p2p_recv_truncated(loom_request_t req
     loom_request_complete(req, LOOM_ERR_TRUNCATED);
 }
 
+/* a matched eager receive has its data (of a @p len-byte message): complete it */
+static inline void loom_p2p_recv_eager_done(loom_request_t req, size_t len)
+{
+    if (loom_unlikely(len > loom_p2p_req(req)->len)) {
+        loom_p2p_recv_truncated(req, len);
+        return;
+    }
+    loom_request_complete(req, LOOM_OK);
+}
+
 /* eager payload into a matched receive; completes it */
 static inline void loom_p2p_recv_copy(loom_request_t req, const void *data, size_t len)
 {
@@ -421,11 +431,7 @@ static inline void loom_p2p_recv_copy(loom_request_t req, const void *data, size
 
     loom_copy_small(rq->buf, data, n);
     req->msg.bytes = n;
-    if (loom_unlikely(len > rq->len)) {
-        loom_p2p_recv_truncated(req, len);
-        return;
-    }
-    loom_request_complete(req, LOOM_OK);
+    loom_p2p_recv_eager_done(req, len);
 }
 
 /* an unexpected message meets its receive */
@@ -528,6 +534,23 @@ int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
 
 /* ---- arriving frames --------------------------------------------------------------- */
 
+/* The posted receive an arriving message with header @p h matches (its
+ * status source and tag filled), or NULL: the message is unexpected. */
+static inline loom_request_t loom_p2p_match_arrival(const loom_p2p_hdr_t *h)
+{
+    loom_match_posted_t *p = loom_match_posted_take(&loom_p2p_engine.match, h->ctx, h->src,
+                                                    h->tag);
+    loom_request_t req;
+
+    if (p == NULL) {
+        return NULL;
+    }
+    req = loom_p2p_req_from_posted(p);
+    req->msg.source = h->src;
+    req->msg.tag    = h->tag;
+    return req;
+}
+
 static loom_p2p_unexp_t *loom_p2p_unexp_alloc(size_t data_len)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
@@ -559,13 +582,10 @@ static void loom_p2p_recv_eager(int world_src, const loom_p2p_hdr_t *h, uint64_t
                                 const void *payload, size_t payload_len)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_match_posted_t *p = loom_match_posted_take(&e->match, h->ctx, h->src, h->tag);
+    loom_request_t req = loom_p2p_match_arrival(h);
     loom_p2p_unexp_t *ux;
 
-    if (loom_likely(p != NULL)) {
-        loom_request_t req = loom_p2p_req_from_posted(p);
-        req->msg.source = h->src;
-        req->msg.tag    = h->tag;
+    if (loom_likely(req != NULL)) {
         loom_p2p_recv_copy(req, payload, payload_len);
         if (h->type == LOOM_P2P_EAGER_SYNC) {
             loom_p2p_send_ctl(world_src, LOOM_P2P_ACK, sreq);
@@ -590,14 +610,10 @@ static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     loom_p2p_peer_t *peer = &e->peers[world_src];
-    loom_match_posted_t *p = loom_match_posted_take(&e->match, h->base.ctx, h->base.src,
-                                                    h->base.tag);
+    loom_request_t req = loom_p2p_match_arrival(&h->base);
     loom_p2p_unexp_t *ux;
 
-    if (p != NULL) {
-        loom_request_t req = loom_p2p_req_from_posted(p);
-        req->msg.source = h->base.src;
-        req->msg.tag    = h->base.tag;
+    if (req != NULL) {
         loom_p2p_rndv_start(req, world_src, h->base.len, h->sreq, h->raddr, &h->rkey,
                             h->pushed, NULL);
         return;
@@ -695,8 +711,7 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
         loom_p2p_hdr_ctl_t  ctl;
     } h;
 
-    if (loom_unlikely(peer->push_req != NULL || peer->push_ux != NULL) &&
-        type != LOOM_P2P_RNDV_DATA) {
+    if (loom_unlikely(loom_p2p_push_announced(peer)) && type != LOOM_P2P_RNDV_DATA) {
         loom_p2p_push_lost(src);   /* the announced RNDV_DATA must come next */
     }
     switch (type) {
@@ -761,19 +776,15 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
 void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
 {
     loom_p2p_hdr_t h;
-    loom_match_posted_t *p;
+    loom_request_t req;
 
     (void)arg;
     /* (an announced RNDV_DATA must come next: anything else goes the long way) */
     if (loom_likely(len >= sizeof(h) && *(const uint8_t *)data == LOOM_P2P_EAGER) &&
-        loom_likely(loom_p2p_engine.peers[src].push_req == NULL &&
-                    loom_p2p_engine.peers[src].push_ux == NULL)) {
+        loom_likely(!loom_p2p_push_announced(&loom_p2p_engine.peers[src]))) {
         memcpy(&h, data, sizeof(h));
-        p = loom_match_posted_take(&loom_p2p_engine.match, h.ctx, h.src, h.tag);
-        if (loom_likely(p != NULL)) {
-            loom_request_t req = loom_p2p_req_from_posted(p);
-            req->msg.source = h.src;
-            req->msg.tag    = h.tag;
+        req = loom_p2p_match_arrival(&h);
+        if (loom_likely(req != NULL)) {
             loom_p2p_recv_copy(req, (const char *)data + sizeof(h), len - sizeof(h));
             return;
         }
@@ -792,13 +803,10 @@ void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len)
 int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t len,
                       loom_tl_place_t *place)
 {
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_p2p_peer_t *peer = &e->peers[src];
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[src];
     uint8_t type = *(const uint8_t *)head;
     loom_p2p_hdr_sync_t h = { .sreq = 0 };
     size_t hlen = type == LOOM_P2P_EAGER ? sizeof(h.base) : sizeof(h);
-    size_t got, n, keep;
-    loom_match_posted_t *p;
     loom_request_t req;
     loom_p2p_req_t *rq;
 
@@ -807,30 +815,21 @@ int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t 
         return loom_p2p_rndv_place(src, head, have, len, place);
     }
     if ((type != LOOM_P2P_EAGER && type != LOOM_P2P_EAGER_SYNC) || have < hlen ||
-        peer->push_req != NULL || peer->push_ux != NULL) {
+        loom_p2p_push_announced(peer)) {
         return 0;
     }
     memcpy(&h, head, hlen);
-    p = loom_match_posted_take(&e->match, h.base.ctx, h.base.src, h.base.tag);
-    if (p == NULL) {
+    req = loom_p2p_match_arrival(&h.base);
+    if (req == NULL) {
         return 0;   /* unexpected: kept whole, as any eager message */
     }
-    req = loom_p2p_req_from_posted(p);
-    rq  = loom_p2p_req(req);
-    req->msg.source = h.base.src;
-    req->msg.tag    = h.base.tag;
-    req->msg.bytes  = LOOM_MIN(len - hlen, rq->len);
+    rq = loom_p2p_req(req);
+    req->msg.bytes = LOOM_MIN(len - hlen, rq->len);
     rq->peer    = src;
     rq->msg_len = len - hlen;
     rq->sreq    = h.sreq;
-    got  = have - hlen;
-    n    = LOOM_MIN(got, req->msg.bytes);
-    keep = req->msg.bytes - n;
-    if (n != 0) {
-        memcpy(rq->buf, (const char *)head + hlen, n);
-    }
-    place->dst  = keep != 0 ? (char *)rq->buf + n : NULL;
-    place->keep = keep;
+    loom_p2p_place_into(rq->buf, req->msg.bytes, (const char *)head + hlen, have - hlen,
+                        place);
     peer->place_req  = req;
     peer->place_type = type;
     return 1;
@@ -859,11 +858,7 @@ void loom_p2p_am_place_done(void *arg, int src, loom_status_t status)
     if (peer->place_type == LOOM_P2P_EAGER_SYNC) {
         loom_p2p_send_ctl(src, LOOM_P2P_ACK, rq->sreq);
     }
-    if (loom_unlikely(rq->msg_len > rq->len)) {
-        loom_p2p_recv_truncated(req, rq->msg_len);
-        return;
-    }
-    loom_request_complete(req, LOOM_OK);
+    loom_p2p_recv_eager_done(req, rq->msg_len);
 }
 
 /*

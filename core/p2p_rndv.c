@@ -299,7 +299,6 @@ int loom_p2p_rndv_place(int world_src, const void *head, size_t have, size_t len
     loom_request_t req = peer->push_req;
     loom_p2p_hdr_ctl_t h;
     loom_p2p_req_t *rq;
-    size_t got, n, want;
 
     if (req == NULL || have < sizeof(h)) {
         return 0;   /* for an unexpected RTS, or not the one: judged whole */
@@ -309,14 +308,8 @@ int loom_p2p_rndv_place(int world_src, const void *head, size_t have, size_t len
     if (h.sreq != rq->sreq || len - sizeof(h) != rq->push_wait) {
         return 0;
     }
-    got  = have - sizeof(h);
-    want = LOOM_MIN((size_t)rq->push_wait, req->msg.bytes);
-    n    = LOOM_MIN(got, want);
-    if (n != 0) {
-        memcpy(rq->buf, (const char *)head + sizeof(h), n);
-    }
-    place->dst  = want != 0 ? (char *)rq->buf + n : NULL;
-    place->keep = want - n;
+    loom_p2p_place_into(rq->buf, LOOM_MIN((size_t)rq->push_wait, req->msg.bytes),
+                        (const char *)head + sizeof(h), have - sizeof(h), place);
     peer->push_req   = NULL;
     peer->place_req  = req;
     peer->place_type = LOOM_P2P_RNDV_DATA;

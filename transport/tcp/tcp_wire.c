@@ -187,11 +187,10 @@ static int loom_tcp_rx_place(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, vo
         rx->need = head - have;
         return RX_NEED;
     }
-    rx->place_asked = 1;
     if (!ops->place(arg, rx->buf + rx->pos + LOOM_TCP_HDR_LEN, have, hdr->len, &place)) {
+        rx->place_asked = 1;   /* (rx->need is still the whole frame's) */
         return RX_NEED;
     }
-    rx->place_asked  = 0;
     rx->placing      = 1;
     rx->pos          = rx->end;   /* everything buffered belongs to this frame */
     loom_tcp_rx_dst_begin(rx, place.dst, hdr->len - have, place.keep);
@@ -222,11 +221,7 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
             rx->need = LOOM_TCP_HDR_LEN + hdr.len - avail;
             if (hdr.type == LOOM_TCP_AM && ops->place != NULL && !rx->place_asked &&
                 rx->need >= LOOM_TCP_DIRECT_MIN) {
-                int st = loom_tcp_rx_place(rx, ops, arg, &hdr);
-                if (st == RX_NEED && rx->place_asked) {
-                    rx->need = LOOM_TCP_HDR_LEN + hdr.len - avail;   /* declined */
-                }
-                return st;
+                return loom_tcp_rx_place(rx, ops, arg, &hdr);
             }
             return RX_NEED;
         }
