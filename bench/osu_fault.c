@@ -6,9 +6,10 @@
  * profiling interface (Open MPI; loom's MPI_X are weak aliases of PMPI_X).
  *
  * LOOM_BENCH_FAULT=<call> picks the call to break:
- *   recv, waitall, bcast, reduce, allreduce, allgather, alltoall:
+ *   recv, waitall, testall, bcast, reduce, allreduce, allgather, alltoall:
  *       the last rank flips the last byte it received (bcast: non-roots;
- *       reduce: at the root; waitall: of the last posted MPI_Irecv)
+ *       reduce: at the root; waitall, testall: of the last posted MPI_Irecv,
+ *       once the call completed it)
  *   barrier: every rank returns from MPI_Barrier at once
  * Unset or another name: no fault.
  */
@@ -58,7 +59,7 @@ static MPI_Datatype last_irecv_type;
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
-    if (fault_is("waitall", comm)) {
+    if (fault_is("waitall", comm) || fault_is("testall", comm)) {
         last_irecv_buf = buf;
         last_irecv_count = count;
         last_irecv_type = type;
@@ -71,6 +72,17 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status stats[])
     int rc = PMPI_Waitall(count, reqs, stats);
 
     if (last_irecv_buf != NULL) {
+        fault_flip(last_irecv_buf, last_irecv_count, last_irecv_type, 1);
+        last_irecv_buf = NULL;
+    }
+    return rc;
+}
+
+int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status stats[])
+{
+    int rc = PMPI_Testall(count, reqs, flag, stats);
+
+    if (*flag && last_irecv_buf != NULL) {
         fault_flip(last_irecv_buf, last_irecv_count, last_irecv_type, 1);
         last_irecv_buf = NULL;
     }

@@ -10,7 +10,7 @@
  * fast path and ranks on the request path agree) straight from the call:
  *
  *   copy input -> slot[r][n % 2]; sig; arrived[r] = n (release)
- *   spin on arrived[q] >= n (acquire), loom_progress() every
+ *   spin on arrived[q] >= n (acquire), loom_progress_poll() every
  *       LOOM_COLL_FAST_POLL spins so point-to-point traffic still moves,
  *       and every spin when ranks outnumber cores (yielding the CPU)
  *   compare signatures; fold slot[0] op (... op slot[p-1])
@@ -38,7 +38,7 @@
 
 #include <sched.h>
 
-/* spins between two loom_progress() calls */
+/* spins between two loom_progress_poll() calls */
 #define LOOM_COLL_FAST_POLL 32u
 
 /* ranks outnumber cores: polls in a row before yielding even when every
@@ -274,7 +274,7 @@ static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycp
 
 /*
  * Spin until every rank arrived. Ranks on their own cores poll with a pause
- * and run loom_progress() every LOOM_COLL_FAST_POLL spins. When ranks
+ * and run loom_progress_poll() every LOOM_COLL_FAST_POLL spins. When ranks
  * outnumber cores a waiting rank gives its core away at once when a rank
  * it waits for may need that core (loom_coll_fast_should_yield), polling
  * the engine once per yield, and spins as above (at most
@@ -295,12 +295,12 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
             loom_progress_idle();
             mycpu = (uint32_t)(sched_getcpu() + 1);   /* we may come back elsewhere */
             loom_coll_fast_cpu_put(loom_coll_shm_aux(s, s->rank), mycpu);
-            (void)loom_progress();
+            (void)loom_progress_poll();
         } else if (spins % LOOM_COLL_FAST_POLL != 0) {
             loom_cpu_relax();
             continue;
         } else {
-            (void)loom_progress();
+            (void)loom_progress_poll();
         }
         st = loom_coll_idle(s);       /* the mismatch check, after a while */
         if (st != LOOM_INPROGRESS) {

@@ -414,7 +414,7 @@ loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag_p,
     }
     *flag_p = loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status);
     if (!*flag_p) {
-        loom_progress_poll();
+        loom_progress_poll_user();
         *flag_p = loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status);
     }
     return LOOM_OK;

@@ -271,8 +271,12 @@ void loom_progress_wait_step(loom_progress_waiter_t *w);
  */
 void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what);
 
-/** One progress pass for a polling call (loom_progress, loom_test, ...). */
-int loom_progress_poll(void);
+/**
+ * One progress pass for a user's polling call (loom_progress, loom_test,
+ * loom_iprobe, ...): loom_progress_poll(), then, when the pass found nothing
+ * and ranks outnumber cores, sched_yield().
+ */
+int loom_progress_poll_user(void);
 
 /** Set up the waiter stack (init). */
 void loom_progress_setup(void);

@@ -90,6 +90,13 @@ static inline void loom_progress_coll_leave(loom_progress_coll_t *c)
     loom_progress_coll_top = c->prev;
 }
 
+/**
+ * One progress pass that never yields, counted as the polling waiter's
+ * (hang reports): for loops that decide their own yields, such as the
+ * collectives' on-node fast path. @return events processed.
+ */
+int loom_progress_poll(void);
+
 /** 1 when ranks outnumber cores and idle loops must yield the CPU. */
 int loom_progress_oversubscribed(void);
 

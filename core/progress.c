@@ -10,7 +10,8 @@
  * (p2p_report.c); so does a pass that finds the SIGUSR1 flag set. Polling
  * calls (loom_progress, loom_test, ...) count as the bottom waiter, so a
  * loop of them (the collectives' on-node fast path, a user's test loop)
- * reports too.
+ * reports too; the user's polling calls also yield after an empty pass when
+ * oversubscribed (the collectives' fast path decides its yields itself).
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
@@ -115,12 +116,31 @@ int loom_progress_poll(void)
     return n;
 }
 
+/*
+ * A user's polling call (loom_test, loom_iprobe, loom_progress, ...) that
+ * found nothing gives the CPU away when ranks outnumber cores, as a blocking
+ * wait does: a test loop otherwise burns its whole time slice while the rank
+ * it waits for cannot run (4 ranks on 2 cores: ~4.4 ms per ring round). Only
+ * an empty pass yields, so a poll that moved data costs no syscall, and a
+ * loop with compute between its tests yields once per test at most; one
+ * predictable branch on a flag the pass just read is all the other case pays.
+ */
+int loom_progress_poll_user(void)
+{
+    int n = loom_progress_poll();
+
+    if (n == 0 && loom_unlikely(loom_p2p_engine.oversubscribed)) {
+        sched_yield();
+    }
+    return n;
+}
+
 int loom_progress(void)
 {
     if (loom_unlikely(loom_p2p_engine.state != LOOM_STATE_INIT)) {
         return 0;
     }
-    return loom_progress_poll();
+    return loom_progress_poll_user();
 }
 
 int loom_progress_oversubscribed(void)

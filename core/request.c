@@ -205,7 +205,7 @@ loom_status_t loom_test(loom_request_t *req_p, int *flag_p, loom_msg_status_t *s
         return LOOM_OK;
     }
     if (!(*req_p)->complete) {
-        loom_progress_poll();
+        loom_progress_poll_user();
         if (!(*req_p)->complete) {
             *flag_p = 0;
             return LOOM_OK;
@@ -333,7 +333,7 @@ loom_status_t loom_testall(size_t n, loom_request_t reqs[], int *flag_p,
         return loom_p2p_error(st, "loom_testall");
     }
     if (!loom_request_all_complete(n, reqs)) {
-        loom_progress_poll();
+        loom_progress_poll_user();
         if (!loom_request_all_complete(n, reqs)) {
             *flag_p = 0;
             return LOOM_OK;
@@ -379,7 +379,7 @@ static loom_status_t loom_request_any_common(size_t n, loom_request_t reqs[],
     }
     idx = loom_request_find_any(n, reqs);
     if (idx == n && flag_p != NULL) {   /* testany: one progress pass only */
-        loom_progress_poll();
+        loom_progress_poll_user();
         idx = loom_request_find_any(n, reqs);
         if (idx == n) {
             *flag_p = 0;
