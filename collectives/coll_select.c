@@ -212,7 +212,8 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_CMA) &&
-        (!loom_coll_shm_eligible(comm) || loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_NO)) {
+        (!loom_coll_shm_eligible(comm) || loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_NO ||
+         s->esize > LOOM_COLL_CMA_MAX_ESIZE)) {
         return 0;
     }
     if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {

@@ -54,6 +54,14 @@ loom_op_kernel_fn_t loom_op_kernel(loom_op_t op, loom_datatype_t dt);
  */
 int loom_op_commutes_exactly(loom_op_t op, loom_datatype_t dt);
 
+/**
+ * Basic elements of @p dt in one element of @p op: 1 for predefined
+ * operations and for user operations made without a unit, unit / size of
+ * @p dt for loom_op_create_unit() (which loom_op_check() has verified is a
+ * whole number). Collectives cut vectors only at multiples of it.
+ */
+size_t loom_op_unit(loom_op_t op, loom_datatype_t dt);
+
 /** Release every user operation (at finalize). */
 void loom_op_cleanup(void);
 
