@@ -7,7 +7,8 @@
 #   - the selection table's algorithms at 1..8 ranks, counts 1..2^20 at 4
 #     and 8 ranks (above 2^16 blocking calls and two ops only);
 #   - every reduce, allreduce and reduce_scatter algorithm forced by name
-#     (LOOM_*_ALGORITHM) at 3 and 8 ranks, smaller counts;
+#     (LOOM_*_ALGORITHM) at 3 and 8 ranks, smaller counts, and on larger
+#     vectors cma and Rabenseifner (several chunks, uneven blocks);
 #   - LOOM_DETERMINISTIC=1, and the tcp transport.
 # Under a sanitizer build ($BUILD names it) the counts are smaller.
 #   BUILD=build/release bash test/mpi/test_mpi_userop.sh
@@ -32,9 +33,10 @@ done
 # the forced algorithms
 case $BUILD in
 *address* | *thread* | *undefined*)
-    full=16384 big=1024 other=256 forced=64 forced_np="3 8" ;;
+    full=16384 big=1024 other=256 other_np="3 5" forced=64 forced_np="5" det_np="5" ;;
 *)
-    full=1048576 big=16384 other=4096 forced=1024 forced_np="3 8" ;;
+    full=1048576 big=16384 other=4096 other_np="1 2 3 5 6 7" forced=1024 forced_np="3 8"
+    det_np="5 8" ;;
 esac
 
 # run <log name> <command...>: must exit 0 and say it passed
@@ -59,24 +61,23 @@ run() {
 for n in 4 8; do
     run "default.n$n" "$loomrun" -n $n "$prog" -n $full -b $big
 done
-for n in 1 2 3 5 6 7; do
+for n in $other_np; do
     run "default.n$n" "$loomrun" -n $n "$prog" -n $other
 done
 run default.singleton "$prog" -n $other
 
-# every algorithm forced by name
+# every algorithm forced by name: run k forces the k-th allreduce algorithm
+# and, cycling, a reduce and a reduce_scatter algorithm (independent
+# variables), so six runs cover all eleven
+reduce_algs=(binomial rabenseifner ordered)
+allreduce_algs=(recursive_doubling rabenseifner ring shm ordered cma)
+rs_algs=(ring ordered)
 for n in $forced_np; do
-    for a in binomial rabenseifner ordered; do
-        run "reduce.$a.n$n" env LOOM_REDUCE_ALGORITHM=$a \
-            "$loomrun" -n $n "$prog" -n $forced -c reduce,ireduce
-    done
-    for a in recursive_doubling rabenseifner ring shm ordered cma; do
-        run "allreduce.$a.n$n" env LOOM_ALLREDUCE_ALGORITHM=$a \
-            "$loomrun" -n $n "$prog" -n $forced -c allreduce,iallreduce
-    done
-    for a in ring ordered; do
-        run "reduce_scatter.$a.n$n" env LOOM_REDUCE_SCATTER_ALGORITHM=$a \
-            "$loomrun" -n $n "$prog" -n $forced -c rsb,irsb
+    for k in 0 1 2 3 4 5; do
+        ra=${reduce_algs[k % 3]} aa=${allreduce_algs[k]} sa=${rs_algs[k % 2]}
+        run "forced.$ra.$aa.$sa.n$n" env LOOM_REDUCE_ALGORITHM=$ra \
+            LOOM_ALLREDUCE_ALGORITHM=$aa LOOM_REDUCE_SCATTER_ALGORITHM=$sa \
+            "$loomrun" -n $n "$prog" -n $forced
     done
 done
 # large vectors through the bandwidth algorithms (cma: several chunks)
@@ -86,7 +87,7 @@ run reduce.rabenseifner.large.n6 env LOOM_REDUCE_ALGORITHM=rabenseifner \
     "$loomrun" -n 6 "$prog" -n $((forced * 64)) -b $forced -c reduce
 
 # deterministic mode, and messages over tcp
-for n in 5 8; do
+for n in $det_np; do
     run "deterministic.n$n" env LOOM_DETERMINISTIC=1 "$loomrun" -n $n "$prog" -n $forced
 done
 run tcp.n4 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 4 "$prog" -n $forced
