@@ -27,6 +27,13 @@
  * x0 op (x1 op (... op x(p-1))) for every element, which is what every such
  * path here (the shared-memory algorithms, the ordered reduce-scatter)
  * produces, bit for bit.
+ *
+ * Elements: an algorithm splits a vector only between elements of
+ * s->esize bytes. For a reduction with a user op that has a unit
+ * (loom_op_create_unit: an MPI derived type's size), the start makes that
+ * unit the element (loom_coll_state_set_op), so every split point, block,
+ * slice and chunk falls on the user's elements and the op is called with
+ * whole ones (loom_coll_reduce converts back to basic elements).
  */
 #ifndef LOOM_COLL_INT_H
 #define LOOM_COLL_INT_H

@@ -5,7 +5,9 @@
  * NULL entry means "not defined for this type" (MPI's rules: arithmetic on
  * every numeric type, logical and bitwise on integers, bitwise also on
  * bytes, minloc/maxloc on the value+index pairs, replace on everything).
- * User operations live in a small growable table after the predefined ones.
+ * User operations live in a small growable table after the predefined ones;
+ * one may carry a unit, the byte size of its element (loom_op_create_unit),
+ * and is then only ever applied to whole elements (loom_op_unit).
  * A kernel computes inout[i] = in[i] op inout[i], so a reduction that must
  * respect rank order folds from the highest rank down (see coll_int.h).
  */
