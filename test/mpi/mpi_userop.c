@@ -10,6 +10,10 @@
  *   matrix = MPI_Type_contiguous(9, MPI_INT), a row-major 3x3 matrix:
  *     "mc"  position k: max (k % 3 == 0), wrapping sum (1), xor (2)
  *     "mn"  matrix product in modulo-2^32 arithmetic (not commutative)
+ *   wide = MPI_Type_contiguous(WIDE, MPI_DOUBLE), 375 KiB, larger than a
+ *   chunk of allreduce "cma" holds (the selection must pass it on):
+ *     "wd"  field k: sum (k even), max (k odd)                (commutative)
+ *           counts 1..4 only
  * Each user function walks whole elements: it fails the job if it gets a
  * datatype other than the one passed to the collective or a count < 1, and
  * (since it reads field by field) a piece cut inside an element gives a
@@ -24,10 +28,11 @@
  *   -n max    counts 1, 2, 4, ..., max (a power of two) plus a few odd ones
  *   -b big    counts above big run the blocking calls only, root 0, and
  *             the ops tc and mn (time); default: max
- *   -o ops    comma list of tc,tn,mc,mn (default: all)
+ *   -o ops    comma list of tc,tn,mc,mn,wd (default: all)
  *   -c colls  comma list of reduce,ireduce,allreduce,iallreduce,rsb,irsb
  *             (rsb = MPI_Reduce_scatter_block; default: all)
- * Reduce runs with roots 0, p-1 and p/2; reduce_scatter_block with blocks of
+ * Reduce runs with roots 0, p-1 and p/2 (also in place at the root);
+ * allreduce also in place; reduce_scatter_block with blocks of
  * max(1, count / p) elements. Forced algorithms come from the environment
  * (LOOM_REDUCE_ALGORITHM, ...), set by test_mpi_userop.sh.
  */
@@ -38,6 +43,8 @@
 
 typedef struct { double f[3]; } triple_t;
 typedef struct { uint32_t m[9]; } mat_t;
+
+#define WIDE 48000   /* doubles per element of "wd": 375 KiB */
 
 /* the datatype the current collective was called with */
 static MPI_Datatype g_type;
@@ -115,18 +122,33 @@ static void op_mn(void *in_, void *io_, int *len, MPI_Datatype *dt)
     }
 }
 
+static void op_wd(void *in_, void *io_, int *len, MPI_Datatype *dt)
+{
+    const double *in = in_;
+    double *io = io_;
+
+    check_args(len, dt);
+    for (size_t i = 0; i < (size_t)*len * WIDE; i += 2) {
+        io[i]     += in[i];
+        io[i + 1] = in[i + 1] > io[i + 1] ? in[i + 1] : io[i + 1];
+    }
+}
+
+enum { K_TRIPLE, K_MATRIX, K_WIDE };
+
 typedef struct {
     const char        *name;
     MPI_User_function *fn;
     int                commute;
-    int                matrix;
+    int                kind;
 } op_desc_t;
 
 static const op_desc_t ops[] = {
-    {"tc", op_tc, 1, 0},
-    {"tn", op_tn, 0, 0},
-    {"mc", op_mc, 1, 1},
-    {"mn", op_mn, 0, 1},
+    {"tc", op_tc, 1, K_TRIPLE},
+    {"tn", op_tn, 0, K_TRIPLE},
+    {"mc", op_mc, 1, K_MATRIX},
+    {"mn", op_mn, 0, K_MATRIX},
+    {"wd", op_wd, 1, K_WIDE},
 };
 #define NOPS ((int)(sizeof(ops) / sizeof(ops[0])))
 
@@ -138,7 +160,12 @@ static const char *const coll_names[NCOLLS] = {
 /* element i of rank r's input, written at @p dst */
 static void gen(const op_desc_t *o, int r, size_t i, void *dst)
 {
-    if (!o->matrix) {
+    if (o->kind == K_WIDE) {
+        double *w = dst;
+        for (size_t k = 0; k < WIDE; ++k) {
+            w[k] = (double)(((size_t)r * 3 + i * 5 + k) % 17);
+        }
+    } else if (o->kind == K_TRIPLE) {
         triple_t *t = dst;
         t->f[0] = (double)((r * 7 + i * 13) % 1000);
         t->f[1] = (double)((r + 3 * i) % 100);
@@ -154,16 +181,18 @@ static void gen(const op_desc_t *o, int r, size_t i, void *dst)
 
 static size_t esize_of(const op_desc_t *o)
 {
-    return o->matrix ? sizeof(mat_t) : sizeof(triple_t);
+    return o->kind == K_WIDE ? WIDE * sizeof(double) :
+           o->kind == K_MATRIX ? sizeof(mat_t) : sizeof(triple_t);
 }
 
 /* expected[i] = x0 op (x1 op (... op x(p-1))) for n elements */
 static void expect(const op_desc_t *o, MPI_Datatype dt, int p, size_t n, char *exp)
 {
     size_t es = esize_of(o);
-    char x[sizeof(mat_t)];
+    char *x = malloc(es);
     int one = 1;
 
+    MT_CHECK(x != NULL);
     for (size_t i = 0; i < n; ++i) {
         char *e = exp + i * es;
         gen(o, p - 1, i, e);
@@ -172,6 +201,7 @@ static void expect(const op_desc_t *o, MPI_Datatype dt, int p, size_t n, char *e
             o->fn(x, e, &one, &dt);
         }
     }
+    free(x);
 }
 
 static void fill(const op_desc_t *o, int r, size_t n, char *buf)
@@ -188,7 +218,15 @@ static void compare(const op_desc_t *o, const char *what, size_t count, const ch
 
     for (size_t i = 0; i < n; ++i) {
         if (memcmp(got + i * es, exp + i * es, es) != 0) {
-            if (o->matrix) {
+            if (o->kind == K_WIDE) {
+                const double *g = (const void *)(got + i * es), *e = (const void *)(exp + i * es);
+                size_t k = 0;
+                while (g[k] == e[k]) {
+                    ++k;
+                }
+                MT_FAIL("%s op %s count %zu: element %zu field %zu is %g, expected %g", what,
+                        o->name, count, i, k, g[k], e[k]);
+            } else if (o->kind == K_MATRIX) {
                 const mat_t *g = (const void *)(got + i * es), *e = (const void *)(exp + i * es);
                 MT_FAIL("%s op %s count %zu: element %zu is {%u %u %u ...}, expected "
                         "{%u %u %u ...}", what, o->name, count, i, g->m[0], g->m[1], g->m[2],
@@ -219,21 +257,26 @@ typedef struct {
     char            *sbuf, *rbuf, *exp;
 } run_t;
 
-static void run_reduce(run_t *t, size_t n, int nb, int root)
+static void run_reduce(run_t *t, size_t n, int nb, int root, int in_place)
 {
     size_t es = esize_of(t->o);
     MPI_Request req;
+    const void *sb = in_place && t->rank == root ? MPI_IN_PLACE : t->sbuf;
 
-    fill(t->o, t->rank, n, t->sbuf);
-    memset(t->rbuf, 0x5a, n * es);
+    fill(t->o, t->rank, n, sb == MPI_IN_PLACE ? t->rbuf : t->sbuf);
+    if (sb != MPI_IN_PLACE) {
+        memset(t->rbuf, 0x5a, n * es);
+    }
     if (nb) {
-        MT_OK(MPI_Ireduce(t->sbuf, t->rbuf, (int)n, t->dt, t->op, root, MPI_COMM_WORLD, &req));
+        MT_OK(MPI_Ireduce(sb, t->rbuf, (int)n, t->dt, t->op, root, MPI_COMM_WORLD, &req));
     } else {
-        MT_OK(MPI_Reduce(t->sbuf, t->rbuf, (int)n, t->dt, t->op, root, MPI_COMM_WORLD));
+        MT_OK(MPI_Reduce(sb, t->rbuf, (int)n, t->dt, t->op, root, MPI_COMM_WORLD));
     }
     wait_or_not(nb, &req);
     if (t->rank == root) {
-        compare(t->o, nb ? "MPI_Ireduce" : "MPI_Reduce", n, t->rbuf, t->exp, n);
+        compare(t->o, in_place ? (nb ? "MPI_Ireduce(IN_PLACE)" : "MPI_Reduce(IN_PLACE)")
+                               : (nb ? "MPI_Ireduce" : "MPI_Reduce"),
+                n, t->rbuf, t->exp, n);
     }
 }
 
@@ -311,7 +354,10 @@ static void run_count(run_t *t, size_t n, const char *colls, int big)
                 if (k > 0 && (roots[k] == roots[0] || roots[k] == roots[k - 1])) {
                     continue;
                 }
-                run_reduce(t, n, nb, roots[k]);
+                run_reduce(t, n, nb, roots[k], 0);
+            }
+            if (!big) {
+                run_reduce(t, n, nb, roots[1], 1);
             }
             break;
         case C_ALLREDUCE:
@@ -321,10 +367,7 @@ static void run_count(run_t *t, size_t n, const char *colls, int big)
                 run_allreduce(t, n, nb, 1);
             }
             break;
-        default:
-            if (blk * (size_t)t->size > n) {   /* the expectation covers n elements */
-                break;
-            }
+        default:                               /* the expectation covers p * blk */
             run_rsb(t, blk, nb);
             break;
         }
@@ -334,7 +377,7 @@ static void run_count(run_t *t, size_t n, const char *colls, int big)
 int main(int argc, char **argv)
 {
     size_t max = 1024, big = 0;
-    const char *oplist = "tc,tn,mc,mn";
+    const char *oplist = "tc,tn,mc,mn,wd";
     const char *colls = "reduce,ireduce,allreduce,iallreduce,rsb,irsb";
     static const size_t odd[] = {3, 7, 13, 100, 1001};
     size_t counts[64];
@@ -370,14 +413,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &t.size);
     for (int k = 0; k < NOPS; ++k) {
         const op_desc_t *o = &ops[k];
-        size_t es = esize_of(o), cap = max + (size_t)t.size;
+        size_t es = esize_of(o), cap = (o->kind == K_WIDE ? 4 : max) + (size_t)t.size;
         int commute = -1;
 
         if (!in_list(oplist, o->name)) {
             continue;
         }
         t.o = o;
-        MT_OK(MPI_Type_contiguous(o->matrix ? 9 : 3, o->matrix ? MPI_INT : MPI_DOUBLE, &t.dt));
+        MT_OK(MPI_Type_contiguous(o->kind == K_WIDE ? WIDE : o->kind == K_MATRIX ? 9 : 3,
+                                  o->kind == K_MATRIX ? MPI_INT : MPI_DOUBLE, &t.dt));
         MT_OK(MPI_Type_commit(&t.dt));
         MT_OK(MPI_Op_create(o->fn, o->commute, &t.op));
         MT_OK(MPI_Op_commutative(t.op, &commute));
@@ -387,13 +431,15 @@ int main(int argc, char **argv)
         t.exp  = malloc(cap * es);
         MT_CHECK(t.sbuf != NULL && t.rbuf != NULL && t.exp != NULL);
         for (int c = 0; c < ncounts; ++c) {
-            size_t n = counts[c];
+            size_t n = counts[c], blk = n / (size_t)t.size > 0 ? n / (size_t)t.size : 1;
             int is_big = n > big;
-            if (is_big && strcmp(o->name, "tc") != 0 && strcmp(o->name, "mn") != 0) {
+            if ((is_big && strcmp(o->name, "tc") != 0 && strcmp(o->name, "mn") != 0) ||
+                (o->kind == K_WIDE && n > 4)) {
                 continue;
             }
             g_type = t.dt;
-            expect(o, t.dt, t.size, n, t.exp);
+            expect(o, t.dt, t.size, n > blk * (size_t)t.size ? n : blk * (size_t)t.size,
+                   t.exp);
             run_count(&t, n, colls, is_big);
         }
         free(t.sbuf);

@@ -9,6 +9,7 @@
 #   - every reduce, allreduce and reduce_scatter algorithm forced by name
 #     (LOOM_*_ALGORITHM) at 3 and 8 ranks, smaller counts, and on larger
 #     vectors cma and Rabenseifner (several chunks, uneven blocks);
+#   - elements of 375 KiB (larger than a chunk of allreduce cma);
 #   - LOOM_DETERMINISTIC=1, and the tcp transport.
 # Under a sanitizer build ($BUILD names it) the counts are smaller.
 #   BUILD=build/release bash test/mpi/test_mpi_userop.sh
@@ -83,6 +84,9 @@ done
 # large vectors through the bandwidth algorithms (cma: several chunks)
 run allreduce.cma.large.n4 env LOOM_ALLREDUCE_ALGORITHM=cma \
     "$loomrun" -n 4 "$prog" -n $((forced * 64)) -b $forced -c allreduce
+# elements larger than a chunk of cma (forced: the table takes over)
+run allreduce.cma.wide.n4 env LOOM_ALLREDUCE_ALGORITHM=cma \
+    "$loomrun" -n 4 "$prog" -n 4 -o wd -c allreduce,iallreduce
 run reduce.rabenseifner.large.n6 env LOOM_REDUCE_ALGORITHM=rabenseifner \
     "$loomrun" -n 6 "$prog" -n $((forced * 64)) -b $forced -c reduce
 
