@@ -50,8 +50,10 @@
  * 128 KiB; at p = 2, 1 MiB, best of batches under load: 128 KiB 98.7 us,
  * 256 KiB 94, 512 KiB, the whole slice in one read, 92.6).
  */
-#define LOOM_COLL_CMA_WORKSET ((size_t)1024 * 1024)
+/* (LOOM_COLL_CMA_WORKSET is in coll_shm.h, for the selection's element limit) */
 
+/* whole elements: s->esize is a user op's element when it has one
+ * (loom_coll_state_set_op), at most LOOM_COLL_CMA_MAX_ESIZE (coll_select.c) */
 static size_t loom_coll_cma_chunk(const loom_coll_state_t *s)
 {
     size_t streams = s->size == 2 ? 2 : 3;

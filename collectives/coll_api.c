@@ -59,6 +59,7 @@ loom_status_t loom_coll_begin(loom_comm_t comm, const char *who, const char *nam
     s->size  = comm->size;
     s->dt    = dt;
     s->esize = loom_datatype_size(dt);
+    s->unit  = 1;
     s->op    = LOOM_OP_NULL;
     s->ordered = (uint8_t)loom_coll_deterministic();
     *req_p = req;
@@ -266,9 +267,11 @@ static loom_status_t loom_coll_reduce_start(loom_coll_type_t kind, const void *s
     has_result = kind != LOOM_COLL_REDUCE || root == s->rank;
     if ((st = loom_op_check(op, dt, who)) != LOOM_OK ||
         (kind == LOOM_COLL_REDUCE && (st = loom_coll_check_root(s, root, who)) != LOOM_OK) ||
-        (st = loom_coll_check_count(s, count, nblocks, who)) != LOOM_OK) {
+        (st = loom_coll_check_count(s, count, nblocks, who)) != LOOM_OK ||
+        (st = loom_coll_state_set_op(s, op, count, who, &count)) != LOOM_OK) {
         return loom_coll_fail(req, st, who);
     }
+    /* from here count and s->esize are in the op's elements (same bytes) */
     if (sendbuf == LOOM_IN_PLACE && !has_result) {
         loom_error("coll", "%s: LOOM_IN_PLACE is valid only at the root (%d), not at "
                    "rank %d", who, root, s->rank);
@@ -288,7 +291,6 @@ static loom_status_t loom_coll_reduce_start(loom_coll_type_t kind, const void *s
     s->sbuf     = s->in_place ? recvbuf : sendbuf;
     s->rbuf     = recvbuf;
     s->count    = count;
-    s->op       = op;
     s->root     = root;
     s->layout   = kind == LOOM_COLL_REDUCE_SCATTER ? LOOM_COLL_LAYOUT_UNIFORM
                                                    : LOOM_COLL_LAYOUT_SPLIT;

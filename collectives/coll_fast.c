@@ -414,6 +414,9 @@ loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf
     if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
         return loom_p2p_error(st, "loom_allreduce");
     }
+    if (count % loom_op_unit(op, dt) != 0) {
+        return LOOM_INPROGRESS;    /* not whole elements of a user op: reported there */
+    }
     *esize_p  = esize;
     *kernel_p = loom_op_kernel(op, dt);
     if (*kernel_p != NULL) {
@@ -468,6 +471,7 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
     s.count = count;
     s.esize = esize;
+    s.unit  = 1;        /* the fold takes the whole vector: whole elements of any op */
     s.dt    = dt;
     s.op    = op;
     loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,

@@ -27,6 +27,13 @@
  * x0 op (x1 op (... op x(p-1))) for every element, which is what every such
  * path here (the shared-memory algorithms, the ordered reduce-scatter)
  * produces, bit for bit.
+ *
+ * Elements: an algorithm splits a vector only between elements of
+ * s->esize bytes. For a reduction with a user op that has a unit
+ * (loom_op_create_unit: an MPI derived type's size), the start makes that
+ * unit the element (loom_coll_state_set_op), so every split point, block,
+ * slice and chunk falls on the user's elements and the op is called with
+ * whole ones (loom_coll_reduce converts back to basic elements).
  */
 #ifndef LOOM_COLL_INT_H
 #define LOOM_COLL_INT_H
@@ -89,6 +96,8 @@ typedef struct loom_coll_state {
     void           *rbuf;
     size_t          count;      /* elements (per rank for gather-like calls) */
     size_t          esize;      /* bytes per element */
+    size_t          unit;       /* basic elements of dt per element: 1, or a user
+                                 * op's element (loom_coll_state_set_op) */
     const size_t   *counts;     /* VECTOR layout: per-rank counts ... */
     const size_t   *displs;     /* ... and displacements, in elements */
     const size_t   *counts2;    /* alltoallv: receive side */
@@ -224,12 +233,25 @@ loom_status_t loom_coll_orphan_drain(loom_comm_t comm, int src, int tag, size_t 
 /** Send an empty message with @p tag to @p dst, released once sent. */
 loom_status_t loom_coll_orphan_send(loom_comm_t comm, int dst, int tag);
 
-/** Reduce @p n elements: inout = in op inout. */
+/** Reduce @p n elements (of s->esize bytes): inout = in op inout. */
 static inline void loom_coll_reduce(const loom_coll_state_t *s, const void *in,
                                     void *inout, size_t n)
 {
-    loom_op_apply(s->op, in, inout, n, s->dt);
+    loom_op_apply(s->op, in, inout, n * s->unit, s->dt);
 }
+
+/**
+ * Set the reduction @p op of a collective on @p count elements of s->dt per
+ * block (checked by loom_op_check). A user op made with a unit
+ * (loom_op_create_unit) makes the collective's element the op's element:
+ * s->esize becomes the unit, s->unit the basic elements in it, and the
+ * count is returned in those elements in *count_p, so that every algorithm,
+ * which splits only between elements of s->esize bytes, splits on the
+ * user's elements. LOOM_ERR_INVALID_COUNT (logged) when @p count is not a
+ * whole number of them. Every reduction's start calls it.
+ */
+loom_status_t loom_coll_state_set_op(loom_coll_state_t *s, loom_op_t op, size_t count,
+                                     const char *who, size_t *count_p);
 
 static inline char *loom_coll_at(const void *base, size_t elems, size_t esize)
 {

@@ -212,7 +212,8 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_CMA) &&
-        (!loom_coll_shm_eligible(comm) || loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_NO)) {
+        (!loom_coll_shm_eligible(comm) || loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_NO ||
+         s->esize > LOOM_COLL_CMA_MAX_ESIZE)) {
         return 0;
     }
     if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {
@@ -248,10 +249,12 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
         }
         if (!loom_coll_forced_warned[type]) {
             loom_coll_forced_warned[type] = 1;
-            loom_warn("coll", "%s=%s cannot run this call (%zu bytes on %s of %d ranks%s); "
+            loom_warn("coll", "%s=%s cannot run this call (%zu bytes on %s of %d ranks%s%s); "
                       "using the selection table", loom_config_name(t->cfg), alg->name,
                       bytes, comm->name, comm->size,
-                      s->layout == LOOM_COLL_LAYOUT_VECTOR ? ", per-rank counts" : "");
+                      s->layout == LOOM_COLL_LAYOUT_VECTOR ? ", per-rank counts" : "",
+                      (alg->flags & LOOM_COLL_ALG_CMA) && s->esize > LOOM_COLL_CMA_MAX_ESIZE
+                      ? ", elements of a user op larger than its chunk" : "");
         }
     }
     for (size_t i = 0; i < t->num_rules; ++i) {

@@ -45,6 +45,15 @@
 /** Largest allreduce that runs on the shared-memory algorithm (per rank). */
 #define LOOM_COLL_SHM_MAX_BYTES ((size_t)8192)
 
+/*
+ * Working set of one chunk of allreduce "cma"'s fold (allreduce_cma.c says
+ * why 1 MiB); a chunk holds whole elements of up to three streams, so that
+ * algorithm takes elements (a user op's, loom_op_create_unit) of at most a
+ * third of it, and the selection gives larger ones to the others.
+ */
+#define LOOM_COLL_CMA_WORKSET   ((size_t)1024 * 1024)
+#define LOOM_COLL_CMA_MAX_ESIZE (LOOM_COLL_CMA_WORKSET / 3)
+
 /* operations of at most this many bytes keep their data in the control line */
 #define LOOM_COLL_SHM_SMALL 8
 

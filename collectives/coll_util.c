@@ -36,6 +36,29 @@ typedef struct loom_coll_orphan {
 static loom_coll_orphan_t *loom_coll_orphans;
 int loom_coll_orphans_pending;
 
+loom_status_t loom_coll_state_set_op(loom_coll_state_t *s, loom_op_t op, size_t count,
+                                     const char *who, size_t *count_p)
+{
+    size_t unit = loom_op_unit(op, s->dt);
+
+    s->op = op;
+    if (loom_likely(unit == 1)) {       /* predefined ops: the basic element */
+        *count_p = count;
+        return LOOM_OK;
+    }
+    if (count % unit != 0) {
+        loom_error("coll", "%s: count %zu of datatype '%s' is not a whole number of "
+                   "elements of operation '%s' (%zu '%s' each)", who, count,
+                   loom_datatype_name(s->dt), loom_op_name(op), unit,
+                   loom_datatype_name(s->dt));
+        return LOOM_ERR_INVALID_COUNT;
+    }
+    s->unit   = unit;
+    s->esize *= unit;
+    *count_p  = count / unit;
+    return LOOM_OK;
+}
+
 loom_status_t loom_coll_send(loom_coll_state_t *s, const void *buf, size_t bytes, int peer)
 {
     loom_status_t st;

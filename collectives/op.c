@@ -208,6 +208,7 @@ typedef struct loom_user_op {
     loom_user_op_fn_t fn;   /* NULL: slot free */
     void             *arg;
     int               commute;
+    size_t            unit;   /* bytes of one element (0: any basic element) */
     char              name[16];
 } loom_user_op_t;
 
@@ -228,14 +229,15 @@ static loom_user_op_t *loom_op_user(loom_op_t op)
     return &loom_user_ops[idx];
 }
 
-loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg, int commute,
-                             loom_op_t *op_p)
+/* loom_op_create() and loom_op_create_unit(), named @p who in messages */
+static loom_status_t loom_op_add(loom_user_op_fn_t fn, void *arg, int commute, size_t unit,
+                                 loom_op_t *op_p, const char *who)
 {
     loom_user_op_t *grown;
     size_t idx;
 
     if (fn == NULL || op_p == NULL) {
-        loom_error("coll", "loom_op_create: %s is NULL", fn == NULL ? "fn" : "op_p");
+        loom_error("coll", "%s: %s is NULL", who, fn == NULL ? "fn" : "op_p");
         return LOOM_ERR_INVALID_ARG;
     }
     for (idx = 0; idx < loom_user_ops_len; ++idx) {
@@ -246,7 +248,7 @@ loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg, int commute,
     if (idx == loom_user_ops_len) {
         grown = realloc(loom_user_ops, (loom_user_ops_len + 8) * sizeof(*grown));
         if (grown == NULL) {
-            loom_error("coll", "loom_op_create: out of memory for %zu user ops",
+            loom_error("coll", "%s: out of memory for %zu user ops", who,
                        loom_user_ops_len + 8);
             return LOOM_ERR_NO_MEMORY;
         }
@@ -257,9 +259,22 @@ loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg, int commute,
     loom_user_ops[idx].fn      = fn;
     loom_user_ops[idx].arg     = arg;
     loom_user_ops[idx].commute = commute != 0;
+    loom_user_ops[idx].unit    = unit;
     snprintf(loom_user_ops[idx].name, sizeof(loom_user_ops[idx].name), "user%zu", idx);
     *op_p = (loom_op_t)(LOOM_OP_PREDEFINED_COUNT + idx);
     return LOOM_OK;
+}
+
+loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg, int commute,
+                             loom_op_t *op_p)
+{
+    return loom_op_add(fn, arg, commute, 0, op_p, "loom_op_create");
+}
+
+loom_status_t loom_op_create_unit(loom_user_op_fn_t fn, void *arg, int commute,
+                                  size_t unit, loom_op_t *op_p)
+{
+    return loom_op_add(fn, arg, commute, unit, op_p, "loom_op_create_unit");
 }
 
 loom_status_t loom_op_free(loom_op_t *op_p)
@@ -305,13 +320,30 @@ int loom_op_is_commutative(loom_op_t op)
     return u ? u->commute : 1;
 }
 
+size_t loom_op_unit(loom_op_t op, loom_datatype_t dt)
+{
+    loom_user_op_t *u = loom_op_user(op);
+    size_t esize = loom_op_types[dt].size;
+
+    return u != NULL && u->unit > esize ? u->unit / esize : 1;
+}
+
 loom_status_t loom_op_check(loom_op_t op, loom_datatype_t dt, const char *who)
 {
+    loom_user_op_t *u;
+
     if ((unsigned)dt >= LOOM_DATATYPE_COUNT) {
         loom_error("coll", "%s: datatype %d is not a loom datatype", who, (int)dt);
         return LOOM_ERR_INVALID_TYPE;
     }
-    if (loom_op_user(op) != NULL || op == LOOM_REPLACE) {
+    u = loom_op_user(op);
+    if (u != NULL && u->unit % loom_op_types[dt].size != 0) {
+        loom_error("coll", "%s: operation '%s' has elements of %zu bytes, not a whole "
+                   "number of datatype '%s' (%zu bytes)", who, u->name, u->unit,
+                   loom_op_types[dt].name, loom_op_types[dt].size);
+        return LOOM_ERR_INVALID_TYPE;
+    }
+    if (u != NULL || op == LOOM_REPLACE) {
         return LOOM_OK;
     }
     if ((int)op <= LOOM_OP_NULL || (int)op >= LOOM_OP_PREDEFINED_COUNT) {
@@ -382,6 +414,13 @@ loom_status_t loom_op_reduce(loom_op_t op, const void *in, void *inout, size_t c
 
     if (st != LOOM_OK) {
         return st;
+    }
+    if (count % loom_op_unit(op, dt) != 0) {
+        loom_error("coll", "loom_op_reduce: count %zu of datatype '%s' is not a whole "
+                   "number of elements of operation '%s' (%zu '%s' each)", count,
+                   loom_op_types[dt].name, loom_op_name(op), loom_op_unit(op, dt),
+                   loom_op_types[dt].name);
+        return LOOM_ERR_INVALID_COUNT;
     }
     if (count > 0 && (in == NULL || inout == NULL)) {
         loom_error("coll", "loom_op_reduce: %s is NULL with count %zu",

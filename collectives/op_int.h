@@ -5,7 +5,9 @@
  * NULL entry means "not defined for this type" (MPI's rules: arithmetic on
  * every numeric type, logical and bitwise on integers, bitwise also on
  * bytes, minloc/maxloc on the value+index pairs, replace on everything).
- * User operations live in a small growable table after the predefined ones.
+ * User operations live in a small growable table after the predefined ones;
+ * one may carry a unit, the byte size of its element (loom_op_create_unit),
+ * and is then only ever applied to whole elements (loom_op_unit).
  * A kernel computes inout[i] = in[i] op inout[i], so a reduction that must
  * respect rank order folds from the highest rank down (see coll_int.h).
  */
@@ -53,6 +55,14 @@ loom_op_kernel_fn_t loom_op_kernel(loom_op_t op, loom_datatype_t dt);
  * floating point (signed zeros, NaN), user operations or replace.
  */
 int loom_op_commutes_exactly(loom_op_t op, loom_datatype_t dt);
+
+/**
+ * Basic elements of @p dt in one element of @p op: 1 for predefined
+ * operations and for user operations made without a unit, unit / size of
+ * @p dt for loom_op_create_unit() (which loom_op_check() has verified is a
+ * whole number). Collectives cut vectors only at multiples of it.
+ */
+size_t loom_op_unit(loom_op_t op, loom_datatype_t dt);
 
 /** Release every user operation (at finalize). */
 void loom_op_cleanup(void);

@@ -206,6 +206,20 @@ typedef void (*loom_user_op_fn_t)(const void *in, void *inout, size_t count,
 LOOM_API loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg,
                                       int commute, loom_op_t *op_p);
 
+/**
+ * @brief Create a user-defined operation whose elements are @p unit bytes,
+ * a whole number of basic elements (a struct of three doubles: 24).
+ *
+ * Collectives then cut vectors only between such elements: @p fn always
+ * gets whole elements (its count, in basic elements of dt, is a multiple
+ * of unit / size of dt), and a reduction whose vector (or block) is not a
+ * whole number of them fails with LOOM_ERR_INVALID_COUNT. @p unit 0 is
+ * loom_op_create(): any basic element.
+ * @return LOOM_ERR_INVALID_ARG if @p fn or @p op_p is NULL.
+ */
+LOOM_API loom_status_t loom_op_create_unit(loom_user_op_fn_t fn, void *arg, int commute,
+                                           size_t unit, loom_op_t *op_p);
+
 /** @brief Release a user-defined operation created by loom_op_create(). */
 LOOM_API loom_status_t loom_op_free(loom_op_t *op_p);
 

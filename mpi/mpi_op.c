@@ -11,12 +11,13 @@
  * MPI datatype. Bindings are made on first use (the only allocation) and
  * freed with the op.
  *
- * loom's algorithms may split a vector anywhere between basic elements; when
- * a piece is not a whole number of the derived type's elements, the user
- * function is called with the predefined type of the basic elements instead
- * (MPI_INT for MPI_Type_contiguous(4, MPI_INT)) and the basic count: the
- * result is right for every elementwise function, which is what a
- * contiguous-type user op can be.
+ * Each binding is a loom user op whose unit is the datatype's size
+ * (loom_op_create_unit), so loom's collectives cut vectors only between
+ * elements of the user's datatype and the trampoline always gets a whole
+ * number of them: the user function sees the datatype handle the
+ * collective was called with and a count in its elements, as MPI requires
+ * (a function that walks triples of MPI_Type_contiguous(3, MPI_DOUBLE) is
+ * never handed a piece that starts inside a triple).
  */
 #include "mpi_int.h"
 
@@ -67,16 +68,16 @@ static void loom_mpi_op_call(MPI_User_function *fn, const void *in, void *inout,
     }
 }
 
+/* loom's count is in basic elements, a multiple of the unit (b->dt->n) */
 static void loom_mpi_op_trampoline(const void *in, void *inout, size_t count,
                                    loom_datatype_t ldt, void *arg)
 {
     loom_mpi_op_binding_t *b = arg;
     size_t n = b->dt->n;
 
-    if (n != 0 && count % n == 0) {
+    (void)ldt;
+    if (n != 0) {
         loom_mpi_op_call(b->op->fn, in, inout, count / n, b->dt);
-    } else {
-        loom_mpi_op_call(b->op->fn, in, inout, count, loom_mpi_type_of_base(ldt));
     }
 }
 
@@ -89,7 +90,8 @@ static loom_mpi_op_binding_t *loom_mpi_op_bind(MPI_Op op, MPI_Datatype dt)
     }
     b->op = op;
     b->dt = dt;
-    if (loom_op_create(loom_mpi_op_trampoline, b, op->commute, &b->lop) != LOOM_OK) {
+    if (loom_op_create_unit(loom_mpi_op_trampoline, b, op->commute,
+                            loom_mpi_type_extent(dt), &b->lop) != LOOM_OK) {
         free(b);
         return NULL;
     }

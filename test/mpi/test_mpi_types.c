@@ -276,15 +276,17 @@ static void test_user_op_trampoline(void)
     CU_ASSERT_EQUAL(seen_len, 2);
     CU_ASSERT_PTR_EQUAL(seen_type, tri);
     CU_ASSERT(inout[0] == 11 && inout[5] == 66);
-    /* a piece that is not whole elements of tri: the basic type, basic count */
-    CU_ASSERT_EQUAL(loom_op_reduce(l1, in, inout, 4, LOOM_INT32), LOOM_OK);
-    CU_ASSERT_EQUAL(seen_len, 4);
-    CU_ASSERT_PTR_EQUAL(seen_type, MPI_INT32_T);
-    CU_ASSERT(inout[3] == 48 && inout[4] == 55);
+    /* a piece that is not whole elements of tri is refused (the binding's
+     * unit is tri's size): the user function only ever sees whole tris */
+    seen_calls = 0;
+    CU_ASSERT_EQUAL(loom_op_reduce(l1, in, inout, 4, LOOM_INT32), LOOM_ERR_INVALID_COUNT);
+    CU_ASSERT_EQUAL(seen_calls, 0);
+    CU_ASSERT(inout[3] == 44 && inout[4] == 55);
     /* through the MPI call */
     CU_ASSERT_EQUAL(MPI_Reduce_local(in, inout, 2, tri, op), MPI_SUCCESS);
     CU_ASSERT_EQUAL(seen_len, 2);
-    CU_ASSERT(inout[0] == 13 && inout[5] == 72);
+    CU_ASSERT_PTR_EQUAL(seen_type, tri);
+    CU_ASSERT(inout[0] == 12 && inout[5] == 72);
     CU_ASSERT_EQUAL(MPI_Reduce_local(in, inout, 6, MPI_INT, op), MPI_SUCCESS);
     CU_ASSERT_PTR_EQUAL(seen_type, MPI_INT);
     CU_ASSERT_EQUAL(seen_len, 6);
