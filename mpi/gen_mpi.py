@@ -237,24 +237,25 @@ def gen_all_symbols(funcs):
            " * function of the table and checks each is linked, that MPI_X is PMPI_X\n"
            " * (a weak alias: nothing else is linked in) and that no two names share\n"
            " * a function. Compiles as C and as C++. Prints \"N functions linked\".\n */\n",
-           "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n",
+           "#include <mpi.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n",
            "typedef void (*loom_any_fn)(void);\n\n",
            "struct loom_sym {\n    const char *name;\n    loom_any_fn mpi, pmpi;\n};\n\n",
+           "struct loom_addr {\n    uintptr_t addr;\n    const char *name;\n};\n\n",
            "static const struct loom_sym loom_syms[] = {\n"]
     for fn in funcs:
         out.append(f'    {{ "{fn.name}", (loom_any_fn){fn.name}, (loom_any_fn){fn.pname} }},\n')
     out.append("};\n\n")
     out.append("""static int loom_cmp(const void *a, const void *b)
 {
-    const struct loom_sym *x = (const struct loom_sym *)a;
-    const struct loom_sym *y = (const struct loom_sym *)b;
-    return x->mpi < y->mpi ? -1 : x->mpi > y->mpi ? 1 : 0;
+    const struct loom_addr *x = (const struct loom_addr *)a;
+    const struct loom_addr *y = (const struct loom_addr *)b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr ? 1 : 0;
 }
 
 int main(void)
 {
     enum { N = sizeof(loom_syms) / sizeof(loom_syms[0]) };
-    static struct loom_sym sorted[N];
+    static struct loom_addr sorted[N];
     int bad = 0;
     size_t i;
 
@@ -266,11 +267,12 @@ int main(void)
             printf("%s is not P%s\\n", loom_syms[i].name, loom_syms[i].name);
             bad++;
         }
-        sorted[i] = loom_syms[i];
+        sorted[i].addr = (uintptr_t)loom_syms[i].mpi;
+        sorted[i].name = loom_syms[i].name;
     }
     qsort(sorted, N, sizeof(sorted[0]), loom_cmp);
     for (i = 1; i < N; i++) {
-        if (sorted[i].mpi == sorted[i - 1].mpi) {
+        if (sorted[i].addr == sorted[i - 1].addr) {
             printf("%s and %s are one function\\n", sorted[i - 1].name, sorted[i].name);
             bad++;
         }
@@ -301,7 +303,8 @@ def main(argv):
         implemented = implemented_names(args.sources)
         for name, src in sorted(implemented.items()):
             if name not in table_names:
-                raise TableError(f"{src}: implements {name}, which {args.table} does not list")
+                raise TableError(f"{src}: implements {name}, which {args.table} does not "
+                                 "list: add its prototype to the table")
         stubs = gen_stubs(funcs, implemented)
     except (TableError, OSError) as e:
         print(f"gen_mpi.py: {e}", file=sys.stderr)
