@@ -1,6 +1,12 @@
 /**
  * @file mpi.h
- * @brief loom's MPI binding: a subset of MPI-3.1 (C bindings) over loom.h.
+ * @brief loom's MPI binding: the MPI-3.1 C interface over loom.h.
+ *
+ * This header is written by hand for everything that is not a function:
+ * handles, constants, predefined objects, callback types. The functions
+ * (every one of the MPI-3.1 C binding, with its PMPI_ twin) are declared in
+ * mpi_proto.h, generated at build time from the table mpi/mpi_api.txt by
+ * mpi/gen_mpi.py and installed beside this header. Usable from C11 and C++.
  *
  * Design: every MPI call maps onto one or a few calls of the native API
  * (include/loom.h); nothing is implemented twice. Handles are pointers to
@@ -18,8 +24,9 @@
  * Errors: return values are MPI error classes (codes and classes are the same
  * numbers here). The default handler, MPI_ERRORS_ARE_FATAL, prints the error
  * naming the call and aborts the job; MPI_ERRORS_RETURN returns the class.
- * Calls outside the subset (windows, topologies, non-contiguous datatypes,
- * ...) link and raise MPI_ERR_UNSUPPORTED_OPERATION naming the call.
+ * Calls outside what loom implements (windows, MPI-IO, dynamic processes,
+ * ...) link, set their output handles to the null handle, and raise
+ * MPI_ERR_UNSUPPORTED_OPERATION naming the call and the missing feature.
  *
  * Threads: MPI_THREAD_FUNNELED at most (loom is single-threaded).
  */
@@ -39,7 +46,11 @@ extern "C" {
 #define LOOM_MPI_API
 #endif
 
-/* Declare MPI_X and its profiling twin PMPI_X with one prototype. */
+/*
+ * Declare MPI_X and its profiling twin PMPI_X with one prototype. The
+ * functions of MPI-3.1 come from mpi_proto.h; this is for declarations
+ * outside the table (to be folded into mpi/mpi_api.txt).
+ */
 #define LOOM_MPI_FN(ret, name, args) \
     LOOM_MPI_API ret MPI_##name args; \
     LOOM_MPI_API ret PMPI_##name args;
