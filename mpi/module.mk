@@ -50,7 +50,7 @@ $(MPI_STUBS_O): $(MPI_STUBS_C) $(FLAGS_STAMP)
 
 # Objects whose sources include mpi.h (directly or through mpi_int.h).
 MPI_HDR_USERS := $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRC) \
-    $(shell grep -lE '[<"]mpi(_int)?\.h[>"]' $(wildcard */*.c */*/*.c) 2>/dev/null))
+    $(shell grep -lE 'include\s*[<"](.*/)?mpi(_int)?\.h[>"]' $(wildcard */*.c */*/*.c) 2>/dev/null))
 $(MPI_HDR_USERS): | $(MPI_PROTO_H)
 LIBLOOM_MPI_A  := $(BUILD)/lib/libloom_mpi.a
 LIBLOOM_MPI_SO := $(BUILD)/lib/libloom_mpi.so
