@@ -94,7 +94,7 @@ $(LOOMCXX): mpi/loomcc.in mpi/module.mk
 
 $(LOOM_PC_DIR)/%.pc: mpi/%.pc.in mpi/module.mk
 	@mkdir -p $(dir $@)
-	$(Q)$(call mpi_subst,$<,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib)
+	$(Q)$(call mpi_subst,$<,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib,$(TOP)/$(MPI_GEN_INC))
 
 ALL_TARGETS += $(LIBLOOM_MPI_A) $(LIBLOOM_MPI_SO) $(LOOMCC) $(LOOMCXX) $(LOOM_PCS) \
                $(MPI_GEN_FILES)

@@ -125,6 +125,15 @@ build_run_cxx() {
 }
 check "loomcxx builds a C++ program that runs" build_run_cxx
 
+build_pkgconfig() {
+    local flags
+    flags=$(PKG_CONFIG_PATH=$top/$BUILD/lib/pkgconfig pkg-config --cflags --libs loom-mpi) || return 1
+    contains "$flags" "-I$top/$BUILD/include" || return 1  # the generated mpi_proto.h
+    # shellcheck disable=SC2086
+    cd "$tmp" && cc -o hello_bpc hello.c $flags -Wl,-rpath,"$top/$BUILD/lib" && ./hello_bpc
+}
+check "build-tree pkg-config file (loom-mpi)" build_pkgconfig
+
 prefix=$tmp/prefix
 do_install() {
     make -s -C "$top" "${make_flags[@]}" install PREFIX="$prefix" || return 1
