@@ -52,11 +52,11 @@ $(MPI_STUBS_O): $(MPI_STUBS_C) $(FLAGS_STAMP)
 MPI_HDR_USERS := $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRC) \
     $(shell grep -lE 'include\s*[<"](.*/)?mpi(_int)?\.h[>"]' $(wildcard */*.c */*/*.c) 2>/dev/null))
 $(MPI_HDR_USERS): | $(MPI_PROTO_H)
+
 LIBLOOM_MPI_A  := $(BUILD)/lib/libloom_mpi.a
 LIBLOOM_MPI_SO := $(BUILD)/lib/libloom_mpi.so
 LOOMCC         := $(BUILD)/bin/loomcc
 LOOMCXX        := $(BUILD)/bin/loomcxx
-CXX            ?= g++
 LOOM_PC_DIR    := $(BUILD)/lib/pkgconfig
 LOOM_PCS       := $(LOOM_PC_DIR)/loom.pc $(LOOM_PC_DIR)/loom-mpi.pc
 LOOM_VERSION   := $(shell sed -n 's/^\#define LOOM_VERSION_STRING "\(.*\)"/\1/p' include/loom.h)
@@ -87,6 +87,9 @@ mpi_wrapper_subst = sed -e 's|@WRAPPER@|$(6)|g' -e 's|@LANG@|$(7)|g' \
 $(LOOMCC): mpi/loomcc.in mpi/module.mk
 	@mkdir -p $(dir $@)
 	$(Q)$(call mpi_wrapper_subst,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib,$(TOP)/$(MPI_GEN_INC),loomcc,C,$(CC),LOOM_CC)
+
+# whatever is built with the wrappers needs the header too
+$(LOOMCC) $(LOOMCXX): | $(MPI_PROTO_H)
 
 $(LOOMCXX): mpi/loomcc.in mpi/module.mk
 	@mkdir -p $(dir $@)
