@@ -77,7 +77,7 @@ endif
 DEFS     := -D_GNU_SOURCE -DLOOM_HAVE_PMIX=$(HAVE_PMIX) -DLOOM_HAVE_IBV=$(HAVE_IBV) \
             -DLOOM_HAVE_TCP=$(HAVE_TCP) -DLOOM_BUILD_CONFIG='"$(CONFIG)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) $(DEFS) -fPIC -pthread \
-              -Iinclude -Icore -Itransport -Itest/common $(PMIX_CFLAGS) $(CFLAGS)
+              -Iinclude -I$(BUILD)/include -Icore -Itransport -Itest/common $(PMIX_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
 # the shared libraries bind their own functions at link time: a call inside
 # libloom.so (or libloom_mpi.so, e.g. PMPI_Send to loom_mpi_raise) is a

@@ -1,6 +1,12 @@
 /**
  * @file mpi.h
- * @brief loom's MPI binding: a subset of MPI-3.1 (C bindings) over loom.h.
+ * @brief loom's MPI binding: the MPI-3.1 C interface over loom.h.
+ *
+ * This header is written by hand for everything that is not a function:
+ * handles, constants, predefined objects, callback types. The functions
+ * (every one of the MPI-3.1 C binding, with its PMPI_ twin) are declared in
+ * mpi_proto.h, generated at build time from the table mpi/mpi_api.txt by
+ * mpi/gen_mpi.py and installed beside this header. Usable from C11 and C++.
  *
  * Design: every MPI call maps onto one or a few calls of the native API
  * (include/loom.h); nothing is implemented twice. Handles are pointers to
@@ -18,8 +24,9 @@
  * Errors: return values are MPI error classes (codes and classes are the same
  * numbers here). The default handler, MPI_ERRORS_ARE_FATAL, prints the error
  * naming the call and aborts the job; MPI_ERRORS_RETURN returns the class.
- * Calls outside the subset (windows, topologies, non-contiguous datatypes,
- * ...) link and raise MPI_ERR_UNSUPPORTED_OPERATION naming the call.
+ * Calls outside what loom implements (windows, MPI-IO, dynamic processes,
+ * ...) link, set their output handles to the null handle, and raise
+ * MPI_ERR_UNSUPPORTED_OPERATION naming the call and the missing feature.
  *
  * Threads: MPI_THREAD_FUNNELED at most (loom is single-threaded).
  */
@@ -39,7 +46,11 @@ extern "C" {
 #define LOOM_MPI_API
 #endif
 
-/* Declare MPI_X and its profiling twin PMPI_X with one prototype. */
+/*
+ * Declare MPI_X and its profiling twin PMPI_X with one prototype. The
+ * functions of MPI-3.1 come from mpi_proto.h; this is for declarations
+ * outside the table (to be folded into mpi/mpi_api.txt).
+ */
 #define LOOM_MPI_FN(ret, name, args) \
     LOOM_MPI_API ret MPI_##name args; \
     LOOM_MPI_API ret PMPI_##name args;
@@ -58,6 +69,8 @@ extern "C" {
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_INFO_KEY               36
 #define MPI_MAX_INFO_VAL               256
+#define MPI_MAX_PORT_NAME              1024
+#define MPI_MAX_DATAREP_STRING         128
 
 /* ------------------------------------------------------------------------ */
 /* Error classes                                                            */
@@ -125,13 +138,29 @@ extern "C" {
     X(MPI_ERR_RMA_RANGE,         54, "target memory outside the window")        \
     X(MPI_ERR_RMA_ATTACH,        55, "memory cannot be attached")               \
     X(MPI_ERR_RMA_SHARED,        56, "memory cannot be shared")                 \
-    X(MPI_ERR_RMA_FLAVOR,        57, "wrong window flavor")
+    X(MPI_ERR_RMA_FLAVOR,        57, "wrong window flavor")                     \
+    X(MPI_T_ERR_MEMORY,          58, "MPI_T: out of memory")                    \
+    X(MPI_T_ERR_NOT_INITIALIZED, 59, "MPI_T: interface not initialized")        \
+    X(MPI_T_ERR_CANNOT_INIT,     60, "MPI_T: interface cannot be initialized")  \
+    X(MPI_T_ERR_INVALID_INDEX,   61, "MPI_T: invalid variable or category index") \
+    X(MPI_T_ERR_INVALID_ITEM,    62, "MPI_T: invalid enumeration item index")   \
+    X(MPI_T_ERR_INVALID_HANDLE,  63, "MPI_T: invalid handle")                   \
+    X(MPI_T_ERR_OUT_OF_HANDLES,  64, "MPI_T: no more handles")                  \
+    X(MPI_T_ERR_OUT_OF_SESSIONS, 65, "MPI_T: no more sessions")                 \
+    X(MPI_T_ERR_INVALID_SESSION, 66, "MPI_T: invalid session")                  \
+    X(MPI_T_ERR_CVAR_SET_NOT_NOW, 67, "MPI_T: control variable cannot be set now") \
+    X(MPI_T_ERR_CVAR_SET_NEVER,  68, "MPI_T: control variable can never be set") \
+    X(MPI_T_ERR_PVAR_NO_STARTSTOP, 69, "MPI_T: variable cannot be started or stopped") \
+    X(MPI_T_ERR_PVAR_NO_WRITE,   70, "MPI_T: variable cannot be written")       \
+    X(MPI_T_ERR_PVAR_NO_ATOMIC,  71, "MPI_T: variable cannot be read and reset atomically") \
+    X(MPI_T_ERR_INVALID_NAME,    72, "MPI_T: invalid variable or category name") \
+    X(MPI_T_ERR_INVALID,         73, "MPI_T: invalid use of the interface")
 
 enum {
 #define LOOM_MPI_ERR_ENUM_(name, value, desc) name = (value),
     LOOM_MPI_ERR_MAP(LOOM_MPI_ERR_ENUM_)
 #undef LOOM_MPI_ERR_ENUM_
-    MPI_ERR_LASTCODE = 57
+    MPI_ERR_LASTCODE = 73
 };
 
 /* ------------------------------------------------------------------------ */
@@ -169,6 +198,22 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
+/**
+ * A status as mpi_f08's TYPE(MPI_Status), for MPI_Status_c2f08/f082c: the
+ * three public fields, then the rest of MPI_Status as Fortran integers.
+ */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint loom_internal_[(sizeof(MPI_Status) - 3 * sizeof(int)) / sizeof(MPI_Fint)];
+} MPI_F08_status;
+
+#define MPI_F_STATUS_IGNORE     ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE   ((MPI_Fint *)0)
+#define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)0)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)0)
+
 /* Predefined objects (defined in libloom_mpi). */
 extern LOOM_MPI_API struct loom_mpi_comm loom_mpi_comm_world;
 extern LOOM_MPI_API struct loom_mpi_comm loom_mpi_comm_self;
@@ -202,6 +247,13 @@ extern LOOM_MPI_API struct loom_mpi_errhandler loom_mpi_errors_return;
 #define MPI_IN_PLACE   ((void *)1)
 #define MPI_BOTTOM     ((void *)0)
 #define MPI_KEYVAL_INVALID (-1)
+#define MPI_BSEND_OVERHEAD 128     /* bytes MPI_Bsend adds to each message */
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL      ((char **)0)
+#define MPI_ARGVS_NULL     ((char ***)0)
+#define MPI_UNWEIGHTED     ((int *)2)   /* unique addresses, never dereferenced */
+#define MPI_WEIGHTS_EMPTY  ((int *)3)
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
 
 /* Results of MPI_Comm_compare. */
 enum { MPI_IDENT = 0, MPI_CONGRUENT, MPI_SIMILAR, MPI_UNEQUAL };
@@ -225,12 +277,85 @@ enum {
     MPI_LASTUSEDCODE
 };
 
+/* Predefined attribute keys of windows (MPI_Win_get_attr) and their values. */
+enum {
+    MPI_WIN_BASE = 8,
+    MPI_WIN_SIZE,
+    MPI_WIN_DISP_UNIT,
+    MPI_WIN_CREATE_FLAVOR,
+    MPI_WIN_MODEL
+};
+enum {
+    MPI_WIN_FLAVOR_CREATE = 1,
+    MPI_WIN_FLAVOR_ALLOCATE,
+    MPI_WIN_FLAVOR_DYNAMIC,
+    MPI_WIN_FLAVOR_SHARED
+};
+enum { MPI_WIN_SEPARATE = 1, MPI_WIN_UNIFIED };
+
+/* Assertions of the RMA synchronization calls (bit flags). */
+enum {
+    MPI_MODE_NOCHECK   = 1024,
+    MPI_MODE_NOSTORE   = 2048,
+    MPI_MODE_NOPUT     = 4096,
+    MPI_MODE_NOPRECEDE = 8192,
+    MPI_MODE_NOSUCCEED = 16384
+};
+
+/* File access modes (bit flags), seek origins. */
+enum {
+    MPI_MODE_CREATE          = 1,
+    MPI_MODE_RDONLY          = 2,
+    MPI_MODE_WRONLY          = 4,
+    MPI_MODE_RDWR            = 8,
+    MPI_MODE_DELETE_ON_CLOSE = 16,
+    MPI_MODE_UNIQUE_OPEN     = 32,
+    MPI_MODE_EXCL            = 64,
+    MPI_MODE_APPEND          = 128,
+    MPI_MODE_SEQUENTIAL      = 256
+};
+enum { MPI_SEEK_SET = 600, MPI_SEEK_CUR = 602, MPI_SEEK_END = 604 };
+
+/* MPI_Comm_split_type. */
+enum { MPI_COMM_TYPE_SHARED = 1 };
+
 /* Topology kinds (MPI_Topo_test is unsupported; the names still exist). */
 enum { MPI_GRAPH = 1, MPI_CART, MPI_DIST_GRAPH };
 
 /* Lock types and combiners some programs name even without using them. */
 enum { MPI_LOCK_EXCLUSIVE = 234, MPI_LOCK_SHARED = 235 };
 enum { MPI_ORDER_C = 56, MPI_ORDER_FORTRAN = 57 };
+
+/* MPI_Type_create_darray distributions. */
+enum {
+    MPI_DISTRIBUTE_BLOCK = 121,
+    MPI_DISTRIBUTE_CYCLIC,
+    MPI_DISTRIBUTE_NONE
+};
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+/* MPI_Type_match_size classes. */
+enum { MPI_TYPECLASS_INTEGER = 1, MPI_TYPECLASS_REAL, MPI_TYPECLASS_COMPLEX };
+
+/* MPI_Type_get_envelope combiners. */
+enum {
+    MPI_COMBINER_NAMED = 1,
+    MPI_COMBINER_DUP,
+    MPI_COMBINER_CONTIGUOUS,
+    MPI_COMBINER_VECTOR,
+    MPI_COMBINER_HVECTOR,
+    MPI_COMBINER_INDEXED,
+    MPI_COMBINER_HINDEXED,
+    MPI_COMBINER_INDEXED_BLOCK,
+    MPI_COMBINER_HINDEXED_BLOCK,
+    MPI_COMBINER_STRUCT,
+    MPI_COMBINER_SUBARRAY,
+    MPI_COMBINER_DARRAY,
+    MPI_COMBINER_F90_REAL,
+    MPI_COMBINER_F90_COMPLEX,
+    MPI_COMBINER_F90_INTEGER,
+    MPI_COMBINER_RESIZED
+};
 
 /* ------------------------------------------------------------------------ */
 /* Datatypes                                                                */
@@ -287,6 +412,53 @@ extern LOOM_MPI_API struct loom_mpi_datatype
 #define MPI_SHORT_INT          (&loom_mpi_dt_short_int)
 #define MPI_LONG_DOUBLE_INT    (&loom_mpi_dt_long_double_int)
 
+/*
+ * Complex, C++ and Fortran types. Complex types have the C99 _Complex
+ * layout (MPI_COMPLEX and MPI_DOUBLE_COMPLEX, Fortran's, the same); the
+ * Fortran types are the C types of the same size (INTEGER = int, REAL =
+ * float, DOUBLE PRECISION = double, LOGICAL = int). Sizes loom has no C
+ * type for are MPI_DATATYPE_NULL, as MPI allows for optional types.
+ */
+extern LOOM_MPI_API struct loom_mpi_datatype
+    loom_mpi_dt_c_float_complex, loom_mpi_dt_c_double_complex,
+    loom_mpi_dt_c_long_double_complex, loom_mpi_dt_cxx_bool,
+    loom_mpi_dt_character, loom_mpi_dt_logical, loom_mpi_dt_integer,
+    loom_mpi_dt_real, loom_mpi_dt_double_precision, loom_mpi_dt_2integer,
+    loom_mpi_dt_2real, loom_mpi_dt_2double_precision, loom_mpi_dt_integer1,
+    loom_mpi_dt_integer2, loom_mpi_dt_integer8;
+
+#define MPI_C_FLOAT_COMPLEX         (&loom_mpi_dt_c_float_complex)
+#define MPI_C_COMPLEX               MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX        (&loom_mpi_dt_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX   (&loom_mpi_dt_c_long_double_complex)
+#define MPI_CXX_BOOL                (&loom_mpi_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX       MPI_C_FLOAT_COMPLEX
+#define MPI_CXX_DOUBLE_COMPLEX      MPI_C_DOUBLE_COMPLEX
+#define MPI_CXX_LONG_DOUBLE_COMPLEX MPI_C_LONG_DOUBLE_COMPLEX
+#define MPI_CHARACTER               (&loom_mpi_dt_character)
+#define MPI_LOGICAL                 (&loom_mpi_dt_logical)
+#define MPI_INTEGER                 (&loom_mpi_dt_integer)
+#define MPI_REAL                    (&loom_mpi_dt_real)
+#define MPI_DOUBLE_PRECISION        (&loom_mpi_dt_double_precision)
+#define MPI_COMPLEX                 MPI_C_FLOAT_COMPLEX
+#define MPI_DOUBLE_COMPLEX          MPI_C_DOUBLE_COMPLEX
+#define MPI_2INTEGER                (&loom_mpi_dt_2integer)
+#define MPI_2REAL                   (&loom_mpi_dt_2real)
+#define MPI_2DOUBLE_PRECISION       (&loom_mpi_dt_2double_precision)
+#define MPI_INTEGER1                (&loom_mpi_dt_integer1)
+#define MPI_INTEGER2                (&loom_mpi_dt_integer2)
+#define MPI_INTEGER4                MPI_INTEGER
+#define MPI_INTEGER8                (&loom_mpi_dt_integer8)
+#define MPI_INTEGER16               MPI_DATATYPE_NULL
+#define MPI_REAL2                   MPI_DATATYPE_NULL
+#define MPI_REAL4                   MPI_REAL
+#define MPI_REAL8                   MPI_DOUBLE_PRECISION
+#define MPI_REAL16                  MPI_DATATYPE_NULL
+#define MPI_COMPLEX4                MPI_DATATYPE_NULL
+#define MPI_COMPLEX8                MPI_C_FLOAT_COMPLEX
+#define MPI_COMPLEX16               MPI_C_DOUBLE_COMPLEX
+#define MPI_COMPLEX32               MPI_DATATYPE_NULL
+
 /* ------------------------------------------------------------------------ */
 /* Reduction operations                                                     */
 /* ------------------------------------------------------------------------ */
@@ -311,6 +483,10 @@ extern LOOM_MPI_API struct loom_mpi_op
 #define MPI_MAXLOC  (&loom_mpi_op_maxloc)
 #define MPI_REPLACE (&loom_mpi_op_replace)
 
+/* MPI_NO_OP: for RMA accumulates only; collectives refuse it (MPI_ERR_OP). */
+extern LOOM_MPI_API struct loom_mpi_op loom_mpi_op_no_op;
+#define MPI_NO_OP   (&loom_mpi_op_no_op)
+
 /** User reduction: inoutvec[i] = invec[i] op inoutvec[i], *len elements. */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
                                MPI_Datatype *datatype);
@@ -319,313 +495,172 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
 
 /* ------------------------------------------------------------------------ */
-/* Environment                                                              */
+/* Callbacks                                                                */
 /* ------------------------------------------------------------------------ */
 
-LOOM_MPI_FN(int, Init, (int *argc, char ***argv))
-LOOM_MPI_FN(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
-LOOM_MPI_FN(int, Initialized, (int *flag))
-LOOM_MPI_FN(int, Finalize, (void))
-LOOM_MPI_FN(int, Finalized, (int *flag))
-LOOM_MPI_FN(int, Abort, (MPI_Comm comm, int errorcode))
-LOOM_MPI_FN(int, Query_thread, (int *provided))
-LOOM_MPI_FN(int, Is_thread_main, (int *flag))
-LOOM_MPI_FN(int, Get_version, (int *version, int *subversion))
-LOOM_MPI_FN(int, Get_library_version, (char *version, int *resultlen))
-LOOM_MPI_FN(int, Get_processor_name, (char *name, int *resultlen))
-LOOM_MPI_FN(double, Wtime, (void))
-LOOM_MPI_FN(double, Wtick, (void))
-LOOM_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
-LOOM_MPI_FN(int, Free_mem, (void *base))
-LOOM_MPI_FN(int, Get_address, (const void *location, MPI_Aint *address))
-LOOM_MPI_FN(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
-LOOM_MPI_FN(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+/* Error handlers of windows and files; the pre-MPI-2.2 names. */
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef void MPI_File_errhandler_function(MPI_File *file, int *errcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Win_errhandler_function  MPI_Win_errhandler_fn;
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+
+/* Attribute copy and delete callbacks (MPI-3.1 6.7; the MPI-1 forms). */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval,
+                                       void *extra_state, void *attribute_val_in,
+                                       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval,
+                                         void *attribute_val, void *extra_state);
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out,
+                              int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                void *extra_state);
+
+/* Generalized requests (MPI_Grequest_start). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
+/* User data representations (MPI_Register_datarep). */
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype,
+                                            int count, void *filebuf,
+                                            MPI_Offset position, void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+
+/*
+ * The predefined attribute callbacks: real functions (MPI-3.1 6.7.2), so a
+ * program may also call them. NULL_COPY says "do not copy", DUP copies the
+ * attribute value (the pointer), NULL_DELETE does nothing.
+ */
+LOOM_MPI_API int loom_mpi_comm_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra,
+                                            void *in, void *out, int *flag);
+LOOM_MPI_API int loom_mpi_comm_dup_fn(MPI_Comm oldcomm, int keyval, void *extra,
+                                      void *in, void *out, int *flag);
+LOOM_MPI_API int loom_mpi_comm_null_delete_fn(MPI_Comm comm, int keyval, void *val,
+                                              void *extra);
+LOOM_MPI_API int loom_mpi_type_null_copy_fn(MPI_Datatype oldtype, int keyval, void *extra,
+                                            void *in, void *out, int *flag);
+LOOM_MPI_API int loom_mpi_type_dup_fn(MPI_Datatype oldtype, int keyval, void *extra,
+                                      void *in, void *out, int *flag);
+LOOM_MPI_API int loom_mpi_type_null_delete_fn(MPI_Datatype type, int keyval, void *val,
+                                              void *extra);
+LOOM_MPI_API int loom_mpi_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra,
+                                           void *in, void *out, int *flag);
+LOOM_MPI_API int loom_mpi_win_dup_fn(MPI_Win oldwin, int keyval, void *extra, void *in,
+                                     void *out, int *flag);
+LOOM_MPI_API int loom_mpi_win_null_delete_fn(MPI_Win win, int keyval, void *val,
+                                             void *extra);
+#define MPI_COMM_NULL_COPY_FN   loom_mpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN         loom_mpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN loom_mpi_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN   loom_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN         loom_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN loom_mpi_type_null_delete_fn
+#define MPI_WIN_NULL_COPY_FN    loom_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN          loom_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN  loom_mpi_win_null_delete_fn
+#define MPI_NULL_COPY_FN        loom_mpi_comm_null_copy_fn
+#define MPI_DUP_FN              loom_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN      loom_mpi_comm_null_delete_fn
 
 /* ------------------------------------------------------------------------ */
-/* Errors                                                                   */
+/* Other predefined objects                                                 */
 /* ------------------------------------------------------------------------ */
 
-LOOM_MPI_FN(int, Error_string, (int errorcode, char *string, int *resultlen))
-LOOM_MPI_FN(int, Error_class, (int errorcode, int *errorclass))
-LOOM_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
-LOOM_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
-LOOM_MPI_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *fn,
-                                          MPI_Errhandler *errhandler))
-LOOM_MPI_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
-LOOM_MPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+/* The environment's info (MPI_Init's "command", "argv", ...). */
+extern LOOM_MPI_API struct loom_mpi_info loom_mpi_info_env;
+#define MPI_INFO_ENV (&loom_mpi_info_env)
+
+/* The message MPI_Mprobe/MPI_Improbe return for MPI_PROC_NULL. */
+extern LOOM_MPI_API struct loom_mpi_message loom_mpi_message_no_proc;
+#define MPI_MESSAGE_NO_PROC (&loom_mpi_message_no_proc)
 
 /* ------------------------------------------------------------------------ */
-/* Communicators                                                            */
+/* Tool information interface (MPI_T, MPI-3.1 chapter 14.3)                 */
 /* ------------------------------------------------------------------------ */
 
-LOOM_MPI_FN(int, Comm_rank, (MPI_Comm comm, int *rank))
-LOOM_MPI_FN(int, Comm_size, (MPI_Comm comm, int *size))
-LOOM_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
-LOOM_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
-LOOM_MPI_FN(int, Comm_free, (MPI_Comm *comm))
-LOOM_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
-LOOM_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
-LOOM_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
-LOOM_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val,
-                                 int *flag))
-LOOM_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+typedef struct loom_mpi_t_enum         *MPI_T_enum;
+typedef struct loom_mpi_t_cvar_handle  *MPI_T_cvar_handle;
+typedef struct loom_mpi_t_pvar_handle  *MPI_T_pvar_handle;
+typedef struct loom_mpi_t_pvar_session *MPI_T_pvar_session;
+
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES  ((MPI_T_pvar_handle)1)
+
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 221,
+    MPI_T_VERBOSITY_USER_DETAIL,
+    MPI_T_VERBOSITY_USER_ALL,
+    MPI_T_VERBOSITY_TUNER_BASIC,
+    MPI_T_VERBOSITY_TUNER_DETAIL,
+    MPI_T_VERBOSITY_TUNER_ALL,
+    MPI_T_VERBOSITY_MPIDEV_BASIC,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL,
+    MPI_T_VERBOSITY_MPIDEV_ALL
+};
+enum {
+    MPI_T_BIND_NO_OBJECT = 9700,
+    MPI_T_BIND_MPI_COMM,
+    MPI_T_BIND_MPI_DATATYPE,
+    MPI_T_BIND_MPI_ERRHANDLER,
+    MPI_T_BIND_MPI_FILE,
+    MPI_T_BIND_MPI_GROUP,
+    MPI_T_BIND_MPI_OP,
+    MPI_T_BIND_MPI_REQUEST,
+    MPI_T_BIND_MPI_WIN,
+    MPI_T_BIND_MPI_MESSAGE,
+    MPI_T_BIND_MPI_INFO
+};
+enum {
+    MPI_T_SCOPE_CONSTANT = 60438,
+    MPI_T_SCOPE_READONLY,
+    MPI_T_SCOPE_LOCAL,
+    MPI_T_SCOPE_GROUP,
+    MPI_T_SCOPE_GROUP_EQ,
+    MPI_T_SCOPE_ALL,
+    MPI_T_SCOPE_ALL_EQ
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE = 240,
+    MPI_T_PVAR_CLASS_LEVEL,
+    MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK,
+    MPI_T_PVAR_CLASS_LOWWATERMARK,
+    MPI_T_PVAR_CLASS_COUNTER,
+    MPI_T_PVAR_CLASS_AGGREGATE,
+    MPI_T_PVAR_CLASS_TIMER,
+    MPI_T_PVAR_CLASS_GENERIC
+};
 
 /* ------------------------------------------------------------------------ */
-/* Point-to-point                                                           */
+/* Functions                                                                */
 /* ------------------------------------------------------------------------ */
 
-LOOM_MPI_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest,
-                        int tag, MPI_Comm comm))
-LOOM_MPI_FN(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest,
-                         int tag, MPI_Comm comm))
-LOOM_MPI_FN(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest,
-                         int tag, MPI_Comm comm))
-LOOM_MPI_FN(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source,
-                        int tag, MPI_Comm comm, MPI_Status *status))
-LOOM_MPI_FN(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest,
-                         int tag, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest,
-                          int tag, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest,
-                          int tag, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source,
-                         int tag, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            int dest, int sendtag, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, int source, int recvtag,
-                            MPI_Comm comm, MPI_Status *status))
-LOOM_MPI_FN(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype,
-                                    int dest, int sendtag, int source, int recvtag,
-                                    MPI_Comm comm, MPI_Status *status))
-LOOM_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
-LOOM_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag,
-                          MPI_Status *status))
-LOOM_MPI_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype,
-                             int *count))
-LOOM_MPI_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype,
-                                int *count))
-
-/* ------------------------------------------------------------------------ */
-/* Requests                                                                 */
-/* ------------------------------------------------------------------------ */
-
-LOOM_MPI_FN(int, Wait, (MPI_Request *request, MPI_Status *status))
-LOOM_MPI_FN(int, Waitall, (int count, MPI_Request requests[], MPI_Status statuses[]))
-LOOM_MPI_FN(int, Waitany, (int count, MPI_Request requests[], int *index,
-                           MPI_Status *status))
-LOOM_MPI_FN(int, Waitsome, (int incount, MPI_Request requests[], int *outcount,
-                            int indices[], MPI_Status statuses[]))
-LOOM_MPI_FN(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
-LOOM_MPI_FN(int, Testall, (int count, MPI_Request requests[], int *flag,
-                           MPI_Status statuses[]))
-LOOM_MPI_FN(int, Testany, (int count, MPI_Request requests[], int *index, int *flag,
-                           MPI_Status *status))
-LOOM_MPI_FN(int, Testsome, (int incount, MPI_Request requests[], int *outcount,
-                            int indices[], MPI_Status statuses[]))
-LOOM_MPI_FN(int, Request_free, (MPI_Request *request))
-LOOM_MPI_FN(int, Cancel, (MPI_Request *request))
-LOOM_MPI_FN(int, Test_cancelled, (const MPI_Status *status, int *flag))
-
-/* ------------------------------------------------------------------------ */
-/* Collectives                                                              */
-/* ------------------------------------------------------------------------ */
-
-LOOM_MPI_FN(int, Barrier, (MPI_Comm comm))
-LOOM_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root,
-                         MPI_Comm comm))
-LOOM_MPI_FN(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root,
-                          MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Reduce, (const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
-LOOM_MPI_FN(int, Ireduce, (const void *sendbuf, void *recvbuf, int count,
-                           MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                           MPI_Request *request))
-LOOM_MPI_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
-LOOM_MPI_FN(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                              MPI_Request *request))
-LOOM_MPI_FN(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf,
-                                        int recvcount, MPI_Datatype datatype,
-                                        MPI_Op op, MPI_Comm comm))
-LOOM_MPI_FN(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf,
-                                         int recvcount, MPI_Datatype datatype,
-                                         MPI_Op op, MPI_Comm comm,
-                                         MPI_Request *request))
-LOOM_MPI_FN(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count,
-                                MPI_Datatype datatype, MPI_Op op))
-LOOM_MPI_FN(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm))
-LOOM_MPI_FN(int, Iallgather, (const void *sendbuf, int sendcount,
-                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                              MPI_Datatype recvtype, MPI_Comm comm,
-                              MPI_Request *request))
-LOOM_MPI_FN(int, Allgatherv, (const void *sendbuf, int sendcount,
-                              MPI_Datatype sendtype, void *recvbuf,
-                              const int recvcounts[], const int displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm))
-LOOM_MPI_FN(int, Iallgatherv, (const void *sendbuf, int sendcount,
-                               MPI_Datatype sendtype, void *recvbuf,
-                               const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, MPI_Comm comm,
-                               MPI_Request *request))
-LOOM_MPI_FN(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                          int root, MPI_Comm comm))
-LOOM_MPI_FN(int, Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                           int root, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, const int recvcounts[], const int displs[],
-                           MPI_Datatype recvtype, int root, MPI_Comm comm))
-LOOM_MPI_FN(int, Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, const int recvcounts[], const int displs[],
-                            MPI_Datatype recvtype, int root, MPI_Comm comm,
-                            MPI_Request *request))
-LOOM_MPI_FN(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                           int root, MPI_Comm comm))
-LOOM_MPI_FN(int, Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                            int root, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Scatterv, (const void *sendbuf, const int sendcounts[],
-                            const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                            int recvcount, MPI_Datatype recvtype, int root,
-                            MPI_Comm comm))
-LOOM_MPI_FN(int, Iscatterv, (const void *sendbuf, const int sendcounts[],
-                             const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype, int root,
-                             MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm))
-LOOM_MPI_FN(int, Ialltoall, (const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                             MPI_Datatype recvtype, MPI_Comm comm,
-                             MPI_Request *request))
-LOOM_MPI_FN(int, Alltoallv, (const void *sendbuf, const int sendcounts[],
-                             const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                             const int recvcounts[], const int rdispls[],
-                             MPI_Datatype recvtype, MPI_Comm comm))
-LOOM_MPI_FN(int, Ialltoallv, (const void *sendbuf, const int sendcounts[],
-                              const int sdispls[], MPI_Datatype sendtype,
-                              void *recvbuf, const int recvcounts[],
-                              const int rdispls[], MPI_Datatype recvtype,
-                              MPI_Comm comm, MPI_Request *request))
-
-/* ------------------------------------------------------------------------ */
-/* Datatypes and operations                                                 */
-/* ------------------------------------------------------------------------ */
-
-LOOM_MPI_FN(int, Type_size, (MPI_Datatype datatype, int *size))
-LOOM_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb,
-                                   MPI_Aint *extent))
-LOOM_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char *type_name,
-                                 int *resultlen))
-LOOM_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
-LOOM_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype,
-                                   MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Type_commit, (MPI_Datatype *datatype))
-LOOM_MPI_FN(int, Type_free, (MPI_Datatype *datatype))
-LOOM_MPI_FN(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
-LOOM_MPI_FN(int, Op_free, (MPI_Op *op))
-LOOM_MPI_FN(int, Op_commutative, (MPI_Op op, int *commute))
-
-/* ------------------------------------------------------------------------ */
-/* Outside the subset: these link and raise MPI_ERR_UNSUPPORTED_OPERATION    */
-/* ------------------------------------------------------------------------ */
-
-LOOM_MPI_FN(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info,
-                              MPI_Comm comm, MPI_Win *win))
-LOOM_MPI_FN(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info,
-                                MPI_Comm comm, void *baseptr, MPI_Win *win))
-LOOM_MPI_FN(int, Win_free, (MPI_Win *win))
-LOOM_MPI_FN(int, Win_fence, (int assert_, MPI_Win win))
-LOOM_MPI_FN(int, Win_lock, (int lock_type, int rank, int assert_, MPI_Win win))
-LOOM_MPI_FN(int, Win_unlock, (int rank, MPI_Win win))
-LOOM_MPI_FN(int, Put, (const void *origin_addr, int origin_count,
-                       MPI_Datatype origin_datatype, int target_rank,
-                       MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPI_Win win))
-LOOM_MPI_FN(int, Get, (void *origin_addr, int origin_count,
-                       MPI_Datatype origin_datatype, int target_rank,
-                       MPI_Aint target_disp, int target_count,
-                       MPI_Datatype target_datatype, MPI_Win win))
-LOOM_MPI_FN(int, Accumulate, (const void *origin_addr, int origin_count,
-                              MPI_Datatype origin_datatype, int target_rank,
-                              MPI_Aint target_disp, int target_count,
-                              MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
-LOOM_MPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[],
-                               const int periods[], int reorder, MPI_Comm *comm_cart))
-LOOM_MPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
-LOOM_MPI_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
-LOOM_MPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp,
-                              int *rank_source, int *rank_dest))
-LOOM_MPI_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
-LOOM_MPI_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[],
-                                const int edges[], int reorder, MPI_Comm *comm_graph))
-LOOM_MPI_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree,
-                                              const int sources[],
-                                              const int sourceweights[],
-                                              int outdegree,
-                                              const int destinations[],
-                                              const int destweights[],
-                                              MPI_Info info, int reorder,
-                                              MPI_Comm *comm_dist_graph))
-LOOM_MPI_FN(int, Type_vector, (int count, int blocklength, int stride,
-                               MPI_Datatype oldtype, MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride,
-                                       MPI_Datatype oldtype, MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Type_indexed, (int count, const int array_of_blocklengths[],
-                                const int array_of_displacements[],
-                                MPI_Datatype oldtype, MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Type_create_struct, (int count, const int array_of_blocklengths[],
-                                      const MPI_Aint array_of_displacements[],
-                                      const MPI_Datatype array_of_types[],
-                                      MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[],
-                                        const int array_of_subsizes[],
-                                        const int array_of_starts[], int order,
-                                        MPI_Datatype oldtype, MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb,
-                                       MPI_Aint extent, MPI_Datatype *newtype))
-LOOM_MPI_FN(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype,
-                        void *outbuf, int outsize, int *position, MPI_Comm comm))
-LOOM_MPI_FN(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf,
-                          int outcount, MPI_Datatype datatype, MPI_Comm comm))
-LOOM_MPI_FN(int, Comm_spawn, (const char *command, char *argv[], int maxprocs,
-                              MPI_Info info, int root, MPI_Comm comm,
-                              MPI_Comm *intercomm, int array_of_errcodes[]))
-LOOM_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
-LOOM_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[],
-                              MPI_Group *newgroup))
-LOOM_MPI_FN(int, Group_free, (MPI_Group *group))
-LOOM_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
-LOOM_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader,
-                                    MPI_Comm peer_comm, int remote_leader, int tag,
-                                    MPI_Comm *newintercomm))
-LOOM_MPI_FN(int, Scan, (const void *sendbuf, void *recvbuf, int count,
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
-LOOM_MPI_FN(int, Exscan, (const void *sendbuf, void *recvbuf, int count,
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
-LOOM_MPI_FN(int, Reduce_scatter, (const void *sendbuf, void *recvbuf,
-                                  const int recvcounts[], MPI_Datatype datatype,
-                                  MPI_Op op, MPI_Comm comm))
-LOOM_MPI_FN(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest,
-                         int tag, MPI_Comm comm))
-LOOM_MPI_FN(int, Buffer_attach, (void *buffer, int size))
-LOOM_MPI_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype,
-                             int dest, int tag, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source,
-                             int tag, MPI_Comm comm, MPI_Request *request))
-LOOM_MPI_FN(int, Start, (MPI_Request *request))
-LOOM_MPI_FN(int, Startall, (int count, MPI_Request array_of_requests[]))
-LOOM_MPI_FN(int, Info_create, (MPI_Info *info))
-LOOM_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode,
-                             MPI_Info info, MPI_File *fh))
+/*
+ * Every function of the MPI-3.1 C binding and its PMPI_ twin, generated
+ * from mpi/mpi_api.txt by mpi/gen_mpi.py (installed beside this header).
+ * Those outside loom's subset (windows/RMA, MPI-IO, dynamic processes, ...)
+ * link and raise MPI_ERR_UNSUPPORTED_OPERATION naming the call.
+ */
+#include "mpi_proto.h"
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(build-essential pkg-config libpmix-dev libibverbs-dev librdmacm-dev
       libcunit1-dev openmpi-bin libopenmpi-dev gnuplot-nox procps iproute2
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev python3 g++ cmake)
 
 if [[ "${1:-}" == "--print" ]]; then
     echo "apt-get update && apt-get install -y ${PKGS[*]}"

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# test_loomcc.sh: loomcc, the pkg-config files and `make install`, the way a
-# user meets them: build an MPI program with the build tree's loomcc (shared
-# and --static-loom) and run it without LD_LIBRARY_PATH; install into a
-# temporary prefix and build and run again with the installed loomcc,
-# loomrun and pkg-config files only.
+# test_loomcc.sh: loomcc, loomcxx, the pkg-config files and `make install`,
+# the way a user meets them: build an MPI program with the build tree's
+# loomcc (shared and --static-loom) and run it without LD_LIBRARY_PATH;
+# install into a temporary prefix and build and run again with the installed
+# loomcc, loomcxx, mpicc/mpicxx links, loomrun and pkg-config files only;
+# configure and build a CMake project (test/mpi/cmake) through FindMPI.
 #   BUILD=build/release bash test/mpi/test_loomcc.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
 top=$PWD
 BUILD=${BUILD:-build/release}
 loomcc=$top/$BUILD/bin/loomcc
+loomcxx=$top/$BUILD/bin/loomcxx
 tmp=$(mktemp -d /tmp/loomcc-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -70,7 +72,15 @@ showme_build() {
     contains "$("$loomcc" --showme:link)" "-lloom_mpi -lloom" || return 1
     contains "$("$loomcc" --showme:version)" "loom" || return 1
     contains "$("$loomcc" --showme:incdirs)" "$top/include" || return 1
+    contains "$("$loomcc" --showme:incdirs)" "$top/$BUILD/include" || return 1
+    # one dash, as CMake's FindMPI asks
+    [[ $("$loomcc" -showme:compile) == "$("$loomcc" --showme:compile)" ]] || return 1
+    [[ $("$loomcc" -showme:link) == "$("$loomcc" --showme:link)" ]] || return 1
     ! "$loomcc" --showme:nonsense 2>/dev/null || return 1
+    local cxx; cxx=$("$loomcxx" --showme -o x x.cc)
+    contains "$cxx" "-I$top/include" && contains "$cxx" "-lloom_mpi" && contains "$cxx" " -o x x.cc" &&
+        contains "$("$loomcxx" --showme:version)" "loomcxx" || return 1
+    [[ ${cxx%% *} == "${CXX:-g++}" ]] || { echo "loomcxx runs ${cxx%% *}"; return 1; }
 }
 check "loomcc --showme forms (build tree)" showme_build
 
@@ -92,10 +102,43 @@ build_separately() {
 }
 check "loomcc compiles and links in separate steps" build_separately
 
+cat >"$tmp/hello.cc" <<'PROG'
+#include <mpi.h>
+#include <iostream>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 0, sum = 0, one = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        std::cout << "hello from C++, " << sum << " ranks" << std::endl;
+    MPI_Finalize();
+    return sum == size ? 0 : 1;
+}
+PROG
+
+build_run_cxx() {
+    cd "$tmp" && "$loomcxx" -std=c++11 -O2 -Wall -Wextra -Werror -o hello_cxx hello.cc &&
+        env -u LD_LIBRARY_PATH "$top/$BUILD/bin/loomrun" -n 2 ./hello_cxx
+}
+check "loomcxx builds a C++ program that runs" build_run_cxx
+
+build_pkgconfig() {
+    local flags
+    flags=$(PKG_CONFIG_PATH=$top/$BUILD/lib/pkgconfig pkg-config --cflags --libs loom-mpi) || return 1
+    contains "$flags" "-I$top/$BUILD/include" || return 1  # the generated mpi_proto.h
+    # shellcheck disable=SC2086
+    cd "$tmp" && cc -o hello_bpc hello.c $flags -Wl,-rpath,"$top/$BUILD/lib" && ./hello_bpc
+}
+check "build-tree pkg-config file (loom-mpi)" build_pkgconfig
+
 prefix=$tmp/prefix
 do_install() {
     make -s -C "$top" "${make_flags[@]}" install PREFIX="$prefix" || return 1
-    for f in bin/loomcc bin/loomrun bin/loom_info include/mpi.h include/loom.h \
+    for f in bin/loomcc bin/loomcxx bin/mpicc bin/mpicxx bin/loomrun bin/loom_info \
+             include/mpi.h include/mpi_proto.h include/loom.h \
              lib/libloom.a lib/libloom.so lib/libloom_mpi.a lib/libloom_mpi.so \
              lib/pkgconfig/loom.pc lib/pkgconfig/loom-mpi.pc; do
         [[ -e $prefix/$f ]] || { echo "missing $prefix/$f"; return 1; }
@@ -112,6 +155,39 @@ installed_use() {
         env -u LD_LIBRARY_PATH "$prefix/bin/loomrun" -n 3 ./hello_inst
 }
 check "installed loomcc and loomrun" installed_use
+
+installed_cxx_links() {
+    [[ $(readlink "$prefix/bin/mpicc") == loomcc && $(readlink "$prefix/bin/mpicxx") == loomcxx ]] ||
+        { echo "mpicc/mpicxx are not links to loomcc/loomcxx"; return 1; }
+    local all; all=$("$prefix/bin/mpicxx" --showme -c x.cc)
+    lacks "$all" "$top" || return 1
+    cd "$tmp" && "$prefix/bin/mpicxx" -o hello_inst_cxx hello.cc && "$prefix/bin/mpicc" -o hello_mpicc hello.c &&
+        env -u LD_LIBRARY_PATH "$prefix/bin/loomrun" -n 2 ./hello_inst_cxx &&
+        env -u LD_LIBRARY_PATH "$prefix/bin/loomrun" -n 2 ./hello_mpicc
+}
+check "installed mpicc/mpicxx (links to loomcc/loomcxx)" installed_cxx_links
+
+cmake_findmpi() {
+    if ! command -v cmake >/dev/null; then
+        echo "cmake is not installed (scripts/install-deps.sh installs it)"
+        return 1
+    fi
+    local b=$tmp/cmake-build
+    # Named explicitly: FindMPI looks beside the first mpiexec on PATH
+    # first, which is Open MPI's here.
+    cmake -S "$top/test/mpi/cmake" -B "$b" -DCMAKE_BUILD_TYPE=Release \
+        -DMPI_C_COMPILER="$prefix/bin/mpicc" -DMPI_CXX_COMPILER="$prefix/bin/mpicxx" \
+        -DMPIEXEC_EXECUTABLE="$prefix/bin/loomrun" >"$tmp/cmake.log" 2>&1 ||
+        { tail -n 30 "$tmp/cmake.log"; return 1; }
+    grep -q "MPI_C_VERSION=3.1 MPI_CXX_VERSION=3.1" "$tmp/cmake.log" &&
+        grep -q "MPI_C_INCLUDE_DIRS=$prefix/include" "$tmp/cmake.log" &&
+        grep -q "MPI_C_LIBRARIES=.*$prefix/lib/libloom_mpi.so" "$tmp/cmake.log" ||
+        { grep "loom check\|MPI" "$tmp/cmake.log"; return 1; }
+    cmake --build "$b" >"$tmp/cmake-build.log" 2>&1 || { tail -n 30 "$tmp/cmake-build.log"; return 1; }
+    env -u LD_LIBRARY_PATH "$prefix/bin/loomrun" -n 3 "$b/ring_c" &&
+        env -u LD_LIBRARY_PATH "$prefix/bin/loomrun" -n 3 "$b/ring_cxx"
+}
+check "CMake find_package(MPI) finds loom's C and C++ (test/mpi/cmake)" cmake_findmpi
 
 installed_pkgconfig() {
     local flags
