@@ -627,6 +627,171 @@ LOOM_MPI_FN(int, Info_create, (MPI_Info *info))
 LOOM_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode,
                              MPI_Info info, MPI_File *fh))
 
+/* ---- attributes, info, errors, handle conversion, basic types (declarations to fold into the table) ---- */
+
+/* Attribute callbacks (MPI-3.1 sections 6.7.2-6.7.4, 6.8 deprecated forms). */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval,
+                                       void *extra_state, void *attribute_val_in,
+                                       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval,
+                                         void *attribute_val, void *extra_state);
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out,
+                              int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                void *extra_state);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef void MPI_File_errhandler_function(MPI_File *file, int *errcode, ...);
+
+/* The predefined callbacks: real functions, so a program may also call them. */
+LOOM_MPI_API int loom_mpi_comm_null_copy_fn(MPI_Comm, int, void *, void *, void *, int *);
+LOOM_MPI_API int loom_mpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+LOOM_MPI_API int loom_mpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
+LOOM_MPI_API int loom_mpi_type_null_copy_fn(MPI_Datatype, int, void *, void *, void *,
+                                            int *);
+LOOM_MPI_API int loom_mpi_type_dup_fn(MPI_Datatype, int, void *, void *, void *, int *);
+LOOM_MPI_API int loom_mpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
+LOOM_MPI_API int loom_mpi_win_null_copy_fn(MPI_Win, int, void *, void *, void *, int *);
+LOOM_MPI_API int loom_mpi_win_dup_fn(MPI_Win, int, void *, void *, void *, int *);
+LOOM_MPI_API int loom_mpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_COMM_NULL_COPY_FN   loom_mpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN         loom_mpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN loom_mpi_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN   loom_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN         loom_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN loom_mpi_type_null_delete_fn
+#define MPI_WIN_NULL_COPY_FN    loom_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN          loom_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN  loom_mpi_win_null_delete_fn
+#define MPI_NULL_COPY_FN        loom_mpi_comm_null_copy_fn
+#define MPI_DUP_FN              loom_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN      loom_mpi_comm_null_delete_fn
+
+/* Info: MPI_INFO_ENV is a predefined object; the limits are above. */
+extern LOOM_MPI_API struct loom_mpi_info loom_mpi_info_env;
+#define MPI_INFO_ENV (&loom_mpi_info_env)
+
+/* Status as Fortran integers (MPI_Status_c2f): sizeof(MPI_Status) / sizeof(MPI_Fint). */
+#define MPI_STATUS_SIZE 6
+
+/* Complex types (C99 _Complex layout; MPI_COMPLEX / MPI_DOUBLE_COMPLEX: the same). */
+extern LOOM_MPI_API struct loom_mpi_datatype
+    loom_mpi_dt_c_float_complex, loom_mpi_dt_c_double_complex,
+    loom_mpi_dt_c_long_double_complex;
+#define MPI_C_FLOAT_COMPLEX       (&loom_mpi_dt_c_float_complex)
+#define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX      (&loom_mpi_dt_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&loom_mpi_dt_c_long_double_complex)
+#define MPI_COMPLEX               MPI_C_FLOAT_COMPLEX
+#define MPI_DOUBLE_COMPLEX        MPI_C_DOUBLE_COMPLEX
+
+LOOM_MPI_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                      MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                      int *comm_keyval, void *extra_state))
+LOOM_MPI_FN(int, Comm_free_keyval, (int *comm_keyval))
+LOOM_MPI_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+LOOM_MPI_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+LOOM_MPI_FN(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
+                                      MPI_Type_delete_attr_function *type_delete_attr_fn,
+                                      int *type_keyval, void *extra_state))
+LOOM_MPI_FN(int, Type_free_keyval, (int *type_keyval))
+LOOM_MPI_FN(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval,
+                                 void *attribute_val))
+LOOM_MPI_FN(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval,
+                                 void *attribute_val, int *flag))
+LOOM_MPI_FN(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+LOOM_MPI_FN(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn,
+                                     MPI_Win_delete_attr_function *win_delete_attr_fn,
+                                     int *win_keyval, void *extra_state))
+LOOM_MPI_FN(int, Win_free_keyval, (int *win_keyval))
+LOOM_MPI_FN(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+LOOM_MPI_FN(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val,
+                                int *flag))
+LOOM_MPI_FN(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+LOOM_MPI_FN(int, Keyval_create, (MPI_Copy_function *copy_fn,
+                                 MPI_Delete_function *delete_fn, int *keyval,
+                                 void *extra_state))
+LOOM_MPI_FN(int, Keyval_free, (int *keyval))
+LOOM_MPI_FN(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+LOOM_MPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+LOOM_MPI_FN(int, Attr_delete, (MPI_Comm comm, int keyval))
+
+LOOM_MPI_FN(int, Info_set, (MPI_Info info, const char *key, const char *value))
+LOOM_MPI_FN(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value,
+                            int *flag))
+LOOM_MPI_FN(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen,
+                                     int *flag))
+LOOM_MPI_FN(int, Info_delete, (MPI_Info info, const char *key))
+LOOM_MPI_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+LOOM_MPI_FN(int, Info_free, (MPI_Info *info))
+LOOM_MPI_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+LOOM_MPI_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+LOOM_MPI_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+LOOM_MPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+
+LOOM_MPI_FN(int, Add_error_class, (int *errorclass))
+LOOM_MPI_FN(int, Add_error_code, (int errorclass, int *errorcode))
+LOOM_MPI_FN(int, Add_error_string, (int errorcode, const char *string))
+LOOM_MPI_FN(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn,
+                                         MPI_Errhandler *errhandler))
+LOOM_MPI_FN(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+LOOM_MPI_FN(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+LOOM_MPI_FN(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+LOOM_MPI_FN(int, File_create_errhandler,
+            (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
+LOOM_MPI_FN(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+LOOM_MPI_FN(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+LOOM_MPI_FN(int, File_call_errhandler, (MPI_File fh, int errorcode))
+
+LOOM_MPI_FN(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+LOOM_MPI_FN(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb,
+                                     MPI_Count *extent))
+LOOM_MPI_FN(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb,
+                                        MPI_Aint *true_extent))
+LOOM_MPI_FN(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb,
+                                          MPI_Count *true_extent))
+LOOM_MPI_FN(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype,
+                                  MPI_Count *count))
+LOOM_MPI_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype,
+                                       int count))
+LOOM_MPI_FN(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype,
+                                         MPI_Count count))
+LOOM_MPI_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
+
+LOOM_MPI_FN(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+LOOM_MPI_FN(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+LOOM_MPI_FN(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+LOOM_MPI_FN(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+LOOM_MPI_FN(MPI_Fint, Group_c2f, (MPI_Group group))
+LOOM_MPI_FN(MPI_Group, Group_f2c, (MPI_Fint group))
+LOOM_MPI_FN(MPI_Fint, Request_c2f, (MPI_Request request))
+LOOM_MPI_FN(MPI_Request, Request_f2c, (MPI_Fint request))
+LOOM_MPI_FN(MPI_Fint, Op_c2f, (MPI_Op op))
+LOOM_MPI_FN(MPI_Op, Op_f2c, (MPI_Fint op))
+LOOM_MPI_FN(MPI_Fint, Info_c2f, (MPI_Info info))
+LOOM_MPI_FN(MPI_Info, Info_f2c, (MPI_Fint info))
+LOOM_MPI_FN(MPI_Fint, Win_c2f, (MPI_Win win))
+LOOM_MPI_FN(MPI_Win, Win_f2c, (MPI_Fint win))
+LOOM_MPI_FN(MPI_Fint, File_c2f, (MPI_File file))
+LOOM_MPI_FN(MPI_File, File_f2c, (MPI_Fint file))
+LOOM_MPI_FN(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+LOOM_MPI_FN(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+LOOM_MPI_FN(MPI_Fint, Message_c2f, (MPI_Message message))
+LOOM_MPI_FN(MPI_Message, Message_f2c, (MPI_Fint message))
+LOOM_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+LOOM_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
  * received message's byte count is measured in.
  */
 #include "mpi_int.h"
+#include "mpi_attr_int.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -147,6 +148,7 @@ void loom_mpi_type_retain(MPI_Datatype dt)
 void loom_mpi_type_release(MPI_Datatype dt)
 {
     if (--dt->refs == 0 && !dt->predefined) {
+        loom_mpi_objext_free(&dt->ext);
         dt->magic = LOOM_MPI_DEAD_MAGIC;
         free(dt);
     }
@@ -231,6 +233,7 @@ static int loom_mpi_type_new(const struct loom_mpi_datatype *tmpl, const char *c
     dt->user_freed = 0;
     dt->refs       = 1;
     dt->name[0]    = '\0';
+    dt->ext        = NULL;  /* attributes are copied by their callbacks only */
     *newtype = dt;
     return MPI_SUCCESS;
 }
@@ -266,13 +269,28 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    int rc;
+
     if (!loom_mpi_type_is_valid(oldtype)) {
         return loom_mpi_type_bad(oldtype, "MPI_Type_dup");
     }
     if (newtype == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_dup", "newtype is NULL");
     }
-    return loom_mpi_type_new(oldtype, "MPI_Type_dup", newtype);
+    rc = loom_mpi_type_new(oldtype, "MPI_Type_dup", newtype);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = loom_mpi_attr_copy_all(LOOM_MPI_ATTR_TYPE, oldtype, oldtype->ext, *newtype,
+                                &(*newtype)->ext);
+    if (rc != MPI_SUCCESS) {
+        (*newtype)->user_freed = 1;
+        loom_mpi_type_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return loom_mpi_raise(NULL, rc, "MPI_Type_dup",
+                              "copying the attributes failed with error %d", rc);
+    }
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_commit = PMPI_Type_commit
@@ -292,6 +310,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     MPI_Datatype dt;
+    int rc;
 
     if (datatype == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL");
@@ -303,6 +322,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (dt->predefined) {
         return loom_mpi_raise(NULL, MPI_ERR_TYPE, "MPI_Type_free",
                               "%s is predefined and cannot be freed", dt->name);
+    }
+    /* delete callbacks first; one failing makes the call fail, type kept */
+    rc = loom_mpi_attr_delete_all(LOOM_MPI_ATTR_TYPE, dt, dt->ext);
+    if (rc != MPI_SUCCESS) {
+        return loom_mpi_raise(NULL, rc, "MPI_Type_free",
+                              "an attribute delete callback returned error %d", rc);
     }
     dt->user_freed = 1;
     loom_mpi_type_release(dt);  /* op bindings may still hold it */

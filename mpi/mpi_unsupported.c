@@ -508,16 +508,6 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
     return loom_mpi_unsupported(NULL, "MPI_Startall", "persistent requests");
 }
 
-#pragma weak MPI_Info_create = PMPI_Info_create
-int PMPI_Info_create(MPI_Info *info)
-{
-    if (info != NULL) {
-        *info = MPI_INFO_NULL;
-    }
-    return loom_mpi_unsupported(NULL, "MPI_Info_create",
-                                "info objects (pass MPI_INFO_NULL)");
-}
-
 #pragma weak MPI_File_open = PMPI_File_open
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                    MPI_File *fh)
