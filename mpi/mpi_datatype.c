@@ -7,6 +7,12 @@
  * MPI's (bytes of data: 12 for MPI_DOUBLE_INT), while the extent is the
  * C layout loom moves (16 for MPI_DOUBLE_INT), which is also what a
  * received message's byte count is measured in.
+ *
+ * MPI_C_BOOL and the complex types have loom base types of their own
+ * (LOOM_BOOL, LOOM_*_COMPLEX) so that reductions accept exactly what MPI
+ * allows on them (logical ops on bool, sum/prod on complex). MPI_COMPLEX
+ * and MPI_DOUBLE_COMPLEX (Fortran's) are the C float/double complex
+ * objects: same layout. MPI_C_COMPLEX names MPI_C_FLOAT_COMPLEX.
  */
 #include "mpi_int.h"
 #include "mpi_attr_int.h"
@@ -55,8 +61,7 @@
       sizeof(long double))                                                            \
     X(wchar,              "MPI_WCHAR",              LOOM_MPI_INT_OF(wchar_t, WCHAR_MIN < 0), \
       sizeof(wchar_t))                                                                \
-    X(c_bool,             "MPI_C_BOOL",             LOOM_MPI_UINT(sizeof(_Bool)),     \
-      sizeof(_Bool))                                                                  \
+    X(c_bool,             "MPI_C_BOOL",             LOOM_BOOL,   sizeof(_Bool))       \
     X(int8,               "MPI_INT8_T",             LOOM_INT8,   1)                   \
     X(int16,              "MPI_INT16_T",            LOOM_INT16,  2)                   \
     X(int32,              "MPI_INT32_T",            LOOM_INT32,  4)                   \
@@ -81,7 +86,13 @@
     X(short_int,          "MPI_SHORT_INT",          LOOM_SHORT_INT,                   \
       sizeof(short) + sizeof(int))                                                    \
     X(long_double_int,    "MPI_LONG_DOUBLE_INT",    LOOM_LONG_DOUBLE_INT,             \
-      sizeof(long double) + sizeof(int))
+      sizeof(long double) + sizeof(int))                                              \
+    X(c_float_complex,    "MPI_C_FLOAT_COMPLEX",    LOOM_FLOAT_COMPLEX,               \
+      sizeof(float _Complex))                                                         \
+    X(c_double_complex,   "MPI_C_DOUBLE_COMPLEX",   LOOM_DOUBLE_COMPLEX,              \
+      sizeof(double _Complex))                                                        \
+    X(c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", LOOM_LONG_DOUBLE_COMPLEX,   \
+      sizeof(long double _Complex))
 
 #define LOOM_MPI_DT_DEFINE_(ident, mpi_name, base_, size_)                  \
     struct loom_mpi_datatype loom_mpi_dt_##ident = {                        \
@@ -130,6 +141,10 @@ MPI_Datatype loom_mpi_type_of_base(loom_datatype_t base)
     case LOOM_2INT:            return MPI_2INT;
     case LOOM_SHORT_INT:       return MPI_SHORT_INT;
     case LOOM_LONG_DOUBLE_INT: return MPI_LONG_DOUBLE_INT;
+    case LOOM_FLOAT_COMPLEX:   return MPI_C_FLOAT_COMPLEX;
+    case LOOM_DOUBLE_COMPLEX:  return MPI_C_DOUBLE_COMPLEX;
+    case LOOM_LONG_DOUBLE_COMPLEX: return MPI_C_LONG_DOUBLE_COMPLEX;
+    case LOOM_BOOL:            return MPI_C_BOOL;
     case LOOM_DATATYPE_COUNT:  break;
     }
     return MPI_DATATYPE_NULL;
