@@ -5,6 +5,8 @@
  * handler, window and file error handlers (MPI_FILE_NULL holds the default
  * file handler), freeing predefined handlers, library version, thread
  * main, MPI_Aint arithmetic, the MPI_Count queries and the status setters.
+ * With the argument "fatalfile" it makes MPI_ERRORS_ARE_FATAL the file
+ * handler and calls it: the job must end (checked by the driver).
  */
 #include "mpi_test_util.h"
 
@@ -187,6 +189,12 @@ int main(int argc, char **argv)
 {
     MT_OK(MPI_Init(&argc, &argv));
     MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    if (argc > 1 && strcmp(argv[1], "fatalfile") == 0) {
+        /* the driver expects this to end the job, naming the call */
+        MT_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_ARE_FATAL));
+        MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_IO);
+        MT_FAIL("MPI_File_call_errhandler returned under MPI_ERRORS_ARE_FATAL");
+    }
     test_error_classes();
     test_win_file_handlers();
     test_environment();
