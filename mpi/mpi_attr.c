@@ -19,7 +19,6 @@
  * loom_mpi_win_ext() below to return it.
  */
 #include "mpi_attr_int.h"
-#include "log_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -133,10 +133,10 @@ int PMPI_Finalize(void)
     loom_mpi_state = LOOM_MPI_STATE_FINALIZED;
     loom_mpi_comm_cleanup();
     loom_mpi_attr_cleanup();
+    loom_mpi_errcode_cleanup();
     if (st != LOOM_OK) {
         return loom_mpi_raise_loom(NULL, st, "MPI_Finalize");
     }
-    loom_mpi_errcode_cleanup();
     return rc;
 }
 
