@@ -59,6 +59,10 @@ static const struct {
     [LOOM_2INT]            = {"2int", sizeof(loom_pair_2int_t)},
     [LOOM_SHORT_INT]       = {"short_int", sizeof(loom_pair_short_int_t)},
     [LOOM_LONG_DOUBLE_INT] = {"long_double_int", sizeof(loom_pair_long_double_int_t)},
+    [LOOM_FLOAT_COMPLEX]       = {"float_complex", sizeof(float _Complex)},
+    [LOOM_DOUBLE_COMPLEX]      = {"double_complex", sizeof(double _Complex)},
+    [LOOM_LONG_DOUBLE_COMPLEX] = {"long_double_complex", sizeof(long double _Complex)},
+    [LOOM_BOOL]                = {"bool", sizeof(_Bool)},
 };
 _Static_assert(sizeof(loom_op_types) / sizeof(loom_op_types[0]) == LOOM_DATATYPE_COUNT,
                "op.c type table must list every loom_datatype_t");
@@ -169,6 +173,16 @@ LOOM_OP_PAIR_KERNELS(li, loom_pair_long_int_t)
 LOOM_OP_PAIR_KERNELS(ii, loom_pair_2int_t)
 LOOM_OP_PAIR_KERNELS(si, loom_pair_short_int_t)
 LOOM_OP_PAIR_KERNELS(ldi, loom_pair_long_double_int_t)
+/* complex: sum and product only (C99 _Complex arithmetic); bool: logical only */
+LOOM_OP_KERNEL(op_sum_fc, float _Complex, a + b)
+LOOM_OP_KERNEL(op_prod_fc, float _Complex, a * b)
+LOOM_OP_KERNEL(op_sum_dc, double _Complex, a + b)
+LOOM_OP_KERNEL(op_prod_dc, double _Complex, a * b)
+LOOM_OP_KERNEL(op_sum_ldc, long double _Complex, a + b)
+LOOM_OP_KERNEL(op_prod_ldc, long double _Complex, a * b)
+LOOM_OP_KERNEL(op_land_bool, _Bool, a && b)
+LOOM_OP_KERNEL(op_lor_bool, _Bool, a || b)
+LOOM_OP_KERNEL(op_lxor_bool, _Bool, a != b)
 
 /* ---- the (op, type) table -------------------------------------------------- */
 
@@ -180,6 +194,9 @@ LOOM_OP_PAIR_KERNELS(ldi, loom_pair_long_double_int_t)
 #define FLOAT_ROW(op)                                                           \
     [LOOM_FLOAT] = op_##op##_f, [LOOM_DOUBLE] = op_##op##_d,                    \
     [LOOM_LONG_DOUBLE] = op_##op##_ld
+#define COMPLEX_ROW(op)                                                         \
+    [LOOM_FLOAT_COMPLEX] = op_##op##_fc, [LOOM_DOUBLE_COMPLEX] = op_##op##_dc,  \
+    [LOOM_LONG_DOUBLE_COMPLEX] = op_##op##_ldc
 #define PAIR_ROW(op)                                                            \
     [LOOM_FLOAT_INT] = op_##op##_fi, [LOOM_DOUBLE_INT] = op_##op##_di,          \
     [LOOM_LONG_INT] = op_##op##_li,  [LOOM_2INT] = op_##op##_ii,                \
@@ -187,13 +204,13 @@ LOOM_OP_PAIR_KERNELS(ldi, loom_pair_long_double_int_t)
 
 static const loom_op_kernel_fn_t
     loom_op_kernels[LOOM_OP_PREDEFINED_COUNT][LOOM_DATATYPE_COUNT] = {
-    [LOOM_SUM]    = {INT_ROW(sum), FLOAT_ROW(sum)},
-    [LOOM_PROD]   = {INT_ROW(prod), FLOAT_ROW(prod)},
+    [LOOM_SUM]    = {INT_ROW(sum), FLOAT_ROW(sum), COMPLEX_ROW(sum)},
+    [LOOM_PROD]   = {INT_ROW(prod), FLOAT_ROW(prod), COMPLEX_ROW(prod)},
     [LOOM_MIN]    = {INT_ROW(min), FLOAT_ROW(min)},
     [LOOM_MAX]    = {INT_ROW(max), FLOAT_ROW(max)},
-    [LOOM_LAND]   = {INT_ROW(land)},
-    [LOOM_LOR]    = {INT_ROW(lor)},
-    [LOOM_LXOR]   = {INT_ROW(lxor)},
+    [LOOM_LAND]   = {INT_ROW(land), [LOOM_BOOL] = op_land_bool},
+    [LOOM_LOR]    = {INT_ROW(lor), [LOOM_BOOL] = op_lor_bool},
+    [LOOM_LXOR]   = {INT_ROW(lxor), [LOOM_BOOL] = op_lxor_bool},
     [LOOM_BAND]   = {INT_ROW(band), [LOOM_BYTE] = op_band_byte},
     [LOOM_BOR]    = {INT_ROW(bor), [LOOM_BYTE] = op_bor_byte},
     [LOOM_BXOR]   = {INT_ROW(bxor), [LOOM_BYTE] = op_bxor_byte},

@@ -4,7 +4,8 @@
  * Every predefined operation is a table of kernels indexed by datatype; a
  * NULL entry means "not defined for this type" (MPI's rules: arithmetic on
  * every numeric type, logical and bitwise on integers, bitwise also on
- * bytes, minloc/maxloc on the value+index pairs, replace on everything).
+ * bytes, minloc/maxloc on the value+index pairs, replace on everything;
+ * sum and prod only on complex, land/lor/lxor only on bool).
  * User operations live in a small growable table after the predefined ones;
  * one may carry a unit, the byte size of its element (loom_op_create_unit),
  * and is then only ever applied to whole elements (loom_op_unit).

@@ -1,5 +1,7 @@
 /*
  * datatype.c: the predefined contiguous datatypes (size and name).
+ * Complex types have C99's _Complex layout (two parts, real first), which
+ * is also Fortran's COMPLEX layout, so MPI_COMPLEX maps here too.
  */
 #include "datatype_int.h"
 
@@ -32,6 +34,10 @@ static const char *const loom_datatype_names[LOOM_DATATYPE_COUNT] = {
     [LOOM_2INT]            = "2int",
     [LOOM_SHORT_INT]       = "short_int",
     [LOOM_LONG_DOUBLE_INT] = "long_double_int",
+    [LOOM_FLOAT_COMPLEX]       = "float_complex",
+    [LOOM_DOUBLE_COMPLEX]      = "double_complex",
+    [LOOM_LONG_DOUBLE_COMPLEX] = "long_double_complex",
+    [LOOM_BOOL]                = "bool",
 };
 
 const uint8_t loom_datatype_sizes[LOOM_DATATYPE_COUNT] = {
@@ -53,6 +59,10 @@ const uint8_t loom_datatype_sizes[LOOM_DATATYPE_COUNT] = {
     [LOOM_2INT]            = sizeof(struct loom_dt_2int),
     [LOOM_SHORT_INT]       = sizeof(struct loom_dt_short_int),
     [LOOM_LONG_DOUBLE_INT] = sizeof(struct loom_dt_long_double_int),
+    [LOOM_FLOAT_COMPLEX]       = sizeof(float _Complex),
+    [LOOM_DOUBLE_COMPLEX]      = sizeof(double _Complex),
+    [LOOM_LONG_DOUBLE_COMPLEX] = sizeof(long double _Complex),
+    [LOOM_BOOL]                = sizeof(_Bool),
 };
 
 size_t loom_datatype_size(loom_datatype_t dt)

@@ -163,6 +163,12 @@ typedef enum loom_datatype {
     LOOM_2INT,            /**< struct { int v; int i; } */
     LOOM_SHORT_INT,       /**< struct { short v; int i; } */
     LOOM_LONG_DOUBLE_INT, /**< struct { long double v; int i; } */
+    /* appended for MPI's complex and boolean types: sum/prod on complex,
+     * land/lor/lxor on bool (and replace on both); nothing else */
+    LOOM_FLOAT_COMPLEX,       /**< float _Complex */
+    LOOM_DOUBLE_COMPLEX,      /**< double _Complex */
+    LOOM_LONG_DOUBLE_COMPLEX, /**< long double _Complex */
+    LOOM_BOOL,                /**< _Bool */
     LOOM_DATATYPE_COUNT
 } loom_datatype_t;
 

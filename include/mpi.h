@@ -209,6 +209,9 @@ typedef struct MPI_F08_status {
     MPI_Fint loom_internal_[(sizeof(MPI_Status) - 3 * sizeof(int)) / sizeof(MPI_Fint)];
 } MPI_F08_status;
 
+/* A status as Fortran integers (MPI_Status_c2f): sizeof(MPI_Status) / sizeof(MPI_Fint). */
+#define MPI_STATUS_SIZE 6
+
 #define MPI_F_STATUS_IGNORE     ((MPI_Fint *)0)
 #define MPI_F_STATUSES_IGNORE   ((MPI_Fint *)0)
 #define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)0)

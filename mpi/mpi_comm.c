@@ -7,6 +7,7 @@
  * reach the right error handler.
  */
 #include "mpi_int.h"
+#include "mpi_attr_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -94,6 +95,7 @@ static void loom_mpi_comm_destroy(MPI_Comm comm)
     MPI_Errhandler errh = comm->errh;
 
     loom_mpi_comm_unlink(comm);
+    loom_mpi_objext_free(&comm->ext);  /* attributes, hints: no callbacks here */
     if (--errh->refs == 0 && errh->kind == LOOM_MPI_ERRH_USER) {
         errh->magic = LOOM_MPI_DEAD_MAGIC;
         free(errh);
@@ -162,7 +164,21 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (st != LOOM_OK) {
         return loom_mpi_raise_loom(comm, st, "MPI_Comm_dup");
     }
-    return loom_mpi_comm_wrap(comm, lnew, "MPI_Comm_dup", newcomm);
+    rc = loom_mpi_comm_wrap(comm, lnew, "MPI_Comm_dup", newcomm);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* attributes (copy callbacks) and info hints */
+    rc = loom_mpi_attr_copy_all(LOOM_MPI_ATTR_COMM, comm, comm->ext, *newcomm,
+                                &(*newcomm)->ext);
+    if (rc != MPI_SUCCESS) {
+        (void)loom_comm_free(&lnew);
+        loom_mpi_comm_destroy(*newcomm);
+        *newcomm = MPI_COMM_NULL;
+        return loom_mpi_raise(comm, rc, "MPI_Comm_dup",
+                              "copying the attributes failed with error %d", rc);
+    }
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_split = PMPI_Comm_split
@@ -212,6 +228,12 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) {
         return loom_mpi_raise(*comm, MPI_ERR_COMM, "MPI_Comm_free",
                               "%s is predefined and cannot be freed", (*comm)->name);
+    }
+    /* delete callbacks first; one failing makes the call fail, comm kept */
+    rc = loom_mpi_attr_delete_all(LOOM_MPI_ATTR_COMM, *comm, (*comm)->ext);
+    if (rc != MPI_SUCCESS) {
+        return loom_mpi_raise(*comm, rc, "MPI_Comm_free",
+                              "an attribute delete callback returned error %d", rc);
     }
     st = loom_comm_free(&lcomm);
     if (st != LOOM_OK) {
@@ -323,50 +345,6 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     }
     /* MPI: longer names are truncated to MPI_MAX_OBJECT_NAME - 1. */
     snprintf(comm->name, sizeof(comm->name), "%s", comm_name);
-    return MPI_SUCCESS;
-}
-
-/* Values of the predefined attributes (MPI returns pointers to them). */
-static int loom_mpi_attr_tag_ub = LOOM_TAG_UB;
-static int loom_mpi_attr_host = MPI_PROC_NULL;
-static int loom_mpi_attr_io = MPI_ANY_SOURCE;  /* every rank can do I/O */
-static int loom_mpi_attr_wtime_is_global = 0;
-static int loom_mpi_attr_universe_size;
-
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
-{
-    loom_comm_t lcomm;
-    int *val = NULL;
-    int rc = loom_mpi_comm_arg(comm, "MPI_Comm_get_attr", &lcomm);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (attribute_val == NULL || flag == NULL) {
-        return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_get_attr", "%s is NULL",
-                              attribute_val == NULL ? "attribute_val" : "flag");
-    }
-    switch (comm_keyval) {
-    case MPI_TAG_UB:          val = &loom_mpi_attr_tag_ub; break;
-    case MPI_HOST:            val = &loom_mpi_attr_host; break;
-    case MPI_IO:              val = &loom_mpi_attr_io; break;
-    case MPI_WTIME_IS_GLOBAL: val = &loom_mpi_attr_wtime_is_global; break;
-    case MPI_UNIVERSE_SIZE:
-        loom_mpi_attr_universe_size = loom_size();
-        val = &loom_mpi_attr_universe_size;
-        break;
-    case MPI_APPNUM:
-        break;  /* no MPMD launch: not set */
-    default:
-        return loom_mpi_raise(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr",
-                              "keyval %d: only the predefined attributes exist "
-                              "(user attributes are not supported)", comm_keyval);
-    }
-    *flag = val != NULL;
-    if (val != NULL) {
-        *(int **)attribute_val = val;
-    }
     return MPI_SUCCESS;
 }
 

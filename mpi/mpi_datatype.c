@@ -7,8 +7,15 @@
  * MPI's (bytes of data: 12 for MPI_DOUBLE_INT), while the extent is the
  * C layout loom moves (16 for MPI_DOUBLE_INT), which is also what a
  * received message's byte count is measured in.
+ *
+ * MPI_C_BOOL and the complex types have loom base types of their own
+ * (LOOM_BOOL, LOOM_*_COMPLEX) so that reductions accept exactly what MPI
+ * allows on them (logical ops on bool, sum/prod on complex). MPI_COMPLEX
+ * and MPI_DOUBLE_COMPLEX (Fortran's) are the C float/double complex
+ * objects: same layout. MPI_C_COMPLEX names MPI_C_FLOAT_COMPLEX.
  */
 #include "mpi_int.h"
+#include "mpi_attr_int.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -54,8 +61,7 @@
       sizeof(long double))                                                            \
     X(wchar,              "MPI_WCHAR",              LOOM_MPI_INT_OF(wchar_t, WCHAR_MIN < 0), \
       sizeof(wchar_t))                                                                \
-    X(c_bool,             "MPI_C_BOOL",             LOOM_MPI_UINT(sizeof(_Bool)),     \
-      sizeof(_Bool))                                                                  \
+    X(c_bool,             "MPI_C_BOOL",             LOOM_BOOL,   sizeof(_Bool))       \
     X(int8,               "MPI_INT8_T",             LOOM_INT8,   1)                   \
     X(int16,              "MPI_INT16_T",            LOOM_INT16,  2)                   \
     X(int32,              "MPI_INT32_T",            LOOM_INT32,  4)                   \
@@ -80,7 +86,13 @@
     X(short_int,          "MPI_SHORT_INT",          LOOM_SHORT_INT,                   \
       sizeof(short) + sizeof(int))                                                    \
     X(long_double_int,    "MPI_LONG_DOUBLE_INT",    LOOM_LONG_DOUBLE_INT,             \
-      sizeof(long double) + sizeof(int))
+      sizeof(long double) + sizeof(int))                                              \
+    X(c_float_complex,    "MPI_C_FLOAT_COMPLEX",    LOOM_FLOAT_COMPLEX,               \
+      sizeof(float _Complex))                                                         \
+    X(c_double_complex,   "MPI_C_DOUBLE_COMPLEX",   LOOM_DOUBLE_COMPLEX,              \
+      sizeof(double _Complex))                                                        \
+    X(c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", LOOM_LONG_DOUBLE_COMPLEX,   \
+      sizeof(long double _Complex))
 
 #define LOOM_MPI_DT_DEFINE_(ident, mpi_name, base_, size_)                  \
     struct loom_mpi_datatype loom_mpi_dt_##ident = {                        \
@@ -129,6 +141,10 @@ MPI_Datatype loom_mpi_type_of_base(loom_datatype_t base)
     case LOOM_2INT:            return MPI_2INT;
     case LOOM_SHORT_INT:       return MPI_SHORT_INT;
     case LOOM_LONG_DOUBLE_INT: return MPI_LONG_DOUBLE_INT;
+    case LOOM_FLOAT_COMPLEX:   return MPI_C_FLOAT_COMPLEX;
+    case LOOM_DOUBLE_COMPLEX:  return MPI_C_DOUBLE_COMPLEX;
+    case LOOM_LONG_DOUBLE_COMPLEX: return MPI_C_LONG_DOUBLE_COMPLEX;
+    case LOOM_BOOL:            return MPI_C_BOOL;
     case LOOM_DATATYPE_COUNT:  break;
     }
     return MPI_DATATYPE_NULL;
@@ -147,6 +163,7 @@ void loom_mpi_type_retain(MPI_Datatype dt)
 void loom_mpi_type_release(MPI_Datatype dt)
 {
     if (--dt->refs == 0 && !dt->predefined) {
+        loom_mpi_objext_free(&dt->ext);
         dt->magic = LOOM_MPI_DEAD_MAGIC;
         free(dt);
     }
@@ -231,6 +248,7 @@ static int loom_mpi_type_new(const struct loom_mpi_datatype *tmpl, const char *c
     dt->user_freed = 0;
     dt->refs       = 1;
     dt->name[0]    = '\0';
+    dt->ext        = NULL;  /* attributes are copied by their callbacks only */
     *newtype = dt;
     return MPI_SUCCESS;
 }
@@ -266,13 +284,28 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    int rc;
+
     if (!loom_mpi_type_is_valid(oldtype)) {
         return loom_mpi_type_bad(oldtype, "MPI_Type_dup");
     }
     if (newtype == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_dup", "newtype is NULL");
     }
-    return loom_mpi_type_new(oldtype, "MPI_Type_dup", newtype);
+    rc = loom_mpi_type_new(oldtype, "MPI_Type_dup", newtype);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = loom_mpi_attr_copy_all(LOOM_MPI_ATTR_TYPE, oldtype, oldtype->ext, *newtype,
+                                &(*newtype)->ext);
+    if (rc != MPI_SUCCESS) {
+        (*newtype)->user_freed = 1;
+        loom_mpi_type_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return loom_mpi_raise(NULL, rc, "MPI_Type_dup",
+                              "copying the attributes failed with error %d", rc);
+    }
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_commit = PMPI_Type_commit
@@ -292,6 +325,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     MPI_Datatype dt;
+    int rc;
 
     if (datatype == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_free", "datatype is NULL");
@@ -303,6 +337,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (dt->predefined) {
         return loom_mpi_raise(NULL, MPI_ERR_TYPE, "MPI_Type_free",
                               "%s is predefined and cannot be freed", dt->name);
+    }
+    /* delete callbacks first; one failing makes the call fail, type kept */
+    rc = loom_mpi_attr_delete_all(LOOM_MPI_ATTR_TYPE, dt, dt->ext);
+    if (rc != MPI_SUCCESS) {
+        return loom_mpi_raise(NULL, rc, "MPI_Type_free",
+                              "an attribute delete callback returned error %d", rc);
     }
     dt->user_freed = 1;
     loom_mpi_type_release(dt);  /* op bindings may still hold it */

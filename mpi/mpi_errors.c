@@ -2,8 +2,17 @@
  * mpi_errors.c: error classes, loom status -> MPI class mapping, error
  * handlers (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, user handlers) and
  * the one place every MPI call reports a failure: loom_mpi_raise().
+ *
+ * Codes and classes added by the program (mpi_errclass.c) pass through
+ * loom_mpi_raise unchanged: the handler and the caller see the code, the
+ * message names its class. Error handlers are created for one kind of
+ * object (communicator, window, file) and may only be attached to that
+ * kind (MPI-3.1 8.3); windows and files do not exist yet, so the window
+ * calls raise MPI_ERR_WIN, and on files only MPI_FILE_NULL (whose handler
+ * is the default for files opened later, MPI_ERRORS_RETURN at start) works.
  */
 #include "mpi_int.h"
+#include "mpi_errclass_int.h"
 #include "log_int.h"
 
 #include <stdarg.h>
@@ -133,13 +142,20 @@ static int loom_mpi_raise_v(MPI_Comm comm, int errclass, const char *call,
     if (errclass == MPI_SUCCESS) {
         return MPI_SUCCESS;
     }
-    if (errclass < 0 || errclass > MPI_ERR_LASTCODE) {
+    if (loom_mpi_errcode_class(errclass) < 0) {
         errclass = code = MPI_ERR_UNKNOWN;
     }
     comm = loom_mpi_raise_comm(comm);
     errh = comm->errh;
     if (fmt != NULL) {
         vsnprintf(detail, sizeof(detail), fmt, ap);
+    }
+    if (errclass > MPI_ERR_LASTCODE) {  /* added code: report its added class */
+        snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail),
+                 "%scode %d of class %d%s%s", detail[0] != '\0' ? "; " : "", code,
+                 loom_mpi_errcode_class(code), loom_mpi_errcode_string(code)[0] ? ": " : "",
+                 loom_mpi_errcode_string(code));
+        errclass = MPI_ERR_OTHER;  /* for the name printed below only */
     }
     switch (errh->kind) {
     case LOOM_MPI_ERRH_FATAL:
@@ -154,7 +170,7 @@ static int loom_mpi_raise_v(MPI_Comm comm, int errclass, const char *call,
                    detail);
         break;
     }
-    return errclass;
+    return code;
 }
 
 int loom_mpi_raise(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
@@ -190,10 +206,16 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string", "%s is NULL",
                               string == NULL ? "string" : "resultlen");
     }
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) {
+    if (loom_mpi_errcode_class(errorcode) < 0) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
                               "error code %d is not one of 0..%d", errorcode,
-                              MPI_ERR_LASTCODE);
+                              loom_mpi_errcode_last());
+    }
+    if (errorcode > MPI_ERR_LASTCODE) {  /* added: its string, "" if none */
+        len = snprintf(string, MPI_MAX_ERROR_STRING, "%s",
+                       loom_mpi_errcode_string(errorcode));
+        *resultlen = len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1;
+        return MPI_SUCCESS;
     }
     len = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s",
                    loom_mpi_err_table[errorcode].name, loom_mpi_err_table[errorcode].desc);
@@ -207,12 +229,12 @@ int PMPI_Error_class(int errorcode, int *errorclass)
     if (errorclass == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
     }
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) {
+    if (loom_mpi_errcode_class(errorcode) < 0) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
                               "error code %d is not one of 0..%d", errorcode,
-                              MPI_ERR_LASTCODE);
+                              loom_mpi_errcode_last());
     }
-    *errorclass = errorcode;  /* every code is its own class */
+    *errorclass = loom_mpi_errcode_class(errorcode);  /* predefined: itself */
     return MPI_SUCCESS;
 }
 
@@ -240,6 +262,13 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler",
                               "invalid error handler %p", (void *)errhandler);
     }
+    if (errhandler->domain != LOOM_MPI_ERRH_ON_COMM) {
+        return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler",
+                              "error handler %p was created for %s, not communicators",
+                              (void *)errhandler,
+                              errhandler->domain == LOOM_MPI_ERRH_ON_WIN ? "windows"
+                                                                          : "files");
+    }
     ++errhandler->refs;
     loom_mpi_errh_release(comm->errh);
     comm->errh = errhandler;
@@ -262,27 +291,36 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
-                                MPI_Errhandler *errhandler)
+/* A user error handler for objects of @p domain calling @p fn. */
+static int loom_mpi_errh_create(MPI_Comm_errhandler_function *fn, int domain,
+                                MPI_Errhandler *errhandler, const char *call)
 {
     MPI_Errhandler errh;
 
     if (fn == NULL || errhandler == NULL) {
-        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler",
-                              "%s is NULL", fn == NULL ? "function" : "errhandler");
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, call, "%s is NULL",
+                              fn == NULL ? "function" : "errhandler");
     }
     errh = calloc(1, sizeof(*errh));
     if (errh == NULL) {
-        return loom_mpi_raise(NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler",
+        return loom_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
                               "out of memory for an error handler");
     }
-    errh->magic = LOOM_MPI_ERRH_MAGIC;
-    errh->kind  = LOOM_MPI_ERRH_USER;
-    errh->fn    = fn;
-    errh->refs  = 1;
+    errh->magic  = LOOM_MPI_ERRH_MAGIC;
+    errh->kind   = LOOM_MPI_ERRH_USER;
+    errh->fn     = fn;
+    errh->refs   = 1;
+    errh->domain = domain;
     *errhandler = errh;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+                                MPI_Errhandler *errhandler)
+{
+    return loom_mpi_errh_create(fn, LOOM_MPI_ERRH_ON_COMM, errhandler,
+                                "MPI_Comm_create_errhandler");
 }
 
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
@@ -312,4 +350,122 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     loom_mpi_raise(comm, errorcode, "MPI_Comm_call_errhandler",
                    "raised by the application");
     return MPI_SUCCESS;  /* MPI: success if the handler returned */
+}
+
+/* ---- windows and files ----------------------------------------------------------------- */
+
+/* The error handler of files opened later, and of MPI_FILE_NULL (MPI-3.1 13.7). */
+static MPI_Errhandler loom_mpi_file_errh = MPI_ERRORS_RETURN;
+
+static int loom_mpi_no_win(MPI_Win win, const char *call)
+{
+    return loom_mpi_raise(NULL, MPI_ERR_WIN, call, "%p is not a window (loom has no "
+                          "one-sided windows yet)", (void *)win);
+}
+
+static int loom_mpi_no_file(MPI_File file, const char *call)
+{
+    return loom_mpi_raise(NULL, MPI_ERR_FILE, call, "%p is not a file (loom has no "
+                          "MPI-IO; only MPI_FILE_NULL has an error handler)",
+                          (void *)file);
+}
+
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                               MPI_Errhandler *errhandler)
+{
+    return loom_mpi_errh_create((MPI_Comm_errhandler_function *)win_errhandler_fn,
+                                LOOM_MPI_ERRH_ON_WIN, errhandler,
+                                "MPI_Win_create_errhandler");
+}
+
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    (void)errhandler;
+    return loom_mpi_no_win(win, "MPI_Win_set_errhandler");
+}
+
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    (void)errhandler;
+    return loom_mpi_no_win(win, "MPI_Win_get_errhandler");
+}
+
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    (void)errorcode;
+    return loom_mpi_no_win(win, "MPI_Win_call_errhandler");
+}
+
+#pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                                MPI_Errhandler *errhandler)
+{
+    return loom_mpi_errh_create((MPI_Comm_errhandler_function *)file_errhandler_fn,
+                                LOOM_MPI_ERRH_ON_FILE, errhandler,
+                                "MPI_File_create_errhandler");
+}
+
+#pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
+{
+    if (file != MPI_FILE_NULL) {
+        return loom_mpi_no_file(file, "MPI_File_set_errhandler");
+    }
+    if (!loom_mpi_errh_is_valid(errhandler) ||
+        (errhandler->kind == LOOM_MPI_ERRH_USER &&
+         errhandler->domain != LOOM_MPI_ERRH_ON_FILE)) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_File_set_errhandler",
+                              "%p is not a predefined or file error handler",
+                              (void *)errhandler);
+    }
+    ++errhandler->refs;
+    loom_mpi_errh_release(loom_mpi_file_errh);
+    loom_mpi_file_errh = errhandler;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
+{
+    if (file != MPI_FILE_NULL) {
+        return loom_mpi_no_file(file, "MPI_File_get_errhandler");
+    }
+    if (errhandler == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_File_get_errhandler",
+                              "errhandler is NULL");
+    }
+    ++loom_mpi_file_errh->refs;
+    *errhandler = loom_mpi_file_errh;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
+{
+    MPI_File file = fh;
+    int code = errorcode;
+
+    if (fh != MPI_FILE_NULL) {
+        return loom_mpi_no_file(fh, "MPI_File_call_errhandler");
+    }
+    switch (loom_mpi_file_errh->kind) {
+    case LOOM_MPI_ERRH_FATAL: {
+        char msg[128];
+
+        snprintf(msg, sizeof(msg), "MPI_File_call_errhandler on MPI_FILE_NULL: error "
+                 "code %d; the file error handler is MPI_ERRORS_ARE_FATAL, aborting "
+                 "the job", errorcode);
+        loom_abort(errorcode, msg);
+    }
+    case LOOM_MPI_ERRH_USER:
+        ((MPI_File_errhandler_function *)loom_mpi_file_errh->fn)(&file, &code);
+        break;
+    case LOOM_MPI_ERRH_RETURN:
+        break;
+    }
+    return MPI_SUCCESS;
 }

@@ -7,6 +7,7 @@
  * the name of the MPI call, and MPI_ERRORS_RETURN must get the error back.
  */
 #include "mpi_int.h"
+#include "mpi_attr_int.h"
 #include "log_int.h"
 
 #include <pthread.h>
@@ -116,6 +117,7 @@ int PMPI_Finalized(int *flag)
 int PMPI_Finalize(void)
 {
     loom_status_t st;
+    int rc;
 
     if (loom_mpi_state != LOOM_MPI_STATE_INITIALIZED) {
         return loom_mpi_raise(NULL, MPI_ERR_OTHER, "MPI_Finalize", "%s",
@@ -123,15 +125,19 @@ int PMPI_Finalize(void)
                                   ? "MPI is not initialized"
                                   : "MPI is already finalized");
     }
+    /* MPI-3.1 8.7.1: first free MPI_COMM_SELF's attributes, while MPI works */
+    rc = loom_mpi_attr_finalize_self();
     loom_mpi_side_reap(1);  /* operations whose requests the user freed */
     loom_mpi_scratch_free();
     st = loom_finalize();
     loom_mpi_state = LOOM_MPI_STATE_FINALIZED;
     loom_mpi_comm_cleanup();
+    loom_mpi_attr_cleanup();
+    loom_mpi_errcode_cleanup();
     if (st != LOOM_OK) {
         return loom_mpi_raise_loom(NULL, st, "MPI_Finalize");
     }
-    return MPI_SUCCESS;
+    return rc;
 }
 
 #pragma weak MPI_Abort = PMPI_Abort
@@ -239,7 +245,11 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     void *p = NULL;
     int err;
 
-    (void)info;  /* no hints are understood */
+    /* no hints are understood: any key is accepted and ignored */
+    if (info != MPI_INFO_NULL && !loom_mpi_info_is_valid(info)) {
+        return loom_mpi_raise(NULL, MPI_ERR_INFO, "MPI_Alloc_mem",
+                              "%p is not an info object", (void *)info);
+    }
     if (baseptr == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Alloc_mem", "baseptr is NULL");
     }

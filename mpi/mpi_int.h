@@ -58,7 +58,11 @@ struct loom_mpi_errhandler {
     loom_mpi_errh_kind_t          kind;
     MPI_Comm_errhandler_function *fn;    /* LOOM_MPI_ERRH_USER */
     int                           refs;  /* handle + communicators using it */
+    int                           domain;  /* user: LOOM_MPI_ERRH_ON_* (mpi_errors.c) */
 };
+
+/* What a user error handler was created for; fn is cast back to its type. */
+enum { LOOM_MPI_ERRH_ON_COMM = 0, LOOM_MPI_ERRH_ON_WIN, LOOM_MPI_ERRH_ON_FILE };
 
 /* ---- communicators ------------------------------------------------------------ */
 
@@ -68,6 +72,7 @@ struct loom_mpi_comm {
     MPI_Errhandler        errh;
     char                  name[MPI_MAX_OBJECT_NAME];
     struct loom_mpi_comm *next;   /* all live MPI communicators */
+    struct loom_mpi_objext *ext;  /* attributes and info hints (mpi_attr.c), or NULL */
 };
 
 /**
@@ -123,6 +128,7 @@ struct loom_mpi_datatype {
     uint8_t         user_freed;  /* MPI_Type_free called; kept while referenced */
     int             refs;        /* user handle + op bindings */
     char            name[MPI_MAX_OBJECT_NAME];
+    struct loom_mpi_objext *ext; /* attributes (mpi_attr.c), or NULL */
 };
 
 /** Extent (bytes between consecutive elements) of a valid datatype. */

@@ -1,25 +1,21 @@
 /*
  * mpi_predefined.c: the predefined objects mpi.h names beyond the basic C
- * datatypes and operations: complex, C++ and Fortran datatypes, MPI_NO_OP,
- * the predefined attribute callbacks, and MPI_Pcontrol.
+ * datatypes and operations: C++ and Fortran datatypes, MPI_NO_OP, and
+ * MPI_Pcontrol (the complex types, MPI_C_BOOL and the predefined
+ * attribute callbacks are in mpi_datatype.c and mpi_attr.c).
  *
  * Datatypes follow mpi_datatype.c's "loom basic type x n" model:
  *   - the Fortran types are the C types of the same size (INTEGER = int32,
  *     REAL = float, DOUBLE PRECISION = double, LOGICAL = int32, the pair
  *     types for MINLOC/MAXLOC: 2INTEGER = loom's 2INT, 2REAL = 2 floats),
  *     usable everywhere their C twin is;
- *   - CHARACTER, C++ bool and the complex types are bytes (LOOM_BYTE x
- *     size): they move in point-to-point and the byte-moving collectives,
- *     and loom refuses arithmetic on bytes, so a reduction on them fails
- *     with an MPI error instead of computing a wrong result.
- *
- * The complex types and the callbacks are defined weak: the branch adding
- * complex reductions and attributes (attrinfo) defines the same symbols
- * for real, and its definitions win at link time.
+ *   - CHARACTER and C++ bool are bytes (LOOM_BYTE x size): they move in
+ *     point-to-point and the byte-moving collectives, and loom refuses
+ *     arithmetic on bytes, so a reduction on them fails with an MPI error
+ *     instead of computing a wrong result.
  */
 #include "mpi_int.h"
 
-#include <complex.h>
 #include <stdbool.h>
 
 /* X(ident, MPI name, loom base, n, MPI_Type_size) */
@@ -39,14 +35,6 @@
     X(integer2,               "MPI_INTEGER2",          LOOM_INT16, 1, 2)            \
     X(integer8,               "MPI_INTEGER8",          LOOM_INT64, 1, 8)
 
-#define LOOM_MPI_WEAK_TYPE_MAP(X)                                                    \
-    X(c_float_complex,        "MPI_C_FLOAT_COMPLEX",   LOOM_BYTE,                   \
-      sizeof(float _Complex), sizeof(float _Complex))                               \
-    X(c_double_complex,       "MPI_C_DOUBLE_COMPLEX",  LOOM_BYTE,                   \
-      sizeof(double _Complex), sizeof(double _Complex))                             \
-    X(c_long_double_complex,  "MPI_C_LONG_DOUBLE_COMPLEX", LOOM_BYTE,               \
-      sizeof(long double _Complex), sizeof(long double _Complex))
-
 #define LOOM_MPI_EXTRA_DT_(attr, ident, mpi_name, base_, n_, size_)              \
     attr struct loom_mpi_datatype loom_mpi_dt_##ident = {                        \
         .magic = LOOM_MPI_TYPE_MAGIC, .base = (base_), .n = (n_),                \
@@ -55,109 +43,16 @@
     };
 #define LOOM_MPI_STRONG_DT_(ident, mpi_name, base_, n_, size_) \
     LOOM_MPI_EXTRA_DT_(, ident, mpi_name, base_, n_, size_)
-#define LOOM_MPI_WEAK_DT_(ident, mpi_name, base_, n_, size_) \
-    LOOM_MPI_EXTRA_DT_(__attribute__((weak)), ident, mpi_name, base_, n_, size_)
 LOOM_MPI_EXTRA_TYPE_MAP(LOOM_MPI_STRONG_DT_)
-LOOM_MPI_WEAK_TYPE_MAP(LOOM_MPI_WEAK_DT_)
 #undef LOOM_MPI_STRONG_DT_
-#undef LOOM_MPI_WEAK_DT_
 #undef LOOM_MPI_EXTRA_DT_
 
 _Static_assert(sizeof(int) == 4, "MPI_INTEGER/MPI_2INTEGER assume a 4-byte int");
 
 /* Not an operation for the collectives: loom_mpi_op_resolve() says MPI_ERR_OP. */
-__attribute__((weak)) struct loom_mpi_op loom_mpi_op_no_op = {
+struct loom_mpi_op loom_mpi_op_no_op = {
     .magic = 0, .predefined = 1, .name = "MPI_NO_OP",
 };
-
-/* ---- predefined attribute callbacks (MPI-3.1 section 6.7.2) ------------------ */
-
-/* NULL_COPY: the attribute is not copied to the new object. */
-static int loom_mpi_attr_no_copy(int *flag)
-{
-    if (flag != NULL) {
-        *flag = 0;
-    }
-    return MPI_SUCCESS;
-}
-
-/* DUP: the new object gets the same attribute value (a void *). */
-static int loom_mpi_attr_dup(void *in, void *out, int *flag)
-{
-    if (out == NULL || flag == NULL) {
-        return MPI_ERR_ARG;
-    }
-    *(void **)out = in;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-__attribute__((weak)) int loom_mpi_comm_null_copy_fn(MPI_Comm oldcomm, int keyval,
-                                                     void *extra, void *in, void *out,
-                                                     int *flag)
-{
-    (void)oldcomm, (void)keyval, (void)extra, (void)in, (void)out;
-    return loom_mpi_attr_no_copy(flag);
-}
-
-__attribute__((weak)) int loom_mpi_comm_dup_fn(MPI_Comm oldcomm, int keyval, void *extra,
-                                               void *in, void *out, int *flag)
-{
-    (void)oldcomm, (void)keyval, (void)extra;
-    return loom_mpi_attr_dup(in, out, flag);
-}
-
-__attribute__((weak)) int loom_mpi_comm_null_delete_fn(MPI_Comm comm, int keyval,
-                                                       void *val, void *extra)
-{
-    (void)comm, (void)keyval, (void)val, (void)extra;
-    return MPI_SUCCESS;
-}
-
-__attribute__((weak)) int loom_mpi_type_null_copy_fn(MPI_Datatype oldtype, int keyval,
-                                                     void *extra, void *in, void *out,
-                                                     int *flag)
-{
-    (void)oldtype, (void)keyval, (void)extra, (void)in, (void)out;
-    return loom_mpi_attr_no_copy(flag);
-}
-
-__attribute__((weak)) int loom_mpi_type_dup_fn(MPI_Datatype oldtype, int keyval,
-                                               void *extra, void *in, void *out,
-                                               int *flag)
-{
-    (void)oldtype, (void)keyval, (void)extra;
-    return loom_mpi_attr_dup(in, out, flag);
-}
-
-__attribute__((weak)) int loom_mpi_type_null_delete_fn(MPI_Datatype type, int keyval,
-                                                       void *val, void *extra)
-{
-    (void)type, (void)keyval, (void)val, (void)extra;
-    return MPI_SUCCESS;
-}
-
-__attribute__((weak)) int loom_mpi_win_null_copy_fn(MPI_Win oldwin, int keyval,
-                                                    void *extra, void *in, void *out,
-                                                    int *flag)
-{
-    (void)oldwin, (void)keyval, (void)extra, (void)in, (void)out;
-    return loom_mpi_attr_no_copy(flag);
-}
-
-__attribute__((weak)) int loom_mpi_win_dup_fn(MPI_Win oldwin, int keyval, void *extra,
-                                              void *in, void *out, int *flag)
-{
-    (void)oldwin, (void)keyval, (void)extra;
-    return loom_mpi_attr_dup(in, out, flag);
-}
-
-__attribute__((weak)) int loom_mpi_win_null_delete_fn(MPI_Win win, int keyval, void *val,
-                                                      void *extra)
-{
-    (void)win, (void)keyval, (void)val, (void)extra;
-    return MPI_SUCCESS;
-}
 
 /* ---- profiling control -------------------------------------------------------- */
 

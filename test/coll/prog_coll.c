@@ -136,7 +136,7 @@ static int valid_pair(loom_op_t op, loom_datatype_t dt)
     case LOOM_SUM: case LOOM_PROD: case LOOM_MIN: case LOOM_MAX: return is_int || is_float;
     case LOOM_LAND: case LOOM_LOR: case LOOM_LXOR: return is_int;
     case LOOM_BAND: case LOOM_BOR: case LOOM_BXOR: return is_int || dt == LOOM_BYTE;
-    case LOOM_MINLOC: case LOOM_MAXLOC: return dt >= LOOM_FLOAT_INT;
+    case LOOM_MINLOC: case LOOM_MAXLOC: return dt >= LOOM_FLOAT_INT && dt <= LOOM_LONG_DOUBLE_INT;
     default: return 0;
     }
 }
