@@ -186,7 +186,7 @@ extern LOOM_MPI_API struct loom_mpi_errhandler loom_mpi_errors_return;
 #define MPI_REQUEST_NULL  ((MPI_Request)0)
 #define MPI_INFO_NULL     ((MPI_Info)0)
 #define MPI_GROUP_NULL    ((MPI_Group)0)
-#define MPI_GROUP_EMPTY   ((MPI_Group)0)
+#define MPI_GROUP_EMPTY   (&loom_mpi_group_empty)  /* groups block below */
 #define MPI_WIN_NULL      ((MPI_Win)0)
 #define MPI_FILE_NULL     ((MPI_File)0)
 #define MPI_MESSAGE_NULL  ((MPI_Message)0)
@@ -626,6 +626,39 @@ LOOM_MPI_FN(int, Startall, (int count, MPI_Request array_of_requests[]))
 LOOM_MPI_FN(int, Info_create, (MPI_Info *info))
 LOOM_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode,
                              MPI_Info info, MPI_File *fh))
+
+/* ---- groups and intracommunicator construction (declarations to fold into the table) ---- */
+
+/* MPI_GROUP_EMPTY: a real empty group, distinct from MPI_GROUP_NULL. */
+extern LOOM_MPI_API struct loom_mpi_group loom_mpi_group_empty;
+
+/* Split types of MPI_Comm_split_type. */
+#ifndef MPI_COMM_TYPE_SHARED
+#define MPI_COMM_TYPE_SHARED 1
+#endif
+
+LOOM_MPI_FN(int, Group_size, (MPI_Group group, int *size))
+LOOM_MPI_FN(int, Group_rank, (MPI_Group group, int *rank))
+LOOM_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[],
+                              MPI_Group *newgroup))
+LOOM_MPI_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3],
+                                    MPI_Group *newgroup))
+LOOM_MPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3],
+                                    MPI_Group *newgroup))
+LOOM_MPI_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+LOOM_MPI_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2,
+                                      MPI_Group *newgroup))
+LOOM_MPI_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2,
+                                    MPI_Group *newgroup))
+LOOM_MPI_FN(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[],
+                                         MPI_Group group2, int ranks2[]))
+LOOM_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+LOOM_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag,
+                                     MPI_Comm *newcomm))
+LOOM_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                   MPI_Comm *newcomm))
+LOOM_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+LOOM_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
 
 #ifdef __cplusplus
 }

@@ -354,44 +354,6 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
     return loom_mpi_unsupported(comm, "MPI_Comm_spawn", "dynamic process management");
 }
 
-#pragma weak MPI_Comm_group = PMPI_Comm_group
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
-{
-    if (group != NULL) {
-        *group = MPI_GROUP_NULL;
-    }
-    return loom_mpi_unsupported(comm, "MPI_Comm_group", "groups");
-}
-
-#pragma weak MPI_Group_incl = PMPI_Group_incl
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
-{
-    (void)group;
-    (void)n;
-    (void)ranks;
-    if (newgroup != NULL) {
-        *newgroup = MPI_GROUP_NULL;
-    }
-    return loom_mpi_unsupported(NULL, "MPI_Group_incl", "groups");
-}
-
-#pragma weak MPI_Group_free = PMPI_Group_free
-int PMPI_Group_free(MPI_Group *group)
-{
-    (void)group;
-    return loom_mpi_unsupported(NULL, "MPI_Group_free", "groups");
-}
-
-#pragma weak MPI_Comm_create = PMPI_Comm_create
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
-{
-    (void)group;
-    if (newcomm != NULL) {
-        *newcomm = MPI_COMM_NULL;
-    }
-    return loom_mpi_unsupported(comm, "MPI_Comm_create", "groups (use MPI_Comm_split)");
-}
-
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
