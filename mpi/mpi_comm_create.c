@@ -13,6 +13,9 @@
 
 #include <stdlib.h>
 
+_Static_assert(MPI_COMM_TYPE_SHARED == LOOM_COMM_TYPE_SHARED &&
+               MPI_UNDEFINED == LOOM_UNDEFINED, "split types pass through unchanged");
+
 /* Common checks of create / create_group: comm, group, newcomm. */
 static int loom_mpi_create_args(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm,
                                 const char *call, loom_comm_t *lcomm_p)
@@ -113,11 +116,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     }
     /* an unknown type still takes part (as MPI_UNDEFINED) in the native call,
      * so the other ranks do not hang; it fails there with MPI_ERR_ARG */
-    st = loom_comm_split_type(lcomm, split_type == MPI_COMM_TYPE_SHARED
-                                         ? LOOM_COMM_TYPE_SHARED
-                                     : split_type == MPI_UNDEFINED ? LOOM_UNDEFINED
-                                                                   : -1 - LOOM_TAG_UB,
-                              key, &lnew);
+    st = loom_comm_split_type(lcomm, split_type, key, &lnew);
     return loom_mpi_create_finish(comm, st, lnew, "MPI_Comm_split_type", newcomm);
 }
 
