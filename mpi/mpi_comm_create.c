@@ -64,6 +64,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     }
     rc = loom_mpi_group_to_comm_ranks(comm, lcomm, group, "MPI_Comm_create", &ranks);
     if (rc != MPI_SUCCESS) {
+        /* still take part (as a non-member), so the other ranks do not hang */
+        (void)loom_comm_create(lcomm, 0, NULL, &lnew);
         return rc;
     }
     st = loom_comm_create(lcomm, group->size, ranks, &lnew);

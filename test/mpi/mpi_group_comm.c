@@ -284,7 +284,13 @@ static void test_errors(MPI_Group gw)
         if (me != last) {
             MT_OK(MPI_Group_incl(gw, 2, pair, &g));
             MT_ERR(MPI_Comm_create_group(half, g, 0, &c), MPI_ERR_GROUP);
+            /* collective over half: the error still takes part, nobody hangs */
+            MT_ERR(MPI_Comm_create(half, g, &c), MPI_ERR_GROUP);
+            MT_CHECK(c == MPI_COMM_NULL);
             MT_OK(MPI_Group_free(&g));
+        } else {
+            MT_OK(MPI_Comm_create(half, MPI_GROUP_EMPTY, &c));   /* half is just me */
+            MT_CHECK(c == MPI_COMM_NULL);
         }
         MT_OK(MPI_Comm_free(&half));
     }
