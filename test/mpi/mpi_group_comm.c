@@ -124,45 +124,54 @@ static void test_create_disjoint(MPI_Group gw)
     free(want);
 }
 
+/* Same peer, same tag on both communicators: each message stays on its own. */
+static void two_comm_traffic(MPI_Comm c[2], int n, const int want[])
+{
+    int got[2], tok[2], r[2], sz[2];
+    MPI_Request rq[4];
+
+    for (int k = 0; k < 2; ++k) {
+        MT_OK(MPI_Comm_rank(c[k], &r[k]));
+        MT_OK(MPI_Comm_size(c[k], &sz[k]));
+        tok[k] = 1000 * (k + 1) + me;
+        MT_OK(MPI_Isend(&tok[k], 1, MPI_INT, (r[k] + 1) % sz[k], 3, c[k], &rq[k]));
+    }
+    for (int k = 1; k >= 0; --k) {
+        MT_OK(MPI_Irecv(&got[k], 1, MPI_INT, (r[k] - 1 + sz[k]) % sz[k], 3, c[k],
+                        &rq[2 + k]));
+    }
+    MT_OK(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+    for (int k = 0; k < 2; ++k) {
+        MT_EQ(got[k], 1000 * (k + 1) + want[(r[k] - 1 + n) % n]);
+    }
+}
+
 static void test_create_group(MPI_Group gw)
 {
-    int *want = malloc(sizeof(int) * (size_t)np), n, got[2], tok[2], res;
+    int *want = malloc(sizeof(int) * (size_t)np), n, res;
     MPI_Comm c[2];
-    MPI_Request rq[4];
+    MPI_Request rq;
     MPI_Group g;
 
     n = parity_group(gw, &g, want);
     /* a nonblocking collective on the parent stays in flight meanwhile: its
      * checks must take the agreement's messages for no collective's */
-    MT_OK(MPI_Ibarrier(MPI_COMM_WORLD, &rq[0]));
+    MT_OK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
     for (int k = 0; k < 2; ++k) {                 /* evens and odds at once, twice */
         MT_OK(MPI_Comm_create_group(MPI_COMM_WORLD, g, 7, &c[k]));
         check_comm(c[k], n, want);
     }
-    MT_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    MT_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     MT_OK(MPI_Comm_compare(c[0], c[1], &res));
     MT_EQ(res, MPI_CONGRUENT);
-    /* same peer, same tag on both: each message stays on its communicator */
-    for (int k = 0; k < 2; ++k) {
-        int r, sz;
-        MT_OK(MPI_Comm_rank(c[k], &r));
-        MT_OK(MPI_Comm_size(c[k], &sz));
-        tok[k] = 1000 * (k + 1) + me;
-        MT_OK(MPI_Isend(&tok[k], 1, MPI_INT, (r + 1) % sz, 3, c[k], &rq[k]));
-    }
-    for (int k = 1; k >= 0; --k) {
-        int r, sz;
-        MT_OK(MPI_Comm_rank(c[k], &r));
-        MT_OK(MPI_Comm_size(c[k], &sz));
-        MT_OK(MPI_Irecv(&got[k], 1, MPI_INT, (r - 1 + sz) % sz, 3, c[k], &rq[2 + k]));
-    }
-    MT_OK(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
-    for (int k = 0; k < 2; ++k) {
-        int r;
-        MT_OK(MPI_Comm_rank(c[k], &r));
-        MT_EQ(got[k], 1000 * (k + 1) + want[(r - 1 + n) % n]);
-        MT_OK(MPI_Comm_free(&c[k]));
-    }
+    two_comm_traffic(c, n, want);
+    /* free one and make it again (its id may come back): still apart */
+    MT_OK(MPI_Comm_free(&c[0]));
+    MT_OK(MPI_Comm_create_group(MPI_COMM_WORLD, g, 8, &c[0]));
+    check_comm(c[0], n, want);
+    two_comm_traffic(c, n, want);
+    MT_OK(MPI_Comm_free(&c[0]));
+    MT_OK(MPI_Comm_free(&c[1]));
     MT_OK(MPI_Group_free(&g));
     free(want);
 }
