@@ -21,6 +21,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int me, np;
 
@@ -176,6 +177,42 @@ static void test_create_group(MPI_Group gw)
     free(want);
 }
 
+/*
+ * Rank 0 keeps testing an Ibarrier on WORLD (held open by the last rank,
+ * which sleeps) while the others' create_group messages already wait for it
+ * on WORLD's collective context: the barrier's mismatch check must not take
+ * them for a wrong collective. Tag 0 reads like the first collective's
+ * number, so a check that decoded it as one would fail here (run first).
+ */
+static void test_create_group_while_waiting(MPI_Group gw)
+{
+    int *want = malloc(sizeof(int) * (size_t)np), n = np - 1, flag = 0;
+    MPI_Request rq;
+    MPI_Group g;
+    MPI_Comm c;
+
+    for (int i = 0; i < n; ++i) want[i] = i;
+    MT_OK(MPI_Group_incl(gw, n, want, &g));
+    MT_OK(MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+    if (me == np - 1) {
+        usleep(300000);
+    } else {
+        if (me == 0) {
+            double t0 = MPI_Wtime();
+            while (MPI_Wtime() - t0 < 0.1) {
+                MT_OK(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
+                MT_EQ(flag, 0);
+            }
+        }
+        MT_OK(MPI_Comm_create_group(MPI_COMM_WORLD, g, 0, &c));
+        check_comm(c, n, want);
+        MT_OK(MPI_Comm_free(&c));
+    }
+    MT_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    MT_OK(MPI_Group_free(&g));
+    free(want);
+}
+
 /* Only the members of {np-1, 0, 1} call; the others go on to the barrier. */
 static void test_create_group_partial(MPI_Group gw)
 {
@@ -314,6 +351,9 @@ int main(int argc, char **argv)
     MT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
     MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &np));
     MT_OK(MPI_Comm_group(MPI_COMM_WORLD, &gw));
+    if (np >= 3) {
+        test_create_group_while_waiting(gw);
+    }
     test_create_same(gw);
     test_create_disjoint(gw);
     test_create_group(gw);
