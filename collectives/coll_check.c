@@ -269,8 +269,9 @@ static loom_status_t loom_coll_check_one(loom_coll_state_t *s, int src, int shm,
     int mine;
 
     *more_p = 0;
-    if (!loom_p2p_probe_int(src, LOOM_ANY_TAG, comm, LOOM_CTX_COLL, &ms)) {
-        return LOOM_OK;
+    if (!loom_p2p_probe_int(src, LOOM_ANY_TAG, comm, LOOM_CTX_COLL, &ms) ||
+        ((uint32_t)ms.tag >> LOOM_COLL_TAG_KIND_SHIFT & 0xf) == LOOM_COLL_KIND_CREATE) {
+        return LOOM_OK;               /* (a create_group message is no collective's) */
     }
     d = (comm->coll_seq - (uint32_t)ms.tag) & LOOM_COLL_TAG_SEQ_MASK;
     if (d == 0 || d > LOOM_COLL_RECENT) {

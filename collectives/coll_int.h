@@ -82,6 +82,10 @@ typedef enum loom_coll_layout {
  * to a rank whose message showed the mismatch, the error code (negated) in
  * the root field, so a rank left waiting for the others fails too */
 #define LOOM_COLL_KIND_NOTICE    15u
+/* kind of the messages of loom_comm_create_group's context agreement among
+ * a subset of the communicator (comm_create.c); the mismatch check leaves
+ * them alone */
+#define LOOM_COLL_KIND_CREATE    14u
 
 static inline int loom_coll_tag_make(uint64_t seq, int kind, int root)
 {

@@ -9,6 +9,8 @@
  * maximum free on every rank too (with holes, the maximum of lowest-free
  * ids could be in use somewhere).
  *
+ * Nonblocking constructors use a second lane of ids (comm_int.h).
+ *
  * A freed communicator's memory is kept (marked dead) until finalize, so a
  * stale handle is reported as "freed" instead of being read after free.
  */
@@ -49,16 +51,36 @@ loom_status_t loom_comm_check(loom_comm_t comm, const char *op)
     return LOOM_OK;
 }
 
-uint32_t loom_comm_context_next(void)
+/* Above every live id of the lane [lo, hi). */
+static uint32_t loom_comm_context_above(uint32_t lo, uint32_t hi)
 {
-    uint32_t next = 0;
+    uint32_t next = lo;
     loom_comm_t c;
 
     loom_list_for_each(c, &loom_comm_live, list) {
-        if (c->context_id + 2 > next) {
+        if (c->context_id >= lo && c->context_id < hi && c->context_id + 2 > next) {
             next = c->context_id + 2;
         }
     }
+    return next;
+}
+
+uint32_t loom_comm_context_next(void)
+{
+    return loom_comm_context_above(0, LOOM_COMM_CTX_NB_BASE);
+}
+
+/* Never reused: a pending idup's agreed id is not known here until it completes. */
+static uint32_t loom_comm_ctx_nb_floor = LOOM_COMM_CTX_NB_BASE;
+
+uint32_t loom_comm_context_reserve_nb(void)
+{
+    uint32_t next = loom_comm_context_above(LOOM_COMM_CTX_NB_BASE, UINT32_MAX - 1);
+
+    if (next < loom_comm_ctx_nb_floor) {
+        next = loom_comm_ctx_nb_floor;
+    }
+    loom_comm_ctx_nb_floor = next + 2;
     return next;
 }
 

@@ -53,8 +53,23 @@ static inline int loom_comm_to_world(loom_comm_t comm, int rank)
  */
 loom_status_t loom_comm_check(loom_comm_t comm, const char *op);
 
-/** Smallest context id not used by this process (for collective agreement). */
+/*
+ * Two lanes of context ids: blocking constructors (dup, split, create,
+ * create_group) agree on ids below LOOM_COMM_CTX_NB_BASE; nonblocking ones
+ * (idup) on ids from it up. A blocking construction that runs while an idup
+ * is still agreeing can therefore never pick the idup's id.
+ */
+#define LOOM_COMM_CTX_NB_BASE 0x40000000u
+
+/** Context id above every blocking-lane id in use here (for collective agreement). */
 uint32_t loom_comm_context_next(void);
+
+/**
+ * This process's contribution to a nonblocking agreement: above every
+ * nonblocking-lane id it ever used or offered, so two idups on one parent
+ * (called in the same order everywhere) always agree on different ids.
+ */
+uint32_t loom_comm_context_reserve_nb(void);
 
 /**
  * Create a communicator object (not collective: the caller agreed on the

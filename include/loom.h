@@ -283,6 +283,52 @@ LOOM_API loom_status_t loom_comm_free(loom_comm_t *comm_p);
 
 #define LOOM_UNDEFINED (-32766)
 
+/* ---- communicators from groups (collectives/comm_create.c) ---- */
+
+/**
+ * @brief Make a communicator of the @p n ranks @p ranks of @p comm (new rank
+ * i is old rank ranks[i]). Collective over all of @p comm; ranks not listed
+ * get LOOM_COMM_NULL. Different ranks may pass different lists if the lists
+ * are disjoint (each rank passes the list it belongs to, or n = 0): one call
+ * then makes one communicator per list.
+ * @return LOOM_ERR_INVALID_RANK for a rank out of range or listed twice,
+ * LOOM_ERR_INVALID_ARG if the members of one list passed different lists.
+ */
+LOOM_API loom_status_t loom_comm_create(loom_comm_t comm, int n, const int ranks[],
+                                        loom_comm_t *newcomm_p);
+
+/**
+ * @brief Like loom_comm_create, but collective over the listed ranks only:
+ * the other ranks of @p comm do not take part. The members agree on a
+ * context id among themselves (messages on @p comm's collective context,
+ * told apart by @p tag, 0..LOOM_TAG_UB), so disjoint lists may run it at
+ * the same time. A caller not in the list gets LOOM_COMM_NULL at once.
+ */
+LOOM_API loom_status_t loom_comm_create_group(loom_comm_t comm, int n, const int ranks[],
+                                              int tag, loom_comm_t *newcomm_p);
+
+/** Split types of loom_comm_split_type (MPI_COMM_TYPE_SHARED). */
+#define LOOM_COMM_TYPE_SHARED 1
+
+/**
+ * @brief Split @p comm into the ranks that share a host (@p type
+ * LOOM_COMM_TYPE_SHARED), ordered by (@p key, old rank); LOOM_UNDEFINED
+ * gives LOOM_COMM_NULL. Collective over @p comm.
+ */
+LOOM_API loom_status_t loom_comm_split_type(loom_comm_t comm, int type, int key,
+                                            loom_comm_t *newcomm_p);
+
+struct loom_request;  /* loom_request_t, declared with point-to-point below */
+
+/**
+ * @brief Nonblocking loom_comm_dup: *newcomm_p is LOOM_COMM_NULL now and is
+ * written with the new communicator when *req_p completes (wait/test), so
+ * the location must stay valid until then. Collective over @p comm, ordered
+ * with @p comm's other collectives. (@p req_p is a loom_request_t *.)
+ */
+LOOM_API loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
+                                      struct loom_request **req_p);
+
 /* ------------------------------------------------------------------------ */
 /* Point-to-point                                                           */
 /* ------------------------------------------------------------------------ */

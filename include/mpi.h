@@ -234,7 +234,8 @@ extern LOOM_MPI_API struct loom_mpi_errhandler loom_mpi_errors_return;
 #define MPI_REQUEST_NULL  ((MPI_Request)0)
 #define MPI_INFO_NULL     ((MPI_Info)0)
 #define MPI_GROUP_NULL    ((MPI_Group)0)
-#define MPI_GROUP_EMPTY   ((MPI_Group)0)
+extern LOOM_MPI_API struct loom_mpi_group loom_mpi_group_empty;  /* a real empty group */
+#define MPI_GROUP_EMPTY   (&loom_mpi_group_empty)
 #define MPI_WIN_NULL      ((MPI_Win)0)
 #define MPI_FILE_NULL     ((MPI_File)0)
 #define MPI_MESSAGE_NULL  ((MPI_Message)0)

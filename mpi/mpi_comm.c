@@ -8,6 +8,7 @@
  */
 #include "mpi_int.h"
 #include "mpi_attr_int.h"
+#include "mpi_group_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -59,14 +60,17 @@ MPI_Comm loom_mpi_comm_of(loom_comm_t lcomm)
     return MPI_COMM_WORLD;
 }
 
-/* Wrap a new loom communicator; the error handler comes from @p parent. */
-static int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
-                              MPI_Comm *newcomm_p)
+/* Wrap a new loom communicator; the error handler comes from @p parent
+ * (declared in mpi_group_int.h; LOOM_COMM_NULL for a pending idup). */
+int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
+                       MPI_Comm *newcomm_p)
 {
     MPI_Comm c = calloc(1, sizeof(*c));
 
     if (c == NULL) {
-        loom_comm_free(&lcomm);
+        if (lcomm != LOOM_COMM_NULL) {
+            loom_comm_free(&lcomm);
+        }
         return loom_mpi_raise(parent, MPI_ERR_NO_MEM, call,
                               "out of memory for a communicator");
     }
@@ -90,7 +94,8 @@ static void loom_mpi_comm_unlink(MPI_Comm comm)
     }
 }
 
-static void loom_mpi_comm_destroy(MPI_Comm comm)
+/* Free a wrapper (declared in mpi_group_int.h, for an idup that did not start). */
+void loom_mpi_comm_destroy(MPI_Comm comm)
 {
     MPI_Errhandler errh = comm->errh;
 

@@ -164,7 +164,6 @@ static void test_unsupported(void)
     MPI_Win win = (MPI_Win)&rank;
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Datatype dt = MPI_INT;
-    MPI_Group group = (MPI_Group)&rank;
     MPI_Request req = (MPI_Request)&rank;
     MPI_File fh = (MPI_File)&rank;
     int buf[4] = { 0 }, ints[4] = { 1, 1, 1, 1 }, pos = 0, r1, r2;
@@ -207,11 +206,6 @@ static void test_unsupported(void)
     UNSUP(MPI_Pack(buf, 1, MPI_INT, ints, 16, &pos, MPI_COMM_WORLD));
     UNSUP(MPI_Unpack(ints, 16, &pos, buf, 1, MPI_INT, MPI_COMM_WORLD));
     UNSUP(MPI_Comm_spawn("true", NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &comm, NULL));
-    UNSUP(MPI_Comm_group(MPI_COMM_WORLD, &group));
-    MT_CHECK(group == MPI_GROUP_NULL);
-    UNSUP(MPI_Group_incl(group, 1, ints, &group));
-    UNSUP(MPI_Group_free(&group));
-    UNSUP(MPI_Comm_create(MPI_COMM_WORLD, group, &comm));
     UNSUP(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 0, &comm));
     UNSUP(MPI_Scan(buf, ints, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     UNSUP(MPI_Exscan(buf, ints, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
