@@ -627,6 +627,81 @@ LOOM_MPI_FN(int, Info_create, (MPI_Info *info))
 LOOM_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode,
                              MPI_Info info, MPI_File *fh))
 
+/* ---- process topologies and neighbourhood collectives (declarations to fold into the table) ---- */
+
+/* Distinct non-null sentinels for the weights of MPI_Dist_graph_create* */
+#define MPI_UNWEIGHTED    ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
+
+LOOM_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[],
+                            int coords[]))
+LOOM_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+LOOM_MPI_FN(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[],
+                            const int periods[], int *newrank))
+LOOM_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+LOOM_MPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[],
+                             int edges[]))
+LOOM_MPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors,
+                                   int neighbors[]))
+LOOM_MPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+LOOM_MPI_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[],
+                             const int edges[], int *newrank))
+LOOM_MPI_FN(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+LOOM_MPI_FN(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[],
+                                     const int degrees[], const int destinations[],
+                                     const int weights[], MPI_Info info, int reorder,
+                                     MPI_Comm *comm_dist_graph))
+LOOM_MPI_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[],
+                                        int sourceweights[], int maxoutdegree,
+                                        int destinations[], int destweights[]))
+LOOM_MPI_FN(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree,
+                                              int *outdegree, int *weighted))
+LOOM_MPI_FN(int, Topo_test, (MPI_Comm comm, int *status))
+LOOM_MPI_FN(int, Neighbor_allgather, (const void *sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                      MPI_Datatype recvtype, MPI_Comm comm))
+LOOM_MPI_FN(int, Ineighbor_allgather, (const void *sendbuf, int sendcount,
+                                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                       MPI_Datatype recvtype, MPI_Comm comm,
+                                       MPI_Request *request))
+LOOM_MPI_FN(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount,
+                                       MPI_Datatype sendtype, void *recvbuf,
+                                       const int recvcounts[], const int displs[],
+                                       MPI_Datatype recvtype, MPI_Comm comm))
+LOOM_MPI_FN(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, void *recvbuf,
+                                        const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm,
+                                        MPI_Request *request))
+LOOM_MPI_FN(int, Neighbor_alltoall, (const void *sendbuf, int sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                     MPI_Datatype recvtype, MPI_Comm comm))
+LOOM_MPI_FN(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                      MPI_Datatype recvtype, MPI_Comm comm,
+                                      MPI_Request *request))
+LOOM_MPI_FN(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[],
+                                      const int sdispls[], MPI_Datatype sendtype,
+                                      void *recvbuf, const int recvcounts[],
+                                      const int rdispls[], MPI_Datatype recvtype,
+                                      MPI_Comm comm))
+LOOM_MPI_FN(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[],
+                                       const int sdispls[], MPI_Datatype sendtype,
+                                       void *recvbuf, const int recvcounts[],
+                                       const int rdispls[], MPI_Datatype recvtype,
+                                       MPI_Comm comm, MPI_Request *request))
+LOOM_MPI_FN(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[],
+                                      const MPI_Aint sdispls[],
+                                      const MPI_Datatype sendtypes[], void *recvbuf,
+                                      const int recvcounts[], const MPI_Aint rdispls[],
+                                      const MPI_Datatype recvtypes[], MPI_Comm comm))
+LOOM_MPI_FN(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[],
+                                       const MPI_Aint sdispls[],
+                                       const MPI_Datatype sendtypes[], void *recvbuf,
+                                       const int recvcounts[], const MPI_Aint rdispls[],
+                                       const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                       MPI_Request *request))
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
  * reach the right error handler.
  */
 #include "mpi_int.h"
+#include "mpi_topo_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -59,7 +60,7 @@ MPI_Comm loom_mpi_comm_of(loom_comm_t lcomm)
 }
 
 /* Wrap a new loom communicator; the error handler comes from @p parent. */
-static int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
+int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
                               MPI_Comm *newcomm_p)
 {
     MPI_Comm c = calloc(1, sizeof(*c));
@@ -94,6 +95,7 @@ static void loom_mpi_comm_destroy(MPI_Comm comm)
     MPI_Errhandler errh = comm->errh;
 
     loom_mpi_comm_unlink(comm);
+    loom_mpi_topo_free(comm);
     if (--errh->refs == 0 && errh->kind == LOOM_MPI_ERRH_USER) {
         errh->magic = LOOM_MPI_DEAD_MAGIC;
         free(errh);
@@ -162,7 +164,9 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (st != LOOM_OK) {
         return loom_mpi_raise_loom(comm, st, "MPI_Comm_dup");
     }
-    return loom_mpi_comm_wrap(comm, lnew, "MPI_Comm_dup", newcomm);
+    rc = loom_mpi_comm_wrap(comm, lnew, "MPI_Comm_dup", newcomm);
+    /* a duplicate keeps the topology (MPI-3.1 7.4) */
+    return rc == MPI_SUCCESS ? loom_mpi_topo_dup(comm, *newcomm, "MPI_Comm_dup") : rc;
 }
 
 #pragma weak MPI_Comm_split = PMPI_Comm_split
