@@ -629,9 +629,15 @@ LOOM_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode,
 
 /* ---- process topologies and neighbourhood collectives (declarations to fold into the table) ---- */
 
-/* Distinct non-null sentinels for the weights of MPI_Dist_graph_create* */
-#define MPI_UNWEIGHTED    ((int *)2)
-#define MPI_WEIGHTS_EMPTY ((int *)3)
+/*
+ * Distinct non-null sentinels for the weights of MPI_Dist_graph_create*:
+ * the addresses of two library objects, not small integer casts, because
+ * GCC (11+) warns "reading 4 bytes from a region of size 0" when a program
+ * passes ((int *)2) as an array argument, which breaks -Werror builds.
+ */
+extern LOOM_MPI_API int loom_mpi_unweighted, loom_mpi_weights_empty;
+#define MPI_UNWEIGHTED    (&loom_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (&loom_mpi_weights_empty)
 
 LOOM_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[],
                             int coords[]))

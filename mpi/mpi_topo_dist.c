@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the objects whose addresses are MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY */
+int loom_mpi_unweighted, loom_mpi_weights_empty;
+
 /* One side of an adjacent dist graph: degree, ranks, weights. */
 static int dist_check_side(MPI_Comm comm, int size, int deg, const int ranks[],
                            const int weights[], const char *what, const char *call)
