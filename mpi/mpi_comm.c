@@ -166,7 +166,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     }
     rc = loom_mpi_comm_wrap(comm, lnew, "MPI_Comm_dup", newcomm);
     /* a duplicate keeps the topology (MPI-3.1 7.4) */
-    return rc == MPI_SUCCESS ? loom_mpi_topo_dup(comm, *newcomm, "MPI_Comm_dup") : rc;
+    return rc == MPI_SUCCESS ? loom_mpi_topo_dup(comm, newcomm, "MPI_Comm_dup") : rc;
 }
 
 #pragma weak MPI_Comm_split = PMPI_Comm_split

@@ -67,7 +67,7 @@ loom_mpi_topo_t *loom_mpi_topo_new(int kind, int ndims, int nnodes, int nedges, 
     return t;
 }
 
-int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm to, const char *call)
+int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm *to_p, const char *call)
 {
     loom_mpi_topo_t *t;
 
@@ -76,13 +76,13 @@ int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm to, const char *call)
     }
     t = malloc(sizeof(*t) + (from->topo->nints ? from->topo->nints : 1) * sizeof(int));
     if (t == NULL) {
-        (void)PMPI_Comm_free(&to);
+        (void)PMPI_Comm_free(to_p);       /* sets *to_p to MPI_COMM_NULL */
         return loom_mpi_raise(from, MPI_ERR_NO_MEM, call,
                               "out of memory copying the communicator's topology");
     }
     memcpy(t, from->topo, sizeof(*t) + from->topo->nints * sizeof(int));
     topo_layout(t);
-    to->topo = t;
+    (*to_p)->topo = t;
     return MPI_SUCCESS;
 }
 
