@@ -124,6 +124,14 @@ static void test_dims_cases(void)
     check_dims(4, 3, (const int[]){ 2, 2, 1 }, (const int[]){ 2, 2, 1 });
     /* more dimensions than prime factors: ones at the end */
     check_dims(12, 5, z, (const int[]){ 3, 2, 2, 1, 1 });
+    {   /* more dimensions than factors of any int: 30 twos, then ones */
+        int big[40] = { 0 };
+        CU_ASSERT_EQUAL(loom_topo_dims_create(1 << 30, 40, big), LOOM_TOPO_OK);
+        for (int i = 0; i < 40; ++i) {
+            CU_ASSERT_EQUAL(big[i], i < 30 ? 2 : 1);
+        }
+    }
+    check_dims(INT_MAX, 5, z, (const int[]){ INT_MAX, 1, 1, 1, 1 });
     /* ndims 0: only nnodes 1 fits (an empty product) */
     CU_ASSERT_EQUAL(loom_topo_dims_create(1, 0, NULL), LOOM_TOPO_OK);
     CU_ASSERT_EQUAL(loom_topo_dims_create(2, 0, NULL), LOOM_TOPO_ERR_DIMS);
@@ -351,22 +359,27 @@ static void test_graph(void)
 {
     /* MPI-3.1 example 7.4 (4 nodes) */
     static const int index[] = { 2, 3, 4, 6 }, edges[] = { 1, 3, 0, 3, 0, 2 };
-    int first, count, bad = 99;
+    int first, count, bad = 99, bade = 99;
 
-    CU_ASSERT_EQUAL(loom_topo_graph_check(4, index, edges, &bad), LOOM_TOPO_OK);
+    CU_ASSERT_EQUAL(loom_topo_graph_check(4, index, edges, &bad, &bade), LOOM_TOPO_OK);
+    CU_ASSERT(bad == -1 && bade == -1);
     loom_topo_graph_neighbors(index, 0, &first, &count);
     CU_ASSERT(first == 0 && count == 2);
     loom_topo_graph_neighbors(index, 3, &first, &count);
     CU_ASSERT(first == 4 && count == 2 && edges[first] == 0 && edges[first + 1] == 2);
-    CU_ASSERT_EQUAL(loom_topo_graph_check(4, (const int[]){ 2, 1, 4, 6 }, edges, &bad),
+    CU_ASSERT_EQUAL(loom_topo_graph_check(4, (const int[]){ 2, 1, 4, 6 }, edges, &bad,
+                                          &bade), LOOM_TOPO_ERR_ARG);
+    CU_ASSERT(bad == 1 && bade == -1);
+    CU_ASSERT_EQUAL(loom_topo_graph_check(2, (const int[]){ -1, 0 }, edges, &bad, &bade),
                     LOOM_TOPO_ERR_ARG);
-    CU_ASSERT_EQUAL(bad, 1);
+    CU_ASSERT(bad == 0 && bade == -1);
     CU_ASSERT_EQUAL(loom_topo_graph_check(3, (const int[]){ 1, 2, 3 },
-                                          (const int[]){ 1, 3, 0 }, &bad),
+                                          (const int[]){ 1, 3, 0 }, &bad, &bade),
                     LOOM_TOPO_ERR_ARG);
-    CU_ASSERT_EQUAL(bad, 1);
-    CU_ASSERT_EQUAL(loom_topo_graph_check(-1, index, edges, &bad), LOOM_TOPO_ERR_ARG);
-    CU_ASSERT_EQUAL(loom_topo_graph_check(0, NULL, NULL, &bad), LOOM_TOPO_OK);
+    CU_ASSERT(bad == -1 && bade == 1);
+    CU_ASSERT_EQUAL(loom_topo_graph_check(-1, index, edges, &bad, &bade),
+                    LOOM_TOPO_ERR_ARG);
+    CU_ASSERT_EQUAL(loom_topo_graph_check(0, NULL, NULL, &bad, &bade), LOOM_TOPO_OK);
     CU_ASSERT_EQUAL(loom_topo_map_identity(3, 4), 3);
     CU_ASSERT_EQUAL(loom_topo_map_identity(4, 4), -1);
 }
