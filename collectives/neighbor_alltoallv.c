@@ -67,7 +67,7 @@ static const char *nbr_phase_name(loom_request_t req)
 static loom_status_t nbr_size_error(const loom_coll_nbr_state_t *s, int i, loom_request_t r)
 {
     loom_error("coll", "neighbor_alltoallv #%llu on %s: rank %d expected %zu bytes from "
-               "rank %d (source %d) but %s %zu: the ranks passed different counts or "
+               "rank %d (source slot %d) but %s %zu: the ranks passed different counts or "
                "datatypes", (unsigned long long)s->c.seq, s->c.comm->name, s->c.rank,
                s->c.counts2[i], s->sources[i], i,
                r->status == LOOM_ERR_TRUNCATED ? "the message was larger than" : "received",
