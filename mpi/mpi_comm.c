@@ -61,7 +61,7 @@ MPI_Comm loom_mpi_comm_of(loom_comm_t lcomm)
 
 /* Wrap a new loom communicator; the error handler comes from @p parent. */
 int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
-                              MPI_Comm *newcomm_p)
+                       MPI_Comm *newcomm_p)
 {
     MPI_Comm c = calloc(1, sizeof(*c));
 
