@@ -322,24 +322,25 @@ void loom_topo_cart_neighbors(int ndims, const int dims[], const int periods[], 
 }
 
 loom_topo_rc_t loom_topo_graph_check(int nnodes, const int index[], const int edges[],
-                                     int *bad_p)
+                                     int *bad_node_p, int *bad_edge_p)
 {
     int prev = 0;
 
+    *bad_node_p = -1;
+    *bad_edge_p = -1;
     if (nnodes < 0) {
-        *bad_p = -1;
         return LOOM_TOPO_ERR_ARG;
     }
     for (int i = 0; i < nnodes; ++i) {
         if (index[i] < prev) {
-            *bad_p = i;
+            *bad_node_p = i;
             return LOOM_TOPO_ERR_ARG;
         }
         prev = index[i];
     }
     for (int e = 0; e < prev; ++e) {
         if (edges[e] < 0 || edges[e] >= nnodes) {
-            *bad_p = e;
+            *bad_edge_p = e;
             return LOOM_TOPO_ERR_ARG;
         }
     }

@@ -98,10 +98,11 @@ static inline int loom_topo_cart_send_slot(int i)
 /**
  * Check an MPI_Graph_create graph: @p nnodes >= 0, index non-decreasing
  * from >= 0, every edge in [0, nnodes). @return LOOM_TOPO_OK, or
- * LOOM_TOPO_ERR_ARG with *bad_p the offending node (index) or edge number.
+ * LOOM_TOPO_ERR_ARG with the offending index entry in *bad_node_p or the
+ * offending edge in *bad_edge_p (the other one -1; both -1: nnodes < 0).
  */
 loom_topo_rc_t loom_topo_graph_check(int nnodes, const int index[], const int edges[],
-                                     int *bad_p);
+                                     int *bad_node_p, int *bad_edge_p);
 
 /** Neighbours of node @p rank of an MPI graph: edges[*first_p .. + *count_p). */
 static inline void loom_topo_graph_neighbors(const int index[], int rank, int *first_p,
