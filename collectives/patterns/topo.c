@@ -3,10 +3,10 @@
  *
  * dims_create is a branch-and-bound search over the divisors of the number
  * left for the free dimensions: factors are chosen in non-increasing order,
- * each level tries its divisors in increasing order (so the first list
- * found at a given spread is the lexicographically smallest), and a branch
- * is cut as soon as its largest factor minus any factor it could still
- * reach exceeds the best spread found. A number below 2^31 has at most
+ * each level tries its divisors in increasing order, a list of the same
+ * spread as the best replaces it when it is larger read from its smallest
+ * entry up (topo_dims_better), and a branch is cut as soon as its largest
+ * factor minus any factor it could still reach exceeds the best spread. A number below 2^31 has at most
  * 1600 divisors and 30 prime factors, so no level loops long and the
  * recursion is at most 31 deep (once the product is used up the remaining
  * dimensions are 1).
@@ -118,6 +118,24 @@ static int topo_div_lower(const topo_dims_search_t *ds, int v)
     return lo;
 }
 
+/*
+ * Of two lists of the same spread (k entries: a[0..alen) then ones), is a
+ * the larger read from the smallest entry up? Fewer ones first, then the
+ * entries from the last one.
+ */
+static int topo_dims_better(const int *a, int alen, const int *b, int blen)
+{
+    if (alen != blen) {
+        return alen > blen;
+    }
+    for (int i = alen - 1; i >= 0; --i) {
+        if (a[i] != b[i]) {
+            return a[i] > b[i];
+        }
+    }
+    return 0;
+}
+
 /* A complete list: cur[0..len) then k - len ones. */
 static void topo_dims_consider(topo_dims_search_t *ds, int len)
 {
@@ -126,8 +144,10 @@ static void topo_dims_consider(topo_dims_search_t *ds, int len)
     if (len > 0) {
         diff = ds->cur[0] - (len < ds->k ? 1 : ds->cur[len - 1]);
     }
-    if (ds->best_diff >= 0 && diff >= ds->best_diff) {
-        return;                     /* lexicographic order: the first one stays */
+    if (ds->best_diff >= 0 &&
+        (diff > ds->best_diff ||
+         (diff == ds->best_diff && !topo_dims_better(ds->cur, len, ds->best, ds->best_len)))) {
+        return;
     }
     ds->best_diff = diff;
     ds->best_len  = len;

@@ -38,8 +38,10 @@ typedef enum loom_topo_rc {
 /**
  * MPI_Dims_create: fill the zero entries of @p dims (length @p ndims) so
  * that the product is @p nnodes. Among all ways, the chosen one minimises
- * max - min of the filled entries; ties go to the lexicographically
- * smallest non-increasing list (both as MPICH answers). Filled entries are
+ * max - min of the filled entries; among equal spreads it takes the one
+ * whose entries, read from the smallest up, are largest first (the larger
+ * minimum, then the larger second smallest, ...): both rules are MPICH's,
+ * whose test suite checks thousands of answers. Filled entries are
  * non-increasing; nonzero entries are kept.
  * @return LOOM_TOPO_OK; LOOM_TOPO_ERR_ARG if nnodes < 1 or ndims < 0;
  *         LOOM_TOPO_ERR_DIMS if an entry is negative or the fixed entries'

@@ -20,6 +20,17 @@ typedef struct brute {
     int k, cur[8], best[8], best_diff;
 } brute_t;
 
+/* b->cur beats b->best read from the last (smallest) entry up */
+static int brute_later(const brute_t *b)
+{
+    for (int i = b->k - 1; i >= 0; --i) {
+        if (b->cur[i] != b->best[i]) {
+            return b->cur[i] > b->best[i];
+        }
+    }
+    return 0;
+}
+
 static void brute_walk(brute_t *b, int m, int depth, int prev)
 {
     if (depth == b->k) {
@@ -28,8 +39,9 @@ static void brute_walk(brute_t *b, int m, int depth, int prev)
             return;
         }
         diff = b->k > 0 ? b->cur[0] - b->cur[b->k - 1] : 0;
-        /* lexicographic walk order below: the first list at a spread stays */
-        if (b->best_diff < 0 || diff < b->best_diff) {
+        /* same spread: the larger read from the smallest entry up wins */
+        if (b->best_diff < 0 || diff < b->best_diff ||
+            (diff == b->best_diff && brute_later(b))) {
             b->best_diff = diff;
             memcpy(b->best, b->cur, sizeof(b->cur));
         }
@@ -115,7 +127,8 @@ static void test_dims_cases(void)
     /* large and awkward: a greedy prime assignment gets these wrong */
     check_dims(1000000000, 3, z, (const int[]){ 1000, 1000, 1000 });
     check_dims(453600, 3, z, (const int[]){ 81, 80, 70 });
-    check_dims(360, 3, z, (const int[]){ 9, 8, 5 });
+    check_dims(360, 3, z, (const int[]){ 10, 6, 6 });     /* spread 4 like 9x8x5 */
+    check_dims(71400, 3, z, (const int[]){ 51, 40, 35 });   /* spread 16 like 50x42x34 */
     check_dims(190512, 10, z, (const int[]){ 7, 7, 4, 3, 3, 3, 3, 3, 2, 2 });
     check_dims(13824, 11, z, (const int[]){ 4, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2 });
     check_dims(INT_MAX, 2, z, (const int[]){ INT_MAX, 1 });   /* a prime */
