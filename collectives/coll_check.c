@@ -44,6 +44,7 @@ static const char *const loom_coll_kind_names[LOOM_COLL_TYPE_COUNT] = {
     [LOOM_COLL_ALLGATHER] = "allgather", [LOOM_COLL_GATHER] = "gather",
     [LOOM_COLL_SCATTER] = "scatter",     [LOOM_COLL_ALLTOALL] = "alltoall",
     [LOOM_COLL_REDUCE_SCATTER] = "reduce_scatter_block",
+    [LOOM_COLL_NEIGHBOR] = "neighbor_alltoallv",
 };
 
 const char *loom_coll_kind_name(int kind)
@@ -55,7 +56,7 @@ static const char *loom_coll_kind_var(int kind)
 {
     static const char *const vars[LOOM_COLL_TYPE_COUNT] = {
         "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "ALLGATHER", "GATHER", "SCATTER",
-        "ALLTOALL", "REDUCE_SCATTER",
+        "ALLTOALL", "REDUCE_SCATTER", [LOOM_COLL_NEIGHBOR] = "NEIGHBOR",
     };
     return kind >= 0 && kind < LOOM_COLL_TYPE_COUNT ? vars[kind] : "?";
 }

@@ -59,6 +59,7 @@ typedef enum loom_coll_type {
     LOOM_COLL_SCATTER,
     LOOM_COLL_ALLTOALL,
     LOOM_COLL_REDUCE_SCATTER,
+    LOOM_COLL_NEIGHBOR,          /* every neighbourhood collective (neighbor_alltoallv.c) */
     LOOM_COLL_TYPE_COUNT
 } loom_coll_type_t;
 
@@ -86,6 +87,9 @@ typedef enum loom_coll_layout {
  * a subset of the communicator (comm_create.c); the mismatch check leaves
  * them alone */
 #define LOOM_COLL_KIND_CREATE    14u
+
+_Static_assert(LOOM_COLL_TYPE_COUNT <= LOOM_COLL_KIND_NOTICE,
+               "collective kinds must fit in the tag's 4 bits below the notice kind");
 
 static inline int loom_coll_tag_make(uint64_t seq, int kind, int root)
 {
@@ -335,6 +339,7 @@ LOOM_COLL_PROTO(loom_coll_alltoall_pairwise);
 LOOM_COLL_PROTO(loom_coll_alltoall_bruck);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ring);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ordered);
+LOOM_COLL_PROTO(loom_coll_neighbor_linear);
 /* pieces used by the composed algorithms */
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_halving);
 

@@ -65,6 +65,9 @@ static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
     ALG("bruck", loom_coll_alltoall_bruck, 0, "ceil(log2 p) steps of packed blocks"),
 };
+static const loom_coll_alg_t neighbor_algs[] = {
+    ALG("linear", loom_coll_neighbor_linear, VEC, "every receive from the sources posted, then every send to the destinations"),
+};
 static const loom_coll_alg_t reduce_scatter_algs[] = {
     ALG("ring", loom_coll_reduce_scatter_ring, 0, "p-1 steps of partial blocks around the ring"),
     ALG("ordered", loom_coll_reduce_scatter_ordered, LOOM_COLL_ALG_ORDERED, "every rank sends block i to rank i, which reduces in rank order"),
@@ -124,6 +127,9 @@ static const loom_coll_rule_t alltoall_rules[] = {
 static const loom_coll_rule_t reduce_scatter_rules[] = {
     {ANY_P, ANY_B, "ring"},
 };
+static const loom_coll_rule_t neighbor_rules[] = {
+    {ANY_P, ANY_B, "linear"},
+};
 
 #define TABLE(n, algs, rules, cfg) \
     {n, algs, LOOM_ARRAY_SIZE(algs), rules, LOOM_ARRAY_SIZE(rules), cfg}
@@ -145,6 +151,7 @@ static const struct loom_coll_table {
     [LOOM_COLL_SCATTER]   = TABLE("scatter", scatter_algs, scatter_rules, LOOM_CFG_SCATTER_ALGORITHM),
     [LOOM_COLL_ALLTOALL]  = TABLE("alltoall", alltoall_algs, alltoall_rules, LOOM_CFG_ALLTOALL_ALGORITHM),
     [LOOM_COLL_REDUCE_SCATTER] = TABLE("reduce_scatter", reduce_scatter_algs, reduce_scatter_rules, LOOM_CFG_REDUCE_SCATTER_ALGORITHM),
+    [LOOM_COLL_NEIGHBOR]  = TABLE("neighbor", neighbor_algs, neighbor_rules, LOOM_CFG_NEIGHBOR_ALGORITHM),
 };
 
 static const loom_coll_alg_t *loom_coll_forced[LOOM_COLL_TYPE_COUNT];

@@ -549,6 +549,42 @@ LOOM_API loom_status_t loom_ireduce_scatter_block(const void *sendbuf, void *rec
                                                   loom_op_t op, loom_comm_t comm,
                                                   loom_request_t *req_p);
 
+/* ---- neighbourhood collectives (process topologies) ---- */
+
+/**
+ * @brief Neighbourhood all-to-all over explicit rank lists, in bytes.
+ *
+ * Block i of @p sendbuf (@p sendbytes[i] bytes at offset @p sdispls[i]) goes
+ * to comm rank @p destinations[i]; block j of @p recvbuf (@p recvbytes[j]
+ * bytes at @p rdispls[j]) comes from @p sources[j]. A LOOM_PROC_NULL entry
+ * keeps its block untouched. Collective over @p comm: every rank calls it,
+ * with lists that agree (the sends a rank lists to q are the receives q
+ * lists from it). Several messages between the same two ranks match in
+ * list order: the k-th entry naming q in the destination list fills the
+ * k-th entry naming this rank in q's source list. The arrays and buffers
+ * are read until the call completes. No LOOM_IN_PLACE.
+ * @return LOOM_OK; LOOM_ERR_INVALID_RANK for a rank outside @p comm;
+ *         LOOM_ERR_INVALID_COUNT / LOOM_ERR_TRUNCATED if a received block
+ *         has another size than the receiver listed.
+ */
+LOOM_API loom_status_t loom_neighbor_alltoallv(const void *sendbuf, int outdegree,
+                                               const int destinations[],
+                                               const size_t sendbytes[],
+                                               const size_t sdispls[], void *recvbuf,
+                                               int indegree, const int sources[],
+                                               const size_t recvbytes[],
+                                               const size_t rdispls[], loom_comm_t comm);
+
+/** @brief Nonblocking loom_neighbor_alltoallv(). */
+LOOM_API loom_status_t loom_ineighbor_alltoallv(const void *sendbuf, int outdegree,
+                                                const int destinations[],
+                                                const size_t sendbytes[],
+                                                const size_t sdispls[], void *recvbuf,
+                                                int indegree, const int sources[],
+                                                const size_t recvbytes[],
+                                                const size_t rdispls[], loom_comm_t comm,
+                                                loom_request_t *req_p);
+
 #ifdef __cplusplus
 }
 #endif

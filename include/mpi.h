@@ -255,8 +255,15 @@ extern LOOM_MPI_API struct loom_mpi_group loom_mpi_group_empty;  /* a real empty
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL      ((char **)0)
 #define MPI_ARGVS_NULL     ((char ***)0)
-#define MPI_UNWEIGHTED     ((int *)2)   /* unique addresses, never dereferenced */
-#define MPI_WEIGHTS_EMPTY  ((int *)3)
+/*
+ * Distinct non-null sentinels for the weights of MPI_Dist_graph_create*:
+ * the addresses of two library objects, not small integer casts, because
+ * GCC (11+) warns "reading 4 bytes from a region of size 0" when a program
+ * passes ((int *)2) as an array argument, which breaks -Werror builds.
+ */
+extern LOOM_MPI_API int loom_mpi_unweighted, loom_mpi_weights_empty;
+#define MPI_UNWEIGHTED     (&loom_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY  (&loom_mpi_weights_empty)
 #define MPI_DISPLACEMENT_CURRENT (-54278278)
 
 /* Results of MPI_Comm_compare. */

@@ -9,6 +9,7 @@
 #include "mpi_int.h"
 #include "mpi_attr_int.h"
 #include "mpi_group_int.h"
+#include "mpi_topo_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -101,6 +102,7 @@ void loom_mpi_comm_destroy(MPI_Comm comm)
 
     loom_mpi_comm_unlink(comm);
     loom_mpi_objext_free(&comm->ext);  /* attributes, hints: no callbacks here */
+    loom_mpi_topo_free(comm);
     if (--errh->refs == 0 && errh->kind == LOOM_MPI_ERRH_USER) {
         errh->magic = LOOM_MPI_DEAD_MAGIC;
         free(errh);
@@ -170,6 +172,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return loom_mpi_raise_loom(comm, st, "MPI_Comm_dup");
     }
     rc = loom_mpi_comm_wrap(comm, lnew, "MPI_Comm_dup", newcomm);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* a duplicate keeps the topology (MPI-3.1 7.4) */
+    rc = loom_mpi_topo_dup(comm, newcomm, "MPI_Comm_dup");
     if (rc != MPI_SUCCESS) {
         return rc;
     }

@@ -73,6 +73,7 @@ struct loom_mpi_comm {
     char                  name[MPI_MAX_OBJECT_NAME];
     struct loom_mpi_comm *next;   /* all live MPI communicators */
     struct loom_mpi_objext *ext;  /* attributes and info hints (mpi_attr.c), or NULL */
+    struct loom_mpi_topo *topo;   /* process topology (mpi_topo.c), NULL if none */
 };
 
 /**
@@ -112,6 +113,13 @@ static inline int loom_mpi_comm_arg(MPI_Comm comm, const char *call,
     *lcomm_p = LOOM_COMM_NULL;
     return loom_mpi_comm_arg_error(comm, call);
 }
+
+/**
+ * Wrap the new loom communicator @p lcomm made by MPI call @p call from
+ * @p parent (whose error handler it inherits); frees @p lcomm on failure.
+ */
+int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
+                       MPI_Comm *newcomm_p);
 
 /** The MPI communicator wrapping @p lcomm (MPI_COMM_WORLD if none does). */
 MPI_Comm loom_mpi_comm_of(loom_comm_t lcomm);
