@@ -419,6 +419,7 @@ int main(int argc, char **argv)
     memset(&lp, 0, sizeof(lp));
     lp.job = &job;
     job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
+    job.note_rfd = job.note_wfd = -1;
     gethostname(job.host, sizeof(job.host) - 1);
     rc = loomrun_parse_args(&job.opts, argc, argv);
     if (rc < 0) {
