@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #define LOOMRUN_CTL_MAGIC      0x4c4d524eu  /* "LMRN" */
-#define LOOMRUN_CTL_VERSION    2   /* 2: NOTE */
+#define LOOMRUN_CTL_VERSION    1
 #define LOOMRUN_CTL_HDR_LEN    8
 #define LOOMRUN_CTL_MAX_FIELDS 8
 #define LOOMRUN_CTL_HELLO_TIMEOUT_S 10.0
@@ -56,7 +56,8 @@ typedef enum loomrun_ctl_type {
                                 cannot run its part of the job */
     LOOMRUN_CTL_SHUTDOWN,    /* h->d "u": 1 after a clean job (finalize PMIx), else 0 */
     LOOMRUN_CTL_NOTE,        /* d->h "ui": rank, the peer it saw fail (-1: unknown);
-                                sent before that rank's EXIT or ABORT */
+                                sent before that rank's EXIT or ABORT. Added last,
+                                within version 1: head and daemons are one binary */
     LOOMRUN_CTL_NTYPES
 } loomrun_ctl_type_t;
 

@@ -10,7 +10,10 @@
  *   - the loop (loomrun.c) owns the ranks: it forks them (loomrun_proc.c),
  *     forwards their output line by line, reaps them with waitpid when a
  *     signalfd reports SIGCHLD, and runs the teardown: on the first abnormal
- *     end one message, 0.25 s grace, SIGTERM to the rest, SIGKILL 2 s later.
+ *     end one message, 0.25 s grace, SIGTERM to the rest, SIGKILL 2 s later;
+ *   - the ranks tell the loop through a pipe of their own when they saw a
+ *     peer fail (loomrun_note.c), so that the message names the rank that
+ *     failed first in cause, not a survivor whose end was seen first.
  * Nothing here depends on the rest of loom except the bootstrap's naming
  * rule for shared-memory segments (loom_bootstrap_shm_prefix_for).
  *

@@ -11,7 +11,8 @@
  * see ../shared/notes/pmix.md): the first abnormal end (a signal, a non-zero
  * exit, an exit without finalizing, an abort, the timeout, a lost daemon) is
  * reported once by the head, naming the rank, its pid and host and what
- * happened; 0.25 s later every rank of the job gets SIGTERM, 2 s after that
+ * happened; "first" in cause, not in the order ends are seen (see "Which
+ * rank caused it" below); 0.25 s later every rank of the job gets SIGTERM, 2 s after that
  * SIGKILL. Deaths are seen with waitpid, not with the library's late
  * lost-connection event; a daemon reports its ranks' deaths to the head the
  * moment it reaps them. A daemon decides nothing itself: it signals its

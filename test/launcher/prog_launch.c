@@ -13,10 +13,11 @@
  *                         others are in a second fence by then, which fails,
  *                         and exit 1 long before RANK: loomrun must still
  *                         name RANK (the race of a loaded machine, made
- *                         certain). A survivor that reached the fence only
- *                         after the cut (it then succeeds) says LATE, notes
- *                         the failure itself, as a transport would, and
- *                         exits 1 too.
+ *                         certain). A survivor whose fence succeeds all the
+ *                         same (it came after the cut, or the fence spans
+ *                         hosts: PMIx 4.2.2 then completes it without the
+ *                         lost rank) says LATE, notes the failure itself,
+ *                         as a transport would, and exits 1 too.
  *   cut-hang RANK         the same, but RANK sleeps after the cut: with no
  *                         failure of its own to blame, loomrun names a
  *                         survivor, saying that it saw a peer fail
