@@ -21,10 +21,14 @@
 #include <pmix.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* one blob of a singleton's local table */
@@ -46,9 +50,11 @@ typedef struct loom_bootstrap_state {
     char                 **hostnames;
     char                   jobid[PMIX_MAX_NSLEN + 1];
     loom_bootstrap_kv_t   *kv;          /* singleton only */
+    int                    note_fd;     /* loomrun's note pipe, -1 if none */
 } loom_bootstrap_state_t;
 
 static loom_bootstrap_state_t loom_bootstrap;
+static atomic_int loom_bootstrap_noted;  /* a peer failure was noted already */
 
 /* The host of @p rank for messages ("?" when unknown). */
 static const char *loom_bootstrap_host_of(int rank)
@@ -361,6 +367,32 @@ static void loom_bootstrap_set_cpu_info(void)
     }
 }
 
+/* The launcher's note pipe (bootstrap_int.h): the fd its variable names,
+ * if that is the write end of a pipe; -1 otherwise (another launcher, or a
+ * wrapper closed it). */
+static int loom_bootstrap_note_fd_open(void)
+{
+    const char *s = getenv(LOOM_BOOTSTRAP_NOTE_ENV);
+    struct stat st;
+    char *end;
+    long fd;
+    int fl;
+
+    if (s == NULL || *s == '\0') {
+        return -1;
+    }
+    errno = 0;
+    fd = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || fd < 3 || fd > INT_MAX ||
+        fstat((int)fd, &st) != 0 || !S_ISFIFO(st.st_mode) ||
+        (fl = fcntl((int)fd, F_GETFL)) < 0 || (fl & O_ACCMODE) != O_WRONLY) {
+        loom_debug("bootstrap", "%s=%s is not the write end of a pipe: the launcher will "
+                   "not hear that a failure here follows a peer's", LOOM_BOOTSTRAP_NOTE_ENV, s);
+        return -1;
+    }
+    return (int)fd;
+}
+
 loom_status_t loom_bootstrap_init(const loom_bootstrap_info_t **info_p)
 {
     loom_bootstrap_state_t *bs = &loom_bootstrap;
@@ -393,6 +425,8 @@ loom_status_t loom_bootstrap_init(const loom_bootstrap_info_t **info_p)
     if (status != LOOM_OK) {
         goto err_free_tables;
     }
+    bs->note_fd = bs->info.singleton ? -1 : loom_bootstrap_note_fd_open();
+    atomic_store(&loom_bootstrap_noted, 0);
     bs->info.local_peers  = bs->local_peers;
     bs->info.node_of_rank = bs->node_of_rank;
     bs->info.hostnames    = (const char *const *)bs->hostnames;
@@ -536,6 +570,9 @@ loom_status_t loom_bootstrap_fence(void)
                    loom_bootstrap.info.rank, PMIx_Error_string(rc),
                    rc == PMIX_ERR_TIMEOUT ? " (raise LOOM_BOOTSTRAP_TIMEOUT?)" :
                    ": a rank of the job probably died");
+        /* every rank's fence fails when one dies (or never comes): whatever
+         * this rank does next follows from that */
+        loom_bootstrap_note_peer_failure(-1);
         return loom_bootstrap_status_of(rc);
     }
     loom_bootstrap.fenced = 1;
@@ -621,6 +658,9 @@ loom_status_t loom_bootstrap_get(int rank, const char *key, void *buf, size_t *l
                        "failed: %s", key, rank, loom_bootstrap_host_of(rank),
                        loom_bootstrap.info.rank, PMIx_Error_string(rc));
         }
+        if (loom_bootstrap_status_of(rc) == LOOM_ERR_PEER_FAILED || rc == PMIX_ERR_TIMEOUT) {
+            loom_bootstrap_note_peer_failure(rank);   /* it died, or never published */
+        }
         return loom_bootstrap_status_of(rc);
     }
     if (val->type != PMIX_BYTE_OBJECT) {
@@ -677,6 +717,25 @@ const char *__tsan_default_suppressions(void)
 
 /* ---- abort, finalize, naming --------------------------------------------- */
 
+void loom_bootstrap_note_peer_failure(int peer)
+{
+    char line[32];
+    int fd = loom_bootstrap.note_fd, n;
+
+    if (!loom_bootstrap.initialized || fd < 0 ||
+        atomic_exchange(&loom_bootstrap_noted, 1) != 0) {
+        return;
+    }
+    n = snprintf(line, sizeof(line), "%d %d\n", loom_bootstrap.info.rank,
+                 peer >= 0 && peer < loom_bootstrap.info.size ? peer : -1);
+    /* one write of a few bytes: whole or nothing, never blocks (loomrun made
+     * the pipe non-blocking); a lost note only makes loomrun less sure */
+    if (write(fd, line, (size_t)n) != n) {
+        loom_debug("bootstrap", "rank %d could not tell loomrun that it saw a peer fail: %s",
+                   loom_bootstrap.info.rank, strerror(errno));
+    }
+}
+
 void loom_bootstrap_abort(int code, const char *msg)
 {
     const char *text = (msg != NULL && *msg != '\0') ? msg : "(no message)";
@@ -691,9 +750,14 @@ void loom_bootstrap_abort(int code, const char *msg)
                     "(PMIx_Abort failed: %s)\n", rank, code, text, PMIx_Error_string(rc));
         }
     } else {
-        fprintf(stderr, "loom: rank %d (%s) aborted with status %d: %s\n", rank,
+        /* the shell sees the code modulo 256, as under mpirun: say so */
+        char shell[64] = "";
+        if (code < 0 || code > 255) {
+            snprintf(shell, sizeof(shell), "; exit status %d (%d mod 256)", code & 0xff, code);
+        }
+        fprintf(stderr, "loom: rank %d (%s) aborted with status %d: %s%s\n", rank,
                 loom_bootstrap.initialized ? loom_bootstrap_host_of(rank) : "no job",
-                code, text);
+                code, text, shell);
     }
     fflush(stderr);
     /* _exit: no atexit handler may block on a job that is going away */

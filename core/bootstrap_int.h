@@ -55,6 +55,28 @@ loom_status_t loom_bootstrap_fence(void);
  */
 loom_status_t loom_bootstrap_get(int rank, const char *key, void *buf, size_t *len_p);
 
+/*
+ * Telling loomrun that a failure is a consequence. When a rank fails
+ * because a peer died (its PMIx fence or get failed, or a transport saw the
+ * peer go), loomrun must not name it as the job's culprit even if its own
+ * end reaches loomrun first. loomrun gives every rank the write end of one
+ * pipe, shared by the node's ranks, and its number in LOOM_BOOTSTRAP_NOTE_ENV;
+ * a rank that sees a peer fail writes one line "RANK PEER\n" (PEER -1 when
+ * unknown) there before it can fail itself. A line is shorter than
+ * PIPE_BUF, so lines of different ranks never mix, and it is in the pipe
+ * before the rank's exit, abort or death can be seen. Under other launchers
+ * (no such variable) this is a no-op.
+ */
+#define LOOM_BOOTSTRAP_NOTE_ENV "LOOMRUN_NOTE_FD"
+
+/**
+ * Tell the launcher that this rank saw rank @p peer fail (-1: some peer),
+ * so that its own failure, if one follows, is taken as a consequence. Only
+ * the first call of a process writes; later calls do nothing. Safe before
+ * loom_bootstrap_init() (then nothing is written).
+ */
+void loom_bootstrap_note_peer_failure(int peer);
+
 /** Ask the launcher to abort the whole job with @p code, showing @p msg. */
 void loom_bootstrap_abort(int code, const char *msg) __attribute__((noreturn));
 

@@ -21,6 +21,7 @@
  * ranks sending to each other cannot deadlock).
  */
 #include "p2p_engine_int.h"
+#include "bootstrap_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -947,6 +948,8 @@ void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
     }
     e->peers[peer].failed = status < 0 ? status : LOOM_ERR_PEER_FAILED;
     ++e->peer_failures;
+    /* loomrun: whatever this rank does next follows from the peer's failure */
+    loom_bootstrap_note_peer_failure(peer);
     /* the user's operation it interrupts, named before it is failed */
     loom_p2p_report_pending_with(peer, user_op, sizeof(user_op));
     if (user_op[0] != '\0') {

@@ -70,9 +70,10 @@ static void loomrun_usage(FILE *out)
 "      --launch-timeout S  seconds a daemon may take to call back (default 60)\n"
 "\n"
 "stdin goes to rank 0; stdout and stderr of every rank come back line by line.\n"
-"Exit status: 0 when every rank exits 0; otherwise the first failing rank's\n"
-"status (128+signal if it was killed, its code if it aborted, 1 if it exited\n"
-"without finalizing), 128+signal if loomrun was interrupted, %d on timeout,\n"
+"Exit status: 0 when every rank exits 0; otherwise the status of the rank that\n"
+"failed first in cause (not a rank that failed because a peer did): 128+signal\n"
+"if it was killed, its code modulo 256 if it aborted (1 if that is 0), 1 if it\n"
+"exited without finalizing; 128+signal if loomrun was interrupted, %d on timeout,\n"
 "%d for usage errors, 127 if the program is not found, 1 if a host could\n"
 "not be reached or its daemon was lost.\n"
 "On the first failure the job is torn down: SIGTERM, then SIGKILL 2 s later.\n"
@@ -419,6 +420,7 @@ int main(int argc, char **argv)
     memset(&lp, 0, sizeof(lp));
     lp.job = &job;
     job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
+    job.note_rfd = job.note_wfd = -1;
     gethostname(job.host, sizeof(job.host) - 1);
     rc = loomrun_parse_args(&job.opts, argc, argv);
     if (rc < 0) {

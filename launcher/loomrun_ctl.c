@@ -28,6 +28,7 @@ static const char *const loomrun_ctl_spec[LOOMRUN_CTL_NTYPES] = {
     [LOOMRUN_CTL_DMDX_RESP]  = "uuib",
     [LOOMRUN_CTL_ERROR]      = "us",
     [LOOMRUN_CTL_SHUTDOWN]   = "u",
+    [LOOMRUN_CTL_NOTE]       = "ui",
 };
 
 static const char *const loomrun_ctl_names[LOOMRUN_CTL_NTYPES] = {
@@ -38,6 +39,7 @@ static const char *const loomrun_ctl_names[LOOMRUN_CTL_NTYPES] = {
     [LOOMRUN_CTL_FENCE] = "FENCE", [LOOMRUN_CTL_FENCE_DONE] = "FENCE_DONE",
     [LOOMRUN_CTL_DMDX_REQ] = "DMODEX_REQ", [LOOMRUN_CTL_DMDX_RESP] = "DMODEX_RESP",
     [LOOMRUN_CTL_ERROR] = "ERROR", [LOOMRUN_CTL_SHUTDOWN] = "SHUTDOWN",
+    [LOOMRUN_CTL_NOTE] = "NOTE",
 };
 
 const char *loomrun_ctl_type_name(uint32_t type)

@@ -55,6 +55,9 @@ typedef enum loomrun_ctl_type {
     LOOMRUN_CTL_ERROR,       /* d->h "us": exit status for loomrun, why the daemon
                                 cannot run its part of the job */
     LOOMRUN_CTL_SHUTDOWN,    /* h->d "u": 1 after a clean job (finalize PMIx), else 0 */
+    LOOMRUN_CTL_NOTE,        /* d->h "ui": rank, the peer it saw fail (-1: unknown);
+                                sent before that rank's EXIT or ABORT. Added last,
+                                within version 1: head and daemons are one binary */
     LOOMRUN_CTL_NTYPES
 } loomrun_ctl_type_t;
 

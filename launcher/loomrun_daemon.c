@@ -251,6 +251,11 @@ void loomrun_daemon_rank_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
                       (unsigned)atomic_load(&rk->connected), (unsigned)atomic_load(&rk->finalized));
 }
 
+void loomrun_daemon_rank_note(loomrun_loop_t *lp, int rank, int peer)
+{
+    loomrun_conn_send(&lp->daemon->conn, LOOMRUN_CTL_NOTE, (unsigned)rank, peer);
+}
+
 void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev)
 {
     loomrun_daemon_t *d = lp->daemon;
@@ -553,6 +558,7 @@ int loomrun_daemon_main(int argc, char **argv)
     lp.job = &job;
     lp.daemon = d;
     job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
+    job.note_rfd = job.note_wfd = -1;
     job.is_daemon = 1;
     job.emit = loomrun_daemon_emit;
     signal(SIGPIPE, SIG_IGN);

@@ -461,6 +461,11 @@ static void loomrun_head_node_msg(loomrun_loop_t *lp, int n, const loomrun_ctl_m
                               (const char *)m->blob, m->blob_len, m->u[2] != 0);
         }
         break;
+    case LOOMRUN_CTL_NOTE:
+        if (loomrun_head_rank(lp, n, m->u[0]) != NULL) {
+            loomrun_note_seen(lp, (int)m->u[0], (int)m->u[1]);
+        }
+        break;
     case LOOMRUN_CTL_EXIT:
         loomrun_head_exit_msg(lp, n, m);
         break;

@@ -10,7 +10,10 @@
  *   - the loop (loomrun.c) owns the ranks: it forks them (loomrun_proc.c),
  *     forwards their output line by line, reaps them with waitpid when a
  *     signalfd reports SIGCHLD, and runs the teardown: on the first abnormal
- *     end one message, 0.25 s grace, SIGTERM to the rest, SIGKILL 2 s later.
+ *     end one message, 0.25 s grace, SIGTERM to the rest, SIGKILL 2 s later;
+ *   - the ranks tell the loop through a pipe of their own when they saw a
+ *     peer fail (loomrun_note.c), so that the message names the rank that
+ *     failed first in cause, not a survivor whose end was seen first.
  * Nothing here depends on the rest of loom except the bootstrap's naming
  * rule for shared-memory segments (loom_bootstrap_shm_prefix_for).
  *
@@ -52,6 +55,7 @@
 #define LOOMRUN_DRAIN_S      1.0   /* output of dead ranks still read this long */
 #define LOOMRUN_LINE_MAX     (1u << 20) /* longer lines are forwarded in pieces */
 #define LOOMRUN_CAUSE_WAIT_S 0.2   /* an abort or exit waits this long for a death */
+#define LOOMRUN_CONSEQ_WAIT_S 1.0  /* a consequence waits this long for its cause */
 
 #define LOOMRUN_MAX_RANKS    4096
 #define LOOMRUN_MAX_NODES    1024
@@ -122,6 +126,8 @@ typedef struct loomrun_rank {
     loomrun_stream_t out[2];        /* [0] stdout, [1] stderr */
     int              node;          /* index in the map */
     int              aborted;       /* it aborted the job: its own end is no news */
+    int              saw_failure;   /* it noted a peer's failure (loomrun_note.c) */
+    int              failed_peer;   /* the peer it named, -1 if none */
 } loomrun_rank_t;
 
 /** What the PMIx thread tells the loop (written whole to a pipe). */
@@ -185,6 +191,9 @@ typedef struct loomrun_job {
     char           **env;           /* base environment of every rank */
     loomrun_rank_t  *ranks;
     int              event_rfd, event_wfd;  /* PMIx thread -> loop */
+    int              note_rfd, note_wfd;    /* ranks' notes -> loop (loomrun_note.c) */
+    char             note_part[32]; /* an unfinished note line */
+    size_t           note_len;
     int              stdin_wfd;     /* daemon hosting rank 0: its stdin pipe, else -1 */
     int              pmix_up;       /* PMIx_server_init succeeded */
     struct loomrun_hang *hang;      /* hang reports (head / single host), else NULL */
@@ -213,7 +222,8 @@ typedef enum loomrun_phase {
 struct loomrun_head;
 struct loomrun_daemon;
 
-/* What a rank's failure was; a signal death outweighs the others (loomrun_loop.c). */
+/* What a rank's failure was; a signal death outweighs the others, and a
+ * failure of a rank that saw a peer fail first weighs least (loomrun_loop.c). */
 typedef enum loomrun_cause_class {
     LOOMRUN_CAUSE_SIGNAL = 0,       /* killed by a signal */
     LOOMRUN_CAUSE_EXIT,             /* non-zero exit, or exit without finalizing */
@@ -224,10 +234,12 @@ typedef enum loomrun_cause_class {
 typedef struct loomrun_cause {
     int                   set;
     loomrun_cause_class_t klass;
+    int                   consequence;     /* the rank had seen a peer fail */
     int                   status;          /* loomrun's exit status if it is the cause */
     double                deadline;        /* reported then at the latest */
     char                  msg[1024];
-    char                  note[1100];      /* an abort it explains, for the message */
+    char                  shell[128];      /* how the exit status follows, if not plainly */
+    char                  note[1100];      /* a failure it explains, for the message */
 } loomrun_cause_t;
 
 /** The event loop's state (head, single host, or daemon). */
@@ -282,6 +294,21 @@ int  loomrun_launch(loomrun_loop_t *lp, const char *path);
 
 /** Run until every rank is gone (and, on a head, every daemon done). */
 void loomrun_loop_run(loomrun_loop_t *lp);
+
+/* ---- loomrun_note.c: ranks telling that they saw a peer fail ---------------- */
+
+/** The note pipe (job->note_rfd/note_wfd, non-blocking). 0 or -1. */
+int  loomrun_note_init(loomrun_job_t *job);
+
+/**
+ * Read the notes the ranks wrote (loom_bootstrap_note_peer_failure) and
+ * mark those ranks; a daemon tells the head. Called before any end of a
+ * rank is judged: a note is written before the end it explains.
+ */
+void loomrun_note_read(loomrun_loop_t *lp);
+
+/** Rank @p rank saw rank @p peer (-1: some peer) fail: mark it (head: from a daemon). */
+void loomrun_note_seen(loomrun_loop_t *lp, int rank, int peer);
 
 /* ---- loomrun_net.c: control channel sockets and framed I/O ----------------- */
 
@@ -354,6 +381,9 @@ void loomrun_daemon_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from
 
 /** A local rank ended: tell the head. */
 void loomrun_daemon_rank_exit(loomrun_loop_t *lp, loomrun_rank_t *rk);
+
+/** A local rank saw @p peer (-1: some peer) fail: tell the head. */
+void loomrun_daemon_rank_note(loomrun_loop_t *lp, int rank, int peer);
 
 /** A local PMIx event for a daemon: abort, fence, dmodex. */
 void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev);

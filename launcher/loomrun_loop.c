@@ -11,7 +11,8 @@
  * see ../shared/notes/pmix.md): the first abnormal end (a signal, a non-zero
  * exit, an exit without finalizing, an abort, the timeout, a lost daemon) is
  * reported once by the head, naming the rank, its pid and host and what
- * happened; 0.25 s later every rank of the job gets SIGTERM, 2 s after that
+ * happened; "first" in cause, not in the order ends are seen (see "Which
+ * rank caused it" below); 0.25 s later every rank of the job gets SIGTERM, 2 s after that
  * SIGKILL. Deaths are seen with waitpid, not with the library's late
  * lost-connection event; a daemon reports its ranks' deaths to the head the
  * moment it reaps them. A daemon decides nothing itself: it signals its
@@ -75,18 +76,25 @@ void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
  * Which rank caused it. One death often brings others: over tcp a survivor
  * sees the connection close and aborts ("a peer process failed") before
  * loomrun has reaped the dead rank; a death inside a PMIx fence fails the
- * fence at every survivor, which exits 1, maybe reaped first. So a rank's
- * failure is first held as the job's "cause": a death by a signal is
- * reported at once; an abort or a failed exit is reported after
- * LOOMRUN_CAUSE_WAIT_S unless a death by a signal comes meanwhile (between
- * aborts and exits the first wins: the survivors of a real loom_abort exit
- * 1 when their fence fails). An abort that a later death explains is named
- * in the message as what followed. The end of a rank that aborted is its
- * abort's doing.
+ * fence at every survivor, which exits 1, and the dead rank's socket closes
+ * before the kernel reports its exit, so on a loaded machine a survivor's
+ * exit is often reaped first. Two defences:
+ *  - the ranks say so (loomrun_note.c): a rank that saw a peer fail wrote a
+ *    note before its own end, and that end is a consequence;
+ *  - a rank's failure is first held as the job's "cause" and a better one
+ *    may replace it: a death by a signal is reported at once; an abort or
+ *    a failed exit is held LOOMRUN_CAUSE_WAIT_S for a death by a signal
+ *    (for ranks that cannot note: other PMIx programs); a consequence is
+ *    held up to LOOMRUN_CONSEQ_WAIT_S for the failure it follows. Between
+ *    failures of the same weight the first wins. Every end is in by then
+ *    when no rank is left alive, so nothing is held after that.
+ * The first failure a better one replaced, or the first that came after
+ * it as a consequence (or an abort), is named after it in the message. The
+ * end of a rank that aborted is its abort's doing.
  */
-static int loomrun_cause_weight(loomrun_cause_class_t klass)
+static int loomrun_cause_weight(loomrun_cause_class_t klass, int consequence)
 {
-    return klass == LOOMRUN_CAUSE_SIGNAL ? 0 : 1;
+    return consequence ? 2 : klass == LOOMRUN_CAUSE_SIGNAL ? 0 : 1;
 }
 
 static void loomrun_cause_flush(loomrun_loop_t *lp)
@@ -95,55 +103,103 @@ static void loomrun_cause_flush(loomrun_loop_t *lp)
 
     if (c->set) {
         c->set = 0;
-        loomrun_fail(lp, c->status, "%s%s", c->msg, c->note);
+        loomrun_fail(lp, c->status, "%s%s%s", c->msg, c->shell, c->note);
     }
 }
 
-static void loomrun_cause(loomrun_loop_t *lp, loomrun_cause_class_t klass, int status,
-                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/*
+ * Hold rank @p rk's failure as the cause unless the one held is better;
+ * @p shell (may be NULL) says how loomrun's exit status follows from it,
+ * shown only if it is reported as the cause.
+ */
+static void loomrun_cause(loomrun_loop_t *lp, const loomrun_rank_t *rk,
+                          loomrun_cause_class_t klass, int status, const char *shell,
+                          const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static void loomrun_cause(loomrun_loop_t *lp, loomrun_cause_class_t klass, int status,
+static void loomrun_cause(loomrun_loop_t *lp, const loomrun_rank_t *rk,
+                          loomrun_cause_class_t klass, int status, const char *shell,
                           const char *fmt, ...)
 {
     loomrun_cause_t *c = &lp->cause;
     char msg[sizeof(c->msg)];
+    int w = loomrun_cause_weight(klass, rk->saw_failure);
+    size_t len;
     va_list ap;
 
     if (lp->failed) {
         return;
     }
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    len = (size_t)vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (c->set && loomrun_cause_weight(klass) >= loomrun_cause_weight(c->klass)) {
-        if (klass == LOOMRUN_CAUSE_ABORT && c->note[0] == '\0') {
+    if (rk->saw_failure && len < sizeof(msg)) {
+        if (rk->failed_peer >= 0) {
+            snprintf(msg + len, sizeof(msg) - len, " (after it saw rank %d fail)",
+                     rk->failed_peer);
+        } else {
+            snprintf(msg + len, sizeof(msg) - len, " (after it saw a peer fail)");
+        }
+    }
+    if (c->set && w >= loomrun_cause_weight(c->klass, c->consequence)) {
+        /* (two consequences follow a third failure, not each other) */
+        if ((w == 2 || klass == LOOMRUN_CAUSE_ABORT) && !c->consequence &&
+            c->note[0] == '\0') {
             snprintf(c->note, sizeof(c->note), "; as a consequence, %s", msg);
         }
         return;   /* the one held explains it as well or better */
     }
-    if (c->set && c->klass == LOOMRUN_CAUSE_ABORT) {
+    if (c->set && (c->consequence || c->klass == LOOMRUN_CAUSE_ABORT)) {
         snprintf(c->note, sizeof(c->note), "; as a consequence, %s", c->msg);
-    } else if (!c->set) {
-        c->deadline = loomrun_now() + LOOMRUN_CAUSE_WAIT_S;
     }
-    c->set    = 1;
-    c->klass  = klass;
-    c->status = status;
+    /* a consequence waits for its cause from the first one on; a cause
+     * waits (less) for a death by a signal from now on */
+    if (w == 1 || !c->set) {
+        c->deadline = loomrun_now() + (w == 2 ? LOOMRUN_CONSEQ_WAIT_S : LOOMRUN_CAUSE_WAIT_S);
+    }
+    c->set         = 1;
+    c->klass       = klass;
+    c->consequence = rk->saw_failure;
+    c->status      = status;
     memcpy(c->msg, msg, sizeof(c->msg));
-    if (klass == LOOMRUN_CAUSE_SIGNAL) {
+    snprintf(c->shell, sizeof(c->shell), "%s", shell != NULL ? shell : "");
+    if (w == 0) {
         loomrun_cause_flush(lp);
     }
+}
+
+/*
+ * loomrun's exit status after an abort with @p code, and in @p shell what
+ * to tell when that is not the code itself. A shell sees 8 bits: like Open
+ * MPI's mpirun and MPICH's mpiexec, loomrun exits with the code modulo 256
+ * (-1 gives 255, 263 gives 7). An abort is a failure even with a code of 0
+ * (or 256): then loomrun exits with 1.
+ */
+static int loomrun_abort_status(int code, char *shell, size_t len)
+{
+    int st = code & 0xff;   /* two's complement: the mathematical modulo */
+
+    shell[0] = '\0';
+    if (st == 0) {
+        snprintf(shell, len, "; loomrun exits with 1 (%s%d%s: an abort never exits 0)",
+                 code != 0 ? "" : "code ", code, code != 0 ? " mod 256 is 0" : "");
+        return 1;
+    }
+    if (st != code) {
+        snprintf(shell, len, "; loomrun exits with %d (%d mod 256)", st, code);
+    }
+    return st;
 }
 
 void loomrun_abort_seen(loomrun_loop_t *lp, loomrun_rank_t *rk, const char *host, int status,
                         const char *msg)
 {
-    int st = status & 0xff;
+    char shell[128];
+    int st = loomrun_abort_status(status, shell, sizeof(shell));
 
     rk->aborted = 1;
-    /* an abort is a failure even with status 0 */
-    loomrun_cause(lp, LOOMRUN_CAUSE_ABORT, st ? st : 1, "rank %d (pid %d on %s) aborted the "
-                  "job with status %d: %s", rk->rank, (int)rk->pid, host, status,
+    loomrun_note_read(lp);   /* a note it wrote before it aborted is in by now */
+    loomrun_cause(lp, rk, LOOMRUN_CAUSE_ABORT, st, shell, "rank %d (pid %d on %s) aborted "
+                  "the job with status %d: %s", rk->rank, (int)rk->pid, host, status,
                   msg != NULL && msg[0] ? msg : "(no message)");
 }
 
@@ -210,6 +266,9 @@ static void loomrun_read_events(loomrun_loop_t *lp)
 
     while (read(job->event_rfd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
         if (lp->daemon != NULL) {
+            if (ev.type == LOOMRUN_EVENT_ABORT) {
+                loomrun_note_read(lp);   /* the head hears a note before its abort */
+            }
             loomrun_daemon_event(lp, &ev);
         } else if (ev.type == LOOMRUN_EVENT_ABORT) {
             ev.msg[sizeof(ev.msg) - 1] = '\0';
@@ -217,9 +276,10 @@ static void loomrun_read_events(loomrun_loop_t *lp)
                 loomrun_rank_t *rk = &job->ranks[ev.rank];
                 loomrun_abort_seen(lp, rk, job->map.names[rk->node], ev.status, ev.msg);
             } else {
-                loomrun_fail(lp, (ev.status & 0xff) ? ev.status & 0xff : 1, "rank %d aborted "
-                             "the job with status %d: %s", ev.rank, ev.status,
-                             ev.msg[0] ? ev.msg : "(no message)");
+                char shell[128];
+                int st = loomrun_abort_status(ev.status, shell, sizeof(shell));
+                loomrun_fail(lp, st, "rank %d aborted the job with status %d: %s%s", ev.rank,
+                             ev.status, ev.msg[0] ? ev.msg : "(no message)", shell);
             }
         } else if (lp->head != NULL) {
             loomrun_head_event(lp, &ev);
@@ -239,16 +299,16 @@ void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
     }
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
-        loomrun_cause(lp, LOOMRUN_CAUSE_SIGNAL, 128 + sig, "rank %d (pid %d on %s) was "
+        loomrun_cause(lp, rk, LOOMRUN_CAUSE_SIGNAL, 128 + sig, NULL, "rank %d (pid %d on %s) was "
                       "killed by signal %d (%s: %s)%s%s", rk->rank, (int)rk->pid, host, sig,
                       loomrun_signame(sig), strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "",
                       connected ? "" : ", before it connected to loomrun (PMIx_Init)");
     } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
-        loomrun_cause(lp, LOOMRUN_CAUSE_EXIT, WEXITSTATUS(st), "rank %d (pid %d on %s) "
+        loomrun_cause(lp, rk, LOOMRUN_CAUSE_EXIT, WEXITSTATUS(st), NULL, "rank %d (pid %d on %s) "
                       "exited with status %d%s", rk->rank, (int)rk->pid, host, WEXITSTATUS(st),
                       WEXITSTATUS(st) == 127 && !connected ? " (could it be executed?)" : "");
     } else if (connected && !finalized) {
-        loomrun_cause(lp, LOOMRUN_CAUSE_EXIT, 1, "rank %d (pid %d on %s) exited with status "
+        loomrun_cause(lp, rk, LOOMRUN_CAUSE_EXIT, 1, NULL, "rank %d (pid %d on %s) exited with status "
                       "0 without finalizing: it connected (PMIx_Init) but never called "
                       "loom_finalize/PMIx_Finalize", rk->rank, (int)rk->pid, host);
     }
@@ -269,6 +329,7 @@ static void loomrun_reaped(loomrun_loop_t *lp, pid_t pid, int st)
             rk->alive   = 0;
             rk->wstatus = st;
             --lp->nalive;
+            loomrun_note_read(lp);   /* a note it wrote before its end is in by now */
             if (lp->daemon != NULL) {
                 loomrun_daemon_rank_exit(lp, rk);
             } else {
@@ -368,6 +429,7 @@ static int loomrun_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int *open_s
 
     pfd[n++] = (struct pollfd){ .fd = job->event_rfd, .events = POLLIN };
     pfd[n++] = (struct pollfd){ .fd = lp->sig_fd, .events = POLLIN };
+    pfd[n++] = (struct pollfd){ .fd = job->note_rfd, .events = POLLIN };
     for (int r = 0; r < job->opts.nranks; ++r) {
         for (int w = 0; w < 2; ++w) {
             int fd = job->ranks[r].out[w].fd;
@@ -404,9 +466,12 @@ static void loomrun_loop_dispatch(loomrun_loop_t *lp, struct pollfd *pfd, int no
     if (pfd[1].revents) {
         loomrun_read_signals(lp);
     }
-    for (int i = 2; i < nown; ++i) {
+    if (pfd[2].revents) {
+        loomrun_note_read(lp);
+    }
+    for (int i = 3; i < nown; ++i) {
         if (pfd[i].revents && pfd[i].fd >= 0) {
-            loomrun_proc_stream_read(job, &job->ranks[(i - 2) / 2], (i - 2) % 2);
+            loomrun_proc_stream_read(job, &job->ranks[(i - 3) / 2], (i - 3) % 2);
         }
     }
     if (lp->head != NULL) {
@@ -419,7 +484,7 @@ static void loomrun_loop_dispatch(loomrun_loop_t *lp, struct pollfd *pfd, int no
 void loomrun_loop_run(loomrun_loop_t *lp)
 {
     loomrun_job_t *job = lp->job;
-    size_t cap = 2 + 2 * (size_t)job->opts.nranks + 2 * LOOMRUN_MAX_NODES + 8;
+    size_t cap = 3 + 2 * (size_t)job->opts.nranks + 2 * LOOMRUN_MAX_NODES + 8;
     struct pollfd *pfd = calloc(cap, sizeof(*pfd));
     int open_streams = 1;
 
@@ -513,6 +578,9 @@ int loomrun_job_init(loomrun_job_t *job)
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     job->event_rfd = fds[0];
     job->event_wfd = fds[1];
+    if (loomrun_note_init(job) != 0) {
+        return -1;
+    }
     job->ranks = calloc((size_t)job->opts.nranks, sizeof(*job->ranks));
     if (job->ranks == NULL) {
         fprintf(stderr, "loomrun: out of memory for %d ranks\n", job->opts.nranks);

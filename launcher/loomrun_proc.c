@@ -156,6 +156,11 @@ int loomrun_proc_build_env(loomrun_job_t *job)
         rc = loomrun_env_set(&env, "LOOM_OVERSUBSCRIBED",
                              here > (cores > 0 ? cores : 1) ? "1" : "0");
     }
+    if (rc == 0 && job->note_wfd > 2) {
+        char fd[16];
+        snprintf(fd, sizeof(fd), "%d", job->note_wfd);
+        rc = loomrun_env_set(&env, LOOM_BOOTSTRAP_NOTE_ENV, fd);
+    }
     if (rc != 0) {
         fprintf(stderr, "loomrun: out of memory building the ranks' environment\n");
         loomrun_proc_free_env(env);
@@ -192,7 +197,7 @@ char *loomrun_proc_resolve(const char *prog)
 /* ---- fork / exec ------------------------------------------------------------ */
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void loomrun_proc_child(int in_fd, int out_fd, int err_fd, pid_t parent,
+static void loomrun_proc_child(int in_fd, int out_fd, int err_fd, int note_fd, pid_t parent,
                                const cpu_set_t *bind, const char *path, char *const argv[],
                                char *const env[])
 {
@@ -212,6 +217,10 @@ static void loomrun_proc_child(int in_fd, int out_fd, int err_fd, pid_t parent,
     }
     if ((in_fd != 0 && dup2(in_fd, 0) < 0) || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
         _exit(127);
+    }
+    /* the notes pipe (loomrun_note.c) is the one other fd the rank keeps */
+    if (note_fd > 2) {
+        fcntl(note_fd, F_SETFD, 0);
     }
     /* before exec, so the program's first pages are touched on its core */
     if (bind != NULL && sched_setaffinity(0, sizeof(*bind), bind) != 0) {
@@ -264,7 +273,7 @@ int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
     }
     pid = fork();
     if (pid == 0) {
-        loomrun_proc_child(in_fd, outp[1], errp[1], parent,
+        loomrun_proc_child(in_fd, outp[1], errp[1], job->note_wfd, parent,
                            job->bind_sets ? &job->bind_sets[r] : NULL, path, job->opts.argv,
                            env);
     }

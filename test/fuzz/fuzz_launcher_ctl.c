@@ -41,6 +41,7 @@ static const struct { int nu, ns, nlist, blob, arr; } spec_counts[LOOMRUN_CTL_NT
     [LOOMRUN_CTL_DMDX_RESP]  = { 3, 0, 0, 1, 0 },
     [LOOMRUN_CTL_ERROR]      = { 1, 1, 0, 0, 0 },
     [LOOMRUN_CTL_SHUTDOWN]   = { 1, 0, 0, 0, 0 },
+    [LOOMRUN_CTL_NOTE]       = { 2, 0, 0, 0, 0 },
 };
 
 static int inside(const uint8_t *lo, const uint8_t *hi, const void *p, size_t n)
@@ -150,6 +151,8 @@ static int repack(loomrun_buf_t *b, const loomrun_ctl_msg_t *m, const uint8_t *l
                                 m->blob_len);
     case LOOMRUN_CTL_ERROR:
         return loomrun_ctl_pack(b, LOOMRUN_CTL_ERROR, u[0], s[0]);
+    case LOOMRUN_CTL_NOTE:
+        return loomrun_ctl_pack(b, LOOMRUN_CTL_NOTE, u[0], (int)u[1]);
     default:
         return -1;
     }

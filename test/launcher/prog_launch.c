@@ -7,6 +7,20 @@
  *                         every peer's blob (twice, two fences); print one
  *                         "OK rank=.. size=.." line per rank
  *   exit CODE RANK        RANK exits with CODE after init; the others fence
+ *   exit-late CODE RANK MS  after a first fence RANK cuts its connection to
+ *                         loomrun (shuts its sockets down, as its exit
+ *                         would), waits MS ms and exits with CODE; the
+ *                         others are in a second fence by then, which fails,
+ *                         and exit 1 long before RANK: loomrun must still
+ *                         name RANK (the race of a loaded machine, made
+ *                         certain). A survivor whose fence succeeds all the
+ *                         same (it came after the cut, or the fence spans
+ *                         hosts: PMIx 4.2.2 then completes it without the
+ *                         lost rank) says LATE, notes the failure itself,
+ *                         as a transport would, and exits 1 too.
+ *   cut-hang RANK         the same, but RANK sleeps after the cut: with no
+ *                         failure of its own to blame, loomrun names a
+ *                         survivor, saying that it saw a peer fail
  *   kill-before RANK      RANK SIGKILLs itself before PMIx init; others fence
  *   kill-after RANK       RANK SIGKILLs itself after init; others fence
  *   abort RANK CODE       RANK calls loom_abort(CODE, msg); others fence
@@ -29,6 +43,7 @@
  */
 #include "bootstrap_int.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sched.h>
@@ -36,6 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,6 +191,62 @@ static void ready(void)
     fflush(stdout);
 }
 
+/* Shut down every socket of this process: the PMIx server sees this rank's
+ * connection close, as when it exits, while the rank lives on. */
+static void cut_connection(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *de;
+
+    while (d != NULL && (de = readdir(d)) != NULL) {
+        struct stat st;
+        int fd = atoi(de->d_name);
+        if (de->d_name[0] != '.' && fd != dirfd(d) && fstat(fd, &st) == 0 &&
+            S_ISSOCK(st.st_mode)) {
+            shutdown(fd, SHUT_RDWR);
+        }
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* exit-late and cut-hang (after init) */
+static int mode_cut(const char *mode, int argc, char **argv)
+{
+    int late = !strcmp(mode, "exit-late");
+    int who = atoi(argv[late ? 3 : 2]);
+
+    fence();
+    if (job->rank == who) {
+        sleep_ms(300);   /* the others are in the next fence by then */
+        cut_connection();
+        if (!late) {
+            for (;;) {
+                pause();
+            }
+        }
+        sleep_ms(argc > 4 ? atoi(argv[4]) : 500);
+        _exit(atoi(argv[2]));
+    }
+    if (loom_bootstrap_fence() == LOOM_OK) {
+        printf("LATE rank=%d\n", job->rank);
+        fflush(stdout);
+        loom_bootstrap_note_peer_failure(who);
+        exit(1);
+    }
+    printf("FAIL rank=%d loom_bootstrap_fence after the cut\n", job->rank);
+    fflush(stdout);
+    exit(1);
+}
+
 static int mode_failure(const char *mode, int argc, char **argv)
 {
     int who = argc > 3 ? atoi(argv[3]) : 0;
@@ -187,6 +260,9 @@ static int mode_failure(const char *mode, int argc, char **argv)
     init();
     if (!strcmp(mode, "exit") && job->rank == who) {
         exit(atoi(argv[2]));
+    }
+    if (!strcmp(mode, "exit-late") || !strcmp(mode, "cut-hang")) {
+        return mode_cut(mode, argc, argv);
     }
     if (!strcmp(mode, "kill-after") && job->rank == atoi(argv[2])) {
         raise(SIGKILL);
@@ -310,10 +386,10 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "modex")) {
         return mode_modex();
     }
-    if (!strcmp(mode, "exit") || !strcmp(mode, "abort")) {
+    if (!strcmp(mode, "exit") || !strcmp(mode, "abort") || !strcmp(mode, "exit-late")) {
         return argc > 3 ? mode_failure(mode, argc, argv) : 2;
     }
-    if (!strcmp(mode, "kill-before") || !strcmp(mode, "kill-after") ||
+    if (!strcmp(mode, "kill-before") || !strcmp(mode, "kill-after") || !strcmp(mode, "cut-hang") ||
         !strcmp(mode, "nofinalize") || !strcmp(mode, "abort-then-kill")) {
         return argc > 2 ? mode_failure(mode, argc, argv) : 2;
     }

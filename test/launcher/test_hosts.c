@@ -199,6 +199,35 @@ static void test_ctl_roundtrip(void)
     loomrun_buf_free(&b);
 }
 
+static int decode_raw(uint32_t type, const void *body, uint32_t len);
+
+/* NOTE "ui": a rank and the peer it saw fail, -1 when it does not know. */
+static void test_ctl_note(void)
+{
+    loomrun_buf_t b = { 0 };
+    loomrun_ctl_msg_t m;
+    size_t used, off;
+
+    CU_ASSERT_EQUAL_FATAL(loomrun_ctl_pack(&b, LOOMRUN_CTL_NOTE, 3u, -1), 0);
+    CU_ASSERT_EQUAL_FATAL(loomrun_ctl_pack(&b, LOOMRUN_CTL_NOTE, 7u, 2), 0);
+    CU_ASSERT_EQUAL_FATAL(loomrun_ctl_decode(b.p, b.len, &m, &used, why, sizeof(why)), 1);
+    CU_ASSERT_EQUAL(used, 16);
+    CU_ASSERT_EQUAL(m.type, LOOMRUN_CTL_NOTE);
+    CU_ASSERT_EQUAL(m.nu, 2);
+    CU_ASSERT_EQUAL(m.u[0], 3);
+    CU_ASSERT_EQUAL((int)m.u[1], -1);
+    CU_ASSERT_STRING_EQUAL(loomrun_ctl_type_name(m.type), "NOTE");
+    off = used;
+    CU_ASSERT_EQUAL_FATAL(loomrun_ctl_decode(b.p + off, b.len - off, &m, &used, why,
+                                             sizeof(why)), 1);
+    CU_ASSERT_EQUAL(m.u[0], 7);
+    CU_ASSERT_EQUAL((int)m.u[1], 2);
+    loomrun_buf_free(&b);
+    /* one field short, one too many */
+    CU_ASSERT_EQUAL(decode_raw(LOOMRUN_CTL_NOTE, "\0\0\0\3", 4), -1);
+    CU_ASSERT_EQUAL(decode_raw(LOOMRUN_CTL_NOTE, "\0\0\0\3\xff\xff\xff\xff\0\0\0\0", 12), -1);
+}
+
 /* A frame of @p type with @p body (network order words written by hand). */
 static int decode_raw(uint32_t type, const void *body, uint32_t len)
 {
@@ -255,6 +284,7 @@ int main(void)
         { "placement errors, the daemon's copy, local names", test_map_errors_and_rebuild },
         { "control frames: encode, decode, partial", test_ctl_roundtrip },
         { "control frames: malformed input refused", test_ctl_malformed },
+        { "control frames: NOTE",                 test_ctl_note },
         { NULL, NULL },
     };
     int rc = loom_test_run_suite("launcher hosts and control protocol", cases, NULL, NULL);

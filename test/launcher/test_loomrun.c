@@ -313,9 +313,12 @@ static void test_mpirun_interop(void)
 
 /* ---- failures ------------------------------------------------------------------ */
 
-/* loomrun -n 4 prog <mode args>: status, time, and what stderr must say. */
-static void check_failure(const char *const mode[], int want_status, double max_secs,
-                          const char *const want_err[])
+/* loomrun -n 4 prog <mode args>: status, time, and what stderr must say
+ * (and, when @p unwanted is not NULL, must not); stdout is returned in
+ * @p out_p when that is not NULL (the caller frees it). */
+static void check_failure_out(const char *const mode[], int want_status, double max_secs,
+                              const char *const want_err[], const char *unwanted,
+                              char **out_p)
 {
     char *argv[12] = { loomrun_bin, "-n", "4", prog_bin };
     int k = 4;
@@ -343,9 +346,27 @@ static void check_failure(const char *const mode[], int want_status, double max_
             printf("\nstderr lacks '%s':\n%s\n", want_err[i], run.err);
         }
     }
+    if (unwanted != NULL) {
+        CU_ASSERT_PTR_NULL(strstr(run.err, unwanted));
+        if (strstr(run.err, unwanted) != NULL) {
+            printf("\nstderr has '%s':\n%s\n", unwanted, run.err);
+        }
+    }
     /* one clear message: exactly one loomrun line says what happened */
     CU_ASSERT_EQUAL(count_lines_with(run.err, "loomrun: rank "), 1);
+    if (count_lines_with(run.err, "loomrun: rank ") != 1) {
+        printf("\nstderr:\n%s\n", run.err);
+    }
+    if (out_p != NULL) {
+        *out_p = strdup(run.out);
+    }
     run_done(&run, 1);
+}
+
+static void check_failure(const char *const mode[], int want_status, double max_secs,
+                          const char *const want_err[])
+{
+    check_failure_out(mode, want_status, max_secs, want_err, NULL, NULL);
 }
 
 static void test_exit_code(void)
@@ -369,12 +390,74 @@ static void test_kill_after_init(void)
     check_failure(mode, 128 + SIGKILL, 3.0, want);
 }
 
+/*
+ * The survivors' ends come first, long before the culprit's: rank 1 cuts its
+ * connection (the others' fence fails at once; they exit 1) and exits 3
+ * only 0.5 s later. What decides is what the survivors told loomrun (they
+ * saw a peer fail), not the order of the ends: rank 1 is named, with its
+ * status, and a survivor after it.
+ */
+static void test_exit_after_survivors(void)
+{
+    const char *mode[] = { "exit-late", "3", "1", "500", NULL };
+    const char *want[] = { "loomrun: rank 1 (pid ", "exited with status 3; as a consequence, "
+                           "rank ", "exited with status 1 (after it saw ", NULL };
+    char *out = NULL;
+
+    check_failure_out(mode, 3, 3.0, want, NULL, &out);
+    /* every survivor failed (in the fence, or noted it itself when late) */
+    CU_ASSERT_EQUAL(count_lines_with(out ? out : "", "FAIL rank=") +
+                    count_lines_with(out ? out : "", "LATE rank="), 3);
+    free(out);
+}
+
+/* Only consequences and no failure of its own (the rank that cut its
+ * connection lives on): after a wait, a survivor is named as such. */
+static void test_only_consequences(void)
+{
+    const char *mode[] = { "cut-hang", "2", NULL };
+    const char *want[] = { "exited with status 1 (after it saw ", NULL };
+    check_failure_out(mode, 1, 3.0, want, "loomrun: rank 2 (pid ", NULL);
+}
+
 static void test_abort(void)
 {
     const char *mode[] = { "abort", "3", "7", NULL };
     const char *want[] = { "rank 3 (pid ", "aborted the job with status 7",
                            "test abort message from rank 3", NULL };
+    /* a code the shell sees as it is needs no explanation */
+    check_failure_out(mode, 7, 3.0, want, "loomrun exits with", NULL);
+}
+
+/* Codes outside 1..255: the shell gets the code modulo 256 (as with
+ * mpirun), and loomrun says so; an abort never exits 0. */
+static void test_abort_code_negative(void)
+{
+    const char *mode[] = { "abort", "1", "-1", NULL };
+    const char *want[] = { "rank 1 (pid ", "aborted the job with status -1: test abort "
+                           "message from rank 1; loomrun exits with 255 (-1 mod 256)", NULL };
+    check_failure(mode, 255, 3.0, want);
+}
+
+static void test_abort_code_large(void)
+{
+    const char *mode[] = { "abort", "2", "263", NULL };
+    const char *want[] = { "rank 2 (pid ", "aborted the job with status 263: test abort "
+                           "message from rank 2; loomrun exits with 7 (263 mod 256)", NULL };
     check_failure(mode, 7, 3.0, want);
+}
+
+static void test_abort_code_zero(void)
+{
+    const char *mode256[] = { "abort", "1", "256", NULL };
+    const char *want256[] = { "aborted the job with status 256: ", "; loomrun exits with 1 "
+                              "(256 mod 256 is 0: an abort never exits 0)", NULL };
+    const char *mode0[] = { "abort", "3", "0", NULL };
+    const char *want0[] = { "rank 3 (pid ", "aborted the job with status 0: ",
+                            "; loomrun exits with 1 (code 0: an abort never exits 0)", NULL };
+
+    check_failure(mode256, 1, 3.0, want256);
+    check_failure(mode0, 1, 3.0, want0);
 }
 
 /* A survivor's abort reaches loomrun just before the death that caused it
@@ -420,6 +503,15 @@ static void test_abort_singleton(void)
     run_wait(&run, TEST_RUN_LIMIT);
     CU_ASSERT_EQUAL(run.status, 9);
     CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "test abort message from rank 0"));
+    CU_ASSERT_PTR_NULL(strstr(run.err, "mod 256"));
+    run_done(&run, 1);
+
+    argv[3] = "-1";
+    run_start(&run, NULL, argv);
+    run_wait(&run, TEST_RUN_LIMIT);
+    CU_ASSERT_EQUAL(run.status, 255);
+    CU_ASSERT_PTR_NOT_NULL(strstr(run.err, "aborted with status -1: test abort message from "
+                                  "rank 0; exit status 255 (-1 mod 256)"));
     run_done(&run, 1);
 }
 
@@ -764,9 +856,14 @@ int main(void)
         { "singleton without a launcher",                test_singleton },
         { "same program under Open MPI mpirun",          test_mpirun_interop },
         { "rank exits 3 -> loomrun exits 3",             test_exit_code },
+        { "exit 3 after the survivors' exits: still it", test_exit_after_survivors },
+        { "only consequences: a survivor, said so",      test_only_consequences },
         { "SIGKILL before PMIx init",                    test_kill_before_init },
         { "SIGKILL after PMIx init",                     test_kill_after_init },
         { "loom_abort -> message and code",              test_abort },
+        { "loom_abort(-1) -> 255, said so",              test_abort_code_negative },
+        { "loom_abort(263) -> 7, said so",               test_abort_code_large },
+        { "loom_abort(256), (0) -> 1, said so",          test_abort_code_zero },
         { "loom_abort as a singleton",                   test_abort_singleton },
         { "abort, then the death behind it: the death",  test_abort_then_death },
         { "abort, death 1.5 s later: the abort",         test_abort_then_late_death },
@@ -784,5 +881,17 @@ int main(void)
         { "--help, --version, loom_info",                test_help_version },
         { NULL, NULL },
     };
-    return loom_test_run_suite("launcher", cases, suite_init, NULL);
+    static loom_test_case_t chosen[sizeof(cases) / sizeof(cases[0])];
+    const char *only = getenv("LOOM_TEST_ONLY");
+    size_t n = 0;
+
+    /* LOOM_TEST_ONLY=text: only the tests whose name contains it (to
+     * repeat one under load) */
+    for (size_t i = 0; cases[i].name != NULL; ++i) {
+        if (only == NULL || *only == '\0' || strstr(cases[i].name, only) != NULL) {
+            chosen[n++] = cases[i];
+        }
+    }
+    chosen[n] = (loom_test_case_t){ NULL, NULL };
+    return loom_test_run_suite("launcher", chosen, suite_init, NULL);
 }
