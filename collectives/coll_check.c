@@ -44,6 +44,8 @@ static const char *const loom_coll_kind_names[LOOM_COLL_TYPE_COUNT] = {
     [LOOM_COLL_ALLGATHER] = "allgather", [LOOM_COLL_GATHER] = "gather",
     [LOOM_COLL_SCATTER] = "scatter",     [LOOM_COLL_ALLTOALL] = "alltoall",
     [LOOM_COLL_REDUCE_SCATTER] = "reduce_scatter_block",
+    [LOOM_COLL_SCAN] = "scan",           [LOOM_COLL_EXSCAN] = "exscan",
+    [LOOM_COLL_REDUCE_SCATTERV] = "reduce_scatter", [LOOM_COLL_ALLTOALLW] = "alltoallw",
 };
 
 const char *loom_coll_kind_name(int kind)
@@ -55,7 +57,7 @@ static const char *loom_coll_kind_var(int kind)
 {
     static const char *const vars[LOOM_COLL_TYPE_COUNT] = {
         "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "ALLGATHER", "GATHER", "SCATTER",
-        "ALLTOALL", "REDUCE_SCATTER",
+        "ALLTOALL", "REDUCE_SCATTER", "SCAN", "EXSCAN", "REDUCE_SCATTERV", "ALLTOALLW",
     };
     return kind >= 0 && kind < LOOM_COLL_TYPE_COUNT ? vars[kind] : "?";
 }

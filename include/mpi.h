@@ -627,6 +627,26 @@ LOOM_MPI_FN(int, Info_create, (MPI_Info *info))
 LOOM_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode,
                              MPI_Info info, MPI_File *fh))
 
+/* ---- collscan (declarations to fold into the table) ---- */
+LOOM_MPI_FN(int, Iscan, (const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         MPI_Request *request))
+LOOM_MPI_FN(int, Iexscan, (const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                           MPI_Request *request))
+LOOM_MPI_FN(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf,
+                                   const int recvcounts[], MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Request *request))
+LOOM_MPI_FN(int, Alltoallw, (const void *sendbuf, const int sendcounts[],
+                             const int sdispls[], const MPI_Datatype sendtypes[],
+                             void *recvbuf, const int recvcounts[], const int rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm))
+LOOM_MPI_FN(int, Ialltoallw, (const void *sendbuf, const int sendcounts[],
+                              const int sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const int recvcounts[], const int rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              MPI_Request *request))
+
 #ifdef __cplusplus
 }
 #endif

@@ -406,43 +406,6 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     return loom_mpi_unsupported(local_comm, "MPI_Intercomm_create", "intercommunicators");
 }
 
-#pragma weak MPI_Scan = PMPI_Scan
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-              MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    return loom_mpi_unsupported(comm, "MPI_Scan", "prefix reductions (no native scan)");
-}
-
-#pragma weak MPI_Exscan = PMPI_Exscan
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    return loom_mpi_unsupported(comm, "MPI_Exscan", "prefix reductions (no native scan)");
-}
-
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    return loom_mpi_unsupported(comm, "MPI_Reduce_scatter",
-                                "per-rank counts; use MPI_Reduce_scatter_block");
-}
-
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
