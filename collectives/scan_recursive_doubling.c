@@ -27,17 +27,9 @@
  * bit, for p x count elements of temporary memory.
  */
 #include "coll_int.h"
+#include "patterns/pat_scan.h"
 
 enum phase { PH_START = 0, PH_STEP, PH_WAIT, PH_DONE };
-
-/* Slots [lo, hi) of the half of rank @p q's group of 2m (deterministic mode). */
-static void scan_rd_half(int q, int m, int p, int *lo_p, int *hi_p)
-{
-    int lo = q & ~(m - 1);
-
-    *lo_p = lo;
-    *hi_p = LOOM_MIN(lo + m, p);
-}
 
 /* Deterministic mode: post the exchange of the ranges' inputs with s->peer. */
 static loom_status_t scan_rd_post_inputs(loom_coll_state_t *s, int m, size_t bytes)
@@ -45,8 +37,8 @@ static loom_status_t scan_rd_post_inputs(loom_coll_state_t *s, int m, size_t byt
     int lo, hi, plo, phi;
     loom_status_t st;
 
-    scan_rd_half(s->rank, m, s->size, &lo, &hi);
-    scan_rd_half(s->peer, m, s->size, &plo, &phi);
+    loom_pat_scan_half(s->rank, m, s->size, &lo, &hi);
+    loom_pat_scan_half(s->peer, m, s->size, &plo, &phi);
     if ((st = loom_coll_recv(s, (char *)s->tmp + (size_t)plo * bytes,
                              (size_t)(phi - plo) * bytes, s->peer)) != LOOM_OK) {
         return st;
@@ -117,8 +109,7 @@ loom_status_t loom_coll_scan_recursive_doubling(loom_request_t req)
             s->phase = PH_STEP;
             /* fall through */
         case PH_STEP:
-            for (m = s->step; m < p && (r ^ m) >= p; m <<= 1) {
-            }
+            m = loom_pat_scan_next_mask(r, s->step, p);
             if (m >= p) {
                 s->phase = PH_DONE;
                 break;
