@@ -461,6 +461,20 @@ static void test_errors(void)
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));   /* nothing left over */
 }
 
+/* "mismatch": rank 0 calls MPI_Scan, the others MPI_Exscan; the job must
+ * end with an error naming both calls (the driver checks), not hang */
+static void run_mismatch(void)
+{
+    int x = rank + 1, y = 0;
+
+    if (rank == 0) {
+        MT_OK(MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    } else {
+        MT_OK(MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     const char *e = getenv("LOOM_DETERMINISTIC");
@@ -468,6 +482,11 @@ int main(int argc, char **argv)
     MT_OK(MPI_Init(&argc, &argv));
     MT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    if (argc > 1 && strcmp(argv[1], "mismatch") == 0) {
+        run_mismatch();
+        MT_OK(MPI_Finalize());
+        return 0;
+    }
     MT_CHECK(size <= 64);
     det = e != NULL && strcmp(e, "1") == 0;
     MT_OK(MPI_Type_contiguous(4, MPI_INT, &mat_type));

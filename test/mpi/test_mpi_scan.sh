@@ -26,14 +26,16 @@ for f in "$loomrun" "$prog"; do
     fi
 done
 
-# run <log name> <env...> -- ranks
+# run <log name> <ranks> <env...>: must pass, on the forced algorithms
+# (a forced algorithm that cannot run a call warns and falls back: a failure)
 run() {
     local name=$1 n=$2
     shift 2
     local log=$logdir/$name.log t0=$SECONDS rc
     timeout -k 5 120 env "$@" "$loomrun" -n "$n" "$prog" >"$log" 2>&1
     rc=$?
-    if [[ $rc == 0 ]] && grep -q "mpi_scan: passed on $n ranks" "$log"; then
+    if [[ $rc == 0 ]] && grep -q "mpi_scan: passed on $n ranks" "$log" &&
+       ! grep -q "using the selection table" "$log"; then
         pass=$((pass + 1))
         printf '  ok    %-40s %3ds\n' "$name" $((SECONDS - t0))
         return 0
@@ -73,6 +75,35 @@ done
 run default.n5 5 LOOM_DETERMINISTIC=0
 run tcp.b.n3 3 LOOM_TRANSPORTS=self,tcp "${set_b[@]}"
 run tcp.a.n4 4 LOOM_TRANSPORTS=self,tcp LOOM_DETERMINISTIC=1 "${set_a[@]}"
+
+# must-fail runs: <log name> <ranks> <strings the log must contain> -- <env/args>
+run_fail() {
+    local name=$1 n=$2 log=$logdir/$1.log rc missing=""
+    shift 2
+    local want=()
+    while [[ $1 != -- ]]; do want+=("$1"); shift; done
+    shift
+    timeout -k 5 60 env "$@" >"$log" 2>&1
+    rc=$?
+    for w in "${want[@]}"; do
+        grep -qF -- "$w" "$log" || missing+=" '$w'"
+    done
+    if [[ $rc != 0 && $rc != 124 && $rc != 137 && -z $missing ]]; then
+        pass=$((pass + 1))
+        printf '  ok    %-40s (fails as it should)\n' "$name"
+    else
+        fail=$((fail + 1))
+        printf '  FAIL  %-40s exit %s, missing%s\n' "$name" "$rc" "${missing:- nothing}"
+        tail -n 10 "$log" | sed 's/^/        | /'
+    fi
+}
+run_fail bogus.alg 2 "is not a scan algorithm; valid: chain, recursive_doubling" -- \
+    LOOM_SCAN_ALGORITHM=bogus "$loomrun" -n 2 "$prog"
+run_fail mismatch.chain 3 "called scan" "called exscan" -- \
+    LOOM_SCAN_ALGORITHM=chain LOOM_EXSCAN_ALGORITHM=chain "$loomrun" -n 3 "$prog" mismatch
+run_fail mismatch.rd 4 "called scan" "called exscan" -- \
+    LOOM_SCAN_ALGORITHM=recursive_doubling LOOM_EXSCAN_ALGORITHM=recursive_doubling \
+    "$loomrun" -n 4 "$prog" mismatch
 
 echo "test_mpi_scan: $pass passed, $fail failed"
 [[ $fail == 0 ]]
