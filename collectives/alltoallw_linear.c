@@ -102,16 +102,18 @@ static loom_status_t a2aw_linear_wait(loom_coll_state_t *s)
     }
     for (size_t i = 0; i < s->len && st == LOOM_OK; ++i) {
         loom_request_t r = reqs[i];
-        if (r->status != LOOM_OK) {
-            st = r->status;
-        } else if (r->kind == LOOM_REQ_RECV &&
-                   r->msg.bytes != loom_coll_a2aw_recv(s, r->msg.source, &off)) {
+        size_t want = r->kind == LOOM_REQ_RECV ? loom_coll_a2aw_recv(s, r->msg.source, &off)
+                                               : 0;
+        if (r->kind == LOOM_REQ_RECV && (r->status == LOOM_ERR_TRUNCATED ||
+                                         (r->status == LOOM_OK && r->msg.bytes != want))) {
             loom_error("coll", "alltoallw #%llu on %s: rank %d expected %zu bytes from rank "
-                       "%d but received %zu: the ranks passed different counts or types",
-                       (unsigned long long)s->seq, s->comm->name, s->rank,
-                       loom_coll_a2aw_recv(s, r->msg.source, &off), r->msg.source,
+                       "%d but received %s%zu: the ranks passed different counts or types",
+                       (unsigned long long)s->seq, s->comm->name, s->rank, want,
+                       r->msg.source, r->status == LOOM_ERR_TRUNCATED ? "more, " : "",
                        r->msg.bytes);
-            st = LOOM_ERR_INVALID_COUNT;
+            st = r->status == LOOM_ERR_TRUNCATED ? LOOM_ERR_TRUNCATED : LOOM_ERR_INVALID_COUNT;
+        } else if (r->status != LOOM_OK) {
+            st = r->status;
         }
     }
     if (st != LOOM_OK) {

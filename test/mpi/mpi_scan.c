@@ -475,6 +475,35 @@ static void run_mismatch(void)
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* "mismatch_w": rank 0 sends rank 1 two ints where rank 1 expects one:
+ * rank 1's alltoallw fails with MPI_ERR_TRUNCATE, the others complete,
+ * and the communicator still works (the failed call's leftovers settled) */
+static void run_mismatch_w(void)
+{
+    int sc[64], sd[64], rc[64], rd[64], sb[128], rb[64];
+    MPI_Datatype t[64];
+
+    for (int i = 0; i < size; ++i) {
+        sc[i] = rank == 0 && i == 1 ? 2 : 1;
+        sd[i] = 8 * i;
+        rc[i] = 1;
+        rd[i] = 4 * i;
+        t[i] = MPI_INT;
+        sb[2 * i] = sb[2 * i + 1] = rank;
+    }
+    MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    if (rank == 1) {
+        MT_ERR(MPI_Alltoallw(sb, sc, sd, t, rb, rc, rd, t, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    } else {
+        MT_OK(MPI_Alltoallw(sb, sc, sd, t, rb, rc, rd, t, MPI_COMM_WORLD));
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    int x = 1, y = 0;
+    MT_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    MT_EQ(y, size);
+    MT_PASS("mpi_scan mismatch_w");
+}
+
 int main(int argc, char **argv)
 {
     const char *e = getenv("LOOM_DETERMINISTIC");
@@ -484,6 +513,11 @@ int main(int argc, char **argv)
     MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     if (argc > 1 && strcmp(argv[1], "mismatch") == 0) {
         run_mismatch();
+        MT_OK(MPI_Finalize());
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "mismatch_w") == 0) {
+        run_mismatch_w();
         MT_OK(MPI_Finalize());
         return 0;
     }
