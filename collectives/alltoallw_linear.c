@@ -54,9 +54,9 @@ static loom_status_t a2aw_linear_abort(loom_coll_state_t *s, loom_status_t st)
         }
     }
     s->len = 0;
-    if (busy) {
-        s->tmp      = NULL;           /* a send may still read it: never free it */
-        s->tmp_kind = 0;
+    if (busy) {                       /* a send may still read it: never free it */
+        s->tmp      = NULL;
+        s->tmp_kind = 0;              /* TMP_NONE (coll_util.c): nothing to release */
     }
     s->failed = 1;
     return st;

@@ -49,7 +49,9 @@ static loom_status_t loom_coll_scan_start(loom_coll_type_t kind, const void *sen
         LOOM_OK ||
         (sendbuf != LOOM_IN_PLACE &&
          (st = loom_coll_check_buf(sendbuf, count, "sendbuf", who)) != LOOM_OK) ||
-        (st = loom_coll_check_buf(recvbuf, count, "recvbuf", who)) != LOOM_OK ||
+        /* exscan never writes rank 0's recvbuf: it may be NULL there */
+        ((!ex || s->rank > 0 || sendbuf == LOOM_IN_PLACE) &&
+         (st = loom_coll_check_buf(recvbuf, count, "recvbuf", who)) != LOOM_OK) ||
         (st = loom_coll_check_alias(sendbuf, count * s->esize, recvbuf, count * s->esize,
                                     who)) != LOOM_OK) {
         return loom_coll_fail(req, st, who);

@@ -44,7 +44,8 @@ loom_status_t loom_coll_scan_chain(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if ((st = loom_coll_tmp_alloc(s, 2 * bytes)) != LOOM_OK) {
+            /* scan: the prefix received; exscan: that and the one to pass on */
+            if ((st = loom_coll_tmp_alloc(s, (ex ? 2 : 1) * bytes)) != LOOM_OK) {
                 return st;
             }
             if (!ex && s->sbuf != s->rbuf) {
