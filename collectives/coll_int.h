@@ -26,7 +26,9 @@
  * non-commutative user op, or LOOM_DETERMINISTIC=1) computes the right fold
  * x0 op (x1 op (... op x(p-1))) for every element, which is what every such
  * path here (the shared-memory algorithms, the ordered reduce-scatter)
- * produces, bit for bit.
+ * produces, bit for bit. The scan family is the exception: its canonical
+ * order is the left fold ((x0 op x1) op ...) op xi, the chain's
+ * (scan_chain.c), which every scan algorithm reproduces.
  */
 #ifndef LOOM_COLL_INT_H
 #define LOOM_COLL_INT_H
