@@ -45,6 +45,8 @@ static const char *const loom_coll_kind_names[LOOM_COLL_TYPE_COUNT] = {
     [LOOM_COLL_SCATTER] = "scatter",     [LOOM_COLL_ALLTOALL] = "alltoall",
     [LOOM_COLL_REDUCE_SCATTER] = "reduce_scatter_block",
     [LOOM_COLL_NEIGHBOR] = "neighbor_alltoallv",
+    [LOOM_COLL_SCAN] = "scan",           [LOOM_COLL_EXSCAN] = "exscan",
+    [LOOM_COLL_REDUCE_SCATTERV] = "reduce_scatter", [LOOM_COLL_ALLTOALLW] = "alltoallw",
 };
 
 const char *loom_coll_kind_name(int kind)
@@ -57,6 +59,8 @@ static const char *loom_coll_kind_var(int kind)
     static const char *const vars[LOOM_COLL_TYPE_COUNT] = {
         "BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "ALLGATHER", "GATHER", "SCATTER",
         "ALLTOALL", "REDUCE_SCATTER", [LOOM_COLL_NEIGHBOR] = "NEIGHBOR",
+        [LOOM_COLL_SCAN] = "SCAN", [LOOM_COLL_EXSCAN] = "EXSCAN",
+        [LOOM_COLL_REDUCE_SCATTERV] = "REDUCE_SCATTERV", [LOOM_COLL_ALLTOALLW] = "ALLTOALLW",
     };
     return kind >= 0 && kind < LOOM_COLL_TYPE_COUNT ? vars[kind] : "?";
 }

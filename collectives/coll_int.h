@@ -26,7 +26,9 @@
  * non-commutative user op, or LOOM_DETERMINISTIC=1) computes the right fold
  * x0 op (x1 op (... op x(p-1))) for every element, which is what every such
  * path here (the shared-memory algorithms, the ordered reduce-scatter)
- * produces, bit for bit.
+ * produces, bit for bit. The scan family is the exception: its canonical
+ * order is the left fold ((x0 op x1) op ...) op xi, the chain's
+ * (scan_chain.c), which every scan algorithm reproduces.
  *
  * Elements: an algorithm splits a vector only between elements of
  * s->esize bytes. For a reduction with a user op that has a unit
@@ -60,6 +62,11 @@ typedef enum loom_coll_type {
     LOOM_COLL_ALLTOALL,
     LOOM_COLL_REDUCE_SCATTER,
     LOOM_COLL_NEIGHBOR,          /* every neighbourhood collective (neighbor_alltoallv.c) */
+    /* the scan family, reduce_scatter with per-rank counts, alltoallw */
+    LOOM_COLL_SCAN,
+    LOOM_COLL_EXSCAN,
+    LOOM_COLL_REDUCE_SCATTERV,
+    LOOM_COLL_ALLTOALLW,
     LOOM_COLL_TYPE_COUNT
 } loom_coll_type_t;
 
@@ -110,6 +117,8 @@ typedef struct loom_coll_state {
     const size_t   *displs;     /* ... and displacements, in elements */
     const size_t   *counts2;    /* alltoallv: receive side */
     const size_t   *displs2;
+    const loom_datatype_t *types;   /* alltoallw: per-peer send types (counts in */
+    const loom_datatype_t *types2;  /* their elements, displs in bytes), receive types */
     loom_comm_t     comm;
     loom_datatype_t dt;
     loom_op_t       op;
@@ -342,5 +351,39 @@ LOOM_COLL_PROTO(loom_coll_reduce_scatter_ordered);
 LOOM_COLL_PROTO(loom_coll_neighbor_linear);
 /* pieces used by the composed algorithms */
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_halving);
+/* scan and exscan (s->kind tells which), reduce_scatter with per-rank
+ * counts, alltoallw (s->counts/displs/counts2/displs2 in bytes) */
+LOOM_COLL_PROTO(loom_coll_scan_chain);
+LOOM_COLL_PROTO(loom_coll_scan_recursive_doubling);
+LOOM_COLL_PROTO(loom_coll_reduce_scatterv_pairwise);
+LOOM_COLL_PROTO(loom_coll_reduce_scatterv_ring);
+LOOM_COLL_PROTO(loom_coll_alltoallw_linear);
+LOOM_COLL_PROTO(loom_coll_alltoallw_pairwise);
+
+/**
+ * reduce_scatterv: the block offsets (prefix sums of s->counts) into the
+ * front of a new temporary of @p extra more bytes, whose start is *work_p
+ * (16-byte aligned); sets the VECTOR layout.
+ */
+loom_status_t loom_coll_rsv_setup(loom_coll_state_t *s, size_t extra, char **work_p);
+
+/** alltoallw: bytes and byte offset of the block for/from rank @p i. */
+static inline size_t loom_coll_a2aw_send(const loom_coll_state_t *s, int i, size_t *off_p)
+{
+    *off_p = s->displs[i];
+    return s->counts[i] * loom_datatype_size(s->types[i]);
+}
+
+static inline size_t loom_coll_a2aw_recv(const loom_coll_state_t *s, int i, size_t *off_p)
+{
+    *off_p = s->displs2[i];
+    return s->counts2[i] * loom_datatype_size(s->types2[i]);
+}
+
+/** alltoallw in place: snapshot the receive side into tmp (from @p at). */
+loom_status_t loom_coll_a2aw_snapshot(loom_coll_state_t *s, size_t at);
+
+/** alltoallw: copy the own block (send side -> receive side). */
+void loom_coll_a2aw_self(loom_coll_state_t *s);
 
 #endif /* LOOM_COLL_INT_H */

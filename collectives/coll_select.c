@@ -72,6 +72,18 @@ static const loom_coll_alg_t reduce_scatter_algs[] = {
     ALG("ring", loom_coll_reduce_scatter_ring, 0, "p-1 steps of partial blocks around the ring"),
     ALG("ordered", loom_coll_reduce_scatter_ordered, LOOM_COLL_ALG_ORDERED, "every rank sends block i to rank i, which reduces in rank order"),
 };
+static const loom_coll_alg_t scan_algs[] = {
+    ALG("chain", loom_coll_scan_chain, LOOM_COLL_ALG_ORDERED, "p-1 hops: rank r receives the prefix of 0..r-1 from r-1, adds its own, passes it on"),
+    ALG("recursive_doubling", loom_coll_scan_recursive_doubling, LOOM_COLL_ALG_ORDERED, "log2 p exchanges with r^2^k, lower range on the left (deterministic: gathers the inputs, folds like chain)"),
+};
+static const loom_coll_alg_t reduce_scatterv_algs[] = {
+    ALG("pairwise", loom_coll_reduce_scatterv_pairwise, VEC | LOOM_COLL_ALG_ORDERED, "p-1 steps: block r+s to r+s, fold block r from r-s (ordered: keep all, fold in rank order)"),
+    ALG("ring", loom_coll_reduce_scatterv_ring, VEC, "p-1 steps of partial blocks around the ring (ordered calls run pairwise)"),
+};
+static const loom_coll_alg_t alltoallw_algs[] = {
+    ALG("linear", loom_coll_alltoallw_linear, VEC, "every receive, then every send, posted at once"),
+    ALG("pairwise", loom_coll_alltoallw_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
+};
 
 typedef struct loom_coll_rule {
     int         max_ranks;  /* rule applies to p <= max_ranks */
@@ -130,6 +142,21 @@ static const loom_coll_rule_t reduce_scatter_rules[] = {
 static const loom_coll_rule_t neighbor_rules[] = {
     {ANY_P, ANY_B, "linear"},
 };
+/* bytes: the whole vector of one rank (scan), the total input (reduce_scatter),
+ * the average block (alltoallw) */
+static const loom_coll_rule_t scan_rules[] = {
+    {2, ANY_B, "chain"},
+    {ANY_P, 256 * KiB, "recursive_doubling"},
+    {ANY_P, ANY_B, "chain"},
+};
+static const loom_coll_rule_t reduce_scatterv_rules[] = {
+    {ANY_P, 64 * KiB, "pairwise"},
+    {ANY_P, ANY_B, "ring"},
+};
+static const loom_coll_rule_t alltoallw_rules[] = {
+    {8, 64 * KiB, "linear"},
+    {ANY_P, ANY_B, "pairwise"},
+};
 
 #define TABLE(n, algs, rules, cfg) \
     {n, algs, LOOM_ARRAY_SIZE(algs), rules, LOOM_ARRAY_SIZE(rules), cfg}
@@ -152,6 +179,10 @@ static const struct loom_coll_table {
     [LOOM_COLL_ALLTOALL]  = TABLE("alltoall", alltoall_algs, alltoall_rules, LOOM_CFG_ALLTOALL_ALGORITHM),
     [LOOM_COLL_REDUCE_SCATTER] = TABLE("reduce_scatter", reduce_scatter_algs, reduce_scatter_rules, LOOM_CFG_REDUCE_SCATTER_ALGORITHM),
     [LOOM_COLL_NEIGHBOR]  = TABLE("neighbor", neighbor_algs, neighbor_rules, LOOM_CFG_NEIGHBOR_ALGORITHM),
+    [LOOM_COLL_SCAN]      = TABLE("scan", scan_algs, scan_rules, LOOM_CFG_SCAN_ALGORITHM),
+    [LOOM_COLL_EXSCAN]    = TABLE("exscan", scan_algs, scan_rules, LOOM_CFG_EXSCAN_ALGORITHM),
+    [LOOM_COLL_REDUCE_SCATTERV] = TABLE("reduce_scatterv", reduce_scatterv_algs, reduce_scatterv_rules, LOOM_CFG_REDUCE_SCATTERV_ALGORITHM),
+    [LOOM_COLL_ALLTOALLW] = TABLE("alltoallw", alltoallw_algs, alltoallw_rules, LOOM_CFG_ALLTOALLW_ALGORITHM),
 };
 
 static const loom_coll_alg_t *loom_coll_forced[LOOM_COLL_TYPE_COUNT];

@@ -584,6 +584,75 @@ LOOM_API loom_status_t loom_ineighbor_alltoallv(const void *sendbuf, int outdegr
                                                 const size_t recvbytes[],
                                                 const size_t rdispls[], loom_comm_t comm,
                                                 loom_request_t *req_p);
+/* ---- scan family, reduce_scatter with per-rank counts, alltoallw ---------- */
+
+/**
+ * @brief Inclusive prefix reduction: rank i receives x0 op x1 op ... op xi
+ * (operands in rank order, so non-commutative operations are right).
+ *
+ * @p sendbuf may be LOOM_IN_PLACE (the input is taken from @p recvbuf).
+ * Under LOOM_DETERMINISTIC=1 every algorithm gives the bits of the left fold
+ * ((x0 op x1) op ...) op xi. LOOM_SCAN_ALGORITHM forces an algorithm.
+ */
+LOOM_API loom_status_t loom_scan(const void *sendbuf, void *recvbuf, size_t count,
+                                 loom_datatype_t dt, loom_op_t op, loom_comm_t comm);
+/** @brief Nonblocking loom_scan(); complete @p req_p with loom_wait()/loom_test(). */
+LOOM_API loom_status_t loom_iscan(const void *sendbuf, void *recvbuf, size_t count,
+                                  loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
+                                  loom_request_t *req_p);
+
+/**
+ * @brief Exclusive prefix reduction: rank i > 0 receives x0 op ... op x(i-1);
+ * rank 0's @p recvbuf is left untouched (MPI: undefined).
+ *
+ * @p sendbuf may be LOOM_IN_PLACE. LOOM_EXSCAN_ALGORITHM forces an algorithm.
+ */
+LOOM_API loom_status_t loom_exscan(const void *sendbuf, void *recvbuf, size_t count,
+                                   loom_datatype_t dt, loom_op_t op, loom_comm_t comm);
+/** @brief Nonblocking loom_exscan(). */
+LOOM_API loom_status_t loom_iexscan(const void *sendbuf, void *recvbuf, size_t count,
+                                    loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
+                                    loom_request_t *req_p);
+
+/**
+ * @brief Reduce sum(recvcounts) elements, then rank i keeps the i-th block
+ * (recvcounts[i] elements, blocks consecutive in @p sendbuf).
+ *
+ * @p sendbuf may be LOOM_IN_PLACE (the input is read from @p recvbuf, which
+ * then holds the whole vector; the result lands at its start). Counts may
+ * be 0. LOOM_REDUCE_SCATTERV_ALGORITHM forces an algorithm.
+ */
+LOOM_API loom_status_t loom_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                           const size_t recvcounts[], loom_datatype_t dt,
+                                           loom_op_t op, loom_comm_t comm);
+/** @brief Nonblocking loom_reduce_scatter(); @p recvcounts is read until completion. */
+LOOM_API loom_status_t loom_ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                            const size_t recvcounts[], loom_datatype_t dt,
+                                            loom_op_t op, loom_comm_t comm,
+                                            loom_request_t *req_p);
+
+/**
+ * @brief Alltoall with a count, a datatype and a byte displacement per peer:
+ * sendcounts[j] elements of sendtypes[j] at byte sdispls[j] go to rank j,
+ * recvcounts[i] elements of recvtypes[i] from rank i land at byte rdispls[i].
+ *
+ * Both sides of a message must have the same size in bytes. @p sendbuf may
+ * be LOOM_IN_PLACE (the send arguments are then ignored and the receive
+ * side describes both). The arrays are read until completion (nonblocking
+ * form). LOOM_ALLTOALLW_ALGORITHM forces an algorithm.
+ */
+LOOM_API loom_status_t loom_alltoallw(const void *sendbuf, const size_t sendcounts[],
+                                      const size_t sdispls[],
+                                      const loom_datatype_t sendtypes[], void *recvbuf,
+                                      const size_t recvcounts[], const size_t rdispls[],
+                                      const loom_datatype_t recvtypes[], loom_comm_t comm);
+/** @brief Nonblocking loom_alltoallw(). */
+LOOM_API loom_status_t loom_ialltoallw(const void *sendbuf, const size_t sendcounts[],
+                                       const size_t sdispls[],
+                                       const loom_datatype_t sendtypes[], void *recvbuf,
+                                       const size_t recvcounts[], const size_t rdispls[],
+                                       const loom_datatype_t recvtypes[],
+                                       loom_comm_t comm, loom_request_t *req_p);
 
 #ifdef __cplusplus
 }
