@@ -154,6 +154,24 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
+int loom_mpi_comm_inherit(MPI_Comm from, MPI_Comm to, const char *call)
+{
+    /* a duplicate keeps the topology (MPI-3.1 7.4) */
+    int rc = loom_mpi_topo_dup(from, to);
+
+    if (rc != MPI_SUCCESS) {
+        return loom_mpi_raise(from, rc, call,
+                              "out of memory copying the communicator's topology");
+    }
+    /* attributes (copy callbacks) and info hints */
+    rc = loom_mpi_attr_copy_all(LOOM_MPI_ATTR_COMM, from, from->ext, to, &to->ext);
+    if (rc != MPI_SUCCESS) {
+        return loom_mpi_raise(from, rc, call, "copying the attributes failed with error %d",
+                              rc);
+    }
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -175,22 +193,13 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    /* a duplicate keeps the topology (MPI-3.1 7.4) */
-    rc = loom_mpi_topo_dup(comm, newcomm, "MPI_Comm_dup");
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    /* attributes (copy callbacks) and info hints */
-    rc = loom_mpi_attr_copy_all(LOOM_MPI_ATTR_COMM, comm, comm->ext, *newcomm,
-                                &(*newcomm)->ext);
+    rc = loom_mpi_comm_inherit(comm, *newcomm, "MPI_Comm_dup");
     if (rc != MPI_SUCCESS) {
         (void)loom_comm_free(&lnew);
         loom_mpi_comm_destroy(*newcomm);
         *newcomm = MPI_COMM_NULL;
-        return loom_mpi_raise(comm, rc, "MPI_Comm_dup",
-                              "copying the attributes failed with error %d", rc);
     }
-    return MPI_SUCCESS;
+    return rc;
 }
 
 #pragma weak MPI_Comm_split = PMPI_Comm_split

@@ -142,6 +142,12 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    /* topology, attributes and hints are copied at the call (as MPI_Comm_dup) */
+    rc = loom_mpi_comm_inherit(comm, c, "MPI_Comm_idup");
+    if (rc != MPI_SUCCESS) {
+        loom_mpi_comm_destroy(c);
+        return rc;
+    }
     st = loom_comm_idup(lcomm, &c->comm, request);
     if (st != LOOM_OK) {
         /* nothing was started: the wrapper goes again */

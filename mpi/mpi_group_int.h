@@ -41,17 +41,6 @@ int loom_mpi_group_arg(MPI_Group g, const char *call);
 int loom_mpi_group_to_comm_ranks(MPI_Comm comm, loom_comm_t lcomm, MPI_Group g,
                                  const char *call, int **ranks_p);
 
-/**
- * Wrap a new loom communicator (the error handler comes from @p parent).
- * @p lcomm may be LOOM_COMM_NULL for an idup still running: the request
- * writes wrapper->comm when it completes.
- */
-int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
-                       MPI_Comm *newcomm_p);
-
-/** Unlink and free wrapper @p comm (its loom communicator is not touched). */
-void loom_mpi_comm_destroy(MPI_Comm comm);
-
 #pragma GCC visibility pop
 
 #endif /* LOOM_MPI_GROUP_INT_H */

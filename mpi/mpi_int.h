@@ -117,9 +117,21 @@ static inline int loom_mpi_comm_arg(MPI_Comm comm, const char *call,
 /**
  * Wrap the new loom communicator @p lcomm made by MPI call @p call from
  * @p parent (whose error handler it inherits); frees @p lcomm on failure.
+ * @p lcomm may be LOOM_COMM_NULL for an idup still running: the request
+ * writes wrapper->comm when it completes.
  */
 int loom_mpi_comm_wrap(MPI_Comm parent, loom_comm_t lcomm, const char *call,
                        MPI_Comm *newcomm_p);
+
+/** Unlink and free wrapper @p comm (its loom communicator is not touched). */
+void loom_mpi_comm_destroy(MPI_Comm comm);
+
+/**
+ * What a duplicate inherits from @p from (MPI_Comm_dup, MPI_Comm_idup): its
+ * topology, its attributes (copy callbacks run) and its info hints. On
+ * failure the error is raised on @p from; the caller destroys @p to.
+ */
+int loom_mpi_comm_inherit(MPI_Comm from, MPI_Comm to, const char *call);
 
 /** The MPI communicator wrapping @p lcomm (MPI_COMM_WORLD if none does). */
 MPI_Comm loom_mpi_comm_of(loom_comm_t lcomm);

@@ -67,7 +67,7 @@ loom_mpi_topo_t *loom_mpi_topo_new(int kind, int ndims, int nnodes, int nedges, 
     return t;
 }
 
-int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm *to_p, const char *call)
+int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm to)
 {
     loom_mpi_topo_t *t;
 
@@ -76,13 +76,11 @@ int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm *to_p, const char *call)
     }
     t = malloc(sizeof(*t) + (from->topo->nints ? from->topo->nints : 1) * sizeof(int));
     if (t == NULL) {
-        (void)PMPI_Comm_free(to_p);       /* sets *to_p to MPI_COMM_NULL */
-        return loom_mpi_raise(from, MPI_ERR_NO_MEM, call,
-                              "out of memory copying the communicator's topology");
+        return MPI_ERR_NO_MEM;
     }
     memcpy(t, from->topo, sizeof(*t) + from->topo->nints * sizeof(int));
     topo_layout(t);
-    (*to_p)->topo = t;
+    to->topo = t;
     return MPI_SUCCESS;
 }
 

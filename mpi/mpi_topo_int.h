@@ -32,10 +32,11 @@ typedef struct loom_mpi_topo {
 } loom_mpi_topo_t;
 
 /**
- * Copy the topology of @p from to the new wrapper *@p to_p (MPI_Comm_dup);
- * out of memory: frees *to_p, sets it to MPI_COMM_NULL, raises MPI_ERR_NO_MEM.
+ * Copy the topology of @p from to the new wrapper @p to (MPI_Comm_dup,
+ * MPI_Comm_idup). @return MPI_SUCCESS, or MPI_ERR_NO_MEM (nothing raised,
+ * @p to unchanged: the caller destroys it).
  */
-int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm *to_p, const char *call);
+int loom_mpi_topo_dup(MPI_Comm from, MPI_Comm to);
 
 /** Free the topology a wrapper carries (its destruction). */
 void loom_mpi_topo_free(MPI_Comm comm);

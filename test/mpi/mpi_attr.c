@@ -256,6 +256,15 @@ static void test_deprecated_and_windows(void)
     MT_OK(MPI_Comm_dup(c0, &c1));                   /* MPI_DUP_FN copies the value */
     MT_OK(MPI_Comm_get_attr(c1, k, &v, &flag));
     MT_CHECK(flag == 1 && v == V(77));
+    {   /* and so does a nonblocking duplicate, at the call */
+        MPI_Comm c2;
+        MPI_Request req;
+        MT_OK(MPI_Comm_idup(c0, &c2, &req));
+        MT_OK(MPI_Comm_get_attr(c2, k, &v, &flag));
+        MT_CHECK(flag == 1 && v == V(77));
+        MT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        MT_OK(MPI_Comm_free(&c2));
+    }
     MT_OK(MPI_Attr_delete(c0, k));
     MT_OK(MPI_Attr_get(c0, k, &v, &flag));
     MT_EQ(flag, 0);

@@ -96,6 +96,14 @@ static void test_cart(void)
         /* a duplicate keeps the topology; a split does not */
         MT_OK(MPI_Comm_dup(cart, &dup));
         check_cart(dup, 2, dims, periods);
+        {   /* so does a nonblocking duplicate */
+            MPI_Comm idup;
+            MPI_Request req;
+            MT_OK(MPI_Comm_idup(cart, &idup, &req));
+            MT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            check_cart(idup, 2, dims, periods);
+            MT_OK(MPI_Comm_free(&idup));
+        }
         MT_OK(MPI_Comm_split(cart, 0, 0, &split));
         MT_OK(MPI_Topo_test(split, &n));
         MT_EQ(n, MPI_UNDEFINED);
