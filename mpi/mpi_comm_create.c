@@ -10,6 +10,8 @@
  * communicator hints); info objects themselves are mpi_info.c's.
  */
 #include "mpi_group_int.h"
+#include "mpi_attr_int.h"
+#include "mpi_info_int.h"
 
 #include <stdlib.h>
 
@@ -158,9 +160,26 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/*
+ * A duplicate whose hints are @p info's, not @p comm's (MPI-3.1 6.4.2):
+ * MPI_Comm_dup copies the old hints with the attributes, so they are
+ * dropped before the new ones are set. loom interprets no hint; they are
+ * kept for MPI_Comm_get_info.
+ */
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    (void)info;   /* no hints are interpreted; MPI_Comm_get_info is mpi_info.c's */
-    return PMPI_Comm_dup(comm, newcomm);
+    int rc = PMPI_Comm_dup(comm, newcomm);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((*newcomm)->ext != NULL && (*newcomm)->ext->hints != MPI_INFO_NULL) {
+        loom_mpi_kvstore_clear(&(*newcomm)->ext->hints->store);
+    }
+    rc = PMPI_Comm_set_info(*newcomm, info);
+    if (rc != MPI_SUCCESS) {
+        (void)PMPI_Comm_free(newcomm);
+    }
+    return rc;
 }

@@ -169,6 +169,26 @@ static void test_comm_hints(void)
     MT_OK(MPI_Comm_get_info(c1, &used));
     expect_keys(used, 2, k2);
     MT_OK(MPI_Info_free(&used));
+    {   /* dup_with_info takes the given hints instead of the old ones */
+        static const char *const kc[] = {"loom_c"};
+        MPI_Info ci;
+        MPI_Comm c2;
+        MT_OK(MPI_Info_create(&ci));
+        MT_OK(MPI_Info_set(ci, "loom_c", "3"));
+        MT_OK(MPI_Comm_dup_with_info(c0, ci, &c2));
+        MT_OK(MPI_Comm_get_info(c2, &used));
+        expect_keys(used, 1, kc);
+        expect_value(used, "loom_c", "3");
+        MT_OK(MPI_Info_free(&used));
+        MT_OK(MPI_Comm_free(&c2));
+        MT_OK(MPI_Comm_dup_with_info(c0, MPI_INFO_NULL, &c2));   /* no hints at all */
+        MT_OK(MPI_Comm_get_info(c2, &used));
+        MT_OK(MPI_Info_get_nkeys(used, &n));
+        MT_EQ(n, 0);
+        MT_OK(MPI_Info_free(&used));
+        MT_OK(MPI_Comm_free(&c2));
+        MT_OK(MPI_Info_free(&ci));
+    }
     MT_ERR(MPI_Comm_get_info(MPI_COMM_NULL, &used), MPI_ERR_COMM);
     /* MPI_Alloc_mem: hints accepted (unknown ones ignored), bad handle refused */
     MT_OK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
