@@ -206,6 +206,15 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
     }
 }
 
+/**
+ * Create an inactive persistent send (@p is_recv 0) or receive on @p comm
+ * for checked arguments (@p bytes bytes at @p buf, comm rank @p peer);
+ * loom_start() runs loom_p2p_isend_start / loom_p2p_irecv_start on it.
+ */
+loom_status_t loom_request_persist_p2p(void *buf, size_t bytes, int peer, int tag,
+                                       unsigned flags, int is_recv, loom_comm_t comm,
+                                       loom_request_t *req_p);
+
 /** Copy a completed request's outcome into @p status (may be IGNORE). */
 void loom_request_status_copy(loom_request_t req, loom_msg_status_t *status);
 
@@ -313,6 +322,21 @@ loom_comm_t loom_comm_live_next(loom_comm_t prev);
 int loom_comm_has_world(loom_comm_t comm, int world_rank);
 
 /* ---- p2p_proto.c ------------------------------------------------------------ */
+
+/**
+ * Start a send on @p req (fresh from the pool, or a persistent request
+ * being restarted); on failure @p req is left for the caller to release.
+ */
+loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t bytes,
+                                   int dest, int tag, loom_comm_t comm, uint32_t which,
+                                   unsigned flags);
+
+/** Start a receive on @p req; see loom_p2p_isend_start(). Cannot fail. */
+loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
+                                   int tag, loom_comm_t comm, uint32_t which);
+
+/** An unexpected message meets its receive @p req (matched probe: loom_mrecv). */
+void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux);
 
 /** The transports' am callback. */
 void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);

@@ -627,6 +627,45 @@ LOOM_MPI_FN(int, Info_create, (MPI_Info *info))
 LOOM_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode,
                              MPI_Info info, MPI_File *fh))
 
+/* ---- point-to-point additions (declarations to fold into the table) ---- */
+
+/* Bytes MPI_Bsend & co. take in the attached buffer beyond the message's
+ * packed size (a block header kept in the buffer itself). */
+#define MPI_BSEND_OVERHEAD 64
+/* What MPI_Mprobe/MPI_Improbe of MPI_PROC_NULL return. */
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
+LOOM_MPI_FN(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype,
+                              int dest, int tag, MPI_Comm comm, MPI_Request *request))
+LOOM_MPI_FN(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype,
+                              int dest, int tag, MPI_Comm comm, MPI_Request *request))
+LOOM_MPI_FN(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype,
+                              int dest, int tag, MPI_Comm comm, MPI_Request *request))
+LOOM_MPI_FN(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest,
+                          int tag, MPI_Comm comm, MPI_Request *request))
+LOOM_MPI_FN(int, Buffer_detach, (void *buffer_addr, int *size))
+LOOM_MPI_FN(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message,
+                          MPI_Status *status))
+LOOM_MPI_FN(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag,
+                           MPI_Message *message, MPI_Status *status))
+LOOM_MPI_FN(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                         MPI_Status *status))
+LOOM_MPI_FN(int, Imrecv, (void *buf, int count, MPI_Datatype datatype,
+                          MPI_Message *message, MPI_Request *request))
+LOOM_MPI_FN(int, Grequest_start, (MPI_Grequest_query_function *query_fn,
+                                  MPI_Grequest_free_function *free_fn,
+                                  MPI_Grequest_cancel_function *cancel_fn,
+                                  void *extra_state, MPI_Request *request))
+LOOM_MPI_FN(int, Grequest_complete, (MPI_Request request))
+LOOM_MPI_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+LOOM_MPI_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
+LOOM_MPI_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype,
+                                       int count))
+
 #ifdef __cplusplus
 }
 #endif
