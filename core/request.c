@@ -266,6 +266,9 @@ static loom_status_t loom_request_start_one(loom_request_t req)
     if (x->start_fn != NULL) {
         st = x->start_fn(req);
     } else if (x->peer == LOOM_PROC_NULL) {
+        if (req->kind == LOOM_REQ_SEND) {
+            ++loom_p2p_engine.sends_active;   /* loom_request_complete counts it down */
+        }
         loom_request_complete(req, LOOM_OK);
         req->msg.source = LOOM_PROC_NULL;
         st = LOOM_OK;
