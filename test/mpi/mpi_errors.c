@@ -165,7 +165,6 @@ static void test_unsupported(void)
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Datatype dt = MPI_INT;
     MPI_Group group = (MPI_Group)&rank;
-    MPI_Request req = (MPI_Request)&rank;
     MPI_Info info = (MPI_Info)&rank;
     MPI_File fh = (MPI_File)&rank;
     int buf[4] = { 0 }, ints[4] = { 1, 1, 1, 1 }, pos = 0, r1, r2;
@@ -217,13 +216,6 @@ static void test_unsupported(void)
     UNSUP(MPI_Scan(buf, ints, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     UNSUP(MPI_Exscan(buf, ints, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     UNSUP(MPI_Reduce_scatter(buf, ints, ints, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    UNSUP(MPI_Bsend(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
-    UNSUP(MPI_Buffer_attach(buf, 16));
-    UNSUP(MPI_Send_init(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req));
-    MT_CHECK(req == MPI_REQUEST_NULL);
-    UNSUP(MPI_Recv_init(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req));
-    UNSUP(MPI_Start(&req));
-    UNSUP(MPI_Startall(1, &req));
     UNSUP(MPI_Info_create(&info));
     MT_CHECK(info == MPI_INFO_NULL);
     UNSUP(MPI_File_open(MPI_COMM_WORLD, "/tmp/x", 0, MPI_INFO_NULL, &fh));
