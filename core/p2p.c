@@ -496,13 +496,18 @@ loom_status_t loom_cancel(loom_request_t *req_p)
         loom_error("p2p", "loom_cancel: request %p is not active", (void *)req);
         return loom_p2p_error(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
     }
+    if (req->kind == LOOM_REQ_SEND) {
+        /* an unmatched ssend or rendezvous is withdrawn if the receiver still
+         * holds it unexpected; anything else completes as sent (not cancelled) */
+        loom_p2p_send_cancel(req);
+        return LOOM_OK;
+    }
     if (req->kind != LOOM_REQ_RECV) {
-        loom_error("p2p", "loom_cancel: only receives can be cancelled (request %p "
-                   "is a %s)", (void *)req, req->kind == LOOM_REQ_SEND ? "send" :
-                   "collective");
+        loom_error("p2p", "loom_cancel: collective request %p cannot be cancelled",
+                   (void *)req);
         return loom_p2p_error(LOOM_ERR_UNSUPPORTED, "loom_cancel");
     }
-    if (!req->complete) {
+    if (!req->complete && !req->inactive) {
         loom_p2p_recv_cancel(req);  /* no effect once matched */
     }
     return LOOM_OK;

@@ -48,6 +48,7 @@ typedef enum loom_p2p_state {
 #define LOOM_REQ_FLAG_SSEND     0x10u  /* send: the user asked for ssend/issend */
 #define LOOM_REQ_FLAG_COLL      0x20u  /* send: on the collective context */
 #define LOOM_REQ_FLAG_PUSHED    0x40u  /* send: a RNDV_DATA followed its RTS */
+#define LOOM_REQ_FLAG_CANCEL    0x80u  /* send: CANCEL sent; a NAK means cancelled */
 
 /** Per-request p2p state, overlaid on loom_request::p2p. */
 typedef struct loom_p2p_req {
@@ -335,6 +336,9 @@ loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t b
 loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
                                    int tag, loom_comm_t comm, uint32_t which);
 
+/** Give an unexpected message (out of the matching engine) back to its pool. */
+void loom_p2p_unexp_free(loom_p2p_unexp_t *ux);
+
 /** An unexpected message meets its receive @p req (matched probe: loom_mrecv). */
 void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux);
 
@@ -475,8 +479,22 @@ loom_status_t loom_p2p_drain(void);
 /** While finalizing: tell the sender of unexpected @p ux it will never be received. */
 void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
 
-/** A NAK from @p world_src for our send @p sreq: warn, complete it with ERR_CANCELED. */
+/**
+ * A NAK from @p world_src for our send @p sreq: warn, complete it with
+ * ERR_CANCELED; or, when the send asked for it (CANCEL), complete it
+ * cancelled.
+ */
 void loom_p2p_recv_nak(int world_src, uint64_t sreq);
+
+/**
+ * Ask to withdraw send @p req (it waits for an ACK or FIN: an EAGER_SYNC or
+ * RTS is out): send CANCEL. @return 1 if asked, 0 if the send cannot be
+ * cancelled any more (complete, or an eager send already handed over).
+ */
+int loom_p2p_send_cancel(loom_request_t req);
+
+/** A CANCEL frame from @p world_src for its send @p sreq (drop it, NAK, if unmatched). */
+void loom_p2p_recv_cancel_frame(int world_src, uint64_t sreq);
 
 /* ---- p2p_sreq.c --------------------------------------------------------------- */
 

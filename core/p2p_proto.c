@@ -62,7 +62,7 @@ loom_status_t loom_p2p_engine_setup(void)
     return loom_mpool_init(&e->unexp_large_pool, "unexpected (eager)", large, 16, 0);
 }
 
-static void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
+void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
@@ -321,7 +321,7 @@ void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
     if (st < 0) {
         loom_error("p2p", "cannot send %s to rank %d: %s",
                    type == LOOM_P2P_ACK ? "ACK" : type == LOOM_P2P_FIN ? "FIN" :
-                   type == LOOM_P2P_NAK ? "NAK" : "BYE",
+                   type == LOOM_P2P_NAK ? "NAK" : type == LOOM_P2P_CANCEL ? "CANCEL" : "BYE",
                    world_rank, loom_strerror(st));
     }
 }
@@ -701,6 +701,9 @@ static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
     case LOOM_P2P_NAK:
         loom_p2p_recv_nak(world_src, h->sreq);
         break;
+    case LOOM_P2P_CANCEL:
+        loom_p2p_recv_cancel_frame(world_src, h->sreq);
+        break;
     default: /* BYE */
         if (!e->peers[world_src].bye) {
             e->peers[world_src].bye = 1;
@@ -766,6 +769,7 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
     case LOOM_P2P_FIN:
     case LOOM_P2P_BYE:
     case LOOM_P2P_NAK:
+    case LOOM_P2P_CANCEL:
         if (loom_unlikely(len != sizeof(h.ctl))) {
             break;
         }

@@ -362,9 +362,12 @@ LOOM_API loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag
                                    loom_msg_status_t *status);
 
 /**
- * @brief Cancel a pending receive. Complete it with loom_wait/test; the
- * status then has cancelled = 1 unless the receive had already matched.
- * Cancelling a send returns LOOM_ERR_UNSUPPORTED.
+ * @brief Cancel a pending receive or send. Complete it with loom_wait/test;
+ * the status then has cancelled = 1 unless the operation had already
+ * matched. A send can be withdrawn while its receiver still holds it
+ * unmatched and waits for it to be received (a synchronous send, or one
+ * above the eager limit); a standard eager send is delivered and completes
+ * not cancelled. Cancelling a collective returns LOOM_ERR_UNSUPPORTED.
  */
 LOOM_API loom_status_t loom_cancel(loom_request_t *req_p);
 

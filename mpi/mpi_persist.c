@@ -391,9 +391,9 @@ int loom_mpi_ext_cancel(MPI_Request req)
                                                   "the generalized request's cancel_fn "
                                                   "failed");
     }
-    /* persistent: an active receive is cancelled as any receive; a send is not
-     * withdrawn (MPI allows it: Test_cancelled says false); inactive: nothing */
-    if (!req->inactive && req->kind == LOOM_REQ_RECV) {
+    /* persistent: an active send or receive is cancelled as any other (a
+     * buffered one is complete once started); inactive: nothing to cancel */
+    if (!req->inactive && (req->kind == LOOM_REQ_RECV || req->kind == LOOM_REQ_SEND)) {
         loom_status_t st = loom_cancel(&req);
         return st == LOOM_OK ? MPI_SUCCESS
                              : loom_mpi_raise_loom(loom_mpi_comm_of(req->comm), st,

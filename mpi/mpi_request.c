@@ -551,10 +551,10 @@ int PMPI_Cancel(MPI_Request *request)
     switch ((*request)->kind) {
     case LOOM_REQ_SEND:
         /*
-         * loom cannot withdraw a send once started. MPI allows a cancel to
-         * fail: the send completes normally and MPI_Test_cancelled says false.
+         * An unmatched ssend or rendezvous send is withdrawn if its receiver
+         * still holds it; any other send completes normally and
+         * MPI_Test_cancelled says false (MPI allows a cancel to fail).
          */
-        return MPI_SUCCESS;
     case LOOM_REQ_RECV:
         st = loom_cancel(request);
         return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Cancel");

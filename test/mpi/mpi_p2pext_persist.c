@@ -409,6 +409,66 @@ static void test_sendrecv_replace(void)
     }
 }
 
+/* an unmatched send is withdrawn (ssend, rendezvous, persistent ssend); a
+ * matched one completes not cancelled; what was withdrawn never arrives */
+static void test_cancel_sends(void)
+{
+    enum { BIG = 200000 };   /* above any eager limit */
+    int *big = calloc(BIG, sizeof(int)), s = rank, v = -1, flag = -1, count = -1;
+    MPI_Request r, p, q;
+    MPI_Status st;
+
+    MT_OK(MPI_Issend(&s, 1, MPI_INT, right, 83, MPI_COMM_WORLD, &r));
+    MT_OK(MPI_Cancel(&r));
+    MT_OK(MPI_Wait(&r, &st));
+    MT_OK(MPI_Test_cancelled(&st, &flag));
+    MT_EQ(flag, 1);
+    MT_OK(MPI_Isend(big, BIG, MPI_INT, right, 84, MPI_COMM_WORLD, &r));
+    MT_OK(MPI_Cancel(&r));
+    MT_OK(MPI_Wait(&r, &st));
+    MT_OK(MPI_Test_cancelled(&st, &flag));
+    MT_EQ(flag, 1);
+    MT_OK(MPI_Ssend_init(&s, 1, MPI_INT, right, 86, MPI_COMM_WORLD, &q));
+    MT_OK(MPI_Start(&q));
+    MT_OK(MPI_Cancel(&q));
+    MT_OK(MPI_Wait(&q, &st));
+    MT_OK(MPI_Test_cancelled(&st, &flag));
+    MT_EQ(flag, 1);
+    /* a receive posted before the send: it matches at arrival, the cancel
+     * comes too late */
+    MT_OK(MPI_Irecv(&v, 1, MPI_INT, left, 85, MPI_COMM_WORLD, &r));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    s = rank + 1000;
+    MT_OK(MPI_Issend(&s, 1, MPI_INT, right, 85, MPI_COMM_WORLD, &p));
+    MT_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MT_EQ(v, left + 1000);
+    MT_OK(MPI_Cancel(&p));
+    MT_OK(MPI_Wait(&p, &st));
+    MT_OK(MPI_Test_cancelled(&st, &flag));
+    MT_EQ(flag, 0);
+    /* the withdrawn messages are gone: the next one on each tag is the new one */
+    s = rank + 2000;
+    MT_OK(MPI_Send(&s, 1, MPI_INT, right, 83, MPI_COMM_WORLD));
+    MT_OK(MPI_Send(&s, 1, MPI_INT, right, 84, MPI_COMM_WORLD));
+    MT_OK(MPI_Start(&q));                               /* restarted: delivered */
+    MT_OK(MPI_Recv(&v, 1, MPI_INT, left, 83, MPI_COMM_WORLD, &st));
+    MT_EQ(v, left + 2000);
+    MT_OK(MPI_Recv(big, BIG, MPI_INT, left, 84, MPI_COMM_WORLD, &st));
+    MT_OK(MPI_Get_count(&st, MPI_INT, &count));
+    MT_EQ(count, 1);
+    MT_EQ(big[0], left + 2000);
+    MT_OK(MPI_Recv(&v, 1, MPI_INT, left, 86, MPI_COMM_WORLD, &st));
+    MT_EQ(v, left + 2000);
+    MT_OK(MPI_Wait(&q, &st));
+    MT_OK(MPI_Test_cancelled(&st, &flag));
+    MT_EQ(flag, 0);
+    MT_OK(MPI_Request_free(&q));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+    MT_EQ(flag, 0);                                     /* nothing left over */
+    free(big);
+}
+
 static void test_cancel(void)
 {
     int v = -1, s = rank, flag = -1;
@@ -447,6 +507,7 @@ static void test_cancel(void)
     MT_OK(MPI_Recv(&v, 1, MPI_INT, left, 82, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     MT_EQ(v, left);
     MT_ERR(MPI_Cancel(NULL), MPI_ERR_REQUEST);
+    test_cancel_sends();
 }
 
 int main(int argc, char **argv)
