@@ -487,9 +487,11 @@ void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
 void loom_p2p_recv_nak(int world_src, uint64_t sreq);
 
 /**
- * Ask to withdraw send @p req (it waits for an ACK or FIN: an EAGER_SYNC or
- * RTS is out): send CANCEL. @return 1 if asked, 0 if the send cannot be
- * cancelled any more (complete, or an eager send already handed over).
+ * Withdraw send @p req if it is not matched yet: one that waits for an ACK
+ * or FIN (an EAGER_SYNC or RTS is out) sends CANCEL; an eager send still in
+ * the back-pressure queue is taken out of it and completes cancelled.
+ * @return 1 if cancelled or asked, 0 if the send cannot be cancelled any
+ * more (complete, or an eager frame already handed to the transport).
  */
 int loom_p2p_send_cancel(loom_request_t req);
 

@@ -15,6 +15,11 @@
  *   3. BYE to every rank, self included, and progress until every rank's
  *      BYE arrived: frames are ordered per pair, so a peer's BYE means all it
  *      sent us has arrived and been handled.
+ *
+ * Cancelling a send lives here too, as it ends the same way: CANCEL asks
+ * the receiver, whose NAK (the message was still unmatched) completes the
+ * send cancelled; an eager send still in the back-pressure queue is taken
+ * out of it locally.
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
@@ -46,10 +51,32 @@ static void loom_p2p_send_cancelled(loom_request_t req, int world_src, uint64_t 
     loom_request_complete(req, LOOM_OK);
 }
 
+/* an eager send whose frame still waits in the back-pressure queue: out of it */
+static int loom_p2p_send_unqueue(loom_request_t req)
+{
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_p2p_req(req)->peer];
+    loom_p2p_pending_t *item;
+
+    loom_list_for_each(item, &peer->pending, list) {
+        if (item->req == req && item->complete_on_send) {
+            loom_list_del(&item->list);
+            loom_p2p_pending_free(item);
+            loom_p2p_pending_unlink_idle(peer);
+            req->msg.cancelled = 1;
+            loom_request_complete(req, LOOM_OK);
+            return 1;
+        }
+    }
+    return 0;   /* on the wire already: it will be delivered */
+}
+
 int loom_p2p_send_cancel(loom_request_t req)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
 
+    if (!req->complete && !(req->flags & LOOM_REQ_FLAG_SYNC)) {
+        return loom_p2p_send_unqueue(req);
+    }
     if (req->complete || !(req->flags & LOOM_REQ_FLAG_SYNC) ||
         (req->flags & LOOM_REQ_FLAG_CANCEL) ||
         loom_p2p_engine.peers[rq->peer].failed != LOOM_OK) {

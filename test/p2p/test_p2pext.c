@@ -5,12 +5,15 @@
  * probe (the message leaves matching: a later wildcard receive or probe
  * never sees it; eager and rendezvous; PROC_NULL; truncation), cancel of
  * unmatched sends (ssend and rendezvous: withdrawn; eager: delivered),
- * loom_request_get_status, and generalized/custom extended requests.
+ * loom_request_get_status, and generalized/custom extended requests. An
+ * eager send held in the back-pressure queue (a stray ACK put there first
+ * stands for back-pressure) is taken out of it by its cancel.
  * Runs with LOOM_ERRORS=return so errors come back as codes.
  */
 #include "../common/cunit_main.h"
 #include <loom.h>
 #include "request_int.h"
+#include "p2p_engine_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +207,48 @@ static void test_cancel_sends(void)
     free(big);
 }
 
+/* back-pressure to self: a stray ACK waits in the queue, later frames behind it */
+static void block_queue(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_peer_t *peer = &e->peers[0];
+    loom_p2p_pending_t *item = loom_mpool_get(&e->pending_pool);
+    loom_p2p_hdr_ctl_t ack = { .type = LOOM_P2P_ACK, .sreq = 0 };
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(item);
+    memset(item, 0, sizeof(*item));
+    memcpy(item->hdr, &ack, sizeof(ack));
+    item->hdr_len = sizeof(ack);
+    loom_list_add_tail(&peer->pending, &item->list);
+    peer->in_pending = 1;
+    loom_list_add_tail(&e->pending_peers, &peer->pending_link);
+}
+
+static void test_cancel_queued(void)
+{
+    int a = 1, b = 2, x = 0, flag = 1;
+    loom_request_t sa, sb;
+    loom_msg_status_t st;
+
+    block_queue();
+    CU_ASSERT_EQUAL(loom_isend(&a, 1, LOOM_INT32, 0, 14, LOOM_COMM_WORLD, &sa), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_isend(&b, 1, LOOM_INT32, 0, 14, LOOM_COMM_WORLD, &sb), LOOM_OK);
+    CU_ASSERT_FALSE(sa->complete);                  /* queued, not on the wire */
+    CU_ASSERT_EQUAL(loom_cancel(&sa), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_wait(&sa, &st), LOOM_OK);
+    CU_ASSERT_EQUAL(st.cancelled, 1);
+    CU_ASSERT_EQUAL(loom_wait(&sb, &st), LOOM_OK);  /* the queue drains */
+    CU_ASSERT_EQUAL(st.cancelled, 0);
+    CU_ASSERT_EQUAL(loom_recv(&x, 1, LOOM_INT32, 0, 14, LOOM_COMM_WORLD, NULL), LOOM_OK);
+    CU_ASSERT_EQUAL(x, 2);                          /* only the second arrived */
+    for (int i = 0; i < 8; ++i) {
+        loom_progress();
+    }
+    CU_ASSERT_EQUAL(loom_iprobe(0, 14, LOOM_COMM_WORLD, &flag, NULL), LOOM_OK);
+    CU_ASSERT_EQUAL(flag, 0);
+    CU_ASSERT(loom_list_is_empty(&loom_p2p_engine.peers[0].pending));
+}
+
 /* a generalized request: completed by its owner, status from its callback */
 static int greq_calls;
 
@@ -251,6 +296,7 @@ int main(void)
         { "matched probe: out of matching, eager and rendezvous", test_mprobe },
         { "matched probe: truncation consumes the message", test_mprobe_truncate },
         { "cancel of unmatched and matched sends", test_cancel_sends },
+        { "cancel of an eager send still queued", test_cancel_queued },
         { "generalized request", test_greq },
         { NULL, NULL },
     };
