@@ -145,3 +145,15 @@ void loom_match_unexp_remove(loom_match_t *m, loom_match_unexp_t *u)
     loom_list_del(&u->all_list);
     --m->num_unexp;
 }
+
+loom_match_unexp_t *loom_match_unexp_take(loom_match_t *m, uint32_t ctx, int src, int tag)
+{
+    loom_match_unexp_t *u = loom_match_unexp_find(m, ctx, src, tag);
+
+    if (u != NULL) {
+        loom_match_unexp_remove(m, u);
+        loom_list_init(&u->hash_list);   /* self-linked: owned by the prober */
+        loom_list_init(&u->all_list);
+    }
+    return u;
+}

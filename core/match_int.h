@@ -147,6 +147,14 @@ loom_match_unexp_t *loom_match_unexp_find(loom_match_t *m, uint32_t ctx, int src
 /** Remove an unexpected message found by loom_match_unexp_find(). */
 void loom_match_unexp_remove(loom_match_t *m, loom_match_unexp_t *u);
 
+/**
+ * Matched probe: the earliest-arrived unexpected message matching a receive
+ * for (ctx, src, tag) (wildcards allowed), removed from the engine so no
+ * later receive or probe can match it; NULL if none. The caller owns the
+ * entry from then on (it is no longer counted in num_unexp).
+ */
+loom_match_unexp_t *loom_match_unexp_take(loom_match_t *m, uint32_t ctx, int src, int tag);
+
 #pragma GCC visibility pop
 
 #endif /* LOOM_MATCH_INT_H */

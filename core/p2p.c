@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <sys/types.h>
 
@@ -495,13 +496,18 @@ loom_status_t loom_cancel(loom_request_t *req_p)
         loom_error("p2p", "loom_cancel: request %p is not active", (void *)req);
         return loom_p2p_error(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
     }
+    if (req->kind == LOOM_REQ_SEND) {
+        /* an unmatched ssend or rendezvous is withdrawn if the receiver still
+         * holds it unexpected; anything else completes as sent (not cancelled) */
+        loom_p2p_send_cancel(req);
+        return LOOM_OK;
+    }
     if (req->kind != LOOM_REQ_RECV) {
-        loom_error("p2p", "loom_cancel: only receives can be cancelled (request %p "
-                   "is a %s)", (void *)req, req->kind == LOOM_REQ_SEND ? "send" :
-                   "collective");
+        loom_error("p2p", "loom_cancel: collective request %p cannot be cancelled",
+                   (void *)req);
         return loom_p2p_error(LOOM_ERR_UNSUPPORTED, "loom_cancel");
     }
-    if (!req->complete) {
+    if (!req->complete && !req->inactive) {
         loom_p2p_recv_cancel(req);  /* no effect once matched */
     }
     return LOOM_OK;
@@ -533,4 +539,222 @@ unsigned loom_p2p_peer_failures(void)
 loom_status_t loom_p2p_peer_failed(int world_rank)
 {
     return loom_p2p_engine.peers[world_rank].failed;
+}
+
+/* ---- persistent requests ------------------------------------------------------------ */
+
+loom_status_t loom_send_init(const void *buf, size_t count, loom_datatype_t dt, int dest,
+                             int tag, int sync, loom_comm_t comm, loom_request_t *req_p)
+{
+    size_t bytes;
+    loom_status_t st = loom_p2p_check(buf, count, dt, dest, tag, comm, 0, "loom_send_init",
+                                      &bytes);
+
+    if (st == LOOM_OK && req_p == NULL) {
+        loom_error("p2p", "loom_send_init: req_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (st == LOOM_OK) {
+        st = loom_request_persist_p2p((void *)buf, bytes, dest, tag,
+                                      sync ? LOOM_P2P_FLAG_SYNC : 0, 0, comm, req_p);
+    }
+    return st < 0 ? loom_p2p_error(st, "loom_send_init") : st;
+}
+
+loom_status_t loom_recv_init(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
+                             loom_comm_t comm, loom_request_t *req_p)
+{
+    size_t bytes;
+    loom_status_t st = loom_p2p_check(buf, count, dt, src, tag, comm, 1, "loom_recv_init",
+                                      &bytes);
+
+    if (st == LOOM_OK && req_p == NULL) {
+        loom_error("p2p", "loom_recv_init: req_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (st == LOOM_OK) {
+        st = loom_request_persist_p2p(buf, bytes, src, tag, 0, 1, comm, req_p);
+    }
+    return st < 0 ? loom_p2p_error(st, "loom_recv_init") : st;
+}
+
+/* ---- matched probe ------------------------------------------------------------------- */
+
+/*
+ * A probed message: the unexpected entry (eager data, or a rendezvous RTS
+ * whose data stays with the sender until loom_mrecv reads it), out of the
+ * matching engine, and the communicator it arrived on (for the receive's
+ * request: status, error reports).
+ */
+struct loom_message {
+    loom_comm_t        comm;
+    loom_p2p_unexp_t  *ux;
+};
+
+/* take a message matching (src, tag) out of matching: 1 and *msg_p, or 0 */
+static int loom_p2p_mprobe_take(int src, int tag, loom_comm_t comm, loom_message_t *msg_p,
+                                loom_msg_status_t *status)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_match_unexp_t *u = loom_match_unexp_take(&e->match,
+                                                  loom_comm_ctx(comm, LOOM_CTX_P2P), src, tag);
+    struct loom_message *msg;
+
+    if (u == NULL) {
+        return 0;
+    }
+    msg = malloc(sizeof(*msg));
+    if (msg == NULL) {
+        loom_error("p2p", "loom_mprobe: out of memory for a message handle");
+        loom_abort(1, "out of memory for a matched-probe message handle");
+    }
+    msg->comm = comm;
+    msg->ux   = loom_container_of(u, loom_p2p_unexp_t, m);
+    if (status != LOOM_STATUS_IGNORE) {
+        status->source    = u->src;
+        status->tag       = u->tag;
+        status->error     = LOOM_OK;
+        status->cancelled = 0;
+        status->bytes     = msg->ux->len;
+    }
+    *msg_p = msg;
+    return 1;
+}
+
+static loom_status_t loom_p2p_mprobe_check(int src, int tag, loom_comm_t comm,
+                                           loom_message_t *msg_p, const char *op)
+{
+    loom_status_t st = loom_p2p_probe_check(src, tag, comm, op);
+
+    if (st == LOOM_OK && msg_p == NULL) {
+        loom_error("p2p", "%s: msg_p is NULL", op);
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    return st;
+}
+
+loom_status_t loom_improbe(int src, int tag, loom_comm_t comm, int *flag_p,
+                           loom_message_t *msg_p, loom_msg_status_t *status)
+{
+    loom_status_t st = loom_p2p_mprobe_check(src, tag, comm, msg_p, "loom_improbe");
+
+    if (st == LOOM_OK && flag_p == NULL) {
+        loom_error("p2p", "loom_improbe: flag_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_improbe");
+    }
+    if (src == LOOM_PROC_NULL) {
+        loom_p2p_status_proc_null(status);
+        *msg_p  = LOOM_MESSAGE_NO_PROC;
+        *flag_p = 1;
+        return LOOM_OK;
+    }
+    *flag_p = loom_p2p_mprobe_take(src, tag, comm, msg_p, status);
+    if (!*flag_p) {
+        loom_progress_poll();
+        *flag_p = loom_p2p_mprobe_take(src, tag, comm, msg_p, status);
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_mprobe(int src, int tag, loom_comm_t comm, loom_message_t *msg_p,
+                          loom_msg_status_t *status)
+{
+    loom_status_t st = loom_p2p_mprobe_check(src, tag, comm, msg_p, "loom_mprobe");
+    loom_progress_waiter_t w;
+    unsigned failures = loom_p2p_engine.peer_failures;
+
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_mprobe");
+    }
+    if (src == LOOM_PROC_NULL) {
+        loom_p2p_status_proc_null(status);
+        *msg_p = LOOM_MESSAGE_NO_PROC;
+        return LOOM_OK;
+    }
+    loom_progress_waiter_init(&w, "loom_mprobe");
+    w.probe_comm = comm;
+    w.probe_src  = src;
+    w.probe_tag  = tag;
+    while (!loom_p2p_mprobe_take(src, tag, comm, msg_p, status)) {
+        st = loom_p2p_probe_failed(src, comm, failures);
+        if (loom_unlikely(st != LOOM_OK)) {
+            break;
+        }
+        loom_progress_wait_step(&w);
+    }
+    loom_progress_waiter_fini(&w);
+    if (st != LOOM_OK) {
+        loom_error("p2p", "loom_mprobe: source %d on '%s': %s", src, comm->name,
+                   src >= 0 ? "that rank failed" : "a rank of the communicator failed");
+        return loom_p2p_error(st, "loom_mprobe");
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
+                          loom_message_t *msg_p, loom_request_t *req_p)
+{
+    struct loom_message *msg;
+    loom_request_t req;
+    loom_p2p_req_t *rq;
+    size_t bytes;
+    loom_status_t st;
+
+    if (msg_p == NULL || *msg_p == LOOM_MESSAGE_NULL || req_p == NULL) {
+        loom_error("p2p", "loom_imrecv: %s", msg_p == NULL ? "msg_p is NULL" :
+                   req_p == NULL ? "req_p is NULL" :
+                   "the message is LOOM_MESSAGE_NULL (not from a matched probe)");
+        return loom_p2p_error(req_p == NULL || msg_p == NULL ? LOOM_ERR_INVALID_ARG
+                                                             : LOOM_ERR_INVALID_REQUEST,
+                              "loom_imrecv");
+    }
+    msg = *msg_p;
+    st = loom_p2p_check(buf, count, dt, LOOM_PROC_NULL, 0,
+                        msg == LOOM_MESSAGE_NO_PROC ? LOOM_COMM_SELF : msg->comm, 1,
+                        "loom_imrecv", &bytes);
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_imrecv");
+    }
+    if (msg == LOOM_MESSAGE_NO_PROC) {
+        *msg_p = LOOM_MESSAGE_NULL;
+        st = loom_p2p_req_proc_null(LOOM_COMM_SELF, req_p);
+        return st < 0 ? loom_p2p_error(st, "loom_imrecv") : st;
+    }
+    req = loom_request_alloc(LOOM_REQ_RECV, msg->comm);
+    if (req == NULL) {
+        return loom_p2p_error(LOOM_ERR_NO_MEMORY, "loom_imrecv");
+    }
+    rq = loom_p2p_req(req);
+    rq->buf  = buf;
+    rq->len  = bytes;
+    rq->peer = -1;
+    loom_match_posted_prep(&rq->posted, msg->ux->m.ctx, msg->ux->m.src, msg->ux->m.tag);
+    *msg_p = LOOM_MESSAGE_NULL;
+    *req_p = req;
+    loom_p2p_unexp_deliver(req, msg->ux);   /* eager: copies; RTS: starts the gets */
+    free(msg);
+    return LOOM_OK;
+}
+
+loom_status_t loom_mrecv(void *buf, size_t count, loom_datatype_t dt, loom_message_t *msg_p,
+                         loom_msg_status_t *status)
+{
+    loom_request_t req;
+    loom_status_t st = loom_imrecv(buf, count, dt, msg_p, &req);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    if (!req->complete) {
+        loom_progress_wait_on(req, -1, "loom_mrecv");
+    }
+    if (status != LOOM_STATUS_IGNORE) {
+        *status = req->msg;
+    }
+    st = req->status;
+    loom_p2p_req_release(req);
+    return st < 0 ? loom_p2p_error(st, "loom_mrecv") : st;
 }

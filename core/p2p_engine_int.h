@@ -48,6 +48,7 @@ typedef enum loom_p2p_state {
 #define LOOM_REQ_FLAG_SSEND     0x10u  /* send: the user asked for ssend/issend */
 #define LOOM_REQ_FLAG_COLL      0x20u  /* send: on the collective context */
 #define LOOM_REQ_FLAG_PUSHED    0x40u  /* send: a RNDV_DATA followed its RTS */
+#define LOOM_REQ_FLAG_CANCEL    0x80u  /* send: CANCEL sent; a NAK means cancelled */
 
 /** Per-request p2p state, overlaid on loom_request::p2p. */
 typedef struct loom_p2p_req {
@@ -206,6 +207,15 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
     }
 }
 
+/**
+ * Create an inactive persistent send (@p is_recv 0) or receive on @p comm
+ * for checked arguments (@p bytes bytes at @p buf, comm rank @p peer);
+ * loom_start() runs loom_p2p_isend_start / loom_p2p_irecv_start on it.
+ */
+loom_status_t loom_request_persist_p2p(void *buf, size_t bytes, int peer, int tag,
+                                       unsigned flags, int is_recv, loom_comm_t comm,
+                                       loom_request_t *req_p);
+
 /** Copy a completed request's outcome into @p status (may be IGNORE). */
 void loom_request_status_copy(loom_request_t req, loom_msg_status_t *status);
 
@@ -317,6 +327,24 @@ loom_comm_t loom_comm_live_next(loom_comm_t prev);
 int loom_comm_has_world(loom_comm_t comm, int world_rank);
 
 /* ---- p2p_proto.c ------------------------------------------------------------ */
+
+/**
+ * Start a send on @p req (fresh from the pool, or a persistent request
+ * being restarted); on failure @p req is left for the caller to release.
+ */
+loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t bytes,
+                                   int dest, int tag, loom_comm_t comm, uint32_t which,
+                                   unsigned flags);
+
+/** Start a receive on @p req; see loom_p2p_isend_start(). Cannot fail. */
+loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
+                                   int tag, loom_comm_t comm, uint32_t which);
+
+/** Give an unexpected message (out of the matching engine) back to its pool. */
+void loom_p2p_unexp_free(loom_p2p_unexp_t *ux);
+
+/** An unexpected message meets its receive @p req (matched probe: loom_mrecv). */
+void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux);
 
 /** The transports' am callback. */
 void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);
@@ -455,8 +483,24 @@ loom_status_t loom_p2p_drain(void);
 /** While finalizing: tell the sender of unexpected @p ux it will never be received. */
 void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
 
-/** A NAK from @p world_src for our send @p sreq: warn, complete it with ERR_CANCELED. */
+/**
+ * A NAK from @p world_src for our send @p sreq: warn, complete it with
+ * ERR_CANCELED; or, when the send asked for it (CANCEL), complete it
+ * cancelled.
+ */
 void loom_p2p_recv_nak(int world_src, uint64_t sreq);
+
+/**
+ * Withdraw send @p req if it is not matched yet: one that waits for an ACK
+ * or FIN (an EAGER_SYNC or RTS is out) sends CANCEL; an eager send still in
+ * the back-pressure queue is taken out of it and completes cancelled.
+ * @return 1 if cancelled or asked, 0 if the send cannot be cancelled any
+ * more (complete, or an eager frame already handed to the transport).
+ */
+int loom_p2p_send_cancel(loom_request_t req);
+
+/** A CANCEL frame from @p world_src for its send @p sreq (drop it, NAK, if unmatched). */
+void loom_p2p_recv_cancel_frame(int world_src, uint64_t sreq);
 
 /* ---- p2p_sreq.c --------------------------------------------------------------- */
 

@@ -63,7 +63,7 @@ loom_status_t loom_p2p_engine_setup(void)
     return loom_mpool_init(&e->unexp_large_pool, "unexpected (eager)", large, 16, 0);
 }
 
-static void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
+void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
@@ -322,7 +322,7 @@ void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
     if (st < 0) {
         loom_error("p2p", "cannot send %s to rank %d: %s",
                    type == LOOM_P2P_ACK ? "ACK" : type == LOOM_P2P_FIN ? "FIN" :
-                   type == LOOM_P2P_NAK ? "NAK" : "BYE",
+                   type == LOOM_P2P_NAK ? "NAK" : type == LOOM_P2P_CANCEL ? "CANCEL" : "BYE",
                    world_rank, loom_strerror(st));
     }
 }
@@ -333,11 +333,29 @@ loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int ta
                                  loom_comm_t comm, uint32_t which, unsigned flags,
                                  loom_request_t *req_p)
 {
+    loom_request_t req = loom_request_alloc(LOOM_REQ_SEND, comm);
+    loom_status_t st;
+
+    if (loom_unlikely(req == NULL)) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    st = loom_p2p_isend_start(req, buf, bytes, dest, tag, comm, which, flags);
+    if (loom_unlikely(st < 0)) {
+        loom_request_release(req);
+        return st;
+    }
+    *req_p = req;
+    return LOOM_OK;
+}
+
+loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t bytes,
+                                   int dest, int tag, loom_comm_t comm, uint32_t which,
+                                   unsigned flags)
+{
     loom_p2p_engine_t *e = &loom_p2p_engine;
     int wr = loom_comm_to_world(comm, dest);
     loom_p2p_peer_t *peer = &e->peers[wr];
     loom_p2p_hdr_sync_t h;
-    loom_request_t req;
     loom_p2p_req_t *rq;
     loom_status_t st;
 
@@ -345,10 +363,6 @@ loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int ta
         loom_error("p2p", "send to rank %d (%s): the peer failed earlier", wr,
                    loom_p2p_peer_host(wr));
         return peer->failed;
-    }
-    req = loom_request_alloc(LOOM_REQ_SEND, comm);
-    if (loom_unlikely(req == NULL)) {
-        return LOOM_ERR_NO_MEMORY;
     }
     rq = loom_p2p_req(req);
     rq->buf  = (void *)buf;
@@ -387,14 +401,12 @@ loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int ta
     }
     if (loom_unlikely(st < 0)) {
         --e->sends_active;
-        loom_request_release(req);
         return st;
     }
     if (req->flags & LOOM_REQ_FLAG_SYNC) {
         /* waits for the peer's ACK/FIN: failed with the peer if it dies */
         loom_list_add_tail(&peer->awaiting, &req->list);
     }
-    *req_p = req;
     return LOOM_OK;
 }
 
@@ -436,7 +448,7 @@ static inline void loom_p2p_recv_copy(loom_request_t req, const void *data, size
 }
 
 /* an unexpected message meets its receive */
-static void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
+void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
 {
     loom_status_t failed = loom_p2p_engine.peers[ux->world_src].failed;
 
@@ -471,21 +483,27 @@ loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
                                  loom_comm_t comm, uint32_t which,
                                  loom_request_t *req_p)
 {
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    uint32_t ctx = loom_comm_ctx(comm, which);
     loom_request_t req = loom_request_alloc(LOOM_REQ_RECV, comm);
-    loom_p2p_req_t *rq;
-    loom_match_unexp_t *u;
 
     if (loom_unlikely(req == NULL)) {
         return LOOM_ERR_NO_MEMORY;
     }
-    rq = loom_p2p_req(req);
+    *req_p = req;
+    return loom_p2p_irecv_start(req, buf, bytes, src, tag, comm, which);
+}
+
+loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
+                                   int tag, loom_comm_t comm, uint32_t which)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    uint32_t ctx = loom_comm_ctx(comm, which);
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_match_unexp_t *u;
+
     rq->buf  = buf;
     rq->len  = bytes;
     rq->peer = -1;
     loom_match_posted_prep(&rq->posted, ctx, src, tag);
-    *req_p = req;
     /* what arrived before a sender died is still delivered: look here first */
     u = loom_match_unexp_find(&e->match, ctx, src, tag);
     if (u != NULL) {
@@ -684,6 +702,9 @@ static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
     case LOOM_P2P_NAK:
         loom_p2p_recv_nak(world_src, h->sreq);
         break;
+    case LOOM_P2P_CANCEL:
+        loom_p2p_recv_cancel_frame(world_src, h->sreq);
+        break;
     default: /* BYE */
         if (!e->peers[world_src].bye) {
             e->peers[world_src].bye = 1;
@@ -749,6 +770,7 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
     case LOOM_P2P_FIN:
     case LOOM_P2P_BYE:
     case LOOM_P2P_NAK:
+    case LOOM_P2P_CANCEL:
         if (loom_unlikely(len != sizeof(h.ctl))) {
             break;
         }

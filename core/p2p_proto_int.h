@@ -19,7 +19,12 @@
  *               ordered per pair, so everything it sent before has arrived)
  *   NAK(sreq)   finalize: the receiver finalized with this RTS or EAGER_SYNC
  *               unmatched (it will post no receive now): the send completes
- *               with LOOM_ERR_CANCELED and a warning instead of waiting forever
+ *               with LOOM_ERR_CANCELED and a warning instead of waiting forever;
+ *               also the answer to CANCEL when the message was still unmatched
+ *   CANCEL(sreq) the sender cancels its RTS or EAGER_SYNC: a receiver that
+ *               still holds it unexpected drops it and answers NAK (the send
+ *               completes cancelled); one that matched it says nothing (the
+ *               ACK/FIN completes the send, not cancelled)
  *
  * The small header is 24 bytes so an 8-byte message plus the shared-memory
  * slot header fits one 64-byte cache line. @c src is the sender's rank in
@@ -47,6 +52,7 @@ typedef enum loom_p2p_frame_type {
     LOOM_P2P_BYE,
     LOOM_P2P_NAK,
     LOOM_P2P_RNDV_DATA,
+    LOOM_P2P_CANCEL,
 } loom_p2p_frame_type_t;
 
 /** Header of every matched frame. */
@@ -73,7 +79,7 @@ typedef struct loom_p2p_hdr_rts {
     uint32_t       rsvd;
 } loom_p2p_hdr_rts_t;
 
-/** ACK, FIN, BYE, NAK; and RNDV_DATA, followed by its bytes. */
+/** ACK, FIN, BYE, NAK, CANCEL; and RNDV_DATA, followed by its bytes. */
 typedef struct loom_p2p_hdr_ctl {
     uint8_t  type;
     uint8_t  reserved[7];

@@ -24,6 +24,8 @@ loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm)
     req->complete    = 0;
     req->user_freed  = 0;
     req->flags       = 0;
+    req->ext         = LOOM_REQ_EXT_NONE;
+    req->inactive    = 0;
     req->status      = LOOM_INPROGRESS;
     req->comm        = comm;
     req->msg.source  = LOOM_ANY_SOURCE;
@@ -150,6 +152,244 @@ loom_status_t loom_request_wait_int(loom_request_t req, loom_msg_status_t *statu
     return st;
 }
 
+/* ---- extended requests: persistent and generalized (request_int.h) ---------------- */
+
+static loom_status_t loom_request_check(loom_request_t *req_p, const char *op);
+
+/*
+ * The user completes an extended request: a persistent one reports its
+ * operation's status (or an empty one while inactive) and becomes inactive,
+ * keeping its handle; a generalized one asks its owner for the status, then
+ * is released.
+ */
+static __attribute__((noinline)) loom_status_t
+loom_request_ext_finish(loom_request_t *req_p, loom_msg_status_t *status)
+{
+    loom_request_t req = *req_p;
+    loom_status_t st;
+
+    if (req->ext == LOOM_REQ_EXT_PERSIST) {
+        if (req->inactive) {
+            loom_request_status_empty(status);
+            return LOOM_OK;
+        }
+        loom_request_status_copy(req, status);
+        req->inactive = 1;
+        return req->status;
+    }
+    st = loom_request_ext(req)->finish_fn(req, status, 1);
+    loom_request_release(req);
+    *req_p = LOOM_REQUEST_NULL;
+    return st;
+}
+
+/* an extended request's common fields; inactive for a persistent one */
+static loom_status_t loom_request_ext_alloc(loom_request_kind_t kind, loom_comm_t comm,
+                                            uint8_t ext, loom_request_t *req_p)
+{
+    loom_request_t req = loom_request_alloc(kind, comm);
+
+    if (req == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memset(loom_request_ext(req), 0, sizeof(loom_request_ext_t));
+    req->ext = ext;
+    req->op_name  = NULL;
+    req->op_seq   = 0;
+    req->alg_name = NULL;
+    req->phase_fn = NULL;
+    req->progress_fn = NULL;
+    req->cleanup_fn  = NULL;
+    if (ext == LOOM_REQ_EXT_PERSIST) {
+        req->complete = 1;       /* inactive: waits return at once */
+        req->inactive = 1;
+        req->status   = LOOM_OK;
+    }
+    *req_p = req;
+    return LOOM_OK;
+}
+
+loom_status_t loom_request_persist_custom(loom_comm_t comm, const char *op_name,
+                                          loom_request_start_fn_t start_fn,
+                                          loom_request_t *req_p)
+{
+    loom_status_t st = loom_request_ext_alloc(LOOM_REQ_GENERIC, comm, LOOM_REQ_EXT_PERSIST,
+                                              req_p);
+
+    if (st == LOOM_OK) {
+        (*req_p)->op_name = op_name;
+        loom_request_ext(*req_p)->start_fn = start_fn;
+    }
+    return st;
+}
+
+loom_status_t loom_request_greq_alloc(loom_comm_t comm, loom_request_finish_fn_t finish_fn,
+                                      loom_request_t *req_p)
+{
+    loom_status_t st = loom_request_ext_alloc(LOOM_REQ_GENERIC, comm, LOOM_REQ_EXT_GREQ,
+                                              req_p);
+
+    if (st == LOOM_OK) {
+        (*req_p)->op_name = "grequest";
+        loom_request_ext(*req_p)->finish_fn = finish_fn;
+    }
+    return st;
+}
+
+void loom_request_ext_complete(loom_request_t req, loom_status_t status)
+{
+    loom_request_complete(req, status);
+}
+
+/* make an inactive persistent request active again (the fields alloc sets) */
+static void loom_request_restart(loom_request_t req)
+{
+    req->complete      = 0;
+    req->inactive      = 0;
+    req->flags         = 0;
+    req->status        = LOOM_INPROGRESS;
+    req->msg.source    = LOOM_ANY_SOURCE;
+    req->msg.tag       = LOOM_ANY_TAG;
+    req->msg.error     = LOOM_OK;
+    req->msg.cancelled = 0;
+    req->msg.bytes     = 0;
+    loom_list_init(&req->list);
+}
+
+/* start one persistent request (checked); on failure it stays inactive */
+static loom_status_t loom_request_start_one(loom_request_t req)
+{
+    loom_request_ext_t *x = loom_request_ext(req);
+    loom_status_t st;
+
+    loom_request_restart(req);
+    if (x->start_fn != NULL) {
+        st = x->start_fn(req);
+    } else if (x->peer == LOOM_PROC_NULL) {
+        if (req->kind == LOOM_REQ_SEND) {
+            ++loom_p2p_engine.sends_active;   /* loom_request_complete counts it down */
+        }
+        loom_request_complete(req, LOOM_OK);
+        req->msg.source = LOOM_PROC_NULL;
+        st = LOOM_OK;
+    } else if (x->is_recv) {
+        st = loom_p2p_irecv_start(req, x->buf, x->bytes, x->peer, x->tag, req->comm,
+                                  LOOM_CTX_P2P);
+    } else {
+        st = loom_p2p_isend_start(req, x->buf, x->bytes, x->peer, x->tag, req->comm,
+                                  LOOM_CTX_P2P, x->flags);
+    }
+    if (st < 0) {
+        req->complete = 1;
+        req->inactive = 1;
+        req->status   = LOOM_OK;
+    }
+    return st;
+}
+
+static loom_status_t loom_request_start_check(loom_request_t *req_p, const char *op)
+{
+    loom_status_t st = loom_request_check(req_p, op);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    if (*req_p == LOOM_REQUEST_NULL || (*req_p)->ext != LOOM_REQ_EXT_PERSIST) {
+        loom_error("p2p", "%s: request %p is %s", op, (void *)*req_p,
+                   *req_p == LOOM_REQUEST_NULL ? "LOOM_REQUEST_NULL" : "not persistent");
+        return LOOM_ERR_INVALID_REQUEST;
+    }
+    if (!(*req_p)->inactive) {
+        loom_error("p2p", "%s: persistent request %p is already active (complete it "
+                   "with wait/test before starting it again)", op, (void *)*req_p);
+        return LOOM_ERR_INVALID_REQUEST;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_start(loom_request_t *req_p)
+{
+    loom_status_t st = loom_request_start_check(req_p, "loom_start");
+
+    if (st == LOOM_OK) {
+        st = loom_request_start_one(*req_p);
+    }
+    return st < 0 ? loom_p2p_error(st, "loom_start") : st;
+}
+
+loom_status_t loom_startall(size_t n, loom_request_t reqs[])
+{
+    loom_status_t st = LOOM_OK;
+
+    if (n > 0 && reqs == NULL) {
+        loom_error("p2p", "loom_startall: the request array is NULL with n = %zu", n);
+        return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_startall");
+    }
+    for (size_t i = 0; i < n && st >= 0; ++i) {
+        st = loom_request_start_check(&reqs[i], "loom_startall");
+        if (st == LOOM_OK) {
+            st = loom_request_start_one(reqs[i]);
+        }
+    }
+    return st < 0 ? loom_p2p_error(st, "loom_startall") : st;
+}
+
+/* the persistent request's arguments, checked as loom_isend/loom_irecv check them */
+loom_status_t loom_request_persist_p2p(void *buf, size_t bytes, int peer, int tag,
+                                       unsigned flags, int is_recv, loom_comm_t comm,
+                                       loom_request_t *req_p)
+{
+    loom_request_kind_t kind = is_recv ? LOOM_REQ_RECV : LOOM_REQ_SEND;
+    loom_status_t st = loom_request_ext_alloc(kind, comm, LOOM_REQ_EXT_PERSIST, req_p);
+    loom_request_ext_t *x;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    x = loom_request_ext(*req_p);
+    x->buf     = buf;
+    x->bytes   = bytes;
+    x->peer    = peer;
+    x->tag     = tag;
+    x->flags   = flags;
+    x->is_recv = (uint8_t)is_recv;
+    /* a receive's posted entry is read by hang reports and loom_request_peer */
+    loom_match_posted_prep(&loom_p2p_req(*req_p)->posted, 0, peer, tag);
+    return LOOM_OK;
+}
+
+loom_status_t loom_request_get_status(loom_request_t req, int *flag_p,
+                                      loom_msg_status_t *status)
+{
+    loom_request_t r = req;
+    loom_status_t st = loom_request_check(&r, "loom_request_get_status");
+
+    if (st == LOOM_OK && flag_p == NULL) {
+        loom_error("p2p", "loom_request_get_status: flag_p is NULL");
+        st = LOOM_ERR_INVALID_ARG;
+    }
+    if (loom_unlikely(st != LOOM_OK)) {
+        return loom_p2p_error(st, "loom_request_get_status");
+    }
+    if (req == LOOM_REQUEST_NULL || req->inactive) {
+        loom_request_status_empty(status);
+        *flag_p = 1;
+        return LOOM_OK;
+    }
+    if (!req->complete) {
+        loom_progress_poll();
+    }
+    *flag_p = req->complete;
+    if (!req->complete) {
+        return LOOM_OK;
+    }
+    if (req->ext == LOOM_REQ_EXT_GREQ) {
+        return loom_request_ext(req)->finish_fn(req, status, 0);
+    }
+    loom_request_status_copy(req, status);
+    return req->status < 0 ? req->status : LOOM_OK;
+}
+
 /* ---- public completion calls -------------------------------------------------- */
 
 static loom_status_t loom_request_check(loom_request_t *req_p, const char *op)
@@ -182,6 +422,9 @@ static loom_status_t loom_request_finish_user(loom_request_t *req_p,
     loom_request_t req = *req_p;
     loom_status_t st = req->status;
 
+    if (loom_unlikely(req->ext != LOOM_REQ_EXT_NONE)) {
+        return loom_request_ext_finish(req_p, status);
+    }
     loom_request_status_copy(req, status);
     loom_request_release(req);
     *req_p = LOOM_REQUEST_NULL;
@@ -350,8 +593,8 @@ static size_t loom_request_find_any(size_t n, loom_request_t reqs[])
     int any_active = 0;
 
     for (size_t i = 0; i < n; ++i) {
-        if (reqs[i] == LOOM_REQUEST_NULL) {
-            continue;
+        if (reqs[i] == LOOM_REQUEST_NULL || reqs[i]->inactive) {
+            continue;   /* MPI: an inactive persistent request counts as null */
         }
         if (reqs[i]->complete) {
             return i;

@@ -40,6 +40,8 @@ struct loom_request {
     uint8_t              complete;    /* generic: set by the engine */
     uint8_t              user_freed;  /* loom_request_free(): release at completion */
     uint8_t              flags;
+    uint8_t              ext;         /* loom_request_ext_kind_t: 0 for ordinary requests */
+    uint8_t              inactive;    /* persistent: not started, or completed and returned */
     loom_status_t        status;      /* generic: outcome once complete */
     loom_msg_status_t    msg;         /* what the user's status gets */
     loom_comm_t          comm;
@@ -58,6 +60,77 @@ struct loom_request {
     /* generic private state, 16-byte aligned */
     uint8_t              priv[LOOM_REQ_PRIV_SIZE] __attribute__((aligned(16)));
 };
+
+/*
+ * Requests that outlive or extend the ordinary life cycle (request.c
+ * "extended requests"): persistent requests keep their handle across
+ * completions (loom_start restarts them); generalized requests (MPI
+ * Grequest) are completed by their owner and report their status through
+ * a callback. Their state lives in priv[] as a loom_request_ext_t, so an
+ * ordinary request pays only one test of req->ext where the user completes
+ * it.
+ */
+typedef enum loom_request_ext_kind {
+    LOOM_REQ_EXT_NONE = 0,
+    LOOM_REQ_EXT_PERSIST,   /* persistent send/recv, or one with a start_fn */
+    LOOM_REQ_EXT_GREQ,      /* completed by loom_request_ext_complete */
+} loom_request_ext_kind_t;
+
+/*
+ * Callbacks of an extended request. start: starts the operation of a
+ * persistent request that is not a plain send or receive (MPI buffered
+ * mode); it completes @p req with loom_request_ext_complete or returns an
+ * error (the request then stays inactive). finish: a generalized request
+ * is returned to the user: fill @p status (may be LOOM_STATUS_IGNORE) and
+ * return the operation's outcome; @p release is 1 when the request is then
+ * released (the owner frees its own state), 0 for a non-destructive query.
+ */
+typedef loom_status_t (*loom_request_start_fn_t)(loom_request_t req);
+typedef loom_status_t (*loom_request_finish_fn_t)(loom_request_t req,
+                                                  loom_msg_status_t *status, int release);
+
+/** State of an extended request, at the start of its priv[]. */
+typedef struct loom_request_ext {
+    loom_request_start_fn_t  start_fn;   /* persistent: NULL = p2p send/recv below */
+    loom_request_finish_fn_t finish_fn;  /* greq */
+    void                    *buf;        /* persistent p2p: the operation's arguments */
+    size_t                   bytes;
+    int                      peer;       /* comm rank (or ANY_SOURCE / PROC_NULL) */
+    int                      tag;
+    unsigned                 flags;      /* LOOM_P2P_FLAG_* */
+    uint8_t                  is_recv;
+    uint64_t                 user[12];   /* the owner's state (MPI layer) */
+} loom_request_ext_t;
+
+_Static_assert(sizeof(loom_request_ext_t) <= LOOM_REQ_PRIV_SIZE,
+               "loom_request_ext_t must fit in loom_request::priv");
+
+static inline loom_request_ext_t *loom_request_ext(loom_request_t req)
+{
+    return (loom_request_ext_t *)(void *)req->priv;
+}
+
+/** 1 if @p req is a persistent request that is not active (ignored by waits). */
+static inline int loom_request_is_inactive(loom_request_t req)
+{
+    return req->inactive != 0;
+}
+
+/**
+ * Create an inactive persistent request on @p comm whose loom_start()
+ * calls @p start_fn (kind LOOM_REQ_GENERIC); the caller fills the ext's
+ * user[] state.
+ */
+loom_status_t loom_request_persist_custom(loom_comm_t comm, const char *op_name,
+                                          loom_request_start_fn_t start_fn,
+                                          loom_request_t *req_p);
+
+/** Create a generalized request on @p comm (active until loom_request_ext_complete). */
+loom_status_t loom_request_greq_alloc(loom_comm_t comm, loom_request_finish_fn_t finish_fn,
+                                      loom_request_t *req_p);
+
+/** Complete an extended request (a greq, or a custom persistent start) with @p status. */
+void loom_request_ext_complete(loom_request_t req, loom_status_t status);
 
 /**
  * Create a generic request on @p comm whose state machine is @p progress_fn.

@@ -428,9 +428,12 @@ LOOM_API loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag
                                    loom_msg_status_t *status);
 
 /**
- * @brief Cancel a pending receive. Complete it with loom_wait/test; the
- * status then has cancelled = 1 unless the receive had already matched.
- * Cancelling a send returns LOOM_ERR_UNSUPPORTED.
+ * @brief Cancel a pending receive or send. Complete it with loom_wait/test;
+ * the status then has cancelled = 1 unless the operation had already
+ * matched. A send can be withdrawn while its receiver still holds it
+ * unmatched and waits for it to be received (a synchronous send, or one
+ * above the eager limit); a standard eager send is delivered and completes
+ * not cancelled. Cancelling a collective returns LOOM_ERR_UNSUPPORTED.
  */
 LOOM_API loom_status_t loom_cancel(loom_request_t *req_p);
 
@@ -445,6 +448,72 @@ LOOM_API loom_status_t loom_request_free(loom_request_t *req_p);
  * protocols and collectives. @return the number of events processed.
  */
 LOOM_API int loom_progress(void);
+
+/* ---- point-to-point additions: persistent requests, matched probe ---- */
+
+/**
+ * @brief Create an inactive persistent standard-mode send (@p sync 0) or
+ * synchronous send (@p sync 1) request: loom_start() sends the buffer's
+ * current contents; completing the request (wait/test) makes it inactive
+ * again instead of releasing it, and it can be started again. Free it with
+ * loom_request_free(). Arguments are checked here, as by loom_isend().
+ */
+LOOM_API loom_status_t loom_send_init(const void *buf, size_t count, loom_datatype_t dt,
+                                      int dest, int tag, int sync, loom_comm_t comm,
+                                      loom_request_t *req_p);
+
+/** @brief Create an inactive persistent receive; see loom_send_init(). */
+LOOM_API loom_status_t loom_recv_init(void *buf, size_t count, loom_datatype_t dt,
+                                      int src, int tag, loom_comm_t comm,
+                                      loom_request_t *req_p);
+
+/**
+ * @brief Start an inactive persistent request. Waiting on or testing an
+ * inactive persistent request returns at once with an empty status.
+ * @return LOOM_ERR_INVALID_REQUEST if it is not persistent or already active.
+ */
+LOOM_API loom_status_t loom_start(loom_request_t *req_p);
+
+/** @brief loom_start() on each of @p n requests, in order; stops at the first error. */
+LOOM_API loom_status_t loom_startall(size_t n, loom_request_t reqs[]);
+
+/**
+ * @brief Non-destructive test: *flag_p = 1 when @p req is complete (or
+ * LOOM_REQUEST_NULL, or an inactive persistent request), with @p status
+ * filled, but the request is neither released nor made inactive.
+ */
+LOOM_API loom_status_t loom_request_get_status(loom_request_t req, int *flag_p,
+                                               loom_msg_status_t *status);
+
+/**
+ * A message taken out of matching by loom_mprobe()/loom_improbe(): no other
+ * receive can match it; receive it with loom_mrecv()/loom_imrecv().
+ */
+typedef struct loom_message *loom_message_t;
+#define LOOM_MESSAGE_NULL    ((loom_message_t)0)
+/** What a matched probe of LOOM_PROC_NULL returns; receiving it gets nothing. */
+#define LOOM_MESSAGE_NO_PROC ((loom_message_t)1)
+
+/**
+ * @brief Blocking matched probe: wait for a message matching (@p src,
+ * @p tag) on @p comm, remove it from the unexpected queue and return it in
+ * *msg_p (eager data or a rendezvous announcement; the data of a
+ * rendezvous is read only by loom_mrecv). @p status as for loom_probe().
+ */
+LOOM_API loom_status_t loom_mprobe(int src, int tag, loom_comm_t comm, loom_message_t *msg_p,
+                                   loom_msg_status_t *status);
+
+/** @brief Nonblocking matched probe: *flag_p = 0 and *msg_p untouched if none. */
+LOOM_API loom_status_t loom_improbe(int src, int tag, loom_comm_t comm, int *flag_p,
+                                    loom_message_t *msg_p, loom_msg_status_t *status);
+
+/** @brief Receive a probed message; sets *msg_p to LOOM_MESSAGE_NULL. */
+LOOM_API loom_status_t loom_mrecv(void *buf, size_t count, loom_datatype_t dt,
+                                  loom_message_t *msg_p, loom_msg_status_t *status);
+
+/** @brief Nonblocking loom_mrecv(). */
+LOOM_API loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
+                                   loom_message_t *msg_p, loom_request_t *req_p);
 
 /* ------------------------------------------------------------------------ */
 /* Collectives                                                              */

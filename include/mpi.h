@@ -181,7 +181,7 @@ typedef struct loom_mpi_info       *MPI_Info;     /* only MPI_INFO_NULL */
 typedef struct loom_mpi_group      *MPI_Group;    /* unsupported */
 typedef struct loom_mpi_win        *MPI_Win;      /* unsupported */
 typedef struct loom_mpi_file       *MPI_File;     /* unsupported */
-typedef struct loom_mpi_message    *MPI_Message;  /* unsupported */
+typedef struct loom_mpi_message    *MPI_Message;  /* a loom_message_t */
 
 /**
  * Status of a completed receive or probe. The first three fields are MPI's;
@@ -251,7 +251,7 @@ extern LOOM_MPI_API struct loom_mpi_group loom_mpi_group_empty;  /* a real empty
 #define MPI_IN_PLACE   ((void *)1)
 #define MPI_BOTTOM     ((void *)0)
 #define MPI_KEYVAL_INVALID (-1)
-#define MPI_BSEND_OVERHEAD 128     /* bytes MPI_Bsend adds to each message */
+#define MPI_BSEND_OVERHEAD 64      /* bytes MPI_Bsend adds to each message (its block header) */
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL      ((char **)0)
 #define MPI_ARGVS_NULL     ((char ***)0)
@@ -597,8 +597,7 @@ extern LOOM_MPI_API struct loom_mpi_info loom_mpi_info_env;
 #define MPI_INFO_ENV (&loom_mpi_info_env)
 
 /* The message MPI_Mprobe/MPI_Improbe return for MPI_PROC_NULL. */
-extern LOOM_MPI_API struct loom_mpi_message loom_mpi_message_no_proc;
-#define MPI_MESSAGE_NO_PROC (&loom_mpi_message_no_proc)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)   /* MPI_Mprobe of MPI_PROC_NULL (loom's LOOM_MESSAGE_NO_PROC) */
 
 /* ------------------------------------------------------------------------ */
 /* Tool information interface (MPI_T, MPI-3.1 chapter 14.3)                 */

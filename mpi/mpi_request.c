@@ -13,6 +13,7 @@
  * empty, so plain point-to-point traffic never pays for it.
  */
 #include "mpi_int.h"
+#include "mpi_p2pext_int.h"
 #include "request_int.h"
 
 #include <stdlib.h>
@@ -340,7 +341,8 @@ int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
 static int loom_mpi_all_null(int count, const MPI_Request reqs[])
 {
     for (int i = 0; i < count; ++i) {
-        if (reqs[i] != MPI_REQUEST_NULL) {
+        /* an inactive persistent request counts as null (MPI-3.1 3.7.5) */
+        if (reqs[i] != MPI_REQUEST_NULL && !loom_request_is_inactive(reqs[i])) {
             return 0;
         }
     }
@@ -424,7 +426,7 @@ static loom_status_t loom_mpi_collect_some(int incount, MPI_Request requests[],
     for (int i = 0; i < incount; ++i) {
         MPI_Status *s;
 
-        if (requests[i] == MPI_REQUEST_NULL) {
+        if (requests[i] == MPI_REQUEST_NULL || loom_request_is_inactive(requests[i])) {
             continue;
         }
         s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[*outcount];
@@ -516,6 +518,9 @@ int PMPI_Request_free(MPI_Request *request)
         return loom_mpi_raise(NULL, MPI_ERR_REQUEST, "MPI_Request_free",
                               "request is %s", request == NULL ? "NULL" : "MPI_REQUEST_NULL");
     }
+    if ((*request)->ext == LOOM_REQ_EXT_GREQ) {
+        return loom_mpi_greq_free(request);
+    }
     side = loom_mpi_side_count > 0 ? loom_mpi_side_find(*request) : NULL;
     if (side != NULL) {
         /* Keep the loom request: its arrays go when a later call finds it done. */
@@ -539,14 +544,17 @@ int PMPI_Cancel(MPI_Request *request)
         return loom_mpi_raise(NULL, MPI_ERR_REQUEST, "MPI_Cancel",
                               "request is %s", request == NULL ? "NULL" : "MPI_REQUEST_NULL");
     }
+    if ((*request)->ext != LOOM_REQ_EXT_NONE) {
+        return loom_mpi_ext_cancel(*request);
+    }
     comm = loom_mpi_req_comm(1, request);
     switch ((*request)->kind) {
     case LOOM_REQ_SEND:
         /*
-         * loom cannot withdraw a send once started. MPI allows a cancel to
-         * fail: the send completes normally and MPI_Test_cancelled says false.
+         * An unmatched ssend or rendezvous send is withdrawn if its receiver
+         * still holds it; any other send completes normally and
+         * MPI_Test_cancelled says false (MPI allows a cancel to fail).
          */
-        return MPI_SUCCESS;
     case LOOM_REQ_RECV:
         st = loom_cancel(request);
         return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Cancel");

@@ -164,7 +164,6 @@ static void test_unsupported(void)
     MPI_Win win = (MPI_Win)&rank;
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Datatype dt = MPI_INT;
-    MPI_Request req = (MPI_Request)&rank;
     MPI_File fh = (MPI_File)&rank;
     int buf[4] = { 0 }, ints[4] = { 1, 1, 1, 1 }, pos = 0;
     MPI_Aint disps[1] = { 0 };
@@ -195,13 +194,6 @@ static void test_unsupported(void)
     UNSUP(MPI_Unpack(ints, 16, &pos, buf, 1, MPI_INT, MPI_COMM_WORLD));
     UNSUP(MPI_Comm_spawn("true", NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &comm, NULL));
     UNSUP(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 0, &comm));
-    UNSUP(MPI_Bsend(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD));
-    UNSUP(MPI_Buffer_attach(buf, 16));
-    UNSUP(MPI_Send_init(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req));
-    MT_CHECK(req == MPI_REQUEST_NULL);
-    UNSUP(MPI_Recv_init(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req));
-    UNSUP(MPI_Start(&req));
-    UNSUP(MPI_Startall(1, &req));
     UNSUP(MPI_File_open(MPI_COMM_WORLD, "/tmp/x", 0, MPI_INFO_NULL, &fh));
     MT_CHECK(fh == MPI_FILE_NULL);
 }
