@@ -228,6 +228,26 @@ const char *loom_mpi_class_name(int errclass);
 /** Convert the error field of @p n statuses from loom statuses to classes. */
 void loom_mpi_status_convert(MPI_Status *statuses, size_t n);
 
+/*
+ * A call that completes one operation (MPI_Recv, MPI_Wait, MPI_Test,
+ * MPI_Probe, MPI_Mprobe, ...) returns its error and leaves the status's
+ * MPI_ERROR as the caller had it: MPI-3.1 3.2.5 calls the field undefined
+ * there, MPICH and Open MPI leave it alone, and programs check that. loom
+ * writes its own error into the field, so these calls read it first and put
+ * it back.
+ */
+static inline int loom_mpi_status_error_get(const MPI_Status *st)
+{
+    return st != MPI_STATUS_IGNORE ? st->MPI_ERROR : 0;
+}
+
+static inline void loom_mpi_status_error_put(MPI_Status *st, int error)
+{
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_ERROR = error;
+    }
+}
+
 /* ---- requests ------------------------------------------------------------------------ */
 
 /**

@@ -37,11 +37,10 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    int serr = loom_mpi_status_error_get(status);
     st = loom_mprobe(source, tag, lcomm, (loom_message_t *)message,
                      (loom_msg_status_t *)status);
-    if (st == LOOM_OK && status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Mprobe");
 }
 
@@ -59,11 +58,10 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
     if (flag == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Improbe", "flag is NULL");
     }
+    int serr = loom_mpi_status_error_get(status);
     st = loom_improbe(source, tag, lcomm, flag, (loom_message_t *)message,
                       (loom_msg_status_t *)status);
-    if (st == LOOM_OK && *flag && status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Improbe");
 }
 
@@ -104,10 +102,9 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
         return loom_mpi_raise_loom(NULL, st, "MPI_Mrecv");
     }
     comm = loom_mpi_comm_of(req->comm);
+    int serr = loom_mpi_status_error_get(status);
     st = loom_wait(&req, (loom_msg_status_t *)status);
-    if (status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Mrecv");
 }
 

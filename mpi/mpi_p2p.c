@@ -149,13 +149,12 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count))) {
         return loom_mpi_p2p_bad(comm, datatype, count, "MPI_Recv");
     }
+    int serr = loom_mpi_status_error_get(status);
     st = loom_recv(buf, (size_t)count * datatype->n, datatype->base, source, tag,
                    comm->comm, (loom_msg_status_t *)status);
+    loom_mpi_status_error_put(status, serr);
     if (loom_likely(st == LOOM_OK)) {
-        return MPI_SUCCESS;   /* the status's error is LOOM_OK, already MPI_SUCCESS */
-    }
-    if (status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
+        return MPI_SUCCESS;
     }
     return loom_mpi_raise_loom(comm, st, "MPI_Recv");
 }
@@ -204,10 +203,9 @@ static int loom_mpi_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
         loom_wait(&rreq, LOOM_STATUS_IGNORE);
         return loom_mpi_raise_loom(comm, st, call);
     }
+    int serr = loom_mpi_status_error_get(status);
     rst = loom_wait(&rreq, (loom_msg_status_t *)status);
-    if (status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return rst == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, rst, call);
 }
 
@@ -260,10 +258,9 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    int serr = loom_mpi_status_error_get(status);
     st = loom_probe(source, tag, lcomm, (loom_msg_status_t *)status);
-    if (status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Probe");
 }
 
@@ -280,9 +277,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     if (flag == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Iprobe", "flag is NULL");
     }
+    int serr = loom_mpi_status_error_get(status);
     st = loom_iprobe(source, tag, lcomm, flag, (loom_msg_status_t *)status);
-    if (st == LOOM_OK && *flag && status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Iprobe");
 }

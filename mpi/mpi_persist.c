@@ -413,13 +413,12 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (flag == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Request_get_status", "flag is NULL");
     }
+    int serr = loom_mpi_status_error_get(status);
     st = loom_request_get_status(request, flag, (loom_msg_status_t *)status);
+    loom_mpi_status_error_put(status, serr);
     if (st == LOOM_ERR_INVALID_REQUEST || st == LOOM_ERR_NOT_INITIALIZED ||
         st == LOOM_ERR_FINALIZED) {
         return loom_mpi_raise_loom(NULL, st, "MPI_Request_get_status");
-    }
-    if (*flag && status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
     }
     return st == LOOM_OK ? MPI_SUCCESS
                          : loom_mpi_raise_loom(loom_mpi_comm_of(request->comm), st,

@@ -252,11 +252,10 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     }
     comm = loom_mpi_req_comm(1, request);
     loom_mpi_complete_begin(1, request);
+    int serr = loom_mpi_status_error_get(status);
     st = loom_wait(request, (loom_msg_status_t *)status);
     loom_mpi_complete_end(1, request);
-    if (status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Wait");
 }
 
@@ -277,11 +276,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     }
     comm = loom_mpi_req_comm(1, request);
     loom_mpi_complete_begin(1, request);
+    int serr = loom_mpi_status_error_get(status);
     st = loom_test(request, flag, (loom_msg_status_t *)status);
     loom_mpi_complete_end(1, request);
-    if (*flag && status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
+    loom_mpi_status_error_put(status, serr);
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Test");
 }
 
@@ -370,12 +368,11 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
     }
     comm = loom_mpi_req_comm((size_t)count, requests);
     loom_mpi_complete_begin((size_t)count, requests);
+    int serr = loom_mpi_status_error_get(status);
     st = loom_waitany((size_t)count, requests, &idx, (loom_msg_status_t *)status);
     loom_mpi_complete_end((size_t)count, requests);
+    loom_mpi_status_error_put(status, serr);
     *index = idx == (size_t)-1 ? MPI_UNDEFINED : (int)idx;
-    if (status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Waitany");
 }
 
@@ -403,12 +400,11 @@ int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
     }
     comm = loom_mpi_req_comm((size_t)count, requests);
     loom_mpi_complete_begin((size_t)count, requests);
+    int serr = loom_mpi_status_error_get(status);
     st = loom_testany((size_t)count, requests, &idx, flag, (loom_msg_status_t *)status);
     loom_mpi_complete_end((size_t)count, requests);
+    loom_mpi_status_error_put(status, serr);
     *index = (*flag && idx != (size_t)-1) ? (int)idx : MPI_UNDEFINED;
-    if (*flag && status != MPI_STATUS_IGNORE) {
-        loom_mpi_status_convert(status, 1);
-    }
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Testany");
 }
 
