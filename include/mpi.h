@@ -660,6 +660,11 @@ LOOM_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_I
 LOOM_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
 LOOM_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
 
+/* ---- intercommunicators (declarations to fold into the table) ---- */
+LOOM_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+LOOM_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int *size))
+LOOM_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,9 @@
  * MPI_Wait/Test* completes it.
  */
 #include "mpi_int.h"
+#include "mpi_intercomm_int.h"
+
+#include <limits.h>
 
 /* Where converted arrays live: scratch (blocking) or side storage (nonblocking). */
 typedef struct loom_mpi_vbuf {
@@ -159,6 +162,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                         displs, 0, recvtype, comm, "MPI_Allgatherv");
+    }
     return loom_mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm, 0, NULL, "MPI_Allgatherv");
 }
@@ -239,6 +246,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                      displs, 0, recvtype, root, comm, "MPI_Gatherv");
+    }
     loom_mpi_rootv_t a = { 1, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype,
                            root };
 
@@ -261,6 +272,10 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_scatterv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, "MPI_Scatterv");
+    }
     loom_mpi_rootv_t a = { 0, recvbuf, recvcount, recvtype, sendcounts, displs, sendtype,
                            root };
 
@@ -329,6 +344,11 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_alltoallv(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf,
+                                        recvcounts, rdispls, 0, recvtype, comm,
+                                        "MPI_Alltoallv");
+    }
     return loom_mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm, 0, NULL, "MPI_Alltoallv");
 }

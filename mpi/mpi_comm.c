@@ -386,6 +386,6 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     if (flag == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
     }
-    *flag = 0;  /* loom has intracommunicators only */
+    *flag = loom_comm_is_inter(lcomm);
     return MPI_SUCCESS;
 }

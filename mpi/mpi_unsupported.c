@@ -354,20 +354,6 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
     return loom_mpi_unsupported(comm, "MPI_Comm_spawn", "dynamic process management");
 }
 
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                          int remote_leader, int tag, MPI_Comm *newintercomm)
-{
-    (void)local_leader;
-    (void)peer_comm;
-    (void)remote_leader;
-    (void)tag;
-    if (newintercomm != NULL) {
-        *newintercomm = MPI_COMM_NULL;
-    }
-    return loom_mpi_unsupported(local_comm, "MPI_Intercomm_create", "intercommunicators");
-}
-
 #pragma weak MPI_Scan = PMPI_Scan
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm)
