@@ -48,6 +48,9 @@ static loom_status_t loom_inter_check_root(loom_comm_t comm, int root, const cha
                    comm->remote_size);
         st = LOOM_ERR_INVALID_ROOT;
     }
+    if (st == LOOM_OK && root == LOOM_PROC_NULL) {
+        (void)loom_inter_next_tag(comm);   /* the others take this operation's tag */
+    }
     return st;
 }
 

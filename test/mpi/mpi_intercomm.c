@@ -1,0 +1,413 @@
+/*
+ * mpi_intercomm.c: intercommunicators at any rank count (>= 2 to do work).
+ *
+ * Three splits of MPI_COMM_WORLD into sides 0 and 1: evens/odds, first
+ * half/second half, and rank 0/the rest (odd splits like 1+2, 2+3, 3+4,
+ * 1+7). For each: MPI_Intercomm_create over WORLD, then
+ *   queries     test_inter, size/rank (local), remote_size, remote_group
+ *   p2p         every process to every remote process, received with
+ *               MPI_ANY_SOURCE; MPI_SOURCE is the remote rank
+ *   collectives barrier, bcast both ways (MPI_ROOT/MPI_PROC_NULL), gather,
+ *               scatter, allgather, alltoall, (v) forms, reduce, allreduce,
+ *               reduce_scatter_block: every value checked
+ *   merge       high = side, high = !side, high equal (lower world rank's
+ *               group first), with an allreduce and a ring on the result
+ *   dup, split (by local parity; an empty remote side gives MPI_COMM_NULL)
+ *   errors      bad local/remote leader (MPI_ERR_RANK), bad root
+ *               (MPI_ERR_ROOT), remote_size of an intracomm and a
+ *               nonblocking collective on an intercomm (MPI_ERR_COMM)
+ */
+#include "mpi_test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int me, np;
+
+/* MT_TRACE=1: say which step each rank is in (to find a hang) */
+#define TRACE(step) \
+    do { if (getenv("MT_TRACE")) fprintf(stderr, "[%d] mode %d: %s\n", me, mode, step); } while (0)
+
+/* Which side world rank @p w is on in split @p mode. */
+static int side_of(int mode, int w)
+{
+    switch (mode) {
+    case 0:  return w % 2;
+    case 1:  return w >= np / 2;
+    default: return w != 0;
+    }
+}
+
+/* World ranks of side @p s in order; count returned. */
+static int side_members(int mode, int s, int *out)
+{
+    int n = 0;
+
+    for (int w = 0; w < np; ++w) {
+        if (side_of(mode, w) == s) {
+            out[n++] = w;
+        }
+    }
+    return n;
+}
+
+typedef struct {
+    MPI_Comm ic;
+    int side, lrank, lsize, rsize;
+    int lw[64], rw[64];   /* world ranks of local / remote ranks */
+} ictx_t;
+
+static void check_queries(ictx_t *c)
+{
+    int flag = 0, n = 0, tr[64], idx[64];
+    MPI_Group g, gw;
+
+    MT_OK(MPI_Comm_test_inter(c->ic, &flag));
+    MT_EQ(flag, 1);
+    MT_OK(MPI_Comm_size(c->ic, &n));
+    MT_EQ(n, c->lsize);
+    MT_OK(MPI_Comm_rank(c->ic, &n));
+    MT_EQ(n, c->lrank);
+    MT_OK(MPI_Comm_remote_size(c->ic, &n));
+    MT_EQ(n, c->rsize);
+    MT_OK(MPI_Comm_remote_group(c->ic, &g));
+    MT_OK(MPI_Group_size(g, &n));
+    MT_EQ(n, c->rsize);
+    MT_OK(MPI_Comm_group(MPI_COMM_WORLD, &gw));
+    for (int i = 0; i < c->rsize; ++i) {
+        idx[i] = i;
+    }
+    MT_OK(MPI_Group_translate_ranks(g, c->rsize, idx, gw, tr));
+    for (int i = 0; i < c->rsize; ++i) {
+        MT_EQ(tr[i], c->rw[i]);
+    }
+    MT_OK(MPI_Group_free(&g));
+    MT_OK(MPI_Comm_group(c->ic, &g));
+    MT_OK(MPI_Group_size(g, &n));
+    MT_EQ(n, c->lsize);
+    MT_OK(MPI_Group_free(&g));
+    MT_OK(MPI_Group_free(&gw));
+}
+
+static void check_p2p(MPI_Comm ic, const ictx_t *c)
+{
+    MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)c->rsize);
+    int *out = malloc(sizeof(int) * (size_t)c->rsize), seen[64] = {0};
+
+    for (int j = 0; j < c->rsize; ++j) {
+        out[j] = me * 100 + j;
+        MT_OK(MPI_Isend(&out[j], 1, MPI_INT, j, 7, ic, &rq[j]));
+    }
+    for (int j = 0; j < c->rsize; ++j) {
+        MPI_Status st;
+        int v = -1;
+        MT_OK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 7, ic, &st));
+        MT_CHECK(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < c->rsize);
+        MT_EQ(v, c->rw[st.MPI_SOURCE] * 100 + c->lrank);
+        MT_EQ(seen[st.MPI_SOURCE]++, 0);
+    }
+    MT_OK(MPI_Waitall(c->rsize, rq, MPI_STATUSES_IGNORE));
+    /* a named source too: remote rank 0 -> my rank 0, both ways */
+    if (c->lrank == 0) {
+        int v = me, got = -1;
+        MPI_Status st;
+        MT_OK(MPI_Sendrecv(&v, 1, MPI_INT, 0, 9, &got, 1, MPI_INT, 0, 9, ic, &st));
+        MT_EQ(got, c->rw[0]);
+        MT_EQ(st.MPI_SOURCE, 0);
+    }
+    free(rq);
+    free(out);
+}
+
+static int root_arg(const ictx_t *c, int root_side, int root)
+{
+    if (c->side == root_side) {
+        return c->lrank == root ? MPI_ROOT : MPI_PROC_NULL;
+    }
+    return root;
+}
+
+static void check_bcast(const ictx_t *c, int root_side, int root)
+{
+    int buf[3] = {-1, -1, -1}, w_root;
+
+    w_root = c->side == root_side ? c->lw[root] : c->rw[root];
+    if (c->side == root_side && c->lrank == root) {
+        for (int i = 0; i < 3; ++i) {
+            buf[i] = 1000 * i + me;
+        }
+    }
+    MT_OK(MPI_Bcast(buf, 3, MPI_INT, root_arg(c, root_side, root), c->ic));
+    for (int i = 0; i < 3; ++i) {
+        if (c->side != root_side || c->lrank == root) {
+            MT_EQ(buf[i], 1000 * i + w_root);
+        } else {
+            MT_EQ(buf[i], -1);
+        }
+    }
+}
+
+static void check_rooted(const ictx_t *c, int root_side, int root)
+{
+    int ra = root_arg(c, root_side, root), amroot = ra == MPI_ROOT;
+    int mine[2] = {me, 2 * me}, all[128], cnt[64], dsp[64], one[2] = {-1, -1};
+
+    /* gather: the root gets {w, 2w} of every remote rank */
+    memset(all, 0xff, sizeof(all));
+    MT_OK(MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, ra, c->ic));
+    for (int j = 0; amroot && j < c->rsize; ++j) {
+        MT_EQ(all[2 * j], c->rw[j]);
+        MT_EQ(all[2 * j + 1], 2 * c->rw[j]);
+    }
+    /* scatter: remote rank j gets {j, root's world} */
+    for (int j = 0; j < c->rsize; ++j) {
+        all[2 * j] = j;
+        all[2 * j + 1] = me;
+    }
+    MT_OK(MPI_Scatter(all, 2, MPI_INT, one, 2, MPI_INT, ra, c->ic));
+    if (c->side != root_side) {
+        MT_EQ(one[0], c->lrank);
+        MT_EQ(one[1], c->rw[root]);
+    }
+    /* gatherv: remote rank j sends j + 1 copies of its world rank, blocks reversed */
+    for (int j = 0; j < c->rsize; ++j) {
+        cnt[j] = j + 1;
+    }
+    for (int j = c->rsize - 1, off = 0; j >= 0; --j) {
+        dsp[j] = off;
+        off += cnt[j];
+    }
+    {
+        int sendv[64];
+        for (int k = 0; k <= c->lrank; ++k) {
+            sendv[k] = me;
+        }
+        memset(all, 0xff, sizeof(all));
+        MT_OK(MPI_Gatherv(sendv, c->lrank + 1, MPI_INT, all, cnt, dsp, MPI_INT, ra, c->ic));
+        for (int j = 0; amroot && j < c->rsize; ++j) {
+            for (int k = 0; k < cnt[j]; ++k) {
+                MT_EQ(all[dsp[j] + k], c->rw[j]);
+            }
+        }
+        /* scatterv back: remote rank j gets j + 1 values 7000 + j */
+        for (int j = 0; j < c->rsize; ++j) {
+            for (int k = 0; k < cnt[j]; ++k) {
+                all[dsp[j] + k] = 7000 + j;
+            }
+        }
+        memset(sendv, 0, sizeof(sendv));
+        MT_OK(MPI_Scatterv(all, cnt, dsp, MPI_INT, sendv, c->lrank + 1, MPI_INT, ra, c->ic));
+        for (int k = 0; c->side != root_side && k <= c->lrank; ++k) {
+            MT_EQ(sendv[k], 7000 + c->lrank);
+        }
+    }
+}
+
+static void check_all(const ictx_t *c)
+{
+    int all[128], out[64], cnt[64], dsp[64], sdsp[64], sum = 0, got = -1, mx = -1;
+
+    MT_OK(MPI_Barrier(c->ic));
+    MT_OK(MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, c->ic));
+    for (int j = 0; j < c->rsize; ++j) {
+        MT_EQ(all[j], c->rw[j]);
+        out[j] = me * 1000 + j;
+        cnt[j] = 1;
+        dsp[j] = c->rsize - 1 - j;
+        sum += c->rw[j];
+    }
+    MT_OK(MPI_Allgatherv(&me, 1, MPI_INT, all, cnt, dsp, MPI_INT, c->ic));
+    for (int j = 0; j < c->rsize; ++j) {
+        MT_EQ(all[c->rsize - 1 - j], c->rw[j]);
+    }
+    MT_OK(MPI_Alltoall(out, 1, MPI_INT, all, 1, MPI_INT, c->ic));
+    for (int j = 0; j < c->rsize; ++j) {
+        MT_EQ(all[j], c->rw[j] * 1000 + c->lrank);
+    }
+    for (int j = 0; j < c->rsize; ++j) {
+        sdsp[j] = j;
+    }
+    MT_OK(MPI_Alltoallv(out, cnt, sdsp, MPI_INT, all, cnt, dsp, MPI_INT, c->ic));
+    for (int j = 0; j < c->rsize; ++j) {
+        MT_EQ(all[c->rsize - 1 - j], c->rw[j] * 1000 + c->lrank);
+    }
+    MT_OK(MPI_Allreduce(&me, &got, 1, MPI_INT, MPI_SUM, c->ic));
+    MT_EQ(got, sum);
+    MT_OK(MPI_Allreduce(&me, &mx, 1, MPI_INT, MPI_MAX, c->ic));
+    MT_EQ(mx, c->rw[c->rsize - 1]);
+}
+
+/* Reduce to root; reduce_scatter_block (totals lsize * rsize on both sides). */
+static void check_reductions(const ictx_t *c, int root_side, int root)
+{
+    int ra = root_arg(c, root_side, root), got = -1, sum = 0, n = c->lsize * c->rsize;
+    int *sb = malloc(sizeof(int) * (size_t)n), *rb = malloc(sizeof(int) * (size_t)n);
+
+    for (int j = 0; j < c->rsize; ++j) {
+        sum += c->rw[j];
+    }
+    MT_OK(MPI_Reduce(&me, &got, 1, MPI_INT, MPI_SUM, ra, c->ic));
+    if (ra == MPI_ROOT) {
+        MT_EQ(got, sum);
+    } else {
+        MT_EQ(got, -1);
+    }
+    for (int k = 0; k < n; ++k) {
+        sb[k] = me + k;
+    }
+    MT_OK(MPI_Reduce_scatter_block(sb, rb, c->rsize, MPI_INT, MPI_SUM, c->ic));
+    for (int k = 0; k < c->rsize; ++k) {
+        MT_EQ(rb[k], sum + c->rsize * (c->lrank * c->rsize + k));
+    }
+    free(sb);
+    free(rb);
+}
+
+/* The merged comm holds want[] in order; allreduce and a ring work on it. */
+static void check_merged(MPI_Comm m, const int want[])
+{
+    int size, rank, sum = -1, got = -1;
+
+    MT_OK(MPI_Comm_size(m, &size));
+    MT_EQ(size, np);
+    MT_OK(MPI_Comm_rank(m, &rank));
+    MT_EQ(want[rank], me);
+    MT_OK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, m));
+    MT_EQ(sum, np * (np - 1) / 2);
+    MT_OK(MPI_Sendrecv(&me, 1, MPI_INT, (rank + 1) % np, 3, &got, 1, MPI_INT,
+                       (rank + np - 1) % np, 3, m, MPI_STATUS_IGNORE));
+    MT_EQ(got, want[(rank + np - 1) % np]);
+}
+
+static void check_merge(const ictx_t *c)
+{
+    int want[64], n = 0, hi[3] = {c->side, !c->side, 0};
+    int first[3] = {0, 1, c->lw[0] < c->rw[0] ? c->side : !c->side};
+    MPI_Comm m;
+
+    for (int k = 0; k < 3; ++k) {
+        const int *a = c->side == first[k] ? c->lw : c->rw;
+        const int *b = c->side == first[k] ? c->rw : c->lw;
+        int na = c->side == first[k] ? c->lsize : c->rsize;
+        n = 0;
+        for (int i = 0; i < na; ++i) {
+            want[n++] = a[i];
+        }
+        for (int i = 0; n < np; ++i) {
+            want[n++] = b[i];
+        }
+        MT_OK(MPI_Intercomm_merge(c->ic, hi[k], &m));
+        check_merged(m, want);
+        MT_OK(MPI_Comm_free(&m));
+    }
+}
+
+static void check_dup_split(ictx_t *c)
+{
+    ictx_t d = *c;
+    MPI_Comm s;
+    int rs = 0, ls = 0, sum = 0, got = -1;
+
+    MT_OK(MPI_Comm_dup(c->ic, &d.ic));
+    check_p2p(d.ic, &d);
+    check_all(&d);
+    MT_OK(MPI_Comm_free(&d.ic));
+    MT_EQ(d.ic == MPI_COMM_NULL, 1);
+    /* split by local parity, key reverses the order */
+    MT_OK(MPI_Comm_split(c->ic, c->lrank % 2, -c->lrank, &s));
+    for (int j = c->rsize - 1; j >= 0; --j) {
+        if (j % 2 == c->lrank % 2) {
+            sum += c->rw[j];
+            ++rs;
+        }
+    }
+    for (int i = 0; i < c->lsize; ++i) {
+        ls += i % 2 == c->lrank % 2;
+    }
+    if (rs == 0) {
+        MT_EQ(s == MPI_COMM_NULL, 1);
+        return;
+    }
+    MT_OK(MPI_Comm_remote_size(s, &got));
+    MT_EQ(got, rs);
+    MT_OK(MPI_Comm_size(s, &got));
+    MT_EQ(got, ls);
+    MT_OK(MPI_Allreduce(&me, &got, 1, MPI_INT, MPI_SUM, s));
+    MT_EQ(got, sum);
+    MT_OK(MPI_Comm_free(&s));
+}
+
+static void check_errors(const ictx_t *c, MPI_Comm local)
+{
+    MPI_Comm bad = MPI_COMM_NULL;
+    MPI_Request rq;
+    int x = 0;
+
+    MT_ERR(MPI_Intercomm_create(local, c->lsize, MPI_COMM_WORLD, 0, 5, &bad), MPI_ERR_RANK);
+    MT_EQ(bad == MPI_COMM_NULL, 1);
+    MT_ERR(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, np, 5, &bad), MPI_ERR_RANK);
+    MT_EQ(bad == MPI_COMM_NULL, 1);
+    MT_ERR(MPI_Bcast(&x, 1, MPI_INT, c->rsize, c->ic), MPI_ERR_ROOT);
+    MT_ERR(MPI_Reduce(&x, &x, 1, MPI_INT, MPI_SUM, -7, c->ic), MPI_ERR_ROOT);
+    MT_ERR(MPI_Comm_remote_size(local, &x), MPI_ERR_COMM);
+    MT_ERR(MPI_Ibarrier(c->ic, &rq), MPI_ERR_COMM);
+    MT_ERR(MPI_Intercomm_merge(local, 0, &bad), MPI_ERR_COMM);
+}
+
+static void run_split(int mode)
+{
+    ictx_t c;
+    MPI_Comm local;
+    int side = side_of(mode, me);
+
+    memset(&c, 0, sizeof(c));
+    c.side = side;
+    c.lsize = side_members(mode, side, c.lw);
+    c.rsize = side_members(mode, !side, c.rw);
+    MT_OK(MPI_Comm_split(MPI_COMM_WORLD, side, me, &local));
+    MT_OK(MPI_Comm_rank(local, &c.lrank));
+    MT_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, c.rw[0], 40 + mode, &c.ic));
+    TRACE("check_queries");
+    check_queries(&c);
+    TRACE("check_p2p");
+    check_p2p(c.ic, &c);
+    TRACE("check_bcast");
+    check_bcast(&c, 0, 0);
+    TRACE("check_bcast");
+    check_bcast(&c, 1, c.rsize > 1 && side == 0 ? c.rsize - 1 : (side == 1 ? c.lsize - 1 : 0));
+    TRACE("check_rooted");
+    check_rooted(&c, 0, 0);
+    TRACE("check_rooted");
+    check_rooted(&c, 1, side == 1 ? c.lsize - 1 : c.rsize - 1);
+    TRACE("check_all");
+    check_all(&c);
+    TRACE("check_reductions");
+    check_reductions(&c, 1, 0);
+    TRACE("check_reductions");
+    check_reductions(&c, 0, side == 0 ? c.lsize - 1 : c.rsize - 1);
+    TRACE("check_merge");
+    check_merge(&c);
+    TRACE("check_dup_split");
+    check_dup_split(&c);
+    TRACE("check_errors");
+    check_errors(&c, local);
+    MT_OK(MPI_Comm_free(&c.ic));
+    MT_OK(MPI_Comm_free(&local));
+}
+
+int main(int argc, char **argv)
+{
+    MT_OK(MPI_Init(&argc, &argv));
+    MT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &me));
+    MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &np));
+    MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MT_CHECK(np <= 64);
+    for (int mode = 0; np >= 2 && mode < 3; ++mode) {
+        run_split(mode);
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) {
+        printf("mpi_intercomm passed on %d ranks\n", np);
+    }
+    return MPI_Finalize() == MPI_SUCCESS ? 0 : 1;
+}
