@@ -598,6 +598,16 @@ int loom_comm_remote_world_rank(loom_comm_t comm, int rank)
     return loom_comm_peer_world(comm, rank);
 }
 
+static int loom_inter_in_group(loom_comm_t comm, int world_rank)
+{
+    for (int i = 0; i < comm->size; ++i) {
+        if (loom_comm_to_world(comm, i) == world_rank) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Leader side of Intercomm_create: validate, swap sizes/ids, then the ranks. */
 static loom_status_t loom_inter_leader(loom_comm_t local, loom_comm_t peer, int rleader,
                                        int tag, uint32_t info[3], int **remote_p)
@@ -632,6 +642,13 @@ static loom_status_t loom_inter_leader(loom_comm_t local, loom_comm_t peer, int 
     free(lw);
     info[1] = theirs[0];
     info[2] = theirs[1] > info[2] ? theirs[1] : info[2];
+    for (uint32_t i = 0; st == LOOM_OK && i < theirs[0]; ++i) {
+        if (loom_inter_in_group(local, (*remote_p)[i])) {   /* both leaders see it */
+            loom_error("coll", "loom_intercomm_create: world rank %d is in both groups "
+                       "(the groups must be disjoint)", (*remote_p)[i]);
+            st = LOOM_ERR_INVALID_ARG;
+        }
+    }
     return st;
 }
 

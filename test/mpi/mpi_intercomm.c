@@ -347,6 +347,8 @@ static void check_errors(const ictx_t *c, MPI_Comm local)
     MT_EQ(bad == MPI_COMM_NULL, 1);
     MT_ERR(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, np, 5, &bad), MPI_ERR_RANK);
     MT_EQ(bad == MPI_COMM_NULL, 1);
+    MT_ERR(MPI_Intercomm_create(local, 0, local, 0, 6, &bad), MPI_ERR_ARG);  /* overlap */
+    MT_EQ(bad == MPI_COMM_NULL, 1);
     MT_ERR(MPI_Bcast(&x, 1, MPI_INT, c->rsize, c->ic), MPI_ERR_ROOT);
     MT_ERR(MPI_Reduce(&x, &x, 1, MPI_INT, MPI_SUM, -7, c->ic), MPI_ERR_ROOT);
     MT_ERR(MPI_Comm_remote_size(local, &x), MPI_ERR_COMM);
