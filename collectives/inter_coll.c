@@ -25,8 +25,7 @@
 
 #include <stdlib.h>
 
-/* Validate @p comm as an intercommunicator. */
-static loom_status_t loom_inter_check(loom_comm_t comm, const char *who)
+loom_status_t loom_inter_check_int(loom_comm_t comm, const char *who)
 {
     loom_status_t st = loom_comm_check(comm, who);
 
@@ -37,9 +36,9 @@ static loom_status_t loom_inter_check(loom_comm_t comm, const char *who)
     return st;
 }
 
-static loom_status_t loom_inter_check_root(loom_comm_t comm, int root, const char *who)
+loom_status_t loom_inter_check_root_int(loom_comm_t comm, int root, const char *who)
 {
-    loom_status_t st = loom_inter_check(comm, who);
+    loom_status_t st = loom_inter_check_int(comm, who);
 
     if (st == LOOM_OK && !(root == LOOM_ROOT || root == LOOM_PROC_NULL ||
                            (root >= 0 && root < comm->remote_size))) {
@@ -48,6 +47,14 @@ static loom_status_t loom_inter_check_root(loom_comm_t comm, int root, const cha
                    comm->remote_size);
         st = LOOM_ERR_INVALID_ROOT;
     }
+    return st;
+}
+
+/* Validate @p root; a LOOM_PROC_NULL caller takes the operation's tag here. */
+static loom_status_t loom_inter_check_root(loom_comm_t comm, int root, const char *who)
+{
+    loom_status_t st = loom_inter_check_root_int(comm, root, who);
+
     if (st == LOOM_OK && root == LOOM_PROC_NULL) {
         (void)loom_inter_next_tag(comm);   /* the others take this operation's tag */
     }
@@ -113,7 +120,7 @@ static loom_status_t loom_inter_done(loom_status_t st, const char *who)
 
 loom_status_t loom_inter_barrier(loom_comm_t comm)
 {
-    loom_status_t st = loom_inter_check(comm, "loom_inter_barrier");
+    loom_status_t st = loom_inter_check_int(comm, "loom_inter_barrier");
     char a = 0, b = 0;
 
     if (st == LOOM_OK && (st = loom_barrier(comm->local)) == LOOM_OK) {
@@ -193,7 +200,7 @@ loom_status_t loom_inter_alltoallv(const void *sendbuf, const size_t sendbytes[]
                                    const size_t recvbytes[], const size_t rdispls[],
                                    loom_comm_t comm)
 {
-    loom_status_t st = loom_inter_check(comm, "loom_inter_alltoallv");
+    loom_status_t st = loom_inter_check_int(comm, "loom_inter_alltoallv");
     loom_inter_batch_t b;
 
     if (st != LOOM_OK ||
@@ -213,7 +220,7 @@ loom_status_t loom_inter_allgatherv(const void *sendbuf, size_t sendbytes, void 
                                     const size_t recvbytes[], const size_t displs[],
                                     loom_comm_t comm)
 {
-    loom_status_t st = loom_inter_check(comm, "loom_inter_allgatherv");
+    loom_status_t st = loom_inter_check_int(comm, "loom_inter_allgatherv");
     size_t *sb = NULL, *sd = NULL;
 
     if (st == LOOM_OK) {
@@ -292,7 +299,7 @@ static loom_status_t loom_inter_reduce_swap(const void *sendbuf, void *out, size
 loom_status_t loom_inter_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                                    loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
-    loom_status_t st = loom_inter_check(comm, "loom_inter_allreduce");
+    loom_status_t st = loom_inter_check_int(comm, "loom_inter_allreduce");
 
     if (st == LOOM_OK &&
         (st = loom_inter_reduce_swap(sendbuf, recvbuf, count, dt, op, comm)) == LOOM_OK) {
@@ -305,7 +312,7 @@ loom_status_t loom_inter_reduce_scatter(const void *sendbuf, void *recvbuf,
                                         const size_t recvcounts[], loom_datatype_t dt,
                                         loom_op_t op, loom_comm_t comm)
 {
-    loom_status_t st = loom_inter_check(comm, "loom_inter_reduce_scatter");
+    loom_status_t st = loom_inter_check_int(comm, "loom_inter_reduce_scatter");
     size_t total = 0, *displs = NULL;
     void *full = NULL;
 

@@ -22,4 +22,10 @@ loom_status_t loom_inter_exchange(loom_comm_t inter, const void *mine, size_t sb
 /** Next tag of @p inter's internal traffic (every member calls it in the same order). */
 int loom_inter_next_tag(loom_comm_t inter);
 
+/** LOOM_ERR_INVALID_COMM unless @p comm is a live intercommunicator (logged for @p who). */
+loom_status_t loom_inter_check_int(loom_comm_t comm, const char *who);
+
+/** As loom_inter_check_int, and @p root is LOOM_ROOT, LOOM_PROC_NULL or a remote rank. */
+loom_status_t loom_inter_check_root_int(loom_comm_t comm, int root, const char *who);
+
 #endif /* LOOM_INTER_INT_H */

@@ -608,6 +608,51 @@ LOOM_API loom_status_t loom_inter_reduce_scatter(const void *sendbuf, void *recv
                                                  const size_t recvcounts[],
                                                  loom_datatype_t dt, loom_op_t op,
                                                  loom_comm_t comm);
+/*
+ * Nonblocking forms of the intercommunicator collectives (same arguments;
+ * the buffers and the byte arrays' targets stay in use until *req_p
+ * completes; the count/displacement arrays are read at the call).
+ */
+/** @brief Nonblocking loom_inter_barrier. */
+LOOM_API loom_status_t loom_inter_ibarrier(loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_bcast. */
+LOOM_API loom_status_t loom_inter_ibcast(void *buf, size_t bytes, int root,
+                                         loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_gatherv. */
+LOOM_API loom_status_t loom_inter_igatherv(const void *sendbuf, size_t sendbytes,
+                                           void *recvbuf, const size_t recvbytes[],
+                                           const size_t displs[], int root,
+                                           loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_scatterv. */
+LOOM_API loom_status_t loom_inter_iscatterv(const void *sendbuf, const size_t sendbytes[],
+                                            const size_t displs[], void *recvbuf,
+                                            size_t recvbytes, int root, loom_comm_t comm,
+                                            loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_allgatherv. */
+LOOM_API loom_status_t loom_inter_iallgatherv(const void *sendbuf, size_t sendbytes,
+                                              void *recvbuf, const size_t recvbytes[],
+                                              const size_t displs[], loom_comm_t comm,
+                                              loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_alltoallv. */
+LOOM_API loom_status_t loom_inter_ialltoallv(const void *sendbuf, const size_t sendbytes[],
+                                             const size_t sdispls[], void *recvbuf,
+                                             const size_t recvbytes[],
+                                             const size_t rdispls[], loom_comm_t comm,
+                                             loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_reduce. */
+LOOM_API loom_status_t loom_inter_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+                                          loom_datatype_t dt, loom_op_t op, int root,
+                                          loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_allreduce. */
+LOOM_API loom_status_t loom_inter_iallreduce(const void *sendbuf, void *recvbuf,
+                                             size_t count, loom_datatype_t dt,
+                                             loom_op_t op, loom_comm_t comm,
+                                             loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_reduce_scatter. */
+LOOM_API loom_status_t loom_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                                  const size_t recvcounts[],
+                                                  loom_datatype_t dt, loom_op_t op,
+                                                  loom_comm_t comm, loom_request_t *req_p);
 
 #ifdef __cplusplus
 }

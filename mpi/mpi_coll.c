@@ -76,7 +76,7 @@ static int loom_mpi_barrier(MPI_Comm comm, int nb, MPI_Request *request, const c
 int PMPI_Barrier(MPI_Comm comm)
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
-        return loom_mpi_inter_barrier(comm);
+        return loom_mpi_inter_barrier(comm, NULL);
     }
     return loom_mpi_barrier(comm, 0, NULL, "MPI_Barrier");
 }
@@ -84,6 +84,11 @@ int PMPI_Barrier(MPI_Comm comm)
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ibarrier") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_barrier(comm, request);
+    }
     return loom_mpi_barrier(comm, 1, request, "MPI_Ibarrier");
 }
 
@@ -108,7 +113,7 @@ static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int ro
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
-        return loom_mpi_inter_bcast(buffer, count, datatype, root, comm);
+        return loom_mpi_inter_bcast(buffer, count, datatype, root, comm, NULL);
     }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 0, NULL, "MPI_Bcast");
 }
@@ -117,6 +122,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ibcast") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_bcast(buffer, count, datatype, root, comm, request);
+    }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
 
@@ -191,7 +201,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-                                     "MPI_Reduce");
+                                     "MPI_Reduce", NULL);
     }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 0, NULL, "MPI_Reduce");
@@ -201,6 +211,12 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ireduce") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                     "MPI_Ireduce", request);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 1, request, "MPI_Ireduce");
 }
@@ -226,7 +242,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
-                                     "MPI_Allreduce");
+                                     "MPI_Allreduce", NULL);
     }
     if (__builtin_expect(loom_mpi_red_predefined(comm, datatype, count, op), 1)) {
         return loom_mpi_coll_done(comm, loom_allreduce(sendbuf, recvbuf, (size_t)count,
@@ -241,6 +257,12 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iallreduce") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
+                                     "MPI_Iallreduce", request);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 1, request, "MPI_Iallreduce");
 }
@@ -251,7 +273,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype,
-                                             op, comm, "MPI_Reduce_scatter_block");
+                                             op, comm, "MPI_Reduce_scatter_block", NULL);
     }
     return loom_mpi_reduction(LOOM_MPI_RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount,
                               datatype, op, 0, comm, 0, NULL, "MPI_Reduce_scatter_block");
@@ -262,6 +284,12 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ireduce_scatter_block") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype,
+                                             op, comm, "MPI_Ireduce_scatter_block", request);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount,
                               datatype, op, 0, comm, 1, request,
                               "MPI_Ireduce_scatter_block");
@@ -392,7 +420,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
-                                         recvcount, recvtype, comm, "MPI_Allgather");
+                                         recvcount, recvtype, comm, "MPI_Allgather", NULL);
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
@@ -404,6 +432,12 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iallgather") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                         recvcount, recvtype, comm, "MPI_Iallgather", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Iallgather");
@@ -416,7 +450,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                         NULL, NULL, recvcount, recvtype, comm,
-                                        "MPI_Alltoall");
+                                        "MPI_Alltoall", NULL);
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
@@ -428,6 +462,13 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ialltoall") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                        NULL, NULL, recvcount, recvtype, comm,
+                                        "MPI_Ialltoall", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Ialltoall");
@@ -439,7 +480,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
-                                      recvcount, recvtype, root, comm, "MPI_Gather");
+                                      recvcount, recvtype, root, comm, "MPI_Gather", NULL);
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
@@ -451,6 +492,12 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Igather") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                      recvcount, recvtype, root, comm, "MPI_Igather", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Igather");
@@ -462,7 +509,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
-                                       recvcount, recvtype, root, comm, "MPI_Scatter");
+                                       recvcount, recvtype, root, comm, "MPI_Scatter", NULL);
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 
@@ -474,6 +521,12 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iscatter") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, "MPI_Iscatter", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Iscatter");

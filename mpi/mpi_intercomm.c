@@ -10,9 +10,8 @@
  * Counts and displacements become byte arrays indexed by remote rank
  * (every MPI type here is contiguous), rooted calls keep MPI's root
  * convention (MPI_ROOT == LOOM_ROOT, MPI_PROC_NULL == LOOM_PROC_NULL), and
- * reductions use the base type. The nonblocking forms are not provided on
- * intercommunicators (loom's nonblocking collectives refuse them with
- * MPI_ERR_COMM).
+ * reductions use the base type. A non-NULL request pointer selects the
+ * nonblocking form (collectives/inter_nb.c).
  */
 #include "mpi_intercomm_int.h"
 #include "mpi_group_int.h"
@@ -26,6 +25,14 @@ _Static_assert(MPI_ROOT == LOOM_ROOT && MPI_PROC_NULL == LOOM_PROC_NULL,
 int loom_mpi_inter_flag(loom_comm_t lcomm)
 {
     return loom_comm_is_inter(lcomm);
+}
+
+int loom_mpi_inter_req(MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    if (request == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
@@ -146,12 +153,14 @@ static int loom_mpi_inter_vec(MPI_Comm comm, int n, const int counts[], const in
     return MPI_SUCCESS;
 }
 
-int loom_mpi_inter_barrier(MPI_Comm comm)
+int loom_mpi_inter_barrier(MPI_Comm comm, MPI_Request *req)
 {
-    return loom_mpi_inter_done(comm, loom_inter_barrier(comm->comm), "MPI_Barrier");
+    return loom_mpi_inter_done(comm, req ? loom_inter_ibarrier(comm->comm, req)
+                                           : loom_inter_barrier(comm->comm), "MPI_Barrier");
 }
 
-int loom_mpi_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+int loom_mpi_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                         MPI_Request *req)
 {
     size_t ext;
     int rc = loom_mpi_inter_type(comm, dt, count, "MPI_Bcast", &ext);
@@ -159,27 +168,35 @@ int loom_mpi_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Co
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    return loom_mpi_inter_done(comm, loom_inter_bcast(buf, (size_t)count * ext, root,
+    return loom_mpi_inter_done(comm, req ? loom_inter_ibcast(buf, (size_t)count * ext, root,
+                                                            comm->comm, req)
+                                   : loom_inter_bcast(buf, (size_t)count * ext, root,
                                                       comm->comm), "MPI_Bcast");
 }
 
 int loom_mpi_inter_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                            const int rcounts[], const int displs[], int rcount_all,
-                           MPI_Datatype rdt, int root, MPI_Comm comm, const char *call)
+                           MPI_Datatype rdt, int root, MPI_Comm comm, const char *call,
+                           MPI_Request *req)
 {
     size_t sext = 0, rext = 0, *c = NULL, *d = NULL;
     int n = loom_comm_remote_size(comm->comm), rc = MPI_SUCCESS;
 
     if (root == MPI_ROOT) {
-        if ((rc = loom_mpi_inter_type(comm, rdt, rcounts ? 0 : rcount_all, call, &rext)) == 0) {
+        rc = loom_mpi_inter_type(comm, rdt, rcounts ? 0 : rcount_all, call, &rext);
+        if (rc == MPI_SUCCESS) {
             rc = loom_mpi_inter_vec(comm, n, rcounts, displs, rcount_all, rext, call, &c, &d);
         }
     } else if (root != MPI_PROC_NULL) {
         rc = loom_mpi_inter_type(comm, sdt, scount, call, &sext);
     }
     if (rc == MPI_SUCCESS) {
-        rc = loom_mpi_inter_done(comm, loom_inter_gatherv(sbuf, (size_t)scount * sext, rbuf,
-                                                          c, d, root, comm->comm), call);
+        loom_status_t st =
+            req ? loom_inter_igatherv(sbuf, (size_t)scount * sext, rbuf, c, d, root,
+                                      comm->comm, req)
+                : loom_inter_gatherv(sbuf, (size_t)scount * sext, rbuf, c, d, root,
+                                     comm->comm);
+        rc = loom_mpi_inter_done(comm, st, call);
     }
     free(c);
     free(d);
@@ -188,22 +205,27 @@ int loom_mpi_inter_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void 
 
 int loom_mpi_inter_scatterv(const void *sbuf, const int scounts[], const int displs[],
                             int scount_all, MPI_Datatype sdt, void *rbuf, int rcount,
-                            MPI_Datatype rdt, int root, MPI_Comm comm, const char *call)
+                            MPI_Datatype rdt, int root, MPI_Comm comm, const char *call,
+                            MPI_Request *req)
 {
     size_t sext = 0, rext = 0, *c = NULL, *d = NULL;
     int n = loom_comm_remote_size(comm->comm), rc = MPI_SUCCESS;
 
     if (root == MPI_ROOT) {
-        if ((rc = loom_mpi_inter_type(comm, sdt, scounts ? 0 : scount_all, call, &sext)) == 0) {
+        rc = loom_mpi_inter_type(comm, sdt, scounts ? 0 : scount_all, call, &sext);
+        if (rc == MPI_SUCCESS) {
             rc = loom_mpi_inter_vec(comm, n, scounts, displs, scount_all, sext, call, &c, &d);
         }
     } else if (root != MPI_PROC_NULL) {
         rc = loom_mpi_inter_type(comm, rdt, rcount, call, &rext);
     }
     if (rc == MPI_SUCCESS) {
-        rc = loom_mpi_inter_done(comm, loom_inter_scatterv(sbuf, c, d, rbuf,
-                                                           (size_t)rcount * rext, root,
-                                                           comm->comm), call);
+        loom_status_t st =
+            req ? loom_inter_iscatterv(sbuf, c, d, rbuf, (size_t)rcount * rext, root,
+                                       comm->comm, req)
+                : loom_inter_scatterv(sbuf, c, d, rbuf, (size_t)rcount * rext, root,
+                                      comm->comm);
+        rc = loom_mpi_inter_done(comm, st, call);
     }
     free(c);
     free(d);
@@ -212,7 +234,8 @@ int loom_mpi_inter_scatterv(const void *sbuf, const int scounts[], const int dis
 
 int loom_mpi_inter_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                               const int rcounts[], const int displs[], int rcount_all,
-                              MPI_Datatype rdt, MPI_Comm comm, const char *call)
+                              MPI_Datatype rdt, MPI_Comm comm, const char *call,
+                              MPI_Request *req)
 {
     size_t sext, rext, *c = NULL, *d = NULL;
     int n = loom_comm_remote_size(comm->comm), rc;
@@ -221,8 +244,11 @@ int loom_mpi_inter_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, vo
         (rc = loom_mpi_inter_type(comm, rdt, rcounts ? 0 : rcount_all, call, &rext)) == 0 &&
         (rc = loom_mpi_inter_vec(comm, n, rcounts, displs, rcount_all, rext, call, &c,
                                  &d)) == 0) {
-        rc = loom_mpi_inter_done(comm, loom_inter_allgatherv(sbuf, (size_t)scount * sext,
-                                                             rbuf, c, d, comm->comm), call);
+        loom_status_t st =
+            req ? loom_inter_iallgatherv(sbuf, (size_t)scount * sext, rbuf, c, d, comm->comm,
+                                         req)
+                : loom_inter_allgatherv(sbuf, (size_t)scount * sext, rbuf, c, d, comm->comm);
+        rc = loom_mpi_inter_done(comm, st, call);
     }
     free(c);
     free(d);
@@ -232,7 +258,8 @@ int loom_mpi_inter_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, vo
 int loom_mpi_inter_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                              int scount_all, MPI_Datatype sdt, void *rbuf,
                              const int rcounts[], const int rdispls[], int rcount_all,
-                             MPI_Datatype rdt, MPI_Comm comm, const char *call)
+                             MPI_Datatype rdt, MPI_Comm comm, const char *call,
+                              MPI_Request *req)
 {
     size_t sext, rext, *sc = NULL, *sd = NULL, *rc_ = NULL, *rd = NULL;
     int n = loom_comm_remote_size(comm->comm), rc;
@@ -243,8 +270,10 @@ int loom_mpi_inter_alltoallv(const void *sbuf, const int scounts[], const int sd
                                  &sd)) == 0 &&
         (rc = loom_mpi_inter_vec(comm, n, rcounts, rdispls, rcount_all, rext, call, &rc_,
                                  &rd)) == 0) {
-        rc = loom_mpi_inter_done(comm, loom_inter_alltoallv(sbuf, sc, sd, rbuf, rc_, rd,
-                                                            comm->comm), call);
+        loom_status_t st =
+            req ? loom_inter_ialltoallv(sbuf, sc, sd, rbuf, rc_, rd, comm->comm, req)
+                : loom_inter_alltoallv(sbuf, sc, sd, rbuf, rc_, rd, comm->comm);
+        rc = loom_mpi_inter_done(comm, st, call);
     }
     free(sc);
     free(sd);
@@ -268,7 +297,8 @@ static int loom_mpi_inter_red(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op 
 }
 
 int loom_mpi_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                          MPI_Op op, int root, MPI_Comm comm, const char *call)
+                          MPI_Op op, int root, MPI_Comm comm, const char *call,
+                          MPI_Request *req)
 {
     loom_op_t lop;
     size_t n;
@@ -279,14 +309,20 @@ int loom_mpi_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype 
         return rc;
     }
     n = (size_t)count * dt->n;
-    st = root == INT_MIN ? loom_inter_allreduce(sbuf, rbuf, n, dt->base, lop, comm->comm)
-         : loom_inter_reduce(sbuf, rbuf, n, dt->base, lop, root, comm->comm);
+    if (req != NULL) {
+        st = root == INT_MIN
+             ? loom_inter_iallreduce(sbuf, rbuf, n, dt->base, lop, comm->comm, req)
+             : loom_inter_ireduce(sbuf, rbuf, n, dt->base, lop, root, comm->comm, req);
+    } else {
+        st = root == INT_MIN ? loom_inter_allreduce(sbuf, rbuf, n, dt->base, lop, comm->comm)
+             : loom_inter_reduce(sbuf, rbuf, n, dt->base, lop, root, comm->comm);
+    }
     return loom_mpi_inter_done(comm, st, call);
 }
 
 int loom_mpi_inter_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
                                   int rcount_all, MPI_Datatype dt, MPI_Op op,
-                                  MPI_Comm comm, const char *call)
+                                  MPI_Comm comm, const char *call, MPI_Request *req)
 {
     int n = loom_comm_size(comm->comm), rc;
     size_t *c = NULL, *d = NULL;
@@ -295,8 +331,10 @@ int loom_mpi_inter_reduce_scatter(const void *sbuf, void *rbuf, const int rcount
     if ((rc = loom_mpi_inter_red(comm, dt, rcounts ? 0 : rcount_all, op, call, &lop)) == 0 &&
         (rc = loom_mpi_inter_vec(comm, n, rcounts, NULL, rcount_all, dt->n, call, &c,
                                  &d)) == 0) {
-        rc = loom_mpi_inter_done(comm, loom_inter_reduce_scatter(sbuf, rbuf, c, dt->base,
-                                                                 lop, comm->comm), call);
+        loom_status_t st =
+            req ? loom_inter_ireduce_scatter(sbuf, rbuf, c, dt->base, lop, comm->comm, req)
+                : loom_inter_reduce_scatter(sbuf, rbuf, c, dt->base, lop, comm->comm);
+        rc = loom_mpi_inter_done(comm, st, call);
     }
     free(c);
     free(d);

@@ -28,6 +28,106 @@ static int me, np;
 #define TRACE(step) \
     do { if (getenv("MT_TRACE")) fprintf(stderr, "[%d] mode %d: %s\n", me, mode, step); } while (0)
 
+/* use_nb: the collectives below run as their I-forms + MPI_Wait */
+static int use_nb;
+
+#define NB_WRAP(call, icall)                                                       \
+    do {                                                                           \
+        MPI_Request r_;                                                            \
+        int rc_;                                                                   \
+        if (!use_nb) {                                                             \
+            return call;                                                           \
+        }                                                                          \
+        rc_ = icall;                                                               \
+        return rc_ != MPI_SUCCESS ? rc_ : MPI_Wait(&r_, MPI_STATUS_IGNORE);         \
+    } while (0)
+
+static int X_Barrier(MPI_Comm c)
+{
+    NB_WRAP(MPI_Barrier(c), MPI_Ibarrier(c, &r_));
+}
+
+static int X_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c)
+{
+    NB_WRAP(MPI_Bcast(b, n, t, root, c), MPI_Ibcast(b, n, t, root, c, &r_));
+}
+
+static int X_Gather(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                    MPI_Datatype rt, int root, MPI_Comm c)
+{
+    NB_WRAP(MPI_Gather(sb, sn, st, rb, rn, rt, root, c),
+            MPI_Igather(sb, sn, st, rb, rn, rt, root, c, &r_));
+}
+
+static int X_Scatter(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                     MPI_Datatype rt, int root, MPI_Comm c)
+{
+    NB_WRAP(MPI_Scatter(sb, sn, st, rb, rn, rt, root, c),
+            MPI_Iscatter(sb, sn, st, rb, rn, rt, root, c, &r_));
+}
+
+static int X_Gatherv(const void *sb, int sn, MPI_Datatype st, void *rb, const int *rn,
+                     const int *d, MPI_Datatype rt, int root, MPI_Comm c)
+{
+    NB_WRAP(MPI_Gatherv(sb, sn, st, rb, rn, d, rt, root, c),
+            MPI_Igatherv(sb, sn, st, rb, rn, d, rt, root, c, &r_));
+}
+
+static int X_Scatterv(const void *sb, const int *sn, const int *d, MPI_Datatype st, void *rb,
+                      int rn, MPI_Datatype rt, int root, MPI_Comm c)
+{
+    NB_WRAP(MPI_Scatterv(sb, sn, d, st, rb, rn, rt, root, c),
+            MPI_Iscatterv(sb, sn, d, st, rb, rn, rt, root, c, &r_));
+}
+
+static int X_Allgather(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                       MPI_Datatype rt, MPI_Comm c)
+{
+    NB_WRAP(MPI_Allgather(sb, sn, st, rb, rn, rt, c),
+            MPI_Iallgather(sb, sn, st, rb, rn, rt, c, &r_));
+}
+
+static int X_Allgatherv(const void *sb, int sn, MPI_Datatype st, void *rb, const int *rn,
+                        const int *d, MPI_Datatype rt, MPI_Comm c)
+{
+    NB_WRAP(MPI_Allgatherv(sb, sn, st, rb, rn, d, rt, c),
+            MPI_Iallgatherv(sb, sn, st, rb, rn, d, rt, c, &r_));
+}
+
+static int X_Alltoall(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                      MPI_Datatype rt, MPI_Comm c)
+{
+    NB_WRAP(MPI_Alltoall(sb, sn, st, rb, rn, rt, c),
+            MPI_Ialltoall(sb, sn, st, rb, rn, rt, c, &r_));
+}
+
+static int X_Alltoallv(const void *sb, const int *sn, const int *sd, MPI_Datatype st,
+                       void *rb, const int *rn, const int *rd, MPI_Datatype rt, MPI_Comm c)
+{
+    NB_WRAP(MPI_Alltoallv(sb, sn, sd, st, rb, rn, rd, rt, c),
+            MPI_Ialltoallv(sb, sn, sd, st, rb, rn, rd, rt, c, &r_));
+}
+
+static int X_Reduce(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root,
+                    MPI_Comm c)
+{
+    NB_WRAP(MPI_Reduce(sb, rb, n, t, op, root, c),
+            MPI_Ireduce(sb, rb, n, t, op, root, c, &r_));
+}
+
+static int X_Allreduce(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op,
+                       MPI_Comm c)
+{
+    NB_WRAP(MPI_Allreduce(sb, rb, n, t, op, c), MPI_Iallreduce(sb, rb, n, t, op, c, &r_));
+}
+
+static int X_Reduce_scatter_block(const void *sb, void *rb, int n, MPI_Datatype t,
+                                  MPI_Op op, MPI_Comm c)
+{
+    NB_WRAP(MPI_Reduce_scatter_block(sb, rb, n, t, op, c),
+            MPI_Ireduce_scatter_block(sb, rb, n, t, op, c, &r_));
+}
+
 /* Which side world rank @p w is on in split @p mode. */
 static int side_of(int mode, int w)
 {
@@ -137,7 +237,7 @@ static void check_bcast(const ictx_t *c, int root_side, int root)
             buf[i] = 1000 * i + me;
         }
     }
-    MT_OK(MPI_Bcast(buf, 3, MPI_INT, root_arg(c, root_side, root), c->ic));
+    MT_OK(X_Bcast(buf, 3, MPI_INT, root_arg(c, root_side, root), c->ic));
     for (int i = 0; i < 3; ++i) {
         if (c->side != root_side || c->lrank == root) {
             MT_EQ(buf[i], 1000 * i + w_root);
@@ -154,7 +254,7 @@ static void check_rooted(const ictx_t *c, int root_side, int root)
 
     /* gather: the root gets {w, 2w} of every remote rank */
     memset(all, 0xff, sizeof(all));
-    MT_OK(MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, ra, c->ic));
+    MT_OK(X_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, ra, c->ic));
     for (int j = 0; amroot && j < c->rsize; ++j) {
         MT_EQ(all[2 * j], c->rw[j]);
         MT_EQ(all[2 * j + 1], 2 * c->rw[j]);
@@ -164,7 +264,7 @@ static void check_rooted(const ictx_t *c, int root_side, int root)
         all[2 * j] = j;
         all[2 * j + 1] = me;
     }
-    MT_OK(MPI_Scatter(all, 2, MPI_INT, one, 2, MPI_INT, ra, c->ic));
+    MT_OK(X_Scatter(all, 2, MPI_INT, one, 2, MPI_INT, ra, c->ic));
     if (c->side != root_side) {
         MT_EQ(one[0], c->lrank);
         MT_EQ(one[1], c->rw[root]);
@@ -183,7 +283,7 @@ static void check_rooted(const ictx_t *c, int root_side, int root)
             sendv[k] = me;
         }
         memset(all, 0xff, sizeof(all));
-        MT_OK(MPI_Gatherv(sendv, c->lrank + 1, MPI_INT, all, cnt, dsp, MPI_INT, ra, c->ic));
+        MT_OK(X_Gatherv(sendv, c->lrank + 1, MPI_INT, all, cnt, dsp, MPI_INT, ra, c->ic));
         for (int j = 0; amroot && j < c->rsize; ++j) {
             for (int k = 0; k < cnt[j]; ++k) {
                 MT_EQ(all[dsp[j] + k], c->rw[j]);
@@ -196,7 +296,7 @@ static void check_rooted(const ictx_t *c, int root_side, int root)
             }
         }
         memset(sendv, 0, sizeof(sendv));
-        MT_OK(MPI_Scatterv(all, cnt, dsp, MPI_INT, sendv, c->lrank + 1, MPI_INT, ra, c->ic));
+        MT_OK(X_Scatterv(all, cnt, dsp, MPI_INT, sendv, c->lrank + 1, MPI_INT, ra, c->ic));
         for (int k = 0; c->side != root_side && k <= c->lrank; ++k) {
             MT_EQ(sendv[k], 7000 + c->lrank);
         }
@@ -207,8 +307,8 @@ static void check_all(const ictx_t *c)
 {
     int all[128], out[64], cnt[64], dsp[64], sdsp[64], sum = 0, got = -1, mx = -1;
 
-    MT_OK(MPI_Barrier(c->ic));
-    MT_OK(MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, c->ic));
+    MT_OK(X_Barrier(c->ic));
+    MT_OK(X_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, c->ic));
     for (int j = 0; j < c->rsize; ++j) {
         MT_EQ(all[j], c->rw[j]);
         out[j] = me * 1000 + j;
@@ -216,24 +316,24 @@ static void check_all(const ictx_t *c)
         dsp[j] = c->rsize - 1 - j;
         sum += c->rw[j];
     }
-    MT_OK(MPI_Allgatherv(&me, 1, MPI_INT, all, cnt, dsp, MPI_INT, c->ic));
+    MT_OK(X_Allgatherv(&me, 1, MPI_INT, all, cnt, dsp, MPI_INT, c->ic));
     for (int j = 0; j < c->rsize; ++j) {
         MT_EQ(all[c->rsize - 1 - j], c->rw[j]);
     }
-    MT_OK(MPI_Alltoall(out, 1, MPI_INT, all, 1, MPI_INT, c->ic));
+    MT_OK(X_Alltoall(out, 1, MPI_INT, all, 1, MPI_INT, c->ic));
     for (int j = 0; j < c->rsize; ++j) {
         MT_EQ(all[j], c->rw[j] * 1000 + c->lrank);
     }
     for (int j = 0; j < c->rsize; ++j) {
         sdsp[j] = j;
     }
-    MT_OK(MPI_Alltoallv(out, cnt, sdsp, MPI_INT, all, cnt, dsp, MPI_INT, c->ic));
+    MT_OK(X_Alltoallv(out, cnt, sdsp, MPI_INT, all, cnt, dsp, MPI_INT, c->ic));
     for (int j = 0; j < c->rsize; ++j) {
         MT_EQ(all[c->rsize - 1 - j], c->rw[j] * 1000 + c->lrank);
     }
-    MT_OK(MPI_Allreduce(&me, &got, 1, MPI_INT, MPI_SUM, c->ic));
+    MT_OK(X_Allreduce(&me, &got, 1, MPI_INT, MPI_SUM, c->ic));
     MT_EQ(got, sum);
-    MT_OK(MPI_Allreduce(&me, &mx, 1, MPI_INT, MPI_MAX, c->ic));
+    MT_OK(X_Allreduce(&me, &mx, 1, MPI_INT, MPI_MAX, c->ic));
     MT_EQ(mx, c->rw[c->rsize - 1]);
 }
 
@@ -246,7 +346,7 @@ static void check_reductions(const ictx_t *c, int root_side, int root)
     for (int j = 0; j < c->rsize; ++j) {
         sum += c->rw[j];
     }
-    MT_OK(MPI_Reduce(&me, &got, 1, MPI_INT, MPI_SUM, ra, c->ic));
+    MT_OK(X_Reduce(&me, &got, 1, MPI_INT, MPI_SUM, ra, c->ic));
     if (ra == MPI_ROOT) {
         MT_EQ(got, sum);
     } else {
@@ -255,7 +355,7 @@ static void check_reductions(const ictx_t *c, int root_side, int root)
     for (int k = 0; k < n; ++k) {
         sb[k] = me + k;
     }
-    MT_OK(MPI_Reduce_scatter_block(sb, rb, c->rsize, MPI_INT, MPI_SUM, c->ic));
+    MT_OK(X_Reduce_scatter_block(sb, rb, c->rsize, MPI_INT, MPI_SUM, c->ic));
     for (int k = 0; k < c->rsize; ++k) {
         MT_EQ(rb[k], sum + c->rsize * (c->lrank * c->rsize + k));
     }
@@ -352,8 +452,36 @@ static void check_errors(const ictx_t *c, MPI_Comm local)
     MT_ERR(MPI_Bcast(&x, 1, MPI_INT, c->rsize, c->ic), MPI_ERR_ROOT);
     MT_ERR(MPI_Reduce(&x, &x, 1, MPI_INT, MPI_SUM, -7, c->ic), MPI_ERR_ROOT);
     MT_ERR(MPI_Comm_remote_size(local, &x), MPI_ERR_COMM);
-    MT_ERR(MPI_Ibarrier(c->ic, &rq), MPI_ERR_COMM);
+    MT_ERR(MPI_Ibarrier(c->ic, NULL), MPI_ERR_REQUEST);
+    MT_ERR(MPI_Ibcast(&x, 1, MPI_INT, -7, c->ic, &rq), MPI_ERR_ROOT);
     MT_ERR(MPI_Intercomm_merge(local, 0, &bad), MPI_ERR_COMM);
+}
+
+/* Several nonblocking intercomm collectives in flight at once, waited in reverse. */
+static void check_overlap(const ictx_t *c)
+{
+    MPI_Request r[4];
+    int sum = 0, a = -1, b = -1, bc = c->side == 0 && c->lrank == 0 ? 77 : -1, ag[64];
+
+    for (int j = 0; j < c->rsize; ++j) {
+        sum += c->rw[j];
+    }
+    MT_OK(MPI_Iallreduce(&me, &a, 1, MPI_INT, MPI_SUM, c->ic, &r[0]));
+    MT_OK(MPI_Ibcast(&bc, 1, MPI_INT, c->side == 0 ? (c->lrank == 0 ? MPI_ROOT : MPI_PROC_NULL)
+                                                   : 0, c->ic, &r[1]));
+    MT_OK(MPI_Iallgather(&me, 1, MPI_INT, ag, 1, MPI_INT, c->ic, &r[2]));
+    MT_OK(MPI_Iallreduce(&me, &b, 1, MPI_INT, MPI_MAX, c->ic, &r[3]));
+    for (int k = 3; k >= 0; --k) {
+        MT_OK(MPI_Wait(&r[k], MPI_STATUS_IGNORE));
+    }
+    MT_EQ(a, sum);
+    MT_EQ(b, c->rw[c->rsize - 1]);
+    if (c->side == 1 || c->lrank == 0) {
+        MT_EQ(bc, 77);
+    }
+    for (int j = 0; j < c->rsize; ++j) {
+        MT_EQ(ag[j], c->rw[j]);
+    }
 }
 
 static void run_split(int mode)
@@ -393,6 +521,15 @@ static void run_split(int mode)
     check_dup_split(&c);
     TRACE("check_errors");
     check_errors(&c, local);
+    TRACE("nonblocking");
+    use_nb = 1;
+    check_bcast(&c, 0, 0);
+    check_rooted(&c, 1, side == 1 ? c.lsize - 1 : c.rsize - 1);
+    check_all(&c);
+    check_reductions(&c, 1, 0);
+    check_reductions(&c, 0, side == 0 ? c.lsize - 1 : c.rsize - 1);
+    check_overlap(&c);
+    use_nb = 0;
     MT_OK(MPI_Comm_free(&c.ic));
     MT_OK(MPI_Comm_free(&local));
 }
