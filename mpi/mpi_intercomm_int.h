@@ -22,13 +22,16 @@ int loom_mpi_inter_flag(loom_comm_t lcomm);
 int loom_mpi_inter_req(MPI_Comm comm, MPI_Request *request, const char *call);
 
 int loom_mpi_inter_barrier(MPI_Comm comm, MPI_Request *req);
-int loom_mpi_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req);
+int loom_mpi_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                         MPI_Request *req);
 int loom_mpi_inter_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                            const int rcounts[], const int displs[], int rcount_all,
-                           MPI_Datatype rdt, int root, MPI_Comm comm, const char *call, MPI_Request *req);
+                           MPI_Datatype rdt, int root, MPI_Comm comm, const char *call,
+                           MPI_Request *req);
 int loom_mpi_inter_scatterv(const void *sbuf, const int scounts[], const int displs[],
                             int scount_all, MPI_Datatype sdt, void *rbuf, int rcount,
-                            MPI_Datatype rdt, int root, MPI_Comm comm, const char *call, MPI_Request *req);
+                            MPI_Datatype rdt, int root, MPI_Comm comm, const char *call,
+                           MPI_Request *req);
 int loom_mpi_inter_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                               const int rcounts[], const int displs[], int rcount_all,
                               MPI_Datatype rdt, MPI_Comm comm, const char *call,
