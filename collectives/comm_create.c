@@ -34,6 +34,10 @@
 #include <stdlib.h>
 
 static loom_status_t loom_inter_dup(loom_comm_t inter, loom_comm_t *newcomm_p);
+static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
+                                     loom_request_t *req_p);
+static loom_status_t loom_inter_create(loom_comm_t inter, int n, const int ranks[],
+                                       loom_comm_t *newcomm_p);
 static loom_status_t loom_inter_split(loom_comm_t inter, int color, int key,
                                       loom_comm_t *newcomm_p);
 
@@ -217,8 +221,8 @@ loom_status_t loom_comm_create(loom_comm_t comm, int n, const int ranks[],
         loom_error("coll", "loom_comm_create: newcomm_p is NULL");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_create");
     }
-    if ((st = loom_comm_intra_only(comm, "loom_comm_create")) != LOOM_OK) {
-        return st;
+    if (comm->local != NULL) {
+        return loom_inter_create(comm, n, ranks, newcomm_p);
     }
     /* a bad list still takes part (as a non-member): the others do not hang */
     bad = loom_group_check_ranks(comm->size, n, ranks);
@@ -463,12 +467,12 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
     if ((st = loom_comm_check(comm, "loom_comm_idup")) != LOOM_OK) {
         return loom_p2p_error(st, "loom_comm_idup");
     }
-    if ((st = loom_comm_intra_only(comm, "loom_comm_idup")) != LOOM_OK) {
-        return st;
-    }
     if (newcomm_p == NULL || req_p == NULL) {
         loom_error("coll", "loom_comm_idup: %s is NULL", req_p ? "newcomm_p" : "req_p");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_idup");
+    }
+    if (comm->local != NULL) {
+        return loom_inter_idup(comm, newcomm_p, req_p);
     }
     st = loom_request_generic_alloc(comm, "comm_idup", loom_comm_idup_progress, NULL, &req);
     if (st != LOOM_OK) {
@@ -867,4 +871,138 @@ static loom_status_t loom_inter_split(loom_comm_t inter, int color, int key,
     free(lck);
     free(rck);
     return st == LOOM_OK ? st : loom_p2p_error(st, "loom_comm_split");
+}
+
+/* World ranks of local ranks @p ranks (n of them; NULL list: n = 0); my place in *me_p. */
+static int *loom_inter_list_world(loom_comm_t inter, int n, const int ranks[], int *me_p)
+{
+    int *w = malloc((size_t)n * sizeof(*w) + 1);
+
+    *me_p = -1;
+    for (int i = 0; w != NULL && i < n; ++i) {
+        w[i] = loom_comm_to_world(inter, ranks[i]);
+        if (ranks[i] == inter->rank) {
+            *me_p = i;
+        }
+    }
+    return w;
+}
+
+/*
+ * create on an intercommunicator (MPI-2.2): each group passes a subgroup of
+ * itself; the members of each get an intercomm of the two subgroups; if
+ * either is empty, everyone gets LOOM_COMM_NULL. A bad list takes part as
+ * an empty one, so the other group does not hang, and then fails.
+ */
+static loom_status_t loom_inter_create(loom_comm_t inter, int n, const int ranks[],
+                                       loom_comm_t *newcomm_p)
+{
+    loom_status_t bad = loom_group_check_ranks(inter->size, n, ranks), st;
+    int32_t ln, rn = 0;
+    int me = -1, *lw, *rw = NULL;
+    uint32_t ctx = 0;
+    char name[32];
+
+    if (bad != LOOM_OK) {
+        loom_error("coll", "loom_comm_create: the list of %d ranks of intercommunicator "
+                   "'%s' (local size %d) has a rank out of range or twice", n, inter->name,
+                   inter->size);
+        n = 0;
+    }
+    ln = n;
+    lw = loom_inter_list_world(inter, n, ranks, &me);
+    st = lw == NULL ? LOOM_ERR_NO_MEMORY
+         : loom_inter_exchange(inter, &ln, sizeof(ln), &rn, sizeof(rn));
+    if (st == LOOM_OK && (rw = malloc((size_t)rn * sizeof(*rw) + 1)) == NULL) {
+        st = LOOM_ERR_NO_MEMORY;
+    }
+    if (st == LOOM_OK) {
+        st = loom_inter_exchange(inter, lw, (size_t)n * sizeof(int), rw,
+                                 (size_t)rn * sizeof(int));
+    }
+    if (st == LOOM_OK) {
+        st = loom_inter_agree_context(inter, &ctx);
+    }
+    if (st == LOOM_OK && me >= 0 && rn > 0) {
+        snprintf(name, sizeof(name), "create(%.16s)#%u", inter->name, ctx);
+        st = loom_comm_create_inter_int(name, ctx, me, n, lw, rn, rw, newcomm_p);
+    }
+    free(lw);
+    free(rw);
+    st = st != LOOM_OK ? st : bad;
+    return st == LOOM_OK ? st : loom_p2p_error(st, "loom_comm_create");
+}
+
+/*
+ * idup of an intercommunicator: one intercomm iallreduce(MAX) over both
+ * groups (point-to-point only, its tag taken now, so it never depends on
+ * what else runs meanwhile); every process reserved two nonblocking-lane
+ * ids (the intercomm's and its hidden local comm's).
+ */
+typedef struct {
+    uint32_t       mine, agreed;
+    loom_request_t child;
+    loom_comm_t    inter;
+    loom_comm_t   *newcomm_p;
+} loom_inter_idup_state_t;
+
+_Static_assert(sizeof(loom_inter_idup_state_t) <= LOOM_REQ_PRIV_SIZE,
+               "the intercomm idup state must fit in a request's private area");
+
+static loom_status_t loom_inter_idup_progress(loom_request_t req)
+{
+    loom_inter_idup_state_t *s = (loom_inter_idup_state_t *)(void *)req->priv;
+    loom_comm_t c = s->inter;
+    int *lw, *rw;
+    char name[32];
+    loom_status_t st;
+
+    if (!loom_request_is_complete(s->child)) {
+        return LOOM_INPROGRESS;
+    }
+    st = s->child->status;
+    loom_request_release(s->child);
+    s->child = LOOM_REQUEST_NULL;
+    if (st != LOOM_OK) {
+        return st;
+    }
+    lw = loom_comm_world_list(c);
+    rw = malloc((size_t)c->remote_size * sizeof(*rw) + 1);
+    for (int i = 0; rw != NULL && i < c->remote_size; ++i) {
+        rw[i] = loom_comm_peer_world(c, i);
+    }
+    snprintf(name, sizeof(name), "idup(%.19s)#%u", c->name, s->agreed);
+    st = lw == NULL || rw == NULL ? LOOM_ERR_NO_MEMORY
+         : loom_comm_create_inter_int(name, s->agreed, c->rank, c->size, lw,
+                                      c->remote_size, rw, s->newcomm_p);
+    free(lw);
+    free(rw);
+    return st;
+}
+
+static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
+                                     loom_request_t *req_p)
+{
+    loom_inter_idup_state_t *s;
+    loom_request_t req;
+    loom_status_t st;
+
+    st = loom_request_generic_alloc(inter, "comm_idup", loom_inter_idup_progress, NULL,
+                                    &req);
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_comm_idup");
+    }
+    s = (loom_inter_idup_state_t *)(void *)req->priv;
+    *s = (loom_inter_idup_state_t){ .mine = loom_comm_context_reserve_nb(),
+                                    .inter = inter, .newcomm_p = newcomm_p };
+    (void)loom_comm_context_reserve_nb();   /* mine + 2: the hidden local comm's id */
+    st = loom_inter_iallreduce_both(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, inter,
+                                    &s->child);
+    if (st != LOOM_OK) {
+        loom_request_release(req);
+        return loom_p2p_error(st, "loom_comm_idup");
+    }
+    loom_request_generic_start(req);
+    *req_p = req;
+    return LOOM_OK;
 }

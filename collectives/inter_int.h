@@ -28,4 +28,12 @@ loom_status_t loom_inter_check_int(loom_comm_t comm, const char *who);
 /** As loom_inter_check_int, and @p root is LOOM_ROOT, LOOM_PROC_NULL or a remote rank. */
 loom_status_t loom_inter_check_root_int(loom_comm_t comm, int root, const char *who);
 
+/**
+ * Like loom_inter_iallreduce, but every process of both groups gets the
+ * reduction over both groups (own group's result op the other group's).
+ */
+loom_status_t loom_inter_iallreduce_both(const void *sendbuf, void *recvbuf, size_t count,
+                                         loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
+                                         loom_request_t *req_p);
+
 #endif /* LOOM_INTER_INT_H */

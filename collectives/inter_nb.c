@@ -44,6 +44,7 @@ typedef struct {
     char           *acc;            /* rank 0: the group's reduction */
     char           *other;          /* rank 0: the other group's reduction */
     size_t         *counts;         /* SCAT: elements per local rank */
+    int             both;           /* DOWN gives (mine op other): both groups' result */
 } loom_inb_t;
 
 static loom_inb_t *loom_inb(loom_request_t req)
@@ -147,6 +148,9 @@ static loom_status_t loom_inb_down(loom_inb_t *s)
 
     if (c->rank != 0) {
         return loom_inb_posted(s, loom_inb_post(s, 1, 0, s->rbuf, s->bytes, 0));
+    }
+    if (s->both && s->bytes > 0) {
+        loom_op_apply(s->op, s->acc, s->other, s->count, s->dt);
     }
     if (s->other != NULL && s->rbuf != NULL && s->bytes > 0) {
         memcpy(s->rbuf, s->other, s->bytes);
@@ -462,9 +466,10 @@ loom_status_t loom_inter_ireduce(const void *sendbuf, void *recvbuf, size_t coun
     return loom_inb_start(req, req_p);
 }
 
-loom_status_t loom_inter_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
-                                    loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
-                                    loom_request_t *req_p)
+/* iallreduce; @p both: every process gets the reduction over both groups. */
+static loom_status_t loom_inb_allreduce(const void *sendbuf, void *recvbuf, size_t count,
+                                        loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
+                                        int both, loom_request_t *req_p)
 {
     static const loom_inb_step_t steps[] = { LOOM_INB_UP, LOOM_INB_FOLD, LOOM_INB_SWAP,
                                              LOOM_INB_DOWN, LOOM_INB_END };
@@ -476,8 +481,23 @@ loom_status_t loom_inter_iallreduce(const void *sendbuf, void *recvbuf, size_t c
                                                    recvbuf, count, dt, op, &req, &s)) != 0) {
         return loom_inb_fail(st, "loom_inter_iallreduce");
     }
+    s->both = both;
     loom_inb_steps(s, steps);
     return loom_inb_start(req, req_p);
+}
+
+loom_status_t loom_inter_iallreduce_both(const void *sendbuf, void *recvbuf, size_t count,
+                                         loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
+                                         loom_request_t *req_p)
+{
+    return loom_inb_allreduce(sendbuf, recvbuf, count, dt, op, comm, 1, req_p);
+}
+
+loom_status_t loom_inter_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
+                                    loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
+                                    loom_request_t *req_p)
+{
+    return loom_inb_allreduce(sendbuf, recvbuf, count, dt, op, comm, 0, req_p);
 }
 
 loom_status_t loom_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,

@@ -7,6 +7,7 @@
  * reach the right error handler.
  */
 #include "mpi_group_int.h"
+#include "mpi_intercomm_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -288,6 +289,9 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return MPI_SUCCESS;
     }
     rc = loom_mpi_group_compare(a, b, n, result);
+    if (rc == MPI_SUCCESS && (loom_comm_is_inter(a) || loom_comm_is_inter(b))) {
+        rc = loom_mpi_inter_compare(a, b, result);   /* remote groups: mpi_intercomm.c */
+    }
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(comm1, rc, "MPI_Comm_compare",
                               "out of memory comparing groups of %d ranks", n);

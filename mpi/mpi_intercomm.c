@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 _Static_assert(MPI_ROOT == LOOM_ROOT && MPI_PROC_NULL == LOOM_PROC_NULL,
                "intercomm root conventions must agree");
@@ -100,6 +101,43 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
                               : "communicator is not an intercommunicator");
     }
     *size = loom_comm_remote_size(lcomm);
+    return MPI_SUCCESS;
+}
+
+static int loom_mpi_inter_int_cmp(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+
+    return (a > b) - (a < b);
+}
+
+int loom_mpi_inter_compare(loom_comm_t a, loom_comm_t b, int *result)
+{
+    int n = loom_comm_remote_size(a), same = 1, *ra, *rb, remote;
+
+    if (!loom_comm_is_inter(a) || !loom_comm_is_inter(b) || n != loom_comm_remote_size(b)) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    if ((ra = malloc(2 * (size_t)n * sizeof(int) + 1)) == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    rb = ra + n;
+    for (int i = 0; i < n; ++i) {
+        ra[i] = loom_comm_remote_world_rank(a, i);
+        rb[i] = loom_comm_remote_world_rank(b, i);
+        same &= ra[i] == rb[i];
+    }
+    qsort(ra, (size_t)n, sizeof(int), loom_mpi_inter_int_cmp);
+    qsort(rb, (size_t)n, sizeof(int), loom_mpi_inter_int_cmp);
+    remote = same ? MPI_CONGRUENT
+             : memcmp(ra, rb, (size_t)n * sizeof(int)) == 0 ? MPI_SIMILAR : MPI_UNEQUAL;
+    free(ra);
+    if (*result == MPI_UNEQUAL || remote == MPI_UNEQUAL) {
+        *result = MPI_UNEQUAL;
+    } else if (*result == MPI_SIMILAR || remote == MPI_SIMILAR) {
+        *result = MPI_SIMILAR;
+    }
     return MPI_SUCCESS;
 }
 

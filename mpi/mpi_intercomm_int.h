@@ -21,6 +21,12 @@ int loom_mpi_inter_flag(loom_comm_t lcomm);
 /** MPI_SUCCESS, or MPI_ERR_REQUEST raised on @p comm if @p request is NULL. */
 int loom_mpi_inter_req(MPI_Comm comm, MPI_Request *request, const char *call);
 
+/**
+ * Fold the remote groups into *result (the local groups' MPI_CONGRUENT /
+ * MPI_SIMILAR / MPI_UNEQUAL): an intercomm and an intracomm are unequal.
+ */
+int loom_mpi_inter_compare(loom_comm_t a, loom_comm_t b, int *result);
+
 int loom_mpi_inter_barrier(MPI_Comm comm, MPI_Request *req);
 int loom_mpi_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                          MPI_Request *req);

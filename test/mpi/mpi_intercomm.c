@@ -437,6 +437,67 @@ static void check_dup_split(ictx_t *c)
     MT_OK(MPI_Comm_free(&s));
 }
 
+/* compare, idup overlapped with a collective, Comm_create (MPI-2.2) on the intercomm. */
+static void check_more(const ictx_t *c, MPI_Comm local)
+{
+    MPI_Comm d = MPI_COMM_NULL, cr;
+    MPI_Request r[2];
+    MPI_Group lg, sub;
+    int res = -1, got = -1, sum = 0, flag = 0, keep, rkeep, excl;
+
+    MT_OK(MPI_Comm_compare(c->ic, c->ic, &res));
+    MT_EQ(res, MPI_IDENT);
+    MT_OK(MPI_Comm_compare(c->ic, local, &res));
+    MT_EQ(res, MPI_UNEQUAL);
+    for (int j = 0; j < c->rsize; ++j) {
+        sum += c->rw[j];
+    }
+    MT_OK(MPI_Comm_idup(c->ic, &d, &r[0]));
+    MT_OK(MPI_Iallreduce(&me, &got, 1, MPI_INT, MPI_SUM, c->ic, &r[1]));
+    MT_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    MT_EQ(got, sum);
+    MT_OK(MPI_Comm_test_inter(d, &flag));
+    MT_EQ(flag, 1);
+    MT_OK(MPI_Comm_compare(c->ic, d, &res));
+    MT_EQ(res, MPI_CONGRUENT);
+    got = -1;
+    MT_OK(MPI_Allreduce(&me, &got, 1, MPI_INT, MPI_SUM, d));
+    MT_EQ(got, sum);
+    check_p2p(d, c);
+    MT_OK(MPI_Comm_free(&d));
+    /* Comm_create: each side keeps all but its last rank (a side of one keeps it) */
+    keep = c->lsize > 1 ? c->lsize - 1 : 1;
+    rkeep = c->rsize > 1 ? c->rsize - 1 : 1;
+    MT_OK(MPI_Comm_group(c->ic, &lg));
+    excl = c->lsize - 1;
+    if (keep < c->lsize) {
+        MT_OK(MPI_Group_excl(lg, 1, &excl, &sub));
+    } else {
+        MT_OK(MPI_Group_incl(lg, 1, &excl, &sub));
+    }
+    MT_OK(MPI_Comm_create(c->ic, sub, &cr));
+    if (c->lrank >= keep) {
+        MT_EQ(cr == MPI_COMM_NULL, 1);
+    } else {
+        MT_OK(MPI_Comm_remote_size(cr, &got));
+        MT_EQ(got, rkeep);
+        MT_OK(MPI_Comm_size(cr, &got));
+        MT_EQ(got, keep);
+        sum = 0;
+        for (int j = 0; j < rkeep; ++j) {
+            sum += c->rw[j];
+        }
+        MT_OK(MPI_Allreduce(&me, &got, 1, MPI_INT, MPI_SUM, cr));
+        MT_EQ(got, sum);
+        MT_OK(MPI_Comm_free(&cr));
+    }
+    MT_OK(MPI_Group_free(&sub));
+    /* one side passes MPI_GROUP_EMPTY: everyone gets MPI_COMM_NULL */
+    MT_OK(MPI_Comm_create(c->ic, c->side == 0 ? MPI_GROUP_EMPTY : lg, &cr));
+    MT_EQ(cr == MPI_COMM_NULL, 1);
+    MT_OK(MPI_Group_free(&lg));
+}
+
 static void check_errors(const ictx_t *c, MPI_Comm local)
 {
     MPI_Comm bad = MPI_COMM_NULL;
@@ -520,6 +581,8 @@ static void run_split(int mode)
     TRACE("check_dup_split");
     check_dup_split(&c);
     TRACE("check_errors");
+    TRACE("check_more");
+    check_more(&c, local);
     check_errors(&c, local);
     TRACE("nonblocking");
     use_nb = 1;
