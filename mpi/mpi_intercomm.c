@@ -148,6 +148,17 @@ static int loom_mpi_inter_done(MPI_Comm comm, loom_status_t st, const char *call
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
 }
 
+/* MPI_IN_PLACE has no meaning on an intercommunicator (MPI-3.1 5.2.2). */
+static int loom_mpi_inter_no_in_place(MPI_Comm comm, const void *a, const void *b,
+                                      const char *call)
+{
+    if (a == MPI_IN_PLACE || b == MPI_IN_PLACE) {
+        return loom_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                              "MPI_IN_PLACE is not allowed on an intercommunicator");
+    }
+    return MPI_SUCCESS;
+}
+
 /* Check (count, type); bytes of one element in *ext_p. */
 static int loom_mpi_inter_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *call,
                                size_t *ext_p)
@@ -220,6 +231,9 @@ int loom_mpi_inter_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void 
     size_t sext = 0, rext = 0, *c = NULL, *d = NULL;
     int n = loom_comm_remote_size(comm->comm), rc = MPI_SUCCESS;
 
+    if (loom_mpi_inter_no_in_place(comm, sbuf, rbuf, call) != MPI_SUCCESS) {
+        return MPI_ERR_BUFFER;
+    }
     if (root == MPI_ROOT) {
         rc = loom_mpi_inter_type(comm, rdt, rcounts ? 0 : rcount_all, call, &rext);
         if (rc == MPI_SUCCESS) {
@@ -249,6 +263,9 @@ int loom_mpi_inter_scatterv(const void *sbuf, const int scounts[], const int dis
     size_t sext = 0, rext = 0, *c = NULL, *d = NULL;
     int n = loom_comm_remote_size(comm->comm), rc = MPI_SUCCESS;
 
+    if (loom_mpi_inter_no_in_place(comm, sbuf, rbuf, call) != MPI_SUCCESS) {
+        return MPI_ERR_BUFFER;
+    }
     if (root == MPI_ROOT) {
         rc = loom_mpi_inter_type(comm, sdt, scounts ? 0 : scount_all, call, &sext);
         if (rc == MPI_SUCCESS) {
@@ -278,6 +295,9 @@ int loom_mpi_inter_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, vo
     size_t sext, rext, *c = NULL, *d = NULL;
     int n = loom_comm_remote_size(comm->comm), rc;
 
+    if (loom_mpi_inter_no_in_place(comm, sbuf, rbuf, call) != MPI_SUCCESS) {
+        return MPI_ERR_BUFFER;
+    }
     if ((rc = loom_mpi_inter_type(comm, sdt, scount, call, &sext)) == 0 &&
         (rc = loom_mpi_inter_type(comm, rdt, rcounts ? 0 : rcount_all, call, &rext)) == 0 &&
         (rc = loom_mpi_inter_vec(comm, n, rcounts, displs, rcount_all, rext, call, &c,
@@ -302,6 +322,9 @@ int loom_mpi_inter_alltoallv(const void *sbuf, const int scounts[], const int sd
     size_t sext, rext, *sc = NULL, *sd = NULL, *rc_ = NULL, *rd = NULL;
     int n = loom_comm_remote_size(comm->comm), rc;
 
+    if (loom_mpi_inter_no_in_place(comm, sbuf, rbuf, call) != MPI_SUCCESS) {
+        return MPI_ERR_BUFFER;
+    }
     if ((rc = loom_mpi_inter_type(comm, sdt, scounts ? 0 : scount_all, call, &sext)) == 0 &&
         (rc = loom_mpi_inter_type(comm, rdt, rcounts ? 0 : rcount_all, call, &rext)) == 0 &&
         (rc = loom_mpi_inter_vec(comm, n, scounts, sdispls, scount_all, sext, call, &sc,
@@ -343,6 +366,9 @@ int loom_mpi_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     loom_status_t st;
     int rc = loom_mpi_inter_red(comm, dt, count, op, call, &lop);
 
+    if (loom_mpi_inter_no_in_place(comm, sbuf, rbuf, call) != MPI_SUCCESS) {
+        return MPI_ERR_BUFFER;
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -366,6 +392,9 @@ int loom_mpi_inter_reduce_scatter(const void *sbuf, void *rbuf, const int rcount
     size_t *c = NULL, *d = NULL;
     loom_op_t lop;
 
+    if (loom_mpi_inter_no_in_place(comm, sbuf, rbuf, call) != MPI_SUCCESS) {
+        return MPI_ERR_BUFFER;
+    }
     if ((rc = loom_mpi_inter_red(comm, dt, rcounts ? 0 : rcount_all, op, call, &lop)) == 0 &&
         (rc = loom_mpi_inter_vec(comm, n, rcounts, NULL, rcount_all, dt->n, call, &c,
                                  &d)) == 0) {

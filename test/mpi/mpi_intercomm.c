@@ -512,6 +512,7 @@ static void check_errors(const ictx_t *c, MPI_Comm local)
     MT_EQ(bad == MPI_COMM_NULL, 1);
     MT_ERR(MPI_Bcast(&x, 1, MPI_INT, c->rsize, c->ic), MPI_ERR_ROOT);
     MT_ERR(MPI_Reduce(&x, &x, 1, MPI_INT, MPI_SUM, -7, c->ic), MPI_ERR_ROOT);
+    MT_ERR(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, c->ic), MPI_ERR_BUFFER);
     MT_ERR(MPI_Comm_remote_size(local, &x), MPI_ERR_COMM);
     MT_ERR(MPI_Ibarrier(c->ic, NULL), MPI_ERR_REQUEST);
     MT_ERR(MPI_Ibcast(&x, 1, MPI_INT, -7, c->ic, &rq), MPI_ERR_ROOT);
