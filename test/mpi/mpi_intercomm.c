@@ -189,6 +189,39 @@ static void check_queries(ictx_t *c)
     MT_OK(MPI_Group_free(&gw));
 }
 
+#define BIG (1 << 20)
+
+static void check_p2p_large(MPI_Comm ic, const ictx_t *c)
+{
+    int *big = malloc(BIG * sizeof(int)), *out = malloc(BIG * sizeof(int)), count = -1;
+    int flag = 0;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    MPI_Status st;
+
+    if (c->lrank == 0) {   /* nonblocking: at 1+1 each process sends and receives */
+        for (int i = 0; i < BIG; ++i) {
+            out[i] = me + i;
+        }
+        MT_OK(MPI_Isend(out, BIG, MPI_INT, c->rsize - 1, 11, ic, &rq));
+    }
+    if (c->lrank == c->lsize - 1) {
+        MT_OK(MPI_Probe(MPI_ANY_SOURCE, 11, ic, &st));
+        MT_EQ(st.MPI_SOURCE, 0);
+        MT_OK(MPI_Get_count(&st, MPI_INT, &count));
+        MT_EQ(count, BIG);
+        memset(big, 0, BIG * sizeof(int));
+        MT_OK(MPI_Recv(big, BIG, MPI_INT, 0, 11, ic, &st));
+        for (int i = 0; i < BIG; i += 4099) {
+            MT_EQ(big[i], c->rw[0] + i);
+        }
+        MT_OK(MPI_Iprobe(MPI_ANY_SOURCE, 11, ic, &flag, &st));
+        MT_EQ(flag, 0);
+    }
+    MT_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    free(big);
+    free(out);
+}
+
 static void check_p2p(MPI_Comm ic, const ictx_t *c)
 {
     MPI_Request *rq = malloc(sizeof(MPI_Request) * (size_t)c->rsize);
@@ -215,6 +248,8 @@ static void check_p2p(MPI_Comm ic, const ictx_t *c)
         MT_EQ(got, c->rw[0]);
         MT_EQ(st.MPI_SOURCE, 0);
     }
+    /* a large (rendezvous) message and a probe: my rank 0 <-> remote last rank */
+    check_p2p_large(ic, c);
     free(rq);
     free(out);
 }
