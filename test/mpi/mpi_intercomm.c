@@ -449,6 +449,9 @@ static void check_dup_split(ictx_t *c)
     MT_OK(MPI_Comm_free(&d.ic));
     MT_EQ(d.ic == MPI_COMM_NULL, 1);
     /* split by local parity, key reverses the order */
+    /* a color on one side only, MPI_UNDEFINED on the other: MPI_COMM_NULL everywhere */
+    MT_OK(MPI_Comm_split(c->ic, c->side == 0 ? 5 : MPI_UNDEFINED, 0, &s));
+    MT_EQ(s == MPI_COMM_NULL, 1);
     MT_OK(MPI_Comm_split(c->ic, c->lrank % 2, -c->lrank, &s));
     for (int j = c->rsize - 1; j >= 0; --j) {
         if (j % 2 == c->lrank % 2) {
