@@ -38,6 +38,11 @@ loom_status_t loom_coll_begin(loom_comm_t comm, const char *who, const char *nam
     loom_status_t st;
 
     st = loom_comm_check(comm, who);
+    if (st == LOOM_OK && loom_unlikely(comm->local != NULL)) {
+        loom_error("coll", "%s: '%s' is an intercommunicator (use loom_inter_*)", who,
+                   comm->name);   /* intercomm collectives: collectives/inter_coll.c */
+        st = LOOM_ERR_INVALID_COMM;
+    }
     if (st != LOOM_OK) {
         return loom_p2p_error(st, who);
     }

@@ -28,9 +28,29 @@
 #include "log_int.h"
 #include "bootstrap_int.h"
 #include "group_int.h"
+#include "inter_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+
+static loom_status_t loom_inter_dup(loom_comm_t inter, loom_comm_t *newcomm_p);
+static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
+                                     loom_request_t *req_p);
+static loom_status_t loom_inter_create(loom_comm_t inter, int n, const int ranks[],
+                                       loom_comm_t *newcomm_p);
+static loom_status_t loom_inter_split(loom_comm_t inter, int color, int key,
+                                      loom_comm_t *newcomm_p);
+
+/* Constructors defined for intracommunicators only refuse an intercomm. */
+static loom_status_t loom_comm_intra_only(loom_comm_t comm, const char *who)
+{
+    if (comm->local == NULL) {
+        return LOOM_OK;
+    }
+    loom_error("coll", "%s: '%s' is an intercommunicator (not supported here)", who,
+               comm->name);
+    return loom_p2p_error(LOOM_ERR_INVALID_COMM, who);
+}
 
 static loom_status_t loom_comm_agree_context(loom_comm_t comm, uint32_t *ctx_p)
 {
@@ -59,6 +79,9 @@ loom_status_t loom_comm_dup(loom_comm_t comm, loom_comm_t *newcomm_p)
     if (newcomm_p == NULL) {
         loom_error("coll", "loom_comm_dup: newcomm_p is NULL");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_dup");
+    }
+    if (comm->local != NULL) {
+        return loom_inter_dup(comm, newcomm_p);
     }
     if ((st = loom_comm_agree_context(comm, &ctx)) != LOOM_OK) {
         return st;
@@ -131,6 +154,9 @@ loom_status_t loom_comm_split(loom_comm_t comm, int color, int key, loom_comm_t 
                    : "color must be >= 0 or LOOM_UNDEFINED");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_split");
     }
+    if (comm->local != NULL) {
+        return loom_inter_split(comm, color, key, newcomm_p);
+    }
     all = malloc((size_t)comm->size * 2 * sizeof(int));
     if (all == NULL) {
         loom_error("coll", "loom_comm_split: out of memory for %d ranks", comm->size);
@@ -194,6 +220,9 @@ loom_status_t loom_comm_create(loom_comm_t comm, int n, const int ranks[],
     if (newcomm_p == NULL) {
         loom_error("coll", "loom_comm_create: newcomm_p is NULL");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_create");
+    }
+    if (comm->local != NULL) {
+        return loom_inter_create(comm, n, ranks, newcomm_p);
     }
     /* a bad list still takes part (as a non-member): the others do not hang */
     bad = loom_group_check_ranks(comm->size, n, ranks);
@@ -308,6 +337,9 @@ static loom_status_t loom_comm_cg_check(loom_comm_t comm, int n, const int ranks
     if (st != LOOM_OK) {
         return st;
     }
+    if (comm->local != NULL) {
+        return loom_comm_intra_only(comm, "loom_comm_create_group");
+    }
     if (newcomm_p == NULL) {
         loom_error("coll", "loom_comm_create_group: newcomm_p is NULL");
         return LOOM_ERR_INVALID_ARG;
@@ -363,6 +395,9 @@ loom_status_t loom_comm_split_type(loom_comm_t comm, int type, int key,
     }
     if ((st = loom_comm_check(comm, "loom_comm_split_type")) != LOOM_OK) {
         return loom_p2p_error(st, "loom_comm_split_type");
+    }
+    if ((st = loom_comm_intra_only(comm, "loom_comm_split_type")) != LOOM_OK) {
+        return st;
     }
     if (type == LOOM_COMM_TYPE_SHARED) {
         int w = loom_comm_to_world(comm, comm->rank);
@@ -436,6 +471,9 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
         loom_error("coll", "loom_comm_idup: %s is NULL", req_p ? "newcomm_p" : "req_p");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_idup");
     }
+    if (comm->local != NULL) {
+        return loom_inter_idup(comm, newcomm_p, req_p);
+    }
     st = loom_request_generic_alloc(comm, "comm_idup", loom_comm_idup_progress, NULL, &req);
     if (st != LOOM_OK) {
         return loom_p2p_error(st, "loom_comm_idup");
@@ -444,6 +482,522 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
     *s = (loom_comm_idup_state_t){ .mine = loom_comm_context_reserve_nb(),
                                    .parent = comm, .newcomm_p = newcomm_p };
     st = loom_iallreduce(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, comm, &s->child);
+    if (st != LOOM_OK) {
+        loom_request_release(req);
+        return loom_p2p_error(st, "loom_comm_idup");
+    }
+    loom_request_generic_start(req);
+    *req_p = req;
+    return LOOM_OK;
+}
+
+/* ---- intercommunicators ------------------------------------------------------------ */
+/*
+ * Intercomm_create: each group agrees on a context id by allreduce(MAX) on
+ * its local comm; the leaders swap {size, id} and then the world ranks of
+ * their groups over peer_comm with the caller's tag, take the larger id and
+ * broadcast {status, remote size, id} and the remote ranks on the local
+ * comm. The intercomm uses id, its hidden local intracomm id + 2 (both are
+ * above every id in use on every member of both groups). A bad argument at
+ * a leader travels in the broadcast status, so every member fails alike.
+ *
+ * Intercomm-internal agreements (dup, split, merge) use the same shape over
+ * the intercomm itself: local step on the hidden local comm, leader (local
+ * rank 0) to leader swap on the intercomm's collective context, local bcast.
+ */
+
+/* Tag of the intercomm's internal leader swaps (collective context, create kind). */
+int loom_inter_next_tag(loom_comm_t inter)
+{
+    return loom_comm_cg_tag((int)(inter->coll_seq++ & 0x3fffffu), 31);
+}
+
+loom_status_t loom_inter_swap(loom_comm_t comm, const void *mine, size_t sbytes,
+                              void *theirs, size_t rbytes, int peer, int tag,
+                              uint32_t which)
+{
+    loom_request_t rreq, sreq;
+    loom_status_t st, st2;
+
+    st = loom_p2p_irecv_int(theirs, rbytes, peer, tag, comm, which, &rreq);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_p2p_isend_int(mine, sbytes, peer, tag, comm, which, 0, &sreq);
+    if (st != LOOM_OK) {
+        loom_request_t r = rreq;
+        (void)loom_cancel(&r);
+        (void)loom_request_wait_int(rreq, NULL);
+        return st;
+    }
+    st  = loom_request_wait_int(rreq, NULL);
+    st2 = loom_request_wait_int(sreq, NULL);
+    return st != LOOM_OK ? st : st2;
+}
+
+loom_status_t loom_inter_exchange(loom_comm_t inter, const void *mine, size_t sbytes,
+                                  void *theirs, size_t rbytes)
+{
+    int tag = loom_inter_next_tag(inter);
+    loom_status_t st = LOOM_OK;
+    int32_t ok;
+
+    if (inter->rank == 0) {
+        st = loom_inter_swap(inter, mine, sbytes, theirs, rbytes, 0, tag, LOOM_CTX_COLL);
+    }
+    ok = (int32_t)st;
+    if (loom_bcast(&ok, 1, LOOM_INT32, 0, inter->local) != LOOM_OK) {
+        return LOOM_ERR_INTERNAL;
+    }
+    if (ok != LOOM_OK) {
+        return (loom_status_t)ok;
+    }
+    return loom_bcast(theirs, rbytes, LOOM_BYTE, 0, inter->local);
+}
+
+/* Context id free on every member of both groups of @p inter (and id + 2). */
+static loom_status_t loom_inter_agree_context(loom_comm_t inter, uint32_t *ctx_p)
+{
+    uint32_t mine, theirs = 0;
+    loom_status_t st = loom_comm_agree_context(inter->local, &mine);
+
+    if (st == LOOM_OK) {
+        st = loom_inter_exchange(inter, &mine, sizeof(mine), &theirs, sizeof(theirs));
+    }
+    *ctx_p = mine > theirs ? mine : theirs;
+    return st;
+}
+
+static int *loom_comm_world_list(loom_comm_t comm)
+{
+    int *w = malloc((size_t)comm->size * sizeof(*w));
+
+    for (int i = 0; w != NULL && i < comm->size; ++i) {
+        w[i] = loom_comm_to_world(comm, i);
+    }
+    return w;
+}
+
+int loom_comm_is_inter(loom_comm_t comm)
+{
+    return loom_comm_check(comm, "loom_comm_is_inter") == LOOM_OK && comm->local != NULL;
+}
+
+int loom_comm_remote_size(loom_comm_t comm)
+{
+    if (loom_comm_check(comm, "loom_comm_remote_size") != LOOM_OK) {
+        return -1;
+    }
+    return comm->local != NULL ? comm->remote_size : 0;
+}
+
+int loom_comm_remote_world_rank(loom_comm_t comm, int rank)
+{
+    if (loom_comm_check(comm, "loom_comm_remote_world_rank") != LOOM_OK ||
+        comm->local == NULL || rank < 0 || rank >= comm->remote_size) {
+        loom_error("p2p", "loom_comm_remote_world_rank: rank %d is not a remote rank "
+                   "of intercommunicator %p", rank, (void *)comm);
+        return -1;
+    }
+    return loom_comm_peer_world(comm, rank);
+}
+
+static int loom_inter_in_group(loom_comm_t comm, int world_rank)
+{
+    for (int i = 0; i < comm->size; ++i) {
+        if (loom_comm_to_world(comm, i) == world_rank) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Leader side of Intercomm_create: validate, swap sizes/ids, then the ranks. */
+static loom_status_t loom_inter_leader(loom_comm_t local, loom_comm_t peer, int rleader,
+                                       int tag, uint32_t info[3], int **remote_p)
+{
+    uint32_t mine[2] = {(uint32_t)local->size, info[2]}, theirs[2] = {0, 0};
+    int *lw = NULL;
+    loom_status_t st;
+
+    if ((st = loom_comm_check(peer, "loom_intercomm_create")) != LOOM_OK) {
+        return st;
+    }
+    if (rleader < 0 || rleader >= peer->remote_size || tag < 0) {
+        loom_error("coll", "loom_intercomm_create: remote leader %d is not a rank of "
+                   "peer communicator '%s' (size %d), or tag %d < 0", rleader, peer->name,
+                   peer->remote_size, tag);
+        return rleader < 0 || rleader >= peer->remote_size ? LOOM_ERR_INVALID_RANK
+                                                           : LOOM_ERR_INVALID_TAG;
+    }
+    st = loom_inter_swap(peer, mine, sizeof(mine), theirs, sizeof(theirs), rleader, tag,
+                         LOOM_CTX_P2P);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    lw = loom_comm_world_list(local);
+    *remote_p = malloc((size_t)theirs[0] * sizeof(int));
+    if (lw == NULL || *remote_p == NULL) {
+        free(lw);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    st = loom_inter_swap(peer, lw, (size_t)local->size * sizeof(int), *remote_p,
+                         (size_t)theirs[0] * sizeof(int), rleader, tag, LOOM_CTX_P2P);
+    free(lw);
+    info[1] = theirs[0];
+    info[2] = theirs[1] > info[2] ? theirs[1] : info[2];
+    for (uint32_t i = 0; st == LOOM_OK && i < theirs[0]; ++i) {
+        if (loom_inter_in_group(local, (*remote_p)[i])) {   /* both leaders see it */
+            loom_error("coll", "loom_intercomm_create: world rank %d is in both groups "
+                       "(the groups must be disjoint)", (*remote_p)[i]);
+            st = LOOM_ERR_INVALID_ARG;
+        }
+    }
+    return st;
+}
+
+static loom_status_t loom_intercomm_check(loom_comm_t local, int leader, loom_comm_t *n_p)
+{
+    loom_status_t st;
+
+    if (n_p != NULL) {
+        *n_p = LOOM_COMM_NULL;
+    }
+    if ((st = loom_comm_check(local, "loom_intercomm_create")) != LOOM_OK) {
+        return st;
+    }
+    if (n_p == NULL || local->local != NULL) {
+        loom_error("coll", "loom_intercomm_create: %s", n_p == NULL ? "newcomm_p is NULL"
+                   : "the local communicator is an intercommunicator");
+        return n_p == NULL ? LOOM_ERR_INVALID_ARG : LOOM_ERR_INVALID_COMM;
+    }
+    if (leader < 0 || leader >= local->size) {
+        loom_error("coll", "loom_intercomm_create: local leader %d is not a rank of '%s' "
+                   "(size %d)", leader, local->name, local->size);
+        return LOOM_ERR_INVALID_RANK;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_intercomm_create(loom_comm_t local, int local_leader, loom_comm_t peer,
+                                    int remote_leader, int tag, loom_comm_t *newcomm_p)
+{
+    uint32_t info[3] = {LOOM_OK, 0, 0};   /* status, remote size, context id */
+    int *remote = NULL, *lw = NULL;
+    char name[32];
+    loom_status_t st = loom_intercomm_check(local, local_leader, newcomm_p);
+
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_intercomm_create");
+    }
+    if ((st = loom_comm_agree_context(local, &info[2])) != LOOM_OK) {
+        return st;
+    }
+    if (local->rank == local_leader) {
+        info[0] = (uint32_t)loom_inter_leader(local, peer, remote_leader, tag, info, &remote);
+    }
+    if ((st = loom_bcast(info, 3, LOOM_UINT32, local_leader, local)) == LOOM_OK &&
+        (st = (loom_status_t)(int32_t)info[0]) == LOOM_OK) {
+        if (local->rank != local_leader) {
+            remote = malloc((size_t)info[1] * sizeof(int));
+        }
+        st = remote == NULL ? LOOM_ERR_NO_MEMORY
+             : loom_bcast(remote, info[1], LOOM_INT32, local_leader, local);
+    }
+    lw = loom_comm_world_list(local);
+    if (st == LOOM_OK && lw == NULL) {
+        st = LOOM_ERR_NO_MEMORY;
+    }
+    if (st == LOOM_OK) {
+        snprintf(name, sizeof(name), "inter(%.16s)#%u", local->name, info[2]);
+        st = loom_comm_create_inter_int(name, info[2], local->rank, local->size, lw,
+                                        (int)info[1], remote, newcomm_p);
+    }
+    free(lw);
+    free(remote);
+    return st == LOOM_OK ? st : loom_p2p_error(st, "loom_intercomm_create");
+}
+
+/* Shared checks of the intercomm-only constructors. */
+static loom_status_t loom_inter_arg(loom_comm_t inter, const void *out, const char *who)
+{
+    loom_status_t st = loom_comm_check(inter, who);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    if (inter->local == NULL || out == NULL) {
+        loom_error("coll", "%s: %s", who, out == NULL ? "output pointer is NULL"
+                   : "communicator is not an intercommunicator");
+        return out == NULL ? LOOM_ERR_INVALID_ARG : LOOM_ERR_INVALID_COMM;
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_intercomm_merge(loom_comm_t inter, int high, loom_comm_t *newcomm_p)
+{
+    uint32_t ctx = 0;
+    int32_t mine = high ? 1 : 0, theirs = 0;
+    int n, first_local, *w;
+    char name[32];
+    loom_status_t st = loom_inter_arg(inter, newcomm_p, "loom_intercomm_merge");
+
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_intercomm_merge");
+    }
+    *newcomm_p = LOOM_COMM_NULL;
+    if ((st = loom_inter_agree_context(inter, &ctx)) != LOOM_OK ||
+        (st = loom_inter_exchange(inter, &mine, sizeof(mine), &theirs,
+                                  sizeof(theirs))) != LOOM_OK) {
+        return loom_p2p_error(st, "loom_intercomm_merge");
+    }
+    /* low group first; equal: the group whose rank 0 has the lower world rank */
+    first_local = mine != theirs ? mine < theirs
+                  : loom_comm_to_world(inter, 0) < loom_comm_peer_world(inter, 0);
+    n = inter->size + inter->remote_size;
+    if ((w = malloc((size_t)n * sizeof(*w))) == NULL) {
+        return loom_p2p_error(LOOM_ERR_NO_MEMORY, "loom_intercomm_merge");
+    }
+    for (int i = 0; i < inter->size; ++i) {
+        w[(first_local ? 0 : inter->remote_size) + i] = loom_comm_to_world(inter, i);
+    }
+    for (int i = 0; i < inter->remote_size; ++i) {
+        w[(first_local ? inter->size : 0) + i] = loom_comm_peer_world(inter, i);
+    }
+    snprintf(name, sizeof(name), "merge(%.16s)#%u", inter->name, ctx);
+    st = loom_comm_create_int(name, ctx, inter->rank + (first_local ? 0 : inter->remote_size),
+                              n, w, newcomm_p);
+    free(w);
+    return st == LOOM_OK ? st : loom_p2p_error(st, "loom_intercomm_merge");
+}
+
+/* dup of an intercommunicator: same groups, a context id agreed by both. */
+static loom_status_t loom_inter_dup(loom_comm_t inter, loom_comm_t *newcomm_p)
+{
+    uint32_t ctx = 0;
+    int *lw, *rw;
+    char name[32];
+    loom_status_t st = loom_inter_agree_context(inter, &ctx);
+
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_comm_dup");
+    }
+    lw = loom_comm_world_list(inter);
+    rw = malloc((size_t)inter->remote_size * sizeof(*rw));
+    if (lw == NULL || rw == NULL) {
+        st = LOOM_ERR_NO_MEMORY;
+    } else {
+        for (int i = 0; i < inter->remote_size; ++i) {
+            rw[i] = loom_comm_peer_world(inter, i);
+        }
+        snprintf(name, sizeof(name), "dup(%.20s)#%u", inter->name, ctx);
+        st = loom_comm_create_inter_int(name, ctx, inter->rank, inter->size, lw,
+                                        inter->remote_size, rw, newcomm_p);
+    }
+    free(lw);
+    free(rw);
+    return st == LOOM_OK ? st : loom_p2p_error(st, "loom_comm_dup");
+}
+
+/* World ranks of @p color's members in (color, key) pairs @p ck of @p comm's
+ * local (remote = 0) or remote group, ordered by (key, rank); count in *n_p. */
+static int *loom_inter_split_side(loom_comm_t inter, const int *ck, int n, int color,
+                                  int remote, int *n_p, int *me_p)
+{
+    loom_split_entry_t *e = malloc((size_t)n * sizeof(*e) + 1);
+    int *w = malloc((size_t)n * sizeof(*w) + 1), k = 0;
+
+    if (e == NULL || w == NULL) {
+        free(e);
+        free(w);
+        return NULL;
+    }
+    for (int r = 0; r < n; ++r) {
+        if (ck[2 * r] == color) {
+            e[k++] = (loom_split_entry_t){color, ck[2 * r + 1], r};
+        }
+    }
+    qsort(e, (size_t)k, sizeof(*e), loom_split_cmp);
+    for (int i = 0; i < k; ++i) {
+        w[i] = remote ? loom_comm_peer_world(inter, e[i].rank)
+                      : loom_comm_to_world(inter, e[i].rank);
+        if (!remote && e[i].rank == inter->rank) {
+            *me_p = i;
+        }
+    }
+    free(e);
+    *n_p = k;
+    return w;
+}
+
+static loom_status_t loom_inter_split_build(loom_comm_t inter, const int *lck,
+                                            const int *rck, int color, uint32_t ctx,
+                                            loom_comm_t *newcomm_p)
+{
+    int nl = 0, nr = 0, me = -1;
+    int *lw = loom_inter_split_side(inter, lck, inter->size, color, 0, &nl, &me);
+    int *rw = loom_inter_split_side(inter, rck, inter->remote_size, color, 1, &nr, &me);
+    char name[32];
+    loom_status_t st = LOOM_OK;
+
+    if (lw == NULL || rw == NULL) {
+        st = LOOM_ERR_NO_MEMORY;
+    } else if (nr > 0) {   /* an empty remote side gives LOOM_COMM_NULL */
+        snprintf(name, sizeof(name), "split(%.12s)#%d", inter->name, color & 0xffffff);
+        st = loom_comm_create_inter_int(name, ctx, me, nl, lw, nr, rw, newcomm_p);
+    }
+    free(lw);
+    free(rw);
+    return st;
+}
+
+/* split of an intercommunicator: both groups split; colors pair up across. */
+static loom_status_t loom_inter_split(loom_comm_t inter, int color, int key,
+                                      loom_comm_t *newcomm_p)
+{
+    int mine[2] = {color, key};
+    int *lck = malloc((size_t)inter->size * 2 * sizeof(int));
+    int *rck = malloc((size_t)inter->remote_size * 2 * sizeof(int));
+    uint32_t ctx = 0;
+    loom_status_t st = LOOM_ERR_NO_MEMORY;
+
+    if (lck != NULL && rck != NULL &&
+        (st = loom_allgather(mine, lck, 2, LOOM_INT32, inter->local)) == LOOM_OK &&
+        (st = loom_inter_exchange(inter, lck, (size_t)inter->size * 2 * sizeof(int), rck,
+                                  (size_t)inter->remote_size * 2 * sizeof(int))) == LOOM_OK &&
+        (st = loom_inter_agree_context(inter, &ctx)) == LOOM_OK && color >= 0) {
+        st = loom_inter_split_build(inter, lck, rck, color, ctx, newcomm_p);
+    }
+    free(lck);
+    free(rck);
+    return st == LOOM_OK ? st : loom_p2p_error(st, "loom_comm_split");
+}
+
+/* World ranks of local ranks @p ranks (n of them; NULL list: n = 0); my place in *me_p. */
+static int *loom_inter_list_world(loom_comm_t inter, int n, const int ranks[], int *me_p)
+{
+    int *w = malloc((size_t)n * sizeof(*w) + 1);
+
+    *me_p = -1;
+    for (int i = 0; w != NULL && i < n; ++i) {
+        w[i] = loom_comm_to_world(inter, ranks[i]);
+        if (ranks[i] == inter->rank) {
+            *me_p = i;
+        }
+    }
+    return w;
+}
+
+/*
+ * create on an intercommunicator (MPI-2.2): each group passes a subgroup of
+ * itself; the members of each get an intercomm of the two subgroups; if
+ * either is empty, everyone gets LOOM_COMM_NULL. A bad list takes part as
+ * an empty one, so the other group does not hang, and then fails.
+ */
+static loom_status_t loom_inter_create(loom_comm_t inter, int n, const int ranks[],
+                                       loom_comm_t *newcomm_p)
+{
+    loom_status_t bad = loom_group_check_ranks(inter->size, n, ranks), st;
+    int32_t ln, rn = 0;
+    int me = -1, *lw, *rw = NULL;
+    uint32_t ctx = 0;
+    char name[32];
+
+    if (bad != LOOM_OK) {
+        loom_error("coll", "loom_comm_create: the list of %d ranks of intercommunicator "
+                   "'%s' (local size %d) has a rank out of range or twice", n, inter->name,
+                   inter->size);
+        n = 0;
+    }
+    ln = n;
+    lw = loom_inter_list_world(inter, n, ranks, &me);
+    st = lw == NULL ? LOOM_ERR_NO_MEMORY
+         : loom_inter_exchange(inter, &ln, sizeof(ln), &rn, sizeof(rn));
+    if (st == LOOM_OK && (rw = malloc((size_t)rn * sizeof(*rw) + 1)) == NULL) {
+        st = LOOM_ERR_NO_MEMORY;
+    }
+    if (st == LOOM_OK) {
+        st = loom_inter_exchange(inter, lw, (size_t)n * sizeof(int), rw,
+                                 (size_t)rn * sizeof(int));
+    }
+    if (st == LOOM_OK) {
+        st = loom_inter_agree_context(inter, &ctx);
+    }
+    if (st == LOOM_OK && me >= 0 && rn > 0) {
+        snprintf(name, sizeof(name), "create(%.16s)#%u", inter->name, ctx);
+        st = loom_comm_create_inter_int(name, ctx, me, n, lw, rn, rw, newcomm_p);
+    }
+    free(lw);
+    free(rw);
+    st = st != LOOM_OK ? st : bad;
+    return st == LOOM_OK ? st : loom_p2p_error(st, "loom_comm_create");
+}
+
+/*
+ * idup of an intercommunicator: one intercomm iallreduce(MAX) over both
+ * groups (point-to-point only, its tag taken now, so it never depends on
+ * what else runs meanwhile); every process reserved two nonblocking-lane
+ * ids (the intercomm's and its hidden local comm's).
+ */
+typedef struct {
+    uint32_t       mine, agreed;
+    loom_request_t child;
+    loom_comm_t    inter;
+    loom_comm_t   *newcomm_p;
+} loom_inter_idup_state_t;
+
+_Static_assert(sizeof(loom_inter_idup_state_t) <= LOOM_REQ_PRIV_SIZE,
+               "the intercomm idup state must fit in a request's private area");
+
+static loom_status_t loom_inter_idup_progress(loom_request_t req)
+{
+    loom_inter_idup_state_t *s = (loom_inter_idup_state_t *)(void *)req->priv;
+    loom_comm_t c = s->inter;
+    int *lw, *rw;
+    char name[32];
+    loom_status_t st;
+
+    if (!loom_request_is_complete(s->child)) {
+        return LOOM_INPROGRESS;
+    }
+    st = s->child->status;
+    loom_request_release(s->child);
+    s->child = LOOM_REQUEST_NULL;
+    if (st != LOOM_OK) {
+        return st;
+    }
+    lw = loom_comm_world_list(c);
+    rw = malloc((size_t)c->remote_size * sizeof(*rw) + 1);
+    for (int i = 0; rw != NULL && i < c->remote_size; ++i) {
+        rw[i] = loom_comm_peer_world(c, i);
+    }
+    snprintf(name, sizeof(name), "idup(%.19s)#%u", c->name, s->agreed);
+    st = lw == NULL || rw == NULL ? LOOM_ERR_NO_MEMORY
+         : loom_comm_create_inter_int(name, s->agreed, c->rank, c->size, lw,
+                                      c->remote_size, rw, s->newcomm_p);
+    free(lw);
+    free(rw);
+    return st;
+}
+
+static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
+                                     loom_request_t *req_p)
+{
+    loom_inter_idup_state_t *s;
+    loom_request_t req;
+    loom_status_t st;
+
+    st = loom_request_generic_alloc(inter, "comm_idup", loom_inter_idup_progress, NULL,
+                                    &req);
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_comm_idup");
+    }
+    s = (loom_inter_idup_state_t *)(void *)req->priv;
+    *s = (loom_inter_idup_state_t){ .mine = loom_comm_context_reserve_nb(),
+                                    .inter = inter, .newcomm_p = newcomm_p };
+    (void)loom_comm_context_reserve_nb();   /* mine + 2: the hidden local comm's id */
+    st = loom_inter_iallreduce_both(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, inter,
+                                    &s->child);
     if (st != LOOM_OK) {
         loom_request_release(req);
         return loom_p2p_error(st, "loom_comm_idup");

@@ -92,6 +92,9 @@ static void loom_comm_fill(loom_comm_t comm, const char *name, uint32_t context_
     comm->rank           = rank;
     comm->size           = size;
     comm->world_ranks    = world_ranks;
+    comm->remote_size    = size;
+    comm->remote_world   = world_ranks;
+    comm->local          = NULL;
     comm->coll_seq       = 0;
     comm->coll_priv      = NULL;
     comm->coll_priv_free = NULL;
@@ -140,9 +143,52 @@ static void loom_comm_release_parts(loom_comm_t comm)
     }
     comm->coll_priv = NULL;
     comm->coll_priv_free = NULL;
+    if (comm->remote_world != comm->world_ranks) {
+        free(comm->remote_world);
+    }
     free(comm->world_ranks);
     comm->world_ranks = NULL;
+    comm->remote_world = NULL;
+    if (comm->local != NULL) {
+        loom_comm_destroy_int(comm->local);
+        comm->local = NULL;
+    }
     loom_list_del(&comm->list);
+}
+
+loom_status_t loom_comm_create_inter_int(const char *name, uint32_t context_id, int rank,
+                                         int size, const int *world_ranks,
+                                         int remote_size, const int *remote_world,
+                                         loom_comm_t *comm_p)
+{
+    char lname[32];
+    loom_comm_t comm = LOOM_COMM_NULL, local = LOOM_COMM_NULL;
+    int *remote = malloc((size_t)remote_size * sizeof(*remote));
+    loom_status_t st = LOOM_ERR_NO_MEMORY;
+
+    if (remote == NULL) {
+        loom_error("p2p", "intercommunicator '%s': out of memory for %d remote ranks",
+                   name, remote_size);
+        return st;
+    }
+    memcpy(remote, remote_world, (size_t)remote_size * sizeof(*remote));
+    snprintf(lname, sizeof(lname), "local(%.20s)", name);
+    st = loom_comm_create_int(lname, context_id + 2, rank, size, world_ranks, &local);
+    if (st == LOOM_OK) {
+        st = loom_comm_create_int(name, context_id, rank, size, world_ranks, &comm);
+    }
+    if (st != LOOM_OK) {
+        free(remote);
+        if (local != LOOM_COMM_NULL) {
+            loom_comm_destroy_int(local);
+        }
+        return st;
+    }
+    comm->remote_size  = remote_size;
+    comm->remote_world = remote;
+    comm->local        = local;
+    *comm_p = comm;
+    return LOOM_OK;
 }
 
 void loom_comm_destroy_int(loom_comm_t comm)
@@ -184,6 +230,9 @@ void loom_comm_cleanup(void)
 {
     loom_comm_t c, tmp;
 
+    loom_list_for_each(c, &loom_comm_live, list) {
+        c->local = NULL;   /* a hidden local comm is on this list itself */
+    }
     loom_list_for_each_safe(c, tmp, &loom_comm_live, list) {
         loom_comm_release_parts(c);
         c->magic = LOOM_COMM_DEAD_MAGIC;
@@ -258,11 +307,11 @@ loom_comm_t loom_comm_live_next(loom_comm_t prev)
 
 int loom_comm_has_world(loom_comm_t comm, int world_rank)
 {
-    if (comm->world_ranks == NULL) {
-        return world_rank >= 0 && world_rank < comm->size;
+    if (comm->remote_world == NULL) {
+        return world_rank >= 0 && world_rank < comm->remote_size;
     }
-    for (int i = 0; i < comm->size; ++i) {
-        if (comm->world_ranks[i] == world_rank) {
+    for (int i = 0; i < comm->remote_size; ++i) {
+        if (comm->remote_world[i] == world_rank) {
             return 1;
         }
     }

@@ -25,6 +25,13 @@ struct loom_comm {
     int          rank;
     int          size;
     int         *world_ranks;  /* comm rank -> world rank; NULL means identity */
+    /* Point-to-point addressing: dest/source ranks name these peers. For an
+     * intracommunicator remote_size == size and remote_world == world_ranks
+     * (not a copy); for an intercommunicator they are the remote group. */
+    int          remote_size;
+    int         *remote_world; /* peer rank -> world rank; NULL means identity */
+    loom_comm_t  local;        /* intercommunicator: its local group as a hidden
+                                * intracommunicator (collectives); NULL otherwise */
     uint64_t     coll_seq;     /* collectives started on this comm (tags, hang reports) */
     void        *coll_priv;    /* the collectives layer's per-communicator state */
     void       (*coll_priv_free)(loom_comm_t comm);
@@ -44,6 +51,12 @@ static inline uint32_t loom_comm_ctx(loom_comm_t comm, uint32_t which)
 static inline int loom_comm_to_world(loom_comm_t comm, int rank)
 {
     return comm->world_ranks ? comm->world_ranks[rank] : rank;
+}
+
+/** World rank of point-to-point peer @p rank (the remote group on an intercomm). */
+static inline int loom_comm_peer_world(loom_comm_t comm, int rank)
+{
+    return comm->remote_world ? comm->remote_world[rank] : rank;
 }
 
 /**
@@ -78,6 +91,16 @@ uint32_t loom_comm_context_reserve_nb(void);
 loom_status_t loom_comm_create_int(const char *name, uint32_t context_id, int rank,
                                    int size, const int *world_ranks,
                                    loom_comm_t *comm_p);
+
+/**
+ * Create an intercommunicator object (not collective): local group
+ * @p world_ranks (my rank @p rank), remote group @p remote_world, context
+ * @p context_id; its hidden local intracommunicator gets @p context_id + 2.
+ */
+loom_status_t loom_comm_create_inter_int(const char *name, uint32_t context_id, int rank,
+                                         int size, const int *world_ranks,
+                                         int remote_size, const int *remote_world,
+                                         loom_comm_t *comm_p);
 
 /** Destroy a communicator object made by loom_comm_create_int. */
 void loom_comm_destroy_int(loom_comm_t comm);

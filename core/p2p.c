@@ -59,11 +59,11 @@ static loom_status_t loom_p2p_check_slow(const void *buf, size_t count,
         loom_error("p2p", "%s: buffer is NULL with count %zu", op, count);
         return LOOM_ERR_INVALID_BUFFER;
     }
-    if (!(rank == LOOM_PROC_NULL || (rank >= 0 && rank < comm->size) ||
+    if (!(rank == LOOM_PROC_NULL || (rank >= 0 && rank < comm->remote_size) ||
           (is_recv && rank == LOOM_ANY_SOURCE))) {
         loom_error("p2p", "%s: rank %d is not valid for communicator '%s' of size %d "
-                   "(0..%d%s, or LOOM_PROC_NULL)", op, rank, comm->name, comm->size,
-                   comm->size - 1, is_recv ? ", LOOM_ANY_SOURCE" : "");
+                   "(0..%d%s, or LOOM_PROC_NULL)", op, rank, comm->name,
+                   comm->remote_size, comm->remote_size - 1, is_recv ? ", LOOM_ANY_SOURCE" : "");
         return LOOM_ERR_INVALID_RANK;
     }
     if (!(tag >= 0 || (is_recv && tag == LOOM_ANY_TAG))) {
@@ -89,7 +89,7 @@ static inline loom_status_t loom_p2p_check(const void *buf, size_t count,
                                                 &bytes) &&
                         bytes <= (size_t)SSIZE_MAX &&
                         (buf != NULL || count == 0) &&
-                        ((unsigned)rank < (unsigned)comm->size ||
+                        ((unsigned)rank < (unsigned)comm->remote_size ||
                          rank == LOOM_PROC_NULL || (is_recv && rank == LOOM_ANY_SOURCE)) &&
                         (tag >= 0 || (is_recv && tag == LOOM_ANY_TAG)))) {
             *bytes_p = bytes;
@@ -182,8 +182,8 @@ loom_status_t loom_send(const void *buf, size_t count, loom_datatype_t dt, int d
                     !__builtin_mul_overflow(count, loom_datatype_size_unchecked(dt),
                                             &bytes) &&
                     bytes <= (size_t)SSIZE_MAX && (buf != NULL || count == 0) &&
-                    (unsigned)dest < (unsigned)comm->size && tag >= 0)) {
-        loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_comm_to_world(comm, dest)];
+                    (unsigned)dest < (unsigned)comm->remote_size && tag >= 0)) {
+        loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_comm_peer_world(comm, dest)];
 
         if (loom_likely(bytes <= peer->eager_limit && loom_list_is_empty(&peer->pending) &&
                         peer->failed == LOOM_OK)) {
@@ -264,7 +264,7 @@ static inline const void *loom_p2p_recv_direct_wait(loom_p2p_peer_t *peer, size_
 static inline int loom_p2p_recv_direct(void *buf, size_t bytes, int src, int tag,
                                        loom_comm_t comm, loom_msg_status_t *status)
 {
-    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_comm_to_world(comm, src)];
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[loom_comm_peer_world(comm, src)];
     const uint8_t *frame;
     size_t len;
     uint32_t ctx;
@@ -315,7 +315,7 @@ loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, in
     st = loom_p2p_irecv_int(buf, bytes, src, tag, comm, LOOM_CTX_P2P, &req);
     if (st == LOOM_OK) {
         if (!req->complete) {
-            loom_progress_wait_on(req, src >= 0 ? loom_comm_to_world(comm, src) : -1,
+            loom_progress_wait_on(req, src >= 0 ? loom_comm_peer_world(comm, src) : -1,
                                   "loom_recv");
         }
         if (status != LOOM_STATUS_IGNORE) {
@@ -431,13 +431,13 @@ static loom_status_t loom_p2p_probe_failed(int src, loom_comm_t comm, unsigned f
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
     if (src >= 0) {
-        return e->peers[loom_comm_to_world(comm, src)].failed;
+        return e->peers[loom_comm_peer_world(comm, src)].failed;
     }
     if (e->peer_failures == failures) {
         return LOOM_OK;
     }
-    for (int r = 0; r < comm->size; ++r) {
-        loom_status_t st = e->peers[loom_comm_to_world(comm, r)].failed;
+    for (int r = 0; r < comm->remote_size; ++r) {
+        loom_status_t st = e->peers[loom_comm_peer_world(comm, r)].failed;
         if (st != LOOM_OK) {
             return st;
         }

@@ -353,7 +353,7 @@ loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t b
                                    unsigned flags)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
-    int wr = loom_comm_to_world(comm, dest);
+    int wr = loom_comm_peer_world(comm, dest);
     loom_p2p_peer_t *peer = &e->peers[wr];
     loom_p2p_hdr_sync_t h;
     loom_p2p_req_t *rq;
@@ -512,8 +512,8 @@ loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, 
         return LOOM_OK;
     }
     if (loom_unlikely(src >= 0 &&
-                      e->peers[loom_comm_to_world(comm, src)].failed != LOOM_OK)) {
-        loom_request_complete(req, e->peers[loom_comm_to_world(comm, src)].failed);
+                      e->peers[loom_comm_peer_world(comm, src)].failed != LOOM_OK)) {
+        loom_request_complete(req, e->peers[loom_comm_peer_world(comm, src)].failed);
         return LOOM_OK;
     }
     loom_match_posted_add(&e->match, &rq->posted);
@@ -901,8 +901,8 @@ static int loom_p2p_posted_waits_on(const loom_match_posted_t *p, int world_rank
     if (p->src == LOOM_ANY_SOURCE) {
         return loom_comm_has_world(comm, world_rank);
     }
-    return p->src >= 0 && p->src < comm->size &&
-           loom_comm_to_world(comm, p->src) == world_rank;
+    return p->src >= 0 && p->src < comm->remote_size &&
+           loom_comm_peer_world(comm, p->src) == world_rank;
 }
 
 static void loom_p2p_fail_posted_list(loom_list_t *list, int world_rank,

@@ -262,8 +262,8 @@ static int loom_p2p_report_recv(loom_request_t req, const char *state,
         op.peer  = req->msg.source;
         op.tag   = req->msg.tag;
         op.bytes = rq->msg_len;
-    } else if (p->src >= 0 && p->src < req->comm->size) {
-        op.world = loom_comm_to_world(req->comm, p->src);
+    } else if (p->src >= 0 && p->src < req->comm->remote_size) {
+        op.world = loom_comm_peer_world(req->comm, p->src);
     }
     if (op.world >= 0) {
         limit = e->peers[op.world].eager_limit;
@@ -356,8 +356,8 @@ static int loom_p2p_report_probes(loom_p2p_report_fn_t fn, void *arg)
         if (w->probe_comm == NULL) {
             continue;
         }
-        if (w->probe_src >= 0 && w->probe_src < w->probe_comm->size) {
-            op.world = loom_comm_to_world(w->probe_comm, w->probe_src);
+        if (w->probe_src >= 0 && w->probe_src < w->probe_comm->remote_size) {
+            op.world = loom_comm_peer_world(w->probe_comm, w->probe_src);
         }
         if (fn(&op, arg)) {
             return 1;

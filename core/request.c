@@ -465,10 +465,10 @@ static int loom_request_peer(loom_request_t req)
     const loom_match_posted_t *p = &loom_p2p_req(req)->posted;
 
     if (req->kind != LOOM_REQ_RECV || req->comm == NULL ||
-        req->comm->magic != LOOM_COMM_MAGIC || p->src < 0 || p->src >= req->comm->size) {
+        req->comm->magic != LOOM_COMM_MAGIC || p->src < 0 || p->src >= req->comm->remote_size) {
         return -1;
     }
-    return loom_comm_to_world(req->comm, p->src);
+    return loom_comm_peer_world(req->comm, p->src);
 }
 
 loom_status_t loom_wait(loom_request_t *req_p, loom_msg_status_t *status)

@@ -329,6 +329,34 @@ struct loom_request;  /* loom_request_t, declared with point-to-point below */
 LOOM_API loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
                                       struct loom_request **req_p);
 
+/* ---- intercommunicators ---- */
+
+/**
+ * @brief Intercommunicator of the group of @p local_comm and the group led by
+ * @p remote_leader (a rank of @p peer_comm); the leaders exchange the groups
+ * over @p peer_comm with @p tag. Collective over @p local_comm; @p peer_comm,
+ * @p remote_leader and @p tag matter at @p local_leader only. Point-to-point
+ * ranks of the result name the remote group; rank/size give the local one.
+ */
+LOOM_API loom_status_t loom_intercomm_create(loom_comm_t local_comm, int local_leader,
+                                             loom_comm_t peer_comm, int remote_leader,
+                                             int tag, loom_comm_t *newcomm_p);
+
+/**
+ * @brief Intracommunicator of both groups of @p inter: the group passing
+ * @p high = 0 first; with equal @p high, the group whose rank 0 has the
+ * lower world rank first. Collective over both groups.
+ */
+LOOM_API loom_status_t loom_intercomm_merge(loom_comm_t inter, int high,
+                                            loom_comm_t *newcomm_p);
+
+/** @brief 1 if @p comm is an intercommunicator, else 0. */
+LOOM_API int loom_comm_is_inter(loom_comm_t comm);
+/** @brief Size of the remote group of an intercommunicator (0 for an intracomm). */
+LOOM_API int loom_comm_remote_size(loom_comm_t comm);
+/** @brief World rank of remote rank @p rank of an intercommunicator, or -1. */
+LOOM_API int loom_comm_remote_world_rank(loom_comm_t comm, int rank);
+
 /* ------------------------------------------------------------------------ */
 /* Point-to-point                                                           */
 /* ------------------------------------------------------------------------ */
@@ -722,6 +750,102 @@ LOOM_API loom_status_t loom_ialltoallw(const void *sendbuf, const size_t sendcou
                                        const size_t recvcounts[], const size_t rdispls[],
                                        const loom_datatype_t recvtypes[],
                                        loom_comm_t comm, loom_request_t *req_p);
+/* ---- intercommunicator collectives (MPI-3.1 5.2.2) ---- */
+
+/** Root argument of the root itself in an intercomm rooted collective. */
+#define LOOM_ROOT (-3)
+
+/*
+ * Collectives over both groups of an intercommunicator. Rooted ones: the
+ * root passes LOOM_ROOT, the rest of its group LOOM_PROC_NULL, the other
+ * group the root's remote rank. Byte counts (LOOM_BYTE) unless a datatype
+ * is given; per-rank arrays are indexed by remote rank, except
+ * loom_inter_reduce_scatter's @p recvcounts (local group). Reductions give
+ * each group the reduction of the other group's data.
+ */
+/** @brief Barrier over both groups. */
+LOOM_API loom_status_t loom_inter_barrier(loom_comm_t comm);
+/** @brief Broadcast from a root in one group to every process of the other. */
+LOOM_API loom_status_t loom_inter_bcast(void *buf, size_t bytes, int root, loom_comm_t comm);
+/** @brief Root receives recvbytes[r] at displs[r] from each remote rank r. */
+LOOM_API loom_status_t loom_inter_gatherv(const void *sendbuf, size_t sendbytes,
+                                          void *recvbuf, const size_t recvbytes[],
+                                          const size_t displs[], int root,
+                                          loom_comm_t comm);
+/** @brief Root sends sendbytes[r] from displs[r] to each remote rank r. */
+LOOM_API loom_status_t loom_inter_scatterv(const void *sendbuf, const size_t sendbytes[],
+                                           const size_t displs[], void *recvbuf,
+                                           size_t recvbytes, int root, loom_comm_t comm);
+/** @brief Every process receives every remote process's block. */
+LOOM_API loom_status_t loom_inter_allgatherv(const void *sendbuf, size_t sendbytes,
+                                             void *recvbuf, const size_t recvbytes[],
+                                             const size_t displs[], loom_comm_t comm);
+/** @brief Block r of the send buffer goes to remote rank r, and back. */
+LOOM_API loom_status_t loom_inter_alltoallv(const void *sendbuf, const size_t sendbytes[],
+                                            const size_t sdispls[], void *recvbuf,
+                                            const size_t recvbytes[],
+                                            const size_t rdispls[], loom_comm_t comm);
+/** @brief The root receives the reduction of the other group's buffers. */
+LOOM_API loom_status_t loom_inter_reduce(const void *sendbuf, void *recvbuf, size_t count,
+                                         loom_datatype_t dt, loom_op_t op, int root,
+                                         loom_comm_t comm);
+/** @brief Each process receives the reduction of the other group's buffers. */
+LOOM_API loom_status_t loom_inter_allreduce(const void *sendbuf, void *recvbuf,
+                                            size_t count, loom_datatype_t dt, loom_op_t op,
+                                            loom_comm_t comm);
+/**
+ * @brief The reduction of the other group's vectors (sum of @p recvcounts
+ * elements; both groups' sums must agree) is scattered by @p recvcounts.
+ */
+LOOM_API loom_status_t loom_inter_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                                 const size_t recvcounts[],
+                                                 loom_datatype_t dt, loom_op_t op,
+                                                 loom_comm_t comm);
+/*
+ * Nonblocking forms of the intercommunicator collectives (same arguments;
+ * the buffers and the byte arrays' targets stay in use until *req_p
+ * completes; the count/displacement arrays are read at the call).
+ */
+/** @brief Nonblocking loom_inter_barrier. */
+LOOM_API loom_status_t loom_inter_ibarrier(loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_bcast. */
+LOOM_API loom_status_t loom_inter_ibcast(void *buf, size_t bytes, int root,
+                                         loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_gatherv. */
+LOOM_API loom_status_t loom_inter_igatherv(const void *sendbuf, size_t sendbytes,
+                                           void *recvbuf, const size_t recvbytes[],
+                                           const size_t displs[], int root,
+                                           loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_scatterv. */
+LOOM_API loom_status_t loom_inter_iscatterv(const void *sendbuf, const size_t sendbytes[],
+                                            const size_t displs[], void *recvbuf,
+                                            size_t recvbytes, int root, loom_comm_t comm,
+                                            loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_allgatherv. */
+LOOM_API loom_status_t loom_inter_iallgatherv(const void *sendbuf, size_t sendbytes,
+                                              void *recvbuf, const size_t recvbytes[],
+                                              const size_t displs[], loom_comm_t comm,
+                                              loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_alltoallv. */
+LOOM_API loom_status_t loom_inter_ialltoallv(const void *sendbuf, const size_t sendbytes[],
+                                             const size_t sdispls[], void *recvbuf,
+                                             const size_t recvbytes[],
+                                             const size_t rdispls[], loom_comm_t comm,
+                                             loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_reduce. */
+LOOM_API loom_status_t loom_inter_ireduce(const void *sendbuf, void *recvbuf, size_t count,
+                                          loom_datatype_t dt, loom_op_t op, int root,
+                                          loom_comm_t comm, loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_allreduce. */
+LOOM_API loom_status_t loom_inter_iallreduce(const void *sendbuf, void *recvbuf,
+                                             size_t count, loom_datatype_t dt,
+                                             loom_op_t op, loom_comm_t comm,
+                                             loom_request_t *req_p);
+/** @brief Nonblocking loom_inter_reduce_scatter. */
+LOOM_API loom_status_t loom_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                                  const size_t recvcounts[],
+                                                  loom_datatype_t dt, loom_op_t op,
+                                                  loom_comm_t comm, loom_request_t *req_p);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,9 @@
  * a mismatch is reported, not truncated silently.
  */
 #include "mpi_int.h"
+#include "mpi_intercomm_int.h"
+
+#include <limits.h>
 
 /* Validate one (count, datatype) pair and give its size in bytes. */
 static int loom_mpi_bytes(MPI_Comm comm, MPI_Datatype dt, int count, const char *what,
@@ -72,12 +75,20 @@ static int loom_mpi_barrier(MPI_Comm comm, int nb, MPI_Request *request, const c
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_barrier(comm, NULL);
+    }
     return loom_mpi_barrier(comm, 0, NULL, "MPI_Barrier");
 }
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ibarrier") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_barrier(comm, request);
+    }
     return loom_mpi_barrier(comm, 1, request, "MPI_Ibarrier");
 }
 
@@ -101,6 +112,9 @@ static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int ro
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_bcast(buffer, count, datatype, root, comm, NULL);
+    }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 0, NULL, "MPI_Bcast");
 }
 
@@ -108,6 +122,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ibcast") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_bcast(buffer, count, datatype, root, comm, request);
+    }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
 
@@ -180,6 +199,10 @@ static int loom_mpi_reduction(loom_mpi_red_kind_t kind, const void *sendbuf,
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                     "MPI_Reduce", NULL);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 0, NULL, "MPI_Reduce");
 }
@@ -188,6 +211,12 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ireduce") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                     "MPI_Ireduce", request);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 1, request, "MPI_Ireduce");
 }
@@ -211,6 +240,10 @@ static inline int loom_mpi_red_predefined(MPI_Comm comm, MPI_Datatype dt, int co
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
+                                     "MPI_Allreduce", NULL);
+    }
     if (__builtin_expect(loom_mpi_red_predefined(comm, datatype, count, op), 1)) {
         return loom_mpi_coll_done(comm, loom_allreduce(sendbuf, recvbuf, (size_t)count,
                                                        datatype->base, op->op, comm->comm),
@@ -224,6 +257,12 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iallreduce") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
+                                     "MPI_Iallreduce", request);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 1, request, "MPI_Iallreduce");
 }
@@ -232,6 +271,10 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype,
+                                             op, comm, "MPI_Reduce_scatter_block", NULL);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount,
                               datatype, op, 0, comm, 0, NULL, "MPI_Reduce_scatter_block");
 }
@@ -241,6 +284,12 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ireduce_scatter_block") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype,
+                                             op, comm, "MPI_Ireduce_scatter_block", request);
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_SCATTER_BLOCK, sendbuf, recvbuf, recvcount,
                               datatype, op, 0, comm, 1, request,
                               "MPI_Ireduce_scatter_block");
@@ -369,6 +418,10 @@ static int loom_mpi_move(const loom_mpi_move_t *m, MPI_Comm comm, int nb,
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                         recvcount, recvtype, comm, "MPI_Allgather", NULL);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
     return loom_mpi_move(&m, comm, 0, NULL, "MPI_Allgather");
@@ -379,6 +432,12 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iallgather") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                         recvcount, recvtype, comm, "MPI_Iallgather", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Iallgather");
@@ -388,6 +447,11 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                        NULL, NULL, recvcount, recvtype, comm,
+                                        "MPI_Alltoall", NULL);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
     return loom_mpi_move(&m, comm, 0, NULL, "MPI_Alltoall");
@@ -398,6 +462,13 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ialltoall") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                        NULL, NULL, recvcount, recvtype, comm,
+                                        "MPI_Ialltoall", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Ialltoall");
@@ -407,6 +478,10 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                      recvcount, recvtype, root, comm, "MPI_Gather", NULL);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
     return loom_mpi_move(&m, comm, 0, NULL, "MPI_Gather");
@@ -417,6 +492,12 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Igather") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                      recvcount, recvtype, root, comm, "MPI_Igather", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Igather");
@@ -426,6 +507,10 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, "MPI_Scatter", NULL);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 
     return loom_mpi_move(&m, comm, 0, NULL, "MPI_Scatter");
@@ -436,6 +521,12 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iscatter") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, "MPI_Iscatter", request);
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Iscatter");

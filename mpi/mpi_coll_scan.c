@@ -14,6 +14,7 @@
  * attached to the request (mpi_request.c), as in mpi_collv.c.
  */
 #include "mpi_int.h"
+#include "mpi_intercomm_int.h"
 
 static int loom_mpi_scan_done(MPI_Comm comm, loom_status_t st, const char *call)
 {
@@ -183,6 +184,10 @@ static int loom_mpi_reduce_scatter(const void *sendbuf, void *recvbuf,
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op,
+                                             comm, "MPI_Reduce_scatter", NULL);
+    }
     return loom_mpi_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, 0,
                                    NULL, "MPI_Reduce_scatter");
 }
@@ -192,6 +197,12 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                          MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ireduce_scatter") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype,
+                                               op, comm, "MPI_Ireduce_scatter", request);
+    }
     return loom_mpi_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, 1,
                                    request, "MPI_Ireduce_scatter");
 }

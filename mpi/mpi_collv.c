@@ -10,6 +10,9 @@
  * MPI_Wait/Test* completes it.
  */
 #include "mpi_int.h"
+#include "mpi_intercomm_int.h"
+
+#include <limits.h>
 
 /* Where converted arrays live: scratch (blocking) or side storage (nonblocking). */
 typedef struct loom_mpi_vbuf {
@@ -159,6 +162,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                         displs, 0, recvtype, comm, "MPI_Allgatherv", NULL);
+    }
     return loom_mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm, 0, NULL, "MPI_Allgatherv");
 }
@@ -168,6 +175,12 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iallgatherv") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                         displs, 0, recvtype, comm, "MPI_Iallgatherv", request);
+    }
     return loom_mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm, 1, request, "MPI_Iallgatherv");
 }
@@ -239,6 +252,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                      displs, 0, recvtype, root, comm, "MPI_Gatherv", NULL);
+    }
     loom_mpi_rootv_t a = { 1, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype,
                            root };
 
@@ -250,6 +267,12 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Igatherv") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                      displs, 0, recvtype, root, comm, "MPI_Igatherv", request);
+    }
     loom_mpi_rootv_t a = { 1, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype,
                            root };
 
@@ -261,6 +284,10 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_scatterv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, "MPI_Scatterv", NULL);
+    }
     loom_mpi_rootv_t a = { 0, recvbuf, recvcount, recvtype, sendcounts, displs, sendtype,
                            root };
 
@@ -272,6 +299,12 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Iscatterv") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_scatterv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, "MPI_Iscatterv", request);
+    }
     loom_mpi_rootv_t a = { 0, recvbuf, recvcount, recvtype, sendcounts, displs, sendtype,
                            root };
 
@@ -329,6 +362,11 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_alltoallv(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf,
+                                        recvcounts, rdispls, 0, recvtype, comm,
+                                        "MPI_Alltoallv", NULL);
+    }
     return loom_mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm, 0, NULL, "MPI_Alltoallv");
 }
@@ -339,6 +377,13 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ialltoallv") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_alltoallv(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf,
+                                        recvcounts, rdispls, 0, recvtype, comm,
+                                        "MPI_Ialltoallv", request);
+    }
     return loom_mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm, 1, request, "MPI_Ialltoallv");
 }

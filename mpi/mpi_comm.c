@@ -10,6 +10,7 @@
 #include "mpi_attr_int.h"
 #include "mpi_group_int.h"
 #include "mpi_topo_int.h"
+#include "mpi_intercomm_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -327,6 +328,9 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         return MPI_SUCCESS;
     }
     rc = loom_mpi_group_compare(a, b, n, result);
+    if (rc == MPI_SUCCESS && (loom_comm_is_inter(a) || loom_comm_is_inter(b))) {
+        rc = loom_mpi_inter_compare(a, b, result);   /* remote groups: mpi_intercomm.c */
+    }
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(comm1, rc, "MPI_Comm_compare",
                               "out of memory comparing groups of %d ranks", n);
@@ -381,6 +385,6 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     if (flag == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
     }
-    *flag = 0;  /* loom has intracommunicators only */
+    *flag = loom_comm_is_inter(lcomm);
     return MPI_SUCCESS;
 }

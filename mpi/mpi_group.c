@@ -110,6 +110,30 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return loom_mpi_group_make(n, world, "MPI_Comm_group", group);
 }
 
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    loom_comm_t lcomm;
+    int rc = loom_mpi_comm_arg(comm, "MPI_Comm_remote_group", &lcomm), n, *world;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (group == NULL || !loom_comm_is_inter(lcomm)) {
+        return loom_mpi_raise(comm, group == NULL ? MPI_ERR_ARG : MPI_ERR_COMM,
+                              "MPI_Comm_remote_group", group == NULL ? "group is NULL"
+                              : "communicator is not an intercommunicator");
+    }
+    n = loom_comm_remote_size(lcomm);
+    if ((world = loom_mpi_group_list((size_t)n, "MPI_Comm_remote_group")) == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < n; ++i) {
+        world[i] = loom_comm_remote_world_rank(lcomm, i);
+    }
+    return loom_mpi_group_make(n, world, "MPI_Comm_remote_group", group);
+}
+
 #pragma weak MPI_Group_size = PMPI_Group_size
 int PMPI_Group_size(MPI_Group group, int *size)
 {

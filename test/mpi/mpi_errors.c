@@ -193,7 +193,6 @@ static void test_unsupported(void)
     UNSUP(MPI_Pack(buf, 1, MPI_INT, ints, 16, &pos, MPI_COMM_WORLD));
     UNSUP(MPI_Unpack(ints, 16, &pos, buf, 1, MPI_INT, MPI_COMM_WORLD));
     UNSUP(MPI_Comm_spawn("true", NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &comm, NULL));
-    UNSUP(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 0, &comm));
     UNSUP(MPI_File_open(MPI_COMM_WORLD, "/tmp/x", 0, MPI_INFO_NULL, &fh));
     MT_CHECK(fh == MPI_FILE_NULL);
 }
