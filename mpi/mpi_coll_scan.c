@@ -303,6 +303,11 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     loom_mpi_w_t w = { sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                        rdispls, recvtypes };
 
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                        recvcounts, rdispls, recvtypes, comm,
+                                        "MPI_Alltoallw", NULL);
+    }
     return loom_mpi_alltoallw(&w, comm, 0, NULL, "MPI_Alltoallw");
 }
 
@@ -315,5 +320,12 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     loom_mpi_w_t w = { sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                        rdispls, recvtypes };
 
+    if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
+        return loom_mpi_inter_req(comm, request, "MPI_Ialltoallw") != MPI_SUCCESS
+               ? MPI_ERR_REQUEST
+               : loom_mpi_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                          recvcounts, rdispls, recvtypes, comm,
+                                          "MPI_Ialltoallw", request);
+    }
     return loom_mpi_alltoallw(&w, comm, 1, request, "MPI_Ialltoallw");
 }

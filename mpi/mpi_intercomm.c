@@ -343,6 +343,67 @@ int loom_mpi_inter_alltoallv(const void *sbuf, const int scounts[], const int sd
     return rc;
 }
 
+/*
+ * One side of an intercommunicator alltoallw into byte counts and byte
+ * offsets (@p n remote ranks; every type contiguous, MPI's displacements
+ * already in bytes).
+ */
+static int loom_mpi_inter_wside(MPI_Comm comm, int n, const int counts[], const int displs[],
+                                const MPI_Datatype types[], const char *what,
+                                const char *call, size_t *c, size_t *d)
+{
+    size_t ext;
+
+    if (counts == NULL || displs == NULL || types == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_ARG, call, "an array of the %s side is NULL",
+                              what);
+    }
+    for (int i = 0; i < n; ++i) {
+        int rc = loom_mpi_inter_type(comm, types[i], counts[i], call, &ext);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+        if (displs[i] < 0) {
+            return loom_mpi_raise(comm, MPI_ERR_ARG, call, "%s displacement %d of block %d "
+                                  "is negative", what, displs[i], i);
+        }
+        c[i] = (size_t)counts[i] * ext;
+        d[i] = (size_t)displs[i];
+    }
+    return MPI_SUCCESS;
+}
+
+int loom_mpi_inter_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                             const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                             const int rdispls[], const MPI_Datatype rtypes[],
+                             MPI_Comm comm, const char *call, MPI_Request *req)
+{
+    size_t n = (size_t)loom_comm_remote_size(comm->comm);
+    size_t *b = malloc(4 * n * sizeof(*b) + 1);
+    int rc;
+
+    if (loom_mpi_inter_no_in_place(comm, sbuf, rbuf, call) != MPI_SUCCESS) {
+        free(b);
+        return MPI_ERR_BUFFER;
+    }
+    if (b == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %zu blocks", n);
+    }
+    if ((rc = loom_mpi_inter_wside(comm, (int)n, scounts, sdispls, stypes, "send", call, b,
+                                   b + n)) == 0 &&
+        (rc = loom_mpi_inter_wside(comm, (int)n, rcounts, rdispls, rtypes, "receive", call,
+                                   b + 2 * n, b + 3 * n)) == 0) {
+        loom_status_t st =
+            req ? loom_inter_ialltoallv(sbuf, b, b + n, rbuf, b + 2 * n, b + 3 * n,
+                                        comm->comm, req)
+                : loom_inter_alltoallv(sbuf, b, b + n, rbuf, b + 2 * n, b + 3 * n,
+                                       comm->comm);
+        rc = loom_mpi_inter_done(comm, st, call);
+    }
+    free(b);
+    return rc;
+}
+
 /* Resolve a reduction's (count, type, op). */
 static int loom_mpi_inter_red(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op,
                               const char *call, loom_op_t *lop_p)

@@ -47,6 +47,10 @@ int loom_mpi_inter_alltoallv(const void *sbuf, const int scounts[], const int sd
                              const int rcounts[], const int rdispls[], int rcount_all,
                              MPI_Datatype rdt, MPI_Comm comm, const char *call,
                               MPI_Request *req);
+int loom_mpi_inter_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                             const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                             const int rdispls[], const MPI_Datatype rtypes[],
+                             MPI_Comm comm, const char *call, MPI_Request *req);
 int loom_mpi_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                           MPI_Op op, int root, MPI_Comm comm, const char *call,
                           MPI_Request *req);

@@ -108,6 +108,14 @@ static int X_Alltoallv(const void *sb, const int *sn, const int *sd, MPI_Datatyp
             MPI_Ialltoallv(sb, sn, sd, st, rb, rn, rd, rt, c, &r_));
 }
 
+static int X_Alltoallw(const void *sb, const int *sn, const int *sd, const MPI_Datatype *st,
+                       void *rb, const int *rn, const int *rd, const MPI_Datatype *rt,
+                       MPI_Comm c)
+{
+    NB_WRAP(MPI_Alltoallw(sb, sn, sd, st, rb, rn, rd, rt, c),
+            MPI_Ialltoallw(sb, sn, sd, st, rb, rn, rd, rt, c, &r_));
+}
+
 static int X_Reduce(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root,
                     MPI_Comm c)
 {
@@ -372,6 +380,20 @@ static void check_all(const ictx_t *c)
     MT_OK(X_Alltoallv(out, cnt, sdsp, MPI_INT, all, cnt, dsp, MPI_INT, c->ic));
     for (int j = 0; j < c->rsize; ++j) {
         MT_EQ(all[c->rsize - 1 - j], c->rw[j] * 1000 + c->lrank);
+    }
+    {   /* alltoallw: the same exchange, byte displacements, per-peer types */
+        MPI_Datatype ts[64];
+        int bs[64], bd[64];
+        for (int j = 0; j < c->rsize; ++j) {
+            ts[j] = MPI_INT;
+            bs[j] = j * (int)sizeof(int);
+            bd[j] = (c->rsize - 1 - j) * (int)sizeof(int);
+            all[j] = -1;
+        }
+        MT_OK(X_Alltoallw(out, cnt, bs, ts, all, cnt, bd, ts, c->ic));
+        for (int j = 0; j < c->rsize; ++j) {
+            MT_EQ(all[c->rsize - 1 - j], c->rw[j] * 1000 + c->lrank);
+        }
     }
     MT_OK(X_Allreduce(&me, &got, 1, MPI_INT, MPI_SUM, c->ic));
     MT_EQ(got, sum);
