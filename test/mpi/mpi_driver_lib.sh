@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # (sets variables for the driver that sources it)
 # mpi_driver_lib.sh: the helpers the MPI test drivers (test/mpi/test_mpi_*.sh)
 # share. Sourced, not run (test/run_tests.sh runs test_*.sh only), by a
 # driver that has already cd'ed to the repository top:
