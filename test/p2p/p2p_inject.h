@@ -87,22 +87,8 @@ static inline void block_queue(void)
 /* Run @p cases as suite @p name in a singleton (errors return, pushes of INJECT_PUSH). */
 static inline int inject_main(const char *name, const loom_test_case_t *cases)
 {
-    int rc;
-
-    setenv("LOOM_ERRORS", "return", 1);
     setenv("LOOM_RNDV_PUSH", "4096", 1);
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
-    if (loom_init(NULL, NULL) != LOOM_OK) {
-        fprintf(stderr, "loom_init failed\n");
-        return 1;
-    }
-    rc = loom_test_run_suite(name, cases, NULL, NULL);
-    if (loom_finalize() != LOOM_OK) {
-        fprintf(stderr, "loom_finalize failed\n");
-        return 1;
-    }
-    return rc;
+    return loom_test_run_singleton(name, cases);
 }
 
 #endif /* LOOM_TEST_P2P_INJECT_H */

@@ -280,19 +280,6 @@ int main(void)
         { "generalized request", test_greq },
         { NULL, NULL },
     };
-    int rc;
 
-    setenv("LOOM_ERRORS", "return", 1);
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
-    if (loom_init(NULL, NULL) != LOOM_OK) {
-        fprintf(stderr, "loom_init failed\n");
-        return 1;
-    }
-    rc = loom_test_run_suite("p2p_ext", cases, NULL, NULL);
-    if (loom_finalize() != LOOM_OK) {
-        fprintf(stderr, "loom_finalize failed\n");
-        return 1;
-    }
-    return rc;
+    return loom_test_run_singleton("p2p_ext", cases);
 }
