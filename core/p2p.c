@@ -445,24 +445,28 @@ static loom_status_t loom_p2p_probe_failed(int src, loom_comm_t comm, unsigned f
     return LOOM_OK;
 }
 
-loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *status)
+static int loom_p2p_mprobe_take(int src, int tag, loom_comm_t comm, loom_message_t *msg_p,
+                                loom_msg_status_t *status);
+
+/*
+ * The wait of a blocking probe (msg_p NULL) or matched probe (msg_p: the
+ * message is taken out of matching into *msg_p), until a message matches
+ * or nothing can satisfy it any more. @return LOOM_OK or the error of op.
+ */
+static loom_status_t loom_p2p_probe_wait(int src, int tag, loom_comm_t comm,
+                                         loom_message_t *msg_p, loom_msg_status_t *status,
+                                         const char *op)
 {
-    loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_probe");
     loom_progress_waiter_t w;
     unsigned failures = loom_p2p_engine.peer_failures;
+    loom_status_t st = LOOM_OK;
 
-    if (st != LOOM_OK) {
-        return loom_p2p_error(st, "loom_probe");
-    }
-    if (src == LOOM_PROC_NULL) {
-        loom_p2p_status_proc_null(status);
-        return LOOM_OK;
-    }
-    loom_progress_waiter_init(&w, "loom_probe");
+    loom_progress_waiter_init(&w, op);
     w.probe_comm = comm;
     w.probe_src  = src;
     w.probe_tag  = tag;
-    while (!loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status)) {
+    while (!(msg_p != NULL ? loom_p2p_mprobe_take(src, tag, comm, msg_p, status)
+                           : loom_p2p_probe_int(src, tag, comm, LOOM_CTX_P2P, status))) {
         st = loom_p2p_probe_failed(src, comm, failures);
         if (loom_unlikely(st != LOOM_OK)) {
             break;
@@ -471,12 +475,26 @@ loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *
     }
     loom_progress_waiter_fini(&w);
     if (st != LOOM_OK) {
-        loom_error("p2p", "loom_probe: source %d%s on '%s': %s", src,
+        loom_error("p2p", "%s: source %d%s on '%s': %s", op, src,
                    src == LOOM_ANY_SOURCE ? " (any)" : "", comm->name,
                    src >= 0 ? "that rank failed" : "a rank of the communicator failed");
-        return loom_p2p_error(st, "loom_probe");
+        return loom_p2p_error(st, op);
     }
     return LOOM_OK;
+}
+
+loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *status)
+{
+    loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_probe");
+
+    if (st != LOOM_OK) {
+        return loom_p2p_error(st, "loom_probe");
+    }
+    if (src == LOOM_PROC_NULL) {
+        loom_p2p_status_proc_null(status);
+        return LOOM_OK;
+    }
+    return loom_p2p_probe_wait(src, tag, comm, NULL, status, "loom_probe");
 }
 
 loom_status_t loom_cancel(loom_request_t *req_p)
@@ -663,8 +681,6 @@ loom_status_t loom_mprobe(int src, int tag, loom_comm_t comm, loom_message_t *ms
                           loom_msg_status_t *status)
 {
     loom_status_t st = loom_p2p_mprobe_check(src, tag, comm, msg_p, "loom_mprobe");
-    loom_progress_waiter_t w;
-    unsigned failures = loom_p2p_engine.peer_failures;
 
     if (st != LOOM_OK) {
         return loom_p2p_error(st, "loom_mprobe");
@@ -674,24 +690,7 @@ loom_status_t loom_mprobe(int src, int tag, loom_comm_t comm, loom_message_t *ms
         *msg_p = LOOM_MESSAGE_NO_PROC;
         return LOOM_OK;
     }
-    loom_progress_waiter_init(&w, "loom_mprobe");
-    w.probe_comm = comm;
-    w.probe_src  = src;
-    w.probe_tag  = tag;
-    while (!loom_p2p_mprobe_take(src, tag, comm, msg_p, status)) {
-        st = loom_p2p_probe_failed(src, comm, failures);
-        if (loom_unlikely(st != LOOM_OK)) {
-            break;
-        }
-        loom_progress_wait_step(&w);
-    }
-    loom_progress_waiter_fini(&w);
-    if (st != LOOM_OK) {
-        loom_error("p2p", "loom_mprobe: source %d on '%s': %s", src, comm->name,
-                   src >= 0 ? "that rank failed" : "a rank of the communicator failed");
-        return loom_p2p_error(st, "loom_mprobe");
-    }
-    return LOOM_OK;
+    return loom_p2p_probe_wait(src, tag, comm, msg_p, status, "loom_mprobe");
 }
 
 loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,

@@ -11,6 +11,24 @@
 
 #include <string.h>
 
+/*
+ * The state of a request that has just started: a new one (alloc) or an
+ * inactive persistent one made active again.
+ */
+static inline void loom_request_restart(loom_request_t req)
+{
+    req->complete      = 0;
+    req->inactive      = 0;
+    req->flags         = 0;
+    req->status        = LOOM_INPROGRESS;
+    req->msg.source    = LOOM_ANY_SOURCE;
+    req->msg.tag       = LOOM_ANY_TAG;
+    req->msg.error     = LOOM_OK;
+    req->msg.cancelled = 0;
+    req->msg.bytes     = 0;
+    loom_list_init(&req->list);
+}
+
 loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm)
 {
     loom_request_t req = loom_mpool_get(&loom_p2p_engine.req_pool);
@@ -20,20 +38,11 @@ loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm)
                    loom_p2p_engine.req_pool.in_use);
         return NULL;
     }
-    req->kind        = (uint8_t)kind;
-    req->complete    = 0;
-    req->user_freed  = 0;
-    req->flags       = 0;
-    req->ext         = LOOM_REQ_EXT_NONE;
-    req->inactive    = 0;
-    req->status      = LOOM_INPROGRESS;
-    req->comm        = comm;
-    req->msg.source  = LOOM_ANY_SOURCE;
-    req->msg.tag     = LOOM_ANY_TAG;
-    req->msg.error   = LOOM_OK;
-    req->msg.cancelled = 0;
-    req->msg.bytes   = 0;
-    loom_list_init(&req->list);
+    req->kind       = (uint8_t)kind;
+    req->user_freed = 0;
+    req->ext        = LOOM_REQ_EXT_NONE;
+    req->comm       = comm;
+    loom_request_restart(req);
     return req;
 }
 
@@ -239,21 +248,6 @@ loom_status_t loom_request_greq_alloc(loom_comm_t comm, loom_request_finish_fn_t
 void loom_request_ext_complete(loom_request_t req, loom_status_t status)
 {
     loom_request_complete(req, status);
-}
-
-/* make an inactive persistent request active again (the fields alloc sets) */
-static void loom_request_restart(loom_request_t req)
-{
-    req->complete      = 0;
-    req->inactive      = 0;
-    req->flags         = 0;
-    req->status        = LOOM_INPROGRESS;
-    req->msg.source    = LOOM_ANY_SOURCE;
-    req->msg.tag       = LOOM_ANY_TAG;
-    req->msg.error     = LOOM_OK;
-    req->msg.cancelled = 0;
-    req->msg.bytes     = 0;
-    loom_list_init(&req->list);
 }
 
 /* start one persistent request (checked); on failure it stays inactive */

@@ -133,8 +133,8 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 /* ---- reductions ---------------------------------------------------------------------------- */
 
 /* Validate a reduction's datatype, count and op; fill loom's count and op. */
-static int loom_mpi_red_args(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op,
-                             const char *call, size_t *lcount_p, loom_op_t *lop_p)
+int loom_mpi_red_args(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op,
+                      const char *call, size_t *lcount_p, loom_op_t *lop_p)
 {
     int rc = loom_mpi_type_check(dt, count);
 

@@ -33,26 +33,6 @@ static int loom_mpi_scan_common(MPI_Comm comm, int nb, MPI_Request *request,
     return rc;
 }
 
-/* A reduction's datatype (committed), @p count (>= 0) and op. */
-static int loom_mpi_scan_red(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op,
-                             const char *call, loom_op_t *lop_p)
-{
-    int rc = loom_mpi_type_check(dt, count);
-
-    if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
-                              ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
-    }
-    rc = loom_mpi_op_resolve(op, dt, lop_p);
-    if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_OP
-                              ? "%p is not an operation" : "out of memory binding op %p",
-                              (void *)op);
-    }
-    return MPI_SUCCESS;
-}
-
 /* ---- scan, exscan -------------------------------------------------------------------- */
 
 static int loom_mpi_scan(int ex, const void *sendbuf, void *recvbuf, int count,
@@ -67,10 +47,9 @@ static int loom_mpi_scan(int ex, const void *sendbuf, void *recvbuf, int count,
     int rc = loom_mpi_scan_common(comm, nb, request, call, &lcomm);
 
     if (rc != MPI_SUCCESS ||
-        (rc = loom_mpi_scan_red(comm, datatype, count, op, call, &lop)) != MPI_SUCCESS) {
+        (rc = loom_mpi_red_args(comm, datatype, count, op, call, &n, &lop)) != MPI_SUCCESS) {
         return rc;
     }
-    n = (size_t)count * datatype->n;
     b = datatype->base;
     if (ex) {
         st = nb ? loom_iexscan(sendbuf, recvbuf, n, b, lop, lcomm, request)
@@ -151,11 +130,11 @@ static int loom_mpi_reduce_scatter(const void *sendbuf, void *recvbuf,
     loom_mpi_side_t *side = NULL;
     loom_op_t lop;
     loom_status_t st;
-    size_t *counts;
+    size_t *counts, none;
     int size, rc = loom_mpi_scan_common(comm, nb, request, call, &lcomm);
 
     if (rc != MPI_SUCCESS ||
-        (rc = loom_mpi_scan_red(comm, datatype, 0, op, call, &lop)) != MPI_SUCCESS) {
+        (rc = loom_mpi_red_args(comm, datatype, 0, op, call, &none, &lop)) != MPI_SUCCESS) {
         return rc;
     }
     if (recvcounts == NULL) {

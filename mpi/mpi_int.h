@@ -205,6 +205,15 @@ struct loom_mpi_op {
  */
 int loom_mpi_op_resolve(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p);
 
+/**
+ * Validate a reduction's datatype (committed), @p count (>= 0) and @p op,
+ * raising the error on @p comm for @p call; fill loom's element count and
+ * op (mpi_coll.c; the scan family uses it too). Returns MPI_SUCCESS or the
+ * class raised.
+ */
+int loom_mpi_red_args(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op,
+                      const char *call, size_t *lcount_p, loom_op_t *lop_p);
+
 /* ---- errors ----------------------------------------------------------------------- */
 
 /** The MPI error class for a loom status (MPI_SUCCESS for LOOM_OK). */

@@ -123,15 +123,6 @@ int main(void)
         { "reductions refuse a count of part elements", test_collectives },
         { NULL, NULL },
     };
-    int rc;
 
-    setenv("LOOM_ERRORS", "return", 1);
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
-    if (loom_init(NULL, NULL) != LOOM_OK) {
-        fprintf(stderr, "loom_init failed\n");
-        return 1;
-    }
-    rc = loom_test_run_suite("coll_op_unit", cases, NULL, NULL);
-    return loom_finalize() != LOOM_OK ? 1 : rc;
+    return loom_test_run_singleton("coll_op_unit", cases);
 }

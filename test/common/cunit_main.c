@@ -3,7 +3,9 @@
  */
 #include "cunit_main.h"
 
+#include <loom.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int loom_test_run_suite(const char *suite_name, const loom_test_case_t *cases,
                         CU_InitializeFunc init, CU_CleanupFunc cleanup)
@@ -38,4 +40,23 @@ int loom_test_run_suite(const char *suite_name, const loom_test_case_t *cases,
 err_cleanup_registry:
     CU_cleanup_registry();
     return 1;
+}
+
+int loom_test_run_singleton(const char *suite_name, const loom_test_case_t *cases)
+{
+    int rc;
+
+    setenv("LOOM_ERRORS", "return", 1);
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+    if (loom_init(NULL, NULL) != LOOM_OK) {
+        fprintf(stderr, "loom_init failed\n");
+        return 1;
+    }
+    rc = loom_test_run_suite(suite_name, cases, NULL, NULL);
+    if (loom_finalize() != LOOM_OK) {
+        fprintf(stderr, "loom_finalize failed\n");
+        return 1;
+    }
+    return rc;
 }

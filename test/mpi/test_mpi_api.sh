@@ -24,7 +24,7 @@ expected_functions=409
 ompi_h=/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h
 tmp=$(mktemp -d /tmp/mpi-api-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
+. test/mpi/mpi_driver_lib.sh     # mdl_pass, mdl_fail: the counts
 
 for f in "$loomcc" "$loomcxx" "$loomrun" "$gen/mpi_all_symbols.c"; do
     if [[ ! -e $f ]]; then
@@ -37,11 +37,9 @@ check() {  # check <description> <function>
     local what=$1
     shift
     if "$@" >"$tmp/out" 2>&1; then
-        echo "  ok    $what"
+        mdl_pass "$what"
     else
-        fail=$((fail + 1))
-        echo "  FAIL  $what"
-        sed 's/^/        | /' "$tmp/out" | tail -n 15
+        mdl_fail "$what" "" "$tmp/out"
     fi
 }
 

@@ -9,52 +9,10 @@
 #   BUILD=build/release bash test/mpi/test_mpi_p2pext.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
-BUILD=${BUILD:-build/release}
-progs=$BUILD/test/mpi
-loomrun=$BUILD/bin/loomrun
-logdir=$BUILD/test-logs/mpi_p2pext
-mkdir -p "$logdir"
-pass=0
-fail=0
-
-for f in "$loomrun" "$progs"/mpi_p2pext_{persist,bsend,mprobe}; do
-    if [[ ! -x $f ]]; then
-        echo "FAIL: $f is missing (make BUILD=$BUILD mpi-progs loomrun)"
-        exit 1
-    fi
-done
-
-# run <expected rc: 0 | nonzero> <log name> <command...>
-run() {
-    local expect=$1 name=$2
-    shift 2
-    local log=$logdir/$name.log t0=$SECONDS rc
-    timeout -k 5 120 "$@" >"$log" 2>&1
-    rc=$?
-    if [[ $expect == 0 && $rc == 0 ]] ||
-       [[ $expect == nonzero && $rc != 0 && $rc != 124 && $rc != 137 ]]; then
-        pass=$((pass + 1))
-        printf '  ok    %-40s %3ds\n' "$name" $((SECONDS - t0))
-        return 0
-    fi
-    fail=$((fail + 1))
-    printf '  FAIL  %-40s exit %s (expected %s)\n' "$name" "$rc" "$expect"
-    tail -n 15 "$log" | sed 's/^/        | /'
-    return 1
-}
-
-# the log of the last run must mention every given string
-expect_log() {
-    local name=$1
-    shift
-    for s in "$@"; do
-        if ! grep -qF -- "$s" "$logdir/$name.log"; then
-            fail=$((fail + 1))
-            echo "  FAIL  $name: output does not mention '$s'"
-            sed 's/^/        | /' "$logdir/$name.log" | tail -n 10
-        fi
-    done
-}
+. test/mpi/mpi_driver_lib.sh
+mdl_init mpi_p2pext
+mdl_require "$loomrun" "$progs"/mpi_p2pext_{persist,bsend,mprobe}
+mdl_width=40
 
 if [[ $BUILD == *address* || $BUILD == *thread* ]]; then
     counts="1 3 4"
@@ -87,5 +45,4 @@ done
 run nonzero bsend.fatal "$loomrun" -n 2 "$progs/mpi_p2pext_bsend" fatal &&
     expect_log bsend.fatal MPI_Bsend MPI_ERR_BUFFER "needs 128 bytes" "available: 104"
 
-echo "mpi p2p additions: $pass passed, $fail failed (logs in $logdir)"
-((fail == 0))
+mdl_summary "mpi p2p additions" "(logs in $logdir)"

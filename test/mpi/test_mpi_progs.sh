@@ -7,53 +7,9 @@
 #   BUILD=build/release bash test/mpi/test_mpi_progs.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
-BUILD=${BUILD:-build/release}
-progs=$BUILD/test/mpi
-loomrun=$BUILD/bin/loomrun
-logdir=$BUILD/test-logs/mpi
-mkdir -p "$logdir"
-pass=0
-fail=0
-
-for f in "$loomrun" "$progs"/mpi_{p2p,requests,coll,icoll,collv,comm,errors,profile}; do
-    if [[ ! -x $f ]]; then
-        echo "FAIL: $f is missing (make BUILD=$BUILD mpi-progs loomrun)"
-        exit 1
-    fi
-done
-
-# run <expected rc: 0 | nonzero | N> <log name> <command...>
-run() {
-    local expect=$1 name=$2
-    shift 2
-    local log=$logdir/$name.log t0=$SECONDS rc
-    timeout -k 5 120 "$@" >"$log" 2>&1
-    rc=$?
-    if [[ $expect == 0 && $rc == 0 ]] ||
-       [[ $expect == nonzero && $rc != 0 && $rc != 124 && $rc != 137 ]] ||
-       [[ $expect != 0 && $expect != nonzero && $rc == "$expect" ]]; then
-        pass=$((pass + 1))
-        printf '  ok    %-36s %3ds\n' "$name" $((SECONDS - t0))
-        return 0
-    fi
-    fail=$((fail + 1))
-    printf '  FAIL  %-36s exit %s (expected %s)\n' "$name" "$rc" "$expect"
-    tail -n 15 "$log" | sed 's/^/        | /'
-    return 1
-}
-
-# the log of the last run must mention every given string
-expect_log() {
-    local name=$1
-    shift
-    for s in "$@"; do
-        if ! grep -qF -- "$s" "$logdir/$name.log"; then
-            fail=$((fail + 1))
-            echo "  FAIL  $name: output does not mention '$s'"
-            sed 's/^/        | /' "$logdir/$name.log" | tail -n 10
-        fi
-    done
-}
+. test/mpi/mpi_driver_lib.sh
+mdl_init mpi
+mdl_require "$loomrun" "$progs"/mpi_{p2p,requests,coll,icoll,collv,comm,errors,profile}
 
 for p in coll icoll collv comm errors profile; do
     run 0 "mpi_$p.singleton" "$progs/mpi_$p"          # no launcher: singleton
@@ -81,5 +37,4 @@ run nonzero mpi_errors.unsupported "$loomrun" -n 2 "$progs/mpi_errors" unsupport
 run 7 mpi_errors.abort "$loomrun" -n 2 "$progs/mpi_errors" abort &&
     expect_log mpi_errors.abort "MPI_Abort" "error code 7"
 
-echo "mpi programs: $pass passed, $fail failed (logs in $logdir)"
-((fail == 0))
+mdl_summary "mpi programs" "(logs in $logdir)"

@@ -8,38 +8,10 @@
 #   BUILD=build/release bash test/mpi/test_mpi_topo.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
-BUILD=${BUILD:-build/release}
-progs=$BUILD/test/mpi
-loomrun=$BUILD/bin/loomrun
-logdir=$BUILD/test-logs/mpi
-mkdir -p "$logdir"
-pass=0
-fail=0
-
-for f in "$loomrun" "$progs"/mpi_topo "$progs"/mpi_topo_nbr; do
-    if [[ ! -x $f ]]; then
-        echo "FAIL: $f is missing (make BUILD=$BUILD mpi-progs loomrun)"
-        exit 1
-    fi
-done
-
-# run <log name> <command...>: must exit 0 and print the program's pass line
-run() {
-    local name=$1
-    shift
-    local log=$logdir/$name.log t0=$SECONDS rc
-    timeout -k 5 120 "$@" >"$log" 2>&1
-    rc=$?
-    if [[ $rc == 0 ]] && grep -q ": passed on " "$log"; then
-        pass=$((pass + 1))
-        printf '  ok    %-36s %3ds\n' "$name" $((SECONDS - t0))
-        return 0
-    fi
-    fail=$((fail + 1))
-    printf '  FAIL  %-36s exit %s\n' "$name" "$rc"
-    tail -n 15 "$log" | sed 's/^/        | /'
-    return 1
-}
+. test/mpi/mpi_driver_lib.sh
+mdl_init mpi
+mdl_require "$loomrun" "$progs"/mpi_topo "$progs"/mpi_topo_nbr
+mdl_must_mention=": passed on "    # each program's closing line
 
 # sanitizer builds are several times slower: fewer sizes there
 sizes="1 2 3 4 5 6 7 8"
@@ -48,17 +20,16 @@ if [[ $BUILD == *address* || $BUILD == *thread* ]]; then
 fi
 
 for p in topo topo_nbr; do
-    run "mpi_$p.singleton" "$progs/mpi_$p"
+    run 0 "mpi_$p.singleton" "$progs/mpi_$p"
     for n in $sizes; do
-        run "mpi_$p.n$n" "$loomrun" -n "$n" "$progs/mpi_$p"
+        run 0 "mpi_$p.n$n" "$loomrun" -n "$n" "$progs/mpi_$p"
     done
     for n in 3 5; do
-        run "mpi_$p.tcp.n$n" env LOOM_TRANSPORTS=self,tcp "$loomrun" -n "$n" "$progs/mpi_$p"
+        run 0 "mpi_$p.tcp.n$n" env LOOM_TRANSPORTS=self,tcp "$loomrun" -n "$n" "$progs/mpi_$p"
     done
 done
 # the algorithm forced by name (it is the only one; the variable must parse)
-run mpi_topo_nbr.forced.n4 env LOOM_NEIGHBOR_ALGORITHM=linear "$loomrun" -n 4 \
+run 0 mpi_topo_nbr.forced.n4 env LOOM_NEIGHBOR_ALGORITHM=linear "$loomrun" -n 4 \
     "$progs/mpi_topo_nbr"
 
-echo "mpi topology programs: $pass passed, $fail failed (logs in $logdir)"
-((fail == 0))
+mdl_summary "mpi topology programs" "(logs in $logdir)"

@@ -15,20 +15,13 @@
 #   BUILD=build/release bash test/mpi/test_mpi_userop.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
-BUILD=${BUILD:-build/release}
+. test/mpi/mpi_driver_lib.sh
+mdl_init mpi_userop
 prog=$BUILD/test/mpi/mpi_userop
-loomrun=$BUILD/bin/loomrun
-logdir=$BUILD/test-logs/mpi_userop
-mkdir -p "$logdir"
-pass=0
-fail=0
-
-for f in "$loomrun" "$prog"; do
-    if [[ ! -x $f ]]; then
-        echo "FAIL: $f is missing (make BUILD=$BUILD mpi-progs loomrun)"
-        exit 1
-    fi
-done
+mdl_require "$loomrun" "$prog"
+mdl_width=44
+mdl_timeout=300
+mdl_must_mention="mpi_userop: passed"
 
 # counts: full sweep, its blocking-only threshold, the other rank counts,
 # the forced algorithms
@@ -40,32 +33,14 @@ case $BUILD in
     det_np="5 8" ;;
 esac
 
-# run <log name> <command...>: must exit 0 and say it passed
-run() {
-    local name=$1
-    shift
-    local log=$logdir/$name.log t0=$SECONDS rc
-    timeout -k 5 300 "$@" >"$log" 2>&1
-    rc=$?
-    if [[ $rc == 0 ]] && grep -q "mpi_userop: passed" "$log"; then
-        pass=$((pass + 1))
-        printf '  ok    %-44s %3ds\n' "$name" $((SECONDS - t0))
-        return 0
-    fi
-    fail=$((fail + 1))
-    printf '  FAIL  %-44s exit %s\n' "$name" "$rc"
-    tail -n 15 "$log" | sed 's/^/        | /'
-    return 1
-}
-
 # the selection table's algorithms
 for n in 4 8; do
-    run "default.n$n" "$loomrun" -n $n "$prog" -n $full -b $big
+    run 0 "default.n$n" "$loomrun" -n $n "$prog" -n $full -b $big
 done
 for n in $other_np; do
-    run "default.n$n" "$loomrun" -n $n "$prog" -n $other
+    run 0 "default.n$n" "$loomrun" -n $n "$prog" -n $other
 done
-run default.singleton "$prog" -n $other
+run 0 default.singleton "$prog" -n $other
 
 # every algorithm forced by name: run k forces the k-th allreduce algorithm
 # and, cycling, a reduce and a reduce_scatter algorithm (independent
@@ -76,25 +51,24 @@ rs_algs=(ring ordered)
 for n in $forced_np; do
     for k in 0 1 2 3 4 5; do
         ra=${reduce_algs[k % 3]} aa=${allreduce_algs[k]} sa=${rs_algs[k % 2]}
-        run "forced.$ra.$aa.$sa.n$n" env LOOM_REDUCE_ALGORITHM=$ra \
+        run 0 "forced.$ra.$aa.$sa.n$n" env LOOM_REDUCE_ALGORITHM=$ra \
             LOOM_ALLREDUCE_ALGORITHM=$aa LOOM_REDUCE_SCATTER_ALGORITHM=$sa \
             "$loomrun" -n $n "$prog" -n $forced
     done
 done
 # large vectors through the bandwidth algorithms (cma: several chunks)
-run allreduce.cma.large.n4 env LOOM_ALLREDUCE_ALGORITHM=cma \
+run 0 allreduce.cma.large.n4 env LOOM_ALLREDUCE_ALGORITHM=cma \
     "$loomrun" -n 4 "$prog" -n $((forced * 64)) -b $forced -c allreduce
 # elements larger than a chunk of cma (forced: the table takes over)
-run allreduce.cma.wide.n4 env LOOM_ALLREDUCE_ALGORITHM=cma \
+run 0 allreduce.cma.wide.n4 env LOOM_ALLREDUCE_ALGORITHM=cma \
     "$loomrun" -n 4 "$prog" -n 4 -o wd -c allreduce,iallreduce
-run reduce.rabenseifner.large.n6 env LOOM_REDUCE_ALGORITHM=rabenseifner \
+run 0 reduce.rabenseifner.large.n6 env LOOM_REDUCE_ALGORITHM=rabenseifner \
     "$loomrun" -n 6 "$prog" -n $((forced * 64)) -b $forced -c reduce
 
 # deterministic mode, and messages over tcp
 for n in $det_np; do
-    run "deterministic.n$n" env LOOM_DETERMINISTIC=1 "$loomrun" -n $n "$prog" -n $forced
+    run 0 "deterministic.n$n" env LOOM_DETERMINISTIC=1 "$loomrun" -n $n "$prog" -n $forced
 done
-run tcp.n4 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 4 "$prog" -n $forced
+run 0 tcp.n4 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 4 "$prog" -n $forced
 
-echo "test_mpi_userop: $pass passed, $fail failed"
-[[ $fail == 0 ]]
+mdl_summary test_mpi_userop

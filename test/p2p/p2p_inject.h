@@ -1,8 +1,8 @@
 /*
- * p2p_inject.h: what the singleton engine suites (test_push.c, test_place.c)
- * share: byte patterns that show where each byte came from, progress
- * passes, an RTS injected into the engine as if rank 0 (this process) sent
- * it, and the singleton's main.
+ * p2p_inject.h: what the singleton engine suites (test_push.c, test_place.c,
+ * test_p2pext.c) share: byte patterns that show where each byte came from,
+ * progress passes, an RTS injected into the engine as if rank 0 (this
+ * process) sent it, back-pressure to self, and the singleton's main.
  */
 #ifndef LOOM_TEST_P2P_INJECT_H
 #define LOOM_TEST_P2P_INJECT_H
@@ -64,25 +64,31 @@ static inline void inject_rts(int tag, uint64_t sreq, size_t len, uint32_t pushe
     loom_p2p_am_handler(&loom_p2p_engine, 0, &h, sizeof(h));
 }
 
+/*
+ * Back-pressure to self: a stray ACK put in peer 0's queue, so that frames
+ * sent to self later wait behind it (until progress sends it).
+ */
+static inline void block_queue(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_p2p_peer_t *peer = &e->peers[0];
+    loom_p2p_pending_t *item = loom_mpool_get(&e->pending_pool);
+    loom_p2p_hdr_ctl_t ack = { .type = LOOM_P2P_ACK, .sreq = 0 };
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(item);
+    memset(item, 0, sizeof(*item));
+    memcpy(item->hdr, &ack, sizeof(ack));
+    item->hdr_len = sizeof(ack);
+    loom_list_add_tail(&peer->pending, &item->list);
+    peer->in_pending = 1;
+    loom_list_add_tail(&e->pending_peers, &peer->pending_link);
+}
+
 /* Run @p cases as suite @p name in a singleton (errors return, pushes of INJECT_PUSH). */
 static inline int inject_main(const char *name, const loom_test_case_t *cases)
 {
-    int rc;
-
-    setenv("LOOM_ERRORS", "return", 1);
     setenv("LOOM_RNDV_PUSH", "4096", 1);
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
-    if (loom_init(NULL, NULL) != LOOM_OK) {
-        fprintf(stderr, "loom_init failed\n");
-        return 1;
-    }
-    rc = loom_test_run_suite(name, cases, NULL, NULL);
-    if (loom_finalize() != LOOM_OK) {
-        fprintf(stderr, "loom_finalize failed\n");
-        return 1;
-    }
-    return rc;
+    return loom_test_run_singleton(name, cases);
 }
 
 #endif /* LOOM_TEST_P2P_INJECT_H */

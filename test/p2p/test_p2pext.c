@@ -10,10 +10,7 @@
  * stands for back-pressure) is taken out of it by its cancel.
  * Runs with LOOM_ERRORS=return so errors come back as codes.
  */
-#include "../common/cunit_main.h"
-#include <loom.h>
-#include "request_int.h"
-#include "p2p_engine_int.h"
+#include "p2p_inject.h"   /* block_queue; cunit_main.h, loom.h, the engine's headers */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,23 +204,6 @@ static void test_cancel_sends(void)
     free(big);
 }
 
-/* back-pressure to self: a stray ACK waits in the queue, later frames behind it */
-static void block_queue(void)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_p2p_peer_t *peer = &e->peers[0];
-    loom_p2p_pending_t *item = loom_mpool_get(&e->pending_pool);
-    loom_p2p_hdr_ctl_t ack = { .type = LOOM_P2P_ACK, .sreq = 0 };
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(item);
-    memset(item, 0, sizeof(*item));
-    memcpy(item->hdr, &ack, sizeof(ack));
-    item->hdr_len = sizeof(ack);
-    loom_list_add_tail(&peer->pending, &item->list);
-    peer->in_pending = 1;
-    loom_list_add_tail(&e->pending_peers, &peer->pending_link);
-}
-
 static void test_cancel_queued(void)
 {
     int a = 1, b = 2, x = 0, flag = 1;
@@ -300,19 +280,6 @@ int main(void)
         { "generalized request", test_greq },
         { NULL, NULL },
     };
-    int rc;
 
-    setenv("LOOM_ERRORS", "return", 1);
-    unsetenv("PMIX_NAMESPACE");
-    unsetenv("PMIX_RANK");
-    if (loom_init(NULL, NULL) != LOOM_OK) {
-        fprintf(stderr, "loom_init failed\n");
-        return 1;
-    }
-    rc = loom_test_run_suite("p2p_ext", cases, NULL, NULL);
-    if (loom_finalize() != LOOM_OK) {
-        fprintf(stderr, "loom_finalize failed\n");
-        return 1;
-    }
-    return rc;
+    return loom_test_run_singleton("p2p_ext", cases);
 }

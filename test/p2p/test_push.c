@@ -270,23 +270,6 @@ static void test_push_not_a_prefix(void)
     CU_ASSERT_EQUAL(flag, 0);
 }
 
-/* the RNDV_DATA queued behind this item (a stray ACK) waits for back-pressure */
-static void block_queue(void)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_p2p_peer_t *peer = &e->peers[0];
-    loom_p2p_pending_t *item = loom_mpool_get(&e->pending_pool);
-    loom_p2p_hdr_ctl_t ack = { .type = LOOM_P2P_ACK, .sreq = 0 };
-
-    CU_ASSERT_PTR_NOT_NULL_FATAL(item);
-    memset(item, 0, sizeof(*item));
-    memcpy(item->hdr, &ack, sizeof(ack));
-    item->hdr_len = sizeof(ack);
-    loom_list_add_tail(&peer->pending, &item->list);
-    peer->in_pending = 1;
-    loom_list_add_tail(&e->pending_peers, &peer->pending_link);
-}
-
 static void test_nak_with_data_queued(void)
 {
     static uint8_t s[MSG], r[MSG];
