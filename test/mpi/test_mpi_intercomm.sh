@@ -7,49 +7,19 @@
 #   BUILD=build/release bash test/mpi/test_mpi_intercomm.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
-BUILD=${BUILD:-build/release}
-progs=$BUILD/test/mpi
-loomrun=$BUILD/bin/loomrun
-logdir=$BUILD/test-logs/mpi
-mkdir -p "$logdir"
-pass=0
-fail=0
-
-for f in "$loomrun" "$progs"/mpi_intercomm; do
-    if [[ ! -x $f ]]; then
-        echo "FAIL: $f is missing (make BUILD=$BUILD mpi-progs loomrun)"
-        exit 1
-    fi
-done
-
-run() {
-    local name=$1 log t0=$SECONDS rc
-    shift
-    log=$logdir/$name.log
-    timeout -k 5 120 "$@" >"$log" 2>&1
-    rc=$?
-    if [[ $rc == 0 ]] && grep -q "passed on" "$log"; then
-        pass=$((pass + 1))
-        printf '  ok    %-36s %3ds\n' "$name" $((SECONDS - t0))
-        return 0
-    fi
-    fail=$((fail + 1))
-    printf '  FAIL  %-36s exit %s\n' "$name" "$rc"
-    tail -n 15 "$log" | sed 's/^/        | /'
-    return 1
-}
+. test/mpi/mpi_driver_lib.sh
+mdl_init mpi
+mdl_require "$loomrun" "$progs"/mpi_intercomm
+mdl_must_mention="passed on"    # the program's closing line
 
 case $BUILD in
 *release-*) counts="2 3 7" ;;     # sanitizers: slower, fewer counts
 *)          counts="1 2 3 4 5 6 7 8" ;;
 esac
-for p in intercomm; do
-    run "mpi_$p.singleton" "$progs/mpi_$p"
-    for n in $counts; do
-        run "mpi_$p.n$n" "$loomrun" -n "$n" "$progs/mpi_$p"
-    done
-    run "mpi_$p.tcp.n5" env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 5 "$progs/mpi_$p"
+run 0 mpi_intercomm.singleton "$progs/mpi_intercomm"
+for n in $counts; do
+    run 0 "mpi_intercomm.n$n" "$loomrun" -n "$n" "$progs/mpi_intercomm"
 done
+run 0 mpi_intercomm.tcp.n5 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 5 "$progs/mpi_intercomm"
 
-echo "mpi intercomm: $pass passed, $fail failed (logs in $logdir)"
-((fail == 0))
+mdl_summary "mpi intercomm" "(logs in $logdir)"
