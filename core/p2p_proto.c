@@ -329,28 +329,14 @@ void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
 
 /* ---- starting sends and receives ------------------------------------------------- */
 
-loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int tag,
-                                 loom_comm_t comm, uint32_t which, unsigned flags,
-                                 loom_request_t *req_p)
-{
-    loom_request_t req = loom_request_alloc(LOOM_REQ_SEND, comm);
-    loom_status_t st;
-
-    if (loom_unlikely(req == NULL)) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    st = loom_p2p_isend_start(req, buf, bytes, dest, tag, comm, which, flags);
-    if (loom_unlikely(st < 0)) {
-        loom_request_release(req);
-        return st;
-    }
-    *req_p = req;
-    return LOOM_OK;
-}
-
-loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t bytes,
-                                   int dest, int tag, loom_comm_t comm, uint32_t which,
-                                   unsigned flags)
+/*
+ * Start a send on an allocated request. Inlined into loom_p2p_isend_int (the
+ * isend path pays no call for it); loom_p2p_isend_start is the out-of-line
+ * copy persistent requests start with.
+ */
+static inline __attribute__((always_inline)) loom_status_t
+loom_p2p_isend_begin(loom_request_t req, const void *buf, size_t bytes, int dest, int tag,
+                     loom_comm_t comm, uint32_t which, unsigned flags)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     int wr = loom_comm_peer_world(comm, dest);
@@ -408,6 +394,32 @@ loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t b
         loom_list_add_tail(&peer->awaiting, &req->list);
     }
     return LOOM_OK;
+}
+
+loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int tag,
+                                 loom_comm_t comm, uint32_t which, unsigned flags,
+                                 loom_request_t *req_p)
+{
+    loom_request_t req = loom_request_alloc(LOOM_REQ_SEND, comm);
+    loom_status_t st;
+
+    if (loom_unlikely(req == NULL)) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    st = loom_p2p_isend_begin(req, buf, bytes, dest, tag, comm, which, flags);
+    if (loom_unlikely(st < 0)) {
+        loom_request_release(req);
+        return st;
+    }
+    *req_p = req;
+    return LOOM_OK;
+}
+
+loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t bytes,
+                                   int dest, int tag, loom_comm_t comm, uint32_t which,
+                                   unsigned flags)
+{
+    return loom_p2p_isend_begin(req, buf, bytes, dest, tag, comm, which, flags);
 }
 
 void loom_p2p_log_truncation(loom_request_t req, size_t msg_len)
@@ -479,21 +491,10 @@ void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
     loom_p2p_unexp_free(ux);
 }
 
-loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
-                                 loom_comm_t comm, uint32_t which,
-                                 loom_request_t *req_p)
-{
-    loom_request_t req = loom_request_alloc(LOOM_REQ_RECV, comm);
-
-    if (loom_unlikely(req == NULL)) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    *req_p = req;
-    return loom_p2p_irecv_start(req, buf, bytes, src, tag, comm, which);
-}
-
-loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
-                                   int tag, loom_comm_t comm, uint32_t which)
+/* Post a receive on an allocated request (inlined like loom_p2p_isend_begin). */
+static inline __attribute__((always_inline)) loom_status_t
+loom_p2p_irecv_begin(loom_request_t req, void *buf, size_t bytes, int src, int tag,
+                     loom_comm_t comm, uint32_t which)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     uint32_t ctx = loom_comm_ctx(comm, which);
@@ -518,6 +519,25 @@ loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, 
     }
     loom_match_posted_add(&e->match, &rq->posted);
     return LOOM_OK;
+}
+
+loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
+                                 loom_comm_t comm, uint32_t which,
+                                 loom_request_t *req_p)
+{
+    loom_request_t req = loom_request_alloc(LOOM_REQ_RECV, comm);
+
+    if (loom_unlikely(req == NULL)) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    *req_p = req;
+    return loom_p2p_irecv_begin(req, buf, bytes, src, tag, comm, which);
+}
+
+loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
+                                   int tag, loom_comm_t comm, uint32_t which)
+{
+    return loom_p2p_irecv_begin(req, buf, bytes, src, tag, comm, which);
 }
 
 int loom_p2p_recv_cancel(loom_request_t req)
