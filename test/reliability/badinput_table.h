@@ -65,9 +65,9 @@ R(bcast_count_negative, LOOM_ERR_INVALID_COUNT, "loom_bcast: count 1844674407370
   NULL, loom_bcast(sbuf, (size_t)-1, LOOM_INT32, 0, W))
 
 /* ---- datatypes ---- */
-R(send_type_negative, LOOM_ERR_INVALID_TYPE, "loom_send: datatype -1 is not valid (0..17)",
+R(send_type_negative, LOOM_ERR_INVALID_TYPE, "loom_send: datatype -1 is not valid (0..21)",
   NULL, loom_send(sbuf, 1, (loom_datatype_t)-1, 0, 0, W))
-R(send_type_count, LOOM_ERR_INVALID_TYPE, "datatype 18 is not valid (0..17)", NULL,
+R(send_type_count, LOOM_ERR_INVALID_TYPE, "datatype 22 is not valid (0..21)", NULL,
   loom_send(sbuf, 1, LOOM_DATATYPE_COUNT, 0, 0, W))
 R(recv_type_999, LOOM_ERR_INVALID_TYPE, "loom_recv: datatype 999 is not valid", NULL,
   loom_recv(rbuf, 1, (loom_datatype_t)999, 0, 0, W, LOOM_STATUS_IGNORE))
@@ -75,7 +75,7 @@ R(allreduce_type_bad, LOOM_ERR_INVALID_TYPE, "loom_allreduce: datatype 99 is not
   NULL, loom_allreduce(sbuf, rbuf, 1, (loom_datatype_t)99, LOOM_SUM, W))
 R(bcast_type_bad, LOOM_ERR_INVALID_TYPE, "loom_bcast: datatype -3", NULL,
   loom_bcast(sbuf, 1, (loom_datatype_t)-3, 0, W))
-R(get_count_type_bad, LOOM_ERR_INVALID_TYPE, "loom_get_count: datatype 42 is not valid (0..17)",
+R(get_count_type_bad, LOOM_ERR_INVALID_TYPE, "loom_get_count: datatype 42 is not valid (0..21)",
   NULL, get_count_bad_type())
 
 /* ---- reduction operations ---- */
@@ -226,8 +226,8 @@ R(testany_null_flag, LOOM_ERR_INVALID_ARG, "loom_testany: flag_p is NULL", NULL,
   testany_flag_null())
 R(cancel_null_request, LOOM_ERR_INVALID_REQUEST, "loom_cancel: the request is LOOM_REQUEST_NULL",
   NULL, cancel_null_request())
-R(cancel_send, LOOM_ERR_UNSUPPORTED, "loom_cancel: only receives can be cancelled", NULL,
-  cancel_send())
+R(start_not_persistent, LOOM_ERR_INVALID_REQUEST, "is not persistent", NULL,
+  start_not_persistent())
 
 /* ---- init ---- */
 R(init_twice, LOOM_ERR_ALREADY_INIT, "loom_init: already initialized", NULL,
