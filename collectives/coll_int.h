@@ -95,8 +95,9 @@ typedef enum loom_coll_layout {
  * them alone */
 #define LOOM_COLL_KIND_CREATE    14u
 
-_Static_assert(LOOM_COLL_TYPE_COUNT <= LOOM_COLL_KIND_NOTICE,
-               "collective kinds must fit in the tag's 4 bits below the notice kind");
+_Static_assert(LOOM_COLL_TYPE_COUNT <= LOOM_COLL_KIND_CREATE,
+               "collective kinds must fit in the tag's 4 bits below the create and "
+               "notice kinds");
 
 static inline int loom_coll_tag_make(uint64_t seq, int kind, int root)
 {

@@ -671,7 +671,7 @@ loom_status_t loom_improbe(int src, int tag, loom_comm_t comm, int *flag_p,
     }
     *flag_p = loom_p2p_mprobe_take(src, tag, comm, msg_p, status);
     if (!*flag_p) {
-        loom_progress_poll();
+        loom_progress_poll_user();
         *flag_p = loom_p2p_mprobe_take(src, tag, comm, msg_p, status);
     }
     return LOOM_OK;

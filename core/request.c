@@ -371,7 +371,7 @@ loom_status_t loom_request_get_status(loom_request_t req, int *flag_p,
         return LOOM_OK;
     }
     if (!req->complete) {
-        loom_progress_poll();
+        loom_progress_poll_user();
     }
     *flag_p = req->complete;
     if (!req->complete) {

@@ -190,8 +190,11 @@ static void test_unsupported(void)
     UNSUP(MPI_Type_create_struct(1, ints, disps, types, &dt));
     UNSUP(MPI_Type_create_subarray(1, ints, ints, ints, MPI_ORDER_C, MPI_INT, &dt));
     UNSUP(MPI_Type_create_resized(MPI_INT, 0, 8, &dt));
-    UNSUP(MPI_Pack(buf, 1, MPI_INT, ints, 16, &pos, MPI_COMM_WORLD));
-    UNSUP(MPI_Unpack(ints, 16, &pos, buf, 1, MPI_INT, MPI_COMM_WORLD));
+    {   /* external32 waits for the datatype engine */
+        MPI_Aint xpos = 0;
+        UNSUP(MPI_Pack_external("external32", buf, 1, MPI_INT, ints, 16, &xpos));
+        (void)pos;
+    }
     UNSUP(MPI_Comm_spawn("true", NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &comm, NULL));
     UNSUP(MPI_File_open(MPI_COMM_WORLD, "/tmp/x", 0, MPI_INFO_NULL, &fh));
     MT_CHECK(fh == MPI_FILE_NULL);

@@ -9,9 +9,9 @@ set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
 . test/mpi/mpi_driver_lib.sh
 mdl_init mpi
-mdl_require "$loomrun" "$progs"/mpi_{p2p,requests,coll,icoll,collv,comm,errors,profile}
+mdl_require "$loomrun" "$progs"/mpi_{p2p,requests,coll,icoll,collv,comm,errors,profile,pack}
 
-for p in coll icoll collv comm errors profile; do
+for p in coll icoll collv comm errors profile pack; do
     run 0 "mpi_$p.singleton" "$progs/mpi_$p"          # no launcher: singleton
     for n in 1 3; do
         run 0 "mpi_$p.n$n" "$loomrun" -n $n "$progs/mpi_$p"

@@ -1,6 +1,7 @@
 /*
  * test_poll_yield.c: the user's polling calls (loom_test, loom_testall,
- * loom_testany, loom_iprobe, loom_progress) give the CPU away after a pass
+ * loom_testany, loom_iprobe, loom_improbe, loom_request_get_status,
+ * loom_progress) give the CPU away after a pass
  * that found nothing when ranks outnumber cores, and only then: a poll that
  * moved a frame, or any poll of a rank with a core of its own, makes no
  * syscall. A singleton job started with LOOM_OVERSUBSCRIBED=1; this binary
@@ -29,6 +30,7 @@ int sched_yield(void)
 static void test_idle_polls_yield(void)
 {
     loom_request_t req, arr[1];
+    loom_message_t msg;
     size_t idx;
     int v = 0, flag = 1;
 
@@ -48,8 +50,13 @@ static void test_idle_polls_yield(void)
                         LOOM_OK);
         CU_ASSERT_EQUAL(flag, 0);
         CU_ASSERT_EQUAL(loom_progress(), 0);
+        CU_ASSERT_EQUAL(loom_improbe(0, 2, LOOM_COMM_WORLD, &flag, &msg, LOOM_STATUS_IGNORE),
+                        LOOM_OK);
+        CU_ASSERT_EQUAL(flag, 0);
+        CU_ASSERT_EQUAL(loom_request_get_status(req, &flag, LOOM_STATUS_IGNORE), LOOM_OK);
+        CU_ASSERT_EQUAL(flag, 0);
     }
-    CU_ASSERT_EQUAL(yields, 5 * POLLS);
+    CU_ASSERT_EQUAL(yields, 7 * POLLS);
     CU_ASSERT_EQUAL(loom_cancel(&req), LOOM_OK);
     CU_ASSERT_EQUAL(loom_wait(&req, LOOM_STATUS_IGNORE), LOOM_OK);
 }
