@@ -14,7 +14,7 @@ logdir=$BUILD/test-logs/mpi-fixes1
 mkdir -p "$logdir"
 pass=0
 fail=0
-names=(attr)
+names=(attr group)
 
 for f in "$loomrun" "${names[@]/#/$progs/mpi_fixes1_}"; do
     if [[ ! -x $f ]]; then
@@ -49,6 +49,10 @@ esac
 # attribute delete callbacks that delete other attributes (attr/attrdelete)
 run mpi_fixes1_attr.singleton "$progs/mpi_fixes1_attr"
 run mpi_fixes1_attr.n2 "$loomrun" -n 2 "$progs/mpi_fixes1_attr"
+
+# empty MPI_Group_incl; failed group constructors leave MPI_GROUP_NULL (group/groupnullincl)
+run mpi_fixes1_group.singleton "$progs/mpi_fixes1_group"
+run mpi_fixes1_group.n4 "$loomrun" -n 4 "$progs/mpi_fixes1_group"
 
 echo "test_mpi_fixes1: $pass passed, $fail failed"
 [[ $fail == 0 ]]
