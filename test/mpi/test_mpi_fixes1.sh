@@ -14,7 +14,7 @@ logdir=$BUILD/test-logs/mpi-fixes1
 mkdir -p "$logdir"
 pass=0
 fail=0
-names=(attr group)
+names=(attr group nbc)
 
 for f in "$loomrun" "${names[@]/#/$progs/mpi_fixes1_}"; do
     if [[ ! -x $f ]]; then
@@ -53,6 +53,14 @@ run mpi_fixes1_attr.n2 "$loomrun" -n 2 "$progs/mpi_fixes1_attr"
 # empty MPI_Group_incl; failed group constructors leave MPI_GROUP_NULL (group/groupnullincl)
 run mpi_fixes1_group.singleton "$progs/mpi_fixes1_group"
 run mpi_fixes1_group.n4 "$loomrun" -n 4 "$progs/mpi_fixes1_group"
+
+# user ops freed while nonblocking reductions use them (coll/nonblocking3)
+run mpi_fixes1_nbc.n2 "$loomrun" -n 2 "$progs/mpi_fixes1_nbc"
+run mpi_fixes1_nbc.n4 "$loomrun" -n 4 "$progs/mpi_fixes1_nbc"
+if [[ $sanitized == 0 ]]; then
+    run mpi_fixes1_nbc.n5 "$loomrun" -n 5 "$progs/mpi_fixes1_nbc"
+    run mpi_fixes1_nbc.tcp.n3 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$progs/mpi_fixes1_nbc"
+fi
 
 echo "test_mpi_fixes1: $pass passed, $fail failed"
 [[ $fail == 0 ]]
