@@ -14,7 +14,7 @@ logdir=$BUILD/test-logs/mpi-fixes1
 mkdir -p "$logdir"
 pass=0
 fail=0
-names=(attr group nbc)
+names=(attr group nbc gather)
 
 for f in "$loomrun" "${names[@]/#/$progs/mpi_fixes1_}"; do
     if [[ ! -x $f ]]; then
@@ -60,6 +60,13 @@ run mpi_fixes1_nbc.n4 "$loomrun" -n 4 "$progs/mpi_fixes1_nbc"
 if [[ $sanitized == 0 ]]; then
     run mpi_fixes1_nbc.n5 "$loomrun" -n 5 "$progs/mpi_fixes1_nbc"
     run mpi_fixes1_nbc.tcp.n3 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$progs/mpi_fixes1_nbc"
+fi
+
+# large gather/scatter blocks go straight into place (coll/gather_big)
+run mpi_fixes1_gather.n4 "$loomrun" -n 4 "$progs/mpi_fixes1_gather"
+if [[ $sanitized == 0 ]]; then
+    run mpi_fixes1_gather.n8 "$loomrun" -n 8 "$progs/mpi_fixes1_gather"
+    run mpi_fixes1_gather.tcp.n3 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$progs/mpi_fixes1_gather"
 fi
 
 echo "test_mpi_fixes1: $pass passed, $fail failed"
