@@ -174,7 +174,7 @@ static loom_status_t loom_coll_rsv_start(const void *sendbuf, void *recvbuf,
     s->rbuf     = recvbuf;
     s->count    = total;
     s->counts   = counts;
-    s->op       = op;
+    loom_coll_state_hold_op(s, op);
     s->layout   = LOOM_COLL_LAYOUT_VECTOR;
     s->ordered |= !loom_op_is_commutative(op);
     s->len      = comm->size == 1 ? mine * s->esize : 0;

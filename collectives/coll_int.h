@@ -134,6 +134,7 @@ typedef struct loom_coll_state {
     uint8_t         kind;       /* loom_coll_type_t */
     uint8_t         is_child;   /* a part of a composed algorithm */
     uint8_t         failed;     /* an error was found (leftovers are dropped) */
+    uint8_t         op_held;    /* holds a reference on a user op (loom_op_retain) */
     uint64_t        seq;        /* comm->coll_seq at the call (messages) */
     /* the state machine */
     int             phase;
@@ -268,6 +269,14 @@ static inline void loom_coll_reduce(const loom_coll_state_t *s, const void *in,
  * user's elements. LOOM_ERR_INVALID_COUNT (logged) when @p count is not a
  * whole number of them. Every reduction's start calls it.
  */
+/**
+ * Set @p s's operation and hold it until the state is cleaned up: a user
+ * operation freed (loom_op_free) while a nonblocking reduction is in
+ * flight stays callable until that reduction ends (MPI_Op_free after
+ * MPI_Ireduce is legal).
+ */
+void loom_coll_state_hold_op(loom_coll_state_t *s, loom_op_t op);
+
 loom_status_t loom_coll_state_set_op(loom_coll_state_t *s, loom_op_t op, size_t count,
                                      const char *who, size_t *count_p);
 

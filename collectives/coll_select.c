@@ -124,12 +124,15 @@ static const loom_coll_rule_t allgather_rules[] = {
     {ANY_P, 16 * KiB, "recursive_doubling"},
     {ANY_P, ANY_B, "ring"},
 };
+/* binomial forwards whole subtrees through temporary buffers (the root
+ * holds p blocks when it is not rank 0): only for small blocks, where its
+ * log p latency pays; large blocks go straight to and from their place */
 static const loom_coll_rule_t gather_rules[] = {
-    {ANY_P, ANY_B, "binomial"},
+    {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
 static const loom_coll_rule_t scatter_rules[] = {
-    {ANY_P, ANY_B, "binomial"},
+    {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
 static const loom_coll_rule_t alltoall_rules[] = {

@@ -36,12 +36,22 @@ typedef struct loom_coll_orphan {
 static loom_coll_orphan_t *loom_coll_orphans;
 int loom_coll_orphans_pending;
 
+void loom_coll_state_hold_op(loom_coll_state_t *s, loom_op_t op)
+{
+    if (s->op_held) {
+        loom_op_release(s->op);
+    }
+    s->op      = op;
+    s->op_held = 1;
+    loom_op_retain(op);
+}
+
 loom_status_t loom_coll_state_set_op(loom_coll_state_t *s, loom_op_t op, size_t count,
                                      const char *who, size_t *count_p)
 {
     size_t unit = loom_op_unit(op, s->dt);
 
-    s->op = op;
+    loom_coll_state_hold_op(s, op);
     if (loom_likely(unit == 1)) {       /* predefined ops: the basic element */
         *count_p = count;
         return LOOM_OK;
@@ -163,6 +173,7 @@ loom_status_t loom_coll_child_start(loom_coll_state_t *s, const char *name,
     cs->tmp_kind  = TMP_NONE;
     cs->tag       = s->tag;
     cs->is_child  = 1;
+    cs->op_held   = 0;            /* the parent holds the op */
     cs->idle      = 0;
     cs->idle_check = 0;
     child->op_seq = s->seq;
@@ -364,6 +375,10 @@ void loom_coll_state_cleanup(loom_request_t req)
         if (cc->state == LOOM_COLL_SHM_SETUP) {
             cc->state = LOOM_COLL_SHM_FAILED;  /* half set up: never trust it */
         }
+    }
+    if (s->op_held) {
+        s->op_held = 0;
+        loom_op_release(s->op);
     }
     if (!s->is_child) {
         loom_coll_record_done(s, failed);

@@ -7,7 +7,9 @@
  *
  * A subtree [v, v + size) is contiguous in virtual-rank order, so each rank
  * gathers its subtree into one buffer and forwards it whole; the root
- * rotates virtual order back to rank order (no copy when root = 0).
+ * rotates virtual order back to rank order (no copy when root = 0). A leaf
+ * sends its own buffer. Inner ranks hold their subtree (the root all p
+ * blocks when root != 0): coll_select.c takes it for small blocks only.
  */
 #include "coll_int.h"
 
@@ -16,22 +18,27 @@ enum phase { PH_START = 0, PH_RECV, PH_RECV_WAIT, PH_SEND_WAIT, PH_DONE };
 loom_status_t loom_coll_gather_binomial(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
-    int p = s->size, v = loom_pat_vrank(s->rank, s->root, p), children[32], n, c;
+    int p = s->size, v = loom_pat_vrank(s->rank, s->root, p), children[32], n, c, leaf;
     int sub = loom_pat_binomial_subtree(v, p);
     size_t blk = s->count * s->esize;
     char *buf;
     loom_status_t st;
 
     n = loom_pat_binomial_children(v, p, children, 32);
+    leaf = n == 0 && v != 0;
     for (;;) {
-        buf = (v == 0 && s->root == 0) ? (char *)s->rbuf : (char *)s->tmp;
+        buf = (v == 0 && s->root == 0) ? (char *)s->rbuf
+            : leaf                     ? (char *)s->sbuf
+                                       : (char *)s->tmp;
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (!(v == 0 && s->root == 0) &&
+            if (!(v == 0 && s->root == 0) && !leaf &&
                 (st = loom_coll_tmp_alloc(s, (size_t)sub * blk)) != LOOM_OK) {
                 return st;
             }
-            buf = (v == 0 && s->root == 0) ? (char *)s->rbuf : (char *)s->tmp;
+            buf = (v == 0 && s->root == 0) ? (char *)s->rbuf
+                : leaf                     ? (char *)s->sbuf
+                                           : (char *)s->tmp;
             if (buf != s->sbuf) {
                 memcpy(buf, s->sbuf, blk);
             }

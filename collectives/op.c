@@ -221,10 +221,19 @@ static const loom_op_kernel_fn_t
 
 /* ---- user operations --------------------------------------------------------- */
 
+/*
+ * A user op's slot lives until it is freed (loom_op_free) AND no collective
+ * holds it (loom_op_retain/release: a nonblocking reduction in flight);
+ * only then is it reused and its release callback run, so an op freed
+ * right after MPI_Ireduce still reduces that operation.
+ */
 typedef struct loom_user_op {
     loom_user_op_fn_t fn;   /* NULL: slot free */
     void             *arg;
+    void            (*release)(void *arg);  /* at retirement, or NULL */
     int               commute;
+    int               refs;   /* collectives in flight holding it */
+    int               freed;  /* loom_op_free called: no new use */
     size_t            unit;   /* bytes of one element (0: any basic element) */
     char              name[16];
 } loom_user_op_t;
@@ -232,7 +241,8 @@ typedef struct loom_user_op {
 static loom_user_op_t *loom_user_ops;
 static size_t          loom_user_ops_len;
 
-static loom_user_op_t *loom_op_user(loom_op_t op)
+/* The slot of user op @p op, live or freed but still held, or NULL. */
+static loom_user_op_t *loom_op_slot(loom_op_t op)
 {
     size_t idx;
 
@@ -244,6 +254,57 @@ static loom_user_op_t *loom_op_user(loom_op_t op)
         return NULL;
     }
     return &loom_user_ops[idx];
+}
+
+/* The slot of live (not freed) user op @p op, or NULL: what new calls may use. */
+static loom_user_op_t *loom_op_user(loom_op_t op)
+{
+    loom_user_op_t *u = loom_op_slot(op);
+
+    return u != NULL && !u->freed ? u : NULL;
+}
+
+/* Free the slot for reuse, then run its release callback. */
+static void loom_op_retire(loom_user_op_t *u)
+{
+    void (*release)(void *arg) = u->release;
+    void *arg = u->arg;
+
+    memset(u, 0, sizeof(*u));
+    if (release != NULL) {
+        release(arg);
+    }
+}
+
+void loom_op_retain(loom_op_t op)
+{
+    loom_user_op_t *u = loom_op_slot(op);
+
+    if (u != NULL) {
+        ++u->refs;
+    }
+}
+
+void loom_op_release(loom_op_t op)
+{
+    loom_user_op_t *u = loom_op_slot(op);
+
+    if (u != NULL && --u->refs == 0 && u->freed) {
+        loom_op_retire(u);
+    }
+}
+
+loom_status_t loom_op_set_release(loom_op_t op, void (*release)(void *arg))
+{
+    loom_user_op_t *u = loom_op_user(op);
+
+    if (u == NULL) {
+        loom_error("coll", "loom_op_set_release: operation %d is not a live user "
+                   "operation", (int)op);
+        return LOOM_ERR_INVALID_OP;
+    }
+    u->release = release;
+    return LOOM_OK;
 }
 
 /* loom_op_create() and loom_op_create_unit(), named @p who in messages */
@@ -308,8 +369,11 @@ loom_status_t loom_op_free(loom_op_t *op_p)
                    "(predefined operations cannot be freed)", (int)*op_p);
         return LOOM_ERR_INVALID_OP;
     }
-    u->fn = NULL;
-    *op_p = LOOM_OP_NULL;
+    u->freed = 1;
+    *op_p = LOOM_OP_NULL;   /* first: the release callback may free *op_p's home */
+    if (u->refs == 0) {
+        loom_op_retire(u);
+    }
     return LOOM_OK;
 }
 
@@ -327,19 +391,19 @@ const char *loom_op_name(loom_op_t op)
     if ((int)op > LOOM_OP_NULL && (int)op < LOOM_OP_PREDEFINED_COUNT) {
         return loom_op_names[op];
     }
-    u = loom_op_user(op);
+    u = loom_op_slot(op);
     return u ? u->name : NULL;
 }
 
 int loom_op_is_commutative(loom_op_t op)
 {
-    loom_user_op_t *u = loom_op_user(op);
+    loom_user_op_t *u = loom_op_slot(op);
     return u ? u->commute : 1;
 }
 
 size_t loom_op_unit(loom_op_t op, loom_datatype_t dt)
 {
-    loom_user_op_t *u = loom_op_user(op);
+    loom_user_op_t *u = loom_op_slot(op);
     size_t esize = loom_op_types[dt].size;
 
     return u != NULL && u->unit > esize ? u->unit / esize : 1;
@@ -392,7 +456,7 @@ void loom_op_apply(loom_op_t op, const void *in, void *inout, size_t count,
         }
         return;
     }
-    u = loom_op_user(op);
+    u = loom_op_slot(op);
     u->fn(in, inout, count, dt, u->arg);
 }
 

@@ -65,6 +65,16 @@ int loom_op_commutes_exactly(loom_op_t op, loom_datatype_t dt);
  */
 size_t loom_op_unit(loom_op_t op, loom_datatype_t dt);
 
+/**
+ * Hold user operation @p op (no-op for a predefined one) while a collective
+ * uses it: loom_op_free() then only marks it, and the slot is retired (and
+ * its release callback run) at the last loom_op_release().
+ */
+void loom_op_retain(loom_op_t op);
+
+/** Drop a hold taken by loom_op_retain(). */
+void loom_op_release(loom_op_t op);
+
 /** Release every user operation (at finalize). */
 void loom_op_cleanup(void);
 

@@ -226,6 +226,14 @@ LOOM_API loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg,
 LOOM_API loom_status_t loom_op_create_unit(loom_user_op_fn_t fn, void *arg, int commute,
                                            size_t unit, loom_op_t *op_p);
 
+/**
+ * @brief Have @p release(arg) (arg as given at creation) run when user
+ * operation @p op is finally retired: at loom_op_free(), or, if a
+ * nonblocking reduction still uses it then, when the last one ends.
+ * @return LOOM_ERR_INVALID_OP if @p op is not a live user operation.
+ */
+LOOM_API loom_status_t loom_op_set_release(loom_op_t op, void (*release)(void *arg));
+
 /** @brief Release a user-defined operation created by loom_op_create(). */
 LOOM_API loom_status_t loom_op_free(loom_op_t *op_p);
 

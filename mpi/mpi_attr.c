@@ -215,8 +215,16 @@ static loom_mpi_attr_t **loom_mpi_attr_find(loom_mpi_objext_t *ext, int keyval)
     return NULL;
 }
 
-/* Delete the attribute at *pp (callback first); on a callback error keep it. */
-static int loom_mpi_attr_unlink(loom_mpi_attr_kind_t kind, void *obj, loom_mpi_attr_t **pp)
+/*
+ * Delete the attribute at *pp of @p ext (callback first); on a callback
+ * error keep it. The attribute leaves the list BEFORE its callback runs: the
+ * callback may delete (or set) other attributes of the same object, which
+ * frees or relinks the node *pp lives in, so neither pp nor the keyval
+ * table slot (a callback may create keyvals and grow the table) is used
+ * after the call.
+ */
+static int loom_mpi_attr_unlink(loom_mpi_attr_kind_t kind, void *obj,
+                                loom_mpi_objext_t *ext, loom_mpi_attr_t **pp)
 {
     loom_mpi_attr_t *a = *pp;
     loom_mpi_keyval_t *kv = loom_mpi_keyval_get(a->keyval);
@@ -225,13 +233,18 @@ static int loom_mpi_attr_unlink(loom_mpi_attr_kind_t kind, void *obj, loom_mpi_a
     if (kv == NULL) {
         return MPI_ERR_INTERN;  /* an attribute holds a reference */
     }
+    *pp = a->next;
     rc = loom_mpi_attr_call_delete(kind, kv, a->keyval, obj, a->value);
-    if (rc != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS) {  /* kept: back at the head (its place may be gone) */
+        a->next    = ext->attrs;
+        ext->attrs = a;
         return rc;
     }
-    *pp = a->next;
+    kv = loom_mpi_keyval_get(a->keyval);
+    if (kv != NULL) {
+        loom_mpi_keyval_release(kv);
+    }
     free(a);
-    loom_mpi_keyval_release(kv);
     return MPI_SUCCESS;
 }
 
@@ -243,7 +256,7 @@ int loom_mpi_attr_delete_all(loom_mpi_attr_kind_t kind, void *obj, loom_mpi_obje
         return MPI_SUCCESS;
     }
     while (ext->attrs != NULL) {
-        rc = loom_mpi_attr_unlink(kind, obj, &ext->attrs);
+        rc = loom_mpi_attr_unlink(kind, obj, ext, &ext->attrs);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
@@ -333,7 +346,7 @@ static int loom_mpi_attr_set(loom_mpi_attr_kind_t kind, void *obj,
     }
     pp = loom_mpi_attr_find(ext, keyval);
     if (pp != NULL) {  /* MPI: the old value's delete callback runs first */
-        rc = loom_mpi_attr_unlink(kind, obj, pp);
+        rc = loom_mpi_attr_unlink(kind, obj, ext, pp);
         if (rc != MPI_SUCCESS) {
             return loom_mpi_raise(ecomm, rc, call, "the delete callback of keyval %d "
                                   "returned error %d for the value being replaced",
@@ -388,7 +401,7 @@ static int loom_mpi_attr_delete(loom_mpi_attr_kind_t kind, void *obj,
     if (pp == NULL) {
         return MPI_SUCCESS;  /* nothing attached: nothing to delete */
     }
-    rc = loom_mpi_attr_unlink(kind, obj, pp);
+    rc = loom_mpi_attr_unlink(kind, obj, ext, pp);
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(ecomm, rc, call, "the delete callback of keyval %d "
                               "returned error %d", keyval, rc);

@@ -37,6 +37,19 @@ int loom_mpi_group_arg(MPI_Group g, const char *call)
     return MPI_SUCCESS;
 }
 
+/*
+ * A group constructor's output is MPI_GROUP_NULL until it succeeds, so a
+ * caller that goes on after an error (MPICH's test harness frees the
+ * groups of a failed MPI_Comm_group / MPI_Group_excl) frees a null handle,
+ * an MPI_ERR_GROUP, never an uninitialized pointer.
+ */
+static void loom_mpi_group_out_null(MPI_Group *out)
+{
+    if (out != NULL) {
+        *out = MPI_GROUP_NULL;
+    }
+}
+
 /* Wrap the malloc'd list @p world of @p n world ranks (taken over) in a group. */
 static int loom_mpi_group_make(int n, int *world, const char *call, MPI_Group *group_p)
 {
@@ -92,8 +105,10 @@ static int loom_mpi_group_fail(loom_status_t st, const char *call, const char *w
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     loom_comm_t lcomm;
-    int rc = loom_mpi_comm_arg(comm, "MPI_Comm_group", &lcomm), n, *world;
+    int rc, n, *world;
 
+    loom_mpi_group_out_null(group);
+    rc = loom_mpi_comm_arg(comm, "MPI_Comm_group", &lcomm);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -169,8 +184,10 @@ static int loom_mpi_group_select(MPI_Group group, int n, const int ranks[], int 
                                  MPI_Group *newgroup, const char *call)
 {
     loom_status_t st;
-    int rc = loom_mpi_group_arg(group, call), *world;
+    int rc, *world;
 
+    loom_mpi_group_out_null(newgroup);
+    rc = loom_mpi_group_arg(group, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -208,8 +225,10 @@ static int loom_mpi_group_range(MPI_Group group, int n, int ranges[][3], int exc
                                 MPI_Group *newgroup, const char *call)
 {
     loom_status_t st;
-    int rc = loom_mpi_group_arg(group, call), *list, count = 0;
+    int rc, *list, count = 0;
 
+    loom_mpi_group_out_null(newgroup);
+    rc = loom_mpi_group_arg(group, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -251,6 +270,7 @@ static int loom_mpi_group_setop(MPI_Group g1, MPI_Group g2, loom_mpi_setop_t op,
     loom_status_t st;
     int rc, *world, count = 0;
 
+    loom_mpi_group_out_null(newgroup);
     if ((rc = loom_mpi_group_arg(g1, call)) != MPI_SUCCESS ||
         (rc = loom_mpi_group_arg(g2, call)) != MPI_SUCCESS) {
         return rc;

@@ -11,6 +11,14 @@
  * MPI datatype. Bindings are made on first use (the only allocation) and
  * freed with the op.
  *
+ * MPI_Op_free may come while a nonblocking reduction still uses the op
+ * (MPI-3.1 5.9.5: freeing marks it; pending operations complete). So a
+ * binding carries what the trampoline needs (the user function, the
+ * retained datatype) and does not point back at the MPI op; MPI_Op_free
+ * frees the MPI op and hands each binding's loom op to loom_op_free, and
+ * loom retires it (loom_mpi_op_binding_release frees the binding) once no
+ * reduction in flight holds it.
+ *
  * Each binding is a loom user op whose unit is the datatype's size
  * (loom_op_create_unit), so loom's collectives cut vectors only between
  * elements of the user's datatype and the trampoline always gets a whole
@@ -25,7 +33,7 @@
 #include <stdlib.h>
 
 struct loom_mpi_op_binding {
-    MPI_Op                 op;
+    MPI_User_function     *fn;     /* the op's function (the op may be freed first) */
     MPI_Datatype           dt;     /* retained while bound */
     loom_op_t              lop;
     loom_mpi_op_binding_t *next;
@@ -77,8 +85,17 @@ static void loom_mpi_op_trampoline(const void *in, void *inout, size_t count,
 
     (void)ldt;
     if (n != 0) {
-        loom_mpi_op_call(b->op->fn, in, inout, count / n, b->dt);
+        loom_mpi_op_call(b->fn, in, inout, count / n, b->dt);
     }
+}
+
+/* loom retires a binding's op: the binding goes with it */
+static void loom_mpi_op_binding_release(void *arg)
+{
+    loom_mpi_op_binding_t *b = arg;
+
+    loom_mpi_type_release(b->dt);
+    free(b);
 }
 
 static loom_mpi_op_binding_t *loom_mpi_op_bind(MPI_Op op, MPI_Datatype dt)
@@ -88,13 +105,14 @@ static loom_mpi_op_binding_t *loom_mpi_op_bind(MPI_Op op, MPI_Datatype dt)
     if (b == NULL) {
         return NULL;
     }
-    b->op = op;
+    b->fn = op->fn;
     b->dt = dt;
     if (loom_op_create_unit(loom_mpi_op_trampoline, b, op->commute,
                             loom_mpi_type_extent(dt), &b->lop) != LOOM_OK) {
         free(b);
         return NULL;
     }
+    (void)loom_op_set_release(b->lop, loom_mpi_op_binding_release);
     loom_mpi_type_retain(dt);
     b->next = op->bindings;
     op->bindings = b;
@@ -165,12 +183,13 @@ int PMPI_Op_free(MPI_Op *op)
     }
     for (b = o->bindings; b != NULL; b = next) {
         next = b->next;
-        /* After MPI_Finalize loom has released its user ops already. */
+        /* loom frees b when no reduction holds its op any more; after
+         * MPI_Finalize loom has released its user ops already */
         if (loom_mpi_state == LOOM_MPI_STATE_INITIALIZED) {
             loom_op_free(&b->lop);
+        } else {
+            loom_mpi_op_binding_release(b);
         }
-        loom_mpi_type_release(b->dt);
-        free(b);
     }
     o->magic = LOOM_MPI_DEAD_MAGIC;
     free(o);
