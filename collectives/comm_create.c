@@ -19,9 +19,14 @@
  *          on every member, and disjoint lists may share it (they share no
  *          process), so disjoint groups run at once without a global step.
  *   split_type: a split whose color is the host's node index
- *   idup:  a generic request around an iallreduce(MAX) of an id from the
- *          nonblocking lane (comm_int.h); the communicator is made when it
- *          completes
+ *   idup:  a generic request around an iallreduce(MAX) that spreads the
+ *          id the parent's rank 0 takes from its own slots of the
+ *          nonblocking lane (comm_int.h; the others offer 0): ids led by different processes differ and one
+ *          leader never repeats one, so idups on overlapping parents in
+ *          flight at once cannot collide (an allreduce(MAX) of per-process
+ *          offers could: two processes reserving in opposite orders offer
+ *          the same maximum to both). A result of 0 = the leader ran out of
+ *          ids. The communicator is made when the iallreduce completes.
  */
 #include "coll_int.h"
 #include "coll_api_int.h"
@@ -417,9 +422,9 @@ loom_status_t loom_comm_split_type(loom_comm_t comm, int type, int key,
 /* ---- idup ----------------------------------------------------------------------------- */
 
 typedef struct loom_comm_idup_state {
-    uint32_t        mine;       /* this process's offer (nonblocking lane) */
-    uint32_t        agreed;     /* the iallreduce's result */
-    loom_request_t  child;      /* the iallreduce */
+    uint32_t        mine;       /* the leader's id at rank 0, 0 elsewhere */
+    uint32_t        agreed;     /* the leader's id, spread (0: it had none) */
+    loom_request_t  child;      /* the iallreduce(MAX) that spreads it */
     loom_comm_t     parent;
     loom_comm_t    *newcomm_p;  /* written at completion */
 } loom_comm_idup_state_t;
@@ -443,13 +448,17 @@ static loom_status_t loom_comm_idup_progress(loom_request_t req)
     if (st != LOOM_OK) {
         return st;
     }
-    snprintf(name, sizeof(name), "idup(%.19s)#%u", parent->name, s->agreed);
+    if (s->agreed == 0) {
+        loom_error("coll", "loom_comm_idup of '%s': its rank 0 has no context id left",
+                   parent->name);
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    snprintf(name, sizeof(name), "idup(%.14s)#%u", parent->name, s->agreed);
     st = loom_comm_create_int(name, s->agreed, parent->rank, parent->size,
                               parent->world_ranks, s->newcomm_p);
     if (st != LOOM_OK) {
-        loom_error("coll", "loom_comm_idup of '%s': context id %u is taken here (another "
-                   "idup on an overlapping communicator ran at the same time)",
-                   parent->name, s->agreed);
+        loom_error("coll", "loom_comm_idup of '%s': context id %u from its rank 0 is "
+                   "taken here", parent->name, s->agreed);
     }
     return st;
 }
@@ -479,8 +488,10 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
         return loom_p2p_error(st, "loom_comm_idup");
     }
     s = (loom_comm_idup_state_t *)(void *)req->priv;
-    *s = (loom_comm_idup_state_t){ .mine = loom_comm_context_reserve_nb(),
-                                   .parent = comm, .newcomm_p = newcomm_p };
+    *s = (loom_comm_idup_state_t){ .parent = comm, .newcomm_p = newcomm_p };
+    if (comm->rank == 0 && loom_comm_context_lead_nb(&s->mine) != LOOM_OK) {
+        s->mine = 0;  /* the others learn it from the result */
+    }
     st = loom_iallreduce(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, comm, &s->child);
     if (st != LOOM_OK) {
         loom_request_release(req);
@@ -936,8 +947,10 @@ static loom_status_t loom_inter_create(loom_comm_t inter, int n, const int ranks
 /*
  * idup of an intercommunicator: one intercomm iallreduce(MAX) over both
  * groups (point-to-point only, its tag taken now, so it never depends on
- * what else runs meanwhile); every process reserved two nonblocking-lane
- * ids (the intercomm's and its hidden local comm's).
+ * what else runs meanwhile) of the ids the two groups' rank 0 take from
+ * their own slots of the nonblocking lane (the others offer 0): the larger
+ * wins, and its slot's next id (+ 2) is the hidden local comm's. 0 = both
+ * leaders ran out of ids.
  */
 typedef struct {
     uint32_t       mine, agreed;
@@ -966,12 +979,17 @@ static loom_status_t loom_inter_idup_progress(loom_request_t req)
     if (st != LOOM_OK) {
         return st;
     }
+    if (s->agreed == 0) {
+        loom_error("coll", "loom_comm_idup of '%s': no context id left at either "
+                   "group's rank 0", c->name);
+        return LOOM_ERR_NO_RESOURCE;
+    }
     lw = loom_comm_world_list(c);
     rw = malloc((size_t)c->remote_size * sizeof(*rw) + 1);
     for (int i = 0; rw != NULL && i < c->remote_size; ++i) {
         rw[i] = loom_comm_peer_world(c, i);
     }
-    snprintf(name, sizeof(name), "idup(%.19s)#%u", c->name, s->agreed);
+    snprintf(name, sizeof(name), "idup(%.14s)#%u", c->name, s->agreed);
     st = lw == NULL || rw == NULL ? LOOM_ERR_NO_MEMORY
          : loom_comm_create_inter_int(name, s->agreed, c->rank, c->size, lw,
                                       c->remote_size, rw, s->newcomm_p);
@@ -993,9 +1011,11 @@ static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
         return loom_p2p_error(st, "loom_comm_idup");
     }
     s = (loom_inter_idup_state_t *)(void *)req->priv;
-    *s = (loom_inter_idup_state_t){ .mine = loom_comm_context_reserve_nb(),
-                                    .inter = inter, .newcomm_p = newcomm_p };
-    (void)loom_comm_context_reserve_nb();   /* mine + 2: the hidden local comm's id */
+    /* each group's rank 0 leads (the larger id wins); its slot covers mine + 2 */
+    *s = (loom_inter_idup_state_t){ .inter = inter, .newcomm_p = newcomm_p };
+    if (inter->rank == 0 && loom_comm_context_lead_nb(&s->mine) != LOOM_OK) {
+        s->mine = 0;
+    }
     st = loom_inter_iallreduce_both(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, inter,
                                     &s->child);
     if (st != LOOM_OK) {

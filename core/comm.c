@@ -9,7 +9,17 @@
  * maximum free on every rank too (with holes, the maximum of lowest-free
  * ids could be in use somewhere).
  *
- * Nonblocking constructors use a second lane of ids (comm_int.h).
+ * Nonblocking constructors use a second lane of ids (comm_int.h), split
+ * among the processes of WORLD: the id is chosen by the new communicator's
+ * leader (parent rank 0) alone, from its own interleaved slots (k-th id of
+ * world rank w: NB_BASE + 4 (k * world size + w); the id after it, + 2, is
+ * the slot's too, for an intercommunicator's hidden local communicator),
+ * and spread by an allreduce(MAX) to which the others offer 0 (an
+ * intercommunicator has a leader per group: the larger id wins; the other
+ * slot is never used). Two constructors with
+ * different leaders cannot pick the same id, and one leader never hands out
+ * an id twice, so any number of them may be in flight on overlapping
+ * parents without a retry or a global step.
  *
  * A freed communicator's memory is kept (marked dead) until finalize, so a
  * stale handle is reported as "freed" instead of being read after free.
@@ -70,18 +80,23 @@ uint32_t loom_comm_context_next(void)
     return loom_comm_context_above(0, LOOM_COMM_CTX_NB_BASE);
 }
 
-/* Never reused: a pending idup's agreed id is not known here until it completes. */
-static uint32_t loom_comm_ctx_nb_floor = LOOM_COMM_CTX_NB_BASE;
+/* Ids this process has handed out as the leader of a nonblocking constructor. */
+static uint32_t loom_comm_ctx_nb_led = 0;
 
-uint32_t loom_comm_context_reserve_nb(void)
+loom_status_t loom_comm_context_lead_nb(uint32_t *ctx_p)
 {
-    uint32_t next = loom_comm_context_above(LOOM_COMM_CTX_NB_BASE, UINT32_MAX - 1);
+    uint32_t nworld = (uint32_t)loom_comm_world_obj.size;
+    uint32_t me     = (uint32_t)loom_comm_world_obj.rank;
+    uint32_t slots  = (UINT32_MAX - LOOM_COMM_CTX_NB_BASE) / 4u / nworld;
 
-    if (next < loom_comm_ctx_nb_floor) {
-        next = loom_comm_ctx_nb_floor;
+    if (loom_comm_ctx_nb_led >= slots) {
+        loom_error("p2p", "rank %u: out of nonblocking context ids (led %u idups, the "
+                   "limit at %u ranks is %u)", me, loom_comm_ctx_nb_led, nworld, slots);
+        return LOOM_ERR_NO_RESOURCE;
     }
-    loom_comm_ctx_nb_floor = next + 2;
-    return next;
+    *ctx_p = LOOM_COMM_CTX_NB_BASE + 4u * (loom_comm_ctx_nb_led * nworld + me);
+    loom_comm_ctx_nb_led++;
+    return LOOM_OK;
 }
 
 static void loom_comm_fill(loom_comm_t comm, const char *name, uint32_t context_id,

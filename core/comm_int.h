@@ -70,7 +70,10 @@ loom_status_t loom_comm_check(loom_comm_t comm, const char *op);
  * Two lanes of context ids: blocking constructors (dup, split, create,
  * create_group) agree on ids below LOOM_COMM_CTX_NB_BASE; nonblocking ones
  * (idup) on ids from it up. A blocking construction that runs while an idup
- * is still agreeing can therefore never pick the idup's id.
+ * is still agreeing can therefore never pick the idup's id. In the
+ * nonblocking lane the leader of the new communicator picks the id from
+ * slots of its own (comm.c), so concurrent idups on overlapping parents
+ * never collide.
  */
 #define LOOM_COMM_CTX_NB_BASE 0x40000000u
 
@@ -78,11 +81,13 @@ loom_status_t loom_comm_check(loom_comm_t comm, const char *op);
 uint32_t loom_comm_context_next(void);
 
 /**
- * This process's contribution to a nonblocking agreement: above every
- * nonblocking-lane id it ever used or offered, so two idups on one parent
- * (called in the same order everywhere) always agree on different ids.
+ * A nonblocking-lane id for a constructor this process leads: from this
+ * world rank's own slots, never handed out before, so no other constructor
+ * (led here or elsewhere) ever gets it, nor the id after it (+ 2, which an
+ * intercommunicator's hidden local communicator takes).
+ * @return LOOM_OK, or LOOM_ERR_NO_RESOURCE once this rank's slots are used up.
  */
-uint32_t loom_comm_context_reserve_nb(void);
+loom_status_t loom_comm_context_lead_nb(uint32_t *ctx_p);
 
 /**
  * Create a communicator object (not collective: the caller agreed on the

@@ -133,7 +133,9 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                               count == NULL ? "count" : "status");
     }
     unit = loom_datatype_size(datatype->base);
-    if (status->loom_bytes_ % unit != 0 || status->loom_bytes_ / unit > LLONG_MAX / 2) {
+    if (status->loom_bytes_ % unit != 0 ||
+        status->loom_bytes_ / unit >
+            (size_t)LLONG_MAX / loom_mpi_base_elements(datatype->base)) {
         *count = MPI_UNDEFINED;
     } else {
         *count = (MPI_Count)(status->loom_bytes_ / unit *
@@ -142,22 +144,34 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
     return MPI_SUCCESS;
 }
 
-/* Store @p count basic elements of @p dt in @p status as bytes. */
+/*
+ * Store @p count basic elements of @p dt in @p status as bytes. Any count an
+ * MPI_Count holds is accepted as long as its bytes fit the status's size_t
+ * (MPI-3.1 8.7.1 sets no other limit; Open MPI keeps the full count too).
+ */
 static int loom_mpi_status_set(MPI_Status *status, MPI_Datatype dt, MPI_Count count,
                                const char *call)
 {
+    size_t per_pair, pairs, size, half;
+
     if (!loom_mpi_type_is_valid(dt)) {
         return loom_mpi_typex_bad(dt, call);
     }
     if (status == MPI_STATUS_IGNORE) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, call, "status is NULL");
     }
-    if (count < 0 || (unsigned long long)count > SIZE_MAX / 64) {
-        return loom_mpi_raise(NULL, MPI_ERR_COUNT, call, "count %lld is %s", count,
-                              count < 0 ? "negative" : "too large");
+    /* a value+index pair is two basic elements: count them in whole pairs */
+    per_pair = loom_mpi_base_elements(dt->base);
+    size     = loom_datatype_size(dt->base);
+    pairs    = (size_t)(count < 0 ? 0 : count) / per_pair;
+    half     = (size_t)(count < 0 ? 0 : count) % per_pair * size / per_pair;
+    if (count < 0 || pairs > SIZE_MAX / size || pairs * size > SIZE_MAX - half) {
+        return loom_mpi_raise(NULL, MPI_ERR_COUNT, call,
+                              "count %lld is %s", count,
+                              count < 0 ? "negative"
+                                        : "too large: its bytes overflow a size_t");
     }
-    status->loom_bytes_ = (size_t)count * loom_datatype_size(dt->base) /
-                          loom_mpi_base_elements(dt->base);
+    status->loom_bytes_ = pairs * size + half;
     return MPI_SUCCESS;
 }
 
