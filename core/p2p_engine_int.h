@@ -205,6 +205,9 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
         --loom_p2p_engine.sends_active;
     }
     if (loom_unlikely(req->user_freed)) {
+        if (req->ext == LOOM_REQ_EXT_PERSIST) {
+            loom_comm_persist_unref(req->comm);   /* its hold on a freed comm */
+        }
         loom_p2p_req_release(req);
     }
 }

@@ -22,5 +22,9 @@ run -t 30 -m "mpi_fixes3 mprobe: passed on 2 ranks" \
     0 mprobe.n2 "$loomrun" -n 2 "$prog" mprobe
 run -t 30 -m "mpi_fixes3 mprobe: passed on 3 ranks" 0 mprobe.tcp.n3 \
     env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$prog" mprobe
+run -t 30 -m "mpi_fixes3 persist: passed on 3 ranks" 0 persist.n3 \
+    "$loomrun" -n 3 "$prog" persist
+run -t 30 -m "mpi_fixes3 persist: passed on 4 ranks" 0 persist.n4 \
+    "$loomrun" -n 4 "$prog" persist
 
 mdl_summary test_mpi_fixes3 "(logs in $logdir)"
