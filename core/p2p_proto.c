@@ -592,6 +592,20 @@ int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
     return 1;
 }
 
+int loom_p2p_probe_skip_int(int src, loom_comm_t comm, uint32_t which, uint32_t skip_mask,
+                            uint32_t skip_val, loom_msg_status_t *status)
+{
+    uint32_t ctx = loom_comm_ctx(comm, which);
+    loom_match_unexp_t *u;
+
+    loom_list_for_each(u, &loom_p2p_engine.match.unexp_all, all_list) {
+        if (u->ctx == ctx && u->src == src && ((uint32_t)u->tag & skip_mask) != skip_val) {
+            return loom_p2p_probe_int(src, u->tag, comm, which, status);
+        }
+    }
+    return 0;
+}
+
 /* ---- arriving frames --------------------------------------------------------------- */
 
 /* The posted receive an arriving message with header @p h matches (its

@@ -11,6 +11,8 @@
  *             freed before MPI_Start: the request keeps the communicator
  *             alive, so the message reaches the right rank on the right
  *             context and not a communicator created afterwards.
+ *   collcreate  a collective mismatch queued behind a create_group message
+ *             is reported (mode_collcreate), not waited for.
  *   f2c       MPI_Comm_c2f/f2c and the other handle conversions: a freed
  *             handle's index converts back to the null handle.
  *
@@ -19,6 +21,7 @@
 #include "mpi_test_util.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size;
 
@@ -102,6 +105,42 @@ static void mode_persist(void)
     MT_OK(MPI_Comm_free(&c));
 }
 
+/*
+ * (3 ranks, run with LOOM_BCAST_ALGORITHM=chain and a point-to-point barrier)
+ * Rank 0 starts an ibcast rooted at 2 (chain 2 -> 0 -> 1), then
+ * create_group({0, 1}) sends rank 1 a create message and waits for rank 1;
+ * rank 2's ibcast reaches rank 0, whose progress forwards it to rank 1,
+ * queued behind the create message. Rank 1 calls a barrier instead: its
+ * mismatch check must look past the create message, report "rank 1 called
+ * barrier but rank 0 called bcast" and fail (the job aborts), not hang.
+ */
+static void mode_collcreate(void)
+{
+    MPI_Group world_group, pair;
+    MPI_Comm c;
+    MPI_Request r;
+    int v = 5, ranks[2] = { 0, 1 };
+
+    MT_CHECK(size == 3);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MT_OK(MPI_Comm_group(MPI_COMM_WORLD, &world_group));
+    MT_OK(MPI_Group_incl(world_group, 2, ranks, &pair));
+    if (rank == 0) {
+        MT_OK(MPI_Ibcast(&v, 1, MPI_INT, 2, MPI_COMM_WORLD, &r));
+        MT_OK(MPI_Comm_create_group(MPI_COMM_WORLD, pair, 3, &c));
+        MT_FAIL("create_group returned although rank 1 never called it");
+    } else if (rank == 2) {
+        MT_OK(MPI_Ibcast(&v, 1, MPI_INT, 2, MPI_COMM_WORLD, &r));
+        MT_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        MT_OK(MPI_Recv(&v, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MT_FAIL("rank 1 never sends tag 99");
+    } else {
+        usleep(300000);   /* the create message and the bcast's are queued here */
+        MPI_Barrier(MPI_COMM_WORLD);
+        MT_FAIL("the barrier returned although rank 0 called bcast");
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -114,6 +153,8 @@ int main(int argc, char **argv)
         mode_mprobe();
     } else if (strcmp(mode, "persist") == 0) {
         mode_persist();
+    } else if (strcmp(mode, "collcreate") == 0) {
+        mode_collcreate();
     } else {
         MT_FAIL("unknown mode '%s' (mprobe, persist, f2c)", mode);
     }
