@@ -141,6 +141,65 @@ static void mode_collcreate(void)
     }
 }
 
+static void f2c_op_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)in, (void)inout, (void)len, (void)dt;
+}
+
+static void f2c_errh_fn(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+}
+
+/* every freeable kind: c2f, free, then f2c of the old index is the null
+ * handle (the table entry went with the object); predefined ones stay */
+static void mode_f2c(void)
+{
+    MPI_Comm c;
+    MPI_Datatype t;
+    MPI_Group g;
+    MPI_Info info;
+    MPI_Op op;
+    MPI_Errhandler eh;
+    MPI_Request r;
+    MPI_Fint fc, ft, fg, fi, fo, fe, fr;
+    int x = 0;
+
+    MT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MT_OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    MT_OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+    MT_OK(MPI_Info_create(&info));
+    MT_OK(MPI_Op_create(f2c_op_fn, 1, &op));
+    MT_OK(MPI_Comm_create_errhandler(f2c_errh_fn, &eh));
+    MT_OK(MPI_Send_init(&x, 1, MPI_INT, rank, 1, MPI_COMM_WORLD, &r));
+    fc = MPI_Comm_c2f(c);
+    ft = MPI_Type_c2f(t);
+    fg = MPI_Group_c2f(g);
+    fi = MPI_Info_c2f(info);
+    fo = MPI_Op_c2f(op);
+    fe = MPI_Errhandler_c2f(eh);
+    fr = MPI_Request_c2f(r);
+    MT_CHECK(MPI_Comm_f2c(fc) == c && MPI_Type_f2c(ft) == t && MPI_Group_f2c(fg) == g &&
+             MPI_Info_f2c(fi) == info && MPI_Op_f2c(fo) == op &&
+             MPI_Errhandler_f2c(fe) == eh && MPI_Request_f2c(fr) == r);
+    MT_OK(MPI_Comm_free(&c));
+    MT_OK(MPI_Type_free(&t));
+    MT_OK(MPI_Group_free(&g));
+    MT_OK(MPI_Info_free(&info));
+    MT_OK(MPI_Op_free(&op));
+    MT_OK(MPI_Errhandler_free(&eh));
+    MT_OK(MPI_Request_free(&r));
+    MT_CHECK(MPI_Comm_f2c(fc) == MPI_COMM_NULL);
+    MT_CHECK(MPI_Type_f2c(ft) == MPI_DATATYPE_NULL);
+    MT_CHECK(MPI_Group_f2c(fg) == MPI_GROUP_NULL);
+    MT_CHECK(MPI_Info_f2c(fi) == MPI_INFO_NULL);
+    MT_CHECK(MPI_Op_f2c(fo) == MPI_OP_NULL);
+    MT_CHECK(MPI_Errhandler_f2c(fe) == MPI_ERRHANDLER_NULL);
+    MT_CHECK(MPI_Request_f2c(fr) == MPI_REQUEST_NULL);
+    MT_CHECK(MPI_Comm_f2c(1) == MPI_COMM_WORLD && MPI_Comm_f2c(2) == MPI_COMM_SELF);
+    MT_CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_INT)) == MPI_INT);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -153,6 +212,8 @@ int main(int argc, char **argv)
         mode_mprobe();
     } else if (strcmp(mode, "persist") == 0) {
         mode_persist();
+    } else if (strcmp(mode, "f2c") == 0) {
+        mode_f2c();
     } else if (strcmp(mode, "collcreate") == 0) {
         mode_collcreate();
     } else {

@@ -26,6 +26,8 @@ run -t 30 -m "mpi_fixes3 persist: passed on 3 ranks" 0 persist.n3 \
     "$loomrun" -n 3 "$prog" persist
 run -t 30 -m "mpi_fixes3 persist: passed on 4 ranks" 0 persist.n4 \
     "$loomrun" -n 4 "$prog" persist
+run -t 30 -m "mpi_fixes3 f2c: passed on 2 ranks" 0 f2c.n2 "$loomrun" -n 2 "$prog" f2c
+
 # a collective mismatch queued behind a create_group message: reported, not waited for
 run -t 30 -m "rank 1 called barrier but rank 0 called bcast (root 2)" nonzero collcreate.n3 \
     env LOOM_BCAST_ALGORITHM=chain LOOM_BARRIER_ALGORITHM=dissemination \
