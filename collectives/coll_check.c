@@ -274,9 +274,12 @@ static loom_status_t loom_coll_check_one(loom_coll_state_t *s, int src, int shm,
     int mine;
 
     *more_p = 0;
-    if (!loom_p2p_probe_int(src, LOOM_ANY_TAG, comm, LOOM_CTX_COLL, &ms) ||
-        ((uint32_t)ms.tag >> LOOM_COLL_TAG_KIND_SHIFT & 0xf) == LOOM_COLL_KIND_CREATE) {
-        return LOOM_OK;               /* (a create_group message is no collective's) */
+    /* a create_group message is no collective's: look past it (a mismatch
+     * may be queued behind one that waits for a later create_group here) */
+    if (!loom_p2p_probe_skip_int(src, comm, LOOM_CTX_COLL,
+                                 0xfu << LOOM_COLL_TAG_KIND_SHIFT,
+                                 LOOM_COLL_KIND_CREATE << LOOM_COLL_TAG_KIND_SHIFT, &ms)) {
+        return LOOM_OK;
     }
     d = (comm->coll_seq - (uint32_t)ms.tag) & LOOM_COLL_TAG_SEQ_MASK;
     if (d == 0 || d > LOOM_COLL_RECENT) {

@@ -414,7 +414,7 @@ loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf
     if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
         return loom_p2p_error(st, "loom_allreduce");
     }
-    if (count % loom_op_unit(op, dt) != 0) {
+    if (!loom_op_count_whole(op, dt, count)) {
         return LOOM_INPROGRESS;    /* not whole elements of a user op: reported there */
     }
     *esize_p  = esize;

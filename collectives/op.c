@@ -235,8 +235,29 @@ typedef struct loom_user_op {
     int               refs;   /* collectives in flight holding it */
     int               freed;  /* loom_op_free called: no new use */
     size_t            unit;   /* bytes of one element (0: any basic element) */
+    /* per datatype, from unit at creation (no division per call): datatype
+     * elements per op element (1 if unit is 0 or not above the datatype's
+     * size), and the datatypes unit is not a whole number of */
+    uint32_t          elems[LOOM_DATATYPE_COUNT];
+    uint32_t          bad_types;
     char              name[16];
 } loom_user_op_t;
+
+_Static_assert(LOOM_DATATYPE_COUNT <= 32, "bad_types is a 32-bit mask of datatypes");
+
+/* what loom_op_unit and loom_op_check need of @p u for each datatype */
+static void loom_op_unit_fill(loom_user_op_t *u)
+{
+    u->bad_types = 0;
+    for (int dt = 0; dt < LOOM_DATATYPE_COUNT; ++dt) {
+        size_t esize = loom_op_types[dt].size;
+
+        u->elems[dt] = u->unit > esize ? (uint32_t)(u->unit / esize) : 1;
+        if (esize == 0 || u->unit % esize != 0) {
+            u->bad_types |= 1u << dt;
+        }
+    }
+}
 
 static loom_user_op_t *loom_user_ops;
 static size_t          loom_user_ops_len;
@@ -338,6 +359,7 @@ static loom_status_t loom_op_add(loom_user_op_fn_t fn, void *arg, int commute, s
     loom_user_ops[idx].arg     = arg;
     loom_user_ops[idx].commute = commute != 0;
     loom_user_ops[idx].unit    = unit;
+    loom_op_unit_fill(&loom_user_ops[idx]);
     snprintf(loom_user_ops[idx].name, sizeof(loom_user_ops[idx].name), "user%zu", idx);
     *op_p = (loom_op_t)(LOOM_OP_PREDEFINED_COUNT + idx);
     return LOOM_OK;
@@ -403,10 +425,9 @@ int loom_op_is_commutative(loom_op_t op)
 
 size_t loom_op_unit(loom_op_t op, loom_datatype_t dt)
 {
-    loom_user_op_t *u = loom_op_slot(op);
-    size_t esize = loom_op_types[dt].size;
+    loom_user_op_t *u = loom_op_slot(op);   /* a freed op still held keeps its unit */
 
-    return u != NULL && u->unit > esize ? u->unit / esize : 1;
+    return u != NULL ? u->elems[dt] : 1;
 }
 
 loom_status_t loom_op_check(loom_op_t op, loom_datatype_t dt, const char *who)
@@ -418,7 +439,7 @@ loom_status_t loom_op_check(loom_op_t op, loom_datatype_t dt, const char *who)
         return LOOM_ERR_INVALID_TYPE;
     }
     u = loom_op_user(op);
-    if (u != NULL && u->unit % loom_op_types[dt].size != 0) {
+    if (u != NULL && (u->bad_types >> dt & 1u) != 0) {
         loom_error("coll", "%s: operation '%s' has elements of %zu bytes, not a whole "
                    "number of datatype '%s' (%zu bytes)", who, u->name, u->unit,
                    loom_op_types[dt].name, loom_op_types[dt].size);
@@ -496,7 +517,7 @@ loom_status_t loom_op_reduce(loom_op_t op, const void *in, void *inout, size_t c
     if (st != LOOM_OK) {
         return st;
     }
-    if (count % loom_op_unit(op, dt) != 0) {
+    if (!loom_op_count_whole(op, dt, count)) {
         loom_error("coll", "loom_op_reduce: count %zu of datatype '%s' is not a whole "
                    "number of elements of operation '%s' (%zu '%s' each)", count,
                    loom_op_types[dt].name, loom_op_name(op), loom_op_unit(op, dt),

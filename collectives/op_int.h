@@ -75,6 +75,18 @@ void loom_op_retain(loom_op_t op);
 /** Drop a hold taken by loom_op_retain(). */
 void loom_op_release(loom_op_t op);
 
+/**
+ * 1 if @p count elements of @p dt are a whole number of @p op's elements
+ * (checked op and type). No division unless the op's element spans several
+ * datatype elements (a predefined op or a unit-less user op never does).
+ */
+static inline int loom_op_count_whole(loom_op_t op, loom_datatype_t dt, size_t count)
+{
+    size_t unit = (int)op < LOOM_OP_PREDEFINED_COUNT ? 1 : loom_op_unit(op, dt);
+
+    return unit <= 1 || count % unit == 0;
+}
+
 /** Release every user operation (at finalize). */
 void loom_op_cleanup(void);
 

@@ -113,6 +113,7 @@ static void loom_comm_fill(loom_comm_t comm, const char *name, uint32_t context_
     comm->coll_seq       = 0;
     comm->coll_priv      = NULL;
     comm->coll_priv_free = NULL;
+    comm->persist_refs   = 0;
     snprintf(comm->name, sizeof(comm->name), "%s", name);
     loom_list_add_tail(&loom_comm_live, &comm->list);
 }
@@ -306,9 +307,22 @@ loom_status_t loom_comm_free(loom_comm_t *comm_p)
                    (*comm_p)->name);
         return loom_p2p_error(LOOM_ERR_INVALID_COMM, "loom_comm_free");
     }
-    loom_comm_destroy_int(*comm_p);
+    if ((*comm_p)->persist_refs > 0) {
+        /* marked for deallocation: unusable by name, kept for its requests */
+        (*comm_p)->magic = LOOM_COMM_DEAD_MAGIC;
+    } else {
+        loom_comm_destroy_int(*comm_p);
+    }
     *comm_p = LOOM_COMM_NULL;
     return LOOM_OK;
+}
+
+void loom_comm_persist_unref(loom_comm_t comm)
+{
+    if (--comm->persist_refs == 0 && comm->magic == LOOM_COMM_DEAD_MAGIC &&
+        comm != LOOM_COMM_WORLD && comm != LOOM_COMM_SELF) {
+        loom_comm_destroy_int(comm);   /* freed while the request existed */
+    }
 }
 
 /* ---- engine-private --------------------------------------------------------------- */

@@ -37,6 +37,11 @@ struct loom_comm {
     void       (*coll_priv_free)(loom_comm_t comm);
     char         name[32];     /* "WORLD", "SELF", "dup(WORLD)#4", for messages */
     loom_list_t  list;         /* all live communicators */
+    /* persistent requests on this comm: while any exists a freed comm stays
+     * on the live list (its rank maps and context id in use) with the dead
+     * magic, and the last one's release destroys it (MPI: a freed comm's
+     * pending operations complete normally) */
+    unsigned     persist_refs;
 };
 
 /** Context id of point-to-point (0) or collective (1) traffic on @p comm. */
@@ -109,6 +114,15 @@ loom_status_t loom_comm_create_inter_int(const char *name, uint32_t context_id, 
 
 /** Destroy a communicator object made by loom_comm_create_int. */
 void loom_comm_destroy_int(loom_comm_t comm);
+
+/** A persistent request on @p comm was created: the comm outlives a free until it goes. */
+static inline void loom_comm_persist_ref(loom_comm_t comm)
+{
+    ++comm->persist_refs;
+}
+
+/** A persistent request on @p comm was released; a freed comm's last one destroys it. */
+void loom_comm_persist_unref(loom_comm_t comm);
 
 /** Find the communicator whose point-to-point or collective context is @p ctx. */
 loom_comm_t loom_comm_find_by_context(uint32_t ctx);

@@ -598,17 +598,6 @@ loom_status_t loom_recv_init(void *buf, size_t count, loom_datatype_t dt, int sr
 
 /* ---- matched probe ------------------------------------------------------------------- */
 
-/*
- * A probed message: the unexpected entry (eager data, or a rendezvous RTS
- * whose data stays with the sender until loom_mrecv reads it), out of the
- * matching engine, and the communicator it arrived on (for the receive's
- * request: status, error reports).
- */
-struct loom_message {
-    loom_comm_t        comm;
-    loom_p2p_unexp_t  *ux;
-};
-
 /* take a message matching (src, tag) out of matching: 1 and *msg_p, or 0 */
 static int loom_p2p_mprobe_take(int src, int tag, loom_comm_t comm, loom_message_t *msg_p,
                                 loom_msg_status_t *status)
@@ -628,6 +617,7 @@ static int loom_p2p_mprobe_take(int src, int tag, loom_comm_t comm, loom_message
     }
     msg->comm = comm;
     msg->ux   = loom_container_of(u, loom_p2p_unexp_t, m);
+    loom_list_add_tail(&e->probed, &msg->list);
     if (status != LOOM_STATUS_IGNORE) {
         status->source    = u->src;
         status->tag       = u->tag;
@@ -733,6 +723,7 @@ loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
     loom_match_posted_prep(&rq->posted, msg->ux->m.ctx, msg->ux->m.src, msg->ux->m.tag);
     *msg_p = LOOM_MESSAGE_NULL;
     *req_p = req;
+    loom_list_del(&msg->list);   /* received: off the probed list */
     loom_p2p_unexp_deliver(req, msg->ux);   /* eager: copies; RTS: starts the gets */
     free(msg);
     return LOOM_OK;

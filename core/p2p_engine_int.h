@@ -170,6 +170,8 @@ typedef struct loom_p2p_engine {
     size_t                       byes_received;
     int                          finalizing;     /* in loom_p2p_drain: unmatched syncs are NAKed */
     loom_list_t                  recv_reading;   /* matched rendezvous receives */
+    loom_list_t                  probed;         /* messages taken by a matched probe and
+                                                  * not received yet (struct loom_message) */
     int                          errors_return;  /* LOOM_ERRORS=return */
     double                       progress_timeout;
     unsigned                     peer_failures;  /* peers found failed so far */
@@ -203,6 +205,9 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
         --loom_p2p_engine.sends_active;
     }
     if (loom_unlikely(req->user_freed)) {
+        if (req->ext == LOOM_REQ_EXT_PERSIST) {
+            loom_comm_persist_unref(req->comm);   /* its hold on a freed comm */
+        }
         loom_p2p_req_release(req);
     }
 }
@@ -482,6 +487,19 @@ loom_status_t loom_p2p_drain(void);
 
 /** While finalizing: tell the sender of unexpected @p ux it will never be received. */
 void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
+
+/*
+ * A probed message: the unexpected entry (eager data, or a rendezvous RTS
+ * whose data stays with the sender until loom_mrecv reads it), out of the
+ * matching engine, and the communicator it arrived on (for the receive's
+ * request: status, error reports). On the engine's probed list until it is
+ * received, so finalize can NAK and free one that never is.
+ */
+struct loom_message {
+    loom_list_t        list;
+    loom_comm_t        comm;
+    loom_p2p_unexp_t  *ux;
+};
 
 /**
  * A NAK from @p world_src for our send @p sreq: warn, complete it with

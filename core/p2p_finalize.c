@@ -10,6 +10,8 @@
  *      (an unmatched send left behind, possibly in both directions) thus
  *      finalizes with a warning instead of hanging; a correct one never sees
  *      a NAK, because its sends are matched before its peers finalize.
+ *      Messages a matched probe took out of matching but no receive read
+ *      (the engine's probed list) are NAKed the same way.
  *   2. Progress until every send of this rank completed (a NAK ends the
  *      unmatched ones, so this ends once peers reach finalize too).
  *   3. BYE to every rank, self included, and progress until every rank's
@@ -148,15 +150,20 @@ void loom_p2p_recv_nak(int world_src, uint64_t sreq)
     loom_request_complete(req, LOOM_ERR_CANCELED);
 }
 
-/* NAK what is unexpected now; what arrives later is NAKed on arrival */
+/* NAK what is unexpected now, and what a matched probe took but no receive
+ * read (its sender waits as well); what arrives later is NAKed on arrival */
 static void loom_p2p_nak_all(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     loom_match_unexp_t *u;
+    struct loom_message *msg;
 
     e->finalizing = 1;
     loom_list_for_each(u, &e->match.unexp_all, all_list) {
         loom_p2p_nak_unexp(loom_container_of(u, loom_p2p_unexp_t, m));
+    }
+    loom_list_for_each(msg, &e->probed, list) {
+        loom_p2p_nak_unexp(msg->ux);
     }
 }
 

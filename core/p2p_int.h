@@ -34,6 +34,15 @@ loom_status_t loom_p2p_irecv_int(void *buf, size_t bytes, int src, int tag,
 int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
                        loom_msg_status_t *status);
 
+/**
+ * As loom_p2p_probe_int for any tag from @p src (not a wildcard), but skip
+ * the messages whose tag has bits @p skip_val under @p skip_mask: the
+ * earliest other one. For the collectives' mismatch check (slow path: it
+ * walks the unexpected messages in arrival order).
+ */
+int loom_p2p_probe_skip_int(int src, loom_comm_t comm, uint32_t which, uint32_t skip_mask,
+                            uint32_t skip_val, loom_msg_status_t *status);
+
 /** 1 if a request is complete (does not progress, does not release). */
 static inline int loom_request_is_complete(loom_request_t req)
 {

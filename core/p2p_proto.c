@@ -43,6 +43,7 @@ loom_status_t loom_p2p_engine_setup(void)
     loom_list_init(&e->get_retry);
     loom_list_init(&e->generic_active);
     loom_list_init(&e->recv_reading);
+    loom_list_init(&e->probed);
     e->sends_active  = 0;
     e->byes_received = 0;
     e->finalizing    = 0;
@@ -83,6 +84,25 @@ void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
     }
 }
 
+/* messages taken by a matched probe and never received: warn, free them and
+ * their handles (finalize NAKed the synchronous ones already) */
+static void loom_p2p_probed_free_all(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    struct loom_message *msg, *tmp;
+    size_t left = loom_list_length(&e->probed);
+
+    if (left != 0) {
+        loom_warn("p2p", "finalize: %zu messages taken by a matched probe (loom_mprobe/"
+                  "loom_improbe) were never received", left);
+    }
+    loom_list_for_each_safe(msg, tmp, &e->probed, list) {
+        loom_list_del(&msg->list);
+        loom_p2p_unexp_free(msg->ux);
+        free(msg);
+    }
+}
+
 void loom_p2p_engine_teardown(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
@@ -96,6 +116,7 @@ void loom_p2p_engine_teardown(void)
         loom_match_unexp_remove(&e->match, u);
         loom_p2p_unexp_free(loom_container_of(u, loom_p2p_unexp_t, m));
     }
+    loom_p2p_probed_free_all();
     loom_p2p_sreq_cleanup();
     loom_mpool_cleanup(&e->unexp_large_pool);
     loom_mpool_cleanup(&e->unexp_small_pool);
@@ -569,6 +590,20 @@ int loom_p2p_probe_int(int src, int tag, loom_comm_t comm, uint32_t which,
         status->bytes     = ux->len;
     }
     return 1;
+}
+
+int loom_p2p_probe_skip_int(int src, loom_comm_t comm, uint32_t which, uint32_t skip_mask,
+                            uint32_t skip_val, loom_msg_status_t *status)
+{
+    uint32_t ctx = loom_comm_ctx(comm, which);
+    loom_match_unexp_t *u;
+
+    loom_list_for_each(u, &loom_p2p_engine.match.unexp_all, all_list) {
+        if (u->ctx == ctx && u->src == src && ((uint32_t)u->tag & skip_mask) != skip_val) {
+            return loom_p2p_probe_int(src, u->tag, comm, which, status);
+        }
+    }
+    return 0;
 }
 
 /* ---- arriving frames --------------------------------------------------------------- */

@@ -210,6 +210,7 @@ static loom_status_t loom_request_ext_alloc(loom_request_kind_t kind, loom_comm_
     req->progress_fn = NULL;
     req->cleanup_fn  = NULL;
     if (ext == LOOM_REQ_EXT_PERSIST) {
+        loom_comm_persist_ref(comm);   /* a free of comm waits for this request */
         req->complete = 1;       /* inactive: waits return at once */
         req->inactive = 1;
         req->status   = LOOM_OK;
@@ -670,6 +671,9 @@ loom_status_t loom_request_free(loom_request_t *req_p)
         return LOOM_OK;
     }
     if ((*req_p)->complete) {
+        if ((*req_p)->ext == LOOM_REQ_EXT_PERSIST) {
+            loom_comm_persist_unref((*req_p)->comm);   /* its hold on a freed comm */
+        }
         loom_request_release(*req_p);
     } else {
         (*req_p)->user_freed = 1;

@@ -7,6 +7,7 @@
  * reach the right error handler.
  */
 #include "mpi_int.h"
+#include "mpi_f2c_int.h"
 #include "mpi_attr_int.h"
 #include "mpi_group_int.h"
 #include "mpi_topo_int.h"
@@ -261,6 +262,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (st != LOOM_OK) {
         return loom_mpi_raise_loom(*comm, st, "MPI_Comm_free");
     }
+    loom_mpi_handle_forget(LOOM_MPI_H_COMM, *comm);
     loom_mpi_comm_destroy(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

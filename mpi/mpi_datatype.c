@@ -15,6 +15,7 @@
  * objects: same layout. MPI_C_COMPLEX names MPI_C_FLOAT_COMPLEX.
  */
 #include "mpi_int.h"
+#include "mpi_f2c_int.h"
 #include "mpi_attr_int.h"
 
 #include <limits.h>
@@ -345,6 +346,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
                               "an attribute delete callback returned error %d", rc);
     }
     dt->user_freed = 1;
+    loom_mpi_handle_forget(LOOM_MPI_H_TYPE, dt);
     loom_mpi_type_release(dt);  /* op bindings may still hold it */
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

@@ -12,6 +12,7 @@
  * is the default for files opened later, MPI_ERRORS_RETURN at start) works.
  */
 #include "mpi_int.h"
+#include "mpi_f2c_int.h"
 #include "mpi_errclass_int.h"
 #include "log_int.h"
 
@@ -335,6 +336,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
         *errhandler = MPI_ERRHANDLER_NULL;
         return MPI_SUCCESS;
     }
+    loom_mpi_handle_forget(LOOM_MPI_H_ERRH, *errhandler);
     loom_mpi_errh_release(*errhandler);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;

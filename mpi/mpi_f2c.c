@@ -113,13 +113,34 @@ void loom_mpi_htab_free(loom_mpi_htab_t *t)
     memset(t, 0, sizeof(*t));
 }
 
-/* ---- one table per kind, predefined handles first -------------------------------- */
+/* linear probing: delete by shifting later entries of the run back (no tombstones) */
+void loom_mpi_htab_drop(loom_mpi_htab_t *t, const void *ptr)
+{
+    size_t mask = t->nslots - 1, i, j;
 
-typedef enum {
-    LOOM_MPI_H_COMM, LOOM_MPI_H_TYPE, LOOM_MPI_H_GROUP, LOOM_MPI_H_REQUEST, LOOM_MPI_H_OP,
-    LOOM_MPI_H_INFO, LOOM_MPI_H_WIN, LOOM_MPI_H_FILE, LOOM_MPI_H_ERRH, LOOM_MPI_H_MESSAGE,
-    LOOM_MPI_H_KINDS
-} loom_mpi_hkind_t;
+    if (ptr == NULL || t->nslots == 0) {
+        return;
+    }
+    for (i = loom_mpi_htab_hash(ptr, mask); t->slots[i].ptr != ptr; i = (i + 1) & mask) {
+        if (t->slots[i].ptr == NULL) {
+            return;   /* never converted */
+        }
+    }
+    t->ptrs[t->slots[i].idx] = NULL;
+    t->slots[i].ptr = NULL;
+    for (j = (i + 1) & mask; t->slots[j].ptr != NULL; j = (j + 1) & mask) {
+        size_t home = loom_mpi_htab_hash(t->slots[j].ptr, mask);
+
+        /* move j into the hole at i unless its home lies cyclically in (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            t->slots[i] = t->slots[j];
+            t->slots[j].ptr = NULL;
+            i = j;
+        }
+    }
+}
+
+/* ---- one table per kind, predefined handles first -------------------------------- */
 
 static loom_mpi_htab_t loom_mpi_htabs[LOOM_MPI_H_KINDS];
 static uint8_t         loom_mpi_htab_ready[LOOM_MPI_H_KINDS];
@@ -161,6 +182,21 @@ static void loom_mpi_htab_predefine(loom_mpi_hkind_t kind)
         break;
     default:
         break;
+    }
+}
+
+void loom_mpi_handle_forget(loom_mpi_hkind_t kind, const void *ptr)
+{
+    if (loom_mpi_htab_ready[kind]) {
+        loom_mpi_htab_drop(&loom_mpi_htabs[kind], ptr);
+    }
+}
+
+void loom_mpi_handles_cleanup(void)
+{
+    for (int k = 0; k < LOOM_MPI_H_KINDS; ++k) {
+        loom_mpi_htab_free(&loom_mpi_htabs[k]);
+        loom_mpi_htab_ready[k] = 0;
     }
 }
 

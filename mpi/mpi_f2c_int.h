@@ -8,10 +8,12 @@
  * handle is the null pointer); the predefined handles are registered
  * first, in a fixed order, so they get the same small indices in every
  * process and run; other handles get the next index on their first c2f.
- * An index is never reused: a freed object's pointer may come back for a
- * new object, which then simply has the old index (both directions stay
- * consistent), and the tables only grow with distinct pointers. f2c of an
- * index never handed out returns the null handle. Pure C, no MPI calls:
+ * An index is never reused. Freeing an object drops its entry
+ * (loom_mpi_handle_forget: a hash delete, O(1) expected), so f2c of a freed
+ * handle's index gives the null handle and a new object at the same address
+ * gets a new index; MPI_Finalize frees every table
+ * (loom_mpi_handles_cleanup). f2c of an index never handed out returns the
+ * null handle. Pure C, no MPI calls:
  * test/mpi/test_mpi_handles.c tests it alone.
  */
 #ifndef LOOM_MPI_F2C_INT_H
@@ -42,6 +44,25 @@ const void *loom_mpi_htab_f2c(const loom_mpi_htab_t *t, int32_t idx);
 
 /** Free the table (it is empty and usable again afterwards). */
 void loom_mpi_htab_free(loom_mpi_htab_t *t);
+
+/**
+ * Drop @p ptr's entry, if it has one: its index converts to NULL from now
+ * on and is not handed out again; @p ptr gets a new index on its next c2f.
+ */
+void loom_mpi_htab_drop(loom_mpi_htab_t *t, const void *ptr);
+
+/** The handle kinds, one table each. */
+typedef enum {
+    LOOM_MPI_H_COMM, LOOM_MPI_H_TYPE, LOOM_MPI_H_GROUP, LOOM_MPI_H_REQUEST, LOOM_MPI_H_OP,
+    LOOM_MPI_H_INFO, LOOM_MPI_H_WIN, LOOM_MPI_H_FILE, LOOM_MPI_H_ERRH, LOOM_MPI_H_MESSAGE,
+    LOOM_MPI_H_KINDS
+} loom_mpi_hkind_t;
+
+/** Object @p ptr of kind @p kind is being freed: drop its Fortran index. */
+void loom_mpi_handle_forget(loom_mpi_hkind_t kind, const void *ptr);
+
+/** MPI_Finalize: free every table; the predefined handles register again on next use. */
+void loom_mpi_handles_cleanup(void);
 
 #pragma GCC visibility pop
 

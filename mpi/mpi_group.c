@@ -6,6 +6,7 @@
  * is MPI_GROUP_EMPTY, as Open MPI and MPICH return it. Groups belong to no
  * communicator, so their errors go to MPI_COMM_WORLD's error handler.
  */
+#include "mpi_f2c_int.h"
 #include "mpi_group_int.h"
 #include "group_int.h"
 
@@ -377,6 +378,7 @@ int PMPI_Group_free(MPI_Group *group)
         return rc;
     }
     if (!(*group)->predefined) {   /* MPI_GROUP_EMPTY: the handle is reset only */
+        loom_mpi_handle_forget(LOOM_MPI_H_GROUP, *group);
         (*group)->magic = LOOM_MPI_DEAD_MAGIC;
         free((*group)->world);
         free(*group);

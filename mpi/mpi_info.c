@@ -17,6 +17,7 @@
  * with a copy, and MPI_Comm_dup copies them (loom_mpi_attr_copy_all).
  * loom acts on no communicator hint yet, so every hint is kept as given.
  */
+#include "mpi_f2c_int.h"
 #include "mpi_info_int.h"
 #include "mpi_attr_int.h"
 
@@ -412,6 +413,7 @@ int PMPI_Info_free(MPI_Info *info)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    loom_mpi_handle_forget(LOOM_MPI_H_INFO, *info);
     loom_mpi_info_release(*info);
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;

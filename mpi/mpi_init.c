@@ -7,6 +7,7 @@
  * the name of the MPI call, and MPI_ERRORS_RETURN must get the error back.
  */
 #include "mpi_int.h"
+#include "mpi_f2c_int.h"
 #include "mpi_attr_int.h"
 #include "log_int.h"
 
@@ -132,6 +133,7 @@ int PMPI_Finalize(void)
     st = loom_finalize();
     loom_mpi_state = LOOM_MPI_STATE_FINALIZED;
     loom_mpi_comm_cleanup();
+    loom_mpi_handles_cleanup();   /* the Fortran handle tables, after the comms */
     loom_mpi_attr_cleanup();
     loom_mpi_errcode_cleanup();
     if (st != LOOM_OK) {

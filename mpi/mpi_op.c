@@ -28,6 +28,7 @@
  * never handed a piece that starts inside a triple).
  */
 #include "mpi_int.h"
+#include "mpi_f2c_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -191,6 +192,7 @@ int PMPI_Op_free(MPI_Op *op)
             loom_mpi_op_binding_release(b);
         }
     }
+    loom_mpi_handle_forget(LOOM_MPI_H_OP, o);
     o->magic = LOOM_MPI_DEAD_MAGIC;
     free(o);
     *op = MPI_OP_NULL;

@@ -13,6 +13,7 @@
  * empty, so plain point-to-point traffic never pays for it.
  */
 #include "mpi_int.h"
+#include "mpi_f2c_int.h"
 #include "mpi_p2pext_int.h"
 #include "request_int.h"
 
@@ -514,6 +515,7 @@ int PMPI_Request_free(MPI_Request *request)
         return loom_mpi_raise(NULL, MPI_ERR_REQUEST, "MPI_Request_free",
                               "request is %s", request == NULL ? "NULL" : "MPI_REQUEST_NULL");
     }
+    loom_mpi_handle_forget(LOOM_MPI_H_REQUEST, *request);
     if ((*request)->ext == LOOM_REQ_EXT_GREQ) {
         return loom_mpi_greq_free(request);
     }

@@ -20,13 +20,13 @@
  * malformed graph, a NULL output), MPI_ERR_ARG.
  */
 #include "mpi_topo_int.h"
-#include "../collectives/patterns/topo.h"
+#include "topo_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(LOOM_TOPO_PROC_NULL == MPI_PROC_NULL, "topo.h's PROC_NULL must be MPI's");
+_Static_assert(LOOM_TOPO_PROC_NULL == MPI_PROC_NULL, "topo_int.h's PROC_NULL must be MPI's");
 
 /* ---- the object ------------------------------------------------------------------- */
 

@@ -1,12 +1,12 @@
 /*
- * test_topo.c: the process-topology arithmetic (collectives/patterns/topo.c)
+ * test_topo.c: the process-topology arithmetic (core/topo.c)
  * in one process: dims_create against an independent brute-force search,
  * Cartesian rank <-> coordinates, shifts, sub-grids, and that the order in
  * which a Cartesian rank posts its neighbour sends puts every block in the
  * right slot at the other end, also when one rank is a neighbour twice
  * (periodic dimensions of size 1 and 2).
  */
-#include "../../collectives/patterns/topo.h"
+#include "topo_int.h"
 
 #include <CUnit/Basic.h>
 #include <limits.h>

@@ -1,9 +1,11 @@
 /*
- * topo.h: the arithmetic of process topologies (MPI-3.1 chapter 7), apart
+ * topo_int.h: the arithmetic of process topologies (MPI-3.1 chapter 7), apart
  * from any communicator: balanced grid factorisation (dims_create),
  * Cartesian rank <-> coordinates, shifts, sub-grids, and the neighbour
  * lists the neighbourhood collectives walk. Nothing here sends, allocates
  * or logs, so test/coll/test_topo.c checks it exhaustively in one process.
+ * A core basic (pure, like group_int.h): the MPI layer and the collectives
+ * may both include it.
  *
  * Conventions: a Cartesian grid is row-major (the last dimension varies
  * fastest, as MPI specifies); LOOM_TOPO_PROC_NULL (= LOOM_PROC_NULL = -2)
@@ -23,8 +25,8 @@
  * occurrence of r in q's list (MPI requires symmetric adjacency there), so
  * plain slot order is right for them.
  */
-#ifndef LOOM_COLL_TOPO_H
-#define LOOM_COLL_TOPO_H
+#ifndef LOOM_TOPO_INT_H
+#define LOOM_TOPO_INT_H
 
 #define LOOM_TOPO_PROC_NULL (-2)
 
@@ -125,4 +127,4 @@ static inline int loom_topo_map_identity(int rank, int nnodes)
     return rank < nnodes ? rank : -1;
 }
 
-#endif /* LOOM_COLL_TOPO_H */
+#endif /* LOOM_TOPO_INT_H */

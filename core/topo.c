@@ -1,5 +1,5 @@
 /*
- * topo.c: process-topology arithmetic (see topo.h).
+ * topo.c: process-topology arithmetic (see topo_int.h).
  *
  * dims_create is a branch-and-bound search over the divisors of the number
  * left for the free dimensions: factors are chosen in non-increasing order,
@@ -11,7 +11,7 @@
  * recursion is at most 31 deep (once the product is used up the remaining
  * dimensions are 1).
  */
-#include "topo.h"
+#include "topo_int.h"
 
 #include <limits.h>
 #include <stdint.h>
