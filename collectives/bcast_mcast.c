@@ -16,12 +16,21 @@
  * the tree algorithm the selection table would pick below it, in place:
  * binomial up to 32 KiB or on two ranks, else scatter + allgather (the
  * threshold is capped at 1 MiB, so chain is never the one).
+ *
+ * Only the first call that finds the entry unagreed runs the agreement
+ * (entry->agreing); a later call started while it is in flight waits for
+ * its outcome (PH_PENDING) rather than agreeing on its own tag. Whether a
+ * later call finds the outcome already known depends on timing and differs
+ * between ranks, so an agreement of its own would run on some ranks only:
+ * its allreduce messages then met a peer that had taken the tree for that
+ * call (a mismatch report) or a peer that never answered (a hang), e.g.
+ * two MPI_Ibcast in flight on a new communicator over tcp.
  */
 #include "coll_int.h"
 #include "log_int.h"
 #include "p2p_mcast_int.h"
 
-enum phase { PH_START = 0, PH_AGREE, PH_BCAST, PH_WAIT };
+enum phase { PH_START = 0, PH_PENDING, PH_AGREE, PH_BCAST, PH_WAIT };
 
 /* what the request keeps between calls, in its inline scratch bytes */
 typedef struct bcast_mcast_scratch {
@@ -101,13 +110,36 @@ loom_status_t loom_coll_bcast_mcast(loom_request_t req)
             if (x->entry->agreed < 0) {
                 return bcast_mcast_fallback(req, s);
             }
+            if (x->entry->agreed == 0 && x->entry->agreeing) {
+                s->phase = PH_PENDING;   /* an earlier call of this comm agrees */
+                break;
+            }
             if (x->entry->agreed == 0 && (st = bcast_mcast_agree_start(s, x)) != LOOM_OK) {
                 return st;
             }
+            x->entry->agreeing = x->entry->agreed == 0;
             s->phase = x->entry->agreed == 0 ? PH_AGREE : PH_BCAST;
             break;
+        case PH_PENDING:
+            if (x->entry->agreed == 0) {
+                /* still agreeing; or the agreeing call failed: agree here */
+                if (x->entry->agreeing) {
+                    return LOOM_INPROGRESS;
+                }
+                s->phase = PH_START;
+                break;
+            }
+            if (x->entry->agreed < 0) {
+                return bcast_mcast_fallback(req, s);
+            }
+            s->phase = PH_BCAST;
+            break;
         case PH_AGREE:
-            if ((st = loom_coll_wait(s)) != LOOM_OK) {
+            st = loom_coll_wait(s);
+            if (st != LOOM_INPROGRESS) {
+                x->entry->agreeing = 0;
+            }
+            if (st != LOOM_OK) {
                 return st;
             }
             bcast_mcast_agreed(s, x);

@@ -28,6 +28,8 @@ typedef struct loom_p2p_mc {
     uint64_t      key;
     int           size;
     int           agreed;      /* 0: not yet; 1: multicast; -1: tree algorithms */
+    int           agreeing;    /* a call's agreement is in flight: later calls
+                                * wait for its outcome (bcast_mcast.c) */
     int           local_ok;    /* this process joined */
     char          why[96];     /* why not, when local_ok is 0 */
     loom_tl_mc_t *mc;          /* NULL when no transport could */
