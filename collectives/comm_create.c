@@ -69,21 +69,36 @@ static loom_status_t loom_comm_agree_context(loom_comm_t comm, uint32_t *ctx_p)
     return st;
 }
 
+/*
+ * The start constructors share: the caller's handle reads LOOM_COMM_NULL if
+ * the call fails; @p comm is a live communicator; @p newcomm_p is not NULL.
+ */
+static loom_status_t loom_comm_ctor_args(loom_comm_t comm, loom_comm_t *newcomm_p,
+                                         const char *who)
+{
+    loom_status_t st;
+
+    if (newcomm_p != NULL) {
+        *newcomm_p = LOOM_COMM_NULL;   /* what the caller holds if this fails */
+    }
+    if ((st = loom_comm_check(comm, who)) != LOOM_OK) {
+        return loom_p2p_error(st, who);
+    }
+    if (newcomm_p == NULL) {
+        loom_error("coll", "%s: newcomm_p is NULL", who);
+        return loom_p2p_error(LOOM_ERR_INVALID_ARG, who);
+    }
+    return LOOM_OK;
+}
+
 loom_status_t loom_comm_dup(loom_comm_t comm, loom_comm_t *newcomm_p)
 {
     char name[32];
     uint32_t ctx;
     loom_status_t st;
 
-    if (newcomm_p != NULL) {
-        *newcomm_p = LOOM_COMM_NULL;   /* what the caller holds if this fails */
-    }
-    if ((st = loom_comm_check(comm, "loom_comm_dup")) != LOOM_OK) {
-        return loom_p2p_error(st, "loom_comm_dup");
-    }
-    if (newcomm_p == NULL) {
-        loom_error("coll", "loom_comm_dup: newcomm_p is NULL");
-        return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_dup");
+    if ((st = loom_comm_ctor_args(comm, newcomm_p, "loom_comm_dup")) != LOOM_OK) {
+        return st;
     }
     if (comm->local != NULL) {
         return loom_inter_dup(comm, newcomm_p);
@@ -216,15 +231,8 @@ loom_status_t loom_comm_create(loom_comm_t comm, int n, const int ranks[],
     loom_status_t st, bad;
     int me;
 
-    if (newcomm_p != NULL) {
-        *newcomm_p = LOOM_COMM_NULL;
-    }
-    if ((st = loom_comm_check(comm, "loom_comm_create")) != LOOM_OK) {
-        return loom_p2p_error(st, "loom_comm_create");
-    }
-    if (newcomm_p == NULL) {
-        loom_error("coll", "loom_comm_create: newcomm_p is NULL");
-        return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_create");
+    if ((st = loom_comm_ctor_args(comm, newcomm_p, "loom_comm_create")) != LOOM_OK) {
+        return st;
     }
     if (comm->local != NULL) {
         return loom_inter_create(comm, n, ranks, newcomm_p);
@@ -470,14 +478,11 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
     loom_request_t req;
     loom_status_t st;
 
-    if (newcomm_p != NULL) {
-        *newcomm_p = LOOM_COMM_NULL;
+    if ((st = loom_comm_ctor_args(comm, newcomm_p, "loom_comm_idup")) != LOOM_OK) {
+        return st;
     }
-    if ((st = loom_comm_check(comm, "loom_comm_idup")) != LOOM_OK) {
-        return loom_p2p_error(st, "loom_comm_idup");
-    }
-    if (newcomm_p == NULL || req_p == NULL) {
-        loom_error("coll", "loom_comm_idup: %s is NULL", req_p ? "newcomm_p" : "req_p");
+    if (req_p == NULL) {
+        loom_error("coll", "loom_comm_idup: req_p is NULL");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_comm_idup");
     }
     if (comm->local != NULL) {
