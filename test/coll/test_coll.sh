@@ -114,8 +114,10 @@ mismatch root_msg 2 return LOOM_BCAST_ALGORITHM=binomial \
     "bcast #[0-9]+ on WORLD: rank 1 used root 1 but rank 0 used root 0"
 mismatch kind_msg 2 return LOOM_ALLREDUCE_ALGORITHM=ring \
     "collective #[0-9]+ on WORLD: rank 1 called allreduce but rank 0 called bcast \(root 0\)"
+# whichever side sees the other first names the mismatch: rank 1 (root 0)
+# against rank 2 (root 1), or rank 2 against rank 0 or 1 (root 0)
 mismatch reduce_root 3 abort "" \
-    "reduce #[0-9]+ on WORLD: rank 1 used root 0 but rank 2 used root 1"
+    "reduce #[0-9]+ on WORLD: (rank 1 used root 0 but rank 2 used root 1|rank 2 used root 1 but rank [01] used root 0)"
 
 # the on-node segment cannot be made on one rank: message-based algorithms, a notice
 for f in 0 2; do
