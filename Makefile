@@ -77,7 +77,7 @@ endif
 DEFS     := -D_GNU_SOURCE -DLOOM_HAVE_PMIX=$(HAVE_PMIX) -DLOOM_HAVE_IBV=$(HAVE_IBV) \
             -DLOOM_HAVE_TCP=$(HAVE_TCP) -DLOOM_BUILD_CONFIG='"$(CONFIG)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(SANFLAGS) $(WARNFLAGS) $(DEFS) -fPIC -pthread \
-              -Iinclude -I$(BUILD)/include -Icore -Itransport -Itest/common $(PMIX_CFLAGS) $(CFLAGS)
+              -Iinclude -I$(BUILD)/include $(PMIX_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
 # the shared libraries bind their own functions at link time: a call inside
 # libloom.so (or libloom_mpi.so, e.g. PMPI_Send to loom_mpi_raise) is a
@@ -86,12 +86,25 @@ SO_LDFLAGS  := -Wl,-Bsymbolic-functions
 IBV_LIBS := $(if $(filter 1,$(HAVE_IBV)),-lrdmacm -libverbs)
 LOOM_LIBS := $(PMIX_LIBS) $(IBV_LIBS) -lm -lrt
 
+# ---- layers: each folder compiles with the -I paths of its own layer and
+# the layers below it (layers.txt, through scripts/layers.py), so a header
+# of a layer above cannot even be found. Everything else (test/, the fuzz
+# targets) sees every layer, plus test/common.
+LAYERS_MK := $(BUILD)/layers.mk
+$(LAYERS_MK): layers.txt scripts/layers.py
+	@mkdir -p $(dir $@)
+	$(Q)python3 scripts/layers.py --make > $@.tmp && mv $@.tmp $@
+include $(LAYERS_MK)
+LAYER_INC ?= $(LAYER_INC_ALL) -Itest/common
+
 # ---- the library -------------------------------------------------------------
-LIB_SRC := $(wildcard core/*.c) $(wildcard transport/*.c) \
+LIB_SRC := $(wildcard base/*.c) $(wildcard transport/*.c) \
            $(wildcard transport/self/*.c) $(wildcard transport/shm/*.c) \
            $(wildcard transport/tcp/*.c) \
            $(if $(filter 1,$(HAVE_IBV)),$(wildcard transport/ib/*.c)) \
-           $(wildcard collectives/*.c) $(wildcard collectives/patterns/*.c)
+           $(wildcard p2p/*.c) \
+           $(wildcard collectives/*.c) $(wildcard collectives/patterns/*.c) \
+           $(wildcard runtime/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIBLOOM_A  := $(BUILD)/lib/libloom.a
 LIBLOOM_SO := $(BUILD)/lib/libloom.so
@@ -112,7 +125,7 @@ $(FLAGS_STAMP):
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LAYER_INC) -MMD -MP -c $< -o $@
 
 $(LIBLOOM_A): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -136,12 +149,12 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIBLOOM_A)
 
 ALL_TARGETS := $(LIBLOOM_A) $(LIBLOOM_SO) $(EXAMPLES)
 CHECK_PREREQS :=
-CHECK_EXTRA :=
+CHECK_EXTRA := check-layers
 
 # ---- modules ------------------------------------------------------------------
 include $(sort $(wildcard */module.mk */*/module.mk))
 
-.PHONY: all check check-suites print-check-extra demo deps clean distclean help
+.PHONY: all check check-suites check-layers print-check-extra demo deps clean distclean help
 .PRECIOUS: $(BUILD)/obj/%.o
 all: $(ALL_TARGETS)
 
@@ -161,6 +174,11 @@ check-suites: all $(CHECK_PREREQS)
 
 print-check-extra:
 	@echo $(CHECK_EXTRA)
+
+# The include rule (layers.txt): every quoted #include, and the table in
+# docs/ARCHITECTURE.md. Once per `make check` (the first extra check).
+check-layers:
+	python3 scripts/layers.py --check --doc docs/ARCHITECTURE.md
 
 demo: all
 	@echo "loom demo: 4 ranks on this machine (loomrun -n 4 $(BUILD)/examples/demo)"

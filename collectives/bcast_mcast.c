@@ -11,7 +11,7 @@
  *
  * One round trip from the root whatever p, instead of log2(p) tree steps.
  * The algorithm never sees a queue pair: it asks the p2p layer for the
- * communicator's group (core/p2p_mcast_int.h). When multicast cannot run
+ * communicator's group (p2p/p2p_mcast_int.h). When multicast cannot run
  * the call (too large, a single rank, or the agreed fallback), it becomes
  * the tree algorithm the selection table would pick below it, in place:
  * binomial up to 32 KiB or on two ranks, else scatter + allgather (the

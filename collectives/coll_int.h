@@ -1,7 +1,7 @@
 /*
  * coll_int.h: the collectives layer's internal contract.
  *
- * Every collective call becomes one generic request (core/request_int.h)
+ * Every collective call becomes one generic request (p2p/request_int.h)
  * whose private area holds a loom_coll_state_t: the resolved arguments, the
  * algorithm's phase and step counter, the point-to-point requests of the
  * current step and a temporary buffer. An algorithm is a progress function

@@ -22,7 +22,7 @@
  * messages between the same pair match in posting order. So the k-th send
  * to q in the destination list lands in the k-th receive from this rank in
  * q's source list; a caller that needs another pairing (MPI's Cartesian
- * neighbours, core/topo_int.h) orders its destination list accordingly.
+ * neighbours, base/topo_int.h) orders its destination list accordingly.
  * LOOM_PROC_NULL entries keep their slot and move nothing.
  *
  * A failed call (a mismatch found by the slow path, a wrong size) cancels

@@ -8,7 +8,7 @@
  * first, and no order of waitpid can tell loomrun which end came first in
  * cause. Only the ranks know: the bootstrap (and the p2p engine, through
  * it) writes one note "RANK PEER\n" when it first sees a peer fail
- * (core/bootstrap_int.h, loom_bootstrap_note_peer_failure), and loomrun
+ * (base/bootstrap_int.h, loom_bootstrap_note_peer_failure), and loomrun
  * then takes that rank's own end, whatever it is, as a consequence.
  *
  * How. One pipe per node, made here before the ranks are forked; its write

@@ -1,6 +1,6 @@
-# launcher/: loomrun (the PMIx server host that starts jobs) and loom_info.
-# Both link the static library for the core basics (log, config, the
-# bootstrap's shm naming rule, the transport registry).
+# launcher/: loomrun, the PMIx server host that starts jobs. It links the
+# static library for the basics only (log, config, the bootstrap's naming
+# rules); layers.txt lets its files include base/ headers and nothing above.
 
 LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.c \
                launcher/loomrun_loop.c launcher/loomrun_hosts.c launcher/loomrun_ctl.c \
@@ -11,22 +11,16 @@ LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.
                launcher/loomrun_note.c
 LOOMRUN_OBJ := $(LOOMRUN_SRC:%.c=$(BUILD)/obj/%.o)
 LOOMRUN     := $(BUILD)/bin/loomrun
-LOOM_INFO   := $(BUILD)/bin/loom_info
 
 $(LOOMRUN): $(LOOMRUN_OBJ) $(LIBLOOM_A)
 	@mkdir -p $(dir $@)
 	$(LINK_LOOM)
 
-$(LOOM_INFO): $(BUILD)/obj/launcher/loom_info.o $(LIBLOOM_A)
-	@mkdir -p $(dir $@)
-	$(LINK_LOOM)
-
-ALL_TARGETS += $(LOOMRUN) $(LOOM_INFO)
+ALL_TARGETS += $(LOOMRUN)
 # the launcher suite runs loomrun and the rank programs
-CHECK_PREREQS += $(LOOMRUN) $(LOOM_INFO)
-.PHONY: loomrun loom_info
+CHECK_PREREQS += $(LOOMRUN)
+.PHONY: loomrun
 loomrun: $(LOOMRUN)
-loom_info: $(LOOM_INFO)
 
 # the launcher's pure parts (host lists, placement, control frames) are
 # unit-tested in one process: that suite links their objects too

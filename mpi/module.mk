@@ -43,10 +43,11 @@ $(MPI_GEN_STAMP): mpi/mpi_api.txt mpi/gen_mpi.py $(MPI_SRC)
 $(MPI_GEN_FILES): $(MPI_GEN_STAMP)
 	$(Q)test -f $@ || $(MPI_GEN_CMD)
 
+$(MPI_STUBS_O): LAYER_INC := -Impi -Ip2p -Itransport -Ibase
 $(MPI_STUBS_O): $(MPI_STUBS_C) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -Impi -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(LAYER_INC) -MMD -MP -c $< -o $@
 
 # Objects whose sources include mpi.h (directly or through mpi_int.h).
 MPI_HDR_USERS := $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRC) \
@@ -81,19 +82,10 @@ mpi_subst = sed -e 's|@CC@|$(CC)|g' -e 's|@PREFIX@|$(3)|g' \
     $(1) > $(2).tmp && mv $(2).tmp $(2)
 # $(call mpi_wrapper_subst,output,prefix,includedir,libdir,geninc,name,lang,compiler,env)
 mpi_wrapper_subst = sed -e 's|@WRAPPER@|$(6)|g' -e 's|@LANG@|$(7)|g' \
-    -e 's|@CC@|$(8)|g' -e 's|@COMPILER_ENV@|$(9)|g' mpi/loomcc.in > $(1).in.tmp && \
+    -e 's|@CC@|$(8)|g' -e 's|@COMPILER_ENV@|$(9)|g' tools/loomcc.in > $(1).in.tmp && \
     $(call mpi_subst,$(1).in.tmp,$(1),$(2),$(3),$(4),$(5)) && rm -f $(1).in.tmp && chmod 755 $(1)
 
-$(LOOMCC): mpi/loomcc.in mpi/module.mk
-	@mkdir -p $(dir $@)
-	$(Q)$(call mpi_wrapper_subst,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib,$(TOP)/$(MPI_GEN_INC),loomcc,C,$(CC),LOOM_CC)
-
-# whatever is built with the wrappers needs the header too
-$(LOOMCC) $(LOOMCXX): | $(MPI_PROTO_H)
-
-$(LOOMCXX): mpi/loomcc.in mpi/module.mk
-	@mkdir -p $(dir $@)
-	$(Q)$(call mpi_wrapper_subst,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib,$(TOP)/$(MPI_GEN_INC),loomcxx,C++,$(CXX),LOOM_CXX)
+# the wrappers themselves (loomcc, loomcxx) are tools: tools/module.mk
 
 $(LOOM_PC_DIR)/%.pc: mpi/%.pc.in mpi/module.mk
 	@mkdir -p $(dir $@)

@@ -1,6 +1,6 @@
 /*
  * mpi_group.c: MPI groups (MPI-3.1 section 6.3) over the pure set algebra of
- * core/group.c. Each call validates the handles here (MPI_ERR_GROUP), lets
+ * base/group.c. Each call validates the handles here (MPI_ERR_GROUP), lets
  * the algebra validate ranks and ranges (MPI_ERR_RANK / MPI_ERR_ARG), and
  * wraps the resulting list of world ranks in a new object; an empty result
  * is MPI_GROUP_EMPTY, as Open MPI and MPICH return it. Groups belong to no

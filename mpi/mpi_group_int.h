@@ -2,7 +2,7 @@
  * mpi_group_int.h: MPI_Group objects and what the communicator constructors
  * of mpi_comm_create.c share with mpi_comm.c.
  *
- * An MPI_Group is a list of world ranks (core/group_int.h does the set
+ * An MPI_Group is a list of world ranks (base/group_int.h does the set
  * algebra on such lists) plus this process's rank in it. Groups are
  * independent objects: a communicator does not keep one (MPI_Comm_group
  * builds it from the communicator's world ranks), so an intercommunicator

@@ -5,7 +5,7 @@
  * MPI_Request_get_status, and the cancel/free of both kinds for
  * mpi_request.c.
  *
- * Both kinds are loom "extended" requests (core/request_int.h): an
+ * Both kinds are loom "extended" requests (p2p/request_int.h): an
  * MPI_Request stays a loom_request_t, so arrays mixing them with ordinary
  * requests go to loom_waitall & co. unchanged. A persistent send or receive
  * is loom_send_init/loom_recv_init; a persistent buffered send is a custom

@@ -9,7 +9,7 @@
  * graph's weights) and this rank's neighbour lists in MPI's slot order,
  * computed once at creation, which the neighbourhood collectives walk.
  * Everything lives in one allocation; MPI_Comm_dup copies it, MPI_Comm_free
- * frees it. The arithmetic is core/topo.c.
+ * frees it. The arithmetic is base/topo.c.
  */
 #ifndef LOOM_MPI_TOPO_INT_H
 #define LOOM_MPI_TOPO_INT_H

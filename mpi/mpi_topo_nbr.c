@@ -18,7 +18,7 @@
  * object, mpi_topo_int.h); for a Cartesian topology the sends are posted in
  * loom_topo_cart_send_slot() order, so that a rank that is a neighbour
  * twice (periodic dimension of size 1 or 2) gets each block in the right
- * slot (core/topo_int.h explains why). The converted arrays
+ * slot (base/topo_int.h explains why). The converted arrays
  * live in the reusable scratch buffer for the blocking forms and in side
  * storage attached to the request for the nonblocking ones.
  *

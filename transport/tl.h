@@ -9,9 +9,9 @@
  *     the sender exposed with mem_pack (RDMA READ on verbs,
  *     process_vm_readv on shared memory, a request-and-stream on TCP).
  *
- * Dependencies point one way: a transport uses core basics (status, log,
- * config, lists, pools, bootstrap) and knows nothing of tag matching,
- * protocols or collectives. The p2p engine in core/ drives transports
+ * Dependencies point one way (layers.txt): a transport uses base/ (status,
+ * log, config, lists, pools, bootstrap) and knows nothing of tag matching,
+ * protocols or collectives. The p2p engine (p2p/) drives transports
  * only through the inline wrappers at the end of this file.
  *
  * Each transport defines a `const loom_tl_ops_t` with designated
@@ -29,8 +29,8 @@
 #define LOOM_TL_H
 
 #include <loom.h>
-#include "../core/compiler_int.h"
-#include "../core/bootstrap_int.h"
+#include "compiler_int.h"
+#include "bootstrap_int.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * test_topo.c: the process-topology arithmetic (core/topo.c)
+ * test_topo.c: the process-topology arithmetic (base/topo.c)
  * in one process: dims_create against an independent brute-force search,
  * Cartesian rank <-> coordinates, shifts, sub-grids, and that the order in
  * which a Cartesian rank posts its neighbour sends puts every block in the

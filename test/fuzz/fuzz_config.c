@@ -1,7 +1,7 @@
 /*
  * fuzz_config.c: libFuzzer target for LOOM_* parsing: every value type of
- * loom_config_parse_value (core/config.c) and the LOOM_LOG grammar of
- * loom_log_configure (core/log.c).
+ * loom_config_parse_value (base/config.c) and the LOOM_LOG grammar of
+ * loom_log_configure (base/log.c).
  *
  * Input: byte 0 picks the type (mod 6: bool, int, size, double, string,
  * LOOM_LOG), the rest is the value text (cut at the first NUL). Checked

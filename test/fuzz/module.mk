@@ -24,7 +24,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 # its verbs-free frame decoder (ib_wire.c, fuzz_ib_frame)
 FUZZ_DEFS    := $(subst -DLOOM_HAVE_IBV=1,-DLOOM_HAVE_IBV=0,$(DEFS))
 FUZZ_CFLAGS  := -std=c11 -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(WARNFLAGS) $(FUZZ_DEFS) \
-                -pthread -Iinclude -Icore -Itransport -Ilauncher $(PMIX_CFLAGS)
+                -pthread -Iinclude $(LAYER_INC_ALL) $(PMIX_CFLAGS)
 FUZZ_TARGETS := $(patsubst test/fuzz/%.c,%,$(wildcard test/fuzz/fuzz_*.c))
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 # the launcher's decoders and output path, without its event loop (which

@@ -13,7 +13,7 @@
 #    catch SIGUSR1 is not killed by it; nothing is left in TMPDIR.
 # 2. With prog_hang (real loom programs that hang: a missing send, a rank
 #    skipping a collective, mismatched tags): the summary names the culprit.
-#    These need the rank side (core/progress.c writing "loom-report" lines);
+#    These need the rank side (p2p/progress.c writing "loom-report" lines);
 #    until libloom has it they are reported as SKIP.
 #
 #   BUILD=build/release bash test/launcher/test_hang.sh
@@ -154,7 +154,7 @@ fi
 # ---- 2. real loom programs ----------------------------------------------------------
 
 if ! grep -qaF "loom-report" "$B/lib/libloom.a"; then
-    bad "real hangs: libloom does not write hang reports (the rank side, core/p2p_report.c)"
+    bad "real hangs: libloom does not write hang reports (the rank side, p2p/p2p_report.c)"
 else
     # wait_summary ARGS...: start loomrun, wait for its summary (LOOM_PROGRESS_TIMEOUT=2),
     # then stop it with SIGINT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_report.sh: the rank side of hang reports (core/p2p_report.c; the
+# test_report.sh: the rank side of hang reports (p2p/p2p_report.c; the
 # line protocol is in launcher/loomrun_report.h).
 #
 # prog_p2p hang at np 4 never returns: rank 0 is in loom_recv(ANY_SOURCE)

@@ -29,7 +29,7 @@ int main(void)
 }
 #else
 #include "../../transport/ib/ib_int.h"
-#include "../../core/config_int.h"
+#include "config_int.h"
 
 #include <signal.h>
 #include <stdio.h>

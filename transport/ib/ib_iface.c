@@ -4,7 +4,7 @@
  * asynchronous events) and error reporting. Design in ib_int.h.
  */
 #include "ib_mc_int.h"
-#include "../../core/config_int.h"
+#include "config_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

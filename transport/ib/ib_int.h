@@ -58,11 +58,11 @@
 #ifndef LOOM_TL_IB_INT_H
 #define LOOM_TL_IB_INT_H
 
-#include "../tl.h"
-#include "../tl_mc_proto.h"
+#include "tl.h"
+#include "tl_mc_proto.h"
 #include "ib_wire.h"
-#include "../../core/list_int.h"
-#include "../../core/log_int.h"
+#include "list_int.h"
+#include "log_int.h"
 
 #include <infiniband/verbs.h>
 #include <netinet/in.h>

@@ -11,8 +11,8 @@
  * its group's, so a collision costs bandwidth, never correctness.
  */
 #include "ib_mc_int.h"
-#include "../../core/config_int.h"
-#include "../../core/hash_int.h"
+#include "config_int.h"
+#include "hash_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

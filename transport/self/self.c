@@ -8,10 +8,10 @@
  * the exposed address (same address space); mem_pack only hands the address
  * back. Never pushes back.
  */
-#include "../tl.h"
-#include "../../core/list_int.h"
-#include "../../core/log_int.h"
-#include "../../core/mpool_int.h"
+#include "tl.h"
+#include "list_int.h"
+#include "log_int.h"
+#include "mpool_int.h"
 
 #include <stdlib.h>
 #include <string.h>

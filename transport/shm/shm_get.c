@@ -16,7 +16,7 @@
  * which also bounds the owner's queue. Nothing here allocates.
  */
 #include "shm_int.h"
-#include "../../core/log_int.h"
+#include "log_int.h"
 
 #include <errno.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * segment in shm_seg.c, the ring in shm_ring.h.
  */
 #include "shm_int.h"
-#include "../../core/config_int.h"
-#include "../../core/log_int.h"
+#include "config_int.h"
+#include "log_int.h"
 
 #include <errno.h>
 #include <signal.h>

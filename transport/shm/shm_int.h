@@ -38,7 +38,7 @@
 #define LOOM_SHM_INT_H
 
 #include "shm_ring.h"
-#include "../tl.h"
+#include "tl.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -14,7 +14,7 @@
  * once the registry has grown to the number of rendezvous in flight.
  */
 #include "shm_int.h"
-#include "../../core/log_int.h"
+#include "log_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -42,7 +42,7 @@
 #ifndef LOOM_SHM_RING_H
 #define LOOM_SHM_RING_H
 
-#include "../../core/compiler_int.h"
+#include "compiler_int.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

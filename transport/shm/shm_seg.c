@@ -6,8 +6,8 @@
  * writes the header: it never touches ring pages another rank may not use.
  */
 #include "shm_int.h"
-#include "../../core/hash_int.h"
-#include "../../core/log_int.h"
+#include "hash_int.h"
+#include "log_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,8 +14,8 @@
  * on the endpoint and leave on the winning connection.
  */
 #include "tcp_int.h"
-#include "../../core/config_int.h"
-#include "../../core/log_int.h"
+#include "config_int.h"
+#include "log_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

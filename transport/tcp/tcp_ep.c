@@ -22,7 +22,7 @@
  * byte arrived.
  */
 #include "tcp_int.h"
-#include "../../core/log_int.h"
+#include "log_int.h"
 
 #include <errno.h>
 #include <stdio.h>

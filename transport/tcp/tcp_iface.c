@@ -9,8 +9,8 @@
  * the address the host name resolves to.
  */
 #include "tcp_int.h"
-#include "../../core/config_int.h"
-#include "../../core/log_int.h"
+#include "config_int.h"
+#include "log_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -41,9 +41,9 @@
 #ifndef LOOM_TCP_INT_H
 #define LOOM_TCP_INT_H
 
-#include "../tl.h"
-#include "../../core/list_int.h"
-#include "../../core/mpool_int.h"
+#include "tl.h"
+#include "list_int.h"
+#include "mpool_int.h"
 
 #include <netinet/in.h>
 #include <stdint.h>

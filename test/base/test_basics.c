@@ -1,5 +1,5 @@
 /*
- * test_basics.c: core basics without processes: status strings, the config
+ * test_basics.c: the basics (base/) without processes: status strings, the config
  * table and its parsers, log specs, intrusive lists, memory pools.
  */
 #include "cunit_main.h"

@@ -1,28 +1,28 @@
 /*
- * init.c: loom_init and loom_finalize.
+ * p2p_setup.c: starting and stopping the point-to-point engine.
  *
- * init: configuration -> bootstrap (PMIx) -> WORLD/SELF -> open every
- * allowed transport (each publishes its address) -> one fence -> per peer,
- * the first transport (in registry order) that reaches it gets an endpoint
- * and sets that peer's protocol thresholds from its capabilities ->
- * collectives' configuration. The self transport is always opened: a rank
- * reaches itself through it whatever LOOM_TRANSPORTS says (as UCX's self).
+ * start: WORLD/SELF -> open every allowed transport (each publishes its
+ * address) -> one fence -> per peer, the first transport (in registry
+ * order) that reaches it gets an endpoint and sets that peer's protocol
+ * thresholds from its capabilities -> the engine's tables. The self
+ * transport is always opened: a rank reaches itself through it whatever
+ * LOOM_TRANSPORTS says (as UCX's self).
  *
- * finalize: finish every send, exchange BYE with every rank (so nothing is
- * in flight), one last fence, then close endpoints and transports and free
- * everything.
+ * stop: close endpoints and transports and free what start made. The
+ * runtime (runtime/init.c) sequences this between the bootstrap below and
+ * the collectives above; finishing traffic first is loom_p2p_drain's work
+ * (p2p_finalize.c).
  */
+#include "p2p_setup_int.h"
 #include "p2p_engine_int.h"
 #include "config_int.h"
 #include "log_int.h"
-#include "../collectives/coll_select.h"
-#include "../collectives/op_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int loom_init_transport_listed(const char *list, const char *name)
+static int loom_p2p_setup_transport_listed(const char *list, const char *name)
 {
     size_t n = strlen(name);
 
@@ -38,7 +38,7 @@ static int loom_init_transport_listed(const char *list, const char *name)
 }
 
 /* every name in LOOM_TRANSPORTS must be a known transport */
-static loom_status_t loom_init_transports_check(const char *list)
+static loom_status_t loom_p2p_setup_transports_check(const char *list)
 {
     char valid[128] = "";
 
@@ -64,7 +64,7 @@ static loom_status_t loom_init_transports_check(const char *list)
     return LOOM_OK;
 }
 
-static loom_status_t loom_init_transports_open(void)
+static loom_status_t loom_p2p_setup_transports_open(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     const char *list = loom_config_str(LOOM_CFG_TRANSPORTS);
@@ -72,14 +72,14 @@ static loom_status_t loom_init_transports_open(void)
                                 .err_cb = loom_p2p_peer_err_handler, .cb_arg = e,
                                 .am_place_cb = loom_p2p_am_place,
                                 .am_place_done_cb = loom_p2p_am_place_done };
-    loom_status_t st = loom_init_transports_check(list);
+    loom_status_t st = loom_p2p_setup_transports_check(list);
 
     for (size_t i = 0; st == LOOM_OK && i < loom_tl_num_components; ++i) {
         const loom_tl_component_t *c = loom_tl_components[i];
         loom_tl_iface_t *iface;
 
         if (*list != '\0' && strcmp(c->name, "self") != 0 &&
-            !loom_init_transport_listed(list, c->name)) {
+            !loom_p2p_setup_transport_listed(list, c->name)) {
             continue;
         }
         st = c->ops->open(&params, &iface);
@@ -103,7 +103,7 @@ static loom_status_t loom_init_transports_open(void)
 }
 
 /* thresholds for a peer served by @p iface (chosen once, here) */
-static void loom_init_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_t *iface)
+static void loom_p2p_setup_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_t *iface)
 {
     const loom_tl_caps_t *caps = &iface->caps;
     size_t frame_max = caps->max_am > LOOM_P2P_EAGER_HDR_MAX ?
@@ -130,7 +130,7 @@ static void loom_init_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_t *if
     peer->can_peek = (uint8_t)(iface->ops.am_peek != NULL && iface->ops.am_consume != NULL);
 }
 
-static loom_status_t loom_init_peers(void)
+static loom_status_t loom_p2p_setup_peers(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
@@ -157,7 +157,7 @@ static loom_status_t loom_init_peers(void)
                            e->ifaces[i]->name, loom_strerror(st));
                 return st;
             }
-            loom_init_peer_thresholds(peer, e->ifaces[i]);
+            loom_p2p_setup_peer_thresholds(peer, e->ifaces[i]);
             e->max_eager = LOOM_MAX(e->max_eager, peer->eager_limit);
         }
         if (st != LOOM_OK) {
@@ -172,7 +172,7 @@ static loom_status_t loom_init_peers(void)
 }
 
 /* split the open transports into those serving a peer and the others */
-static void loom_init_poll_lists(void)
+static void loom_p2p_setup_poll_lists(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
@@ -193,7 +193,7 @@ static void loom_init_poll_lists(void)
 }
 
 /* one info line per transport: which peers it serves, with what thresholds */
-static void loom_init_log_selection(void)
+static void loom_p2p_setup_log_selection(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
@@ -228,7 +228,7 @@ static void loom_init_log_selection(void)
     }
 }
 
-static loom_status_t loom_init_policy(void)
+static loom_status_t loom_p2p_setup_policy(void)
 {
     const char *errors = loom_config_str(LOOM_CFG_ERRORS);
 
@@ -245,7 +245,7 @@ static loom_status_t loom_init_policy(void)
     return LOOM_OK;
 }
 
-static void loom_init_close_transports(void)
+static void loom_p2p_setup_close_transports(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
 
@@ -265,9 +265,9 @@ static void loom_init_close_transports(void)
 }
 
 /* transports, peers, engine; on failure everything here is undone */
-static loom_status_t loom_init_engine(void)
+static loom_status_t loom_p2p_setup_engine(void)
 {
-    loom_status_t st = loom_init_transports_open();
+    loom_status_t st = loom_p2p_setup_transports_open();
 
     if (st != LOOM_OK) {
         goto err_close_transports;
@@ -276,11 +276,11 @@ static loom_status_t loom_init_engine(void)
     if (st != LOOM_OK) {
         goto err_close_transports;
     }
-    st = loom_init_peers();
+    st = loom_p2p_setup_peers();
     if (st != LOOM_OK) {
         goto err_close_transports;
     }
-    loom_init_poll_lists();
+    loom_p2p_setup_poll_lists();
     st = loom_p2p_engine_setup();
     if (st != LOOM_OK) {
         goto err_teardown_engine;
@@ -290,103 +290,90 @@ static loom_status_t loom_init_engine(void)
 err_teardown_engine:
     loom_p2p_engine_teardown();
 err_close_transports:
-    loom_init_close_transports();
+    loom_p2p_setup_close_transports();
     return st;
 }
 
-loom_status_t loom_init(int *argc_p, char ***argv_p)
+loom_status_t loom_p2p_check_state(const char *caller, int finalizing)
 {
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_status_t st;
+    loom_p2p_state_t state = loom_p2p_engine.state;
 
-    (void)argc_p;
-    (void)argv_p;
-    if (e->state != LOOM_STATE_UNINIT) {
-        loom_error("p2p", "loom_init: %s", e->state == LOOM_STATE_INIT ?
+    if (!finalizing && state != LOOM_STATE_UNINIT) {
+        loom_error("p2p", "%s: %s", caller, state == LOOM_STATE_INIT ?
                    "already initialized" : "loom was finalized; it cannot be "
                    "initialized again");
-        return e->state == LOOM_STATE_INIT ? LOOM_ERR_ALREADY_INIT : LOOM_ERR_FINALIZED;
+        return state == LOOM_STATE_INIT ? LOOM_ERR_ALREADY_INIT : LOOM_ERR_FINALIZED;
     }
-    st = loom_config_init();
-    if (st == LOOM_OK) {
-        st = loom_init_policy();
+    if (finalizing && state != LOOM_STATE_INIT) {
+        loom_error("p2p", "%s: %s", caller, state == LOOM_STATE_UNINIT ?
+                   "loom is not initialized" : "already finalized");
+        return state == LOOM_STATE_UNINIT ? LOOM_ERR_NOT_INITIALIZED :
+               LOOM_ERR_FINALIZED;
     }
+    return LOOM_OK;
+}
+
+loom_status_t loom_p2p_configure(void)
+{
+    loom_status_t st = loom_p2p_setup_policy();
+
     if (st != LOOM_OK) {
         return st;
     }
     loom_progress_setup();
     /* before the bootstrap: loomrun may ask for a report once we are its client */
     loom_p2p_report_signal_install();
-    st = loom_bootstrap_init(&e->job);
-    if (st != LOOM_OK) {
-        goto err_signal;
-    }
-    e->oversubscribed = e->job->oversubscribed;
-    e->world_rank = e->job->rank;
-    e->world_size = e->job->size;
-    e->max_eager  = 0;
-    st = loom_comm_init(e->world_rank, e->world_size);
-    if (st != LOOM_OK) {
-        goto err_bootstrap;
-    }
-    st = loom_init_engine();
-    if (st != LOOM_OK) {
-        goto err_comm_cleanup;
-    }
-    e->state = LOOM_STATE_INIT;
-    loom_init_log_selection();
-    st = loom_coll_init();
-    if (st != LOOM_OK) {
-        goto err_engine;
-    }
     return LOOM_OK;
-
-err_engine:
-    e->state = LOOM_STATE_UNINIT;
-    loom_p2p_engine_teardown();
-    loom_init_close_transports();
-err_comm_cleanup:
-    loom_comm_cleanup();
-err_bootstrap:
-    loom_bootstrap_finalize();
-    e->job = NULL;
-err_signal:
-    loom_p2p_report_signal_restore();
-    return st;
 }
 
-loom_status_t loom_finalize(void)
+void loom_p2p_unconfigure(void)
+{
+    loom_p2p_report_signal_restore();
+}
+
+loom_status_t loom_p2p_start(const loom_bootstrap_info_t *job)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     loom_status_t st;
 
-    if (e->state != LOOM_STATE_INIT) {
-        loom_error("p2p", "loom_finalize: %s", e->state == LOOM_STATE_UNINIT ?
-                   "loom is not initialized" : "already finalized");
-        return e->state == LOOM_STATE_UNINIT ? LOOM_ERR_NOT_INITIALIZED :
-               LOOM_ERR_FINALIZED;
+    e->job = job;
+    e->oversubscribed = job->oversubscribed;
+    e->world_rank = job->rank;
+    e->world_size = job->size;
+    e->max_eager  = 0;
+    st = loom_comm_init(e->world_rank, e->world_size);
+    if (st != LOOM_OK) {
+        e->job = NULL;
+        return st;
     }
-    st = loom_p2p_drain();
-    if (st == LOOM_OK) {
-        st = loom_bootstrap_fence();
+    st = loom_p2p_setup_engine();
+    if (st != LOOM_OK) {
+        loom_comm_cleanup();
+        e->job = NULL;
+        return st;
     }
-    loom_comm_cleanup();
-    loom_p2p_engine_teardown();
-    loom_init_close_transports();
-    loom_op_cleanup();
-    loom_bootstrap_finalize();
-    loom_p2p_report_signal_restore();
-    e->state = LOOM_STATE_FINALIZED;
-    e->job = NULL;
-    return st;
+    e->state = LOOM_STATE_INIT;
+    loom_p2p_setup_log_selection();
+    return LOOM_OK;
 }
 
-int loom_initialized(void)
+void loom_p2p_stop(int finalized)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    loom_comm_cleanup();
+    loom_p2p_engine_teardown();
+    loom_p2p_setup_close_transports();
+    e->state = finalized ? LOOM_STATE_FINALIZED : LOOM_STATE_UNINIT;
+    e->job = NULL;
+}
+
+int loom_p2p_started(void)
 {
     return loom_p2p_engine.state == LOOM_STATE_INIT;
 }
 
-int loom_finalized(void)
+int loom_p2p_stopped(void)
 {
     return loom_p2p_engine.state == LOOM_STATE_FINALIZED;
 }

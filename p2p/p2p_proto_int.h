@@ -30,7 +30,7 @@
  * slot header fits one 64-byte cache line. @c src is the sender's rank in
  * the communicator (so a receive never translates ranks); the transport
  * gives the world rank separately for replies. sreq is an id of the
- * sender's request (a slot and generation, core/p2p_sreq.c, never a
+ * sender's request (a slot and generation, p2p/p2p_sreq.c, never a
  * pointer), echoed back verbatim in ACK/FIN.
  *
  * Frames are read with memcpy into local structs: transports promise no
@@ -39,7 +39,7 @@
 #ifndef LOOM_P2P_PROTO_INT_H
 #define LOOM_P2P_PROTO_INT_H
 
-#include "../transport/tl.h"
+#include "tl.h"
 
 #include <stdint.h>
 

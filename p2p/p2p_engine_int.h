@@ -18,7 +18,7 @@
 #include "p2p_proto_int.h"
 #include "match_int.h"
 #include "mpool_int.h"
-#include "../transport/tl.h"
+#include "tl.h"
 
 #include <signal.h>
 #include <string.h>
@@ -478,12 +478,7 @@ void loom_p2p_rndv_placed(loom_request_t req, loom_status_t status);
 
 /* ---- p2p_finalize.c --------------------------------------------------------------- */
 
-/**
- * Finalize's drain: refuse (NAK) every unexpected RTS and EAGER_SYNC, since
- * no receive will be posted any more; finish sends (a peer's NAK ends a
- * send it will never match); exchange BYE with every peer.
- */
-loom_status_t loom_p2p_drain(void);
+/* loom_p2p_drain: p2p_setup_int.h */
 
 /** While finalizing: tell the sender of unexpected @p ux it will never be received. */
 void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);

@@ -1,5 +1,5 @@
 /*
- * test_group.c: the group set algebra (core/group.c) against brute-force
+ * test_group.c: the group set algebra (base/group.c) against brute-force
  * references written here: for a few thousand random groups (random subsets
  * of 0..W-1 in random order, empty ones included) every operation's result,
  * order included, must equal the quadratic loop that reads MPI-3.1's

@@ -18,7 +18,7 @@
 
 #include <loom.h>
 #include "comm_int.h"
-#include "../transport/tl.h"
+#include "tl.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -22,7 +22,7 @@
  * are intrusive: the caller embeds them (in requests, in unexpected-message
  * buffers) and owns their memory; nothing here allocates per message. The
  * engine knows nothing of payloads or protocols, so it is unit-tested alone
- * (test/core/test_match.c).
+ * (test/p2p/test_match.c).
  */
 #ifndef LOOM_MATCH_INT_H
 #define LOOM_MATCH_INT_H

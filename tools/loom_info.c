@@ -5,11 +5,7 @@
  *     loom_info                 version, build, transports, every LOOM_* variable
  *     loom_info --collectives   the collective algorithm selection tables
  */
-#include <loom.h>
-
-#include "config_int.h"
-#include "tl.h"
-#include "../collectives/coll_select.h"
+#include "info_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,20 +16,6 @@ static void loom_info_usage(FILE *out)
                  "  (no option)     version, build configuration, transports, and\n"
                  "                  every LOOM_* variable with its current value\n"
                  "  --collectives   the collective algorithm selection tables\n");
-}
-
-static void loom_info_print_all(void)
-{
-    printf("loom %s\n", LOOM_VERSION_STRING);
-    printf("build: %s (PMIx %s, verbs %s, tcp %s)\n", LOOM_BUILD_CONFIG,
-           LOOM_HAVE_PMIX ? "yes" : "no", LOOM_HAVE_IBV ? "yes" : "no",
-           LOOM_HAVE_TCP ? "yes" : "no");
-    printf("transports (in order of preference):");
-    for (size_t i = 0; i < loom_tl_num_components; ++i) {
-        printf(" %s", loom_tl_components[i]->name);
-    }
-    printf("\n\nconfiguration (environment variables):\n");
-    loom_config_print(stdout);
 }
 
 int main(int argc, char **argv)
@@ -53,11 +35,11 @@ int main(int argc, char **argv)
         }
     }
     /* a bad value is reported (naming the variable) and still printed */
-    int bad = loom_config_init() != LOOM_OK;
+    int bad = loom_info_config_load() != LOOM_OK;
     if (collectives) {
-        loom_coll_selection_print(stdout);
+        loom_info_print_collectives(stdout);
     } else {
-        loom_info_print_all();
+        loom_info_print_all(stdout);
     }
     return bad ? 1 : 0;
 }

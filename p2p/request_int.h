@@ -55,7 +55,7 @@ struct loom_request {
     /* generic requests */
     loom_request_progress_fn_t progress_fn;
     loom_request_cleanup_fn_t  cleanup_fn;
-    /* p2p engine state (layout private to core/p2p) */
+    /* p2p engine state (layout private to p2p/) */
     uint64_t             p2p[24];
     /* generic private state, 16-byte aligned */
     uint8_t              priv[LOOM_REQ_PRIV_SIZE] __attribute__((aligned(16)));

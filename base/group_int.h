@@ -4,7 +4,7 @@
  * A group is an ordered list of distinct process identities (world ranks):
  * element i is the process of group rank i. Every function here is pure:
  * it reads its input lists and writes an output list the caller sized, and
- * communicates with nobody, so test/core/test_group.c checks each against a
+ * communicates with nobody, so test/base/test_group.c checks each against a
  * brute-force reference for many groups in one process. The MPI binding
  * (mpi/mpi_group.c) keeps these lists in its MPI_Group objects; a
  * communicator's group is the list of its world ranks (an intercommunicator

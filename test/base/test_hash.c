@@ -1,5 +1,5 @@
 /*
- * test_hash.c: FNV-1a (core/hash_int.h) against the published test vectors
+ * test_hash.c: FNV-1a (base/hash_int.h) against the published test vectors
  * of its authors, chaining, and the byte order of the integer variant: the
  * values feed multicast group keys and addresses that every rank computes
  * on its own and shm segment names, so they must never change.

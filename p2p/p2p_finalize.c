@@ -23,6 +23,7 @@
  * send cancelled; an eager send still in the back-pressure queue is taken
  * out of it locally.
  */
+#include "p2p_setup_int.h"
 #include "p2p_engine_int.h"
 #include "log_int.h"
 

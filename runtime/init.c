@@ -1,0 +1,85 @@
+/*
+ * init.c: loom_init and loom_finalize, the one place that sees every layer
+ * it starts.
+ *
+ * init: configuration (base) -> the engine's policy and hang-report signal
+ * (p2p) -> bootstrap, PMIx (base) -> the point-to-point engine with its
+ * transports (p2p_setup.c) -> the collectives' configuration and selection.
+ * Each step undoes the ones before it when a later one fails.
+ *
+ * finalize: finish every send and exchange BYE with every rank (so nothing
+ * is in flight), one last fence, then stop the engine, free the user ops,
+ * leave the bootstrap.
+ */
+#include "p2p_setup_int.h"
+#include "config_int.h"
+#include "coll_select.h"
+#include "op_int.h"
+
+loom_status_t loom_init(int *argc_p, char ***argv_p)
+{
+    const loom_bootstrap_info_t *job;
+    loom_status_t st;
+
+    (void)argc_p;
+    (void)argv_p;
+    st = loom_p2p_check_state("loom_init", 0);
+    if (st == LOOM_OK) {
+        st = loom_config_init();
+    }
+    if (st == LOOM_OK) {
+        st = loom_p2p_configure();
+    }
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_bootstrap_init(&job);
+    if (st != LOOM_OK) {
+        goto err_signal;
+    }
+    st = loom_p2p_start(job);
+    if (st != LOOM_OK) {
+        goto err_bootstrap;
+    }
+    st = loom_coll_init();
+    if (st != LOOM_OK) {
+        goto err_p2p;
+    }
+    return LOOM_OK;
+
+err_p2p:
+    loom_p2p_stop(0);
+err_bootstrap:
+    loom_bootstrap_finalize();
+err_signal:
+    loom_p2p_unconfigure();
+    return st;
+}
+
+loom_status_t loom_finalize(void)
+{
+    loom_status_t st = loom_p2p_check_state("loom_finalize", 1);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_p2p_drain();
+    if (st == LOOM_OK) {
+        st = loom_bootstrap_fence();
+    }
+    loom_p2p_stop(1);
+    loom_op_cleanup();
+    loom_bootstrap_finalize();
+    loom_p2p_unconfigure();
+    return st;
+}
+
+int loom_initialized(void)
+{
+    return loom_p2p_started();
+}
+
+int loom_finalized(void)
+{
+    return loom_p2p_stopped();
+}
