@@ -98,7 +98,7 @@ include $(LAYERS_MK)
 LAYER_INC ?= $(LAYER_INC_ALL) -Itest/common
 
 # ---- the library -------------------------------------------------------------
-LIB_SRC := $(wildcard base/*.c) $(wildcard transport/*.c) \
+LIB_SRC := $(wildcard base/*.c) $(wildcard datatype/*.c) $(wildcard transport/*.c) \
            $(wildcard transport/self/*.c) $(wildcard transport/shm/*.c) \
            $(wildcard transport/tcp/*.c) \
            $(if $(filter 1,$(HAVE_IBV)),$(wildcard transport/ib/*.c)) \
