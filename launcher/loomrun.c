@@ -421,6 +421,7 @@ int main(int argc, char **argv)
     lp.job = &job;
     job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
     job.note_rfd = job.note_wfd = -1;
+    job.emit = loomrun_hang_emit;
     gethostname(job.host, sizeof(job.host) - 1);
     rc = loomrun_parse_args(&job.opts, argc, argv);
     if (rc < 0) {

@@ -559,7 +559,7 @@ int loomrun_daemon_main(int argc, char **argv)
     lp.daemon = d;
     job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
     job.note_rfd = job.note_wfd = -1;
-    job.is_daemon = 1;
+    job.stdin_pipe = 1;
     job.emit = loomrun_daemon_emit;
     signal(SIGPIPE, SIG_IGN);
     if (loomrun_daemon_parse(argc, argv, &a) != 0) {

@@ -457,7 +457,7 @@ static void loomrun_head_node_msg(loomrun_loop_t *lp, int n, const loomrun_ctl_m
         break;
     case LOOMRUN_CTL_OUTPUT:
         if (loomrun_head_rank(lp, n, m->u[0]) != NULL) {
-            loomrun_proc_emit(job, (int)m->u[0], m->u[1] == 2 ? 2 : 1,
+            job->emit(job, (int)m->u[0], m->u[1] == 2 ? 2 : 1,
                               (const char *)m->blob, m->blob_len, m->u[2] != 0);
         }
         break;

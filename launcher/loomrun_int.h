@@ -174,7 +174,7 @@ typedef struct loomrun_dmdx {
 
 struct loomrun_job;
 
-/** Where a forwarded output piece goes instead of fd 1/2 (daemons). */
+/** Where a forwarded output piece goes (set by the role: see loomrun_proc_emit_raw). */
 typedef void (*loomrun_emit_fn_t)(struct loomrun_job *job, int rank, int out_fd,
                                   const char *data, size_t len, int end_line);
 
@@ -183,8 +183,8 @@ typedef struct loomrun_job {
     loomrun_opts_t   opts;
     loomrun_map_t    map;
     int              my_node;       /* this process's node, -1 for a head without ranks */
-    int              is_daemon;
-    loomrun_emit_fn_t emit;         /* NULL: write to the out_fd */
+    int              stdin_pipe;    /* rank 0 reads a pipe fed by the loop (daemons) */
+    loomrun_emit_fn_t emit;         /* where the ranks' output goes (never NULL) */
     char             host[256];
     char             nspace[PMIX_MAX_NSLEN + 1];
     char             tmpdir[PATH_MAX];
@@ -400,6 +400,14 @@ int  loomrun_hang_init(loomrun_job_t *job);
 void loomrun_hang_fini(loomrun_job_t *job);
 
 /**
+ * The output hook of a head or single host (job->emit): rank @p rank's
+ * output to @p out_fd, its "loom-report" lines kept when hang reports are on
+ * (job->hang), the rest written by loomrun_proc_emit_raw.
+ */
+void loomrun_hang_emit(loomrun_job_t *job, int rank, int out_fd, const char *data, size_t len,
+                       int end_line);
+
+/**
  * Output of rank @p rank on its way out: keep its "loom-report" lines.
  * Returns 1 if it forwarded the rest itself, 0 if the caller forwards all.
  */
@@ -504,13 +512,7 @@ void loomrun_proc_stream_close(loomrun_job_t *job, loomrun_rank_t *rk, int which
 /**
  * Forward @p len bytes of rank @p rank's output to @p out_fd (1 or 2), with
  * the rank tag when asked; @p end_line ends a last piece without newline.
- * With hang reports on (job->hang), its "loom-report" lines are kept
- * instead (loomrun_hang_filter).
  */
-void loomrun_proc_emit(loomrun_job_t *job, int rank, int out_fd, const char *data,
-                       size_t len, int end_line);
-
-/** Forward without looking for report lines (see loomrun_proc_emit). */
 void loomrun_proc_emit_raw(loomrun_job_t *job, int rank, int out_fd, const char *data,
                            size_t len, int end_line);
 
@@ -547,7 +549,7 @@ int  loomrun_guard_exec_main(int argc, char **argv);
 /** Tell the guardian the job's tmpdir and /dev/shm prefix (after job_init). */
 void loomrun_guard_files(loomrun_job_t *job);
 
-/** Tell the guardian about a rank just forked. */
+/** Tell the guardian about a rank just forked (loomrun_launch, after each fork). */
 void loomrun_guard_proc(loomrun_job_t *job, pid_t pid);
 
 /** loomrun cleaned up itself: the guardian leaves quietly. */

@@ -611,6 +611,9 @@ int loomrun_launch(loomrun_loop_t *lp, const char *path)
         if (rc == 0) {
             rc = loomrun_proc_spawn(job, r, path, env);
         }
+        if (rc == 0) {
+            loomrun_guard_proc(job, job->ranks[r].pid);
+        }
         loomrun_proc_free_env(env);
         if (rc != 0) {
             return -1;
