@@ -389,11 +389,9 @@ static int loomrun_start(loomrun_loop_t *lp, const char *path)
         }
         job->pmix_up = 1;
     }
-    if (job->map.nnodes > 1 || job->my_node < 0) {
-        if (loomrun_head_start(lp) != 0) {
-            loomrun_fail(lp, 1, "the job could not be started on every host");
-            return 0;
-        }
+    if (lp->role->start(lp) != 0) {
+        loomrun_fail(lp, 1, "the job could not be started on every host");
+        return 0;
     }
     if (job->my_node >= 0 &&
         (loomrun_pmix_register_job(job) != 0 || loomrun_launch(lp, path) != 0)) {
@@ -433,6 +431,9 @@ int main(int argc, char **argv)
         loomrun_free_opts(&job);
         return rc;
     }
+    /* the one place the role is chosen: other hosts in the job make a head */
+    loomrun_role_set(&lp, job.map.nnodes > 1 || job.my_node < 0 ? &loomrun_role_head
+                                                                : &loomrun_role_single);
     snprintf(job.nspace, sizeof(job.nspace), "loomrun.%.32s.%ld.%lx", job.host,
              (long)getpid(), (unsigned long)time(NULL) & 0xffffff);
     loomrun_std_fds();
@@ -452,9 +453,7 @@ int main(int argc, char **argv)
         loomrun_pmix_finalize(&job);
     }
 out_cleanup:
-    if (lp.head != NULL) {
-        loomrun_head_stop(&lp);
-    }
+    lp.role->stop(&lp);
     loomrun_proc_remove_shm(&job);
     loomrun_proc_remove_tree(job.tmpdir);
     loomrun_guard_stop(&job);

@@ -20,6 +20,10 @@
  * (PR_SET_PDEATHSIG). On every way out it removes its PMIx tmpdir and the
  * job's /dev/shm segments on this host; if it is killed outright, its
  * cleanup guardian (loomrun_guard.c) does.
+ *
+ * Role: loomrun_role_daemon is what the shared loop calls here: every end,
+ * note, abort, fence and line of output goes up the connection; a failure
+ * of its own goes to its stderr; it has no --timeout and no hang reports.
  */
 #include "loomrun_int.h"
 #include "compiler_int.h"
@@ -244,19 +248,19 @@ static void loomrun_daemon_emit(loomrun_job_t *job, int rank, int out_fd, const 
                       (unsigned)out_fd, (unsigned)end_line, (const void *)data, len);
 }
 
-void loomrun_daemon_rank_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
+static void loomrun_daemon_rank_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
 {
     loomrun_conn_send(&lp->daemon->conn, LOOMRUN_CTL_EXIT, (unsigned)rk->rank,
                       (unsigned)rk->pid, (unsigned)rk->wstatus,
                       (unsigned)atomic_load(&rk->connected), (unsigned)atomic_load(&rk->finalized));
 }
 
-void loomrun_daemon_rank_note(loomrun_loop_t *lp, int rank, int peer)
+static void loomrun_daemon_rank_note(loomrun_loop_t *lp, int rank, int peer)
 {
     loomrun_conn_send(&lp->daemon->conn, LOOMRUN_CTL_NOTE, (unsigned)rank, peer);
 }
 
-void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev)
+static void loomrun_daemon_event(loomrun_loop_t *lp, loomrun_event_t *ev)
 {
     loomrun_daemon_t *d = lp->daemon;
     loomrun_coll_t *c;
@@ -264,6 +268,7 @@ void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev)
 
     switch (ev->type) {
     case LOOMRUN_EVENT_ABORT:
+        loomrun_note_read(lp);   /* the head hears a note before its abort */
         loomrun_conn_send(&d->conn, LOOMRUN_CTL_ABORT, (unsigned)ev->rank, ev->status, ev->msg);
         break;
     case LOOMRUN_EVENT_FENCE:
@@ -293,7 +298,7 @@ void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev)
     }
 }
 
-int loomrun_daemon_done(const loomrun_loop_t *lp)
+static int loomrun_daemon_done(const loomrun_loop_t *lp)
 {
     return lp->daemon->shutdown != 0 || lp->daemon->lost;
 }
@@ -435,7 +440,7 @@ static void loomrun_daemon_read(loomrun_loop_t *lp, int fill)
 
 /* ---- poll ----------------------------------------------------------------------- */
 
-int loomrun_daemon_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n)
+static int loomrun_daemon_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n)
 {
     loomrun_daemon_t *d = lp->daemon;
     loomrun_job_t *job = lp->job;
@@ -471,7 +476,7 @@ static void loomrun_daemon_write_stdin(loomrun_loop_t *lp)
     }
 }
 
-void loomrun_daemon_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to)
+static void loomrun_daemon_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to)
 {
     loomrun_daemon_t *d = lp->daemon;
 
@@ -491,6 +496,92 @@ void loomrun_daemon_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from
         loomrun_daemon_write_stdin(lp);
     }
 }
+
+/* ---- the role ---------------------------------------------------------------------- */
+
+/* Only the head reports; a daemon's own trouble goes to its stderr. */
+static void loomrun_daemon_report_failure(loomrun_loop_t *lp, const char *msg)
+{
+    fprintf(stderr, "loomrun daemon (%s): %s\n", lp->job->host, msg);
+}
+
+static void loomrun_daemon_report_kill(loomrun_loop_t *lp)
+{
+    (void)lp;   /* the head says it */
+}
+
+/* The agent (ssh) or the host stops the daemon: the head will see its
+ * connection close; the ranks here must not outlive it. */
+static void loomrun_daemon_on_signal(loomrun_loop_t *lp, int sig)
+{
+    loomrun_fail(lp, 128 + sig, "received %s: stopping this node's ranks",
+                 loomrun_signame(sig));
+    loomrun_proc_signal_all(lp->job, SIGTERM);
+    lp->phase          = LOOMRUN_TERM;
+    lp->phase_deadline = loomrun_now() + 1.0;
+}
+
+static int loomrun_daemon_role_start(loomrun_loop_t *lp)
+{
+    (void)lp;   /* loomrun_daemon_main joins the head and starts the ranks */
+    return 0;
+}
+
+static void loomrun_daemon_hangup(loomrun_daemon_t *d);
+
+static void loomrun_daemon_role_stop(loomrun_loop_t *lp)
+{
+    loomrun_daemon_hangup(lp->daemon);
+}
+
+static void loomrun_daemon_signal_remote(loomrun_loop_t *lp, int sig)
+{
+    (void)lp;   /* the head signals the other hosts */
+    (void)sig;
+}
+
+static int loomrun_daemon_reaped(loomrun_loop_t *lp, pid_t pid, int wstatus)
+{
+    (void)lp;
+    (void)pid;
+    (void)wstatus;
+    return 0;
+}
+
+static double loomrun_daemon_tick(loomrun_loop_t *lp, double now)
+{
+    (void)lp;
+    (void)now;
+    return 0;
+}
+
+/* No --timeout and no hang reports here: the head asks and collects. */
+static int loomrun_daemon_no_timeout(loomrun_loop_t *lp, double now)
+{
+    (void)lp;
+    (void)now;
+    return 0;
+}
+
+static const loomrun_role_ops_t loomrun_role_daemon = {
+    .start          = loomrun_daemon_role_start,
+    .stop           = loomrun_daemon_role_stop,
+    .report_failure = loomrun_daemon_report_failure,
+    .report_kill    = loomrun_daemon_report_kill,
+    .on_signal      = loomrun_daemon_on_signal,
+    .signal_remote  = loomrun_daemon_signal_remote,
+    .event          = loomrun_daemon_event,
+    .reaped         = loomrun_daemon_reaped,
+    .rank_ended     = loomrun_daemon_rank_exit,
+    .rank_noted     = loomrun_daemon_rank_note,
+    .tick           = loomrun_daemon_tick,
+    .poll_fill      = loomrun_daemon_poll_fill,
+    .poll_handle    = loomrun_daemon_poll_handle,
+    .timeout_begin  = loomrun_daemon_no_timeout,
+    .timeout_check  = loomrun_daemon_no_timeout,
+    .may_end        = loomrun_daemon_done,
+    .emit           = loomrun_daemon_emit,
+};
 
 /* ---- main ------------------------------------------------------------------------- */
 
@@ -557,10 +648,10 @@ int loomrun_daemon_main(int argc, char **argv)
     d->conn.fd = -1;
     lp.job = &job;
     lp.daemon = d;
+    loomrun_role_set(&lp, &loomrun_role_daemon);
     job.event_rfd = job.event_wfd = job.stdin_wfd = job.guard_fd = -1;
     job.note_rfd = job.note_wfd = -1;
-    job.is_daemon = 1;
-    job.emit = loomrun_daemon_emit;
+    job.stdin_pipe = 1;
     signal(SIGPIPE, SIG_IGN);
     if (loomrun_daemon_parse(argc, argv, &a) != 0) {
         return 2;
@@ -583,7 +674,7 @@ int loomrun_daemon_main(int argc, char **argv)
     if (!lp.failed && d->shutdown == 1 && job.pmix_up) {
         loomrun_pmix_finalize(&job);
     }
-    loomrun_daemon_hangup(d);
+    lp.role->stop(&lp);   /* what is queued for the head goes, then hang up */
     loomrun_proc_remove_shm(&job);
     loomrun_proc_remove_tree(job.tmpdir);
     loomrun_guard_stop(&job);

@@ -86,6 +86,14 @@ void loomrun_hang_fini(loomrun_job_t *job)
 
 /* ---- output ---------------------------------------------------------------------- */
 
+void loomrun_hang_emit(loomrun_job_t *job, int rank, int out_fd, const char *data, size_t len,
+                       int end_line)
+{
+    if (job->hang == NULL || !loomrun_hang_filter(job, rank, out_fd, data, len, end_line)) {
+        loomrun_proc_emit_raw(job, rank, out_fd, data, len, end_line);
+    }
+}
+
 int loomrun_hang_filter(loomrun_job_t *job, int rank, int out_fd, const char *data, size_t len,
                         int end_line)
 {

@@ -23,6 +23,11 @@
  *
  * End: when every rank is gone the head sends SHUTDOWN (clean or not) and
  * waits up to LOOMRUN_SHUTDOWN_S for the daemons to flush and hang up.
+ *
+ * Role: loomrun_role_head (end of file) is what the shared loop calls. It
+ * is the single host's table (loomrun_single.c: judging, printing, signals,
+ * hang reports) with the daemons added: start and stop, the control fds and
+ * timers, agents reaped, signals sent on, fences and modex routed.
  */
 #include "loomrun_int.h"
 #include "loomrun_head.h"
@@ -200,7 +205,7 @@ static int loomrun_head_setup(loomrun_head_t *h, const loomrun_job_t *job)
     return h->lfd >= 0 ? 0 : -1;
 }
 
-int loomrun_head_start(loomrun_loop_t *lp)
+static int loomrun_head_start(loomrun_loop_t *lp)
 {
     loomrun_job_t *job = lp->job;
     loomrun_head_t *h = calloc(1, sizeof(*h));
@@ -208,6 +213,9 @@ int loomrun_head_start(loomrun_loop_t *lp)
     if (h == NULL || (h->nodes = calloc((size_t)job->map.nnodes, sizeof(*h->nodes))) == NULL) {
         free(h);
         fprintf(stderr, "loomrun: out of memory\n");
+        /* no daemon exists yet: the job fails, and this host's part runs
+         * down as a single host's would (the head's operations need h) */
+        loomrun_role_set(lp, &loomrun_role_single);
         return -1;
     }
     lp->head = h;
@@ -280,7 +288,7 @@ static void loomrun_head_node_gone(loomrun_loop_t *lp, int n, const char *fmt, .
     }
 }
 
-int loomrun_head_reaped(loomrun_loop_t *lp, pid_t pid, int wstatus)
+static int loomrun_head_reaped(loomrun_loop_t *lp, pid_t pid, int wstatus)
 {
     loomrun_head_t *h = lp->head;
 
@@ -457,7 +465,7 @@ static void loomrun_head_node_msg(loomrun_loop_t *lp, int n, const loomrun_ctl_m
         break;
     case LOOMRUN_CTL_OUTPUT:
         if (loomrun_head_rank(lp, n, m->u[0]) != NULL) {
-            loomrun_proc_emit(job, (int)m->u[0], m->u[1] == 2 ? 2 : 1,
+            job->emit(job, (int)m->u[0], m->u[1] == 2 ? 2 : 1,
                               (const char *)m->blob, m->blob_len, m->u[2] != 0);
         }
         break;
@@ -549,7 +557,7 @@ static int loomrun_head_slot(loomrun_head_t *h, struct pollfd *pfd, int n, int f
     return n + 1;
 }
 
-int loomrun_head_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n)
+static int loomrun_head_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n)
 {
     loomrun_head_t *h = lp->head;
     int base = n, r0 = lp->job->map.node_of[0];
@@ -608,7 +616,7 @@ static void loomrun_head_stdin(loomrun_loop_t *lp, int n)
     loomrun_conn_send(&h->nodes[n].conn, LOOMRUN_CTL_STDIN, (const void *)buf, (size_t)got);
 }
 
-void loomrun_head_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to)
+static void loomrun_head_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to)
 {
     loomrun_head_t *h = lp->head;
     int npending = h->npending;
@@ -647,7 +655,7 @@ static double loomrun_min_deadline(double a, double b)
     return a == 0 ? b : (b == 0 ? a : LOOM_MIN(a, b));
 }
 
-double loomrun_head_tick(loomrun_loop_t *lp, double now)
+static double loomrun_head_tick(loomrun_loop_t *lp, double now)
 {
     loomrun_head_t *h = lp->head;
     loomrun_job_t *job = lp->job;
@@ -694,7 +702,7 @@ double loomrun_head_tick(loomrun_loop_t *lp, double now)
     return next;
 }
 
-int loomrun_head_busy(const loomrun_loop_t *lp)
+static int loomrun_head_busy(const loomrun_loop_t *lp)
 {
     const loomrun_head_t *h = lp->head;
 
@@ -712,7 +720,7 @@ int loomrun_head_busy(const loomrun_loop_t *lp)
     return 0;
 }
 
-void loomrun_head_signal(loomrun_loop_t *lp, int sig)
+static void loomrun_head_signal(loomrun_loop_t *lp, int sig)
 {
     loomrun_head_t *h = lp->head;
 
@@ -723,7 +731,7 @@ void loomrun_head_signal(loomrun_loop_t *lp, int sig)
     }
 }
 
-void loomrun_head_stop(loomrun_loop_t *lp)
+static void loomrun_head_stop(loomrun_loop_t *lp)
 {
     loomrun_head_t *h = lp->head;
     double deadline = loomrun_now() + 2.0;
@@ -768,3 +776,62 @@ void loomrun_head_stop(loomrun_loop_t *lp)
     free(h);
     lp->head = NULL;
 }
+
+/* ---- the role ------------------------------------------------------------------- */
+
+static void loomrun_head_role_stop(loomrun_loop_t *lp)
+{
+    if (lp->head != NULL) {   /* NULL if loomrun_head_start ran out of memory */
+        loomrun_head_stop(lp);
+    }
+}
+
+/* Aborts are judged as a single host judges them; the rest is routing. */
+static void loomrun_head_role_event(loomrun_loop_t *lp, loomrun_event_t *ev)
+{
+    if (ev->type == LOOMRUN_EVENT_ABORT) {
+        loomrun_single_event(lp, ev);
+    } else {
+        loomrun_head_event(lp, ev);
+    }
+}
+
+static void loomrun_head_rank_noted(loomrun_loop_t *lp, int rank, int peer)
+{
+    (void)lp;
+    (void)rank;
+    (void)peer;
+}
+
+/* The head's timers, and the hang reports' deadline: the earlier. */
+static double loomrun_head_role_tick(loomrun_loop_t *lp, double now)
+{
+    double extra = loomrun_hang_deadline(lp), tick = loomrun_head_tick(lp, now);
+
+    return (extra == 0 || (tick > 0 && tick < extra)) ? tick : extra;
+}
+
+static int loomrun_head_may_end(const loomrun_loop_t *lp)
+{
+    return !loomrun_head_busy(lp);
+}
+
+const loomrun_role_ops_t loomrun_role_head = {
+    .start          = loomrun_head_start,
+    .stop           = loomrun_head_role_stop,
+    .report_failure = loomrun_single_report_failure,
+    .report_kill    = loomrun_single_report_kill,
+    .on_signal      = loomrun_single_on_signal,
+    .signal_remote  = loomrun_head_signal,
+    .event          = loomrun_head_role_event,
+    .reaped         = loomrun_head_reaped,
+    .rank_ended     = loomrun_classify_exit,
+    .rank_noted     = loomrun_head_rank_noted,
+    .tick           = loomrun_head_role_tick,
+    .poll_fill      = loomrun_head_poll_fill,
+    .poll_handle    = loomrun_head_poll_handle,
+    .timeout_begin  = loomrun_hang_timeout_begin,
+    .timeout_check  = loomrun_hang_check,
+    .may_end        = loomrun_head_may_end,
+    .emit           = loomrun_hang_emit,
+};

@@ -66,6 +66,9 @@ void loomrun_head_dmdx_answer(loomrun_loop_t *lp, int origin, uint32_t id, int s
 /** Node @p n called back: send the requests that waited for it. */
 void loomrun_head_flush_reqs(loomrun_loop_t *lp, int n);
 
+/** A local PMIx event other than an abort: a fence, a dmodex request or served data. */
+void loomrun_head_event(loomrun_loop_t *lp, const loomrun_event_t *ev);
+
 /** Free the fences and requests still held when the job ends (loomrun_head_stop). */
 void loomrun_head_free_routes(loomrun_head_t *h, int nnodes);
 

@@ -1,40 +1,66 @@
 /*
  * loomrun_int.h: the launcher's internal pieces.
  *
- * loomrun is one single-threaded event loop (loomrun.c) plus the PMIx
+ * loomrun is one single-threaded event loop (loomrun_loop.c) plus the PMIx
  * server library's own progress thread. The two meet in few places:
  *   - the PMIx upcalls (loomrun_pmix.c) run on the PMIx thread; they record
  *     per-rank facts in atomics (connected, finalized) and send anything the
  *     loop must act on (an abort) through a pipe, never touching the loop's
  *     state or calling a blocking PMIx API;
- *   - the loop (loomrun.c) owns the ranks: it forks them (loomrun_proc.c),
- *     forwards their output line by line, reaps them with waitpid when a
- *     signalfd reports SIGCHLD, and runs the teardown: on the first abnormal
- *     end one message, 0.25 s grace, SIGTERM to the rest, SIGKILL 2 s later;
+ *   - the loop owns the ranks: it forks them (loomrun_proc.c), forwards
+ *     their output line by line, reaps them with waitpid when a signalfd
+ *     reports SIGCHLD, and runs the teardown: on the first abnormal end one
+ *     message, 0.25 s grace, SIGTERM to the rest, SIGKILL 2 s later;
  *   - the ranks tell the loop through a pipe of their own when they saw a
  *     peer fail (loomrun_note.c), so that the message names the rank that
  *     failed first in cause, not a survivor whose end was seen first.
  * Nothing here depends on the rest of loom except the bootstrap's naming
  * rule for shared-memory segments (loom_bootstrap_shm_prefix_for).
  *
+ * Roles. A loomrun process has one of three roles, chosen once before the
+ * loop starts (loomrun_role_set): a single host (loomrun_single.c: the job
+ * runs here alone), the head of a multi-host job (loomrun_head.c), or a
+ * daemon on another host of one (loomrun_daemon.c). What differs between
+ * them is a table of operations (loomrun_role_ops_t below: who prints the
+ * failure, what a rank's end or a PMIx event leads to, extra fds and
+ * timers, when the loop may end, where output goes); the loop calls
+ * through lp->role and never asks which role it runs in. The head is the
+ * single host plus daemons: its table reuses the single host's functions
+ * for what both do (judging ends and aborts, printing, signals, hang
+ * reports) and adds the control connections and the routing.
+ *
  * Multi-host jobs (--host, --hostfile): the loomrun the user started is the
  * head; on every other host of the job it starts "loomrun --daemon" through
  * a launch agent (ssh, or --launch-agent). Each daemon connects back to the
  * head over TCP (loomrun_ctl.c: framed messages, the first of which must
- * carry the job's secret), receives the job, hosts the PMIx server of its
- * node's ranks and runs the same event loop as the head, except that what
- * the head would decide or print (exits, aborts, output) it reports to the
- * head instead (loomrun_daemon.c). The head (loomrun_head.c) routes: the
- * PMIx fence is an allgather of every node's contribution through the head,
- * direct modex requests go to the node of the proc asked for and back.
- * Star topology: every message between daemons passes through the head.
+ * carry the job's secret; loomrun_net.c: the sockets), receives the job,
+ * hosts the PMIx server of its node's ranks and runs the same event loop as
+ * the head; its role reports to the head what a head would decide or print
+ * (exits, aborts, output). The head routes (loomrun_route.c): the PMIx fence
+ * is an allgather of every node's contribution through the head, direct
+ * modex requests go to the node of the proc asked for and back. Star
+ * topology: every message between daemons passes through the head.
  *
- * Two helpers of the loop: the hang reports (loomrun_hang.c, on the head
- * only: ranks' "loom-report" stderr lines become one summary, on
+ * Helpers: the hang reports (loomrun_hang.c, head and single host only:
+ * ranks' "loom-report" stderr lines become one summary, on
  * LOOM_PROGRESS_TIMEOUT reports or before a --timeout teardown), and the
  * cleanup guardian (loomrun_guard.c), a process forked first by loomrun and
  * by every daemon that removes the job's files and kills its ranks if its
  * loomrun is killed outright.
+ *
+ * Layers, bottom to top; a file calls only files below it (checked by
+ * test/launcher/test_layers.sh):
+ *   util, ctl, hosts, report, bind, pmix   pure helpers, the PMIx server
+ *   report_sum, net, proc                  summaries, sockets, processes and output
+ *   guard                                  the cleanup guardian
+ *   note                                   the ranks' notes of a peer's failure
+ *   loop                                   the shared loop and the failure policy
+ *   hang                                   hang reports
+ *   single, route                          the single-host role; the head's routing
+ *   head, daemon                           the two multi-host roles
+ *   loomrun.c                              main: options, placement, the role
+ * Upward calls go through the role table (loop -> role) or a hook set by
+ * the role (job->emit: proc -> the role's output sink).
  */
 #ifndef LOOMRUN_INT_H
 #define LOOMRUN_INT_H
@@ -174,7 +200,7 @@ typedef struct loomrun_dmdx {
 
 struct loomrun_job;
 
-/** Where a forwarded output piece goes instead of fd 1/2 (daemons). */
+/** Where a forwarded output piece goes (set by the role: see loomrun_proc_emit_raw). */
 typedef void (*loomrun_emit_fn_t)(struct loomrun_job *job, int rank, int out_fd,
                                   const char *data, size_t len, int end_line);
 
@@ -183,8 +209,8 @@ typedef struct loomrun_job {
     loomrun_opts_t   opts;
     loomrun_map_t    map;
     int              my_node;       /* this process's node, -1 for a head without ranks */
-    int              is_daemon;
-    loomrun_emit_fn_t emit;         /* NULL: write to the out_fd */
+    int              stdin_pipe;    /* rank 0 reads a pipe fed by the loop (daemons) */
+    loomrun_emit_fn_t emit;         /* where the ranks' output goes (never NULL) */
     char             host[256];
     char             nspace[PMIX_MAX_NSLEN + 1];
     char             tmpdir[PATH_MAX];
@@ -242,6 +268,8 @@ typedef struct loomrun_cause {
     char                  note[1100];      /* a failure it explains, for the message */
 } loomrun_cause_t;
 
+struct loomrun_role_ops;
+
 /** The event loop's state (head, single host, or daemon). */
 typedef struct loomrun_loop {
     loomrun_job_t   *job;
@@ -255,9 +283,57 @@ typedef struct loomrun_loop {
     int              exit_status;
     int              signals_seen;     /* SIGINT/SIGTERM... received */
     loomrun_cause_t  cause;            /* a rank's failure not reported yet */
-    struct loomrun_head   *head;       /* multi-host head, else NULL */
-    struct loomrun_daemon *daemon;     /* in a daemon, else NULL */
+    const struct loomrun_role_ops *role; /* set once, before the loop runs */
+    /* the role's own state, seen only by its files */
+    struct loomrun_head   *head;       /* head: loomrun_head.c, loomrun_route.c */
+    struct loomrun_daemon *daemon;     /* daemon: loomrun_daemon.c */
 } loomrun_loop_t;
+
+/**
+ * What a role does where the roles differ. The shared loop and its helpers
+ * (loomrun_loop.c, loomrun_note.c) call through lp->role and never ask which
+ * role they run in. Three tables: loomrun_role_single (loomrun_single.c),
+ * loomrun_role_head (loomrun_head.c: the single host's judging plus the
+ * daemons) and the daemon's (loomrun_daemon.c: judges nothing, tells the
+ * head). Every member is set in every table.
+ */
+typedef struct loomrun_role_ops {
+    /** Start the role's part of the job before this host's ranks (a head:
+     *  its daemons). 0, or -1 (the job fails). */
+    int    (*start)(loomrun_loop_t *lp);
+    /** After the loop: close and free what the role holds. */
+    void   (*stop)(loomrun_loop_t *lp);
+    /** Print the failure message @p msg (loomrun_fail, once per process). */
+    void   (*report_failure)(loomrun_loop_t *lp, const char *msg);
+    /** The teardown is about to SIGKILL the ranks left 2 s after SIGTERM. */
+    void   (*report_kill)(loomrun_loop_t *lp);
+    /** loomrun received @p sig (SIGINT, SIGTERM, SIGHUP or SIGQUIT). */
+    void   (*on_signal)(loomrun_loop_t *lp, int sig);
+    /** Send @p sig to the ranks on other hosts (loomrun_signal_job). */
+    void   (*signal_remote)(loomrun_loop_t *lp, int sig);
+    /** An event of the PMIx thread: an abort, a fence, a direct modex. */
+    void   (*event)(loomrun_loop_t *lp, loomrun_event_t *ev);
+    /** A reaped child that is no rank of this host: 1 if it was the role's. */
+    int    (*reaped)(loomrun_loop_t *lp, pid_t pid, int wstatus);
+    /** A rank of this host ended (rk->wstatus): judge it, or tell the head. */
+    void   (*rank_ended)(loomrun_loop_t *lp, loomrun_rank_t *rk);
+    /** Rank @p rank saw @p peer (-1: some peer) fail (loomrun_note_seen). */
+    void   (*rank_noted)(loomrun_loop_t *lp, int rank, int peer);
+    /** Before each poll: the role's timers; returns its next deadline (0 none). */
+    double (*tick)(loomrun_loop_t *lp, double now);
+    /** Add the role's fds to @p pfd from index @p n; returns the new count. */
+    int    (*poll_fill)(loomrun_loop_t *lp, struct pollfd *pfd, int n);
+    /** Handle the role's fds in @p pfd[from..to). */
+    void   (*poll_handle)(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to);
+    /** --timeout is over: ask for hang reports; 1 if it waits for them. */
+    int    (*timeout_begin)(loomrun_loop_t *lp, double now);
+    /** After each loop turn: 1 when the wait for those reports ended. */
+    int    (*timeout_check)(loomrun_loop_t *lp, double now);
+    /** Once every rank is reaped and drained: may the loop end? */
+    int    (*may_end)(const loomrun_loop_t *lp);
+    /** Where the ranks' output goes (job->emit). */
+    loomrun_emit_fn_t emit;
+} loomrun_role_ops_t;
 
 /* ---- loomrun_util.c: stateless helpers ------------------------------------ */
 
@@ -280,8 +356,14 @@ void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk);
 void loomrun_abort_seen(loomrun_loop_t *lp, loomrun_rank_t *rk, const char *host, int status,
                         const char *msg);
 
-/** Send @p sig to every rank of the job (this node's and the daemons'). */
+/** A rank aborted the job (a LOOMRUN_EVENT_ABORT of this host): judge it. */
+void loomrun_abort_event(loomrun_loop_t *lp, loomrun_event_t *ev);
+
+/** Send @p sig to every rank of the job (this node's, and through the role others'). */
 void loomrun_signal_job(loomrun_loop_t *lp, int sig);
+
+/** Give the loop its role (once, before anything runs); sets job->emit too. */
+void loomrun_role_set(loomrun_loop_t *lp, const loomrun_role_ops_t *role);
 
 /** Block the loop's signals and open the signalfd. 0 or -1. */
 int  loomrun_signals_init(loomrun_loop_t *lp);
@@ -339,57 +421,32 @@ int  loomrun_conn_next(loomrun_conn_t *c, loomrun_ctl_msg_t *msg, char *why, siz
 /** Close and free. */
 void loomrun_conn_close(loomrun_conn_t *c);
 
+/* ---- loomrun_single.c: the role of a job on this host alone ---------------- */
+
+/** The single-host role: it judges every end itself and prints. */
+extern const loomrun_role_ops_t loomrun_role_single;
+
+/** Print a failure as the job's (the single host and the head). */
+void loomrun_single_report_failure(loomrun_loop_t *lp, const char *msg);
+
+/** Say that SIGKILL follows (the single host and the head). */
+void loomrun_single_report_kill(loomrun_loop_t *lp);
+
+/** A signal to loomrun: forward it to the job, SIGKILL the second time. */
+void loomrun_single_on_signal(loomrun_loop_t *lp, int sig);
+
+/** The single-host and head reaction to a PMIx event: abort judged, others ignored. */
+void loomrun_single_event(loomrun_loop_t *lp, loomrun_event_t *ev);
+
 /* ---- loomrun_head.c: the head of a multi-host job -------------------------- */
 
-/** Listen, and start a daemon on every other node through the agent. 0 or -1. */
-int  loomrun_head_start(loomrun_loop_t *lp);
-
-/** Add the head's fds to @p pfd from index @p n; returns the new count. */
-int  loomrun_head_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n);
-
-/** Handle the head's fds in @p pfd[from..to). */
-void loomrun_head_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to);
-
-/** A child was reaped: 1 if it was a launch agent (handled), else 0. */
-int  loomrun_head_reaped(loomrun_loop_t *lp, pid_t pid, int wstatus);
-
-/** Deadlines and the end of the job; returns the next deadline (0 none). */
-double loomrun_head_tick(loomrun_loop_t *lp, double now);
-
-/** 1 while a daemon still has to finish. */
-int  loomrun_head_busy(const loomrun_loop_t *lp);
-
-/** Send @p sig to the ranks of every daemon. */
-void loomrun_head_signal(loomrun_loop_t *lp, int sig);
-
-/** A local PMIx event for the head: fence, dmodex request or served data. */
-void loomrun_head_event(loomrun_loop_t *lp, const loomrun_event_t *ev);
-
-/** After the loop: close everything, stop and reap the agents, free the head (lp->head = NULL). */
-void loomrun_head_stop(loomrun_loop_t *lp);
+/** The head role: the single host's, plus starting and routing the daemons. */
+extern const loomrun_role_ops_t loomrun_role_head;
 
 /* ---- loomrun_daemon.c: loomrun --daemon on the other hosts ------------------ */
 
 /** The daemon's main; argv[1] is "--daemon". Returns the exit status. */
 int  loomrun_daemon_main(int argc, char **argv);
-
-/** Add the daemon's fds to @p pfd from index @p n; returns the new count. */
-int  loomrun_daemon_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int n);
-
-/** Handle the daemon's fds in @p pfd[from..to). */
-void loomrun_daemon_poll_handle(loomrun_loop_t *lp, struct pollfd *pfd, int from, int to);
-
-/** A local rank ended: tell the head. */
-void loomrun_daemon_rank_exit(loomrun_loop_t *lp, loomrun_rank_t *rk);
-
-/** A local rank saw @p peer (-1: some peer) fail: tell the head. */
-void loomrun_daemon_rank_note(loomrun_loop_t *lp, int rank, int peer);
-
-/** A local PMIx event for a daemon: abort, fence, dmodex. */
-void loomrun_daemon_event(loomrun_loop_t *lp, const loomrun_event_t *ev);
-
-/** 1 once the daemon may leave (shut down by the head, or head lost). */
-int  loomrun_daemon_done(const loomrun_loop_t *lp);
 
 /* ---- loomrun_hang.c: hang reports and their summary ------------------------- */
 
@@ -398,6 +455,14 @@ int  loomrun_hang_init(loomrun_job_t *job);
 
 /** Free what loomrun_hang_init made. */
 void loomrun_hang_fini(loomrun_job_t *job);
+
+/**
+ * The output hook of a head or single host (job->emit): rank @p rank's
+ * output to @p out_fd, its "loom-report" lines kept when hang reports are on
+ * (job->hang), the rest written by loomrun_proc_emit_raw.
+ */
+void loomrun_hang_emit(loomrun_job_t *job, int rank, int out_fd, const char *data, size_t len,
+                       int end_line);
 
 /**
  * Output of rank @p rank on its way out: keep its "loom-report" lines.
@@ -504,13 +569,7 @@ void loomrun_proc_stream_close(loomrun_job_t *job, loomrun_rank_t *rk, int which
 /**
  * Forward @p len bytes of rank @p rank's output to @p out_fd (1 or 2), with
  * the rank tag when asked; @p end_line ends a last piece without newline.
- * With hang reports on (job->hang), its "loom-report" lines are kept
- * instead (loomrun_hang_filter).
  */
-void loomrun_proc_emit(loomrun_job_t *job, int rank, int out_fd, const char *data,
-                       size_t len, int end_line);
-
-/** Forward without looking for report lines (see loomrun_proc_emit). */
 void loomrun_proc_emit_raw(loomrun_job_t *job, int rank, int out_fd, const char *data,
                            size_t len, int end_line);
 
@@ -547,7 +606,7 @@ int  loomrun_guard_exec_main(int argc, char **argv);
 /** Tell the guardian the job's tmpdir and /dev/shm prefix (after job_init). */
 void loomrun_guard_files(loomrun_job_t *job);
 
-/** Tell the guardian about a rank just forked. */
+/** Tell the guardian about a rank just forked (loomrun_launch, after each fork). */
 void loomrun_guard_proc(loomrun_job_t *job, pid_t pid);
 
 /** loomrun cleaned up itself: the guardian leaves quietly. */

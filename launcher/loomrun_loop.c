@@ -4,8 +4,9 @@
  *
  * The loop polls a signalfd (SIGCHLD, and SIGINT/SIGTERM/SIGHUP/SIGQUIT to
  * forward), the pipe on which PMIx upcalls report, the ranks' output pipes
- * and, in multi-host jobs, the control connections (loomrun_head.c,
- * loomrun_daemon.c add and handle those).
+ * and the role's fds (a head's or a daemon's control connections). Where
+ * the roles differ it calls through lp->role (loomrun_role_ops_t): it
+ * never names the head, the daemon or the hang reports, which sit above it.
  *
  * Failure policy (what held in failure-injection runs against PMIx 4.2.2,
  * see ../shared/notes/pmix.md): the first abnormal end (a signal, a non-zero
@@ -56,15 +57,7 @@ void loomrun_fail(loomrun_loop_t *lp, int exit_status, const char *fmt, ...)
     va_end(ap);
     lp->failed      = 1;
     lp->exit_status = exit_status;
-    if (lp->daemon != NULL) {
-        /* only the head reports; a daemon's own trouble goes to stderr */
-        fprintf(stderr, "loomrun daemon (%s): %s\n", lp->job->host, msg);
-    } else if (lp->nalive > 0) {
-        fprintf(stderr, "loomrun: %s; stopping the job (%d of %d ranks still running)\n",
-                msg, lp->nalive, lp->job->opts.nranks);
-    } else {
-        fprintf(stderr, "loomrun: %s\n", msg);
-    }
+    lp->role->report_failure(lp, msg);
     fflush(stderr);
     if (lp->phase == LOOMRUN_RUNNING) {
         lp->phase          = LOOMRUN_GRACE;
@@ -206,9 +199,7 @@ void loomrun_abort_seen(loomrun_loop_t *lp, loomrun_rank_t *rk, const char *host
 void loomrun_signal_job(loomrun_loop_t *lp, int sig)
 {
     loomrun_proc_signal_all(lp->job, sig);
-    if (lp->head != NULL) {
-        loomrun_head_signal(lp, sig);
-    }
+    lp->role->signal_remote(lp, sig);
 }
 
 /* Advance the teardown when its deadline has passed. */
@@ -222,10 +213,7 @@ static void loomrun_teardown_step(loomrun_loop_t *lp, double now)
         lp->phase          = LOOMRUN_TERM;
         lp->phase_deadline = now + LOOMRUN_KILL_AFTER_S;
     } else if (lp->phase == LOOMRUN_TERM) {
-        if (lp->nalive > 0 && !lp->job->opts.quiet && lp->daemon == NULL) {
-            fprintf(stderr, "loomrun: %d rank(s) still running 2 s after SIGTERM: "
-                    "sending SIGKILL\n", lp->nalive);
-        }
+        lp->role->report_kill(lp);
         loomrun_signal_job(lp, SIGKILL);
         lp->phase          = LOOMRUN_KILL;
         lp->phase_deadline = 0;
@@ -259,31 +247,28 @@ static void loomrun_timeout(loomrun_loop_t *lp)
 
 /* ---- events -------------------------------------------------------------------- */
 
-static void loomrun_read_events(loomrun_loop_t *lp)
+void loomrun_abort_event(loomrun_loop_t *lp, loomrun_event_t *ev)
 {
     loomrun_job_t *job = lp->job;
+
+    ev->msg[sizeof(ev->msg) - 1] = '\0';
+    if (ev->rank >= 0 && ev->rank < job->opts.nranks) {
+        loomrun_rank_t *rk = &job->ranks[ev->rank];
+        loomrun_abort_seen(lp, rk, job->map.names[rk->node], ev->status, ev->msg);
+    } else {
+        char shell[128];
+        int st = loomrun_abort_status(ev->status, shell, sizeof(shell));
+        loomrun_fail(lp, st, "rank %d aborted the job with status %d: %s%s", ev->rank,
+                     ev->status, ev->msg[0] ? ev->msg : "(no message)", shell);
+    }
+}
+
+static void loomrun_read_events(loomrun_loop_t *lp)
+{
     loomrun_event_t ev;
 
-    while (read(job->event_rfd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
-        if (lp->daemon != NULL) {
-            if (ev.type == LOOMRUN_EVENT_ABORT) {
-                loomrun_note_read(lp);   /* the head hears a note before its abort */
-            }
-            loomrun_daemon_event(lp, &ev);
-        } else if (ev.type == LOOMRUN_EVENT_ABORT) {
-            ev.msg[sizeof(ev.msg) - 1] = '\0';
-            if (ev.rank >= 0 && ev.rank < job->opts.nranks) {
-                loomrun_rank_t *rk = &job->ranks[ev.rank];
-                loomrun_abort_seen(lp, rk, job->map.names[rk->node], ev.status, ev.msg);
-            } else {
-                char shell[128];
-                int st = loomrun_abort_status(ev.status, shell, sizeof(shell));
-                loomrun_fail(lp, st, "rank %d aborted the job with status %d: %s%s", ev.rank,
-                             ev.status, ev.msg[0] ? ev.msg : "(no message)", shell);
-            }
-        } else if (lp->head != NULL) {
-            loomrun_head_event(lp, &ev);
-        }
+    while (read(lp->job->event_rfd, &ev, sizeof(ev)) == (ssize_t)sizeof(ev)) {
+        lp->role->event(lp, &ev);
     }
 }
 
@@ -314,13 +299,13 @@ void loomrun_classify_exit(loomrun_loop_t *lp, loomrun_rank_t *rk)
     }
 }
 
-/* One reaped child: a launch agent, one of this node's ranks, or neither
- * (the cleanup guardian). */
+/* One reaped child: the role's (a head's launch agent), one of this node's
+ * ranks, or neither (the cleanup guardian). */
 static void loomrun_reaped(loomrun_loop_t *lp, pid_t pid, int st)
 {
     loomrun_job_t *job = lp->job;
 
-    if (lp->head != NULL && loomrun_head_reaped(lp, pid, st)) {
+    if (lp->role->reaped(lp, pid, st)) {
         return;
     }
     for (int r = 0; r < job->opts.nranks; ++r) {
@@ -330,11 +315,7 @@ static void loomrun_reaped(loomrun_loop_t *lp, pid_t pid, int st)
             rk->wstatus = st;
             --lp->nalive;
             loomrun_note_read(lp);   /* a note it wrote before its end is in by now */
-            if (lp->daemon != NULL) {
-                loomrun_daemon_rank_exit(lp, rk);
-            } else {
-                loomrun_classify_exit(lp, rk);
-            }
+            lp->role->rank_ended(lp, rk);
             return;
         }
     }
@@ -361,30 +342,6 @@ static void loomrun_reap(loomrun_loop_t *lp, pid_t first)
     }
 }
 
-static void loomrun_on_signal(loomrun_loop_t *lp, int sig)
-{
-    ++lp->signals_seen;
-    if (lp->daemon != NULL) {
-        /* the agent (ssh) or the host stops the daemon: the head will see
-         * its connection close; the ranks here must not outlive it */
-        loomrun_fail(lp, 128 + sig, "received %s: stopping this node's ranks",
-                     loomrun_signame(sig));
-        loomrun_proc_signal_all(lp->job, SIGTERM);
-        lp->phase          = LOOMRUN_TERM;
-        lp->phase_deadline = loomrun_now() + 1.0;
-        return;
-    }
-    if (lp->signals_seen > 1) {
-        /* asked again: no more patience */
-        loomrun_signal_job(lp, SIGKILL);
-        lp->phase          = LOOMRUN_KILL;
-        lp->phase_deadline = 0;
-        return;
-    }
-    loomrun_signal_job(lp, sig);
-    loomrun_fail(lp, 128 + sig, "received %s: forwarded it to the ranks", loomrun_signame(sig));
-}
-
 static void loomrun_read_signals(loomrun_loop_t *lp)
 {
     struct signalfd_siginfo si[16];
@@ -395,7 +352,8 @@ static void loomrun_read_signals(loomrun_loop_t *lp)
             if (si[i].ssi_signo == SIGCHLD) {
                 loomrun_reap(lp, (pid_t)si[i].ssi_pid);
             } else {
-                loomrun_on_signal(lp, (int)si[i].ssi_signo);
+                ++lp->signals_seen;
+                lp->role->on_signal(lp, (int)si[i].ssi_signo);
             }
         }
     }
@@ -442,18 +400,13 @@ static int loomrun_poll_fill(loomrun_loop_t *lp, struct pollfd *pfd, int *open_s
 }
 
 /* May the loop end? Every rank reaped, its output read (or the drain time
- * over), and on a head every daemon finished; a daemon waits for the head. */
+ * over), and the role done (a head: every daemon finished; a daemon: the
+ * head said so, or is gone). */
 static int loomrun_loop_over(const loomrun_loop_t *lp, int open_streams, double now)
 {
     int drained = lp->nalive == 0 && (open_streams == 0 || now >= lp->drain_deadline);
 
-    if (lp->daemon != NULL) {
-        return loomrun_daemon_done(lp) && drained;
-    }
-    if (lp->head != NULL) {
-        return drained && !loomrun_head_busy(lp);
-    }
-    return drained;
+    return drained && lp->role->may_end(lp);
 }
 
 static void loomrun_loop_dispatch(loomrun_loop_t *lp, struct pollfd *pfd, int nown, int n)
@@ -474,11 +427,7 @@ static void loomrun_loop_dispatch(loomrun_loop_t *lp, struct pollfd *pfd, int no
             loomrun_proc_stream_read(job, &job->ranks[(i - 3) / 2], (i - 3) % 2);
         }
     }
-    if (lp->head != NULL) {
-        loomrun_head_poll_handle(lp, pfd, nown, n);
-    } else if (lp->daemon != NULL) {
-        loomrun_daemon_poll_handle(lp, pfd, nown, n);
-    }
+    lp->role->poll_handle(lp, pfd, nown, n);
 }
 
 void loomrun_loop_run(loomrun_loop_t *lp)
@@ -490,15 +439,9 @@ void loomrun_loop_run(loomrun_loop_t *lp)
 
     while (pfd != NULL) {
         int nown = loomrun_poll_fill(lp, pfd, &open_streams), n = nown, rc;
-        double now = loomrun_now(), extra = loomrun_hang_deadline(lp);
+        double now = loomrun_now(), extra = lp->role->tick(lp, now);
 
-        if (lp->head != NULL) {
-            double tick = loomrun_head_tick(lp, now);
-            extra = (extra == 0 || (tick > 0 && tick < extra)) ? tick : extra;
-            n = loomrun_head_poll_fill(lp, pfd, n);
-        } else if (lp->daemon != NULL) {
-            n = loomrun_daemon_poll_fill(lp, pfd, n);
-        }
+        n = lp->role->poll_fill(lp, pfd, n);
         if (lp->cause.set && (now >= lp->cause.deadline || lp->nalive == 0)) {
             loomrun_cause_flush(lp);   /* nothing better came, or nothing more can */
         }
@@ -517,11 +460,11 @@ void loomrun_loop_run(loomrun_loop_t *lp)
         if (lp->job_deadline > 0 && now >= lp->job_deadline && lp->nalive > 0) {
             /* the ranks that can say where they are blocked say it first */
             lp->job_deadline = 0;
-            if (!loomrun_hang_timeout_begin(lp, now)) {
+            if (!lp->role->timeout_begin(lp, now)) {
                 loomrun_timeout(lp);
             }
         }
-        if (loomrun_hang_check(lp, now)) {
+        if (lp->role->timeout_check(lp, now)) {
             loomrun_timeout(lp);
         }
         loomrun_teardown_step(lp, now);
@@ -535,6 +478,12 @@ void loomrun_loop_run(loomrun_loop_t *lp)
 }
 
 /* ---- setup ------------------------------------------------------------------- */
+
+void loomrun_role_set(loomrun_loop_t *lp, const loomrun_role_ops_t *role)
+{
+    lp->role      = role;
+    lp->job->emit = role->emit;
+}
 
 int loomrun_signals_init(loomrun_loop_t *lp)
 {
@@ -610,6 +559,9 @@ int loomrun_launch(loomrun_loop_t *lp, const char *path)
 
         if (rc == 0) {
             rc = loomrun_proc_spawn(job, r, path, env);
+        }
+        if (rc == 0) {
+            loomrun_guard_proc(job, job->ranks[r].pid);
         }
         loomrun_proc_free_env(env);
         if (rc != 0) {

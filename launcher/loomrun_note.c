@@ -77,9 +77,7 @@ void loomrun_note_seen(loomrun_loop_t *lp, int rank, int peer)
     }
     rk->saw_failure = 1;
     rk->failed_peer = peer >= 0 && peer < job->opts.nranks && peer != rank ? peer : -1;
-    if (lp->daemon != NULL) {
-        loomrun_daemon_rank_note(lp, rank, rk->failed_peer);
-    }
+    lp->role->rank_noted(lp, rank, rk->failed_peer);   /* a daemon tells the head */
 }
 
 /* One line "RANK PEER" from a rank of this node (others are ignored: a

@@ -263,12 +263,13 @@ int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
     if (pipe2(errp, O_CLOEXEC) != 0) {
         goto err_close_out;
     }
-    /* stdin goes to rank 0 alone; the others read an empty stream. On a
-     * daemon, rank 0 reads a pipe fed with what the head forwards. */
+    /* stdin goes to rank 0 alone; the others read an empty stream. With
+     * job->stdin_pipe (a daemon), rank 0 reads a pipe fed with what the
+     * head forwards. */
     if (r != 0 && (in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
         goto err_close_err;
     }
-    if (r == 0 && job->is_daemon && loomrun_proc_stdin_pipe(job, &in_fd) != 0) {
+    if (r == 0 && job->stdin_pipe && loomrun_proc_stdin_pipe(job, &in_fd) != 0) {
         goto err_close_err;
     }
     pid = fork();
@@ -287,7 +288,6 @@ int loomrun_proc_spawn(loomrun_job_t *job, int r, const char *path, char **env)
     close(errp[1]);
     fcntl(outp[0], F_SETFL, O_NONBLOCK);
     fcntl(errp[0], F_SETFL, O_NONBLOCK);
-    loomrun_guard_proc(job, pid);
     loomrun_bind_report(job, r);
     rk->pid   = pid;
     rk->alive = 1;
@@ -372,24 +372,13 @@ static void loomrun_write_all(int fd, struct iovec *iov, int iovcnt)
 
 /* Forward @p len bytes of whole lines; with @p end_line a final piece
  * without its newline gets one (tagged output only: untagged bytes go out
- * exactly as the rank wrote them). A daemon hands them to its hook, which
- * sends them to the head. */
+ * exactly as the rank wrote them). Through the job's output hook, which the
+ * role set: a daemon sends them to the head, a head or a single host keeps
+ * the hang report lines (loomrun_hang_emit) and writes the rest. */
 static void loomrun_emit(loomrun_job_t *job, loomrun_rank_t *rk, loomrun_stream_t *s,
                          const char *data, size_t len, int end_line)
 {
-    if (job->emit != NULL) {
-        job->emit(job, rk->rank, s->out_fd, data, len, end_line);
-        return;
-    }
-    loomrun_proc_emit(job, rk->rank, s->out_fd, data, len, end_line);
-}
-
-void loomrun_proc_emit(loomrun_job_t *job, int rank, int out_fd, const char *data,
-                       size_t len, int end_line)
-{
-    if (job->hang == NULL || !loomrun_hang_filter(job, rank, out_fd, data, len, end_line)) {
-        loomrun_proc_emit_raw(job, rank, out_fd, data, len, end_line);
-    }
+    job->emit(job, rk->rank, s->out_fd, data, len, end_line);
 }
 
 void loomrun_proc_emit_raw(loomrun_job_t *job, int rank, int out_fd, const char *data,

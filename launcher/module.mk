@@ -8,7 +8,7 @@ LOOMRUN_SRC := launcher/loomrun.c launcher/loomrun_pmix.c launcher/loomrun_proc.
                launcher/loomrun_daemon.c launcher/loomrun_report.c \
                launcher/loomrun_report_sum.c launcher/loomrun_hang.c \
                launcher/loomrun_guard.c launcher/loomrun_util.c launcher/loomrun_bind.c \
-               launcher/loomrun_note.c
+               launcher/loomrun_note.c launcher/loomrun_single.c
 LOOMRUN_OBJ := $(LOOMRUN_SRC:%.c=$(BUILD)/obj/%.o)
 LOOMRUN     := $(BUILD)/bin/loomrun
 
