@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_EVENTS 16
@@ -273,14 +274,19 @@ static void test_reentrant(void)
 
 static int race_inside, race_calls, race_late, race_stop;
 
-/* Counts calls; race_late counts the ones that began after unsubscribe. */
+/* Counts calls; race_late counts the ones that began after unsubscribe.
+ * Stays inside a while, so an unsubscribe that did not wait would see it. */
 static void race_cb(void *arg, const void *addr, size_t len)
 {
+    volatile int spin;
+
     (void)addr;
     (void)len;
     __atomic_add_fetch(&race_inside, 1, __ATOMIC_ACQ_REL);
     if (__atomic_load_n((int *)arg, __ATOMIC_ACQUIRE)) {
         __atomic_add_fetch(&race_late, 1, __ATOMIC_RELAXED);
+    }
+    for (spin = 0; spin < 2000; ++spin) {
     }
     __atomic_add_fetch(&race_calls, 1, __ATOMIC_RELAXED);
     __atomic_sub_fetch(&race_inside, 1, __ATOMIC_ACQ_REL);
@@ -298,6 +304,23 @@ static void *race_thread(void *arg)
     return NULL;
 }
 
+/* Wait (up to 5 s) until race_calls leaves @p calls or a callback is running. */
+static int wait_for_call(int calls)
+{
+    struct timespec t0, t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        if (__atomic_load_n(&race_inside, __ATOMIC_ACQUIRE) != 0 ||
+            __atomic_load_n(&race_calls, __ATOMIC_ACQUIRE) != calls) {
+            return 1;
+        }
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (t.tv_sec - t0.tv_sec < 5);
+    return 0;
+}
+
 static void test_unsubscribe_concurrent(void)
 {
     pthread_t th[RACE_THREADS];
@@ -310,8 +333,10 @@ static void test_unsubscribe_concurrent(void)
     }
     for (round = 0; round < RACE_ROUNDS; ++round) {
         __atomic_store_n(&gone, 0, __ATOMIC_RELEASE);
+        calls = __atomic_load_n(&race_calls, __ATOMIC_ACQUIRE);
         CU_ASSERT_EQUAL_FATAL(loom_memhooks_subscribe(race_cb, &gone), LOOM_OK);
-        sched_yield();
+        /* until a thread is in the callback (so unsubscribe races with it) */
+        CU_ASSERT(wait_for_call(calls));
         CU_ASSERT_EQUAL_FATAL(loom_memhooks_unsubscribe(race_cb, &gone), LOOM_OK);
         /* no callback in flight once unsubscribe returned, and none starts */
         CU_ASSERT_EQUAL(__atomic_load_n(&race_inside, __ATOMIC_ACQUIRE), 0);
