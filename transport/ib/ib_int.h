@@ -361,8 +361,9 @@ loom_status_t loom_tl_ib_rcache_get(loom_tl_ib_rcache_t *rc, const void *addr, s
 void loom_tl_ib_rcache_put(loom_tl_ib_rcache_t *rc, loom_tl_ib_region_t *region);
 struct ibv_mr *loom_tl_ib_region_mr(const loom_tl_ib_region_t *region);
 /** Counters for tests: registrations made, lookups served from the cache,
- *  regions invalidated by memory events, evictions; caching is 0 in
- *  sanitizer builds, where the cache keeps nothing (ib_rcache.c). */
+ *  regions invalidated by memory events, evictions; caching is 0 where the
+ *  memory hooks are not built (sanitizer builds, base/memhooks_int.h): then
+ *  the cache keeps nothing (ib_rcache.c). */
 typedef struct loom_tl_ib_rcache_stats {
     unsigned long regs, hits, invalidated, evicted;
     size_t        bytes;
