@@ -6,12 +6,13 @@
 #include "runtime_config_int.h"
 #include "base_config_int.h"
 #include "p2p_config_int.h"
+#include "coll_config_int.h"
 #include "tl.h"
 
 static loom_config_table_t *const loom_runtime_config_tables[] = {
     &loom_base_config,
     &loom_p2p_config,
-    &loom_config_legacy,     /* the collectives' */
+    &loom_coll_config,
 };
 
 /* after a bad value the next attempt reads every table again, as one */
