@@ -15,7 +15,7 @@
  * failing PMIx_Init is an error, never a silent singleton.
  */
 #include "bootstrap_int.h"
-#include "config_int.h"
+#include "base_config_int.h"
 #include "log_int.h"
 
 #include <pmix.h>
@@ -360,8 +360,8 @@ static void loom_bootstrap_set_cpu_info(void)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
     info->num_cores = cores > 0 ? (int)cores : 1;
-    if (loom_config_is_set(LOOM_CFG_OVERSUBSCRIBED)) {
-        info->oversubscribed = loom_config_int(LOOM_CFG_OVERSUBSCRIBED) != 0;
+    if (loom_config_is_set(LOOM_BASE_CFG(OVERSUBSCRIBED))) {
+        info->oversubscribed = loom_config_int(LOOM_BASE_CFG(OVERSUBSCRIBED)) != 0;
     } else {
         info->oversubscribed = info->local_size > info->num_cores;
     }
@@ -402,12 +402,12 @@ loom_status_t loom_bootstrap_init(const loom_bootstrap_info_t **info_p)
         *info_p = &bs->info;
         return LOOM_OK;
     }
-    status = loom_config_init();
+    status = loom_config_register(&loom_base_config);
     if (status != LOOM_OK) {
         return status;
     }
     memset(bs, 0, sizeof(*bs));
-    bs->timeout = (int)loom_config_int(LOOM_CFG_BOOTSTRAP_TIMEOUT);
+    bs->timeout = (int)loom_config_int(LOOM_BASE_CFG(BOOTSTRAP_TIMEOUT));
     if (bs->timeout < 0) {
         loom_error("bootstrap", "LOOM_BOOTSTRAP_TIMEOUT=%d must be >= 0 (0 = forever)",
                    bs->timeout);

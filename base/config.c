@@ -1,5 +1,8 @@
 /*
- * config.c: the LOOM_* configuration table.
+ * config.c: the machinery of the LOOM_* configuration (see config_int.h):
+ * the list of registered component tables, the parsers and range checks,
+ * and the printout loom_info shows. It declares no variable of its own
+ * (base's are in base_config.c).
  */
 #include "config_int.h"
 #include "log_int.h"
@@ -12,39 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-typedef struct loom_config_entry {
-    const char         *name;
-    loom_config_type_t  type;
-    const char         *def;
-    const char         *desc;
-} loom_config_entry_t;
-
-static const loom_config_entry_t loom_config_table[LOOM_CFG_COUNT] = {
-#define X(name, type, def, desc) { "LOOM_" #name, LOOM_CFG_TYPE_##type, def, desc },
-#include "config_vars.h"
-#undef X
-};
-
-typedef struct loom_config_range {
-    int    listed;
-    double min;
-    double max;
-} loom_config_range_t;
-
-static const loom_config_range_t loom_config_ranges[LOOM_CFG_COUNT] = {
-#define R(name, lo, hi) [LOOM_CFG_##name] = { 1, (lo), (hi) },
-#include "config_ranges.h"
-#undef R
-};
-
-static struct {
-    int         set;
-    const char *str;
-    long long   ival;
-    double      dval;
-} loom_config_values[LOOM_CFG_COUNT];
-
-static int loom_config_done;
+/* the registered tables, in registration order (loom_info prints them so) */
+static loom_config_table_t *loom_config_tables;
 
 static const char *const loom_config_type_names[] = {
     "bool", "int", "size", "double", "string",
@@ -58,16 +30,16 @@ static const char *const loom_config_type_hint[] = {
     "text",
 };
 
-/* Range of a numeric variable: its row in config_ranges.h or the default. */
-static void loom_config_range(int id, double *min_p, double *max_p)
+/* Range of a numeric variable: its own or its type's. */
+static void loom_config_range(const loom_config_var_t *v, double *min_p, double *max_p)
 {
-    if (loom_config_ranges[id].listed) {
-        *min_p = loom_config_ranges[id].min;
-        *max_p = loom_config_ranges[id].max;
+    if (v->ranged) {
+        *min_p = v->min;
+        *max_p = v->max;
         return;
     }
     *min_p = 0;
-    switch (loom_config_table[id].type) {
+    switch (v->type) {
     case LOOM_CFG_TYPE_INT:    *max_p = INT32_MAX; break;
     case LOOM_CFG_TYPE_SIZE:   *max_p = 4611686018427387904.0; break;
     case LOOM_CFG_TYPE_DOUBLE: *max_p = 1e9; break;
@@ -75,22 +47,20 @@ static void loom_config_range(int id, double *min_p, double *max_p)
     }
 }
 
-static loom_status_t loom_config_check_range(int id)
+static loom_status_t loom_config_check_range(const loom_config_var_t *v)
 {
-    const loom_config_entry_t *e = &loom_config_table[id];
-    double v, lo, hi;
+    double x, lo, hi;
 
-    if (e->type == LOOM_CFG_TYPE_STRING || e->type == LOOM_CFG_TYPE_BOOL) {
+    if (v->type == LOOM_CFG_TYPE_STRING || v->type == LOOM_CFG_TYPE_BOOL) {
         return LOOM_OK;
     }
-    v = (e->type == LOOM_CFG_TYPE_DOUBLE) ? loom_config_values[id].dval :
-                                            (double)loom_config_values[id].ival;
-    loom_config_range(id, &lo, &hi);
-    if (v >= lo && v <= hi) {
+    x = (v->type == LOOM_CFG_TYPE_DOUBLE) ? v->dval : (double)v->ival;
+    loom_config_range(v, &lo, &hi);
+    if (x >= lo && x <= hi) {
         return LOOM_OK;
     }
     loom_error("config", "%s='%s' is out of range: it must be between %.15g and %.15g (%s)",
-               e->name, loom_config_values[id].str, lo, hi, e->desc);
+               v->name, v->str, lo, hi, v->desc);
     return LOOM_ERR_CONFIG;
 }
 
@@ -176,80 +146,97 @@ loom_status_t loom_config_parse_value(loom_config_type_t type, const char *str,
     return LOOM_ERR_CONFIG;
 }
 
-loom_status_t loom_config_init(void)
+/* Parse one variable from the environment (or its default). */
+static loom_status_t loom_config_var_load(loom_config_var_t *v)
+{
+    const char *env = getenv(v->name);
+    int set = env != NULL && *env != '\0';
+
+    v->set  = set;
+    v->str  = set ? env : v->def;
+    v->ival = 0;
+    v->dval = 0;
+    if (*v->str == '\0') {
+        return LOOM_OK; /* automatic: the component decides */
+    }
+    if (loom_config_parse_value(v->type, v->str, &v->ival, &v->dval) != LOOM_OK) {
+        loom_error("config", "%s='%s' is not valid: expected %s (%s)", v->name, v->str,
+                   loom_config_type_hint[v->type], v->desc);
+        return LOOM_ERR_CONFIG;
+    }
+    return loom_config_check_range(v);
+}
+
+static void loom_config_list(loom_config_table_t *table)
+{
+    loom_config_table_t **tail = &loom_config_tables;
+
+    if (table->listed) {
+        return;
+    }
+    while (*tail != NULL) {
+        tail = &(*tail)->next;
+    }
+    table->next = NULL;
+    *tail = table;
+    table->listed = 1;
+}
+
+loom_status_t loom_config_register(loom_config_table_t *table)
 {
     loom_status_t status = LOOM_OK;
 
-    if (loom_config_done) {
+    if (table->loaded) {
         return LOOM_OK;
     }
-    for (int id = 0; id < LOOM_CFG_COUNT; ++id) {
-        const loom_config_entry_t *e = &loom_config_table[id];
-        const char *env = getenv(e->name);
-        int set = env != NULL && *env != '\0';
-        const char *str = set ? env : e->def;
+    loom_config_list(table);
+    for (int id = 0; id < table->count; ++id) {
+        loom_config_var_t *v = &table->vars[id];
 
-        loom_config_values[id].set  = set;
-        loom_config_values[id].str  = str;
-        loom_config_values[id].ival = 0;
-        loom_config_values[id].dval = 0;
-        if (*str == '\0') {
-            continue; /* automatic: the component decides */
-        }
-        if (loom_config_parse_value(e->type, str, &loom_config_values[id].ival,
-                                    &loom_config_values[id].dval) != LOOM_OK) {
-            loom_error("config", "%s='%s' is not valid: expected %s (%s)", e->name,
-                       str, loom_config_type_hint[e->type], e->desc);
+        if (v->name == NULL || v->def == NULL || v->desc == NULL) {
+            loom_error("config", "component %s: variable %d of %d has no row in its table",
+                       table->component, id, table->count);
             status = LOOM_ERR_CONFIG;
-        } else if (loom_config_check_range(id) != LOOM_OK) {
+        } else if (loom_config_var_load(v) != LOOM_OK) {
             status = LOOM_ERR_CONFIG;
         }
     }
-    if (loom_log_configure(loom_config_values[LOOM_CFG_LOG].str) != 0) {
-        loom_error("config", "LOOM_LOG='%s' is not valid: expected "
-                   "error|warn|info|debug|trace, optionally followed by "
-                   ":subsystem[,subsystem...]", loom_config_values[LOOM_CFG_LOG].str);
+    /* run even after a bad value, so every error is reported at once */
+    if (table->check != NULL && table->check(table) != LOOM_OK) {
         status = LOOM_ERR_CONFIG;
     }
     if (status == LOOM_OK) {
-        loom_config_done = 1;
+        table->loaded = 1;
     }
     return status;
 }
 
-int loom_config_is_set(loom_config_id_t id)
+const loom_config_var_t *loom_config_find(const char *name)
 {
-    return loom_config_values[id].set;
-}
-
-long long loom_config_int(loom_config_id_t id)
-{
-    return loom_config_values[id].ival;
-}
-
-double loom_config_double(loom_config_id_t id)
-{
-    return loom_config_values[id].dval;
-}
-
-const char *loom_config_str(loom_config_id_t id)
-{
-    const char *s = loom_config_values[id].str;
-    return s ? s : "";
-}
-
-const char *loom_config_name(loom_config_id_t id)
-{
-    return loom_config_table[id].name;
+    for (const loom_config_table_t *t = loom_config_tables; t != NULL; t = t->next) {
+        for (int id = 0; id < t->count; ++id) {
+            if (t->vars[id].name != NULL && strcmp(t->vars[id].name, name) == 0) {
+                return &t->vars[id];
+            }
+        }
+    }
+    return NULL;
 }
 
 void loom_config_print(FILE *out)
 {
-    for (int id = 0; id < LOOM_CFG_COUNT; ++id) {
-        const loom_config_entry_t *e = &loom_config_table[id];
-        const char *v = loom_config_values[id].str ? loom_config_values[id].str : e->def;
-        fprintf(out, "%-28s %-6s value=%-10s default=%-8s %s\n", e->name,
-                loom_config_type_names[e->type], *v ? v : "(auto)",
-                *e->def ? e->def : "(auto)", e->desc);
+    for (const loom_config_table_t *t = loom_config_tables; t != NULL; t = t->next) {
+        fprintf(out, "[%s]\n", t->component);
+        for (int id = 0; id < t->count; ++id) {
+            const loom_config_var_t *e = &t->vars[id];
+            const char *v = e->str ? e->str : e->def;
+
+            if (e->name == NULL) {
+                continue;
+            }
+            fprintf(out, "%-28s %-6s value=%-10s default=%-8s %s\n", e->name,
+                    loom_config_type_names[e->type], *v ? v : "(auto)",
+                    *e->def ? e->def : "(auto)", e->desc);
+        }
     }
 }

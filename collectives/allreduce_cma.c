@@ -135,7 +135,8 @@ static loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void 
 /* First call on this comm: may we read and write every peer? (published, then agreed) */
 static int loom_coll_cma_probe(const loom_coll_state_t *s)
 {
-    const char *mode = loom_config_str(LOOM_CFG_SHM_CMA);
+    const loom_config_var_t *cma = loom_config_find("LOOM_SHM_CMA");   /* shm's */
+    const char *mode = cma != NULL ? loom_config_str(cma) : "";
     uint8_t byte;
 
     if (strcasecmp(mode, "off") == 0) {

@@ -33,7 +33,7 @@
 #include "coll_fast.h"
 #include "coll_shm.h"
 #include "bootstrap_int.h"
-#include "config_int.h"
+#include "coll_config_int.h"
 #include "log_int.h"
 
 #include <sched.h>
@@ -162,7 +162,7 @@ static void loom_coll_fast_balance(void *base, int size, int rank, uint32_t mycp
 
     loom_coll_fast_balance_ops = 0;
     loom_coll_fast_balance_t0  = now;
-    if (!loom_config_int(LOOM_CFG_COLL_REBALANCE)) {
+    if (!loom_config_int(LOOM_COLL_CFG(REBALANCE))) {
         loom_coll_fast_balance_moves = LOOM_COLL_FAST_BALANCE_MOVES;
         return;
     }

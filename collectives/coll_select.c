@@ -12,7 +12,7 @@
 #include "coll_int.h"
 #include "coll_select.h"
 #include "coll_shm.h"
-#include "config_int.h"
+#include "coll_config_int.h"
 #include "log_int.h"
 
 #include <limits.h>
@@ -170,22 +170,22 @@ static const struct loom_coll_table {
     size_t                  num_algs;
     const loom_coll_rule_t *rules;
     size_t                  num_rules;
-    loom_config_id_t        cfg;
+    const loom_config_var_t *cfg;
 } loom_coll_tables[LOOM_COLL_TYPE_COUNT] = {
-    [LOOM_COLL_BARRIER]   = TABLE("barrier", barrier_algs, barrier_rules, LOOM_CFG_BARRIER_ALGORITHM),
-    [LOOM_COLL_BCAST]     = TABLE("bcast", bcast_algs, bcast_rules, LOOM_CFG_BCAST_ALGORITHM),
-    [LOOM_COLL_REDUCE]    = TABLE("reduce", reduce_algs, reduce_rules, LOOM_CFG_REDUCE_ALGORITHM),
-    [LOOM_COLL_ALLREDUCE] = TABLE("allreduce", allreduce_algs, allreduce_rules, LOOM_CFG_ALLREDUCE_ALGORITHM),
-    [LOOM_COLL_ALLGATHER] = TABLE("allgather", allgather_algs, allgather_rules, LOOM_CFG_ALLGATHER_ALGORITHM),
-    [LOOM_COLL_GATHER]    = TABLE("gather", gather_algs, gather_rules, LOOM_CFG_GATHER_ALGORITHM),
-    [LOOM_COLL_SCATTER]   = TABLE("scatter", scatter_algs, scatter_rules, LOOM_CFG_SCATTER_ALGORITHM),
-    [LOOM_COLL_ALLTOALL]  = TABLE("alltoall", alltoall_algs, alltoall_rules, LOOM_CFG_ALLTOALL_ALGORITHM),
-    [LOOM_COLL_REDUCE_SCATTER] = TABLE("reduce_scatter", reduce_scatter_algs, reduce_scatter_rules, LOOM_CFG_REDUCE_SCATTER_ALGORITHM),
-    [LOOM_COLL_NEIGHBOR]  = TABLE("neighbor", neighbor_algs, neighbor_rules, LOOM_CFG_NEIGHBOR_ALGORITHM),
-    [LOOM_COLL_SCAN]      = TABLE("scan", scan_algs, scan_rules, LOOM_CFG_SCAN_ALGORITHM),
-    [LOOM_COLL_EXSCAN]    = TABLE("exscan", scan_algs, scan_rules, LOOM_CFG_EXSCAN_ALGORITHM),
-    [LOOM_COLL_REDUCE_SCATTERV] = TABLE("reduce_scatterv", reduce_scatterv_algs, reduce_scatterv_rules, LOOM_CFG_REDUCE_SCATTERV_ALGORITHM),
-    [LOOM_COLL_ALLTOALLW] = TABLE("alltoallw", alltoallw_algs, alltoallw_rules, LOOM_CFG_ALLTOALLW_ALGORITHM),
+    [LOOM_COLL_BARRIER]   = TABLE("barrier", barrier_algs, barrier_rules, LOOM_COLL_CFG(BARRIER_ALGORITHM)),
+    [LOOM_COLL_BCAST]     = TABLE("bcast", bcast_algs, bcast_rules, LOOM_COLL_CFG(BCAST_ALGORITHM)),
+    [LOOM_COLL_REDUCE]    = TABLE("reduce", reduce_algs, reduce_rules, LOOM_COLL_CFG(REDUCE_ALGORITHM)),
+    [LOOM_COLL_ALLREDUCE] = TABLE("allreduce", allreduce_algs, allreduce_rules, LOOM_COLL_CFG(ALLREDUCE_ALGORITHM)),
+    [LOOM_COLL_ALLGATHER] = TABLE("allgather", allgather_algs, allgather_rules, LOOM_COLL_CFG(ALLGATHER_ALGORITHM)),
+    [LOOM_COLL_GATHER]    = TABLE("gather", gather_algs, gather_rules, LOOM_COLL_CFG(GATHER_ALGORITHM)),
+    [LOOM_COLL_SCATTER]   = TABLE("scatter", scatter_algs, scatter_rules, LOOM_COLL_CFG(SCATTER_ALGORITHM)),
+    [LOOM_COLL_ALLTOALL]  = TABLE("alltoall", alltoall_algs, alltoall_rules, LOOM_COLL_CFG(ALLTOALL_ALGORITHM)),
+    [LOOM_COLL_REDUCE_SCATTER] = TABLE("reduce_scatter", reduce_scatter_algs, reduce_scatter_rules, LOOM_COLL_CFG(REDUCE_SCATTER_ALGORITHM)),
+    [LOOM_COLL_NEIGHBOR]  = TABLE("neighbor", neighbor_algs, neighbor_rules, LOOM_COLL_CFG(NEIGHBOR_ALGORITHM)),
+    [LOOM_COLL_SCAN]      = TABLE("scan", scan_algs, scan_rules, LOOM_COLL_CFG(SCAN_ALGORITHM)),
+    [LOOM_COLL_EXSCAN]    = TABLE("exscan", scan_algs, scan_rules, LOOM_COLL_CFG(EXSCAN_ALGORITHM)),
+    [LOOM_COLL_REDUCE_SCATTERV] = TABLE("reduce_scatterv", reduce_scatterv_algs, reduce_scatterv_rules, LOOM_COLL_CFG(REDUCE_SCATTERV_ALGORITHM)),
+    [LOOM_COLL_ALLTOALLW] = TABLE("alltoallw", alltoallw_algs, alltoallw_rules, LOOM_COLL_CFG(ALLTOALLW_ALGORITHM)),
 };
 
 static const loom_coll_alg_t *loom_coll_forced[LOOM_COLL_TYPE_COUNT];
@@ -206,12 +206,12 @@ static const loom_coll_alg_t *loom_coll_find(const struct loom_coll_table *t,
 
 loom_status_t loom_coll_init(void)
 {
-    loom_status_t st = loom_config_init();
+    loom_status_t st = loom_config_register(&loom_coll_config);
 
     if (st != LOOM_OK) {
         return st;
     }
-    loom_coll_det = loom_config_int(LOOM_CFG_DETERMINISTIC) != 0;
+    loom_coll_det = loom_config_int(LOOM_COLL_CFG(DETERMINISTIC)) != 0;
     for (int c = 0; c < LOOM_COLL_TYPE_COUNT; ++c) {
         const struct loom_coll_table *t = &loom_coll_tables[c];
         const char *want = loom_config_str(t->cfg);

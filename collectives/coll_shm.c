@@ -12,7 +12,8 @@
  */
 #include "coll_shm.h"
 #include "bootstrap_int.h"
-#include "config_int.h"
+#include "coll_config_int.h"
+#include "p2p_config_int.h"
 #include "log_int.h"
 
 #include <errno.h>
@@ -46,7 +47,7 @@ static void loom_coll_comm_free(loom_comm_t comm)
  */
 static int loom_coll_shm_allowed(void)
 {
-    const char *list = loom_config_str(LOOM_CFG_TRANSPORTS);
+    const char *list = loom_config_str(LOOM_P2P_CFG(TRANSPORTS));
 
     for (const char *p = list; *p != '\0';) {
         size_t len = strcspn(p, ",");
@@ -119,7 +120,7 @@ static void loom_coll_shm_name(loom_coll_comm_t *cc, loom_comm_t comm)
 static loom_status_t loom_coll_shm_map(loom_coll_comm_t *cc, loom_comm_t comm, int create)
 {
     int fd, flags = O_RDWR | (create ? O_CREAT | O_EXCL : 0);
-    long long fault = loom_config_int(LOOM_CFG_COLL_SHM_FAULT);
+    long long fault = loom_config_int(LOOM_COLL_CFG(SHM_FAULT));
     void *base;
 
     cc->size = LOOM_ALIGN_UP(LOOM_COLL_SHM_SEG_BYTES(comm->size), (size_t)4096);

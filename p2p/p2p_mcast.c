@@ -15,10 +15,22 @@ static loom_p2p_mc_t **loom_p2p_mc_entries;
 static size_t loom_p2p_mc_num, loom_p2p_mc_cap;
 /* (loom cannot be initialized twice, so entries never outlive their transport's use) */
 
+/* LOOM_IB_MCAST_THRESHOLD is the ib transport's (transport/ib/ib_config.c):
+ * looked up by name once, after loom_init registered every table; without
+ * ib there is no multicast transport and the threshold is 0 */
 size_t loom_p2p_mc_threshold(void)
 {
-    long long t = loom_config_int(LOOM_CFG_IB_MCAST_THRESHOLD);
+    static const loom_config_var_t none;   /* value 0 */
+    static const loom_config_var_t *var;
+    const loom_config_var_t *v = __atomic_load_n(&var, __ATOMIC_ACQUIRE);
+    long long t;
 
+    if (loom_unlikely(v == NULL)) {
+        v = loom_config_find("LOOM_IB_MCAST_THRESHOLD");
+        v = v != NULL ? v : &none;
+        __atomic_store_n(&var, v, __ATOMIC_RELEASE);
+    }
+    t = loom_config_int(v);
     return t <= 0 ? 0 : (size_t)t;
 }
 

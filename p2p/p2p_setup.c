@@ -15,7 +15,7 @@
  */
 #include "p2p_setup_int.h"
 #include "p2p_engine_int.h"
-#include "config_int.h"
+#include "p2p_config_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
@@ -67,7 +67,7 @@ static loom_status_t loom_p2p_setup_transports_check(const char *list)
 static loom_status_t loom_p2p_setup_transports_open(void)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
-    const char *list = loom_config_str(LOOM_CFG_TRANSPORTS);
+    const char *list = loom_config_str(LOOM_P2P_CFG(TRANSPORTS));
     loom_tl_params_t params = { .job = e->job, .am_cb = loom_p2p_am_handler,
                                 .err_cb = loom_p2p_peer_err_handler, .cb_arg = e,
                                 .am_place_cb = loom_p2p_am_place,
@@ -110,8 +110,8 @@ static void loom_p2p_setup_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_
                        caps->max_am - LOOM_P2P_EAGER_HDR_MAX : 0;
     size_t limit = LOOM_MIN(caps->eager_limit, frame_max);
 
-    if (loom_config_is_set(LOOM_CFG_EAGER_LIMIT)) {
-        limit = LOOM_MIN((size_t)loom_config_int(LOOM_CFG_EAGER_LIMIT), frame_max);
+    if (loom_config_is_set(LOOM_P2P_CFG(EAGER_LIMIT))) {
+        limit = LOOM_MIN((size_t)loom_config_int(LOOM_P2P_CFG(EAGER_LIMIT)), frame_max);
     }
     peer->can_rndv = (uint8_t)(caps->can_get != 0 && caps->max_am >= LOOM_P2P_HDR_MAX);
     if (!peer->can_rndv) {
@@ -120,8 +120,8 @@ static void loom_p2p_setup_peer_thresholds(loom_p2p_peer_t *peer, loom_tl_iface_
     peer->eager_limit = limit;
     peer->rndv_push = 0;
     if (peer->can_rndv) {
-        size_t push = loom_config_is_set(LOOM_CFG_RNDV_PUSH) ?
-                      (size_t)loom_config_int(LOOM_CFG_RNDV_PUSH) : caps->rndv_push;
+        size_t push = loom_config_is_set(LOOM_P2P_CFG(RNDV_PUSH)) ?
+                      (size_t)loom_config_int(LOOM_P2P_CFG(RNDV_PUSH)) : caps->rndv_push;
         /* a rendezvous message is longer than the eager limit, so the pushed
          * part is always a strict prefix; the frame fits caps.max_am */
         peer->rndv_push = LOOM_MIN(push, LOOM_MIN(limit, caps->max_am -
@@ -164,7 +164,7 @@ static loom_status_t loom_p2p_setup_peers(void)
             loom_error("p2p", "rank %s: no transport reaches rank %d (%s) (open: %d "
                        "transports; LOOM_TRANSPORTS='%s')", loom_log_identity(), r,
                        e->job->hostnames[r], e->num_ifaces,
-                       loom_config_str(LOOM_CFG_TRANSPORTS));
+                       loom_config_str(LOOM_P2P_CFG(TRANSPORTS)));
             return st;
         }
     }
@@ -230,7 +230,7 @@ static void loom_p2p_setup_log_selection(void)
 
 static loom_status_t loom_p2p_setup_policy(void)
 {
-    const char *errors = loom_config_str(LOOM_CFG_ERRORS);
+    const char *errors = loom_config_str(LOOM_P2P_CFG(ERRORS));
 
     if (strcmp(errors, "abort") == 0) {
         loom_p2p_engine.errors_return = 0;
@@ -241,7 +241,7 @@ static loom_status_t loom_p2p_setup_policy(void)
                    errors);
         return LOOM_ERR_CONFIG;
     }
-    loom_p2p_engine.progress_timeout = loom_config_double(LOOM_CFG_PROGRESS_TIMEOUT);
+    loom_p2p_engine.progress_timeout = loom_config_double(LOOM_P2P_CFG(PROGRESS_TIMEOUT));
     return LOOM_OK;
 }
 

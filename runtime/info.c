@@ -1,16 +1,18 @@
 /*
  * info.c: the runtime's description of itself for loom_info (see
- * info_int.h): it reads the transport registry, the configuration table and
- * the collectives' selection, so the tool needs no layer's internals.
+ * info_int.h): it reads the transport registry, the components'
+ * configuration tables (runtime_config.c) and the collectives' selection,
+ * so the tool needs no layer's internals.
  */
 #include "info_int.h"
 #include "config_int.h"
+#include "runtime_config_int.h"
 #include "tl.h"
 #include "coll_select.h"
 
 loom_status_t loom_info_config_load(void)
 {
-    return loom_config_init();
+    return loom_runtime_config_load();
 }
 
 void loom_info_print_all(FILE *out)

@@ -2,9 +2,10 @@
  * init.c: loom_init and loom_finalize, the one place that sees every layer
  * it starts.
  *
- * init: configuration (base) -> the engine's policy and hang-report signal
- * (p2p) -> bootstrap, PMIx (base) -> the point-to-point engine with its
- * transports (p2p_setup.c) -> the collectives' configuration and selection.
+ * init: configuration (every component's table: runtime_config.c) -> the
+ * engine's policy and hang-report signal (p2p) -> bootstrap, PMIx (base)
+ * -> the point-to-point engine with its transports (p2p_setup.c) -> the
+ * collectives' configuration and selection.
  * Each step undoes the ones before it when a later one fails.
  *
  * finalize: finish every send and exchange BYE with every rank (so nothing
@@ -12,7 +13,7 @@
  * leave the bootstrap.
  */
 #include "p2p_setup_int.h"
-#include "config_int.h"
+#include "runtime_config_int.h"
 #include "coll_select.h"
 #include "op_int.h"
 
@@ -25,7 +26,7 @@ loom_status_t loom_init(int *argc_p, char ***argv_p)
     (void)argv_p;
     st = loom_p2p_check_state("loom_init", 0);
     if (st == LOOM_OK) {
-        st = loom_config_init();
+        st = loom_runtime_config_load();
     }
     if (st == LOOM_OK) {
         st = loom_p2p_configure();

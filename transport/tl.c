@@ -7,20 +7,26 @@
 
 extern const loom_tl_ops_t loom_tl_self_ops;
 extern const loom_tl_ops_t loom_tl_shm_ops;
+extern loom_config_table_t loom_shm_config;        /* shm/shm_config.c */
 #if LOOM_HAVE_TCP
 extern const loom_tl_ops_t loom_tl_tcp_ops;
+extern loom_config_table_t loom_tcp_config;        /* tcp/tcp_config.c */
 #endif
 #if LOOM_HAVE_IBV
 extern const loom_tl_ops_t loom_tl_ib_ops;
+extern loom_config_table_t loom_ib_config;         /* ib/ib_config.c */
 #endif
 
-static const loom_tl_component_t loom_tl_self_component = { "self", &loom_tl_self_ops };
-static const loom_tl_component_t loom_tl_shm_component  = { "shm", &loom_tl_shm_ops };
+static const loom_tl_component_t loom_tl_self_component = { "self", &loom_tl_self_ops, NULL };
+static const loom_tl_component_t loom_tl_shm_component  = { "shm", &loom_tl_shm_ops,
+                                                            &loom_shm_config };
 #if LOOM_HAVE_IBV
-static const loom_tl_component_t loom_tl_ib_component   = { "ib", &loom_tl_ib_ops };
+static const loom_tl_component_t loom_tl_ib_component   = { "ib", &loom_tl_ib_ops,
+                                                            &loom_ib_config };
 #endif
 #if LOOM_HAVE_TCP
-static const loom_tl_component_t loom_tl_tcp_component  = { "tcp", &loom_tl_tcp_ops };
+static const loom_tl_component_t loom_tl_tcp_component  = { "tcp", &loom_tl_tcp_ops,
+                                                            &loom_tcp_config };
 #endif
 
 /* order of preference: the engine picks the first that reaches a peer */

@@ -31,6 +31,7 @@
 #include <loom.h>
 #include "compiler_int.h"
 #include "bootstrap_int.h"
+#include "config_int.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -285,6 +286,8 @@ struct loom_tl_ep {
 typedef struct loom_tl_component {
     const char          *name;
     const loom_tl_ops_t *ops;
+    loom_config_table_t *config;   /**< its LOOM_* variables (NULL: none); the
+                                    *   runtime registers every one */
 } loom_tl_component_t;
 
 /** Every transport built into this library, in order of preference. */

@@ -6,6 +6,11 @@
 
 #include <loom.h>
 #include "config_int.h"
+#include "base_config_int.h"
+#include "p2p_config_int.h"
+#include "coll_config_int.h"
+#include "runtime_config_int.h"
+#include "tl.h"
 #include "list_int.h"
 #include "log_int.h"
 #include "mpool_int.h"
@@ -81,52 +86,125 @@ static void test_config_parse_values(void)
                     LOOM_ERR_CONFIG);
 }
 
+/* the registered variable called @p name (every table is registered by then) */
+static const loom_config_var_t *cfg(const char *name)
+{
+    const loom_config_var_t *v = loom_config_find(name);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    return v;
+}
+
 static void test_config_env(void)
 {
     /* a bad value is refused (and init can be retried once fixed) */
     setenv("LOOM_EAGER_LIMIT", "lots", 1);
-    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    CU_ASSERT_EQUAL(loom_runtime_config_load(), LOOM_ERR_CONFIG);
     setenv("LOOM_EAGER_LIMIT", "16k", 1);
     setenv("LOOM_LOG", "loud", 1);
-    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    CU_ASSERT_EQUAL(loom_runtime_config_load(), LOOM_ERR_CONFIG);
     setenv("LOOM_LOG", "error", 1);
     /* numeric ranges: negative values only where a row allows them */
     setenv("LOOM_PROGRESS_TIMEOUT", "-3", 1);
-    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    CU_ASSERT_EQUAL(loom_runtime_config_load(), LOOM_ERR_CONFIG);
     setenv("LOOM_PROGRESS_TIMEOUT", "2.5", 1);
     setenv("LOOM_BOOTSTRAP_TIMEOUT", "4294967296", 1);
-    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    CU_ASSERT_EQUAL(loom_runtime_config_load(), LOOM_ERR_CONFIG);
     setenv("LOOM_BOOTSTRAP_TIMEOUT", "60", 1);
     setenv("LOOM_SHM_RING_SLOTS", "1", 1);
-    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    CU_ASSERT_EQUAL(loom_runtime_config_load(), LOOM_ERR_CONFIG);
     unsetenv("LOOM_SHM_RING_SLOTS");
+#if LOOM_HAVE_IBV
     setenv("LOOM_IB_MCAST_DROP", "1.5", 1);
-    CU_ASSERT_EQUAL(loom_config_init(), LOOM_ERR_CONFIG);
+    CU_ASSERT_EQUAL(loom_runtime_config_load(), LOOM_ERR_CONFIG);
     setenv("LOOM_IB_GID_INDEX", "-1", 1);
     setenv("LOOM_IB_MCAST_DROP", "0.25", 1);
-    CU_ASSERT_EQUAL(loom_config_init(), LOOM_OK);
+#endif
+    CU_ASSERT_EQUAL(loom_runtime_config_load(), LOOM_OK);
 
-    CU_ASSERT_TRUE(loom_config_is_set(LOOM_CFG_EAGER_LIMIT));
-    CU_ASSERT_EQUAL(loom_config_int(LOOM_CFG_EAGER_LIMIT), 16384);
-    CU_ASSERT_DOUBLE_EQUAL(loom_config_double(LOOM_CFG_IB_MCAST_DROP), 0.25, 1e-12);
-    CU_ASSERT_DOUBLE_EQUAL(loom_config_double(LOOM_CFG_PROGRESS_TIMEOUT), 2.5, 1e-12);
-    CU_ASSERT_EQUAL(loom_config_int(LOOM_CFG_IB_GID_INDEX), -1);
-    CU_ASSERT_FALSE(loom_config_is_set(LOOM_CFG_SHM_RING_SLOTS));
-    CU_ASSERT_EQUAL(loom_config_int(LOOM_CFG_SHM_RING_SLOTS), 64);   /* default */
-    CU_ASSERT_STRING_EQUAL(loom_config_name(LOOM_CFG_TRANSPORTS), "LOOM_TRANSPORTS");
-    CU_ASSERT_STRING_EQUAL(loom_config_str(LOOM_CFG_TRANSPORTS), "");
+    CU_ASSERT_TRUE(loom_config_is_set(cfg("LOOM_EAGER_LIMIT")));
+    CU_ASSERT_EQUAL(loom_config_int(cfg("LOOM_EAGER_LIMIT")), 16384);
+#if LOOM_HAVE_IBV
+    CU_ASSERT_DOUBLE_EQUAL(loom_config_double(cfg("LOOM_IB_MCAST_DROP")), 0.25, 1e-12);
+    CU_ASSERT_EQUAL(loom_config_int(cfg("LOOM_IB_GID_INDEX")), -1);
+#endif
+    CU_ASSERT_DOUBLE_EQUAL(loom_config_double(cfg("LOOM_PROGRESS_TIMEOUT")), 2.5, 1e-12);
+    CU_ASSERT_FALSE(loom_config_is_set(cfg("LOOM_SHM_RING_SLOTS")));
+    CU_ASSERT_EQUAL(loom_config_int(cfg("LOOM_SHM_RING_SLOTS")), 64);   /* default */
+    CU_ASSERT_STRING_EQUAL(loom_config_name(cfg("LOOM_TRANSPORTS")), "LOOM_TRANSPORTS");
+    CU_ASSERT_STRING_EQUAL(loom_config_str(cfg("LOOM_TRANSPORTS")), "");
+    CU_ASSERT_PTR_NULL(loom_config_find("LOOM_NO_SUCH_VARIABLE"));
+    /* a component's handle is the registered variable */
+    CU_ASSERT_PTR_EQUAL(LOOM_P2P_CFG(EAGER_LIMIT), cfg("LOOM_EAGER_LIMIT"));
+    CU_ASSERT_PTR_EQUAL(LOOM_BASE_CFG(LOG), cfg("LOOM_LOG"));
 
-    /* the printed table names every variable */
+    /* the printed tables name every variable of every component, once */
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     loom_config_print(f);
     fclose(f);
-    for (int id = 0; id < LOOM_CFG_COUNT; ++id) {
-        CU_ASSERT_PTR_NOT_NULL(strstr(text, loom_config_name((loom_config_id_t)id)));
+    const loom_config_table_t *tables[16] = { &loom_base_config, &loom_p2p_config,
+                                              &loom_coll_config };
+    size_t n = 3;
+    for (size_t i = 0; i < loom_tl_num_components; ++i) {
+        if (loom_tl_components[i]->config != NULL) {
+            tables[n++] = loom_tl_components[i]->config;
+        }
+    }
+    for (size_t t = 0; t < n; ++t) {
+        char head[64];
+        snprintf(head, sizeof(head), "[%s]\n", tables[t]->component);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, head));
+        for (int id = 0; id < tables[t]->count; ++id) {
+            const char *at = strstr(text, tables[t]->vars[id].name);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+            CU_ASSERT_PTR_EQUAL(loom_config_find(tables[t]->vars[id].name),
+                                &tables[t]->vars[id]);
+        }
     }
     free(text);
+}
+
+/* A component's own table: defaults, its range, the parse kept, the retry. */
+enum { TEST_CFG_LEVEL, TEST_CFG_MODE, TEST_CFG_COUNT };
+static loom_config_var_t test_cfg_vars[TEST_CFG_COUNT] = {
+    [TEST_CFG_LEVEL] = LOOM_CONFIG_VAR_RANGE("LOOM_TEST_CFG_LEVEL", INT, "5", -2, 9, "a level"),
+    [TEST_CFG_MODE]  = LOOM_CONFIG_VAR("LOOM_TEST_CFG_MODE", STRING, "", "a mode"),
+};
+static loom_config_table_t test_cfg = LOOM_CONFIG_TABLE("test", test_cfg_vars, NULL);
+/* a table with a row missing is refused */
+static loom_config_var_t test_cfg_holey_vars[3] = {
+    [0] = LOOM_CONFIG_VAR("LOOM_TEST_CFG_HOLEY0", INT, "0", "first"),
+    [2] = LOOM_CONFIG_VAR("LOOM_TEST_CFG_HOLEY2", INT, "0", "third"),
+};
+static loom_config_table_t test_cfg_holey = LOOM_CONFIG_TABLE("holey", test_cfg_holey_vars, NULL);
+
+static void test_config_table(void)
+{
+    unsetenv("LOOM_TEST_CFG_MODE");
+    setenv("LOOM_TEST_CFG_LEVEL", "-3", 1);
+    CU_ASSERT_EQUAL(loom_config_register(&test_cfg), LOOM_ERR_CONFIG);
+    setenv("LOOM_TEST_CFG_LEVEL", "-2", 1);
+    CU_ASSERT_EQUAL(loom_config_register(&test_cfg), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_config_int(&test_cfg_vars[TEST_CFG_LEVEL]), -2);
+    CU_ASSERT_FALSE(loom_config_is_set(&test_cfg_vars[TEST_CFG_MODE]));
+    CU_ASSERT_STRING_EQUAL(loom_config_str(&test_cfg_vars[TEST_CFG_MODE]), "");
+    /* parsed once: a later change of the environment is not seen... */
+    setenv("LOOM_TEST_CFG_LEVEL", "7", 1);
+    CU_ASSERT_EQUAL(loom_config_register(&test_cfg), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_config_int(&test_cfg_vars[TEST_CFG_LEVEL]), -2);
+    /* ...until the table is unloaded */
+    loom_config_unload(&test_cfg);
+    CU_ASSERT_EQUAL(loom_config_register(&test_cfg), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_config_int(&test_cfg_vars[TEST_CFG_LEVEL]), 7);
+    unsetenv("LOOM_TEST_CFG_LEVEL");
+    loom_config_unload(&test_cfg);
+    CU_ASSERT_EQUAL(loom_config_register(&test_cfg), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_config_int(&test_cfg_vars[TEST_CFG_LEVEL]), 5);
+    CU_ASSERT_PTR_EQUAL(loom_config_find("LOOM_TEST_CFG_MODE"), &test_cfg_vars[TEST_CFG_MODE]);
+    CU_ASSERT_EQUAL(loom_config_register(&test_cfg_holey), LOOM_ERR_CONFIG);
 }
 
 static void test_log_spec(void)
@@ -223,6 +301,7 @@ int main(void)
         { "status strings", test_status_strings },
         { "config value parsers", test_config_parse_values },
         { "config from environment", test_config_env },
+        { "config: a component's own table", test_config_table },
         { "log spec", test_log_spec },
         { "intrusive list", test_list },
         { "memory pool", test_mpool },

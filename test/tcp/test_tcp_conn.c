@@ -12,7 +12,7 @@
 #include "cunit_main.h"
 #include "tcp_world.h"
 
-#include "config_int.h"
+#include "runtime_config_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -275,7 +275,7 @@ static int open_child(int same_node)
     loom_tcp_addr_t a = { 0 };
     loom_status_t st;
 
-    loom_config_init();
+    loom_runtime_config_load();
     st = loom_tcp_iface_open_modex(&params, &modex, &iface);
     if (st == LOOM_OK) {
         a = *loom_tcp_iface_addr(iface);
@@ -360,6 +360,6 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--open-child") == 0) {
         return open_child(atoi(argv[2]));
     }
-    loom_config_init();
+    loom_runtime_config_load();
     return loom_test_run_suite("tcp transport: connections", cases, NULL, NULL);
 }

@@ -14,7 +14,7 @@
 #include "cunit_main.h"
 #include "tcp_world.h"
 
-#include "config_int.h"
+#include "runtime_config_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +419,6 @@ int main(void)
         { NULL, NULL },
     };
 
-    loom_config_init();
+    loom_runtime_config_load();
     return loom_test_run_suite("tcp transport: frames and gets", cases, NULL, NULL);
 }

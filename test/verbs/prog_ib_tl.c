@@ -29,7 +29,9 @@ int main(void)
 }
 #else
 #include "../../transport/ib/ib_int.h"
-#include "config_int.h"
+#include "../../transport/ib/ib_config_int.h"
+#include "base_config_int.h"
+#include "runtime_config_int.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -314,7 +316,7 @@ static void get_round(reuse_t how, int round, size_t len, uint8_t *expo, uint8_t
 static void test_get(void)
 {
     loom_tl_ib_rcache_stats_t st;
-    size_t max = (size_t)loom_config_int(LOOM_CFG_IB_RCACHE_MAX);
+    size_t max = (size_t)loom_config_int(LOOM_IB_CFG(RCACHE_MAX));
     const size_t big[] = { 65536, 1 << 20, 3 << 20 }, small[] = { 65536, 262144, 200000 };
     const size_t *sizes = max < (16u << 20) ? small : big;
     int how, round, k;
@@ -546,8 +548,8 @@ static loom_status_t setup(void)
     loom_status_t st;
     int peer;
 
-    loom_config_init();
-    loom_log_configure(loom_config_str(LOOM_CFG_LOG));
+    loom_runtime_config_load();
+    loom_log_configure(loom_config_str(LOOM_BASE_CFG(LOG)));
     st = loom_bootstrap_init(&job);
     if (st != LOOM_OK) {
         return st;

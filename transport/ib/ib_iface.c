@@ -4,7 +4,7 @@
  * asynchronous events) and error reporting. Design in ib_int.h.
  */
 #include "ib_mc_int.h"
-#include "config_int.h"
+#include "ib_config_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -92,7 +92,7 @@ loom_tl_ib_ep_t *loom_tl_ib_ep_by_qpn(loom_tl_ib_iface_t *ib, uint32_t qpn)
 /* LOOM_IB_DEVICE = name[:port]; empty = first device with an active port. */
 static loom_status_t loom_tl_ib_pick_device(loom_tl_ib_iface_t *ib)
 {
-    const char *want = loom_config_str(LOOM_CFG_IB_DEVICE);
+    const char *want = loom_config_str(LOOM_IB_CFG(DEVICE));
     char name[64] = "";
     int want_port = 0, num = 0, i, p;
     struct ibv_device **list;
@@ -161,7 +161,7 @@ int loom_tl_ib_gid_ipv4(const uint8_t gid[16], struct in_addr *addr_p)
  * RoCE v2 GID; else index 0. LOOM_IB_GID_INDEX overrides. */
 static loom_status_t loom_tl_ib_pick_gid(loom_tl_ib_iface_t *ib)
 {
-    long long forced = loom_config_int(LOOM_CFG_IB_GID_INDEX);
+    long long forced = loom_config_int(LOOM_IB_CFG(GID_INDEX));
     struct ibv_gid_entry entry;
     int i, any_v2 = -1, v4 = -1;
 
@@ -306,6 +306,9 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
     loom_tl_ib_iface_t *ib;
     loom_status_t status;
 
+    if ((status = loom_config_register(&loom_ib_config)) != LOOM_OK) {
+        return status;
+    }
     ib = calloc(1, sizeof(*ib));
     if (ib == NULL) {
         return LOOM_ERR_NO_MEMORY;
@@ -314,9 +317,9 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
     ib->super.params = *params;
     loom_list_init(&ib->rx_chunks);
     loom_list_init(&ib->connecting);
-    ib->lazy = params->job->size > loom_config_int(LOOM_CFG_IB_LAZY_THRESHOLD);
-    ib->stall_ns = (uint64_t)(loom_config_double(LOOM_CFG_IB_STALL_TIMEOUT) * 1e9);
-    ib->stall_fault = loom_config_int(LOOM_CFG_IB_STALL_FAULT) == params->job->rank;
+    ib->lazy = params->job->size > loom_config_int(LOOM_IB_CFG(LAZY_THRESHOLD));
+    ib->stall_ns = (uint64_t)(loom_config_double(LOOM_IB_CFG(STALL_TIMEOUT)) * 1e9);
+    ib->stall_fault = loom_config_int(LOOM_IB_CFG(STALL_FAULT)) == params->job->rank;
     ib->eps = calloc((size_t)params->job->size, sizeof(*ib->eps));
     status = ib->eps ? loom_tl_ib_pick_device(ib) : LOOM_ERR_NO_MEMORY;
     if (status != LOOM_OK) {
@@ -339,7 +342,7 @@ static loom_status_t loom_tl_ib_open(const loom_tl_params_t *params, loom_tl_ifa
     }
     if (status == LOOM_OK) {
         status = loom_tl_ib_rcache_create(ib->pd,
-                                          (size_t)loom_config_int(LOOM_CFG_IB_RCACHE_MAX),
+                                          (size_t)loom_config_int(LOOM_IB_CFG(RCACHE_MAX)),
                                           &ib->rcache);
     }
     if (status == LOOM_OK) {

@@ -11,7 +11,7 @@
  * its group's, so a collision costs bandwidth, never correctness.
  */
 #include "ib_mc_int.h"
-#include "config_int.h"
+#include "ib_config_int.h"
 #include "hash_int.h"
 
 #include <arpa/inet.h>
@@ -38,14 +38,14 @@ void loom_tl_ib_mc_stats(loom_tl_ib_mc_stats_t *st)
 
 loom_status_t loom_tl_ib_mc_open(loom_tl_ib_iface_t *ib)
 {
-    size_t slot, thr = (size_t)loom_config_int(LOOM_CFG_IB_MCAST_THRESHOLD);
+    size_t slot, thr = (size_t)loom_config_int(LOOM_IB_CFG(MCAST_THRESHOLD));
     int i, n = LOOM_TL_IB_MC_RX_DEPTH + LOOM_TL_IB_MC_TX_DEPTH;
     loom_status_t status;
 
     loom_list_init(&ib->mc_groups);
     ib->mc_mtu = 128u << ib->port_attr.active_mtu;
     ib->mc_max_len = thr < LOOM_TL_IB_MC_MAX_LEN ? thr : LOOM_TL_IB_MC_MAX_LEN;
-    ib->mc_drop = loom_config_double(LOOM_CFG_IB_MCAST_DROP);
+    ib->mc_drop = loom_config_double(LOOM_IB_CFG(MCAST_DROP));
     ib->mc_rand = 0x9e3779b97f4a7c15ull ^ ((uint64_t)ib->job->rank << 32) ^ loom_tl_ib_now_ns();
     __atomic_store_n(&loom_tl_ib_mc_cur, ib, __ATOMIC_RELEASE);
     if (ib->mc_max_len == 0) {
@@ -286,7 +286,7 @@ static const char *loom_tl_ib_mc_try_join(loom_tl_ib_mc_group_t *g)
     if (ib->mc.qp == NULL) {
         return "multicast is off here (LOOM_IB_MCAST_THRESHOLD=0)";
     }
-    if (loom_config_int(LOOM_CFG_IB_MCAST_FAULT) == ib->job->rank) {
+    if (loom_config_int(LOOM_IB_CFG(MCAST_FAULT)) == ib->job->rank) {
         return "LOOM_IB_MCAST_FAULT names this rank (test)";
     }
     if (ib->mc_joined >= LOOM_TL_IB_MC_MAX_JOINED) {

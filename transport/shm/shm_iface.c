@@ -4,7 +4,7 @@
  * segment in shm_seg.c, the ring in shm_ring.h.
  */
 #include "shm_int.h"
-#include "config_int.h"
+#include "shm_config_int.h"
 #include "log_int.h"
 
 #include <errno.h>
@@ -146,9 +146,9 @@ loom_status_t loom_shm_iface_attach(loom_shm_iface_t *iface, const char *op)
 
 static loom_status_t loom_shm_read_config(loom_shm_iface_t *iface)
 {
-    long long nslots    = loom_config_int(LOOM_CFG_SHM_RING_SLOTS);
-    long long slot_size = loom_config_int(LOOM_CFG_SHM_SLOT_SIZE);
-    const char *cma     = loom_config_str(LOOM_CFG_SHM_CMA);
+    long long nslots    = loom_config_int(LOOM_SHM_CFG(RING_SLOTS));
+    long long slot_size = loom_config_int(LOOM_SHM_CFG(SLOT_SIZE));
+    const char *cma     = loom_config_str(LOOM_SHM_CFG(CMA));
 
     if (nslots < 0 || slot_size < 0 ||
         !loom_shm_ring_geometry_ok((uint64_t)nslots, (uint64_t)slot_size) ||
@@ -236,7 +236,7 @@ static loom_status_t loom_shm_iface_open(const loom_tl_params_t *params,
     if (job->local_size < 2) {
         return LOOM_ERR_UNSUPPORTED;
     }
-    if ((status = loom_config_init()) != LOOM_OK) {
+    if ((status = loom_config_register(&loom_shm_config)) != LOOM_OK) {
         return status;
     }
     iface = calloc(1, sizeof(*iface));

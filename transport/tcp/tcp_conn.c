@@ -14,7 +14,7 @@
  * on the endpoint and leave on the winning connection.
  */
 #include "tcp_int.h"
-#include "config_int.h"
+#include "tcp_config_int.h"
 #include "log_int.h"
 
 #include <arpa/inet.h>
@@ -199,8 +199,8 @@ static void loom_tcp_sock_setup(int fd)
     int one = 1;
 
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (loom_config_is_set(LOOM_CFG_TCP_SOCKBUF)) {
-        long long v = loom_config_int(LOOM_CFG_TCP_SOCKBUF);
+    if (loom_config_is_set(LOOM_TCP_CFG(SOCKBUF))) {
+        long long v = loom_config_int(LOOM_TCP_CFG(SOCKBUF));
         int size = v > INT_MAX ? INT_MAX : (int)v;
 
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));

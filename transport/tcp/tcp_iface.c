@@ -9,7 +9,7 @@
  * the address the host name resolves to.
  */
 #include "tcp_int.h"
-#include "config_int.h"
+#include "tcp_config_int.h"
 #include "log_int.h"
 
 #include <arpa/inet.h>
@@ -176,7 +176,7 @@ static int loom_tcp_addr_of_hostname(loom_tcp_addr_t *a)
 static loom_status_t loom_tcp_pick_addr(const loom_bootstrap_info_t *job,
                                         loom_tcp_addr_t *a, const char **how)
 {
-    const char *want = loom_config_str(LOOM_CFG_TCP_IF);
+    const char *want = loom_config_str(LOOM_TCP_CFG(IF));
     char ifname[IFNAMSIZ + 1];
 
     memset(a, 0, sizeof(*a));
@@ -369,6 +369,9 @@ loom_status_t loom_tcp_iface_open_modex(const loom_tl_params_t *params,
 
     if (job->size < 2) {
         return LOOM_ERR_UNSUPPORTED;   /* nobody to talk to */
+    }
+    if ((st = loom_config_register(&loom_tcp_config)) != LOOM_OK) {
+        return st;
     }
     iface = calloc(1, sizeof(*iface));
     if (iface == NULL) {
