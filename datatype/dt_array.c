@@ -55,11 +55,12 @@ static loom_status_t subarray_check(int ndims, const int64_t sizes[], const int6
     return LOOM_OK;
 }
 
-/* t := f(t): release the old t, keep the new one */
-static loom_status_t step(loom_dt_t **t, loom_status_t st, loom_dt_t *nt)
+/* t := f(t): release the old t, keep the new one (nt by address: it is
+ * written by the call that computes st, an argument evaluated in any order) */
+static loom_status_t step(loom_dt_t **t, loom_status_t st, loom_dt_t *const *nt)
 {
     loom_dt_release(*t);
-    *t = st == LOOM_OK ? nt : NULL;
+    *t = st == LOOM_OK ? *nt : NULL;
     return st;
 }
 
@@ -75,10 +76,10 @@ static loom_status_t shell(loom_dt_t *t, ptrdiff_t disp, ptrdiff_t extent, loom_
         return DT_ERR(LOOM_ERR_NO_MEMORY, "%s: out of memory", op);
     }
     if (t != NULL) {
-        st = step(&t, loom_dt_create_hindexed_block(1, 1, &disp, t, &nt), nt);
+        st = step(&t, loom_dt_create_hindexed_block(1, 1, &disp, t, &nt), &nt);
     }
     if (st == LOOM_OK) {
-        st = step(&t, loom_dt_create_resized(t, 0, extent, &nt), nt);
+        st = step(&t, loom_dt_create_resized(t, 0, extent, &nt), &nt);
     }
     if (st != LOOM_OK) {
         loom_dt_release(outer);
@@ -120,7 +121,7 @@ loom_status_t loom_dt_create_subarray(int ndims, const int64_t sizes[],
         } else if (f == 0) {
             st = loom_dt_create_contiguous(subsizes[d], old, &t);
         } else {
-            st = step(&t, loom_dt_create_hvector(subsizes[d], 1, stride, t, &nt), nt);
+            st = step(&t, loom_dt_create_hvector(subsizes[d], 1, stride, t, &nt), &nt);
         }
         if (st == LOOM_OK && __builtin_mul_overflow(stride, sizes[d], &stride)) {
             st = LOOM_ERR_INVALID_ARG;
@@ -216,10 +217,10 @@ static loom_status_t darray_dim(const darray_dim_t *x, ptrdiff_t *stride, loom_d
             st = LOOM_ERR_INVALID_ARG;
         }
         if (st == LOOM_OK) {
-            st = step(t, loom_dt_create_hindexed((int64_t)n, lens, displs, *t, &nt), nt);
+            st = step(t, loom_dt_create_hindexed((int64_t)n, lens, displs, *t, &nt), &nt);
         }
         if (st == LOOM_OK) {
-            st = step(t, loom_dt_create_resized(*t, 0, ext, &nt), nt);
+            st = step(t, loom_dt_create_resized(*t, 0, ext, &nt), &nt);
             *stride = ext;
         }
     }
