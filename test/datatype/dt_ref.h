@@ -316,6 +316,12 @@ static inline int ref_rnd_range(ref_rng_t *g, int lo, int hi)
     return lo + ref_rnd(g, hi - lo + 1);
 }
 
+/* a count or block length: 0 now and then, mostly 1..3 */
+static inline int64_t ref_count(ref_rng_t *g)
+{
+    return ref_rnd(g, 8) == 0 ? 0 : ref_rnd_range(g, 1, 3);
+}
+
 static const int ref_basics[] = { LOOM_BYTE, LOOM_INT8, LOOM_INT16, LOOM_INT32, LOOM_INT64,
     LOOM_FLOAT, LOOM_DOUBLE, LOOM_FLOAT_INT, LOOM_DOUBLE_INT, LOOM_SHORT_INT, LOOM_2INT,
     LOOM_FLOAT_COMPLEX, LOOM_DOUBLE_COMPLEX, LOOM_BOOL, LOOM_UINT16 };
@@ -454,7 +460,7 @@ static inline ref_t *ref_gen(ref_rng_t *g, ref_arena_t *a, int depth);
 
 static inline ref_t *ref_gen_vector(ref_rng_t *g, ref_arena_t *a, ref_t *kid, int which)
 {
-    int64_t c = ref_rnd(g, 4), bl = ref_rnd(g, 4), bls[4];
+    int64_t c = ref_count(g), bl = ref_count(g), bls[4];
     int64_t stride = ref_rnd_range(g, -3, 4);
     ptrdiff_t hs = ref_rnd_range(g, -40, 40), d[4];
     loom_dt_t *dt = NULL;
@@ -471,14 +477,14 @@ static inline ref_t *ref_gen_vector(ref_rng_t *g, ref_arena_t *a, ref_t *kid, in
 
 static inline ref_t *ref_gen_indexed(ref_rng_t *g, ref_arena_t *a, ref_t *kid, int which)
 {
-    int n = ref_rnd(g, 4), same = ref_rnd(g, 4);
+    int n = (int)ref_count(g), same = (int)ref_count(g);
     int64_t bl[4], id[4];
     ptrdiff_t d[4], hd[4];
     loom_dt_t *dt = NULL;
     loom_status_t st;
 
     for (int k = 0; k < n; ++k) {
-        bl[k] = (which & 2) ? same : ref_rnd(g, 4);
+        bl[k] = (which & 2) ? same : ref_count(g);
         id[k] = ref_rnd_range(g, -3, 5);
         hd[k] = ref_rnd_range(g, -24, 48);
         d[k] = (which & 1) ? hd[k] : (ptrdiff_t)id[k] * ref_ext(kid);
@@ -503,7 +509,7 @@ static inline ref_t *ref_gen_struct(ref_rng_t *g, ref_arena_t *a, int depth)
 
     for (int k = 0; k < n; ++k) {
         r->kid[k] = ref_gen(g, a, depth - 1);
-        r->bl[k] = bl[k] = ref_rnd(g, 3);
+        r->bl[k] = bl[k] = ref_count(g);
         r->disp[k] = d[k] = ref_rnd_range(g, -16, 48);
         types[k] = r->kid[k]->dt;
         if (types[k] == NULL) {
@@ -603,7 +609,7 @@ static inline ref_t *ref_gen(ref_rng_t *g, ref_arena_t *a, int depth)
     }
     switch (which) {
     case 0: {
-        int64_t c = ref_rnd(g, 4);
+        int64_t c = ref_count(g);
         ptrdiff_t z = 0;
         loom_dt_t *dt = NULL;
         loom_status_t st = loom_dt_create_contiguous(c, kid->dt, &dt);

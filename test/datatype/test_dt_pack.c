@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#define NTYPES 400
+#define NTYPES 800
 
 static ref_rng_t rng = { .s = 0x9e3779b97f4a7c15ull };
 
@@ -249,7 +249,8 @@ static void check_one(const ref_t *r, size_t count)
 
 static void test_random_types(void)
 {
-    int done = 0;
+    int done = 0, empty = 0;
+    size_t bytes = 0, largest = 0;
 
     for (int i = 0; i < NTYPES; ++i) {
         ref_arena_t a = { 0 };
@@ -257,13 +258,20 @@ static void test_random_types(void)
 
         CU_ASSERT_EQUAL(a.failures, 0);
         if (a.failures == 0 && r->size <= 32768) {
-            check_one(r, (size_t)ref_rnd(&rng, 3) + 1);
+            size_t count = (size_t)ref_rnd(&rng, 3) + 1;
+
+            check_one(r, count);
             ++done;
+            empty += r->size == 0;
+            bytes += count * r->size;
+            largest = count * r->size > largest ? count * r->size : largest;
         }
         ref_arena_free(&a);
     }
     CU_ASSERT(done > NTYPES / 2);
-    printf("\n  %d random types checked\n", done);
+    CU_ASSERT(empty < done / 4);
+    printf("\n  %d random types checked (%d empty), %zu stream bytes, largest %zu\n", done,
+           empty, bytes, largest);
 }
 
 /* the basic types alone, counts 0..3 */
