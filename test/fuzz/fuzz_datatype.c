@@ -23,9 +23,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-static void check(int cond)
+#include <stdio.h>
+
+#define check(cond) check_at((cond), __LINE__)
+
+static void check_at(int cond, int line)
 {
     if (!cond) {
+        fprintf(stderr, "fuzz_datatype: check at line %d failed\n", line);
         abort();
     }
 }
@@ -66,7 +71,8 @@ static void check_stream(const ref_t *r, size_t count, const ref_list_t *l, ref_
     for (size_t i = 0; i < l->n; ++i) {
         memset(base2 + l->e[i].off, 0, l->e[i].len);
     }
-    check(loom_dt_cursor_seek(&cur, 0) == LOOM_OK);
+    loom_dt_cursor_fini(&cur);
+    check(loom_dt_cursor_init(&cur, base2, count, r->dt) == LOOM_OK);
     for (pos = 0; pos < total; pos += n) {
         n = piece(g);
         n = n < total - pos ? n : total - pos;
