@@ -210,10 +210,11 @@ loom_status_t loom_dt_iov(const void *buf, size_t count, const loom_dt_t *dt,
 
 /**
  * A resumable position in the packed stream of (buf, count, dt). The
- * cursor holds a reference on dt (released by loom_dt_cursor_fini); buf
- * stays the caller's. Each call seeks from the position in O(depth x log
- * blocks), so there is no other state: a cursor can be copied, and
- * seek() lets a transport retransmit or skip.
+ * cursor holds a reference on dt (released by loom_dt_cursor_fini, once
+ * per init); buf stays the caller's. Each call seeks from the position in
+ * O(depth x log blocks), so pos is the whole state: save it and seek()
+ * back to retransmit, or forward to skip; pack, unpack and iov calls may
+ * alternate. A cursor is not shared between threads; the type may be.
  */
 typedef struct loom_dt_cursor {
     loom_dt_t *dt;

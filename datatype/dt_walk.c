@@ -86,24 +86,48 @@ static void copy_blocks(dt_walk_t *w, char *mem, size_t nb, size_t bs, ptrdiff_t
     w->done += nb * bs;
 }
 
-static int walk_node(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size_t len);
+/*
+ * PACK/UNPACK of stream bytes [off, off + len) of equal blocks of bs
+ * contiguous bytes, stride apart from base: a partial first block, the
+ * whole ones in one tight loop, a partial last block.
+ */
+static int strided(dt_walk_t *w, char *base, size_t bs, ptrdiff_t stride, size_t off,
+                   size_t len, const dt_node_t *leaf)
+{
+    size_t k = off / bs, o = off % bs, take;
+
+    if (o != 0) {
+        take = bs - o < len ? bs - o : len;
+        (void)emit(w, base + (ptrdiff_t)k * stride + o, take, leaf);
+        len -= take;
+        ++k;
+    }
+    copy_blocks(w, base + (ptrdiff_t)k * stride, len / bs, bs, stride);
+    k += len / bs;
+    return emit(w, base + (ptrdiff_t)k * stride, len % bs, leaf);
+}
+
+static bool is_copy(const dt_walk_t *w)
+{
+    return w->op == DT_OP_PACK || w->op == DT_OP_UNPACK;
+}
+
+/* a vector whose blocks are contiguous bytes */
+static bool flat_vec(const dt_node_t *n)
+{
+    const dt_node_t *c = n->child;
+
+    return n->kind == DT_VEC && c->kind == DT_LEAF &&
+           (n->blocklen == 1 || c->extent == (ptrdiff_t)c->size);
+}
 
 static int walk_vec(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size_t len)
 {
     const dt_node_t *c = n->child;
     size_t bs = n->blocklen * c->size, k = off / bs, o = off % bs, take;
 
-    if (c->kind == DT_LEAF && (n->blocklen == 1 || c->extent == (ptrdiff_t)c->size) &&
-        (w->op == DT_OP_PACK || w->op == DT_OP_UNPACK)) {
-        if (o != 0) {
-            take = bs - o < len ? bs - o : len;
-            (void)emit(w, base + (ptrdiff_t)k * n->stride + o, take, c);
-            len -= take;
-            ++k;
-        }
-        copy_blocks(w, base + (ptrdiff_t)k * n->stride, len / bs, bs, n->stride);
-        k += len / bs;
-        return emit(w, base + (ptrdiff_t)k * n->stride, len % bs, c);
+    if (flat_vec(n) && is_copy(w)) {
+        return strided(w, base, bs, n->stride, off, len, c);
     }
     for (; len > 0; len -= take, o = 0, ++k) {
         take = bs - o < len ? bs - o : len;
@@ -163,11 +187,20 @@ int dt_walk_array(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size
     if (n->kind == DT_LEAF && n->extent == (ptrdiff_t)n->size) {
         return emit(w, base + off, len, n);
     }
+    if (n->kind == DT_LEAF && is_copy(w)) {
+        /* runs spaced by the extent (a resized run, a vector's block of them) */
+        return strided(w, base, n->size, n->extent, off, len, n);
+    }
     i = off / n->size;
     o = off % n->size;
     p = base + (ptrdiff_t)i * n->extent;
     for (; len > 0; len -= take, o = 0, p += n->extent) {
         take = n->size - o < len ? n->size - o : len;
+        if (take == n->size && flat_vec(n) && is_copy(w)) {
+            /* whole instances of a flat vector: no seeking, no dispatch */
+            copy_blocks(w, p, n->count, n->blocklen * n->child->size, n->stride);
+            continue;
+        }
         if (walk_node(w, n, p, o, take) != 0) {
             return 1;
         }
