@@ -474,6 +474,10 @@ static loom_status_t idx_common(loom_dt_combiner_t comb, const idx_args_t *a, co
     if (!a->is_struct && (st = check_old(a->types[0], op)) != LOOM_OK) {
         return st;
     }
+    if (a->count > 0 && a->blens == NULL && comb != LOOM_DT_COMBINER_INDEXED_BLOCK &&
+        comb != LOOM_DT_COMBINER_HINDEXED_BLOCK) {
+        return DT_ERR(LOOM_ERR_INVALID_ARG, "%s: the block lengths array is NULL", op);
+    }
     if (a->blens == NULL && (st = check_count(a->blen, "blocklength", op)) != LOOM_OK) {
         return st;
     }

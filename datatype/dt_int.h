@@ -89,9 +89,18 @@ loom_status_t loom_dt_commit(loom_dt_t *dt);
 /** @brief 1 if @p dt is committed. */
 int loom_dt_is_committed(const loom_dt_t *dt);
 
-/* ---- constructors: *newtype receives one reference, the caller's -------- */
+/*
+ * ---- constructors: *newtype receives one reference, the caller's; the
+ * new type holds its own references on its inputs. Errors: a NULL input
+ * type or types[k] -> LOOM_ERR_INVALID_TYPE; a negative count or block
+ * length, or a size past SIZE_MAX -> LOOM_ERR_INVALID_COUNT; NULL arrays,
+ * bounds past PTRDIFF_MAX, bad subarray/darray arguments ->
+ * LOOM_ERR_INVALID_ARG; *newtype is untouched on error.
+ */
 
+/** @brief MPI_Type_dup: same type map, a new object (committed if @p old is). */
 loom_status_t loom_dt_create_dup(loom_dt_t *old, loom_dt_t **newtype);
+/** @brief @p count copies of @p old, one extent apart (MPI_Type_contiguous). */
 loom_status_t loom_dt_create_contiguous(int64_t count, loom_dt_t *old, loom_dt_t **newtype);
 /** @brief @p stride in elements of @p old's extent (MPI_Type_vector). */
 loom_status_t loom_dt_create_vector(int64_t count, int64_t blocklen, int64_t stride,
@@ -107,9 +116,11 @@ loom_status_t loom_dt_create_indexed(int64_t count, const int64_t blocklens[],
 loom_status_t loom_dt_create_hindexed(int64_t count, const int64_t blocklens[],
                                       const ptrdiff_t displs[], loom_dt_t *old,
                                       loom_dt_t **newtype);
+/** @brief Blocks of @p blocklen at @p displs in multiples of @p old's extent. */
 loom_status_t loom_dt_create_indexed_block(int64_t count, int64_t blocklen,
                                            const int64_t displs[], loom_dt_t *old,
                                            loom_dt_t **newtype);
+/** @brief Blocks of @p blocklen at byte @p displs. */
 loom_status_t loom_dt_create_hindexed_block(int64_t count, int64_t blocklen,
                                             const ptrdiff_t displs[], loom_dt_t *old,
                                             loom_dt_t **newtype);

@@ -330,7 +330,18 @@ static void test_errors(void)
                     LOOM_ERR_INVALID_ARG);      /* not distributed over 3 */
     CU_ASSERT_EQUAL(loom_dt_create_darray(3, 0, 1, &g, &bad, &dflt, &p3, 0, I32, &t),
                     LOOM_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(loom_dt_create_indexed(2, NULL, d, I32, &t), LOOM_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(loom_dt_create_hindexed(2, bl, NULL, I32, &t), LOOM_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(loom_dt_create_struct(2, bl, hd, NULL, &t), LOOM_ERR_INVALID_TYPE);
+    CU_ASSERT_EQUAL(loom_dt_create_indexed_block(1, -3, d, I32, &t), LOOM_ERR_INVALID_COUNT);
     CU_ASSERT_PTR_EQUAL(t, (loom_dt_t *)0x1);   /* untouched on error */
+    /* empty types are valid: size 0, bounds 0 */
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_struct(0, NULL, NULL, NULL, &u), LOOM_OK);
+    expect(u, 0, 0, 0, 0, 0);
+    CU_ASSERT_EQUAL(loom_dt_commit(u), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_dt_pack_range(buf, 5, u, 0, 0, buf + 32), LOOM_OK);
+    loom_dt_release(u);
+    u = NULL;
     CU_ASSERT_PTR_NULL(loom_dt_basic(LOOM_DATATYPE_COUNT));
     /* movement: uncommitted, past the end, short buffers */
     CU_ASSERT_EQUAL(loom_dt_create_contiguous(2, I32, &u), LOOM_OK);
