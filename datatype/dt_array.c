@@ -229,6 +229,20 @@ static loom_status_t darray_dim(const darray_dim_t *x, ptrdiff_t *stride, loom_d
     return st;
 }
 
+/* MPI's contents: {size, rank, ndims, gsizes[], distribs[], dargs[], psizes[], order} */
+static void darray_contents(int64_t *ints, int size, int rank, int ndims, const int64_t gsizes[],
+                            const int distribs[], const int64_t dargs[], const int psizes[],
+                            int order)
+{
+    ints[0] = size, ints[1] = rank, ints[2] = ndims, ints[3 + 4 * ndims] = order;
+    for (int i = 0; i < ndims; ++i) {
+        ints[3 + i] = gsizes[i];
+        ints[3 + ndims + i] = distribs[i];
+        ints[3 + 2 * ndims + i] = dargs[i];
+        ints[3 + 3 * ndims + i] = psizes[i];
+    }
+}
+
 loom_status_t loom_dt_create_darray(int size, int rank, int ndims, const int64_t gsizes[],
                                     const int distribs[], const int64_t dargs[],
                                     const int psizes[], int order, loom_dt_t *old,
@@ -263,13 +277,7 @@ loom_status_t loom_dt_create_darray(int size, int rank, int ndims, const int64_t
         return DT_ERR(LOOM_ERR_INVALID_ARG, "%s: the process grid's product is not the size %d",
                       op, size);
     }
-    ints[0] = size, ints[1] = rank, ints[2] = ndims, ints[3 + 4 * ndims] = order;
-    for (int i = 0; i < ndims; ++i) {
-        ints[3 + i] = gsizes[i];
-        ints[3 + ndims + i] = distribs[i];
-        ints[3 + 2 * ndims + i] = dargs[i];
-        ints[3 + 3 * ndims + i] = psizes[i];
-    }
+    darray_contents(ints, size, rank, ndims, gsizes, distribs, dargs, psizes, order);
     t = old;
     loom_dt_retain(t);
     stride = old->ub - old->lb;

@@ -456,12 +456,8 @@ static loom_status_t make_idx(loom_dt_t *dt, const idx_args_t *a, const char *op
     return finish(dt, n->count, n->blens, n->displs, a->types, a->is_struct, op, newtype);
 }
 
-static loom_status_t idx_common(loom_dt_combiner_t comb, const idx_args_t *a, const char *op,
-                                loom_dt_t **newtype)
+static loom_status_t idx_check(loom_dt_combiner_t comb, const idx_args_t *a, const char *op)
 {
-    size_t nc = (size_t)a->count, ni, na = 0;
-    int64_t *ints;
-    loom_dt_t *dt;
     loom_status_t st;
 
     if ((st = check_count(a->count, "count", op)) != LOOM_OK) {
@@ -481,16 +477,23 @@ static loom_status_t idx_common(loom_dt_combiner_t comb, const idx_args_t *a, co
     if (a->blens == NULL && (st = check_count(a->blen, "blocklength", op)) != LOOM_OK) {
         return st;
     }
-    if (a->count > 0 && ((a->blens == NULL && a->blen < 0) ||
-                         (a->displs == NULL && a->idispls == NULL))) {
+    if (a->count > 0 && a->displs == NULL && a->idispls == NULL) {
         return DT_ERR(LOOM_ERR_INVALID_ARG, "%s: the displacements array is NULL", op);
     }
-    /* contents: count, [blocklen | blens[]], [idispls[]]; addrs: displs[] */
-    ints = malloc(sizeof(*ints) * (2 * nc + 2));
+    return LOOM_OK;
+}
+
+/* the new object with MPI's contents: ints {count, blocklen | blens[],
+ * [element displs[]]}, addrs {byte displs[]} */
+static loom_dt_t *idx_alloc(loom_dt_combiner_t comb, const idx_args_t *a)
+{
+    size_t nc = (size_t)a->count, ni = 0, na = 0;
+    int64_t *ints = malloc(sizeof(*ints) * (2 * nc + 2));
+    loom_dt_t *dt;
+
     if (ints == NULL) {
-        return no_memory(NULL, op);
+        return NULL;
     }
-    ni = 0;
     ints[ni++] = a->count;
     if (a->blens == NULL) {
         ints[ni++] = a->blen;
@@ -508,6 +511,19 @@ static loom_status_t idx_common(loom_dt_combiner_t comb, const idx_args_t *a, co
     }
     dt = dt_alloc(comb, (int)ni, ints, (int)na, a->displs, a->is_struct ? (int)nc : 1, a->types);
     free(ints);
+    return dt;
+}
+
+static loom_status_t idx_common(loom_dt_combiner_t comb, const idx_args_t *a, const char *op,
+                                loom_dt_t **newtype)
+{
+    loom_status_t st = idx_check(comb, a, op);
+    loom_dt_t *dt;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    dt = idx_alloc(comb, a);
     if (dt == NULL) {
         return no_memory(NULL, op);
     }
