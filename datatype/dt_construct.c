@@ -232,7 +232,8 @@ loom_status_t dt_set_bounds(loom_dt_t *dt, size_t count, const size_t *blens,
     bounds_t b = { 0 };
     ptrdiff_t ext;
 
-    dt->align = 1;
+    /* alignment: every input type counts, even in empty blocks or a count of 0 */
+    dt->align = is_struct ? 1 : types[0]->align;
     for (size_t k = 0; k < count; ++k) {
         const loom_dt_t *t = types[is_struct ? k : 0];
 

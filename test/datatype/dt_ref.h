@@ -339,6 +339,8 @@ static inline ref_t *ref_blocks(ref_t *kid, size_t n, const int64_t *bl, const p
     }
     r->is_struct = is_struct;
     ref_finish(r);
+    /* the kid's alignment counts even when no block holds one */
+    r->align = kid->align > r->align ? kid->align : r->align;
     return r;
 }
 
@@ -389,6 +391,7 @@ static inline ref_t *ref_array(ref_t *kid, int nd, const int64_t *sizes, int ord
     r->rlb = 0;
     r->rext = (ptrdiff_t)total * ref_ext(kid);
     ref_finish(r);
+    r->align = kid->align > r->align ? kid->align : r->align;
     return r;
 }
 
