@@ -17,7 +17,8 @@
  * block carries one. A struct without an explicit ub has its extent
  * rounded up to the largest alignment of its basic types (the "epsilon"
  * as MPICH and Open MPI apply it on x86-64). True bounds ignore markers
- * and padding.
+ * and padding. Empty blocks and empty type maps take no part in bounds,
+ * but every input's alignment counts.
  */
 #include "dt_priv.h"
 
@@ -194,27 +195,35 @@ static bool block_span(ptrdiff_t d, size_t blen, ptrdiff_t ext, ptrdiff_t *lo, p
 
 typedef struct bounds {
     ptrdiff_t lb, ub, tlb, tub, mlb, mub;
-    bool any, lbm, ubm;
+    bool any, tany, lbm, ubm;
 } bounds_t;
 
+/*
+ * One block's part in the bounds. A type with no data and no markers (an
+ * empty type map, e.g. contiguous(0)) takes no part; one with markers but
+ * no data gives its markers only: true bounds cover data alone.
+ */
 static bool bounds_add(bounds_t *b, ptrdiff_t d, size_t blen, const loom_dt_t *t)
 {
     ptrdiff_t lo, hi, v[4];
 
+    if (t->size == 0 && !t->has_lb_mark && !t->has_ub_mark) {
+        return true;
+    }
     if (!block_span(d, blen, t->ub - t->lb, &lo, &hi) ||
         __builtin_add_overflow(lo, t->lb, &v[0]) || __builtin_add_overflow(hi, t->ub, &v[1]) ||
         __builtin_add_overflow(lo, t->true_lb, &v[2]) ||
         __builtin_add_overflow(hi, t->true_ub, &v[3])) {
         return false;
     }
-    if (!b->any) {
-        b->lb = v[0], b->ub = v[1], b->tlb = v[2], b->tub = v[3];
-        b->any = true;
+    b->lb = !b->any || v[0] < b->lb ? v[0] : b->lb;
+    b->ub = !b->any || v[1] > b->ub ? v[1] : b->ub;
+    b->any = true;
+    if (t->size > 0) {
+        b->tlb = !b->tany || v[2] < b->tlb ? v[2] : b->tlb;
+        b->tub = !b->tany || v[3] > b->tub ? v[3] : b->tub;
+        b->tany = true;
     }
-    b->lb = v[0] < b->lb ? v[0] : b->lb;
-    b->ub = v[1] > b->ub ? v[1] : b->ub;
-    b->tlb = v[2] < b->tlb ? v[2] : b->tlb;
-    b->tub = v[3] > b->tub ? v[3] : b->tub;
     if (t->has_lb_mark) {
         b->mlb = !b->lbm || v[0] < b->mlb ? v[0] : b->mlb;
         b->lbm = true;

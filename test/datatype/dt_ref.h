@@ -103,7 +103,7 @@ static inline ptrdiff_t ref_ext(const ref_t *r)
 static inline void ref_finish(ref_t *r)
 {
     ptrdiff_t lb = 0, ub = 0, tlb = 0, tub = 0, mlb = 0, mub = 0;
-    bool any = false, lbm = false, ubm = false;
+    bool any = false, tany = false, lbm = false, ubm = false;
 
     r->align = 1;
     r->size = r->nelems = 0;
@@ -113,17 +113,23 @@ static inline void ref_finish(ref_t *r)
         r->align = c->align > r->align ? c->align : r->align;
         r->size += (size_t)r->bl[k] * c->size;
         r->nelems += (size_t)r->bl[k] * c->nelems;
-        for (int64_t j = 0; j < r->bl[k]; ++j) {
+        /* an empty type map (no data, no markers) has no part in bounds */
+        for (int64_t j = 0; j < r->bl[k] && (c->size > 0 || c->lbm || c->ubm); ++j) {
             ptrdiff_t d = r->disp[k] + (ptrdiff_t)j * ref_ext(c);
             ptrdiff_t a = d + c->lb, b = d + c->ub, ta = d + c->tlb, tb = d + c->tub;
 
             if (!any) {
-                lb = a, ub = b, tlb = ta, tub = tb, any = true;
+                lb = a, ub = b, any = true;
             }
             lb = a < lb ? a : lb;
             ub = b > ub ? b : ub;
-            tlb = ta < tlb ? ta : tlb;
-            tub = tb > tub ? tb : tub;
+            if (c->size > 0) { /* true bounds: data only */
+                if (!tany) {
+                    tlb = ta, tub = tb, tany = true;
+                }
+                tlb = ta < tlb ? ta : tlb;
+                tub = tb > tub ? tb : tub;
+            }
             if (c->lbm) {
                 mlb = !lbm || a < mlb ? a : mlb;
                 lbm = true;

@@ -106,6 +106,13 @@ static void test_struct_alignment(void)
     loom_dt_release(s1);
     loom_dt_release(s2);
     loom_dt_release(c);
+    /* an input's alignment counts even with nothing of it in the struct */
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_contiguous(0, F64, &c), LOOM_OK);
+    t1[0] = I8, t1[1] = c;
+    CU_ASSERT_EQUAL(loom_dt_create_struct(2, bl, d2, t1, &s1), LOOM_OK);
+    expect(s1, 1, 0, 8, 0, 1);
+    loom_dt_release(s1);
+    loom_dt_release(c);
     /* the predefined pairs: size without padding, extent with it */
     expect(loom_dt_basic(LOOM_DOUBLE_INT), 12, 0, 16, 0, 12);
     expect(loom_dt_basic(LOOM_SHORT_INT), 6, 0, 8, 0, 8);
