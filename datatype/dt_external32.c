@@ -136,9 +136,12 @@ static size_t x32_size(const dt_node_t *n)
         return dt_basic_ext32_size(n->basic);
     case DT_VEC:
         return n->count * n->blocklen * x32_size(n->child);
+    case DT_IDX:
+        /* the external32 size scales with the native one: elements per block */
+        return n->child->size == 0 ? 0 : n->size / n->child->size * x32_size(n->child);
     default:
         for (size_t k = 0; k < n->count; ++k) {
-            s += n->blens[k] * x32_size(n->kind == DT_STRUCT ? n->kids[k] : n->child);
+            s += n->blens[k] * x32_size(n->kids[k]);
         }
         return s;
     }
