@@ -1,0 +1,209 @@
+/*
+ * dt_walk.c: the range walker every data movement goes through. It visits
+ * the memory behind stream bytes [off, off + len) of an array of node
+ * instances, in stream order, and for each contiguous piece packs, unpacks,
+ * appends an iovec entry or calls a function (external32).
+ *
+ * There is no saved state: a walk seeks to `off` by division in arrays
+ * and vectors and by binary search in the prefix sums of indexed and
+ * struct blocks, so resuming at any offset costs O(depth x log blocks).
+ *
+ * The hot path: a vector whose blocks are contiguous byte runs (what
+ * commit turns a vector of contiguous data into) packs and unpacks with
+ * one loop of fixed-length copies, specialised for 4, 8 and 16 bytes;
+ * there is no per-element or per-byte interpretation anywhere.
+ */
+#include "dt_priv.h"
+
+#include <string.h>
+
+static int emit(dt_walk_t *w, char *addr, size_t len, const dt_node_t *leaf)
+{
+    struct iovec *last;
+
+    if (len == 0) {
+        return 0;
+    }
+    switch (w->op) {
+    case DT_OP_PACK:
+        memcpy(w->stream, addr, len);
+        w->stream += len;
+        break;
+    case DT_OP_UNPACK:
+        memcpy(addr, w->stream, len);
+        w->stream += len;
+        break;
+    case DT_OP_IOV:
+        last = w->iov_n > 0 ? &w->iov[w->iov_n - 1] : NULL;
+        if (last != NULL && (char *)last->iov_base + last->iov_len == addr) {
+            last->iov_len += len;
+        } else if (w->iov_n == w->iov_max) {
+            return 1;
+        } else {
+            w->iov[w->iov_n++] = (struct iovec){ .iov_base = addr, .iov_len = len };
+        }
+        break;
+    default:
+        if (w->fn(w->ctx, addr, len, leaf) != 0) {
+            return 1;
+        }
+        break;
+    }
+    w->done += len;
+    return 0;
+}
+
+/* nb blocks of bs bytes, stride apart, to or from the stream */
+#define DT_COPY_LOOP(n_, pk)                                                     \
+    for (size_t i_ = 0; i_ < nb; ++i_, mem += stride, s += (n_)) {               \
+        if (pk) {                                                                \
+            memcpy(s, mem, (n_));                                                \
+        } else {                                                                 \
+            memcpy(mem, s, (n_));                                                \
+        }                                                                        \
+    }
+
+static void copy_blocks(dt_walk_t *w, char *mem, size_t nb, size_t bs, ptrdiff_t stride)
+{
+    char *s = w->stream;
+    bool pk = w->op == DT_OP_PACK;
+
+    switch (bs) {
+    case 4:
+        DT_COPY_LOOP(4, pk);
+        break;
+    case 8:
+        DT_COPY_LOOP(8, pk);
+        break;
+    case 16:
+        DT_COPY_LOOP(16, pk);
+        break;
+    default:
+        DT_COPY_LOOP(bs, pk);
+        break;
+    }
+    w->stream = s;
+    w->done += nb * bs;
+}
+
+/*
+ * PACK/UNPACK of stream bytes [off, off + len) of equal blocks of bs
+ * contiguous bytes, stride apart from base: a partial first block, the
+ * whole ones in one tight loop, a partial last block.
+ */
+static int strided(dt_walk_t *w, char *base, size_t bs, ptrdiff_t stride, size_t off,
+                   size_t len, const dt_node_t *leaf)
+{
+    size_t k = off / bs, o = off % bs, take;
+
+    if (o != 0) {
+        take = bs - o < len ? bs - o : len;
+        (void)emit(w, base + (ptrdiff_t)k * stride + o, take, leaf);
+        len -= take;
+        ++k;
+    }
+    copy_blocks(w, base + (ptrdiff_t)k * stride, len / bs, bs, stride);
+    k += len / bs;
+    return emit(w, base + (ptrdiff_t)k * stride, len % bs, leaf);
+}
+
+static bool is_copy(const dt_walk_t *w)
+{
+    return w->op == DT_OP_PACK || w->op == DT_OP_UNPACK;
+}
+
+/* a vector whose blocks are contiguous bytes */
+static bool flat_vec(const dt_node_t *n)
+{
+    const dt_node_t *c = n->child;
+
+    return n->kind == DT_VEC && c->kind == DT_LEAF &&
+           (n->blocklen == 1 || c->extent == (ptrdiff_t)c->size);
+}
+
+static int walk_vec(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size_t len)
+{
+    const dt_node_t *c = n->child;
+    size_t bs = n->blocklen * c->size, k = off / bs, o = off % bs, take;
+
+    if (flat_vec(n) && is_copy(w)) {
+        return strided(w, base, bs, n->stride, off, len, c);
+    }
+    for (; len > 0; len -= take, o = 0, ++k) {
+        take = bs - o < len ? bs - o : len;
+        if (dt_walk_array(w, c, base + (ptrdiff_t)k * n->stride, o, take) != 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int walk_idx(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size_t len)
+{
+    size_t lo = 0, hi = n->count, o, take;
+
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (n->prefix[mid] <= off) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    o = off - n->prefix[lo];
+    for (size_t k = lo; len > 0; len -= take, o = 0, ++k) {
+        const dt_node_t *c = n->kind == DT_STRUCT ? n->kids[k] : n->child;
+
+        take = n->prefix[k + 1] - n->prefix[k] - o;
+        take = take < len ? take : len;
+        if (take > 0 && dt_walk_array(w, c, base + n->displs[k], o, take) != 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int walk_node(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size_t len)
+{
+    switch (n->kind) {
+    case DT_LEAF:
+        return emit(w, base + off, len, n);
+    case DT_VEC:
+        return walk_vec(w, n, base, off, len);
+    default:
+        return walk_idx(w, n, base, off, len);
+    }
+}
+
+int dt_walk_array(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size_t len)
+{
+    size_t i, o, take;
+    char *p;
+
+    if (len == 0) {
+        return 0;
+    }
+    if (n->kind == DT_LEAF && n->extent == (ptrdiff_t)n->size) {
+        return emit(w, base + off, len, n);
+    }
+    if (n->kind == DT_LEAF && is_copy(w)) {
+        /* runs spaced by the extent (a resized run, a vector's block of them) */
+        return strided(w, base, n->size, n->extent, off, len, n);
+    }
+    i = off / n->size;
+    o = off % n->size;
+    p = base + (ptrdiff_t)i * n->extent;
+    for (; len > 0; len -= take, o = 0, p += n->extent) {
+        take = n->size - o < len ? n->size - o : len;
+        if (take == n->size && flat_vec(n) && is_copy(w)) {
+            /* whole instances of a flat vector: no seeking, no dispatch */
+            copy_blocks(w, p, n->count, n->blocklen * n->child->size, n->stride);
+            continue;
+        }
+        if (walk_node(w, n, p, o, take) != 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
