@@ -21,6 +21,7 @@
 #include "tl.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* internal to libloom: calls bind inside the library (no PLT, inlinable) */
@@ -182,7 +183,131 @@ typedef struct loom_p2p_engine {
 
 extern loom_p2p_engine_t loom_p2p_engine;
 
-/* ---- request.c ---------------------------------------------------------- */
+/* ---- small helpers of every file, inline (they were inlined where the
+ * fast paths use them, and being here keeps them out of the call graph) - */
+
+/** The world rank of @p peer. */
+static inline int loom_p2p_peer_rank(const loom_p2p_peer_t *peer)
+{
+    return (int)(peer - loom_p2p_engine.peers);
+}
+
+/** The launcher's name of world rank @p world_rank's host ("?" if unknown). */
+static inline const char *loom_p2p_peer_host(int world_rank)
+{
+    const loom_bootstrap_info_t *job = loom_p2p_engine.job;
+    return job != NULL && job->hostnames != NULL ? job->hostnames[world_rank] : "?";
+}
+
+/** Give an unexpected message (out of the matching engine) back to its pool. */
+static inline void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    if (e->peers != NULL && e->peers[ux->world_src].push_ux == ux) {
+        e->peers[ux->world_src].push_ux = NULL;
+    }
+    switch (ux->pool) {
+    case LOOM_P2P_UNEXP_POOL_SMALL:
+        loom_mpool_put(&loom_p2p_engine.unexp_small_pool, ux);
+        break;
+    case LOOM_P2P_UNEXP_POOL_LARGE:
+        loom_mpool_put(&loom_p2p_engine.unexp_large_pool, ux);
+        break;
+    default:
+        free(ux);
+        break;
+    }
+}
+
+/** Take @p peer off the list of peers with queued frames once its queue is empty. */
+static inline void loom_p2p_pending_unlink_idle(loom_p2p_peer_t *peer)
+{
+    if (peer->in_pending && loom_list_is_empty(&peer->pending)) {
+        loom_list_del(&peer->pending_link);
+        peer->in_pending = 0;
+    }
+}
+
+/** Give a queued frame back to the pool (and the engine's copy of its payload). */
+static inline void loom_p2p_pending_free(loom_p2p_pending_t *item)
+{
+    if (item->owned) {
+        free((void *)item->payload);
+    }
+    loom_mpool_put(&loom_p2p_engine.pending_pool, item);
+}
+
+/* ---- p2p_error.c: the error policy and the words of messages --------------- */
+
+/* loom_p2p_error (LOOM_ERRORS): p2p_int.h */
+
+/** Abort the job: @p op failed with @p status and LOOM_ERRORS is abort. */
+void loom_p2p_error_abort(loom_status_t status, const char *op) __attribute__((noreturn));
+
+/**
+ * loom_p2p_error inline, for the public calls of p2p.c: the policy's test
+ * stays in the caller and only an abort calls out (as the compiler
+ * arranged it when p2p.c held loom_p2p_error).
+ */
+static inline loom_status_t loom_p2p_error_inline(loom_status_t status, const char *op)
+{
+    if (loom_p2p_engine.errors_return || loom_p2p_engine.state != LOOM_STATE_INIT) {
+        return status;
+    }
+    loom_p2p_error_abort(status, op);
+}
+
+
+/** Log that a receive truncates a message of @p msg_len bytes. */
+void loom_p2p_log_truncation(loom_request_t req, size_t msg_len);
+
+
+/* ---- p2p_frame.c: frames out and their back-pressure queue ----------------- */
+
+/** Log that sending a frame (header @p hdr) to @p peer failed with @p st; returns @p st. */
+loom_status_t loom_p2p_send_failed(loom_p2p_peer_t *peer, loom_status_t st, const void *hdr);
+
+/** Send one frame, or queue it behind earlier ones (INPROGRESS when queued). */
+loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
+                                  size_t hdr_len, const void *payload,
+                                  size_t payload_len, loom_request_t req,
+                                  int complete_on_send);
+
+
+/**
+ * Send one frame with @p item (reserved from the pending pool) ready to
+ * queue it, so only a transport error can fail it; the item is used or
+ * given back. No request: completing or failing the send is the caller's.
+ */
+loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pending_t *item,
+                                           const void *hdr, size_t hdr_len,
+                                           const void *payload, size_t payload_len);
+
+
+/** Send an ACK, FIN, BYE or NAK (not to a failed peer; errors are logged). */
+void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq);
+
+
+/* ---- request.c (objects) and request_wait.c (the user's calls) ------------ */
+
+/*
+ * The state of a request that has just started: a new one (loom_request_alloc)
+ * or an inactive persistent one made active again (loom_start).
+ */
+static inline void loom_request_restart(loom_request_t req)
+{
+    req->complete      = 0;
+    req->inactive      = 0;
+    req->flags         = 0;
+    req->status        = LOOM_INPROGRESS;
+    req->msg.source    = LOOM_ANY_SOURCE;
+    req->msg.tag       = LOOM_ANY_TAG;
+    req->msg.error     = LOOM_OK;
+    req->msg.cancelled = 0;
+    req->msg.bytes     = 0;
+    loom_list_init(&req->list);
+}
 
 /** Take a request from the pool (NULL when out of memory; logged). */
 loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm);
@@ -345,18 +470,11 @@ loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t b
 loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
                                    int tag, loom_comm_t comm, uint32_t which);
 
-/** Give an unexpected message (out of the matching engine) back to its pool. */
-void loom_p2p_unexp_free(loom_p2p_unexp_t *ux);
-
 /** An unexpected message meets its receive @p req (matched probe: loom_mrecv). */
 void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux);
 
 /** The transports' am callback. */
 void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);
-
-/** The transports' peer-failure callback. */
-void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
-                               const char *what);
 
 /** 1 if @p peer announced a RNDV_DATA that has not come yet (it must come next). */
 static inline int loom_p2p_push_announced(const loom_p2p_peer_t *peer)
@@ -388,26 +506,11 @@ int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t 
 /** The frame taken by loom_p2p_am_place arrived, or will not (tl.h am_place_done_cb). */
 void loom_p2p_am_place_done(void *arg, int src, loom_status_t status);
 
-/** Send one frame, or queue it behind earlier ones (INPROGRESS when queued). */
-loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
-                                  size_t hdr_len, const void *payload,
-                                  size_t payload_len, loom_request_t req,
-                                  int complete_on_send);
-
 /**
- * Send one frame with @p item (reserved from the pending pool) ready to
- * queue it, so only a transport error can fail it; the item is used or
- * given back. No request: completing or failing the send is the caller's.
+ * Fail send @p req with @p st (its peer failed, or its queued frame could
+ * not be sent): off its peer's lists, its pushed data and memory released.
  */
-loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pending_t *item,
-                                           const void *hdr, size_t hdr_len,
-                                           const void *payload, size_t payload_len);
-
-/** Take @p peer off the list of peers with queued frames once its queue is empty. */
-void loom_p2p_pending_unlink_idle(loom_p2p_peer_t *peer);
-
-/** Give a queued frame back to the pool (and the engine's copy of its payload). */
-void loom_p2p_pending_free(loom_p2p_pending_t *item);
+void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st);
 
 /** Retry queued frames and gets. @return frames/gets that went out. */
 int loom_p2p_pending_progress(void);
@@ -420,15 +523,6 @@ loom_status_t loom_p2p_engine_setup(void);
 
 /** Release pools and unexpected messages (finalize). */
 void loom_p2p_engine_teardown(void);
-
-/** Send an ACK, FIN, BYE or NAK (not to a failed peer; errors are logged). */
-void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq);
-
-/** The launcher's name of world rank @p world_rank's host ("?" if unknown). */
-const char *loom_p2p_peer_host(int world_rank);
-
-/** Log that a receive truncates a message of @p msg_len bytes. */
-void loom_p2p_log_truncation(loom_request_t req, size_t msg_len);
 
 /* ---- p2p_rndv.c: the rendezvous protocol ------------------------------------------ */
 
@@ -476,12 +570,37 @@ int loom_p2p_rndv_place(int world_src, const void *head, size_t have, size_t len
 /** The RNDV_DATA loom_p2p_rndv_place took arrived (LOOM_OK), or will not. */
 void loom_p2p_rndv_placed(loom_request_t req, loom_status_t status);
 
-/* ---- p2p_finalize.c --------------------------------------------------------------- */
-
-/* loom_p2p_drain: p2p_setup_int.h */
+/* ---- p2p_cancel.c: NAK and CANCEL frames -------------------------------------------- */
 
 /** While finalizing: tell the sender of unexpected @p ux it will never be received. */
 void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
+
+
+/**
+ * A NAK from @p world_src for our send @p sreq: warn, complete it with
+ * ERR_CANCELED; or, when the send asked for it (CANCEL), complete it
+ * cancelled.
+ */
+void loom_p2p_recv_nak(int world_src, uint64_t sreq);
+
+
+/**
+ * Withdraw send @p req if it is not matched yet: one that waits for an ACK
+ * or FIN (an EAGER_SYNC or RTS is out) sends CANCEL; an eager send still in
+ * the back-pressure queue is taken out of it and completes cancelled.
+ * @return 1 if cancelled or asked, 0 if the send cannot be cancelled any
+ * more (complete, or an eager frame already handed to the transport).
+ */
+int loom_p2p_send_cancel(loom_request_t req);
+
+
+/** A CANCEL frame from @p world_src for its send @p sreq (drop it, NAK, if unmatched). */
+void loom_p2p_recv_cancel_frame(int world_src, uint64_t sreq);
+
+
+/* ---- p2p_finalize.c --------------------------------------------------------------- */
+
+/* loom_p2p_drain: p2p_setup_int.h */
 
 /*
  * A probed message: the unexpected entry (eager data, or a rendezvous RTS
@@ -496,24 +615,12 @@ struct loom_message {
     loom_p2p_unexp_t  *ux;
 };
 
-/**
- * A NAK from @p world_src for our send @p sreq: warn, complete it with
- * ERR_CANCELED; or, when the send asked for it (CANCEL), complete it
- * cancelled.
- */
-void loom_p2p_recv_nak(int world_src, uint64_t sreq);
+/* ---- p2p_failure.c ----------------------------------------------------------------- */
 
-/**
- * Withdraw send @p req if it is not matched yet: one that waits for an ACK
- * or FIN (an EAGER_SYNC or RTS is out) sends CANCEL; an eager send still in
- * the back-pressure queue is taken out of it and completes cancelled.
- * @return 1 if cancelled or asked, 0 if the send cannot be cancelled any
- * more (complete, or an eager frame already handed to the transport).
- */
-int loom_p2p_send_cancel(loom_request_t req);
+/** The transports' peer-failure callback. */
+void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
+                               const char *what);
 
-/** A CANCEL frame from @p world_src for its send @p sreq (drop it, NAK, if unmatched). */
-void loom_p2p_recv_cancel_frame(int world_src, uint64_t sreq);
 
 /* ---- p2p_sreq.c --------------------------------------------------------------- */
 

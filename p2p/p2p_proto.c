@@ -11,24 +11,23 @@
  *                         synchronous, as MPI allows). On TCP the first bytes
  *                         follow the RTS in a RNDV_DATA frame.
  *
- * This file: frames out (and their queue), the start of sends and
- * receives, frames in (matching, the unexpected queue), peer failure.
+ * This file: the engine's pools, the start of sends and receives, frames
+ * in (matching, the unexpected queue, the am handler), and retrying what
+ * back-pressure queued. In the p2p stack (docs/p2p.md) it sits above the
+ * frames out (p2p_frame.c), the rendezvous and the NAK/CANCEL frames,
+ * which it calls, and below progress, peer failure and the API.
  *
  * Back-pressure: a frame the transport refuses (LOOM_ERR_NO_RESOURCE) goes
- * to its peer's queue; once a peer has queued frames, later frames to it
- * queue behind them so order per pair holds. Progress retries the queues
+ * to its peer's queue (p2p_frame.c); progress retries the queues here
  * (after polling the transports, so incoming frames always drain and two
  * ranks sending to each other cannot deadlock).
  */
 #include "p2p_engine_int.h"
-#include "bootstrap_int.h"
 #include "log_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-loom_p2p_engine_t loom_p2p_engine;
 
 /* ---- setup -------------------------------------------------------------------- */
 
@@ -62,26 +61,6 @@ loom_status_t loom_p2p_engine_setup(void)
         return st;
     }
     return loom_mpool_init(&e->unexp_large_pool, "unexpected (eager)", large, 16, 0);
-}
-
-void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-
-    if (e->peers != NULL && e->peers[ux->world_src].push_ux == ux) {
-        e->peers[ux->world_src].push_ux = NULL;
-    }
-    switch (ux->pool) {
-    case LOOM_P2P_UNEXP_POOL_SMALL:
-        loom_mpool_put(&loom_p2p_engine.unexp_small_pool, ux);
-        break;
-    case LOOM_P2P_UNEXP_POOL_LARGE:
-        loom_mpool_put(&loom_p2p_engine.unexp_large_pool, ux);
-        break;
-    default:
-        free(ux);
-        break;
-    }
 }
 
 /* messages taken by a matched probe and never received: warn, free them and
@@ -124,133 +103,9 @@ void loom_p2p_engine_teardown(void)
     loom_mpool_cleanup(&e->req_pool);
 }
 
-/* ---- sending frames, back-pressure ----------------------------------------------- */
+/* ---- failing a send, draining queued frames -------------------------------------- */
 
-const char *loom_p2p_peer_host(int world_rank)
-{
-    const loom_bootstrap_info_t *job = loom_p2p_engine.job;
-    return job != NULL && job->hostnames != NULL ? job->hostnames[world_rank] : "?";
-}
-
-static inline int loom_p2p_peer_rank(const loom_p2p_peer_t *peer)
-{
-    return (int)(peer - loom_p2p_engine.peers);
-}
-
-static loom_status_t loom_p2p_send_failed(loom_p2p_peer_t *peer, loom_status_t st,
-                                          const void *hdr)
-{
-    int rank = loom_p2p_peer_rank(peer);
-
-    loom_error("p2p", "rank %s: sending a frame of type %u to rank %d (%s) over %s "
-               "failed: %s", loom_log_identity(), *(const uint8_t *)hdr, rank,
-               loom_p2p_peer_host(rank), peer->ep->iface->name, loom_strerror(st));
-    return st;
-}
-
-/* Queue a frame in @p item (taken from the pending pool; the queue's now). */
-static loom_status_t loom_p2p_frame_queue_item(loom_p2p_peer_t *peer,
-                                               loom_p2p_pending_t *item, const void *hdr,
-                                               size_t hdr_len, const void *payload,
-                                               size_t payload_len, loom_request_t req,
-                                               int complete_on_send)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-
-    memcpy(item->hdr, hdr, hdr_len);
-    item->hdr_len          = (uint32_t)hdr_len;
-    item->payload          = payload;
-    item->payload_len      = payload_len;
-    item->req              = req;
-    item->complete_on_send = (uint8_t)complete_on_send;
-    item->owned            = 0;
-    loom_list_add_tail(&peer->pending, &item->list);
-    if (!peer->in_pending) {
-        peer->in_pending = 1;
-        loom_list_add_tail(&e->pending_peers, &peer->pending_link);
-    }
-    return LOOM_INPROGRESS;
-}
-
-static loom_status_t loom_p2p_frame_queue(loom_p2p_peer_t *peer, const void *hdr,
-                                          size_t hdr_len, const void *payload,
-                                          size_t payload_len, loom_request_t req,
-                                          int complete_on_send)
-{
-    loom_p2p_pending_t *item = loom_mpool_get(&loom_p2p_engine.pending_pool);
-
-    if (item == NULL) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    return loom_p2p_frame_queue_item(peer, item, hdr, hdr_len, payload, payload_len, req,
-                                     complete_on_send);
-}
-
-void loom_p2p_pending_unlink_idle(loom_p2p_peer_t *peer)
-{
-    if (peer->in_pending && loom_list_is_empty(&peer->pending)) {
-        loom_list_del(&peer->pending_link);
-        peer->in_pending = 0;
-    }
-}
-
-void loom_p2p_pending_free(loom_p2p_pending_t *item)
-{
-    if (item->owned) {
-        free((void *)item->payload);
-    }
-    loom_mpool_put(&loom_p2p_engine.pending_pool, item);
-}
-
-/*
- * Hand a frame to the transport unless earlier frames to @p peer wait in
- * its queue. LOOM_ERR_NO_RESOURCE: the caller queues it (behind the others,
- * or back-pressure); LOOM_OK: sent; other: the transport failed (logged).
- */
-static inline loom_status_t loom_p2p_frame_try(loom_p2p_peer_t *peer, const void *hdr,
-                                               size_t hdr_len, const void *payload,
-                                               size_t payload_len)
-{
-    loom_status_t st;
-
-    if (loom_unlikely(!loom_list_is_empty(&peer->pending))) {
-        return LOOM_ERR_NO_RESOURCE;
-    }
-    st = loom_tl_ep_am_send(peer->ep, hdr, hdr_len, payload, payload_len);
-    if (loom_likely(st == LOOM_OK) || st == LOOM_ERR_NO_RESOURCE) {
-        return st;
-    }
-    return loom_p2p_send_failed(peer, st, hdr);
-}
-
-loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
-                                  size_t hdr_len, const void *payload,
-                                  size_t payload_len, loom_request_t req,
-                                  int complete_on_send)
-{
-    loom_status_t st = loom_p2p_frame_try(peer, hdr, hdr_len, payload, payload_len);
-
-    if (loom_likely(st != LOOM_ERR_NO_RESOURCE)) {
-        return st;
-    }
-    return loom_p2p_frame_queue(peer, hdr, hdr_len, payload, payload_len, req,
-                                complete_on_send);
-}
-
-loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pending_t *item,
-                                           const void *hdr, size_t hdr_len,
-                                           const void *payload, size_t payload_len)
-{
-    loom_status_t st = loom_p2p_frame_try(peer, hdr, hdr_len, payload, payload_len);
-
-    if (st != LOOM_ERR_NO_RESOURCE) {
-        loom_mpool_put(&loom_p2p_engine.pending_pool, item);
-        return st;
-    }
-    return loom_p2p_frame_queue_item(peer, item, hdr, hdr_len, payload, payload_len, NULL, 0);
-}
-
-static void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
+void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
 
@@ -328,24 +183,6 @@ int loom_p2p_pending_progress(void)
         ++n;
     }
     return n;
-}
-
-void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
-{
-    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[world_rank];
-    loom_p2p_hdr_ctl_t h = { .type = type, .sreq = sreq };
-    loom_status_t st;
-
-    if (peer->failed != LOOM_OK) {
-        return;
-    }
-    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, NULL, 0);
-    if (st < 0) {
-        loom_error("p2p", "cannot send %s to rank %d: %s",
-                   type == LOOM_P2P_ACK ? "ACK" : type == LOOM_P2P_FIN ? "FIN" :
-                   type == LOOM_P2P_NAK ? "NAK" : type == LOOM_P2P_CANCEL ? "CANCEL" : "BYE",
-                   world_rank, loom_strerror(st));
-    }
 }
 
 /* ---- starting sends and receives ------------------------------------------------- */
@@ -441,15 +278,6 @@ loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t b
                                    unsigned flags)
 {
     return loom_p2p_isend_begin(req, buf, bytes, dest, tag, comm, which, flags);
-}
-
-void loom_p2p_log_truncation(loom_request_t req, size_t msg_len)
-{
-    loom_p2p_req_t *rq = loom_p2p_req(req);
-
-    loom_error("p2p", "receive on '%s': message of %zu bytes from rank %d tag %d "
-               "truncated to the %zu-byte receive buffer", req->comm ? req->comm->name : "?",
-               msg_len, req->msg.source, req->msg.tag, rq->len);
 }
 
 static __attribute__((noinline)) void loom_p2p_recv_truncated(loom_request_t req,
@@ -937,113 +765,4 @@ void loom_p2p_am_place_done(void *arg, int src, loom_status_t status)
         loom_p2p_send_ctl(src, LOOM_P2P_ACK, rq->sreq);
     }
     loom_p2p_recv_eager_done(req, rq->msg_len);
-}
-
-/*
- * Does a posted receive wait on @p world_rank? Yes if it names it, or if it
- * takes LOOM_ANY_SOURCE on a communicator that contains it: as MPI-4 does
- * for a failed process, a pending wildcard receive fails (it might have
- * been waiting for exactly that rank's message). Wildcard receives posted
- * later are not failed: they may still match a live rank.
- */
-static int loom_p2p_posted_waits_on(const loom_match_posted_t *p, int world_rank)
-{
-    loom_comm_t comm = loom_p2p_req_from_posted((loom_match_posted_t *)p)->comm;
-
-    if (comm == NULL) {
-        return 0;
-    }
-    if (p->src == LOOM_ANY_SOURCE) {
-        return loom_comm_has_world(comm, world_rank);
-    }
-    return p->src >= 0 && p->src < comm->remote_size &&
-           loom_comm_peer_world(comm, p->src) == world_rank;
-}
-
-static void loom_p2p_fail_posted_list(loom_list_t *list, int world_rank,
-                                      loom_status_t status)
-{
-    loom_match_posted_t *p, *tmp;
-
-    loom_list_for_each_safe(p, tmp, list, list) {
-        if (loom_p2p_posted_waits_on(p, world_rank)) {
-            loom_match_posted_remove(&loom_p2p_engine.match, p);
-            loom_request_complete(loom_p2p_req_from_posted(p), status);
-        }
-    }
-}
-
-/* posted receives waiting on @p world_rank fail with it */
-static void loom_p2p_fail_posted_from(int world_rank, loom_status_t status)
-{
-    loom_match_t *m = &loom_p2p_engine.match;
-
-    loom_p2p_fail_posted_list(&m->posted_wild, world_rank, status);
-    for (uint32_t b = 0; b < LOOM_MATCH_BUCKETS; ++b) {
-        loom_p2p_fail_posted_list(&m->posted_bucket[b], world_rank, status);
-    }
-}
-
-/* complete everything that waits on a failed peer with its error */
-static void loom_p2p_peer_fail_all(loom_p2p_peer_t *peer, loom_status_t status)
-{
-    loom_list_t *l;
-
-    while ((l = loom_list_pop_head(&peer->pending)) != NULL) {
-        loom_p2p_pending_t *item = loom_list_entry(l, loom_p2p_pending_t, list);
-        if (item->req != NULL) {
-            loom_p2p_send_req_fail(item->req, status);
-        }
-        loom_p2p_pending_free(item);
-    }
-    loom_p2p_pending_unlink_idle(peer);
-    while (!loom_list_is_empty(&peer->awaiting)) {
-        loom_p2p_send_req_fail(loom_list_head_entry(&peer->awaiting, struct loom_request,
-                                                    list), status);
-    }
-    loom_p2p_fail_posted_from(loom_p2p_peer_rank(peer), status);
-    /* a frame it was receiving in place will not complete */
-    loom_p2p_am_place_done(NULL, loom_p2p_peer_rank(peer), status);
-    peer->push_ux = NULL;   /* its receive fails: the data stayed with the dead peer */
-    if (peer->push_req != NULL) {
-        loom_request_t req = peer->push_req;
-
-        peer->push_req = NULL;
-        loom_p2p_rndv_push_abandon(req, status);
-    }
-}
-
-void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
-                               const char *what)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    char user_op[192], during[224] = "";
-
-    (void)arg;
-    if (peer < 0 || peer >= e->world_size || e->peers[peer].failed != LOOM_OK) {
-        return;
-    }
-    e->peers[peer].failed = status < 0 ? status : LOOM_ERR_PEER_FAILED;
-    ++e->peer_failures;
-    /* loomrun: whatever this rank does next follows from the peer's failure */
-    loom_bootstrap_note_peer_failure(peer);
-    /* the user's operation it interrupts, named before it is failed */
-    loom_p2p_report_pending_with(peer, user_op, sizeof(user_op));
-    if (user_op[0] != '\0') {
-        snprintf(during, sizeof(during), "; pending: %s", user_op);
-    }
-    if (!e->errors_return) {
-        loom_error("p2p", "rank %s: peer rank %d (%s) failed (%s): aborting the job "
-                   "(LOOM_ERRORS=abort)%s", loom_log_identity(), peer,
-                   loom_p2p_peer_host(peer), what, during);
-        loom_abort(1, "a peer process failed");
-    }
-    loom_error("p2p", "rank %s: peer rank %d (%s) failed (%s): operations with it "
-               "complete with %s%s", loom_log_identity(), peer, loom_p2p_peer_host(peer),
-               what, loom_status_name(e->peers[peer].failed), during);
-    loom_p2p_peer_fail_all(&e->peers[peer], e->peers[peer].failed);
-    if (!e->peers[peer].bye) {     /* finalize will not wait for its BYE */
-        e->peers[peer].bye = 1;
-        ++e->byes_received;
-    }
 }
