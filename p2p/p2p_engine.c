@@ -6,8 +6,8 @@
  * queues) and the report reads the stack of running collectives. Defining
  * them here, in a file that calls nothing, keeps "who holds the state" out
  * of the call graph: a file that only reads the state depends on no file
- * above it. The code that fills them is higher up (p2p_proto.c sets up the
- * pools, p2p_setup.c the transports and peers, progress.c the waiters).
+ * above it. The code that fills them is higher up (p2p_setup.c: the pools,
+ * the transports and the peers; progress.c: the waiters).
  */
 #include "p2p_engine_int.h"
 

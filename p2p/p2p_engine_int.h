@@ -1,12 +1,17 @@
 /*
- * p2p_engine_int.h: the point-to-point engine's private state, shared by
- * init.c, comm.c, request.c, progress.c, p2p_proto.c and p2p.c.
+ * p2p_engine_int.h: the point-to-point engine's private state and the
+ * calls its files make to each other, one section per file.
  *
  * One engine per process (loom is single-threaded): the open transports,
  * one peer entry per world rank (its endpoint, the protocol thresholds
  * chosen once at init from the transport's capabilities, and the queue of
  * frames waiting for back-pressure to clear), the matching engine, and the
  * pools that keep the fast path free of malloc.
+ *
+ * The files form a stack (docs/p2p.md "The files as a stack"; checked by
+ * test/p2p/test_p2p_stack.sh): a file calls only files below it. Helpers
+ * every layer uses and the fast paths inline are static inline here, so
+ * they tie no file to another.
  *
  * Request layout: struct loom_request (request_int.h) reserves p2p[] for
  * this engine; loom_p2p_req_t is what lives there.
@@ -258,10 +263,8 @@ static inline loom_status_t loom_p2p_error_inline(loom_status_t status, const ch
     loom_p2p_error_abort(status, op);
 }
 
-
 /** Log that a receive truncates a message of @p msg_len bytes. */
 void loom_p2p_log_truncation(loom_request_t req, size_t msg_len);
-
 
 /* ---- p2p_frame.c: frames out and their back-pressure queue ----------------- */
 
@@ -274,7 +277,6 @@ loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
                                   size_t payload_len, loom_request_t req,
                                   int complete_on_send);
 
-
 /**
  * Send one frame with @p item (reserved from the pending pool) ready to
  * queue it, so only a transport error can fail it; the item is used or
@@ -284,10 +286,8 @@ loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pendi
                                            const void *hdr, size_t hdr_len,
                                            const void *payload, size_t payload_len);
 
-
 /** Send an ACK, FIN, BYE or NAK (not to a failed peer; errors are logged). */
 void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq);
-
 
 /* ---- request.c (objects) and request_wait.c (the user's calls) ------------ */
 
@@ -456,7 +456,7 @@ loom_comm_t loom_comm_live_next(loom_comm_t prev);
 /** 1 if world rank @p world_rank belongs to @p comm. */
 int loom_comm_has_world(loom_comm_t comm, int world_rank);
 
-/* ---- p2p_proto.c ------------------------------------------------------------ */
+/* ---- p2p_send.c --------------------------------------------------------------- */
 
 /**
  * Start a send on @p req (fresh from the pool, or a persistent request
@@ -465,6 +465,17 @@ int loom_comm_has_world(loom_comm_t comm, int world_rank);
 loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t bytes,
                                    int dest, int tag, loom_comm_t comm, uint32_t which,
                                    unsigned flags);
+
+/**
+ * Fail send @p req with @p st (its peer failed, or its queued frame could
+ * not be sent): off its peer's lists, its pushed data and memory released.
+ */
+void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st);
+
+/** Retry queued frames and gets. @return frames/gets that went out. */
+int loom_p2p_pending_progress(void);
+
+/* ---- p2p_recv.c --------------------------------------------------------------- */
 
 /** Start a receive on @p req; see loom_p2p_isend_start(). Cannot fail. */
 loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
@@ -506,17 +517,10 @@ int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t 
 /** The frame taken by loom_p2p_am_place arrived, or will not (tl.h am_place_done_cb). */
 void loom_p2p_am_place_done(void *arg, int src, loom_status_t status);
 
-/**
- * Fail send @p req with @p st (its peer failed, or its queued frame could
- * not be sent): off its peer's lists, its pushed data and memory released.
- */
-void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st);
-
-/** Retry queued frames and gets. @return frames/gets that went out. */
-int loom_p2p_pending_progress(void);
-
 /** Cancel a posted receive. @return 1 if it was cancelled. */
 int loom_p2p_recv_cancel(loom_request_t req);
+
+/* ---- p2p_setup.c (engine-private) ------------------------------------------------ */
 
 /** Create the engine's pools and matching engine (init). */
 loom_status_t loom_p2p_engine_setup(void);
@@ -575,14 +579,12 @@ void loom_p2p_rndv_placed(loom_request_t req, loom_status_t status);
 /** While finalizing: tell the sender of unexpected @p ux it will never be received. */
 void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
 
-
 /**
  * A NAK from @p world_src for our send @p sreq: warn, complete it with
  * ERR_CANCELED; or, when the send asked for it (CANCEL), complete it
  * cancelled.
  */
 void loom_p2p_recv_nak(int world_src, uint64_t sreq);
-
 
 /**
  * Withdraw send @p req if it is not matched yet: one that waits for an ACK
@@ -593,10 +595,8 @@ void loom_p2p_recv_nak(int world_src, uint64_t sreq);
  */
 int loom_p2p_send_cancel(loom_request_t req);
 
-
 /** A CANCEL frame from @p world_src for its send @p sreq (drop it, NAK, if unmatched). */
 void loom_p2p_recv_cancel_frame(int world_src, uint64_t sreq);
-
 
 /* ---- p2p_finalize.c --------------------------------------------------------------- */
 
@@ -620,7 +620,6 @@ struct loom_message {
 /** The transports' peer-failure callback. */
 void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
                                const char *what);
-
 
 /* ---- p2p_sreq.c --------------------------------------------------------------- */
 

@@ -5,13 +5,12 @@
  * A frame goes to the transport at once unless earlier frames to the same
  * peer wait in its queue; one the transport refuses (LOOM_ERR_NO_RESOURCE)
  * is queued, and later frames to that peer queue behind it so the order
- * per pair holds. Draining the queues is p2p_proto.c's (progress retries
+ * per pair holds. Draining the queues is p2p_send.c's (progress retries
  * them after polling the transports; a queued frame that fails fails its
  * send, which can be a rendezvous). Control frames (ACK, FIN, BYE, NAK,
  * CANCEL) are built here too: every protocol file sends them.
  *
- * This file calls only the engine's state, the error helpers and the
- * transport: the rendezvous, the cancel protocol and the send and receive
+ * This file reads only the engine's state and calls only the transport: the rendezvous, the cancel protocol and the send and receive
  * paths all send frames, and none of them is called from here.
  */
 #include "p2p_engine_int.h"
