@@ -186,6 +186,7 @@ typedef struct loom_p2p_engine {
                                                   * waiter of loom_progress()/loom_test) */
 } loom_p2p_engine_t;
 
+/** The engine (defined in p2p_engine.c, the bottom of the stack). */
 extern loom_p2p_engine_t loom_p2p_engine;
 
 /* ---- small helpers of every file, inline (they were inlined where the
