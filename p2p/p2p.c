@@ -1,6 +1,6 @@
 /*
- * p2p.c: the public point-to-point calls: argument checks, LOOM_PROC_NULL,
- * the error policy (LOOM_ERRORS), and the blocking fast path.
+ * p2p.c: the public point-to-point calls: argument checks, LOOM_PROC_NULL
+ * and the blocking fast path (the error policy, LOOM_ERRORS, is p2p_error.c).
  *
  * loom_send of a message within the eager limit to a peer with nothing
  * queued is a straight line: validate, build a 24-byte header on the stack,
@@ -21,18 +21,6 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <sys/types.h>
-
-loom_status_t loom_p2p_error(loom_status_t status, const char *op)
-{
-    char msg[160];
-
-    if (loom_p2p_engine.errors_return || loom_p2p_engine.state != LOOM_STATE_INIT) {
-        return status;
-    }
-    snprintf(msg, sizeof(msg), "%s failed: %s (%s); LOOM_ERRORS=return makes errors "
-             "return instead", op, loom_strerror(status), loom_status_name(status));
-    loom_abort(1, msg);
-}
 
 /* the checks' slow half: find what is wrong and say so */
 static loom_status_t loom_p2p_check_slow(const void *buf, size_t count,
@@ -145,7 +133,7 @@ static loom_status_t loom_p2p_send_wait(const void *buf, size_t bytes, int dest,
         st = req->status;
         loom_request_release(req);
     }
-    return st < 0 ? loom_p2p_error(st, op) : st;
+    return st < 0 ? loom_p2p_error_inline(st, op) : st;
 }
 
 /* loom_send's everything-else: errors, LOOM_PROC_NULL, rendezvous, back-pressure */
@@ -158,7 +146,7 @@ loom_p2p_send_slow(const void *buf, size_t count, loom_datatype_t dt, int dest, 
                                       &bytes);
 
     if (loom_unlikely(st != LOOM_OK)) {
-        return loom_p2p_error(st, "loom_send");
+        return loom_p2p_error_inline(st, "loom_send");
     }
     if (dest == LOOM_PROC_NULL) {
         return LOOM_OK;
@@ -207,7 +195,7 @@ loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt, int 
                                       &bytes);
 
     if (loom_unlikely(st != LOOM_OK)) {
-        return loom_p2p_error(st, "loom_ssend");
+        return loom_p2p_error_inline(st, "loom_ssend");
     }
     if (dest == LOOM_PROC_NULL) {
         return LOOM_OK;
@@ -303,7 +291,7 @@ loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, in
                                       &bytes);
 
     if (loom_unlikely(st != LOOM_OK)) {
-        return loom_p2p_error(st, "loom_recv");
+        return loom_p2p_error_inline(st, "loom_recv");
     }
     if (loom_unlikely(src == LOOM_PROC_NULL)) {
         loom_p2p_status_proc_null(status);
@@ -324,7 +312,7 @@ loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, in
         st = req->status;
         loom_p2p_req_release(req);
     }
-    return st < 0 ? loom_p2p_error(st, "loom_recv") : st;
+    return st < 0 ? loom_p2p_error_inline(st, "loom_recv") : st;
 }
 
 static loom_status_t loom_p2p_isend_common(const void *buf, size_t count,
@@ -340,14 +328,14 @@ static loom_status_t loom_p2p_isend_common(const void *buf, size_t count,
         st = LOOM_ERR_INVALID_ARG;
     }
     if (loom_unlikely(st != LOOM_OK)) {
-        return loom_p2p_error(st, op);
+        return loom_p2p_error_inline(st, op);
     }
     if (loom_unlikely(dest == LOOM_PROC_NULL)) {
         st = loom_p2p_req_proc_null(comm, req_p);
     } else {
         st = loom_p2p_isend_int(buf, bytes, dest, tag, comm, LOOM_CTX_P2P, flags, req_p);
     }
-    return st < 0 ? loom_p2p_error(st, op) : st;
+    return st < 0 ? loom_p2p_error_inline(st, op) : st;
 }
 
 loom_status_t loom_isend(const void *buf, size_t count, loom_datatype_t dt, int dest,
@@ -375,14 +363,14 @@ loom_status_t loom_irecv(void *buf, size_t count, loom_datatype_t dt, int src, i
         st = LOOM_ERR_INVALID_ARG;
     }
     if (loom_unlikely(st != LOOM_OK)) {
-        return loom_p2p_error(st, "loom_irecv");
+        return loom_p2p_error_inline(st, "loom_irecv");
     }
     if (loom_unlikely(src == LOOM_PROC_NULL)) {
         st = loom_p2p_req_proc_null(comm, req_p);
     } else {
         st = loom_p2p_irecv_int(buf, bytes, src, tag, comm, LOOM_CTX_P2P, req_p);
     }
-    return st < 0 ? loom_p2p_error(st, "loom_irecv") : st;
+    return st < 0 ? loom_p2p_error_inline(st, "loom_irecv") : st;
 }
 
 /* ---- probe, cancel, count --------------------------------------------------------- */
@@ -406,7 +394,7 @@ loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag_p,
         st = LOOM_ERR_INVALID_ARG;
     }
     if (st != LOOM_OK) {
-        return loom_p2p_error(st, "loom_iprobe");
+        return loom_p2p_error_inline(st, "loom_iprobe");
     }
     if (src == LOOM_PROC_NULL) {
         loom_p2p_status_proc_null(status);
@@ -478,7 +466,7 @@ static loom_status_t loom_p2p_probe_wait(int src, int tag, loom_comm_t comm,
         loom_error("p2p", "%s: source %d%s on '%s': %s", op, src,
                    src == LOOM_ANY_SOURCE ? " (any)" : "", comm->name,
                    src >= 0 ? "that rank failed" : "a rank of the communicator failed");
-        return loom_p2p_error(st, op);
+        return loom_p2p_error_inline(st, op);
     }
     return LOOM_OK;
 }
@@ -488,7 +476,7 @@ loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *
     loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_probe");
 
     if (st != LOOM_OK) {
-        return loom_p2p_error(st, "loom_probe");
+        return loom_p2p_error_inline(st, "loom_probe");
     }
     if (src == LOOM_PROC_NULL) {
         loom_p2p_status_proc_null(status);
@@ -507,12 +495,12 @@ loom_status_t loom_cancel(loom_request_t *req_p)
     if (req_p == NULL || *req_p == LOOM_REQUEST_NULL) {
         loom_error("p2p", "loom_cancel: %s", req_p == NULL ? "req_p is NULL" :
                    "the request is LOOM_REQUEST_NULL");
-        return loom_p2p_error(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
+        return loom_p2p_error_inline(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
     }
     req = *req_p;
     if (req->kind == 0 || req->kind > LOOM_REQ_GENERIC || req->user_freed) {
         loom_error("p2p", "loom_cancel: request %p is not active", (void *)req);
-        return loom_p2p_error(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
+        return loom_p2p_error_inline(LOOM_ERR_INVALID_REQUEST, "loom_cancel");
     }
     if (req->kind == LOOM_REQ_SEND) {
         /* an unmatched ssend or rendezvous is withdrawn if the receiver still
@@ -523,7 +511,7 @@ loom_status_t loom_cancel(loom_request_t *req_p)
     if (req->kind != LOOM_REQ_RECV) {
         loom_error("p2p", "loom_cancel: collective request %p cannot be cancelled",
                    (void *)req);
-        return loom_p2p_error(LOOM_ERR_UNSUPPORTED, "loom_cancel");
+        return loom_p2p_error_inline(LOOM_ERR_UNSUPPORTED, "loom_cancel");
     }
     if (!req->complete && !req->inactive) {
         loom_p2p_recv_cancel(req);  /* no effect once matched */
@@ -576,7 +564,7 @@ loom_status_t loom_send_init(const void *buf, size_t count, loom_datatype_t dt, 
         st = loom_request_persist_p2p((void *)buf, bytes, dest, tag,
                                       sync ? LOOM_P2P_FLAG_SYNC : 0, 0, comm, req_p);
     }
-    return st < 0 ? loom_p2p_error(st, "loom_send_init") : st;
+    return st < 0 ? loom_p2p_error_inline(st, "loom_send_init") : st;
 }
 
 loom_status_t loom_recv_init(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
@@ -593,7 +581,7 @@ loom_status_t loom_recv_init(void *buf, size_t count, loom_datatype_t dt, int sr
     if (st == LOOM_OK) {
         st = loom_request_persist_p2p(buf, bytes, src, tag, 0, 1, comm, req_p);
     }
-    return st < 0 ? loom_p2p_error(st, "loom_recv_init") : st;
+    return st < 0 ? loom_p2p_error_inline(st, "loom_recv_init") : st;
 }
 
 /* ---- matched probe ------------------------------------------------------------------- */
@@ -651,7 +639,7 @@ loom_status_t loom_improbe(int src, int tag, loom_comm_t comm, int *flag_p,
         st = LOOM_ERR_INVALID_ARG;
     }
     if (st != LOOM_OK) {
-        return loom_p2p_error(st, "loom_improbe");
+        return loom_p2p_error_inline(st, "loom_improbe");
     }
     if (src == LOOM_PROC_NULL) {
         loom_p2p_status_proc_null(status);
@@ -673,7 +661,7 @@ loom_status_t loom_mprobe(int src, int tag, loom_comm_t comm, loom_message_t *ms
     loom_status_t st = loom_p2p_mprobe_check(src, tag, comm, msg_p, "loom_mprobe");
 
     if (st != LOOM_OK) {
-        return loom_p2p_error(st, "loom_mprobe");
+        return loom_p2p_error_inline(st, "loom_mprobe");
     }
     if (src == LOOM_PROC_NULL) {
         loom_p2p_status_proc_null(status);
@@ -696,7 +684,7 @@ loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
         loom_error("p2p", "loom_imrecv: %s", msg_p == NULL ? "msg_p is NULL" :
                    req_p == NULL ? "req_p is NULL" :
                    "the message is LOOM_MESSAGE_NULL (not from a matched probe)");
-        return loom_p2p_error(req_p == NULL || msg_p == NULL ? LOOM_ERR_INVALID_ARG
+        return loom_p2p_error_inline(req_p == NULL || msg_p == NULL ? LOOM_ERR_INVALID_ARG
                                                              : LOOM_ERR_INVALID_REQUEST,
                               "loom_imrecv");
     }
@@ -705,16 +693,16 @@ loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
                         msg == LOOM_MESSAGE_NO_PROC ? LOOM_COMM_SELF : msg->comm, 1,
                         "loom_imrecv", &bytes);
     if (st != LOOM_OK) {
-        return loom_p2p_error(st, "loom_imrecv");
+        return loom_p2p_error_inline(st, "loom_imrecv");
     }
     if (msg == LOOM_MESSAGE_NO_PROC) {
         *msg_p = LOOM_MESSAGE_NULL;
         st = loom_p2p_req_proc_null(LOOM_COMM_SELF, req_p);
-        return st < 0 ? loom_p2p_error(st, "loom_imrecv") : st;
+        return st < 0 ? loom_p2p_error_inline(st, "loom_imrecv") : st;
     }
     req = loom_request_alloc(LOOM_REQ_RECV, msg->comm);
     if (req == NULL) {
-        return loom_p2p_error(LOOM_ERR_NO_MEMORY, "loom_imrecv");
+        return loom_p2p_error_inline(LOOM_ERR_NO_MEMORY, "loom_imrecv");
     }
     rq = loom_p2p_req(req);
     rq->buf  = buf;
@@ -746,5 +734,5 @@ loom_status_t loom_mrecv(void *buf, size_t count, loom_datatype_t dt, loom_messa
     }
     st = req->status;
     loom_p2p_req_release(req);
-    return st < 0 ? loom_p2p_error(st, "loom_mrecv") : st;
+    return st < 0 ? loom_p2p_error_inline(st, "loom_mrecv") : st;
 }

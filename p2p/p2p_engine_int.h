@@ -1,12 +1,17 @@
 /*
- * p2p_engine_int.h: the point-to-point engine's private state, shared by
- * init.c, comm.c, request.c, progress.c, p2p_proto.c and p2p.c.
+ * p2p_engine_int.h: the point-to-point engine's private state and the
+ * calls its files make to each other, one section per file.
  *
  * One engine per process (loom is single-threaded): the open transports,
  * one peer entry per world rank (its endpoint, the protocol thresholds
  * chosen once at init from the transport's capabilities, and the queue of
  * frames waiting for back-pressure to clear), the matching engine, and the
  * pools that keep the fast path free of malloc.
+ *
+ * The files form a stack (docs/p2p.md "The files as a stack"; checked by
+ * test/p2p/test_p2p_stack.sh): a file calls only files below it. Helpers
+ * every layer uses and the fast paths inline are static inline here, so
+ * they tie no file to another.
  *
  * Request layout: struct loom_request (request_int.h) reserves p2p[] for
  * this engine; loom_p2p_req_t is what lives there.
@@ -21,6 +26,7 @@
 #include "tl.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* internal to libloom: calls bind inside the library (no PLT, inlinable) */
@@ -180,9 +186,129 @@ typedef struct loom_p2p_engine {
                                                   * waiter of loom_progress()/loom_test) */
 } loom_p2p_engine_t;
 
+/** The engine (defined in p2p_engine.c, the bottom of the stack). */
 extern loom_p2p_engine_t loom_p2p_engine;
 
-/* ---- request.c ---------------------------------------------------------- */
+/* ---- small helpers of every file, inline (they were inlined where the
+ * fast paths use them, and being here keeps them out of the call graph) - */
+
+/** The world rank of @p peer. */
+static inline int loom_p2p_peer_rank(const loom_p2p_peer_t *peer)
+{
+    return (int)(peer - loom_p2p_engine.peers);
+}
+
+/** The launcher's name of world rank @p world_rank's host ("?" if unknown). */
+static inline const char *loom_p2p_peer_host(int world_rank)
+{
+    const loom_bootstrap_info_t *job = loom_p2p_engine.job;
+    return job != NULL && job->hostnames != NULL ? job->hostnames[world_rank] : "?";
+}
+
+/** Give an unexpected message (out of the matching engine) back to its pool. */
+static inline void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    if (e->peers != NULL && e->peers[ux->world_src].push_ux == ux) {
+        e->peers[ux->world_src].push_ux = NULL;
+    }
+    switch (ux->pool) {
+    case LOOM_P2P_UNEXP_POOL_SMALL:
+        loom_mpool_put(&loom_p2p_engine.unexp_small_pool, ux);
+        break;
+    case LOOM_P2P_UNEXP_POOL_LARGE:
+        loom_mpool_put(&loom_p2p_engine.unexp_large_pool, ux);
+        break;
+    default:
+        free(ux);
+        break;
+    }
+}
+
+/** Take @p peer off the list of peers with queued frames once its queue is empty. */
+static inline void loom_p2p_pending_unlink_idle(loom_p2p_peer_t *peer)
+{
+    if (peer->in_pending && loom_list_is_empty(&peer->pending)) {
+        loom_list_del(&peer->pending_link);
+        peer->in_pending = 0;
+    }
+}
+
+/** Give a queued frame back to the pool (and the engine's copy of its payload). */
+static inline void loom_p2p_pending_free(loom_p2p_pending_t *item)
+{
+    if (item->owned) {
+        free((void *)item->payload);
+    }
+    loom_mpool_put(&loom_p2p_engine.pending_pool, item);
+}
+
+/* ---- p2p_error.c: the error policy and the words of messages --------------- */
+
+/* loom_p2p_error (LOOM_ERRORS): p2p_int.h */
+
+/** Abort the job: @p op failed with @p status and LOOM_ERRORS is abort. */
+void loom_p2p_error_abort(loom_status_t status, const char *op) __attribute__((noreturn));
+
+/**
+ * loom_p2p_error inline, for the public calls of p2p.c: the policy's test
+ * stays in the caller and only an abort calls out (as the compiler
+ * arranged it when p2p.c held loom_p2p_error).
+ */
+static inline loom_status_t loom_p2p_error_inline(loom_status_t status, const char *op)
+{
+    if (loom_p2p_engine.errors_return || loom_p2p_engine.state != LOOM_STATE_INIT) {
+        return status;
+    }
+    loom_p2p_error_abort(status, op);
+}
+
+/** Log that a receive truncates a message of @p msg_len bytes. */
+void loom_p2p_log_truncation(loom_request_t req, size_t msg_len);
+
+/* ---- p2p_frame.c: frames out and their back-pressure queue ----------------- */
+
+/** Log that sending a frame (header @p hdr) to @p peer failed with @p st; returns @p st. */
+loom_status_t loom_p2p_send_failed(loom_p2p_peer_t *peer, loom_status_t st, const void *hdr);
+
+/** Send one frame, or queue it behind earlier ones (INPROGRESS when queued). */
+loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
+                                  size_t hdr_len, const void *payload,
+                                  size_t payload_len, loom_request_t req,
+                                  int complete_on_send);
+
+/**
+ * Send one frame with @p item (reserved from the pending pool) ready to
+ * queue it, so only a transport error can fail it; the item is used or
+ * given back. No request: completing or failing the send is the caller's.
+ */
+loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pending_t *item,
+                                           const void *hdr, size_t hdr_len,
+                                           const void *payload, size_t payload_len);
+
+/** Send an ACK, FIN, BYE or NAK (not to a failed peer; errors are logged). */
+void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq);
+
+/* ---- request.c (objects) and request_wait.c (the user's calls) ------------ */
+
+/*
+ * The state of a request that has just started: a new one (loom_request_alloc)
+ * or an inactive persistent one made active again (loom_start).
+ */
+static inline void loom_request_restart(loom_request_t req)
+{
+    req->complete      = 0;
+    req->inactive      = 0;
+    req->flags         = 0;
+    req->status        = LOOM_INPROGRESS;
+    req->msg.source    = LOOM_ANY_SOURCE;
+    req->msg.tag       = LOOM_ANY_TAG;
+    req->msg.error     = LOOM_OK;
+    req->msg.cancelled = 0;
+    req->msg.bytes     = 0;
+    loom_list_init(&req->list);
+}
 
 /** Take a request from the pool (NULL when out of memory; logged). */
 loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm);
@@ -331,7 +457,7 @@ loom_comm_t loom_comm_live_next(loom_comm_t prev);
 /** 1 if world rank @p world_rank belongs to @p comm. */
 int loom_comm_has_world(loom_comm_t comm, int world_rank);
 
-/* ---- p2p_proto.c ------------------------------------------------------------ */
+/* ---- p2p_send.c --------------------------------------------------------------- */
 
 /**
  * Start a send on @p req (fresh from the pool, or a persistent request
@@ -341,22 +467,26 @@ loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t b
                                    int dest, int tag, loom_comm_t comm, uint32_t which,
                                    unsigned flags);
 
+/**
+ * Fail send @p req with @p st (its peer failed, or its queued frame could
+ * not be sent): off its peer's lists, its pushed data and memory released.
+ */
+void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st);
+
+/** Retry queued frames and gets. @return frames/gets that went out. */
+int loom_p2p_pending_progress(void);
+
+/* ---- p2p_recv.c --------------------------------------------------------------- */
+
 /** Start a receive on @p req; see loom_p2p_isend_start(). Cannot fail. */
 loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
                                    int tag, loom_comm_t comm, uint32_t which);
-
-/** Give an unexpected message (out of the matching engine) back to its pool. */
-void loom_p2p_unexp_free(loom_p2p_unexp_t *ux);
 
 /** An unexpected message meets its receive @p req (matched probe: loom_mrecv). */
 void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux);
 
 /** The transports' am callback. */
 void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);
-
-/** The transports' peer-failure callback. */
-void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
-                               const char *what);
 
 /** 1 if @p peer announced a RNDV_DATA that has not come yet (it must come next). */
 static inline int loom_p2p_push_announced(const loom_p2p_peer_t *peer)
@@ -388,47 +518,16 @@ int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t 
 /** The frame taken by loom_p2p_am_place arrived, or will not (tl.h am_place_done_cb). */
 void loom_p2p_am_place_done(void *arg, int src, loom_status_t status);
 
-/** Send one frame, or queue it behind earlier ones (INPROGRESS when queued). */
-loom_status_t loom_p2p_frame_send(loom_p2p_peer_t *peer, const void *hdr,
-                                  size_t hdr_len, const void *payload,
-                                  size_t payload_len, loom_request_t req,
-                                  int complete_on_send);
-
-/**
- * Send one frame with @p item (reserved from the pending pool) ready to
- * queue it, so only a transport error can fail it; the item is used or
- * given back. No request: completing or failing the send is the caller's.
- */
-loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pending_t *item,
-                                           const void *hdr, size_t hdr_len,
-                                           const void *payload, size_t payload_len);
-
-/** Take @p peer off the list of peers with queued frames once its queue is empty. */
-void loom_p2p_pending_unlink_idle(loom_p2p_peer_t *peer);
-
-/** Give a queued frame back to the pool (and the engine's copy of its payload). */
-void loom_p2p_pending_free(loom_p2p_pending_t *item);
-
-/** Retry queued frames and gets. @return frames/gets that went out. */
-int loom_p2p_pending_progress(void);
-
 /** Cancel a posted receive. @return 1 if it was cancelled. */
 int loom_p2p_recv_cancel(loom_request_t req);
+
+/* ---- p2p_setup.c (engine-private) ------------------------------------------------ */
 
 /** Create the engine's pools and matching engine (init). */
 loom_status_t loom_p2p_engine_setup(void);
 
 /** Release pools and unexpected messages (finalize). */
 void loom_p2p_engine_teardown(void);
-
-/** Send an ACK, FIN, BYE or NAK (not to a failed peer; errors are logged). */
-void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq);
-
-/** The launcher's name of world rank @p world_rank's host ("?" if unknown). */
-const char *loom_p2p_peer_host(int world_rank);
-
-/** Log that a receive truncates a message of @p msg_len bytes. */
-void loom_p2p_log_truncation(loom_request_t req, size_t msg_len);
 
 /* ---- p2p_rndv.c: the rendezvous protocol ------------------------------------------ */
 
@@ -476,25 +575,10 @@ int loom_p2p_rndv_place(int world_src, const void *head, size_t have, size_t len
 /** The RNDV_DATA loom_p2p_rndv_place took arrived (LOOM_OK), or will not. */
 void loom_p2p_rndv_placed(loom_request_t req, loom_status_t status);
 
-/* ---- p2p_finalize.c --------------------------------------------------------------- */
-
-/* loom_p2p_drain: p2p_setup_int.h */
+/* ---- p2p_cancel.c: NAK and CANCEL frames -------------------------------------------- */
 
 /** While finalizing: tell the sender of unexpected @p ux it will never be received. */
 void loom_p2p_nak_unexp(loom_p2p_unexp_t *ux);
-
-/*
- * A probed message: the unexpected entry (eager data, or a rendezvous RTS
- * whose data stays with the sender until loom_mrecv reads it), out of the
- * matching engine, and the communicator it arrived on (for the receive's
- * request: status, error reports). On the engine's probed list until it is
- * received, so finalize can NAK and free one that never is.
- */
-struct loom_message {
-    loom_list_t        list;
-    loom_comm_t        comm;
-    loom_p2p_unexp_t  *ux;
-};
 
 /**
  * A NAK from @p world_src for our send @p sreq: warn, complete it with
@@ -514,6 +598,29 @@ int loom_p2p_send_cancel(loom_request_t req);
 
 /** A CANCEL frame from @p world_src for its send @p sreq (drop it, NAK, if unmatched). */
 void loom_p2p_recv_cancel_frame(int world_src, uint64_t sreq);
+
+/* ---- p2p_finalize.c --------------------------------------------------------------- */
+
+/* loom_p2p_drain: p2p_setup_int.h */
+
+/*
+ * A probed message: the unexpected entry (eager data, or a rendezvous RTS
+ * whose data stays with the sender until loom_mrecv reads it), out of the
+ * matching engine, and the communicator it arrived on (for the receive's
+ * request: status, error reports). On the engine's probed list until it is
+ * received, so finalize can NAK and free one that never is.
+ */
+struct loom_message {
+    loom_list_t        list;
+    loom_comm_t        comm;
+    loom_p2p_unexp_t  *ux;
+};
+
+/* ---- p2p_failure.c ----------------------------------------------------------------- */
+
+/** The transports' peer-failure callback. */
+void loom_p2p_peer_err_handler(void *arg, int peer, loom_status_t status,
+                               const char *what);
 
 /* ---- p2p_sreq.c --------------------------------------------------------------- */
 

@@ -9,9 +9,13 @@
  * LOOM_TRANSPORTS says (as UCX's self).
  *
  * stop: close endpoints and transports and free what start made. The
- * runtime (runtime/init.c) sequences this between the bootstrap below and
- * the collectives above; finishing traffic first is loom_p2p_drain's work
- * (p2p_finalize.c).
+ * engine's pools and matching tables (sized from the peers' eager limits)
+ * are made and freed here too (loom_p2p_engine_setup/teardown, at the
+ * end). The runtime (runtime/init.c) sequences this between the bootstrap
+ * below and the collectives above; finishing traffic first is
+ * loom_p2p_drain's work (p2p_finalize.c). At the top of the p2p stack
+ * (docs/p2p.md): it registers the receive path's am callbacks and the
+ * peer-failure callback (p2p_failure.c) with the transports.
  */
 #include "p2p_setup_int.h"
 #include "p2p_engine_int.h"
@@ -376,4 +380,78 @@ int loom_p2p_started(void)
 int loom_p2p_stopped(void)
 {
     return loom_p2p_engine.state == LOOM_STATE_FINALIZED;
+}
+
+/* ---- the engine's pools and matching (sized once the peers' eager limits are known) -- */
+
+loom_status_t loom_p2p_engine_setup(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    size_t large = sizeof(loom_p2p_unexp_t) + LOOM_MAX(e->max_eager, LOOM_P2P_UNEXP_SMALL);
+    loom_status_t st;
+
+    loom_match_init(&e->match);
+    loom_list_init(&e->pending_peers);
+    loom_list_init(&e->get_retry);
+    loom_list_init(&e->generic_active);
+    loom_list_init(&e->recv_reading);
+    loom_list_init(&e->probed);
+    e->sends_active  = 0;
+    e->byes_received = 0;
+    e->finalizing    = 0;
+    st = loom_mpool_init(&e->req_pool, "requests", sizeof(struct loom_request), 128, 0);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_mpool_init(&e->pending_pool, "queued frames", sizeof(loom_p2p_pending_t),
+                         64, 0);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    st = loom_mpool_init(&e->unexp_small_pool, "unexpected (small)",
+                         sizeof(loom_p2p_unexp_t) + LOOM_P2P_UNEXP_SMALL, 128, 0);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    return loom_mpool_init(&e->unexp_large_pool, "unexpected (eager)", large, 16, 0);
+}
+
+/* messages taken by a matched probe and never received: warn, free them and
+ * their handles (finalize NAKed the synchronous ones already) */
+static void loom_p2p_probed_free_all(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    struct loom_message *msg, *tmp;
+    size_t left = loom_list_length(&e->probed);
+
+    if (left != 0) {
+        loom_warn("p2p", "finalize: %zu messages taken by a matched probe (loom_mprobe/"
+                  "loom_improbe) were never received", left);
+    }
+    loom_list_for_each_safe(msg, tmp, &e->probed, list) {
+        loom_list_del(&msg->list);
+        loom_p2p_unexp_free(msg->ux);
+        free(msg);
+    }
+}
+
+void loom_p2p_engine_teardown(void)
+{
+    loom_p2p_engine_t *e = &loom_p2p_engine;
+    loom_match_unexp_t *u, *tmp;
+    size_t left = e->match.num_unexp;
+
+    if (left != 0) {
+        loom_warn("p2p", "finalize: %zu unexpected messages were never received", left);
+    }
+    loom_list_for_each_safe(u, tmp, &e->match.unexp_all, all_list) {
+        loom_match_unexp_remove(&e->match, u);
+        loom_p2p_unexp_free(loom_container_of(u, loom_p2p_unexp_t, m));
+    }
+    loom_p2p_probed_free_all();
+    loom_p2p_sreq_cleanup();
+    loom_mpool_cleanup(&e->unexp_large_pool);
+    loom_mpool_cleanup(&e->unexp_small_pool);
+    loom_mpool_cleanup(&e->pending_pool);
+    loom_mpool_cleanup(&e->req_pool);
 }

@@ -59,8 +59,6 @@ int loom_progress_int(void)
  * the stack of blocking loops, so the engine always has one to report */
 static loom_progress_waiter_t loom_progress_poll_waiter;
 
-loom_progress_coll_t *loom_progress_coll_top;
-
 void loom_progress_setup(void)
 {
     loom_progress_waiter_t *w = &loom_progress_poll_waiter;
