@@ -1,7 +1,7 @@
 /*
  * fuzz_p2p_frame.c: libFuzzer target for the point-to-point wire protocol:
  * frames handed to the engine's active-message handler loom_p2p_am_handler
- * (p2p/p2p_proto.c), the decoder every transport delivers into, in a
+ * (p2p/p2p_recv.c), the decoder every transport delivers into, in a
  * singleton engine (loom_init without a launcher).
  *
  * Input: a sequence of frames, each a 2-byte little-endian length (its top

@@ -46,7 +46,7 @@ host=$(hostname)
 # Known bugs: a run failing only for one of these is XFAIL (counted, shown,
 # not a suite failure). Remove the text here once the bug is fixed.
 #  - over tcp a survivor sees the connection close before loomrun reaps the
-#    victim, aborts with "a peer process failed" (p2p/p2p_proto.c,
+#    victim, aborts with "a peer process failed" (p2p/p2p_failure.c,
 #    loom_p2p_peer_err_handler: the abort message does not name the peer),
 #    and loomrun reports that abort first (launcher/loomrun_loop.c,
 #    loomrun_loop_dispatch: events before SIGCHLD), so the dead rank is not
