@@ -367,6 +367,8 @@ typedef struct loom_coll_alg {
 #define LOOM_COLL_ALG_VECTOR   0x4u  /* handles per-rank counts (v variants) */
 #define LOOM_COLL_ALG_CMA      0x8u  /* on-node, reads peers' buffers with
                                       * process_vm_readv (any size) */
+#define LOOM_COLL_ALG_MCAST    0x10u /* transport multicast, agreed per
+                                      * communicator (bcast_mcast.c) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or

@@ -16,6 +16,7 @@
 #include "coll_comm_int.h"
 #include "config_int.h"
 #include "log_int.h"
+#include "p2p_mcast_int.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -34,14 +35,15 @@ static const loom_coll_alg_t barrier_algs[] = {
     ALG("shm", loom_coll_barrier_shm, LOOM_COLL_ALG_SHM, "flags in a per-communicator shared segment",
         .fast.barrier = loom_coll_fast_barrier),
 };
-LOOM_COLL_PROTO(loom_coll_bcast_mcast);   /* bcast_mcast.c */
+LOOM_COLL_PROTO(loom_coll_bcast_mcast);         /* bcast_mcast.c */
+LOOM_COLL_PROTO(loom_coll_bcast_mcast_setup);
 static const loom_coll_alg_t bcast_algs[] = {
     ALG("binomial", loom_coll_bcast_binomial, 0, "binomial tree from the root"),
     ALG("scatter_allgather", loom_coll_bcast_scatter_allgather, 0, "binomial scatter of p blocks + ring allgather"),
     ALG("chain", loom_coll_bcast_chain, 0, "pipelined chain root -> root+1 -> ..., in segments"),
     ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank",
         .fast.bcast = loom_coll_fast_bcast),
-    ALG("mcast", loom_coll_bcast_mcast, 0, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
+    ALG("mcast", loom_coll_bcast_mcast, LOOM_COLL_ALG_MCAST, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
     ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root",
@@ -375,6 +377,35 @@ LOOM_COLL_PROTO(loom_coll_setup_progress);
 const loom_coll_alg_t loom_coll_alg_setup =
     ALG("shm-setup", loom_coll_setup_progress, 0, "the on-node segment's set-up, then the selection");
 
+/* the answer while the communicator's multicast agreement is not known */
+static const loom_coll_alg_t loom_coll_alg_mcast_setup =
+    ALG("mcast-agree", loom_coll_bcast_mcast_setup, 0, "the multicast agreement, then the selection");
+
+enum { BCAST_BINOMIAL = 0, BCAST_SCATTER_ALLGATHER = 1 };
+
+/*
+ * mcast, or what runs the call when multicast cannot: the tree the table
+ * gives below mcast (binomial up to 32 KiB or on two ranks, else scatter +
+ * allgather: the threshold is at most 1 MiB), or, while the communicator
+ * has not agreed whether every rank joined the group, the agreement step.
+ */
+static const loom_coll_alg_t *loom_coll_select_mcast(const loom_coll_alg_t *alg,
+                                                     loom_comm_t comm, size_t bytes)
+{
+    loom_p2p_mc_t *entry;
+
+    if (comm->size >= 2 && bytes <= loom_p2p_mc_threshold()) {
+        if (loom_p2p_mc_get(comm, &entry) != LOOM_OK || entry->agreed == 0) {
+            return &loom_coll_alg_mcast_setup;   /* which reports an error */
+        }
+        if (entry->agreed > 0) {
+            return alg;
+        }
+    }
+    return comm->size <= 2 || bytes <= 32 * KiB ? &bcast_algs[BCAST_BINOMIAL]
+                                                : &bcast_algs[BCAST_SCATTER_ALLGATHER];
+}
+
 const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
                                         size_t bytes, const loom_coll_state_t *s)
 {
@@ -384,6 +415,9 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
         (void)loom_coll_init();
     }
     alg = loom_coll_select_table(type, comm, bytes, s);
+    if (alg->flags & LOOM_COLL_ALG_MCAST) {
+        return loom_coll_select_mcast(alg, comm, bytes);
+    }
     if (s->ordered && alg->ordered != NULL) {
         alg = alg->ordered;
     }

@@ -9,8 +9,8 @@
  *
  * The communicator is a bare struct of 4 ranks off any node (no bootstrap:
  * the on-node algorithms are not eligible), which is all the selection
- * reads. LOOM_REDUCE_ALGORITHM is forced to rabenseifner before the
- * settings are read.
+ * reads. LOOM_REDUCE_ALGORITHM is forced to rabenseifner and multicast is
+ * off (LOOM_IB_MCAST_THRESHOLD=0) before the settings are read.
  */
 #include "../../collectives/coll_int.h"
 #include "../../collectives/coll_select.h"
@@ -80,7 +80,19 @@ static void test_reductions(void)
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTERV, 1 << 20, 1, 1)->name, "pairwise");
     /* kinds without an order keep their algorithm in deterministic mode */
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLGATHER, 8, 1, 0)->name, "bruck");
-    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 8, 1, 0)->name, "mcast");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 8, 1, 0)->name, "binomial");
+}
+
+/* multicast off (threshold 0): the table's mcast rule gives the tree below
+ * it, binomial up to 32 KiB, scatter + allgather above (4 ranks) */
+static void test_mcast_tree(void)
+{
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 8, 0, 0)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 32 << 10, 0, 0)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, (32 << 10) + 1, 0, 0)->name,
+                           "scatter_allgather");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 1 << 20, 0, 0)->name, "scatter_allgather");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 4 << 20, 0, 0)->name, "chain");
 }
 
 /* LOOM_REDUCE_ALGORITHM=rabenseifner: it runs every commutative reduce,
@@ -99,7 +111,7 @@ static void test_forced(void)
 /* off a node nothing has a fast member; never the set-up step either */
 static void test_fast_members(void)
 {
-    static const size_t sizes[] = {0, 8, 4096};
+    static const size_t sizes[] = {8, 4096, 65536};
 
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
         CU_ASSERT_PTR_NULL(pick(LOOM_COLL_BARRIER, 0, 0, 0)->fast.barrier);
@@ -116,6 +128,7 @@ int main(void)
     unsigned failed;
 
     setenv("LOOM_REDUCE_ALGORITHM", "rabenseifner", 1);
+    setenv("LOOM_IB_MCAST_THRESHOLD", "0", 1);
     comm4.size = 4;
     strcpy(comm4.name, "fake4");
     if (loom_coll_init() != LOOM_OK || CU_initialize_registry() != CUE_SUCCESS) {
@@ -125,6 +138,7 @@ int main(void)
     CU_add_test(suite, "allreduce: rules and ordered substitutes", test_allreduce);
     CU_add_test(suite, "reductions: ordered calls get ordered algorithms", test_reductions);
     CU_add_test(suite, "forced algorithm and its substitute", test_forced);
+    CU_add_test(suite, "bcast: multicast off gives the tree", test_mcast_tree);
     CU_add_test(suite, "fast members only on node", test_fast_members);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
