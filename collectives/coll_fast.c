@@ -355,6 +355,7 @@ static inline void loom_coll_fast_fold(loom_coll_state_t *s, void *rbuf,
 
     if (kernel == NULL) {
         s->unit = 1;    /* the fold takes the whole vector: whole elements of any op */
+        s->dt   = how->dt;
         s->op   = how->op;
     }
     loom_copy_small(rbuf, loom_coll_shm_slot(s, s->size - 1), s->count * s->esize);
@@ -371,6 +372,7 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
                                        loom_datatype_t dt, const loom_coll_fast_ar_t *how,
                                        loom_comm_t comm)
 {
+    (void)dt;    /* how->dt: the type is read only by loom_op_apply's fold */
     loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     size_t esize = how->esize;
     loom_coll_state_t s;
@@ -379,7 +381,6 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
     s.count = count;
     s.esize = esize;
-    s.dt    = dt;
     loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
                     count * esize);
     loom_coll_shm_arrive(&s);

@@ -8,6 +8,15 @@
  * wins. LOOM_<COLL>_ALGORITHM forces one algorithm by name; an ineligible
  * forced algorithm falls back to the table with a warning. The limits come
  * from measurements on the development machine (docs/collectives.md).
+ *
+ * Select once: the answer is the algorithm that runs the call, and no
+ * algorithm re-routes it. A call that must reduce in rank order gets the
+ * entry's .ordered substitute; a call whose answer depends on a
+ * communicator set-up not yet decided (the on-node segment; the multicast
+ * agreement) gets that set-up step, which selects the call when the
+ * outcome is known. Rule names are resolved to pointers at init. The
+ * blocking calls ask loom_coll_select_blocking, whose answer is cached per
+ * communicator, and run the answer's fast member when it has one.
  */
 #include "coll_int.h"
 #include "coll_select.h"
