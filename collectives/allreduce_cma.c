@@ -305,6 +305,30 @@ static loom_status_t loom_coll_cma_publish(loom_coll_state_t *s)
     return cc->cma == LOOM_COLL_CMA_NO ? LOOM_ERR_UNSUPPORTED : LOOM_OK;
 }
 
+/*
+ * process_vm_readv is refused between some ranks (this call's agreement
+ * found it, or an earlier call's did after this one was selected): give
+ * the on-node operation's number back and continue with the algorithm the
+ * selection gives now that the communicator's CMA verdict is known. The
+ * one place an algorithm still hands its call on: the verdict is agreed by
+ * a probe inside the first CMA call, not as a set-up step of its own.
+ */
+static loom_status_t loom_coll_cma_fallback(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    const loom_coll_alg_t *alg;
+
+    loom_coll_shm_leave(s);           /* lets the next shm operation find out too */
+    s->phase = 0;
+    s->step  = 0;
+    s->peer  = 0;
+    alg = loom_coll_select((loom_coll_type_t)s->kind, s->comm, s->count * s->esize, s);
+    s->shm = NULL;
+    req->progress_fn = alg->progress;
+    req->alg_name    = alg->name;
+    return alg->progress(req);
+}
+
 loom_status_t loom_coll_allreduce_cma(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
@@ -313,10 +337,10 @@ loom_status_t loom_coll_allreduce_cma(loom_request_t req)
     switch ((enum phase)s->phase) {
     case PH_ENTER:
         if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st == LOOM_ERR_UNSUPPORTED ? loom_coll_shm_fallback(req) : st;
+            return st;    /* the selection runs it only on a set-up segment */
         }
         if (loom_coll_cma_publish(s) != LOOM_OK) {
-            return loom_coll_shm_fallback(req);   /* found out by an earlier call */
+            return loom_coll_cma_fallback(req);   /* found out by an earlier call */
         }
         s->phase = PH_ARRIVED;
         /* fall through */
@@ -337,7 +361,7 @@ loom_status_t loom_coll_allreduce_cma(loom_request_t req)
             return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
         }
         if (!loom_coll_cma_agree(s)) {
-            return loom_coll_shm_fallback(req);
+            return loom_coll_cma_fallback(req);
         }
         s->phase = PH_REDUCE;
         /* fall through */

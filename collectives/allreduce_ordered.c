@@ -4,9 +4,10 @@
  *
  *   1. ordered reduce-scatter: rank k receives block k from every rank and
  *      folds x0 op (x1 op (... op x(p-1))) itself (reduce_scatter_ordered.c)
- *   2. allgather of the p reduced blocks, in place: a ring (s->off = 0) or
- *      recursive doubling (s->off = 1), as the algorithm that delegated here
- *      would have gathered
+ *   2. allgather of the p reduced blocks, in place: a ring (s->off = 0,
+ *      "ordered" and the ring's substitute) or recursive doubling (s->off =
+ *      1, loom_coll_allreduce_ordered_rd: the substitute the selection
+ *      gives for recursive_doubling and rabenseifner in ordered calls)
  *
  * Every element is reduced by one rank in one fixed order, so the bits do
  * not depend on the algorithm, the block split or where ranks run, and
@@ -61,4 +62,12 @@ loom_status_t loom_coll_allreduce_ordered(loom_request_t req)
             return LOOM_OK;
         }
     }
+}
+
+loom_status_t loom_coll_allreduce_ordered_rd(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+
+    s->off = 1;
+    return loom_coll_allreduce_ordered(req);
 }

@@ -46,11 +46,6 @@ loom_status_t loom_coll_allreduce_rabenseifner(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->ordered) {
-                s->off = 1;
-                req->progress_fn = loom_coll_allreduce_ordered;
-                return loom_coll_allreduce_ordered(req);
-            }
             if ((st = loom_coll_rd_pre_start(s, &rd)) != LOOM_OK) {
                 return st;
             }

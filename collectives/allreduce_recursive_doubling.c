@@ -10,7 +10,9 @@
  *
  * log2(p) (+2) steps of n bytes: the latency algorithm for small vectors.
  * Both ends of an exchange compute a op b and b op a, which are the same
- * bits for the (commutative) predefined operations.
+ * bits for the (commutative) predefined operations. Calls that must
+ * reduce in rank order get the ordered allreduce from the selection (with
+ * a recursive-doubling allgather: this entry's .ordered).
  */
 #include "coll_int.h"
 
@@ -29,11 +31,6 @@ loom_status_t loom_coll_allreduce_recursive_doubling(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->ordered) {
-                s->off = 1; /* ordered reduce-scatter + recursive-doubling allgather */
-                req->progress_fn = loom_coll_allreduce_ordered;
-                return loom_coll_allreduce_ordered(req);
-            }
             if ((st = loom_coll_rd_pre_start(s, &rd)) != LOOM_OK) {
                 return st;
             }

@@ -8,9 +8,9 @@
  *       (r-s-1) from r-1 straight into the result
  *
  * 2(p-1) steps of n/p bytes: bandwidth-optimal, latency linear in p; for
- * the largest messages. In ordered mode (deterministic, or a
- * non-commutative op) the reduction half is the ordered reduce-scatter and
- * the allgather stays a ring.
+ * the largest messages. Commutative reductions only: for calls that must
+ * reduce in rank order the selection gives "ordered" instead (its entry's
+ * .ordered), whose allgather is this ring.
  */
 #include "coll_int.h"
 
@@ -39,11 +39,6 @@ loom_status_t loom_coll_allreduce_ring(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->ordered) {
-                s->off = 0; /* ordered reduce-scatter + ring allgather */
-                req->progress_fn = loom_coll_allreduce_ordered;
-                return loom_coll_allreduce_ordered(req);
-            }
             if ((st = loom_coll_tmp_alloc(s, loom_coll_block_len(s, 0) * s->esize)) != LOOM_OK) {
                 return st;
             }

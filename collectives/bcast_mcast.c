@@ -11,20 +11,24 @@
  *
  * One round trip from the root whatever p, instead of log2(p) tree steps.
  * The algorithm never sees a queue pair: it asks the p2p layer for the
- * communicator's group (p2p/p2p_mcast_int.h). When multicast cannot run
- * the call (too large, a single rank, or the agreed fallback), it becomes
- * the tree algorithm the selection table would pick below it, in place:
- * binomial up to 32 KiB or on two ranks, else scatter + allgather (the
- * threshold is capped at 1 MiB, so chain is never the one).
+ * communicator's group (p2p/p2p_mcast_int.h). It runs only calls it can
+ * multicast: the selection (coll_select.c) gives a call it cannot (too
+ * large, a single rank, or the agreed "no") the tree algorithm the table
+ * would pick below it, binomial up to 32 KiB or on two ranks, else
+ * scatter + allgather (the threshold is capped at 1 MiB, so chain is never
+ * the one).
  *
- * Only the first call that finds the entry unagreed runs the agreement
- * (entry->agreing); a later call started while it is in flight waits for
- * its outcome (PH_PENDING) rather than agreeing on its own tag. Whether a
- * later call finds the outcome already known depends on timing and differs
- * between ranks, so an agreement of its own would run on some ranks only:
- * its allreduce messages then met a peer that had taken the tree for that
- * call (a mismatch report) or a peer that never answered (a hang), e.g.
- * two MPI_Ibcast in flight on a new communicator over tcp.
+ * The agreement is a set-up step of the communicator
+ * (loom_coll_bcast_mcast_setup), which the selection gives a call while
+ * the communicator's outcome is not known; when it is, the step selects
+ * the call. Only the first call that finds the entry unagreed runs the
+ * agreement (entry->agreeing); a later call started while it is in flight
+ * waits for its outcome (PH_PENDING) rather than agreeing on its own tag.
+ * Whether a later call finds the outcome already known depends on timing
+ * and differs between ranks, so an agreement of its own would run on some
+ * ranks only: its allreduce messages then met a peer that had taken the
+ * tree for that call (a mismatch report) or a peer that never answered (a
+ * hang), e.g. two MPI_Ibcast in flight on a new communicator over tcp.
  */
 #include "coll_int.h"
 #include "log_int.h"
@@ -44,18 +48,19 @@ _Static_assert(sizeof(bcast_mcast_scratch_t) <= LOOM_COLL_INLINE_TMP,
                "multicast bcast state fits the request's inline bytes");
 
 LOOM_COLL_PROTO(loom_coll_bcast_mcast);
+LOOM_COLL_PROTO(loom_coll_bcast_mcast_setup);
 
-/* Run the rest of this call as a tree algorithm, in the same request. */
-static loom_status_t bcast_mcast_fallback(loom_request_t req, loom_coll_state_t *s)
+/* The outcome is known: select the call, once, and run what it gives. */
+static loom_status_t bcast_mcast_setup_done(loom_request_t req, loom_coll_state_t *s)
 {
-    size_t bytes = s->count * s->esize;
-    int tree = s->size <= 2 || bytes <= 32 * 1024;
+    const loom_coll_alg_t *alg;
 
-    req->progress_fn = tree ? loom_coll_bcast_binomial : loom_coll_bcast_scatter_allgather;
-    req->alg_name = tree ? "binomial" : "scatter_allgather";
     s->phase = 0;
-    s->step = 0;
-    return req->progress_fn(req);
+    s->step  = 0;
+    alg = loom_coll_select(LOOM_COLL_BCAST, s->comm, s->count * s->esize, s);
+    req->progress_fn = alg->progress;
+    req->alg_name    = alg->name;
+    return alg->progress(req);
 }
 
 /* Every rank's "joined" through a child allreduce(MIN) on this call's tag. */
@@ -91,48 +96,44 @@ static void bcast_mcast_agreed(loom_coll_state_t *s, bcast_mcast_scratch_t *x)
     }
 }
 
-loom_status_t loom_coll_bcast_mcast(loom_request_t req)
+/*
+ * The communicator's agreement on multicast (see the top): run it, or wait
+ * for the call that runs it, then select this call.
+ */
+loom_status_t loom_coll_bcast_mcast_setup(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
     bcast_mcast_scratch_t *x = (bcast_mcast_scratch_t *)(void *)s->inline_tmp;
-    size_t bytes = s->count * s->esize;
     loom_status_t st;
 
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->size < 2 || bytes > loom_p2p_mc_threshold()) {
-                return bcast_mcast_fallback(req, s);
-            }
             if ((st = loom_p2p_mc_get(s->comm, &x->entry)) != LOOM_OK) {
                 return st;
             }
-            if (x->entry->agreed < 0) {
-                return bcast_mcast_fallback(req, s);
+            if (x->entry->agreed != 0) {
+                return bcast_mcast_setup_done(req, s);
             }
-            if (x->entry->agreed == 0 && x->entry->agreeing) {
+            if (x->entry->agreeing) {
                 s->phase = PH_PENDING;   /* an earlier call of this comm agrees */
                 break;
             }
-            if (x->entry->agreed == 0 && (st = bcast_mcast_agree_start(s, x)) != LOOM_OK) {
+            if ((st = bcast_mcast_agree_start(s, x)) != LOOM_OK) {
                 return st;
             }
-            x->entry->agreeing = x->entry->agreed == 0;
-            s->phase = x->entry->agreed == 0 ? PH_AGREE : PH_BCAST;
+            x->entry->agreeing = 1;
+            s->phase = PH_AGREE;
             break;
         case PH_PENDING:
-            if (x->entry->agreed == 0) {
-                /* still agreeing; or the agreeing call failed: agree here */
-                if (x->entry->agreeing) {
-                    return LOOM_INPROGRESS;
-                }
-                s->phase = PH_START;
-                break;
+            if (x->entry->agreed != 0) {
+                return bcast_mcast_setup_done(req, s);
             }
-            if (x->entry->agreed < 0) {
-                return bcast_mcast_fallback(req, s);
+            /* still agreeing; or the agreeing call failed: agree here */
+            if (x->entry->agreeing) {
+                return LOOM_INPROGRESS;
             }
-            s->phase = PH_BCAST;
+            s->phase = PH_START;
             break;
         case PH_AGREE:
             st = loom_coll_wait(s);
@@ -143,25 +144,44 @@ loom_status_t loom_coll_bcast_mcast(loom_request_t req)
                 return st;
             }
             bcast_mcast_agreed(s, x);
-            if (x->entry->agreed < 0) {
-                return bcast_mcast_fallback(req, s);
-            }
-            s->phase = PH_BCAST;
-            break;
-        case PH_BCAST:
-            st = loom_p2p_mc_bcast(x->entry, s->root, s->rbuf, bytes, &x->op);
-            if (st == LOOM_ERR_NO_RESOURCE) {
-                return LOOM_INPROGRESS;   /* an earlier bcast of this comm is in flight */
-            }
-            if (st != LOOM_INPROGRESS) {
-                return st;
-            }
-            s->phase = PH_WAIT;
-            /* fall through */
-        case PH_WAIT:
-            /* the transport owns the buffer until it completes (it gives up
-             * on a failed member by itself), so no early return here */
-            return x->op.done ? x->op.status : LOOM_INPROGRESS;
+            return bcast_mcast_setup_done(req, s);
+        default:
+            return LOOM_ERR_INTERNAL;
         }
+    }
+}
+
+/* The selection gives this only for a call it can multicast, on a
+ * communicator that agreed to. */
+loom_status_t loom_coll_bcast_mcast(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    bcast_mcast_scratch_t *x = (bcast_mcast_scratch_t *)(void *)s->inline_tmp;
+    size_t bytes = s->count * s->esize;
+    loom_status_t st;
+
+    switch ((enum phase)s->phase) {
+    case PH_START:
+        if ((st = loom_p2p_mc_get(s->comm, &x->entry)) != LOOM_OK) {
+            return st;
+        }
+        s->phase = PH_BCAST;
+        /* fall through */
+    case PH_BCAST:
+        st = loom_p2p_mc_bcast(x->entry, s->root, s->rbuf, bytes, &x->op);
+        if (st == LOOM_ERR_NO_RESOURCE) {
+            return LOOM_INPROGRESS;   /* an earlier bcast of this comm is in flight */
+        }
+        if (st != LOOM_INPROGRESS) {
+            return st;
+        }
+        s->phase = PH_WAIT;
+        /* fall through */
+    case PH_WAIT:
+        /* the transport owns the buffer until it completes (it gives up
+         * on a failed member by itself), so no early return here */
+        return x->op.done ? x->op.status : LOOM_INPROGRESS;
+    default:
+        return LOOM_ERR_INTERNAL;
     }
 }

@@ -25,7 +25,7 @@ loom_status_t loom_coll_bcast_shm(loom_request_t req)
     switch ((enum phase)s->phase) {
     case PH_ENTER:
         if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st == LOOM_ERR_UNSUPPORTED ? loom_coll_shm_fallback(req) : st;
+            return st;    /* the selection runs it only on a set-up segment */
         }
         if (s->rank == s->root) {
             memcpy(loom_coll_shm_slot(s, s->rank), s->rbuf, bytes);

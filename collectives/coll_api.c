@@ -2,10 +2,14 @@
  * coll_api.c: the public collective calls. Each validates its arguments
  * (naming the call, the argument and the value), resolves LOOM_IN_PLACE,
  * fills the state of one generic request, lets the selection table pick an
- * algorithm and starts it. The blocking forms are start + wait.
+ * algorithm and starts it. The blocking forms are start + wait, except
+ * where the selected algorithm has a `fast` member (the on-node shm
+ * algorithms of barrier, bcast and allreduce): the blocking call runs it
+ * directly, without a request, and takes the request path only when it
+ * declines (LOOM_INPROGRESS).
  */
 #include "coll_api_int.h"
-#include "coll_fast.h"
+#include "coll_comm_int.h"
 #include "log_int.h"
 
 #include <stdint.h>
@@ -154,6 +158,29 @@ loom_status_t loom_coll_check_root(const loom_coll_state_t *s, int root,
     return LOOM_OK;
 }
 
+/*
+ * The algorithm the selection gives the blocking call of @p type on @p bytes
+ * (remembered per communicator for the last size), when its fast member
+ * may run now (loom_coll_comm_fast_ready); NULL otherwise: the comm is not
+ * valid, has no collective state yet (its first collective takes the
+ * request path, which creates it), or its segment is not set up or busy.
+ */
+static inline const loom_coll_alg_t *loom_coll_blocking_alg(loom_comm_t comm,
+                                                            loom_coll_type_t type,
+                                                            size_t bytes)
+{
+    loom_coll_comm_t *cc;
+
+    if (loom_unlikely(comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC) ||
+        (cc = comm->coll_priv) == NULL || !loom_coll_comm_fast_ready(cc)) {
+        return NULL;
+    }
+    if (loom_likely(cc->fast_alg[type] != NULL && cc->fast_bytes[type] == bytes)) {
+        return cc->fast_alg[type];
+    }
+    return loom_coll_select_blocking(cc, comm, type, bytes);
+}
+
 /* ---- barrier, bcast ------------------------------------------------------------ */
 
 static loom_status_t loom_coll_barrier_start(loom_comm_t comm, const char *who,
@@ -187,16 +214,22 @@ loom_status_t loom_coll_finish(loom_status_t st, loom_request_t *req_p, const ch
     return st < 0 ? loom_p2p_error(st, who) : LOOM_OK;
 }
 
-loom_status_t loom_barrier(loom_comm_t comm)
+static __attribute__((noinline)) loom_status_t loom_coll_barrier_req(loom_comm_t comm)
 {
     loom_request_t req = NULL;
-    loom_status_t st = loom_coll_fast_barrier(comm);
 
-    if (st != LOOM_INPROGRESS) {
-        return st;
-    }
     return loom_coll_finish(loom_coll_barrier_start(comm, "loom_barrier", &req), &req,
                             "loom_barrier");
+}
+
+loom_status_t loom_barrier(loom_comm_t comm)
+{
+    const loom_coll_alg_t *alg = loom_coll_blocking_alg(comm, LOOM_COLL_BARRIER, 0);
+
+    if (alg != NULL && alg->fast.barrier != NULL) {
+        return alg->fast.barrier(comm);
+    }
+    return loom_coll_barrier_req(comm);
 }
 
 static loom_status_t loom_coll_bcast_start(void *buf, size_t count, loom_datatype_t dt,
@@ -232,17 +265,30 @@ loom_status_t loom_ibcast(void *buf, size_t count, loom_datatype_t dt, int root,
     return loom_coll_bcast_start(buf, count, dt, root, comm, "loom_ibcast", req_p);
 }
 
+static __attribute__((noinline)) loom_status_t
+loom_coll_bcast_req(void *buf, size_t count, loom_datatype_t dt, int root, loom_comm_t comm)
+{
+    loom_request_t req = NULL;
+
+    return loom_coll_finish(loom_coll_bcast_start(buf, count, dt, root, comm, "loom_bcast",
+                                                  &req), &req, "loom_bcast");
+}
+
+/* the fast member when the arguments are valid, else the request path,
+ * which judges them */
 loom_status_t loom_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
                          loom_comm_t comm)
 {
-    loom_request_t req = NULL;
-    loom_status_t st = loom_coll_fast_bcast(buf, count, dt, root, comm);
+    size_t esize = loom_datatype_size(dt);
+    const loom_coll_alg_t *alg;
 
-    if (st != LOOM_INPROGRESS) {
-        return st;
+    if (esize == 0 || count == 0 || buf == NULL || buf == LOOM_IN_PLACE ||
+        count > LOOM_COLL_MAX_BYTES / esize ||
+        (alg = loom_coll_blocking_alg(comm, LOOM_COLL_BCAST, count * esize)) == NULL ||
+        alg->fast.bcast == NULL || root < 0 || root >= comm->size) {
+        return loom_coll_bcast_req(buf, count, dt, root, comm);
     }
-    return loom_coll_finish(loom_coll_bcast_start(buf, count, dt, root, comm,
-                                                  "loom_bcast", &req), &req, "loom_bcast");
+    return alg->fast.bcast(buf, count, esize, root, comm);
 }
 
 /* ---- reductions ------------------------------------------------------------------ */
@@ -331,8 +377,9 @@ loom_status_t loom_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
                                   comm, "loom_iallreduce", "allreduce", req_p);
 }
 
-loom_status_t loom_coll_allreduce_req(const void *sendbuf, void *recvbuf, size_t count,
-                                      loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+static __attribute__((noinline)) loom_status_t
+loom_coll_allreduce_req(const void *sendbuf, void *recvbuf, size_t count, loom_datatype_t dt,
+                        loom_op_t op, loom_comm_t comm)
 {
     loom_request_t req = NULL;
 
@@ -342,11 +389,99 @@ loom_status_t loom_coll_allreduce_req(const void *sendbuf, void *recvbuf, size_t
                             &req, "loom_allreduce");
 }
 
-/* the fast path tail-calls loom_coll_allreduce_req() for what it does not take */
+/*
+ * A blocking allreduce the admission below did not see before (another
+ * count, type or op, or a user op): does the selection's algorithm have a
+ * fast member that may take it? LOOM_OK with the call admitted into @p cc
+ * (fast_ar_*: element size, kernel, NULL for loom_op_apply, type, op and
+ * the fast member), LOOM_INPROGRESS to leave it to the request path (which
+ * validates and reports), or the op/type error. Predefined pairs are
+ * remembered (cc->fast_ar); user ops may be freed, so they are admitted
+ * every time (cc->fast_ar_user).
+ */
+static __attribute__((noinline)) loom_status_t
+loom_coll_allreduce_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf,
+                          void *rbuf, size_t count, loom_datatype_t dt, loom_op_t op)
+{
+    size_t esize = loom_datatype_size(dt);
+    const loom_coll_alg_t *alg;
+    loom_op_kernel_fn_t kernel;
+    loom_coll_fast_ar_t *how;
+    loom_status_t st;
+
+    if (esize == 0 || count > LOOM_COLL_MAX_BYTES / esize ||
+        (sbuf != LOOM_IN_PLACE && loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) ||
+        (alg = loom_coll_blocking_alg(comm, LOOM_COLL_ALLREDUCE, count * esize)) == NULL ||
+        alg->fast.allreduce == NULL) {
+        return LOOM_INPROGRESS;
+    }
+    if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
+        return loom_p2p_error(st, "loom_allreduce");
+    }
+    if (!loom_op_count_whole(op, dt, count)) {
+        return LOOM_INPROGRESS;    /* not whole elements of a user op: reported there */
+    }
+    kernel = loom_op_kernel(op, dt);
+    how    = kernel != NULL ? &cc->fast_ar : &cc->fast_ar_user;
+    how->count  = kernel != NULL ? count : 0;
+    how->dt     = dt;
+    how->op     = op;
+    how->esize  = esize;
+    how->kernel = kernel;
+    how->fn     = alg->fast.allreduce;
+    return LOOM_OK;
+}
+
+/* Is (count > 0, dt, op) the allreduce admitted last on @p cc, reusably? */
+static inline int loom_coll_allreduce_cached(const loom_coll_comm_t *cc, size_t count,
+                                             loom_datatype_t dt, loom_op_t op)
+{
+    return cc->fast_ar.count == count && cc->fast_ar.dt == dt && cc->fast_ar.op == op;
+}
+
+/* A blocking allreduce not admitted before: admit it and run the fast
+ * member, or take the request path. */
+static __attribute__((noinline)) loom_status_t
+loom_coll_allreduce_new(const void *sendbuf, void *recvbuf, size_t count, loom_datatype_t dt,
+                        loom_op_t op, loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = comm->coll_priv;
+    const loom_coll_fast_ar_t *how;
+    loom_status_t st = loom_coll_allreduce_admit(cc, comm, sendbuf, recvbuf, count, dt, op);
+
+    if (st != LOOM_OK) {
+        return st != LOOM_INPROGRESS ? st
+                                     : loom_coll_allreduce_req(sendbuf, recvbuf, count, dt,
+                                                               op, comm);
+    }
+    how = loom_coll_allreduce_cached(cc, count, dt, op) ? &cc->fast_ar : &cc->fast_ar_user;
+    return how->fn(sendbuf, recvbuf, count, dt, how, comm);
+}
+
+/*
+ * The common call (a predefined op and type admitted before) costs the
+ * checks below, the cache compare and one jump to the fast member; every
+ * other way out is a jump too, so this function needs no stack frame.
+ */
 loom_status_t loom_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                              loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
-    return loom_coll_fast_allreduce(sendbuf, recvbuf, count, dt, op, comm);
+    loom_coll_comm_t *cc;
+
+    if (loom_unlikely(comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC) ||
+        (cc = comm->coll_priv) == NULL || !loom_coll_comm_fast_ready(cc) || count == 0 ||
+        sendbuf == NULL || recvbuf == NULL || recvbuf == LOOM_IN_PLACE) {
+        return loom_coll_allreduce_req(sendbuf, recvbuf, count, dt, op, comm);
+    }
+    if (loom_unlikely(!loom_coll_allreduce_cached(cc, count, dt, op))) {
+        return loom_coll_allreduce_new(sendbuf, recvbuf, count, dt, op, comm);
+    }
+    if (sendbuf != LOOM_IN_PLACE &&
+        loom_coll_overlap(sendbuf, count * cc->fast_ar.esize, recvbuf,
+                          count * cc->fast_ar.esize)) {
+        return loom_coll_allreduce_req(sendbuf, recvbuf, count, dt, op, comm);
+    }
+    return cc->fast_ar.fn(sendbuf, recvbuf, count, dt, &cc->fast_ar, comm);
 }
 
 loom_status_t loom_ireduce_scatter_block(const void *sendbuf, void *recvbuf, size_t count,

@@ -8,7 +8,9 @@
  *   here, indexed by sequence number, so the mismatch check (coll_check.c)
  *   can tell a message of another rank's collective #n from ours: recorded
  *   by one store at each start, read only on the slow path.
- * - The blocking fast path's cached selection answer (coll_fast.c).
+ * - The blocking calls' cached selection answer per kind (the algorithm
+ *   for the last size asked, coll_select.c) and the arguments the blocking
+ *   allreduce admitted last (coll_api.c).
  */
 #ifndef LOOM_COLL_COMM_INT_H
 #define LOOM_COLL_COMM_INT_H
@@ -41,16 +43,15 @@ typedef struct loom_coll_comm {
     uint64_t  next_seq;      /* number given to the last shm operation started */
     uint64_t  done_seq;      /* last shm operation completed here */
     uint64_t  recent[LOOM_COLL_RECENT];
-    /* fast path: does the selection give the shm algorithm for these bytes? */
-    size_t    fast_bytes[LOOM_COLL_TYPE_COUNT];
-    int8_t    fast_ok[LOOM_COLL_TYPE_COUNT];   /* -1 unknown, 0 no, 1 yes */
-    /* fast allreduce: the last (count, type, predefined op) it took, with
-     * its element size and kernel (count 0: none) */
-    size_t              fast_ar_count;
-    loom_datatype_t     fast_ar_dt;
-    loom_op_t           fast_ar_op;
-    size_t              fast_ar_esize;
-    loom_op_kernel_fn_t fast_ar_kernel;
+    /* blocking calls: the algorithm the selection gives for fast_bytes
+     * (NULL: not asked yet) */
+    size_t                  fast_bytes[LOOM_COLL_TYPE_COUNT];
+    const loom_coll_alg_t  *fast_alg[LOOM_COLL_TYPE_COUNT];
+    /* blocking allreduce (coll_api.c): the last (count, type, predefined
+     * op) admitted, reused while the calls repeat it, and the admission of
+     * a call with a user op (which may be freed: admitted every time) */
+    loom_coll_fast_ar_t fast_ar;
+    loom_coll_fast_ar_t fast_ar_user;
     char      name[128];
 } loom_coll_comm_t;
 
@@ -62,6 +63,26 @@ static inline void loom_coll_record_put(loom_coll_comm_t *cc, uint64_t seq, int 
         (uint32_t)loom_coll_tag_make(seq, kind, loom_coll_kind_rooted(kind) ? root : 0) |
         LOOM_COLL_REC_VALID;
 }
+
+/**
+ * May a blocking call run its algorithm's fast member now? The on-node
+ * segment is set up, no on-node operation is in flight on it (a
+ * nonblocking one keeps its number order), and no failed collective left
+ * requests behind (the request path sweeps them).
+ */
+static inline int loom_coll_comm_fast_ready(const loom_coll_comm_t *cc)
+{
+    return cc->state == LOOM_COLL_SHM_READY && cc->next_seq == cc->done_seq &&
+           !loom_coll_orphans_pending;
+}
+
+/**
+ * The algorithm the blocking call of @p type on @p bytes runs on @p cc's
+ * communicator (coll_select.c), remembered in cc->fast_alg; NULL for an
+ * intercommunicator. Its fast member, if any, takes the call.
+ */
+const loom_coll_alg_t *loom_coll_select_blocking(loom_coll_comm_t *cc, loom_comm_t comm,
+                                                 loom_coll_type_t type, size_t bytes);
 
 /** The per-communicator state, created on first use (NULL: out of memory). */
 loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm);

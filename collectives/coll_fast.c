@@ -2,10 +2,11 @@
  * coll_fast.c: blocking barrier, small bcast and small allreduce on one
  * node without a request.
  *
- * When the selection table gives the shared-memory algorithm and nothing
- * else is queued on the communicator's segment, loom_barrier(), loom_bcast()
- * and loom_allreduce() run the very steps of barrier_shm.c, bcast_shm.c and
- * allreduce_shm.c
+ * These are the `fast` members of the shm algorithms' entries: when the
+ * selection gives the shared-memory algorithm (coll_api.c asks) and
+ * nothing else is queued on the communicator's segment, loom_barrier(),
+ * loom_bcast() and loom_allreduce() run the very steps of barrier_shm.c,
+ * bcast_shm.c and allreduce_shm.c
  * (same operation numbers, same slots, same signatures, so ranks on the
  * fast path and ranks on the request path agree) straight from the call:
  *
@@ -29,7 +30,6 @@
  * (loom_coll_fast_balance), on trial: it goes back if the job got no
  * faster (LOOM_COLL_REBALANCE=0 turns this off).
  */
-#include "coll_api_int.h"
 #include "coll_fast.h"
 #include "coll_shm.h"
 #include "bootstrap_int.h"
@@ -46,40 +46,6 @@
  * ~40 ns: two context switches, the longest a rank being switched in there
  * should take; longer, and it was descheduled or moved here) */
 #define LOOM_COLL_FAST_SPIN_MAX 64u
-
-/* Does the table give the shm algorithm for this call? Cached per size. */
-static int loom_coll_fast_selected(loom_coll_comm_t *cc, loom_comm_t comm,
-                                   loom_coll_type_t type, size_t bytes)
-{
-    loom_coll_state_t probe;
-
-    if (loom_likely(cc->fast_ok[type] >= 0 && cc->fast_bytes[type] == bytes)) {
-        return cc->fast_ok[type];
-    }
-    memset(&probe, 0, offsetof(loom_coll_state_t, inline_tmp));
-    probe.comm   = comm;
-    probe.layout = LOOM_COLL_LAYOUT_UNIFORM;
-    cc->fast_ok[type] = (int8_t)((loom_coll_select(type, comm, bytes, &probe)->flags &
-                                  LOOM_COLL_ALG_SHM) != 0);
-    cc->fast_bytes[type] = bytes;
-    return cc->fast_ok[type];
-}
-
-/* The segment is ready and idle: the fast path may take this call. */
-static inline loom_coll_comm_t *loom_coll_fast_comm(loom_comm_t comm)
-{
-    loom_coll_comm_t *cc;
-
-    if (loom_unlikely(comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC)) {
-        return NULL;
-    }
-    cc = comm->coll_priv;
-    if (cc == NULL || cc->state != LOOM_COLL_SHM_READY || cc->next_seq != cc->done_seq ||
-        loom_coll_orphans_pending) {
-        return NULL;
-    }
-    return cc;
-}
 
 /* Ranks outnumber cores: tell the waiters where we run (a hint, relaxed);
  * stored only when it changed, since each store takes the line away from
@@ -370,12 +336,9 @@ static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status
 
 loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
 {
-    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     loom_coll_state_t s;
 
-    if (cc == NULL || !loom_coll_fast_selected(cc, comm, LOOM_COLL_BARRIER, 0)) {
-        return LOOM_INPROGRESS;
-    }
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BARRIER, 0);
     s.count = 0;
     s.esize = 1;
@@ -383,56 +346,18 @@ loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
     return loom_coll_fast_end(&s, loom_coll_fast_wait(&s, "loom_barrier"), "loom_barrier");
 }
 
-/* Is (count > 0, dt, op) the allreduce the fast path took last on @p cc? */
-static inline int loom_coll_fast_ar_cached(const loom_coll_comm_t *cc, size_t count,
-                                           loom_datatype_t dt, loom_op_t op)
-{
-    return cc->fast_ar_count == count && cc->fast_ar_dt == dt && cc->fast_ar_op == op;
-}
-
-/*
- * First allreduce of this (count, type, op) on the comm, or a user op:
- * may the fast path take it? LOOM_OK with the element size and the kernel
- * (NULL: go through loom_op_apply), LOOM_INPROGRESS to leave it to the
- * request path (which validates and reports), or the op/type error.
- * Predefined pairs are remembered; user ops may be freed, so they are
- * checked every time.
- */
-static __attribute__((noinline)) loom_status_t
-loom_coll_fast_ar_admit(loom_coll_comm_t *cc, loom_comm_t comm, const void *sbuf, void *rbuf,
-                        size_t count, loom_datatype_t dt, loom_op_t op, size_t *esize_p,
-                        loom_op_kernel_fn_t *kernel_p)
-{
-    size_t esize = loom_datatype_size(dt);
-    loom_status_t st;
-
-    if (esize == 0 || count == 0 || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
-        (sbuf != LOOM_IN_PLACE && loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) ||
-        !loom_coll_fast_selected(cc, comm, LOOM_COLL_ALLREDUCE, count * esize)) {
-        return LOOM_INPROGRESS;
-    }
-    if ((st = loom_op_check(op, dt, "loom_allreduce")) != LOOM_OK) {
-        return loom_p2p_error(st, "loom_allreduce");
-    }
-    if (!loom_op_count_whole(op, dt, count)) {
-        return LOOM_INPROGRESS;    /* not whole elements of a user op: reported there */
-    }
-    *esize_p  = esize;
-    *kernel_p = loom_op_kernel(op, dt);
-    if (*kernel_p != NULL) {
-        cc->fast_ar_count  = count;
-        cc->fast_ar_dt     = dt;
-        cc->fast_ar_op     = op;
-        cc->fast_ar_esize  = esize;
-        cc->fast_ar_kernel = *kernel_p;
-    }
-    return LOOM_OK;
-}
-
-/* result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's fold */
+/* result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's
+ * fold, with the admitted kernel (or loom_op_apply on the type and op) */
 static inline void loom_coll_fast_fold(loom_coll_state_t *s, void *rbuf,
-                                       loom_op_kernel_fn_t kernel)
+                                       const loom_coll_fast_ar_t *how)
 {
+    loom_op_kernel_fn_t kernel = how->kernel;
+
+    if (kernel == NULL) {
+        s->unit = 1;    /* the fold takes the whole vector: whole elements of any op */
+        s->dt   = how->dt;
+        s->op   = how->op;
+    }
     loom_copy_small(rbuf, loom_coll_shm_slot(s, s->size - 1), s->count * s->esize);
     for (int q = s->size - 2; q >= 0; --q) {
         if (loom_likely(kernel != NULL)) {
@@ -444,59 +369,35 @@ static inline void loom_coll_fast_fold(loom_coll_state_t *s, void *rbuf,
 }
 
 loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t count,
-                                       loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
+                                       loom_datatype_t dt, const loom_coll_fast_ar_t *how,
+                                       loom_comm_t comm)
 {
-    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
-    loom_op_kernel_fn_t kernel;
+    (void)dt;    /* how->dt: the type is read only by loom_op_apply's fold */
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
+    size_t esize = how->esize;
     loom_coll_state_t s;
-    size_t esize;
     loom_status_t st;
 
-    if (cc == NULL || count == 0 || sbuf == NULL || rbuf == NULL || rbuf == LOOM_IN_PLACE) {
-        /* the request path validates and reports */
-        return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
-    }
-    if (loom_likely(loom_coll_fast_ar_cached(cc, count, dt, op))) {
-        esize  = cc->fast_ar_esize;
-        kernel = cc->fast_ar_kernel;
-        if (sbuf != LOOM_IN_PLACE &&
-            loom_coll_overlap(sbuf, count * esize, rbuf, count * esize)) {
-            return loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
-        }
-    } else if ((st = loom_coll_fast_ar_admit(cc, comm, sbuf, rbuf, count, dt, op, &esize,
-                                             &kernel)) != LOOM_OK) {
-        return st != LOOM_INPROGRESS ? st
-                                     : loom_coll_allreduce_req(sbuf, rbuf, count, dt, op, comm);
-    }
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
     s.count = count;
     s.esize = esize;
-    s.unit  = 1;        /* the fold takes the whole vector: whole elements of any op */
-    s.dt    = dt;
-    s.op    = op;
     loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
                     count * esize);
     loom_coll_shm_arrive(&s);
     st = loom_coll_fast_wait(&s, "loom_allreduce");
     if (st == LOOM_OK) {
-        loom_coll_fast_fold(&s, rbuf, kernel);
+        loom_coll_fast_fold(&s, rbuf, how);
     }
     return loom_coll_fast_end(&s, st, "loom_allreduce");
 }
 
-loom_status_t loom_coll_fast_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
+loom_status_t loom_coll_fast_bcast(void *buf, size_t count, size_t esize, int root,
                                    loom_comm_t comm)
 {
-    loom_coll_comm_t *cc = loom_coll_fast_comm(comm);
-    size_t esize = loom_datatype_size(dt);
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     loom_coll_state_t s;
     loom_status_t st;
 
-    if (cc == NULL || esize == 0 || count == 0 || buf == NULL || buf == LOOM_IN_PLACE ||
-        root < 0 || root >= comm->size || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
-        !loom_coll_fast_selected(cc, comm, LOOM_COLL_BCAST, count * esize)) {
-        return LOOM_INPROGRESS;       /* the request path validates and reports */
-    }
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BCAST, root);
     s.count = count;
     s.esize = esize;

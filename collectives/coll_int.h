@@ -311,11 +311,55 @@ loom_status_t loom_coll_rd_post(loom_coll_state_t *s, const loom_pat_rd_t *rd);
 
 /* ---- algorithms ---------------------------------------------------------------------- */
 
+/*
+ * The blocking call of an algorithm without a request (coll_fast.c), for
+ * the kinds that have one; coll_api.c calls it when the selection gives
+ * that algorithm and the communicator's collective state lets it run now
+ * (loom_coll_comm_fast_ready: no on-node operation in flight, nothing
+ * left behind by a failed one). It then takes the call: the status is the
+ * call's result (LOOM_ERRORS applied). The arguments are validated and
+ * resolved by the caller (esize: bytes per element; for allreduce, what
+ * the caller admitted for (count, dt, op): element size, kernel, op). A
+ * fast member has at most six arguments, in the registers where the
+ * public call has its own where it can, so the caller reaches it by a
+ * jump.
+ */
+typedef loom_status_t (*loom_coll_fast_barrier_fn_t)(loom_comm_t comm);
+typedef loom_status_t (*loom_coll_fast_bcast_fn_t)(void *buf, size_t count, size_t esize,
+                                                   int root, loom_comm_t comm);
+/* what the blocking allreduce admitted for a call (coll_api.c), kept in
+ * the communicator's collective state */
+typedef struct loom_coll_fast_ar loom_coll_fast_ar_t;
+typedef loom_status_t (*loom_coll_fast_allreduce_fn_t)(const void *sbuf, void *rbuf,
+                                                       size_t count, loom_datatype_t dt,
+                                                       const loom_coll_fast_ar_t *how,
+                                                       loom_comm_t comm);
+struct loom_coll_fast_ar {
+    size_t                        count;   /* reusable for this count (0: not) */
+    loom_datatype_t               dt;
+    loom_op_t                     op;
+    size_t                        esize;
+    loom_op_kernel_fn_t           kernel;  /* NULL: through loom_op_apply */
+    loom_coll_fast_allreduce_fn_t fn;      /* the selected algorithm's fast member */
+};
+/* one member, of the table's kind (NULL: none) */
+typedef union loom_coll_fast {
+    loom_coll_fast_barrier_fn_t   barrier;
+    loom_coll_fast_bcast_fn_t     bcast;
+    loom_coll_fast_allreduce_fn_t allreduce;
+} loom_coll_fast_t;
+
 typedef struct loom_coll_alg {
     const char                 *name;
     loom_request_progress_fn_t  progress;
     unsigned                    flags;
     const char                 *desc;
+    /* what runs the call instead when it must reduce in rank order
+     * (s->ordered: LOOM_DETERMINISTIC=1 or a non-commutative op); NULL when
+     * this algorithm needs no substitute. Applied by the selection. */
+    const struct loom_coll_alg *ordered;
+    /* optional: the blocking call without a request (coll_fast.c) */
+    loom_coll_fast_t            fast;
 } loom_coll_alg_t;
 
 #define LOOM_COLL_ALG_SHM      0x1u  /* needs every rank of comm on this node */
@@ -323,10 +367,21 @@ typedef struct loom_coll_alg {
 #define LOOM_COLL_ALG_VECTOR   0x4u  /* handles per-rank counts (v variants) */
 #define LOOM_COLL_ALG_CMA      0x8u  /* on-node, reads peers' buffers with
                                       * process_vm_readv (any size) */
+#define LOOM_COLL_ALG_MCAST    0x10u /* transport multicast, agreed per
+                                      * communicator (bcast_mcast.c) */
 
-/** Algorithm for this call (table + LOOM_<COLL>_ALGORITHM + eligibility). */
+/**
+ * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
+ * the first eligible rule of the table, its ordered substitute when
+ * s->ordered. Never re-decided by the algorithm. When the answer depends
+ * on a communicator set-up not yet done (the on-node segment), it is
+ * loom_coll_alg_setup, which runs that set-up and then this selection.
+ */
 const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
                                         size_t bytes, const loom_coll_state_t *s);
+
+/** The selection's answer for a call that waits for the segment's set-up. */
+extern const loom_coll_alg_t loom_coll_alg_setup;
 
 /** 1 under LOOM_DETERMINISTIC=1. */
 int loom_coll_deterministic(void);
@@ -346,6 +401,7 @@ LOOM_COLL_PROTO(loom_coll_allreduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_allreduce_ring);
 LOOM_COLL_PROTO(loom_coll_allreduce_shm);
 LOOM_COLL_PROTO(loom_coll_allreduce_ordered);
+LOOM_COLL_PROTO(loom_coll_allreduce_ordered_rd);   /* gathers by recursive doubling */
 LOOM_COLL_PROTO(loom_coll_allreduce_cma);
 LOOM_COLL_PROTO(loom_coll_allgather_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allgather_ring);

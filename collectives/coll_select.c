@@ -8,45 +8,74 @@
  * wins. LOOM_<COLL>_ALGORITHM forces one algorithm by name; an ineligible
  * forced algorithm falls back to the table with a warning. The limits come
  * from measurements on the development machine (docs/collectives.md).
+ *
+ * Select once: the answer is the algorithm that runs the call, and no
+ * algorithm re-routes it. A call that must reduce in rank order gets the
+ * entry's .ordered substitute; a call whose answer depends on a
+ * communicator set-up not yet decided (the on-node segment; the multicast
+ * agreement) gets that set-up step, which selects the call when the
+ * outcome is known. Rule names are resolved to pointers at init. The
+ * blocking calls ask loom_coll_select_blocking, whose answer is cached per
+ * communicator, and run the answer's fast member when it has one.
  */
 #include "coll_int.h"
 #include "coll_select.h"
 #include "coll_shm.h"
 #include "coll_config_int.h"
+#include "coll_fast.h"
+#include "coll_comm_int.h"
 #include "log_int.h"
+#include "p2p_mcast_int.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define ALG(n, fn, fl, d) {n, fn, fl, d}
+#define ALG(n, fn, fl, d, ...) {.name = n, .progress = fn, .flags = fl, .desc = d, __VA_ARGS__}
 #define VEC LOOM_COLL_ALG_VECTOR
+#define ORD LOOM_COLL_ALG_ORDERED
+/* index of each table's ordered algorithm, named by the others' .ordered */
+enum { REDUCE_ORDERED = 2, ALLREDUCE_ORDERED = 4, REDUCE_SCATTER_ORDERED = 1,
+       REDUCE_SCATTERV_PAIRWISE = 0 };
 
 static const loom_coll_alg_t barrier_algs[] = {
     ALG("dissemination", loom_coll_barrier_dissemination, 0, "ceil(log2 p) rounds of send r+2^k / recv r-2^k"),
-    ALG("shm", loom_coll_barrier_shm, LOOM_COLL_ALG_SHM, "flags in a per-communicator shared segment"),
+    ALG("shm", loom_coll_barrier_shm, LOOM_COLL_ALG_SHM, "flags in a per-communicator shared segment",
+        .fast.barrier = loom_coll_fast_barrier),
 };
-LOOM_COLL_PROTO(loom_coll_bcast_mcast);   /* bcast_mcast.c */
+LOOM_COLL_PROTO(loom_coll_bcast_mcast);         /* bcast_mcast.c */
+LOOM_COLL_PROTO(loom_coll_bcast_mcast_setup);
 static const loom_coll_alg_t bcast_algs[] = {
     ALG("binomial", loom_coll_bcast_binomial, 0, "binomial tree from the root"),
     ALG("scatter_allgather", loom_coll_bcast_scatter_allgather, 0, "binomial scatter of p blocks + ring allgather"),
     ALG("chain", loom_coll_bcast_chain, 0, "pipelined chain root -> root+1 -> ..., in segments"),
-    ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank"),
-    ALG("mcast", loom_coll_bcast_mcast, 0, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
+    ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank",
+        .fast.bcast = loom_coll_fast_bcast),
+    ALG("mcast", loom_coll_bcast_mcast, LOOM_COLL_ALG_MCAST, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
-    ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root"),
-    ALG("rabenseifner", loom_coll_reduce_rabenseifner, 0, "recursive-halving reduce-scatter + binomial gather"),
-    ALG("ordered", loom_coll_reduce_ordered, LOOM_COLL_ALG_ORDERED, "blocks reduced by their owner in rank order + gather (deterministic)"),
+    ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root",
+        .ordered = &reduce_algs[REDUCE_ORDERED]),
+    ALG("rabenseifner", loom_coll_reduce_rabenseifner, 0, "recursive-halving reduce-scatter + binomial gather",
+        .ordered = &reduce_algs[REDUCE_ORDERED]),
+    ALG("ordered", loom_coll_reduce_ordered, ORD, "blocks reduced by their owner in rank order + gather (deterministic)"),
 };
+/* the ordered allreduce gathering by recursive doubling: the substitute of
+ * the two recursive algorithms, not listed (forcing "ordered" gathers by ring) */
+static const loom_coll_alg_t allreduce_ordered_rd =
+    ALG("ordered", loom_coll_allreduce_ordered_rd, ORD, "ordered reduce-scatter + recursive-doubling allgather");
 static const loom_coll_alg_t allreduce_algs[] = {
-    ALG("recursive_doubling", loom_coll_allreduce_recursive_doubling, 0, "log2 p exchanges of the whole vector (non-power-of-two pre/post step)"),
-    ALG("rabenseifner", loom_coll_allreduce_rabenseifner, 0, "recursive-halving reduce-scatter + recursive-doubling allgather"),
-    ALG("ring", loom_coll_allreduce_ring, 0, "ring reduce-scatter + ring allgather"),
-    ALG("shm", loom_coll_allreduce_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_ORDERED, "every rank folds all inputs from a shared segment"),
-    ALG("ordered", loom_coll_allreduce_ordered, LOOM_COLL_ALG_ORDERED, "blocks reduced by their owner in rank order + ring allgather (deterministic)"),
-    ALG("cma", loom_coll_allreduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ORDERED, "each rank folds its 1/p slice of every input read with process_vm_readv, then reads the others' slices; the table skips it when ranks outnumber cores"),
+    ALG("recursive_doubling", loom_coll_allreduce_recursive_doubling, 0, "log2 p exchanges of the whole vector (non-power-of-two pre/post step)",
+        .ordered = &allreduce_ordered_rd),
+    ALG("rabenseifner", loom_coll_allreduce_rabenseifner, 0, "recursive-halving reduce-scatter + recursive-doubling allgather",
+        .ordered = &allreduce_ordered_rd),
+    ALG("ring", loom_coll_allreduce_ring, 0, "ring reduce-scatter + ring allgather",
+        .ordered = &allreduce_algs[ALLREDUCE_ORDERED]),
+    ALG("shm", loom_coll_allreduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank folds all inputs from a shared segment",
+        .fast.allreduce = loom_coll_fast_allreduce),
+    ALG("ordered", loom_coll_allreduce_ordered, ORD, "blocks reduced by their owner in rank order + ring allgather (deterministic)"),
+    ALG("cma", loom_coll_allreduce_cma, LOOM_COLL_ALG_CMA | ORD, "each rank folds its 1/p slice of every input read with process_vm_readv, then reads the others' slices; the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t allgather_algs[] = {
     ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
@@ -69,16 +98,18 @@ static const loom_coll_alg_t neighbor_algs[] = {
     ALG("linear", loom_coll_neighbor_linear, VEC, "every receive from the sources posted, then every send to the destinations"),
 };
 static const loom_coll_alg_t reduce_scatter_algs[] = {
-    ALG("ring", loom_coll_reduce_scatter_ring, 0, "p-1 steps of partial blocks around the ring"),
-    ALG("ordered", loom_coll_reduce_scatter_ordered, LOOM_COLL_ALG_ORDERED, "every rank sends block i to rank i, which reduces in rank order"),
+    ALG("ring", loom_coll_reduce_scatter_ring, 0, "p-1 steps of partial blocks around the ring",
+        .ordered = &reduce_scatter_algs[REDUCE_SCATTER_ORDERED]),
+    ALG("ordered", loom_coll_reduce_scatter_ordered, ORD, "every rank sends block i to rank i, which reduces in rank order"),
 };
 static const loom_coll_alg_t scan_algs[] = {
-    ALG("chain", loom_coll_scan_chain, LOOM_COLL_ALG_ORDERED, "p-1 hops: rank r receives the prefix of 0..r-1 from r-1, adds its own, passes it on"),
-    ALG("recursive_doubling", loom_coll_scan_recursive_doubling, LOOM_COLL_ALG_ORDERED, "log2 p exchanges with r^2^k, lower range on the left (deterministic: gathers the inputs, folds like chain)"),
+    ALG("chain", loom_coll_scan_chain, ORD, "p-1 hops: rank r receives the prefix of 0..r-1 from r-1, adds its own, passes it on"),
+    ALG("recursive_doubling", loom_coll_scan_recursive_doubling, ORD, "log2 p exchanges with r^2^k, lower range on the left (deterministic: gathers the inputs, folds like chain)"),
 };
 static const loom_coll_alg_t reduce_scatterv_algs[] = {
-    ALG("pairwise", loom_coll_reduce_scatterv_pairwise, VEC | LOOM_COLL_ALG_ORDERED, "p-1 steps: block r+s to r+s, fold block r from r-s (ordered: keep all, fold in rank order)"),
-    ALG("ring", loom_coll_reduce_scatterv_ring, VEC, "p-1 steps of partial blocks around the ring (ordered calls run pairwise)"),
+    ALG("pairwise", loom_coll_reduce_scatterv_pairwise, VEC | ORD, "p-1 steps: block r+s to r+s, fold block r from r-s (ordered: keep all, fold in rank order)"),
+    ALG("ring", loom_coll_reduce_scatterv_ring, VEC, "p-1 steps of partial blocks around the ring (ordered calls run pairwise)",
+        .ordered = &reduce_scatterv_algs[REDUCE_SCATTERV_PAIRWISE]),
 };
 static const loom_coll_alg_t alltoallw_algs[] = {
     ALG("linear", loom_coll_alltoallw_linear, VEC, "every receive, then every send, posted at once"),
@@ -188,7 +219,12 @@ static const struct loom_coll_table {
     [LOOM_COLL_ALLTOALLW] = TABLE("alltoallw", alltoallw_algs, alltoallw_rules, LOOM_COLL_CFG(ALLTOALLW_ALGORITHM)),
 };
 
+/* most rules of one table (loom_coll_init checks) */
+#define LOOM_COLL_MAX_RULES 8
+
 static const loom_coll_alg_t *loom_coll_forced[LOOM_COLL_TYPE_COUNT];
+/* each rule's algorithm, resolved from its name once (loom_coll_init) */
+static const loom_coll_alg_t *loom_coll_rule_alg[LOOM_COLL_TYPE_COUNT][LOOM_COLL_MAX_RULES];
 static int loom_coll_forced_warned[LOOM_COLL_TYPE_COUNT];
 static int loom_coll_det;
 static int loom_coll_ready;
@@ -204,6 +240,52 @@ static const loom_coll_alg_t *loom_coll_find(const struct loom_coll_table *t,
     return NULL;
 }
 
+/* The rules' names to algorithm pointers: a name not in its table is a
+ * bug of this file, reported as such. */
+static loom_status_t loom_coll_resolve_rules(int c)
+{
+    const struct loom_coll_table *t = &loom_coll_tables[c];
+
+    if (t->num_rules > LOOM_COLL_MAX_RULES) {
+        loom_error("coll", "the %s table has %zu rules (limit %d)", t->name, t->num_rules,
+                   LOOM_COLL_MAX_RULES);
+        return LOOM_ERR_INTERNAL;
+    }
+    for (size_t i = 0; i < t->num_rules; ++i) {
+        loom_coll_rule_alg[c][i] = loom_coll_find(t, t->rules[i].alg);
+        if (loom_coll_rule_alg[c][i] == NULL) {
+            loom_error("coll", "%s rule %zu names '%s', not a %s algorithm", t->name, i,
+                       t->rules[i].alg, t->name);
+            return LOOM_ERR_INTERNAL;
+        }
+    }
+    return LOOM_OK;
+}
+
+/* LOOM_<COLL>_ALGORITHM to an algorithm pointer (NULL when unset). */
+static loom_status_t loom_coll_resolve_forced(int c)
+{
+    const struct loom_coll_table *t = &loom_coll_tables[c];
+    const char *want = loom_config_str(t->cfg);
+    char valid[256] = "";
+
+    loom_coll_forced[c] = NULL;
+    if (!loom_config_is_set(t->cfg)) {
+        return LOOM_OK;
+    }
+    loom_coll_forced[c] = loom_coll_find(t, want);
+    if (loom_coll_forced[c] != NULL) {
+        return LOOM_OK;
+    }
+    for (size_t i = 0; i < t->num_algs; ++i) {
+        snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s",
+                 i ? ", " : "", t->algs[i].name);
+    }
+    loom_error("coll", "%s='%s' is not a %s algorithm; valid: %s",
+               loom_config_name(t->cfg), want, t->name, valid);
+    return LOOM_ERR_CONFIG;
+}
+
 loom_status_t loom_coll_init(void)
 {
     loom_status_t st = loom_config_register(&loom_coll_config);
@@ -213,25 +295,10 @@ loom_status_t loom_coll_init(void)
     }
     loom_coll_det = loom_config_int(LOOM_COLL_CFG(DETERMINISTIC)) != 0;
     for (int c = 0; c < LOOM_COLL_TYPE_COUNT; ++c) {
-        const struct loom_coll_table *t = &loom_coll_tables[c];
-        const char *want = loom_config_str(t->cfg);
-        char valid[256] = "";
-
-        loom_coll_forced[c] = NULL;
-        if (!loom_config_is_set(t->cfg)) {
-            continue;
+        if ((st = loom_coll_resolve_rules(c)) != LOOM_OK ||
+            (st = loom_coll_resolve_forced(c)) != LOOM_OK) {
+            return st;
         }
-        loom_coll_forced[c] = loom_coll_find(t, want);
-        if (loom_coll_forced[c] != NULL) {
-            continue;
-        }
-        for (size_t i = 0; i < t->num_algs; ++i) {
-            snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s",
-                     i ? ", " : "", t->algs[i].name);
-        }
-        loom_error("coll", "%s='%s' is not a %s algorithm; valid: %s",
-                   loom_config_name(t->cfg), want, t->name, valid);
-        return LOOM_ERR_CONFIG;
     }
     loom_coll_ready = 1;
     return LOOM_OK;
@@ -274,16 +341,13 @@ static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
     return (alg->flags & LOOM_COLL_ALG_CMA) && loom_progress_oversubscribed();
 }
 
-const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
-                                        size_t bytes, const loom_coll_state_t *s)
+/* The forced algorithm if it can run the call, else the table's answer. */
+static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom_comm_t comm,
+                                                     size_t bytes, const loom_coll_state_t *s)
 {
     const struct loom_coll_table *t = &loom_coll_tables[type];
-    const loom_coll_alg_t *alg;
+    const loom_coll_alg_t *alg = loom_coll_forced[type];
 
-    if (!loom_coll_ready) {
-        (void)loom_coll_init();
-    }
-    alg = loom_coll_forced[type];
     if (alg != NULL) {
         if (loom_coll_eligible(alg, comm, bytes, s)) {
             return alg;
@@ -301,9 +365,8 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
     for (size_t i = 0; i < t->num_rules; ++i) {
         const loom_coll_rule_t *r = &t->rules[i];
         if (comm->size <= r->max_ranks && bytes <= r->max_bytes) {
-            alg = loom_coll_find(t, r->alg);
-            if (alg != NULL && loom_coll_eligible(alg, comm, bytes, s) &&
-                !loom_coll_needs_cores(alg)) {
+            alg = loom_coll_rule_alg[type][i];
+            if (loom_coll_eligible(alg, comm, bytes, s) && !loom_coll_needs_cores(alg)) {
                 return alg;
             }
         }
@@ -315,6 +378,117 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
         }
     }
     return &t->algs[0];
+}
+
+LOOM_COLL_PROTO(loom_coll_setup_progress);
+
+/* the answer while the communicator's on-node segment is not set up yet */
+const loom_coll_alg_t loom_coll_alg_setup =
+    ALG("shm-setup", loom_coll_setup_progress, 0, "the on-node segment's set-up, then the selection");
+
+/* the answer while the communicator's multicast agreement is not known */
+static const loom_coll_alg_t loom_coll_alg_mcast_setup =
+    ALG("mcast-agree", loom_coll_bcast_mcast_setup, 0, "the multicast agreement, then the selection");
+
+enum { BCAST_BINOMIAL = 0, BCAST_SCATTER_ALLGATHER = 1 };
+
+/*
+ * mcast, or what runs the call when multicast cannot: the tree the table
+ * gives below mcast (binomial up to 32 KiB or on two ranks, else scatter +
+ * allgather: the threshold is at most 1 MiB), or, while the communicator
+ * has not agreed whether every rank joined the group, the agreement step.
+ */
+static const loom_coll_alg_t *loom_coll_select_mcast(const loom_coll_alg_t *alg,
+                                                     loom_comm_t comm, size_t bytes)
+{
+    loom_p2p_mc_t *entry;
+
+    if (comm->size >= 2 && bytes <= loom_p2p_mc_threshold()) {
+        if (loom_p2p_mc_get(comm, &entry) != LOOM_OK || entry->agreed == 0) {
+            return &loom_coll_alg_mcast_setup;   /* which reports an error */
+        }
+        if (entry->agreed > 0) {
+            return alg;
+        }
+    }
+    return comm->size <= 2 || bytes <= 32 * KiB ? &bcast_algs[BCAST_BINOMIAL]
+                                                : &bcast_algs[BCAST_SCATTER_ALLGATHER];
+}
+
+const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
+                                        size_t bytes, const loom_coll_state_t *s)
+{
+    const loom_coll_alg_t *alg;
+
+    if (!loom_coll_ready) {
+        (void)loom_coll_init();
+    }
+    alg = loom_coll_select_table(type, comm, bytes, s);
+    if (alg->flags & LOOM_COLL_ALG_MCAST) {
+        return loom_coll_select_mcast(alg, comm, bytes);
+    }
+    if (s->ordered && alg->ordered != NULL) {
+        alg = alg->ordered;
+    }
+    if ((alg->flags & (LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_CMA)) && s->shm == NULL &&
+        loom_coll_comm_get(comm)->state != LOOM_COLL_SHM_READY) {
+        return &loom_coll_alg_setup;   /* eligible, so not FAILED: not decided yet */
+    }
+    return alg;
+}
+
+/*
+ * The communicator set-up step of a call whose selection depends on it:
+ * take the call's number among the on-node operations, and when its turn
+ * comes, set the segment up (the first of them) or find it set up or
+ * failed (the others); then select, with the segment's state known, and
+ * run what the selection gives. A call that ends up without the segment
+ * gives its number back at once, so the next on-node operation may run.
+ */
+loom_status_t loom_coll_setup_progress(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    size_t bytes = s->kind == LOOM_COLL_BARRIER ? 0 : s->count * s->esize;
+    const loom_coll_alg_t *alg;
+    loom_status_t st = loom_coll_shm_enter(s);
+
+    if (st != LOOM_OK && st != LOOM_ERR_UNSUPPORTED) {
+        return st;                    /* waiting for its turn or the peers, or failed */
+    }
+    if (st == LOOM_ERR_UNSUPPORTED) {
+        loom_coll_shm_leave(s);
+        s->shm = NULL;
+    }
+    s->phase = 0;
+    s->step  = 0;
+    s->peer  = 0;
+    alg = loom_coll_select((loom_coll_type_t)s->kind, s->comm, bytes, s);
+    if (s->shm != NULL && !(alg->flags & (LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_CMA))) {
+        loom_coll_shm_leave(s);       /* not expected: the segment is set up now */
+        s->shm = NULL;
+    }
+    req->progress_fn = alg->progress;
+    req->alg_name    = alg->name;
+    return alg->progress(req);
+}
+
+/* The algorithm loom_barrier/loom_bcast/loom_allreduce of @p bytes runs on
+ * @p cc's communicator, remembered per kind for the last size asked. */
+const loom_coll_alg_t *loom_coll_select_blocking(loom_coll_comm_t *cc, loom_comm_t comm,
+                                                 loom_coll_type_t type, size_t bytes)
+{
+    loom_coll_state_t probe;
+
+    if (comm->local != NULL) {
+        return NULL;      /* an intercommunicator: the request path reports it */
+    }
+    memset(&probe, 0, offsetof(loom_coll_state_t, inline_tmp));
+    probe.comm   = comm;
+    probe.layout = LOOM_COLL_LAYOUT_UNIFORM;
+    probe.shm    = cc;    /* the segment's state does not matter: the fast path checks it */
+    cc->fast_alg[type]   = loom_coll_select(type, comm, bytes, &probe);
+    cc->fast_bytes[type] = bytes;
+    return cc->fast_alg[type];
 }
 
 static void loom_coll_print_size(FILE *out, size_t b)

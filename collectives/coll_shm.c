@@ -72,7 +72,6 @@ loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)
     if (cc == NULL) {
         return NULL;
     }
-    memset(cc->fast_ok, -1, sizeof(cc->fast_ok));
     cc->oversub = loom_progress_oversubscribed();
     info = loom_bootstrap_info();
     cc->eligible = info != NULL && info->node_of_rank != NULL && comm->size > 1 &&
@@ -353,21 +352,6 @@ loom_status_t loom_coll_shm_enter(loom_coll_state_t *s)
         s->peer = 0;
     }
     return LOOM_OK;
-}
-
-loom_status_t loom_coll_shm_fallback(loom_request_t req)
-{
-    loom_coll_state_t *s = loom_coll_state(req);
-    size_t bytes = s->kind == LOOM_COLL_BARRIER ? 0 : s->count * s->esize;
-
-    loom_coll_shm_leave(s);           /* lets the next shm operation find out too */
-    s->shm   = NULL;
-    s->phase = 0;
-    s->step  = 0;
-    s->peer  = 0;
-    req->progress_fn = loom_coll_select((loom_coll_type_t)s->kind, s->comm, bytes,
-                                        s)->progress;
-    return req->progress_fn(req);
 }
 
 void loom_coll_shm_leave(loom_coll_state_t *s)

@@ -121,18 +121,15 @@ int loom_coll_shm_eligible(loom_comm_t comm);
 /**
  * Called first by a shared-memory algorithm's progress function: sets up
  * the segment on first use and waits for this operation's turn.
+ * The selection's set-up step (loom_coll_setup_progress, coll_select.c)
+ * calls it first for a call made before the segment was set up, so the
+ * algorithms find it set up.
  * @return LOOM_OK once s->shm_seq is this operation's number and the
  * segment may be used, LOOM_INPROGRESS meanwhile, LOOM_ERR_UNSUPPORTED when
- * the segment could not be set up (run loom_coll_shm_fallback()), or an
- * error.
+ * the segment could not be set up (the set-up step then gives the number
+ * back and selects without the segment), or an error.
  */
 loom_status_t loom_coll_shm_enter(loom_coll_state_t *s);
-
-/**
- * Continue @p req with the message-based algorithm the selection table
- * gives without the segment (after LOOM_ERR_UNSUPPORTED from enter).
- */
-loom_status_t loom_coll_shm_fallback(loom_request_t req);
 
 /** Mark this operation done (lets the next one on the comm run). */
 void loom_coll_shm_leave(loom_coll_state_t *s);

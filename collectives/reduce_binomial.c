@@ -29,10 +29,6 @@ loom_status_t loom_coll_reduce_binomial(loom_request_t req)
         in  = s->tmp != NULL ? (char *)s->tmp + (v == 0 ? 0 : bytes) : NULL;
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->ordered) {   /* deterministic or non-commutative */
-                req->progress_fn = loom_coll_reduce_ordered;
-                return loom_coll_reduce_ordered(req);
-            }
             if (n > 0 || v != 0) {
                 st = loom_coll_tmp_alloc(s, bytes * (size_t)((v != 0) + (n > 0)));
                 if (st != LOOM_OK) {

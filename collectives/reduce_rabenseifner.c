@@ -78,10 +78,6 @@ loom_status_t loom_coll_reduce_rabenseifner(loom_request_t req)
         in  = acc != NULL ? acc + bytes : NULL;
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->ordered) {
-                req->progress_fn = loom_coll_reduce_ordered;
-                return loom_coll_reduce_ordered(req);
-            }
             if (rd.newrank < 0) {       /* extra: hand over; an extra root waits */
                 if ((st = loom_coll_send(s, s->sbuf, bytes, rd.buddy)) != LOOM_OK ||
                     (s->rank == s->root &&

@@ -24,10 +24,6 @@ loom_status_t loom_coll_reduce_scatter_ring(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->ordered) {
-                req->progress_fn = loom_coll_reduce_scatter_ordered;
-                return loom_coll_reduce_scatter_ordered(req);
-            }
             s->layout = LOOM_COLL_LAYOUT_UNIFORM;
             if ((st = loom_coll_tmp_alloc(s, (size_t)(p + 1) * blk)) != LOOM_OK) {
                 return st;

@@ -13,8 +13,9 @@
  *
  * The fold of block b starts at rank b+1, a rotation of rank order: right
  * for commutative operations only. Calls that must reduce in rank order
- * (LOOM_DETERMINISTIC=1, non-commutative operations) run the pairwise
- * algorithm instead, which folds in rank order (as the block ring does).
+ * (LOOM_DETERMINISTIC=1, non-commutative operations) get the pairwise
+ * algorithm from the selection instead (this entry's .ordered), which
+ * folds in rank order (as the block ring does).
  */
 #include "coll_int.h"
 
@@ -37,10 +38,6 @@ loom_status_t loom_coll_reduce_scatterv_ring(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if (s->ordered) {
-                req->progress_fn = loom_coll_reduce_scatterv_pairwise;
-                return loom_coll_reduce_scatterv_pairwise(req);
-            }
             for (int i = 0; i < p; ++i) {
                 big = LOOM_MAX(big, s->counts[i]);
             }

@@ -1,0 +1,149 @@
+/*
+ * test_select.c: the selection gives the algorithm that runs the call
+ * (collectives/coll_select.c), with nothing left for the algorithm to
+ * re-decide: a call that must reduce in rank order (LOOM_DETERMINISTIC=1
+ * or a non-commutative op: s->ordered) gets the ordered substitute of the
+ * rule's algorithm, a forced algorithm keeps working (and gets its ordered
+ * substitute too), and only the on-node algorithms carry a blocking fast
+ * member.
+ *
+ * The communicator is a bare struct of 4 ranks off any node (no bootstrap:
+ * the on-node algorithms are not eligible), which is all the selection
+ * reads. LOOM_REDUCE_ALGORITHM is forced to rabenseifner and multicast is
+ * off (LOOM_IB_MCAST_THRESHOLD=0) before the settings are read.
+ */
+#include "coll_int.h"
+#include "coll_select.h"
+
+#include <CUnit/Basic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct loom_comm comm4;
+
+static const loom_coll_alg_t *pick(loom_coll_type_t type, size_t bytes, int ordered,
+                                   int vector)
+{
+    loom_coll_state_t s;
+
+    memset(&s, 0, sizeof(s));
+    s.comm    = &comm4;
+    s.size    = comm4.size;
+    s.esize   = 8;
+    s.ordered = (uint8_t)ordered;
+    s.layout  = vector ? LOOM_COLL_LAYOUT_VECTOR : LOOM_COLL_LAYOUT_UNIFORM;
+    return loom_coll_select(type, &comm4, bytes, &s);
+}
+
+/* allreduce: each rule's algorithm, and in ordered calls its substitute */
+static void test_allreduce(void)
+{
+    const loom_coll_alg_t *a;
+
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLREDUCE, 8, 0, 0)->name, "recursive_doubling");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLREDUCE, 1 << 20, 0, 0)->name, "rabenseifner");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLREDUCE, 8 << 20, 0, 0)->name, "ring");
+
+    a = pick(LOOM_COLL_ALLREDUCE, 8, 1, 0);          /* recursive_doubling's */
+    CU_ASSERT_STRING_EQUAL(a->name, "ordered");
+    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_allreduce_ordered_rd);
+    CU_ASSERT(a->flags & LOOM_COLL_ALG_ORDERED);
+    a = pick(LOOM_COLL_ALLREDUCE, 1 << 20, 1, 0);    /* rabenseifner's */
+    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_allreduce_ordered_rd);
+    a = pick(LOOM_COLL_ALLREDUCE, 8 << 20, 1, 0);    /* ring's: gathers by ring */
+    CU_ASSERT_STRING_EQUAL(a->name, "ordered");
+    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_allreduce_ordered);
+}
+
+/* the other reductions: every ordered call gets an ORDERED algorithm */
+static void test_reductions(void)
+{
+    static const size_t sizes[] = {8, 4096, 1 << 20, 16 << 20};
+    static const loom_coll_type_t kinds[] = {LOOM_COLL_REDUCE, LOOM_COLL_ALLREDUCE,
+                                             LOOM_COLL_REDUCE_SCATTER,
+                                             LOOM_COLL_REDUCE_SCATTERV};
+
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k) {
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+            int vec = kinds[k] == LOOM_COLL_REDUCE_SCATTERV;
+            const loom_coll_alg_t *a = pick(kinds[k], sizes[i], 1, vec);
+
+            CU_ASSERT(a->flags & LOOM_COLL_ALG_ORDERED);
+            CU_ASSERT_PTR_NULL(a->ordered);   /* a substitute needs none itself */
+        }
+    }
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTER, 8, 0, 0)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTER, 8, 1, 0)->name, "ordered");
+    CU_ASSERT_PTR_EQUAL(pick(LOOM_COLL_REDUCE_SCATTER, 8, 1, 0)->progress,
+                        loom_coll_reduce_scatter_ordered);
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTERV, 1 << 20, 0, 1)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTERV, 1 << 20, 1, 1)->name, "pairwise");
+    /* kinds without an order keep their algorithm in deterministic mode */
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLGATHER, 8, 1, 0)->name, "bruck");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 8, 1, 0)->name, "binomial");
+}
+
+/* multicast off (threshold 0): the table's mcast rule gives the tree below
+ * it, binomial up to 32 KiB, scatter + allgather above (4 ranks) */
+static void test_mcast_tree(void)
+{
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 8, 0, 0)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 32 << 10, 0, 0)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, (32 << 10) + 1, 0, 0)->name,
+                           "scatter_allgather");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 1 << 20, 0, 0)->name, "scatter_allgather");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_BCAST, 4 << 20, 0, 0)->name, "chain");
+}
+
+/* LOOM_REDUCE_ALGORITHM=rabenseifner: it runs every commutative reduce,
+ * and ordered calls get its substitute (no warning, no re-route) */
+static void test_forced(void)
+{
+    const loom_coll_alg_t *a = pick(LOOM_COLL_REDUCE, 8, 0, 0);
+
+    CU_ASSERT_STRING_EQUAL(a->name, "rabenseifner");
+    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_reduce_rabenseifner);
+    a = pick(LOOM_COLL_REDUCE, 8, 1, 0);
+    CU_ASSERT_STRING_EQUAL(a->name, "ordered");
+    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_reduce_ordered);
+}
+
+/* off a node nothing has a fast member; never the set-up step either */
+static void test_fast_members(void)
+{
+    static const size_t sizes[] = {8, 4096, 65536};
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); ++i) {
+        CU_ASSERT_PTR_NULL(pick(LOOM_COLL_BARRIER, 0, 0, 0)->fast.barrier);
+        CU_ASSERT_PTR_NULL(pick(LOOM_COLL_BCAST, sizes[i], 0, 0)->fast.bcast);
+        CU_ASSERT_PTR_NULL(pick(LOOM_COLL_ALLREDUCE, sizes[i], 0, 0)->fast.allreduce);
+        CU_ASSERT_PTR_NOT_EQUAL(pick(LOOM_COLL_ALLREDUCE, sizes[i], 0, 0),
+                                &loom_coll_alg_setup);
+    }
+}
+
+int main(void)
+{
+    CU_pSuite suite;
+    unsigned failed;
+
+    setenv("LOOM_REDUCE_ALGORITHM", "rabenseifner", 1);
+    setenv("LOOM_IB_MCAST_THRESHOLD", "0", 1);
+    comm4.size = 4;
+    strcpy(comm4.name, "fake4");
+    if (loom_coll_init() != LOOM_OK || CU_initialize_registry() != CUE_SUCCESS) {
+        return 1;
+    }
+    suite = CU_add_suite("coll_select", NULL, NULL);
+    CU_add_test(suite, "allreduce: rules and ordered substitutes", test_allreduce);
+    CU_add_test(suite, "reductions: ordered calls get ordered algorithms", test_reductions);
+    CU_add_test(suite, "forced algorithm and its substitute", test_forced);
+    CU_add_test(suite, "bcast: multicast off gives the tree", test_mcast_tree);
+    CU_add_test(suite, "fast members only on node", test_fast_members);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    failed = CU_get_number_of_failures();
+    free(comm4.coll_priv);
+    CU_cleanup_registry();
+    return failed == 0 ? 0 : 1;
+}
