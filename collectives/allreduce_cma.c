@@ -4,8 +4,9 @@
  *
  *   rank r:  {pid, sendbuf, recvbuf} -> slot[r][n % 2]; arrived[r] = n
  *            wait every arrival (signatures agree)
- *      [first time on this comm: probe a read of every peer, publish the
- *       verdict, step[r] = 4n+1; wait every step; all ok or all fall back]
+ *      [the set-up step, before the first call on this comm is selected:
+ *       the same publication, then a probe of every peer, the verdict
+ *       published, step[r] = 4n+1; wait every step; all agree]
  *            slice r of the result, in chunks of LOOM_COLL_CMA_CHUNK:
  *              acc  = x[p-1] (read from rank p-1's sendbuf straight into
  *                     our recvbuf)
@@ -26,9 +27,17 @@
  * input of its own fold, finished before it pushes). The fold x0 op (x1 op (...
  * x(p-1))) is the shared-memory algorithms' own, so results are bitwise
  * those of "shm" and "ordered" (deterministic mode, non-commutative ops).
- * Where process_vm_readv is refused (Yama, seccomp, LOOM_SHM_CMA=off) the
- * first call finds out on every rank and all of them continue with the
- * message-based algorithm the table gives, then and afterwards.
+ * Whether process_vm_readv is allowed (not under Yama, seccomp,
+ * LOOM_SHM_CMA=off) is the communicator's CMA verdict, found by a set-up
+ * step (loom_coll_allreduce_cma_probe) that the selection gives a call
+ * while the verdict is unknown: it takes the call's on-node operation
+ * number, publishes this rank's buffers, probes every peer, and all ranks
+ * agree on the verdict within that operation (every rank sees every
+ * rank's result, so all reach the same one). The selection's step
+ * (coll_select.c) then selects the call: on "yes" this algorithm, which
+ * finds the operation entered and its buffers published and goes on from
+ * the arrival; on "no" the step has given the number back and the call,
+ * and every later one, runs the message-based algorithm the table gives.
  */
 #include "coll_shm.h"
 #include "config_int.h"
@@ -66,11 +75,11 @@ typedef struct loom_coll_cma_info {
     uint64_t pid;
     uint64_t sbuf;
     uint64_t rbuf;
-    uint32_t cma_ok;   /* this rank could read every peer (first call only) */
+    uint32_t cma_ok;   /* this rank could read every peer (the set-up step only) */
     uint32_t bad;      /* this rank failed (the others stop too) */
 } loom_coll_cma_info_t;
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_AGREE, PH_REDUCE, PH_REDUCED };
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_REDUCE, PH_REDUCED };
 
 static loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r)
 {
@@ -132,7 +141,7 @@ static loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void 
     return LOOM_OK;
 }
 
-/* First call on this comm: may we read and write every peer? (published, then agreed) */
+/* The set-up step: may we read and write every peer? (published, then agreed) */
 static int loom_coll_cma_probe(const loom_coll_state_t *s)
 {
     const loom_config_var_t *cma = loom_config_find("LOOM_SHM_CMA");   /* shm's */
@@ -157,7 +166,7 @@ static int loom_coll_cma_probe(const loom_coll_state_t *s)
     return 1;
 }
 
-/* Every rank's verdict: all may read (LOOM_OK) or all fall back. */
+/* Every rank's verdict: all may read (1) or none does (0). */
 static int loom_coll_cma_agree(loom_coll_state_t *s)
 {
     loom_coll_comm_t *cc = s->shm;
@@ -288,7 +297,8 @@ static loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st)
     return st;
 }
 
-static loom_status_t loom_coll_cma_publish(loom_coll_state_t *s)
+/* This rank's pid and buffers for operation s->shm_seq, then its arrival. */
+static void loom_coll_cma_publish(loom_coll_state_t *s)
 {
     loom_coll_cma_info_t *me = loom_coll_cma_info(s, s->rank);
     loom_coll_comm_t *cc = s->shm;
@@ -302,33 +312,76 @@ static loom_status_t loom_coll_cma_publish(loom_coll_state_t *s)
     me->cma_ok = 0;
     me->bad    = 0;
     loom_coll_shm_arrive(s);
-    return cc->cma == LOOM_COLL_CMA_NO ? LOOM_ERR_UNSUPPORTED : LOOM_OK;
+}
+
+enum probe_phase { PR_ENTER = 0, PR_ARRIVED, PR_AGREE };
+
+/* The verdict is known: keep the operation for this algorithm ("yes"), or
+ * give its number back so the next on-node operation may run ("no"). */
+static loom_status_t loom_coll_cma_probe_done(loom_coll_state_t *s)
+{
+    if (((loom_coll_comm_t *)s->shm)->cma != LOOM_COLL_CMA_YES) {
+        loom_coll_shm_leave(s);
+        s->shm = NULL;
+    }
+    return LOOM_OK;
 }
 
 /*
- * process_vm_readv is refused between some ranks (this call's agreement
- * found it, or an earlier call's did after this one was selected): give
- * the on-node operation's number back and continue with the algorithm the
- * selection gives now that the communicator's CMA verdict is known. The
- * one place an algorithm still hands its call on: the verdict is agreed by
- * a probe inside the first CMA call, not as a set-up step of its own.
+ * The communicator's CMA set-up step (see the top): LOOM_OK once the
+ * verdict is known, with the on-node operation still entered and this
+ * rank's buffers published on "yes" (loom_coll_allreduce_cma continues
+ * from there), given back on "no"; LOOM_INPROGRESS meanwhile; or an error.
+ * A call selected while the verdict was unknown may find it known when its
+ * turn comes (an earlier call agreed): it probes nothing then.
  */
-static loom_status_t loom_coll_cma_fallback(loom_request_t req)
+loom_status_t loom_coll_allreduce_cma_probe(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
-    const loom_coll_alg_t *alg;
+    loom_status_t st;
 
-    loom_coll_shm_leave(s);           /* lets the next shm operation find out too */
-    s->phase = 0;
-    s->step  = 0;
-    s->peer  = 0;
-    alg = loom_coll_select((loom_coll_type_t)s->kind, s->comm, s->count * s->esize, s);
-    s->shm = NULL;
-    req->progress_fn = alg->progress;
-    req->alg_name    = alg->name;
-    return alg->progress(req);
+    switch ((enum probe_phase)s->phase) {
+    case PR_ENTER:
+        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
+            if (st == LOOM_ERR_UNSUPPORTED) {   /* no segment: no CMA either */
+                loom_coll_shm_leave(s);
+                s->shm = NULL;
+                return LOOM_OK;
+            }
+            return st;
+        }
+        switch (((loom_coll_comm_t *)s->shm)->cma) {
+        case LOOM_COLL_CMA_YES:
+            return LOOM_OK;              /* the algorithm publishes */
+        case LOOM_COLL_CMA_NO:
+            loom_coll_cma_publish(s);    /* arrives, as every rank does */
+            return loom_coll_cma_probe_done(s);
+        default:
+            break;
+        }
+        loom_coll_cma_publish(s);
+        s->phase = PR_ARRIVED;
+        /* fall through */
+    case PR_ARRIVED:
+        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
+        }
+        s->peer = 0;
+        loom_coll_cma_info(s, s->rank)->cma_ok = (uint32_t)loom_coll_cma_probe(s);
+        loom_coll_cma_step(s, 1);
+        s->phase = PR_AGREE;
+        /* fall through */
+    case PR_AGREE:
+        if ((st = loom_coll_cma_wait(s, 1)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
+        }
+        (void)loom_coll_cma_agree(s);
+        return loom_coll_cma_probe_done(s);
+    }
+    return LOOM_ERR_INTERNAL;
 }
 
+/* Selected only on a communicator whose CMA verdict is "yes". */
 loom_status_t loom_coll_allreduce_cma(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
@@ -339,8 +392,10 @@ loom_status_t loom_coll_allreduce_cma(loom_request_t req)
         if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
             return st;    /* the selection runs it only on a set-up segment */
         }
-        if (loom_coll_cma_publish(s) != LOOM_OK) {
-            return loom_coll_cma_fallback(req);   /* found out by an earlier call */
+        /* published already when this call's set-up step found the verdict */
+        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
+                                 memory_order_relaxed) != s->shm_seq) {
+            loom_coll_cma_publish(s);
         }
         s->phase = PH_ARRIVED;
         /* fall through */
@@ -349,20 +404,6 @@ loom_status_t loom_coll_allreduce_cma(loom_request_t req)
             return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
         }
         s->peer  = 0;
-        s->phase = PH_REDUCE;
-        if (((loom_coll_comm_t *)s->shm)->cma == LOOM_COLL_CMA_UNKNOWN) {
-            loom_coll_cma_info(s, s->rank)->cma_ok = (uint32_t)loom_coll_cma_probe(s);
-            loom_coll_cma_step(s, 1);
-            s->phase = PH_AGREE;
-        }
-        return loom_coll_allreduce_cma(req);
-    case PH_AGREE:
-        if ((st = loom_coll_cma_wait(s, 1)) != LOOM_OK) {
-            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
-        }
-        if (!loom_coll_cma_agree(s)) {
-            return loom_coll_cma_fallback(req);
-        }
         s->phase = PH_REDUCE;
         /* fall through */
     case PH_REDUCE:

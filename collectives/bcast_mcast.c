@@ -18,10 +18,11 @@
  * scatter + allgather (the threshold is capped at 1 MiB, so chain is never
  * the one).
  *
- * The agreement is a set-up step of the communicator
- * (loom_coll_bcast_mcast_setup), which the selection gives a call while
- * the communicator's outcome is not known; when it is, the step selects
- * the call. Only the first call that finds the entry unagreed runs the
+ * The agreement is a set-up step of the communicator, which the
+ * selection gives a call while the communicator's outcome is not known:
+ * coll_select.c's step runs loom_coll_bcast_mcast_agree here until the
+ * outcome is known, then selects the call (this file calls nothing above
+ * it: the algorithms sit below the selection). Only the first call that finds the entry unagreed runs the
  * agreement (entry->agreeing); a later call started while it is in flight
  * waits for its outcome (PH_PENDING) rather than agreeing on its own tag.
  * Whether a later call finds the outcome already known depends on timing
@@ -48,20 +49,7 @@ _Static_assert(sizeof(bcast_mcast_scratch_t) <= LOOM_COLL_INLINE_TMP,
                "multicast bcast state fits the request's inline bytes");
 
 LOOM_COLL_PROTO(loom_coll_bcast_mcast);
-LOOM_COLL_PROTO(loom_coll_bcast_mcast_setup);
-
-/* The outcome is known: select the call, once, and run what it gives. */
-static loom_status_t bcast_mcast_setup_done(loom_request_t req, loom_coll_state_t *s)
-{
-    const loom_coll_alg_t *alg;
-
-    s->phase = 0;
-    s->step  = 0;
-    alg = loom_coll_select(LOOM_COLL_BCAST, s->comm, s->count * s->esize, s);
-    req->progress_fn = alg->progress;
-    req->alg_name    = alg->name;
-    return alg->progress(req);
-}
+LOOM_COLL_PROTO(loom_coll_bcast_mcast_agree);
 
 /* Every rank's "joined" through a child allreduce(MIN) on this call's tag. */
 static loom_status_t bcast_mcast_agree_start(loom_coll_state_t *s, bcast_mcast_scratch_t *x)
@@ -98,9 +86,11 @@ static void bcast_mcast_agreed(loom_coll_state_t *s, bcast_mcast_scratch_t *x)
 
 /*
  * The communicator's agreement on multicast (see the top): run it, or wait
- * for the call that runs it, then select this call.
+ * for the call that runs it. LOOM_OK once the outcome is known; the
+ * selection's step (loom_coll_mcast_setup_progress, coll_select.c) then
+ * selects the call.
  */
-loom_status_t loom_coll_bcast_mcast_setup(loom_request_t req)
+loom_status_t loom_coll_bcast_mcast_agree(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
     bcast_mcast_scratch_t *x = (bcast_mcast_scratch_t *)(void *)s->inline_tmp;
@@ -113,7 +103,7 @@ loom_status_t loom_coll_bcast_mcast_setup(loom_request_t req)
                 return st;
             }
             if (x->entry->agreed != 0) {
-                return bcast_mcast_setup_done(req, s);
+                return LOOM_OK;
             }
             if (x->entry->agreeing) {
                 s->phase = PH_PENDING;   /* an earlier call of this comm agrees */
@@ -127,7 +117,7 @@ loom_status_t loom_coll_bcast_mcast_setup(loom_request_t req)
             break;
         case PH_PENDING:
             if (x->entry->agreed != 0) {
-                return bcast_mcast_setup_done(req, s);
+                return LOOM_OK;
             }
             /* still agreeing; or the agreeing call failed: agree here */
             if (x->entry->agreeing) {
@@ -144,7 +134,7 @@ loom_status_t loom_coll_bcast_mcast_setup(loom_request_t req)
                 return st;
             }
             bcast_mcast_agreed(s, x);
-            return bcast_mcast_setup_done(req, s);
+            return LOOM_OK;
         default:
             return LOOM_ERR_INTERNAL;
         }

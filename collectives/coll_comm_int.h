@@ -87,4 +87,8 @@ const loom_coll_alg_t *loom_coll_select_blocking(loom_coll_comm_t *cc, loom_comm
 /** The per-communicator state, created on first use (NULL: out of memory). */
 loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm);
 
+/** 1 if every rank of @p comm is on this node and its segment has not
+ *  failed (cached per communicator; coll_comm.c). */
+int loom_coll_shm_eligible(loom_comm_t comm);
+
 #endif /* LOOM_COLL_COMM_INT_H */

@@ -374,14 +374,20 @@ typedef struct loom_coll_alg {
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
  * the first eligible rule of the table, its ordered substitute when
  * s->ordered. Never re-decided by the algorithm. When the answer depends
- * on a communicator set-up not yet done (the on-node segment), it is
- * loom_coll_alg_setup, which runs that set-up and then this selection.
+ * on a communicator set-up not yet done, it is that set-up step, which
+ * runs the set-up and then this selection: loom_coll_alg_setup (the
+ * on-node segment), loom_coll_alg_cma_setup (the process_vm_readv
+ * verdict), or the multicast agreement.
  */
 const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
                                         size_t bytes, const loom_coll_state_t *s);
 
 /** The selection's answer for a call that waits for the segment's set-up. */
 extern const loom_coll_alg_t loom_coll_alg_setup;
+
+/** The selection's answer for an allreduce that would run "cma" while the
+ *  communicator's CMA verdict is unknown (the probe, then the selection). */
+extern const loom_coll_alg_t loom_coll_alg_cma_setup;
 
 /** 1 under LOOM_DETERMINISTIC=1. */
 int loom_coll_deterministic(void);
@@ -403,6 +409,7 @@ LOOM_COLL_PROTO(loom_coll_allreduce_shm);
 LOOM_COLL_PROTO(loom_coll_allreduce_ordered);
 LOOM_COLL_PROTO(loom_coll_allreduce_ordered_rd);   /* gathers by recursive doubling */
 LOOM_COLL_PROTO(loom_coll_allreduce_cma);
+LOOM_COLL_PROTO(loom_coll_allreduce_cma_probe);    /* the CMA set-up step's work */
 LOOM_COLL_PROTO(loom_coll_allgather_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allgather_ring);
 LOOM_COLL_PROTO(loom_coll_allgather_bruck);

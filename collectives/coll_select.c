@@ -12,9 +12,10 @@
  * Select once: the answer is the algorithm that runs the call, and no
  * algorithm re-routes it. A call that must reduce in rank order gets the
  * entry's .ordered substitute; a call whose answer depends on a
- * communicator set-up not yet decided (the on-node segment; the multicast
- * agreement) gets that set-up step, which selects the call when the
- * outcome is known. Rule names are resolved to pointers at init. The
+ * communicator set-up not yet decided (the on-node segment; the CMA
+ * verdict; the multicast agreement) gets that set-up step, which selects
+ * the call when the outcome is known (loom_coll_select_run: the steps'
+ * work in the algorithms' files returns here, which re-dispatches). Rule names are resolved to pointers at init. The
  * blocking calls ask loom_coll_select_blocking, whose answer is cached per
  * communicator, and run the answer's fast member when it has one.
  */
@@ -45,7 +46,7 @@ static const loom_coll_alg_t barrier_algs[] = {
         .fast.barrier = loom_coll_fast_barrier),
 };
 LOOM_COLL_PROTO(loom_coll_bcast_mcast);         /* bcast_mcast.c */
-LOOM_COLL_PROTO(loom_coll_bcast_mcast_setup);
+LOOM_COLL_PROTO(loom_coll_bcast_mcast_agree);
 static const loom_coll_alg_t bcast_algs[] = {
     ALG("binomial", loom_coll_bcast_binomial, 0, "binomial tree from the root"),
     ALG("scatter_allgather", loom_coll_bcast_scatter_allgather, 0, "binomial scatter of p blocks + ring allgather"),
@@ -381,6 +382,8 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
 }
 
 LOOM_COLL_PROTO(loom_coll_setup_progress);
+static LOOM_COLL_PROTO(loom_coll_mcast_setup_progress);
+static LOOM_COLL_PROTO(loom_coll_cma_setup_progress);
 
 /* the answer while the communicator's on-node segment is not set up yet */
 const loom_coll_alg_t loom_coll_alg_setup =
@@ -388,7 +391,12 @@ const loom_coll_alg_t loom_coll_alg_setup =
 
 /* the answer while the communicator's multicast agreement is not known */
 static const loom_coll_alg_t loom_coll_alg_mcast_setup =
-    ALG("mcast-agree", loom_coll_bcast_mcast_setup, 0, "the multicast agreement, then the selection");
+    ALG("mcast-agree", loom_coll_mcast_setup_progress, 0, "the multicast agreement, then the selection");
+
+/* the answer while the communicator's CMA verdict is not known (it runs
+ * in the segment: flagged CMA, so the shm set-up step keeps the turn) */
+const loom_coll_alg_t loom_coll_alg_cma_setup =
+    ALG("cma-probe", loom_coll_cma_setup_progress, LOOM_COLL_ALG_CMA, "the process_vm_readv probe and verdict, then the selection");
 
 enum { BCAST_BINOMIAL = 0, BCAST_SCATTER_ALLGATHER = 1 };
 
@@ -434,7 +442,34 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
         loom_coll_comm_get(comm)->state != LOOM_COLL_SHM_READY) {
         return &loom_coll_alg_setup;   /* eligible, so not FAILED: not decided yet */
     }
+    if ((alg->flags & LOOM_COLL_ALG_CMA) &&
+        loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_UNKNOWN) {
+        return &loom_coll_alg_cma_setup;   /* eligible, so not NO: not decided yet */
+    }
     return alg;
+}
+
+/*
+ * A set-up step is done: select the call, once, with the outcome known,
+ * give the on-node turn back if the answer does not use the segment, and
+ * run the answer. The steps of the layers below (the multicast agreement,
+ * the CMA probe) return here rather than select themselves: the
+ * algorithms' files sit below this one and call nothing of it.
+ */
+static loom_status_t loom_coll_select_run(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    size_t bytes = s->kind == LOOM_COLL_BARRIER ? 0 : s->count * s->esize;
+    const loom_coll_alg_t *alg = loom_coll_select((loom_coll_type_t)s->kind, s->comm,
+                                                  bytes, s);
+
+    if (s->shm != NULL && !(alg->flags & (LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_CMA))) {
+        loom_coll_shm_leave(s);       /* not expected: the segment is set up now */
+        s->shm = NULL;
+    }
+    req->progress_fn = alg->progress;
+    req->alg_name    = alg->name;
+    return alg->progress(req);
 }
 
 /*
@@ -448,8 +483,6 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
 loom_status_t loom_coll_setup_progress(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
-    size_t bytes = s->kind == LOOM_COLL_BARRIER ? 0 : s->count * s->esize;
-    const loom_coll_alg_t *alg;
     loom_status_t st = loom_coll_shm_enter(s);
 
     if (st != LOOM_OK && st != LOOM_ERR_UNSUPPORTED) {
@@ -462,14 +495,37 @@ loom_status_t loom_coll_setup_progress(loom_request_t req)
     s->phase = 0;
     s->step  = 0;
     s->peer  = 0;
-    alg = loom_coll_select((loom_coll_type_t)s->kind, s->comm, bytes, s);
-    if (s->shm != NULL && !(alg->flags & (LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_CMA))) {
-        loom_coll_shm_leave(s);       /* not expected: the segment is set up now */
-        s->shm = NULL;
+    return loom_coll_select_run(req);
+}
+
+/* The multicast agreement (bcast_mcast.c), then the selection. */
+static loom_status_t loom_coll_mcast_setup_progress(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    loom_status_t st = loom_coll_bcast_mcast_agree(req);
+
+    if (st != LOOM_OK) {
+        return st;
     }
-    req->progress_fn = alg->progress;
-    req->alg_name    = alg->name;
-    return alg->progress(req);
+    s->phase = 0;
+    s->step  = 0;
+    return loom_coll_select_run(req);
+}
+
+/* The CMA probe and verdict (allreduce_cma.c), then the selection: "yes"
+ * gives allreduce cma, which goes on in the operation the probe entered. */
+static loom_status_t loom_coll_cma_setup_progress(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    loom_status_t st = loom_coll_allreduce_cma_probe(req);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    s->phase = 0;
+    s->step  = 0;
+    s->peer  = 0;
+    return loom_coll_select_run(req);
 }
 
 /* The algorithm loom_barrier/loom_bcast/loom_allreduce of @p bytes runs on

@@ -115,9 +115,6 @@ static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_
 int loom_coll_shm_balance_target(const loom_coll_shm_aux_t *aux, int size, int rank,
                                  const cpu_set_t *allowed);
 
-/** 1 if every rank of @p comm is on this node (cached per communicator). */
-int loom_coll_shm_eligible(loom_comm_t comm);
-
 /**
  * Called first by a shared-memory algorithm's progress function: sets up
  * the segment on first use and waits for this operation's turn.

@@ -261,16 +261,6 @@ loom_status_t loom_comm_create(loom_comm_t comm, int n, const int ranks[],
 
 /* ---- create_group: collective over the listed ranks only ------------------------- */
 
-/* Tag of round @p round: tag bits 0-15 | kind | round (5 bits) | tag bits 16-21. */
-static int loom_comm_cg_tag(int tag, int round)
-{
-    uint32_t t = (uint32_t)tag;
-
-    return (int)((t & 0xffffu) | LOOM_COLL_KIND_CREATE << LOOM_COLL_TAG_KIND_SHIFT |
-                 ((uint32_t)round & 0x1fu) << LOOM_COLL_TAG_ROOT_SHIFT |
-                 (t >> 16 & 0x3fu) << 25);
-}
-
 /* Send *val to @p to, receive from @p from, keep the maximum. */
 static loom_status_t loom_comm_cg_exchange(loom_comm_t comm, int to, int from, int tag,
                                            uint32_t *val)
@@ -521,55 +511,6 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
  * the intercomm itself: local step on the hidden local comm, leader (local
  * rank 0) to leader swap on the intercomm's collective context, local bcast.
  */
-
-/* Tag of the intercomm's internal leader swaps (collective context, create kind). */
-int loom_inter_next_tag(loom_comm_t inter)
-{
-    return loom_comm_cg_tag((int)(inter->coll_seq++ & 0x3fffffu), 31);
-}
-
-loom_status_t loom_inter_swap(loom_comm_t comm, const void *mine, size_t sbytes,
-                              void *theirs, size_t rbytes, int peer, int tag,
-                              uint32_t which)
-{
-    loom_request_t rreq, sreq;
-    loom_status_t st, st2;
-
-    st = loom_p2p_irecv_int(theirs, rbytes, peer, tag, comm, which, &rreq);
-    if (st != LOOM_OK) {
-        return st;
-    }
-    st = loom_p2p_isend_int(mine, sbytes, peer, tag, comm, which, 0, &sreq);
-    if (st != LOOM_OK) {
-        loom_request_t r = rreq;
-        (void)loom_cancel(&r);
-        (void)loom_request_wait_int(rreq, NULL);
-        return st;
-    }
-    st  = loom_request_wait_int(rreq, NULL);
-    st2 = loom_request_wait_int(sreq, NULL);
-    return st != LOOM_OK ? st : st2;
-}
-
-loom_status_t loom_inter_exchange(loom_comm_t inter, const void *mine, size_t sbytes,
-                                  void *theirs, size_t rbytes)
-{
-    int tag = loom_inter_next_tag(inter);
-    loom_status_t st = LOOM_OK;
-    int32_t ok;
-
-    if (inter->rank == 0) {
-        st = loom_inter_swap(inter, mine, sbytes, theirs, rbytes, 0, tag, LOOM_CTX_COLL);
-    }
-    ok = (int32_t)st;
-    if (loom_bcast(&ok, 1, LOOM_INT32, 0, inter->local) != LOOM_OK) {
-        return LOOM_ERR_INTERNAL;
-    }
-    if (ok != LOOM_OK) {
-        return (loom_status_t)ok;
-    }
-    return loom_bcast(theirs, rbytes, LOOM_BYTE, 0, inter->local);
-}
 
 /* Context id free on every member of both groups of @p inter (and id + 2). */
 static loom_status_t loom_inter_agree_context(loom_comm_t inter, uint32_t *ctx_p)

@@ -25,31 +25,6 @@
 
 #include <stdlib.h>
 
-loom_status_t loom_inter_check_int(loom_comm_t comm, const char *who)
-{
-    loom_status_t st = loom_comm_check(comm, who);
-
-    if (st == LOOM_OK && comm->local == NULL) {
-        loom_error("coll", "%s: '%s' is not an intercommunicator", who, comm->name);
-        st = LOOM_ERR_INVALID_COMM;
-    }
-    return st;
-}
-
-loom_status_t loom_inter_check_root_int(loom_comm_t comm, int root, const char *who)
-{
-    loom_status_t st = loom_inter_check_int(comm, who);
-
-    if (st == LOOM_OK && !(root == LOOM_ROOT || root == LOOM_PROC_NULL ||
-                           (root >= 0 && root < comm->remote_size))) {
-        loom_error("coll", "%s: root %d is not LOOM_ROOT, LOOM_PROC_NULL or a rank of "
-                   "the remote group of '%s' (size %d)", who, root, comm->name,
-                   comm->remote_size);
-        st = LOOM_ERR_INVALID_ROOT;
-    }
-    return st;
-}
-
 /* Validate @p root; a LOOM_PROC_NULL caller takes the operation's tag here. */
 static loom_status_t loom_inter_check_root(loom_comm_t comm, int root, const char *who)
 {

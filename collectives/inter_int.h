@@ -1,11 +1,23 @@
 /*
  * inter_int.h: helpers shared by the intercommunicator constructors
- * (comm_create.c) and the intercommunicator collectives (inter_coll.c).
+ * (comm_create.c) and the intercommunicator collectives (inter_coll.c,
+ * inter_nb.c), defined in inter_util.c below all three, and the tag of
+ * comm_create_group's rounds, which the intercomm's leader swaps reuse.
  */
 #ifndef LOOM_INTER_INT_H
 #define LOOM_INTER_INT_H
 
 #include "coll_int.h"
+
+/* Tag of round @p round: tag bits 0-15 | kind | round (5 bits) | tag bits 16-21. */
+static inline int loom_comm_cg_tag(int tag, int round)
+{
+    uint32_t t = (uint32_t)tag;
+
+    return (int)((t & 0xffffu) | LOOM_COLL_KIND_CREATE << LOOM_COLL_TAG_KIND_SHIFT |
+                 ((uint32_t)round & 0x1fu) << LOOM_COLL_TAG_ROOT_SHIFT |
+                 (t >> 16 & 0x3fu) << 25);
+}
 
 /** Post a receive and a send with one peer on @p comm's context @p which; wait both. */
 loom_status_t loom_inter_swap(loom_comm_t comm, const void *mine, size_t sbytes,

@@ -5,7 +5,10 @@
  * or a non-commutative op: s->ordered) gets the ordered substitute of the
  * rule's algorithm, a forced algorithm keeps working (and gets its ordered
  * substitute too), and only the on-node algorithms carry a blocking fast
- * member.
+ * member. The CMA set-up step: an on-node communicator (its collective
+ * state forced eligible with a set-up segment) gets the probe step for a
+ * large allreduce while its CMA verdict is unknown, "cma" after "yes",
+ * and the message-based rule below it after "no".
  *
  * The communicator is a bare struct of 4 ranks off any node (no bootstrap:
  * the on-node algorithms are not eligible), which is all the selection
@@ -13,26 +16,34 @@
  * off (LOOM_IB_MCAST_THRESHOLD=0) before the settings are read.
  */
 #include "coll_int.h"
+#include "coll_comm_int.h"
 #include "coll_select.h"
+#include "p2p_int.h"
 
 #include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
 
-static struct loom_comm comm4;
+static struct loom_comm comm4, node2;
 
-static const loom_coll_alg_t *pick(loom_coll_type_t type, size_t bytes, int ordered,
-                                   int vector)
+static const loom_coll_alg_t *pick_on(loom_comm_t comm, loom_coll_type_t type, size_t bytes,
+                                      int ordered, int vector)
 {
     loom_coll_state_t s;
 
     memset(&s, 0, sizeof(s));
-    s.comm    = &comm4;
-    s.size    = comm4.size;
+    s.comm    = comm;
+    s.size    = comm->size;
     s.esize   = 8;
     s.ordered = (uint8_t)ordered;
     s.layout  = vector ? LOOM_COLL_LAYOUT_VECTOR : LOOM_COLL_LAYOUT_UNIFORM;
-    return loom_coll_select(type, &comm4, bytes, &s);
+    return loom_coll_select(type, comm, bytes, &s);
+}
+
+static const loom_coll_alg_t *pick(loom_coll_type_t type, size_t bytes, int ordered,
+                                   int vector)
+{
+    return pick_on(&comm4, type, bytes, ordered, vector);
 }
 
 /* allreduce: each rule's algorithm, and in ordered calls its substitute */
@@ -122,6 +133,59 @@ static void test_fast_members(void)
     }
 }
 
+/*
+ * The CMA verdict as a set-up step, on 2 ranks "on one node" (the state's
+ * eligibility set by hand, the segment marked set up). Above the shm limit
+ * the table's cma rule gives, while the verdict is unknown, the probe step
+ * (flagged CMA, so the shm set-up step keeps the segment's turn for it);
+ * after "yes" cma itself, in ordered calls too (it orders by itself);
+ * after "no" what the rules below cma give. Skipped when ranks outnumber
+ * cores (the table then skips cma whatever the verdict).
+ */
+static void test_cma_setup(void)
+{
+    loom_coll_comm_t *cc = loom_coll_comm_get(&node2);
+    const loom_coll_alg_t *a;
+
+    CU_ASSERT_FATAL(cc != NULL);
+    cc->eligible = 1;
+    cc->state    = LOOM_COLL_SHM_READY;
+    cc->cma      = LOOM_COLL_CMA_UNKNOWN;
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 8, 0, 0)->name, "shm");
+    if (loom_progress_oversubscribed()) {
+        CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 0, 0)->name,
+                               "recursive_doubling");
+        return;
+    }
+    a = pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 0, 0);
+    CU_ASSERT_PTR_EQUAL(a, &loom_coll_alg_cma_setup);
+    CU_ASSERT_STRING_EQUAL(a->name, "cma-probe");
+    CU_ASSERT(a->flags & LOOM_COLL_ALG_CMA);
+    CU_ASSERT_PTR_NULL(a->fast.allreduce);
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 1, 0),
+                        &loom_coll_alg_cma_setup);
+    /* other kinds never wait for the verdict */
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE, 64 << 10, 0, 0)->name,
+                           "rabenseifner");
+
+    cc->cma = LOOM_COLL_CMA_YES;
+    a = pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 0, 0);
+    CU_ASSERT_STRING_EQUAL(a->name, "cma");
+    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_allreduce_cma);
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 1, 0)->progress,
+                        loom_coll_allreduce_cma);
+
+    cc->cma = LOOM_COLL_CMA_NO;
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 8 << 10, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 16 << 10, 0, 0)->name,
+                           "recursive_doubling");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 1 << 20, 0, 0)->name,
+                           "rabenseifner");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 8 << 20, 0, 0)->name, "ring");
+    a = pick_on(&node2, LOOM_COLL_ALLREDUCE, 1 << 20, 1, 0);
+    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_allreduce_ordered_rd);
+}
+
 int main(void)
 {
     CU_pSuite suite;
@@ -131,6 +195,8 @@ int main(void)
     setenv("LOOM_IB_MCAST_THRESHOLD", "0", 1);
     comm4.size = 4;
     strcpy(comm4.name, "fake4");
+    node2.size = 2;
+    strcpy(node2.name, "node2");
     if (loom_coll_init() != LOOM_OK || CU_initialize_registry() != CUE_SUCCESS) {
         return 1;
     }
@@ -140,10 +206,12 @@ int main(void)
     CU_add_test(suite, "forced algorithm and its substitute", test_forced);
     CU_add_test(suite, "bcast: multicast off gives the tree", test_mcast_tree);
     CU_add_test(suite, "fast members only on node", test_fast_members);
+    CU_add_test(suite, "allreduce: the CMA set-up step and each verdict", test_cma_setup);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failed = CU_get_number_of_failures();
     free(comm4.coll_priv);
+    free(node2.coll_priv);
     CU_cleanup_registry();
     return failed == 0 ? 0 : 1;
 }
