@@ -26,7 +26,7 @@ static int loom_mpi_bytes(MPI_Comm comm, MPI_Datatype dt, int count, const char 
     if (__builtin_expect(rc != MPI_SUCCESS, 0)) {
         return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
                               ? "%s count %d is negative"
-                              : "%s datatype is not a committed datatype (count %d)",
+                              : "%s datatype is uncommitted or non-contiguous (unsupported here) (count %d)",
                               what, count);
     }
     *bytes_p = (size_t)count * loom_mpi_type_extent(dt);
@@ -143,7 +143,7 @@ int loom_mpi_red_args(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op,
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
                               ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+                              : "datatype is uncommitted or non-contiguous (unsupported here) (count %d)", count);
     }
     rc = loom_mpi_op_resolve(op, dt, lop_p);
     if (rc != MPI_SUCCESS) {

@@ -149,6 +149,14 @@ struct loom_mpi_datatype {
     int             refs;        /* user handle + op bindings */
     char            name[MPI_MAX_OBJECT_NAME];
     struct loom_mpi_objext *ext; /* attributes (mpi_attr.c), or NULL */
+    /* derived datatypes (mpi_dtype.c): NULL / 0 for predefined types */
+    struct loom_dt *ldt;         /* the engine's type (faithful constructor record) */
+    uint8_t         derived;     /* base/n mean nothing until commit */
+    uint8_t         noncontig;   /* committed and not "base x n": pack/unpack */
+    int             ebase;       /* the one loom basic type of its elements, or -1 */
+    int             uhandles;    /* user handles (get_contents hands out more) */
+    int             ninputs;     /* constructor inputs, retained */
+    struct loom_mpi_datatype **inputs;
 };
 
 /** Extent (bytes between consecutive elements) of a valid datatype. */
@@ -164,10 +172,89 @@ static inline size_t loom_mpi_type_extent(MPI_Datatype dt)
 static inline int loom_mpi_type_check(MPI_Datatype dt, int count)
 {
     if (dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC || dt->user_freed ||
+        !dt->committed || dt->noncontig) {
+        return MPI_ERR_TYPE;
+    }
+    return count < 0 ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
+/**
+ * As loom_mpi_type_check, but accepting non-contiguous derived types too:
+ * for the calls that move them by packing (mpi_dtype_p2p.c).
+ */
+static inline int loom_mpi_type_check_any(MPI_Datatype dt, int count)
+{
+    if (dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC || dt->user_freed ||
         !dt->committed) {
         return MPI_ERR_TYPE;
     }
     return count < 0 ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
+/** The engine type of a valid @p dt (predefined: a basic or cached contiguous one), or NULL. */
+struct loom_dt *loom_mpi_type_ldt(MPI_Datatype dt);
+
+/* mpi_dtype.c: the derived-type halves of mpi_datatype.c's calls */
+int loom_mpi_dtype_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype,
+                              const char *call);
+int loom_mpi_dtype_dup(MPI_Datatype old, MPI_Datatype *newtype, const char *call);
+int loom_mpi_dtype_shadow(MPI_Datatype dt, MPI_Datatype old, int count, const char *call);
+int loom_mpi_dtype_commit(MPI_Datatype dt);
+void loom_mpi_dtype_destroy(MPI_Datatype dt);
+
+/** The explanation for a type loom_mpi_type_check refused ("not committed", ...). */
+const char *loom_mpi_type_why(MPI_Datatype dt);
+
+/* ---- non-contiguous derived types in communication (mpi_dtype_p2p.c) -------- */
+
+/**
+ * Pack (buf, count, dt) into a new malloc'ed buffer of *bytes_p bytes
+ * (at least 1 byte allocated). Returns MPI_SUCCESS or a class (raised on
+ * @p comm for @p call).
+ */
+int loom_mpi_dt_pack_tmp(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                         const char *call, void **tmp_p, size_t *bytes_p);
+
+/** Unpack the first @p bytes of @p tmp into (buf, count, dt). */
+int loom_mpi_dt_unpack_tmp(MPI_Comm comm, void *buf, int count, MPI_Datatype dt,
+                           const void *tmp, size_t bytes, const char *call);
+
+/**
+ * A nonblocking receive of a non-contiguous type: a generic request that
+ * receives into a temporary and unpacks at completion, holding a reference
+ * on @p dt until then.
+ */
+int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                      MPI_Comm comm, MPI_Request *request, const char *call);
+
+/** A nonblocking send of a non-contiguous type (packed now, freed at completion). */
+int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, MPI_Request *request, const char *call);
+
+/** Blocking send (mode 0 standard, 's' synchronous, 'b' buffered) of a packed type. */
+int loom_mpi_dt_send(int mode, const void *buf, int count, MPI_Datatype dt, int dest,
+                     int tag, MPI_Comm comm, const char *call);
+
+/** Blocking receive (from @p message if not NULL) into a non-contiguous type. */
+int loom_mpi_dt_recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                         MPI_Comm comm, MPI_Message *message, MPI_Status *status,
+                         const char *call);
+
+/** loom_mpi_dt_irecv, or MPI_Imrecv of @p message when not NULL. */
+int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                          MPI_Comm comm, MPI_Message *message, MPI_Request *request,
+                          const char *call);
+
+/** Sendrecv where either type needs packing. */
+int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         int dest, int sendtag, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                         MPI_Status *status, const char *call);
+
+/** 1 if a live, committed @p dt needs packing. */
+static inline int loom_mpi_type_noncontig(MPI_Datatype dt)
+{
+    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS && dt->noncontig;
 }
 
 /** 1 if @p dt is a live datatype handle (committed or not). */

@@ -39,7 +39,7 @@ static int loom_mpi_init_args(MPI_Comm comm, MPI_Datatype dt, int count,
     rc = loom_mpi_type_check(dt, count);
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+                              : "datatype is uncommitted or non-contiguous (unsupported here) (count %d)", count);
     }
     return MPI_SUCCESS;
 }

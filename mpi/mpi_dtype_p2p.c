@@ -1,0 +1,327 @@
+/*
+ * mpi_dtype_p2p.c: point-to-point with non-contiguous derived datatypes,
+ * the simplest correct way (issue 20; zero-copy paths come later, in p2p/).
+ *
+ * Design. A send packs (buf, count, type) into a temporary (the engine's
+ * packed stream, loom_dt_pack_range) and sends those bytes as MPI_PACKED
+ * through the ordinary call, so every check, protocol and error of the
+ * byte path applies unchanged; a blocking send frees the temporary on
+ * return, a nonblocking one packs into the request's side storage
+ * (mpi_request.c), freed when the request completes. A receive receives
+ * MPI_PACKED bytes into a temporary of count x size bytes (so a longer
+ * message is MPI_ERR_TRUNCATE exactly as on the byte path) and unpacks the
+ * bytes that arrived; the status counts packed bytes, which
+ * MPI_Get_count/Get_elements read through the engine. A nonblocking
+ * receive is a generic loom request wrapping the inner one: its progress
+ * function unpacks when the inner receive completes, before any
+ * Wait/Test/Waitall/... returns it (so every completion call, and
+ * MPI_Request_free, work unchanged), and it holds a reference on the
+ * datatype until then (MPI_Type_free meanwhile is safe).
+ */
+#include "mpi_int.h"
+#include "dt_int.h"
+#include "request_int.h"
+#include "p2p_int.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of count x dt's packed stream, checked to fit an int count of MPI_PACKED. */
+static int loom_mpi_dt_bytes(MPI_Comm comm, int count, MPI_Datatype dt, const char *call,
+                             size_t *bytes_p)
+{
+    if (count < 0) {
+        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
+    }
+    if (dt->size != 0 && (size_t)count > (size_t)INT_MAX / dt->size) {
+        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d elements of a %zu-byte "
+                              "non-contiguous datatype exceed %d packed bytes", count,
+                              dt->size, INT_MAX);
+    }
+    *bytes_p = (size_t)count * dt->size;
+    return MPI_SUCCESS;
+}
+
+int loom_mpi_dt_pack_tmp(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                         const char *call, void **tmp_p, size_t *bytes_p)
+{
+    size_t bytes = 0;
+    void *tmp;
+    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tmp = malloc(bytes > 0 ? bytes : 1);
+    if (tmp == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory packing %zu bytes",
+                              bytes);
+    }
+    loom_status_t st = loom_dt_pack_range(buf, (size_t)count, dt->ldt, 0, bytes, tmp);
+    if (st != LOOM_OK) {
+        free(tmp);
+        return loom_mpi_raise(comm, loom_mpi_class_of(st), call, "packing failed: %s",
+                              loom_strerror(st));
+    }
+    *tmp_p = tmp;
+    *bytes_p = bytes;
+    return MPI_SUCCESS;
+}
+
+int loom_mpi_dt_unpack_tmp(MPI_Comm comm, void *buf, int count, MPI_Datatype dt,
+                           const void *tmp, size_t bytes, const char *call)
+{
+    loom_status_t st;
+
+    if (bytes == 0) {
+        return MPI_SUCCESS;
+    }
+    st = loom_dt_unpack_range(buf, (size_t)count, dt->ldt, 0, bytes, tmp);
+    return st == LOOM_OK ? MPI_SUCCESS
+           : loom_mpi_raise(comm, loom_mpi_class_of(st), call, "unpacking %zu bytes "
+                            "failed: %s", bytes, loom_strerror(st));
+}
+
+/* ---- nonblocking send ---------------------------------------------------------- */
+
+int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    size_t bytes = 0;
+    loom_mpi_side_t *side;
+    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    side = loom_mpi_side_alloc((bytes + sizeof(size_t) - 1) / sizeof(size_t));
+    if (side == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory packing %zu bytes",
+                              bytes);
+    }
+    loom_status_t st = loom_dt_pack_range(buf, (size_t)count, dt->ldt, 0, bytes,
+                                          side->arrays);
+    if (st != LOOM_OK) {
+        loom_mpi_side_attach(side, MPI_REQUEST_NULL);
+        return loom_mpi_raise(comm, loom_mpi_class_of(st), call, "packing failed: %s",
+                              loom_strerror(st));
+    }
+    rc = sync ? PMPI_Issend(side->arrays, (int)bytes, MPI_PACKED, dest, tag, comm, request)
+              : PMPI_Isend(side->arrays, (int)bytes, MPI_PACKED, dest, tag, comm, request);
+    loom_mpi_side_attach(side, rc == MPI_SUCCESS ? *request : MPI_REQUEST_NULL);
+    return rc;
+}
+
+/* ---- nonblocking receive ---------------------------------------------------------- */
+
+typedef struct loom_mpi_dtrecv {
+    MPI_Request  inner;
+    void        *tmp;
+    size_t       cap;
+    void        *buf;
+    int          count;
+    MPI_Datatype dt;
+} loom_mpi_dtrecv_t;
+
+static loom_mpi_dtrecv_t *loom_mpi_dtrecv(loom_request_t req)
+{
+    return *(loom_mpi_dtrecv_t **)(void *)req->priv;
+}
+
+/* Unpack when the inner receive completes; the status becomes the outer one's. */
+static loom_status_t loom_mpi_dtrecv_progress(loom_request_t req)
+{
+    loom_mpi_dtrecv_t *r = loom_mpi_dtrecv(req);
+    loom_msg_status_t msg;
+    loom_status_t st;
+
+    if (!loom_request_is_complete(r->inner)) {
+        return LOOM_INPROGRESS;
+    }
+    memset(&msg, 0, sizeof(msg));
+    st = loom_request_wait_int(r->inner, &msg);
+    r->inner = MPI_REQUEST_NULL;
+    if (msg.bytes > r->cap) {
+        msg.bytes = r->cap;
+    }
+    if ((st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && msg.bytes > 0 && !msg.cancelled) {
+        loom_status_t ust = loom_dt_unpack_range(r->buf, (size_t)r->count, r->dt->ldt, 0,
+                                                 msg.bytes, r->tmp);
+        st = st != LOOM_OK ? st : ust;
+    }
+    req->msg = msg;
+    return st;
+}
+
+static void loom_mpi_dtrecv_free(loom_request_t req)
+{
+    loom_mpi_dtrecv_t *r = loom_mpi_dtrecv(req);
+
+    if (r != NULL) {
+        free(r->tmp);
+        loom_mpi_type_release(r->dt);
+        free(r);
+    }
+}
+
+/* Post the inner receive: from @p message if not NULL, else (source, tag). */
+static int loom_mpi_dt_post(loom_mpi_dtrecv_t *r, int source, int tag, MPI_Comm comm,
+                            MPI_Message *message)
+{
+    if (message != NULL) {
+        return PMPI_Imrecv(r->tmp, (int)r->cap, MPI_PACKED, message, &r->inner);
+    }
+    return PMPI_Irecv(r->tmp, (int)r->cap, MPI_PACKED, source, tag, comm, &r->inner);
+}
+
+int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                          MPI_Comm comm, MPI_Message *message, MPI_Request *request,
+                          const char *call)
+{
+    loom_request_t req;
+    loom_mpi_dtrecv_t *r;
+    size_t bytes = 0;
+    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    r = calloc(1, sizeof(*r));
+    if (r == NULL || (r->tmp = malloc(bytes > 0 ? bytes : 1)) == NULL) {
+        free(r);
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for a %zu-byte "
+                              "receive buffer", bytes);
+    }
+    r->cap = bytes;
+    r->buf = buf;
+    r->count = count;
+    r->dt = dt;
+    rc = loom_mpi_dt_post(r, source, tag, comm, message);
+    if (rc != MPI_SUCCESS) {
+        free(r->tmp);
+        free(r);
+        return rc;
+    }
+    loom_comm_t lcomm = r->inner != MPI_REQUEST_NULL ? r->inner->comm
+                        : message == NULL ? comm->comm : LOOM_COMM_NULL;
+    loom_status_t st = loom_request_generic_alloc(lcomm, "recv_derived",
+                                                  loom_mpi_dtrecv_progress,
+                                                  loom_mpi_dtrecv_free, &req);
+    if (st != LOOM_OK) {
+        loom_cancel(&r->inner);
+        loom_wait(&r->inner, LOOM_STATUS_IGNORE);
+        free(r->tmp);
+        free(r);
+        return loom_mpi_raise_loom(comm, st, call);
+    }
+    loom_mpi_type_retain(dt);
+    *(loom_mpi_dtrecv_t **)(void *)req->priv = r;
+    loom_request_generic_start(req);
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                      MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    return loom_mpi_dt_irecv_any(buf, count, dt, source, tag, comm, NULL, request, call);
+}
+
+/* ---- blocking ---------------------------------------------------------------------- */
+
+int loom_mpi_dt_send(int mode, const void *buf, int count, MPI_Datatype dt, int dest,
+                     int tag, MPI_Comm comm, const char *call)
+{
+    void *tmp;
+    size_t bytes = 0;
+    int rc = loom_mpi_dt_pack_tmp(comm, buf, count, dt, call, &tmp, &bytes);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    switch (mode) {
+    case 's': rc = PMPI_Ssend(tmp, (int)bytes, MPI_PACKED, dest, tag, comm); break;
+    case 'b': rc = PMPI_Bsend(tmp, (int)bytes, MPI_PACKED, dest, tag, comm); break;
+    default:  rc = PMPI_Send(tmp, (int)bytes, MPI_PACKED, dest, tag, comm); break;
+    }
+    free(tmp);
+    return rc;
+}
+
+/* Receive into a temporary (from @p message if not NULL) and unpack what arrived. */
+int loom_mpi_dt_recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                         MPI_Comm comm, MPI_Message *message, MPI_Status *status,
+                         const char *call)
+{
+    MPI_Status local;
+    MPI_Status *sp = status == MPI_STATUS_IGNORE ? &local : status;
+    size_t bytes = 0;
+    void *tmp;
+    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tmp = malloc(bytes > 0 ? bytes : 1);
+    if (tmp == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for a %zu-byte "
+                              "receive buffer", bytes);
+    }
+    sp->loom_bytes_ = 0;
+    rc = message != NULL ? PMPI_Mrecv(tmp, (int)bytes, MPI_PACKED, message, sp)
+                         : PMPI_Recv(tmp, (int)bytes, MPI_PACKED, source, tag, comm, sp);
+    if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) {
+        size_t got = sp->loom_bytes_ < bytes ? sp->loom_bytes_ : bytes;
+        int urc = loom_mpi_dt_unpack_tmp(comm, buf, count, dt, tmp, got, call);
+        rc = rc != MPI_SUCCESS ? rc : urc;
+    }
+    free(tmp);
+    return rc;
+}
+
+/* Sendrecv with either side (or both) non-contiguous: pack, exchange bytes, unpack. */
+int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         int dest, int sendtag, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                         MPI_Status *status, const char *call)
+{
+    MPI_Status local;
+    MPI_Status *sp = status == MPI_STATUS_IGNORE ? &local : status;
+    void *stmp = NULL, *rtmp = NULL;
+    size_t sbytes = 0, rbytes = 0;
+    int rc = MPI_SUCCESS;
+    int spk = loom_mpi_type_noncontig(sendtype), rpk = loom_mpi_type_noncontig(recvtype);
+
+    if (spk && (rc = loom_mpi_dt_pack_tmp(comm, sendbuf, sendcount, sendtype, call, &stmp,
+                                          &sbytes)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (rpk && (rc = loom_mpi_dt_bytes(comm, recvcount, recvtype, call, &rbytes)) == 0 &&
+        (rtmp = malloc(rbytes > 0 ? rbytes : 1)) == NULL) {
+        rc = loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %zu bytes",
+                            rbytes);
+    }
+    if (rc == MPI_SUCCESS) {
+        sp->loom_bytes_ = 0;
+        rc = PMPI_Sendrecv(spk ? stmp : sendbuf, spk ? (int)sbytes : sendcount,
+                           spk ? MPI_PACKED : sendtype, dest, sendtag,
+                           rpk ? rtmp : recvbuf, rpk ? (int)rbytes : recvcount,
+                           rpk ? MPI_PACKED : recvtype, source, recvtag, comm, sp);
+        if (rpk && (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)) {
+            size_t got = sp->loom_bytes_ < rbytes ? sp->loom_bytes_ : rbytes;
+            int urc = loom_mpi_dt_unpack_tmp(comm, recvbuf, recvcount, recvtype, rtmp, got,
+                                             call);
+            rc = rc != MPI_SUCCESS ? rc : urc;
+        }
+    }
+    free(stmp);
+    free(rtmp);
+    return rc;
+}
