@@ -558,6 +558,25 @@ static MPI_Datatype loom_mpi_dtype_handout(MPI_Datatype in)
     return in;
 }
 
+/* The engine's order and distribution constants in contents back to MPI's. */
+static void loom_mpi_dtype_unmap(loom_dt_combiner_t c, int ints[], int ni)
+{
+    static const int dist[] = { [LOOM_DT_DISTRIBUTE_BLOCK] = MPI_DISTRIBUTE_BLOCK,
+                                [LOOM_DT_DISTRIBUTE_CYCLIC] = MPI_DISTRIBUTE_CYCLIC,
+                                [LOOM_DT_DISTRIBUTE_NONE] = MPI_DISTRIBUTE_NONE };
+
+    if (c != LOOM_DT_COMBINER_SUBARRAY && c != LOOM_DT_COMBINER_DARRAY) {
+        return;
+    }
+    ints[ni - 1] = ints[ni - 1] == LOOM_DT_ORDER_C ? MPI_ORDER_C : MPI_ORDER_FORTRAN;
+    if (c == LOOM_DT_COMBINER_DARRAY) {
+        int nd = ints[2];
+        for (int i = 3 + nd; i < 3 + 2 * nd; ++i) {
+            ints[i] = ints[i] >= 0 && ints[i] <= 2 ? dist[ints[i]] : ints[i];
+        }
+    }
+}
+
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 int PMPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
@@ -591,6 +610,7 @@ int PMPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_address
         for (int i = 0; i < ni; ++i) {
             array_of_integers[i] = (int)ints[i];
         }
+        loom_mpi_dtype_unmap(c, array_of_integers, ni);
         for (int i = 0; i < nt; ++i) {
             loom_dt_release(types[i]);
             array_of_datatypes[i] = loom_mpi_dtype_handout(mtype->inputs[i]);
