@@ -185,7 +185,7 @@ int loom_mpi_bsend_try(const void *buf, int count, MPI_Datatype dt, int dest, in
 
     if (rc != MPI_SUCCESS) {
         snprintf(why, why_len, rc == MPI_ERR_COUNT ? "count %d is negative"
-                 : "datatype is uncommitted or non-contiguous (unsupported here) (count %d)", count);
+                 : "datatype is uncommitted or non-contiguous (count %d)", count);
         return rc;
     }
     if (dest == MPI_PROC_NULL) {

@@ -64,7 +64,7 @@ static int loom_mpi_v_convert(MPI_Comm comm, const int counts[], const int displ
     int rc = loom_mpi_type_check(dt, 0);
 
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, "%s datatype is uncommitted or non-contiguous (unsupported here)",
+        return loom_mpi_raise(comm, rc, call, "%s datatype is uncommitted or non-contiguous",
                               what);
     }
     if (counts == NULL || displs == NULL) {
@@ -107,7 +107,7 @@ static int loom_mpi_v_own(MPI_Comm comm, const void *buf, int count, MPI_Datatyp
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
                               ? "%s count %d is negative"
-                              : "%s datatype is uncommitted or non-contiguous (unsupported here) (count %d)",
+                              : "%s datatype is uncommitted or non-contiguous (count %d)",
                               what, count);
     }
     *bytes_p = (size_t)count * loom_mpi_type_extent(dt);

@@ -251,6 +251,14 @@ int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                          MPI_Status *status, const char *call);
 
+/* Blocking collectives with non-contiguous types (mpi_dtype_coll.c). */
+int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype stype,
+                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                      const char *call);
+int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        int all, int root, MPI_Comm comm, const char *call);
+
 /** 1 if a live, committed @p dt needs packing. */
 static inline int loom_mpi_type_noncontig(MPI_Datatype dt)
 {

@@ -23,9 +23,10 @@ static inline int loom_mpi_p2p_args(MPI_Comm comm, MPI_Datatype dt, int count,
     }
     rc = loom_mpi_type_check(dt, count);
     if (__builtin_expect(rc != MPI_SUCCESS, 0)) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
-                              ? "count %d is negative"
-                              : "datatype is uncommitted or non-contiguous (unsupported here) (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     *lcount_p = (size_t)count * dt->n;
     return MPI_SUCCESS;

@@ -33,8 +33,10 @@ static int loom_mpi_pack_args(MPI_Comm comm, MPI_Datatype dt, int count, const c
     }
     rc = loom_mpi_type_check_any(dt, count);
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT ? "count %d is negative"
-                              : "datatype is uncommitted or non-contiguous (unsupported here) (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     *bytes_p = (size_t)count * (dt->noncontig ? dt->size : loom_mpi_type_extent(dt));
     if (*bytes_p > INT_MAX) {

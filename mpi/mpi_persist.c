@@ -38,8 +38,10 @@ static int loom_mpi_init_args(MPI_Comm comm, MPI_Datatype dt, int count,
     *request = MPI_REQUEST_NULL;
     rc = loom_mpi_type_check(dt, count);
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT ? "count %d is negative"
-                              : "datatype is uncommitted or non-contiguous (unsupported here) (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     return MPI_SUCCESS;
 }

@@ -308,6 +308,13 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "fatal") == 0) {
+        /* MPI_ERRORS_ARE_FATAL: an uncommitted type ends the job, naming the call */
+        int x[4] = { 0 };
+        MT_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+        MPI_Send(x, 1, vec, rank, 0, MPI_COMM_WORLD);
+        MT_FAIL("MPI_Send of an uncommitted type returned");
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MT_OK(MPI_Type_vector(3, 2, 4, MPI_INT, &vec));
     MT_OK(MPI_Type_commit(&vec));
