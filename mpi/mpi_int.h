@@ -10,10 +10,14 @@
  * applies the communicator's error handler. loom itself always returns its
  * errors to this layer (MPI_Init sets that mode); the handlers live here.
  *
- * Datatypes are "base loom type x n": every type this binding can express
- * is contiguous. Point-to-point and reductions use the base type with
- * count * n elements; the other collectives move bytes (LOOM_BYTE), so that
- * a send type and a different receive type with the same size agree.
+ * Datatypes are "base loom type x n" where they can be (predefined types,
+ * contiguous ones, derived types contiguous after commit). Point-to-point
+ * and reductions use the base type with count * n elements; the other
+ * collectives move bytes (LOOM_BYTE), so that a send type and a different
+ * receive type with the same size agree. Other derived types are
+ * `noncontig` and move packed (mpi_dtype.c, mpi_dtype_p2p.c,
+ * mpi_dtype_coll.c); loom_mpi_type_check refuses them, so a call that does
+ * not handle them fails with MPI_ERR_TYPE instead of moving wrong bytes.
  */
 #ifndef LOOM_MPI_INT_H
 #define LOOM_MPI_INT_H

@@ -1,13 +1,13 @@
 /*
- * mpi_pack.c: MPI_Pack, MPI_Unpack and MPI_Pack_size for the datatypes the
- * binding builds today: every committed type is contiguous (a loom basic
- * type times n), so a packed element is the bytes communication moves for
- * it (loom_mpi_type_extent: the C layout, 16 bytes for MPI_DOUBLE_INT), and
- * packing is one memcpy at *position. Pack_size says exactly that many bytes;
- * MPI_Pack_size's contract is "an upper bound", and the buffered sends
- * (mpi_bsend.c) count the same bytes. The external32 forms and the
- * non-contiguous constructors wait for the datatype engine (issue 20) and
- * stay generated stubs.
+ * mpi_pack.c: MPI_Pack, MPI_Unpack, MPI_Pack_size and the external32 forms.
+ * A "base x n" type packs as the bytes communication moves for it
+ * (loom_mpi_type_extent: the C layout, 16 bytes for MPI_DOUBLE_INT): one
+ * memcpy at *position. A non-contiguous derived type packs the engine's
+ * packed stream (loom_dt_pack_range: size bytes per instance), which is
+ * also what point-to-point sends for it. Pack_size says exactly that many
+ * bytes; MPI_Pack_size's contract is "an upper bound", and the buffered
+ * sends (mpi_bsend.c) count the same bytes. external32 (MPI-3.1 13.5.2) is
+ * the engine's, for every type.
  *
  * Errors (MPI-3.1 4.2): a bad type MPI_ERR_TYPE, a negative count or size
  * MPI_ERR_COUNT, a position outside the buffer MPI_ERR_ARG, and data that
