@@ -17,8 +17,10 @@
  * Reductions reduce the packed basic elements: the type's elements must
  * all be one non-pair basic type (ebase), the op predefined (a user
  * function would be handed the basic type, not the user's). Anything else
- * is MPI_ERR_TYPE naming the call, as are the nonblocking, v- and w-forms
- * (not handled here yet: loom_mpi_type_check refuses the type there).
+ * is MPI_ERR_TYPE naming the call, as are the nonblocking and w-forms
+ * (not handled here yet: loom_mpi_type_check refuses the type there). The
+ * v-forms pack block by block into a temporary with consecutive byte
+ * displacements.
  */
 #include "mpi_int.h"
 #include "dt_int.h"
@@ -122,6 +124,15 @@ static void loom_mpi_view_free(loom_mpi_view_t *v)
 {
     free(v->tmp);
     v->tmp = NULL;
+}
+
+/* The extent of @p dt (displacements of the v-collectives count in it). */
+static ptrdiff_t loom_mpi_vext(MPI_Datatype dt)
+{
+    ptrdiff_t lb, ext;
+
+    loom_dt_get_extent(dt->ldt, &lb, &ext);
+    return ext;
 }
 
 /* This rank and the size of intracommunicator @p comm (checked by the caller). */
@@ -296,4 +307,203 @@ int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                   : PMPI_Reduce(sv.buf, want_r ? rv.buf : NULL, n, b, op, root, comm);
     loom_mpi_view_free(&sv);
     return loom_mpi_view_out(comm, &rv, rc, call);
+}
+
+/* ---- v-collectives ------------------------------------------------------------------ */
+
+/*
+ * A buffer with per-rank counts and displacements (in extents of dt): as a
+ * packed temporary with byte counts and consecutive byte displacements
+ * when dt is non-contiguous (and @p fill: the blocks packed into it).
+ */
+typedef struct loom_mpi_vview {
+    void        *ubuf;
+    const int   *ucounts, *udispls;
+    MPI_Datatype utype;
+    int          n;
+    void        *buf;
+    const int   *counts, *displs;
+    MPI_Datatype type;
+    void        *tmp;
+    int         *arr;     /* counts then displs of the packed form */
+} loom_mpi_vview_t;
+
+static void loom_mpi_vview_free(loom_mpi_vview_t *v)
+{
+    free(v->tmp);
+    free(v->arr);
+    v->tmp = NULL;
+    v->arr = NULL;
+}
+
+/* Pack (@p unpack 0) or unpack block i of @p v between the user buffer and tmp. */
+static loom_status_t loom_mpi_vview_block(loom_mpi_vview_t *v, int i, int unpack)
+{
+    char *ub = (char *)v->ubuf + (ptrdiff_t)v->udispls[i] * loom_mpi_vext(v->utype);
+    size_t bytes = (size_t)v->counts[i];
+    char *tb = (char *)v->tmp + v->displs[i];
+
+    return unpack ? loom_dt_unpack_range(ub, (size_t)v->ucounts[i], v->utype->ldt, 0, bytes,
+                                         tb)
+                  : loom_dt_pack_range(ub, (size_t)v->ucounts[i], v->utype->ldt, 0, bytes,
+                                       tb);
+}
+
+static int loom_mpi_vview(MPI_Comm comm, void *buf, int n, const int counts[],
+                          const int displs[], MPI_Datatype dt, int fill, const char *call,
+                          loom_mpi_vview_t *v)
+{
+    size_t total = 0;
+
+    *v = (loom_mpi_vview_t){ .ubuf = buf, .ucounts = counts, .udispls = displs, .utype = dt,
+                             .n = n, .buf = buf, .counts = counts, .displs = displs,
+                             .type = dt };
+    if (buf == MPI_IN_PLACE || !loom_mpi_type_noncontig(dt)) {
+        return MPI_SUCCESS;
+    }
+    if (counts == NULL || displs == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_ARG, call, "counts or displacements are NULL");
+    }
+    for (int i = 0; i < n; ++i) {
+        if (counts[i] < 0) {
+            return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count[%d] = %d is negative", i,
+                                  counts[i]);
+        }
+        total += (size_t)counts[i] * dt->size;
+    }
+    if (total > INT_MAX) {
+        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%zu packed bytes exceed %d", total,
+                              INT_MAX);
+    }
+    v->arr = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof(int));
+    v->tmp = malloc(total > 0 ? total : 1);
+    if (v->arr == NULL || v->tmp == NULL) {
+        loom_mpi_vview_free(v);
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %zu packed "
+                              "bytes", total);
+    }
+    total = 0;
+    for (int i = 0; i < n; ++i) {
+        v->arr[i] = (int)((size_t)counts[i] * dt->size);
+        v->arr[n + i] = (int)total;
+        total += (size_t)v->arr[i];
+    }
+    v->buf = v->tmp;
+    v->counts = v->arr;
+    v->displs = v->arr + n;
+    v->type = MPI_PACKED;
+    for (int i = 0; fill && i < n; ++i) {
+        loom_status_t st = loom_mpi_vview_block(v, i, 0);
+        if (st != LOOM_OK) {
+            loom_mpi_vview_free(v);
+            return loom_mpi_raise_loom(comm, st, call);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+static int loom_mpi_vview_out(MPI_Comm comm, loom_mpi_vview_t *v, int rc, const char *call)
+{
+    for (int i = 0; v->tmp != NULL && rc == MPI_SUCCESS && i < v->n; ++i) {
+        loom_status_t st = loom_mpi_vview_block(v, i, 1);
+        if (st != LOOM_OK) {
+            rc = loom_mpi_raise_loom(comm, st, call);
+        }
+    }
+    loom_mpi_vview_free(v);
+    return rc;
+}
+
+/* Gatherv ('g'), allgatherv ('a'): a plain send side, a v receive side. */
+int loom_mpi_dtc_gatherv(int which, const void *sbuf, int scount, MPI_Datatype stype,
+                         void *rbuf, const int rcounts[], const int rdispls[],
+                         MPI_Datatype rtype, int root, MPI_Comm comm, const char *call)
+{
+    loom_mpi_view_t sv;
+    loom_mpi_vview_t rv;
+    int rank, size, rc, want_r;
+
+    if (!loom_mpi_comm_live(comm)) {
+        return loom_mpi_comm_arg_error(comm, call);
+    }
+    loom_mpi_dtc_rank(comm, &rank, &size);
+    want_r = which == 'a' || rank == root;
+    if ((rc = loom_mpi_view(comm, sbuf, 1, scount, stype, 1, call, &sv)) != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = loom_mpi_vview(comm, want_r ? rbuf : MPI_IN_PLACE, size, rcounts, rdispls, rtype,
+                        sbuf == MPI_IN_PLACE, call, &rv);
+    if (rc != MPI_SUCCESS) {
+        loom_mpi_view_free(&sv);
+        return rc;
+    }
+    if (!want_r) {
+        rv.buf = rbuf;
+        rv.type = loom_mpi_type_noncontig(rtype) ? MPI_PACKED : rtype;
+    }
+    rc = which == 'a' ? PMPI_Allgatherv(sv.buf, sv.count, sv.type, rv.buf, rv.counts,
+                                        rv.displs, rv.type, comm)
+                      : PMPI_Gatherv(sv.buf, sv.count, sv.type, rv.buf, rv.counts,
+                                     rv.displs, rv.type, root, comm);
+    loom_mpi_view_free(&sv);
+    return loom_mpi_vview_out(comm, &rv, rc, call);
+}
+
+int loom_mpi_dtc_scatterv(const void *sbuf, const int scounts[], const int sdispls[],
+                          MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                          int root, MPI_Comm comm, const char *call)
+{
+    loom_mpi_vview_t sv;
+    loom_mpi_view_t rv;
+    int rank, size, rc;
+
+    if (!loom_mpi_comm_live(comm)) {
+        return loom_mpi_comm_arg_error(comm, call);
+    }
+    loom_mpi_dtc_rank(comm, &rank, &size);
+    rc = loom_mpi_vview(comm, rank == root ? (void *)sbuf : MPI_IN_PLACE, size, scounts,
+                        sdispls, stype, 1, call, &sv);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (rank != root) {
+        sv.buf = (void *)sbuf;
+        sv.type = loom_mpi_type_noncontig(stype) ? MPI_PACKED : stype;
+    }
+    if ((rc = loom_mpi_view(comm, rbuf, 1, rcount, rtype, 0, call, &rv)) != MPI_SUCCESS) {
+        loom_mpi_vview_free(&sv);
+        return rc;
+    }
+    rc = PMPI_Scatterv(sv.buf, sv.counts, sv.displs, sv.type, rv.buf, rv.count, rv.type,
+                       root, comm);
+    loom_mpi_vview_free(&sv);
+    return loom_mpi_view_out(comm, &rv, rc, call);
+}
+
+int loom_mpi_dtc_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                           MPI_Datatype stype, void *rbuf, const int rcounts[],
+                           const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    const char *call = "MPI_Alltoallv";
+    loom_mpi_vview_t sv, rv;
+    int rank, size, rc;
+
+    if (!loom_mpi_comm_live(comm)) {
+        return loom_mpi_comm_arg_error(comm, call);
+    }
+    loom_mpi_dtc_rank(comm, &rank, &size);
+    rc = loom_mpi_vview(comm, (void *)sbuf, size, scounts, sdispls, stype, 1, call, &sv);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = loom_mpi_vview(comm, rbuf, size, rcounts, rdispls, rtype, sbuf == MPI_IN_PLACE,
+                        call, &rv);
+    if (rc != MPI_SUCCESS) {
+        loom_mpi_vview_free(&sv);
+        return rc;
+    }
+    rc = PMPI_Alltoallv(sv.buf, sv.counts, sv.displs, sv.type, rv.buf, rv.counts, rv.displs,
+                        rv.type, comm);
+    loom_mpi_vview_free(&sv);
+    return loom_mpi_vview_out(comm, &rv, rc, call);
 }

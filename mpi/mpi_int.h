@@ -260,6 +260,15 @@ int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm
 int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype stype,
                       void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                       const char *call);
+int loom_mpi_dtc_gatherv(int which, const void *sbuf, int scount, MPI_Datatype stype,
+                         void *rbuf, const int rcounts[], const int rdispls[],
+                         MPI_Datatype rtype, int root, MPI_Comm comm, const char *call);
+int loom_mpi_dtc_scatterv(const void *sbuf, const int scounts[], const int sdispls[],
+                          MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                          int root, MPI_Comm comm, const char *call);
+int loom_mpi_dtc_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                           MPI_Datatype stype, void *rbuf, const int rcounts[],
+                           const int rdispls[], MPI_Datatype rtype, MPI_Comm comm);
 int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                         int all, int root, MPI_Comm comm, const char *call);
 

@@ -2,8 +2,9 @@
  * mpi_dt_coll.c: blocking collectives with a non-contiguous derived type
  * (issue 20): vector(3, 2, 4) of MPI_INT (ints 0 1 4 5 8 9 of every
  * 10), on either side or both, mixed with contiguous MPI_INT on the other
- * side, with MPI_IN_PLACE; reductions on it; and the error class of what
- * is not supported yet (v-collectives, nonblocking collectives, mixed
+ * side, with MPI_IN_PLACE; gatherv/allgatherv/scatterv/alltoallv with
+ * gaps between the blocks; reductions on it; and the error class of what
+ * is not supported yet (scan, nonblocking collectives, mixed
  * basic types and user ops in reductions). Values are written out by hand:
  * the k-th int of rank r's packed data is r * 1000 + k.
  */
@@ -178,6 +179,95 @@ static void t_reduce(void)
     free(r);
 }
 
+/* v-collectives: rank i has i + 1 instances; blocks one instance apart */
+static int vc[16], vd[16], vtotal;
+
+static void vlayout(void)
+{
+    int d = 0;
+    for (int i = 0; i < size; ++i) {
+        vc[i] = i + 1;
+        vd[i] = d;
+        d += vc[i] + 1;
+    }
+    vtotal = d;
+}
+
+/* instance q of a v buffer: int e holds (owner block i, t = q - vd[i]) -> f(i, t, e) */
+static void vcheck(const int *b, int (*f)(int i, int t, int e), const char *what)
+{
+    for (int q = 0; q < vtotal; ++q) {
+        int i = -1;
+        for (int k = 0; k < size; ++k) {
+            if (q >= vd[k] && q < vd[k] + vc[k]) {
+                i = k;
+            }
+        }
+        for (int r = 0; r < EXT; ++r) {
+            int e = -1;
+            for (int x = 0; x < 6; ++x) {
+                e = off[x] == r ? x : e;
+            }
+            int w = i < 0 || e < 0 ? -1 : f(i, q - vd[i], e);
+            if (b[q * EXT + r] != w) {
+                MT_FAIL("%s: instance %d int %d is %d, expected %d", what, q, r,
+                        b[q * EXT + r], w);
+            }
+        }
+    }
+}
+
+static int vgather_want(int i, int t, int e) { return i * 1000 + t * 6 + e; }
+static int va2a_want(int i, int t, int e) { return i * 1000 + rank * 100 + t * 6 + e; }
+
+static void t_vcoll(void)
+{
+    int *s = vbuf(size + 1), *r = vbuf(vtotal), *rc = vbuf(size + 1);
+    int sc[16], rcn[16], rd[16];
+
+    fill(s, rank + 1, rank * 1000);
+    MT_OK(MPI_Gatherv(s, rank + 1, vec, r, vc, vd, vec, 0, MPI_COMM_WORLD));
+    if (rank == 0) {
+        vcheck(r, vgather_want, "gatherv");
+    }
+    free(r);
+    r = vbuf(vtotal);
+    MT_OK(MPI_Allgatherv(s, rank + 1, vec, r, vc, vd, vec, MPI_COMM_WORLD));
+    vcheck(r, vgather_want, "allgatherv");
+    /* scatterv back: rank i gets its i + 1 instances */
+    MT_OK(MPI_Scatterv(r, vc, vd, vec, rc, rank + 1, vec, size - 1, MPI_COMM_WORLD));
+    g_root = rank;
+    check(rc, rank + 1, want_root, "scatterv");
+    /* alltoallv: i + 1 instances to rank i, rank + 1 from everyone */
+    free(r);
+    free(s);
+    s = vbuf(vtotal);
+    r = vbuf(vtotal);
+    for (int j = 0; j < size; ++j) {
+        for (int t = 0; t < vc[j]; ++t) {
+            for (int e = 0; e < 6; ++e) {
+                s[(vd[j] + t) * EXT + off[e]] = rank * 1000 + j * 100 + t * 6 + e;
+            }
+        }
+        sc[j] = vc[j];
+        rcn[j] = rank + 1;
+        rd[j] = j * (rank + 2);
+    }
+    free(r);
+    r = vbuf(size * (rank + 2));
+    MT_OK(MPI_Alltoallv(s, sc, vd, vec, r, rcn, rd, vec, MPI_COMM_WORLD));
+    for (int j = 0; j < size; ++j) {  /* the receive layout, for vcheck */
+        vc[j] = rcn[j];
+        vd[j] = rd[j];
+    }
+    vtotal = size * (rank + 2);
+    vcheck(r, va2a_want, "alltoallv");
+    vlayout();
+    free(s);
+    free(r);
+    free(rc);
+}
+
 static void user_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void)in;
@@ -207,9 +297,10 @@ static void t_unsupported(void)
     MT_ERR(MPI_Iallreduce(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
     MT_ERR(MPI_Igather(x, 1, vec, x + 32, 1, vec, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
     if (size <= 8) {
-        MT_ERR(MPI_Allgatherv(x, 1, vec, x + 16, counts, displs, vec, MPI_COMM_WORLD),
+        MT_ERR(MPI_Iallgatherv(x, 1, vec, x + 16, counts, displs, vec, MPI_COMM_WORLD, &req),
                MPI_ERR_TYPE);
     }
+    MT_ERR(MPI_Scan(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
     MT_OK(MPI_Type_free(&st));
 }
 
@@ -225,6 +316,10 @@ int main(int argc, char **argv)
     t_gather_scatter();
     t_alltoall();
     t_reduce();
+    if (size <= 16) {
+        vlayout();
+        t_vcoll();
+    }
     t_unsupported();
     MT_OK(MPI_Type_free(&vec));
     MPI_Barrier(MPI_COMM_WORLD);
