@@ -119,12 +119,13 @@ int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int
 /* ---- nonblocking receive ---------------------------------------------------------- */
 
 typedef struct loom_mpi_dtrecv {
-    MPI_Request  inner;
-    void        *tmp;
-    size_t       cap;
-    void        *buf;
-    int          count;
-    MPI_Datatype dt;
+    MPI_Request    inner;
+    void          *tmp;
+    size_t         cap;
+    void          *buf;
+    int            count;
+    MPI_Datatype   dt;     /* NULL: a send (nothing to unpack) */
+    loom_request_t outer;  /* a persistent request to complete, or NULL */
 } loom_mpi_dtrecv_t;
 
 static loom_mpi_dtrecv_t *loom_mpi_dtrecv(loom_request_t req)
@@ -148,12 +149,19 @@ static loom_status_t loom_mpi_dtrecv_progress(loom_request_t req)
     if (msg.bytes > r->cap) {
         msg.bytes = r->cap;
     }
-    if ((st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && msg.bytes > 0 && !msg.cancelled) {
+    if (r->dt != NULL && (st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && msg.bytes > 0 &&
+        !msg.cancelled) {
         loom_status_t ust = loom_dt_unpack_range(r->buf, (size_t)r->count, r->dt->ldt, 0,
                                                  msg.bytes, r->tmp);
         st = st != LOOM_OK ? st : ust;
     }
     req->msg = msg;
+    if (r->outer != NULL) {  /* a persistent request's operation: complete it */
+        if (r->dt != NULL) {
+            r->outer->msg = msg;
+        }
+        loom_request_ext_complete(r->outer, st);
+    }
     return st;
 }
 
@@ -163,9 +171,37 @@ static void loom_mpi_dtrecv_free(loom_request_t req)
 
     if (r != NULL) {
         free(r->tmp);
-        loom_mpi_type_release(r->dt);
+        if (r->dt != NULL) {
+            loom_mpi_type_release(r->dt);
+        }
         free(r);
     }
+}
+
+/* Wrap the posted inner operation of @p r in a generic request (which owns @p r). */
+static int loom_mpi_dt_wrap(loom_mpi_dtrecv_t *r, loom_comm_t lcomm, MPI_Comm comm,
+                            MPI_Request *request, const char *call)
+{
+    loom_request_t req;
+    loom_status_t st = loom_request_generic_alloc(lcomm, r->dt != NULL ? "recv_derived"
+                                                                       : "send_derived",
+                                                  loom_mpi_dtrecv_progress,
+                                                  loom_mpi_dtrecv_free, &req);
+
+    if (st != LOOM_OK) {
+        loom_cancel(&r->inner);
+        loom_wait(&r->inner, LOOM_STATUS_IGNORE);
+        free(r->tmp);
+        free(r);
+        return loom_mpi_raise_loom(comm, st, call);
+    }
+    if (r->dt != NULL) {
+        loom_mpi_type_retain(r->dt);
+    }
+    *(loom_mpi_dtrecv_t **)(void *)req->priv = r;
+    loom_request_generic_start(req);
+    *request = req;
+    return MPI_SUCCESS;
 }
 
 /* Post the inner receive: from @p message if not NULL, else (source, tag). */
@@ -178,11 +214,11 @@ static int loom_mpi_dt_post(loom_mpi_dtrecv_t *r, int source, int tag, MPI_Comm 
     return PMPI_Irecv(r->tmp, (int)r->cap, MPI_PACKED, source, tag, comm, &r->inner);
 }
 
-int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
-                          MPI_Comm comm, MPI_Message *message, MPI_Request *request,
-                          const char *call)
+static int loom_mpi_dt_irecv_core(void *buf, int count, MPI_Datatype dt, int source,
+                                  int tag, MPI_Comm comm, MPI_Message *message,
+                                  loom_request_t outer, MPI_Request *request,
+                                  const char *call)
 {
-    loom_request_t req;
     loom_mpi_dtrecv_t *r;
     size_t bytes = 0;
     int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
@@ -203,6 +239,7 @@ int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int
     r->buf = buf;
     r->count = count;
     r->dt = dt;
+    r->outer = outer;
     rc = loom_mpi_dt_post(r, source, tag, comm, message);
     if (rc != MPI_SUCCESS) {
         free(r->tmp);
@@ -211,21 +248,15 @@ int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int
     }
     loom_comm_t lcomm = r->inner != MPI_REQUEST_NULL ? r->inner->comm
                         : message == NULL ? comm->comm : LOOM_COMM_NULL;
-    loom_status_t st = loom_request_generic_alloc(lcomm, "recv_derived",
-                                                  loom_mpi_dtrecv_progress,
-                                                  loom_mpi_dtrecv_free, &req);
-    if (st != LOOM_OK) {
-        loom_cancel(&r->inner);
-        loom_wait(&r->inner, LOOM_STATUS_IGNORE);
-        free(r->tmp);
-        free(r);
-        return loom_mpi_raise_loom(comm, st, call);
-    }
-    loom_mpi_type_retain(dt);
-    *(loom_mpi_dtrecv_t **)(void *)req->priv = r;
-    loom_request_generic_start(req);
-    *request = req;
-    return MPI_SUCCESS;
+    return loom_mpi_dt_wrap(r, lcomm, comm, request, call);
+}
+
+int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                          MPI_Comm comm, MPI_Message *message, MPI_Request *request,
+                          const char *call)
+{
+    return loom_mpi_dt_irecv_core(buf, count, dt, source, tag, comm, message, NULL, request,
+                                  call);
 }
 
 int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
@@ -324,4 +355,116 @@ int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     free(stmp);
     free(rtmp);
     return rc;
+}
+
+/* ---- persistent requests ---------------------------------------------------------- */
+
+/* A persistent operation on a non-contiguous type: its arguments, in the ext user[] area. */
+typedef struct loom_mpi_dtp_args {
+    void        *buf;
+    int          count;
+    int          peer;
+    int          tag;
+    int          kind;    /* 0 send, 1 synchronous send, 2 receive */
+    MPI_Datatype dt;      /* retained until MPI_Request_free */
+    MPI_Comm     comm;
+} loom_mpi_dtp_args_t;
+
+_Static_assert(sizeof(loom_mpi_dtp_args_t) <= sizeof(((loom_request_ext_t *)0)->user),
+               "the persistent operation's arguments must fit in the request");
+
+/* A send of a packed temporary that completes @p outer when it is done. */
+static int loom_mpi_dt_send_core(const loom_mpi_dtp_args_t *a, loom_request_t outer,
+                                 MPI_Request *request, const char *call)
+{
+    loom_mpi_dtrecv_t *r = calloc(1, sizeof(*r));
+    size_t bytes;
+    int rc;
+
+    if (r == NULL) {
+        return loom_mpi_raise(a->comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    rc = loom_mpi_dt_pack_tmp(a->comm, a->buf, a->count, a->dt, call, &r->tmp, &bytes);
+    if (rc != MPI_SUCCESS) {
+        free(r);
+        return rc;
+    }
+    r->outer = outer;
+    rc = a->kind == 1
+         ? PMPI_Issend(r->tmp, (int)bytes, MPI_PACKED, a->peer, a->tag, a->comm, &r->inner)
+         : PMPI_Isend(r->tmp, (int)bytes, MPI_PACKED, a->peer, a->tag, a->comm, &r->inner);
+    if (rc != MPI_SUCCESS) {
+        free(r->tmp);
+        free(r);
+        return rc;
+    }
+    return loom_mpi_dt_wrap(r, a->comm->comm, a->comm, request, call);
+}
+
+/*
+ * MPI_Start: run the operation as a nonblocking one whose generic request
+ * completes this persistent request (and is released on its own).
+ */
+static loom_status_t loom_mpi_dtp_start(loom_request_t req)
+{
+    const loom_mpi_dtp_args_t *a = (const void *)loom_request_ext(req)->user;
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int rc = a->kind == 2
+             ? loom_mpi_dt_irecv_core(a->buf, a->count, a->dt, a->peer, a->tag, a->comm,
+                                      NULL, req, &inner, "MPI_Start")
+             : loom_mpi_dt_send_core(a, req, &inner, "MPI_Start");
+
+    if (rc != MPI_SUCCESS) {
+        return LOOM_ERR_INTERNAL;  /* raised above, naming the cause */
+    }
+    loom_request_free(&inner);
+    return LOOM_OK;
+}
+
+int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
+                             int tag, MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    loom_mpi_dtp_args_t *a;
+    size_t bytes;
+    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
+    int size = loom_comm_size(comm->comm);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    /* the peer and tag are checked now, as a send_init checks them */
+    if (!(peer == MPI_PROC_NULL || (peer >= 0 && peer < size) ||
+          (kind == 2 && peer == MPI_ANY_SOURCE))) {
+        return loom_mpi_raise(comm, MPI_ERR_RANK, call, "rank %d is not valid (0..%d)", peer,
+                              size - 1);
+    }
+    if (tag < 0 && !(kind == 2 && tag == MPI_ANY_TAG)) {
+        return loom_mpi_raise(comm, MPI_ERR_TAG, call, "tag %d is not valid", tag);
+    }
+    loom_status_t st = loom_request_persist_custom(comm->comm, kind == 2 ? "recv_derived"
+                                                   : "send_derived", loom_mpi_dtp_start,
+                                                   request);
+    if (st != LOOM_OK) {
+        return loom_mpi_raise_loom(comm, st, call);
+    }
+    a = (void *)loom_request_ext(*request)->user;
+    *a = (loom_mpi_dtp_args_t){ .buf = buf, .count = count, .peer = peer, .tag = tag,
+                                .kind = kind, .dt = dt, .comm = comm };
+    loom_mpi_type_retain(dt);
+    return MPI_SUCCESS;
+}
+
+void loom_mpi_dt_persist_forget(MPI_Request req)
+{
+    if (req->ext == LOOM_REQ_EXT_PERSIST && loom_request_ext(req)->start_fn ==
+        loom_mpi_dtp_start) {
+        loom_mpi_dtp_args_t *a = (void *)loom_request_ext(req)->user;
+        if (a->dt != NULL) {
+            loom_mpi_type_release(a->dt);
+            a->dt = NULL;
+        }
+    }
 }

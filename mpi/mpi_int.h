@@ -249,6 +249,16 @@ int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int
                           MPI_Comm comm, MPI_Message *message, MPI_Request *request,
                           const char *call);
 
+/**
+ * A persistent operation (@p kind 0 send, 1 synchronous send, 2 receive)
+ * on a non-contiguous type: each MPI_Start runs it as a nonblocking one.
+ */
+int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
+                             int tag, MPI_Comm comm, MPI_Request *request, const char *call);
+
+/** MPI_Request_free of @p req: drop a persistent derived operation's type reference. */
+void loom_mpi_dt_persist_forget(MPI_Request req);
+
 /** Sendrecv where either type needs packing. */
 int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          int dest, int sendtag, void *recvbuf, int recvcount,

@@ -52,8 +52,13 @@ static int loom_mpi_send_init(const void *buf, int count, MPI_Datatype dt, int d
 {
     loom_comm_t lcomm;
     loom_status_t st;
-    int rc = loom_mpi_init_args(comm, dt, count, request, call, &lcomm);
+    int rc;
 
+    if (loom_mpi_type_noncontig(dt) && loom_mpi_comm_live(comm)) {   /* mpi_dtype_p2p.c */
+        return loom_mpi_dt_persist_init(sync, (void *)buf, count, dt, dest, tag, comm,
+                                        request, call);
+    }
+    rc = loom_mpi_init_args(comm, dt, count, request, call, &lcomm);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -92,7 +97,13 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 {
     loom_comm_t lcomm;
     loom_status_t st;
-    int rc = loom_mpi_init_args(comm, datatype, count, request, "MPI_Recv_init", &lcomm);
+    int rc;
+
+    if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {   /* mpi_dtype_p2p.c */
+        return loom_mpi_dt_persist_init(2, buf, count, datatype, source, tag, comm, request,
+                                        "MPI_Recv_init");
+    }
+    rc = loom_mpi_init_args(comm, datatype, count, request, "MPI_Recv_init", &lcomm);
 
     if (rc != MPI_SUCCESS) {
         return rc;

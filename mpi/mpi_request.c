@@ -516,6 +516,9 @@ int PMPI_Request_free(MPI_Request *request)
                               "request is %s", request == NULL ? "NULL" : "MPI_REQUEST_NULL");
     }
     loom_mpi_handle_forget(LOOM_MPI_H_REQUEST, *request);
+    if ((*request)->ext == LOOM_REQ_EXT_PERSIST) {
+        loom_mpi_dt_persist_forget(*request);
+    }
     if ((*request)->ext == LOOM_REQ_EXT_GREQ) {
         return loom_mpi_greq_free(request);
     }

@@ -14,6 +14,8 @@
  *      Waitall: derived to derived (and a freed type stays usable)
  *   d. blocking Send/Ssend (derived) and Sendrecv, Sendrecv_replace
  *   e. Mprobe + Mrecv and Imrecv into the derived type; Get_count/Get_elements
+ *   f. persistent Recv_init + Send_init/Ssend_init (types freed right after
+ *      init), Startall/Waitall twice, Request_free
  * Usage: mpi_dt_p2p [small]  ("small": eager size only, for sanitizer builds)
  */
 #include "mpi_test_util.h"
@@ -290,6 +292,43 @@ static void case_e(const tcase_t *c, int count)
     free(r);
 }
 
+/* persistent: Recv_init/Send_init (and Ssend_init) on a dup freed at once, started twice */
+static void case_f(const tcase_t *c, int count)
+{
+    int *s = sender_buf(c, count), *r = recv_buf(c, count);
+    MPI_Datatype d;
+    MPI_Request req[2];
+    MPI_Status st[2];
+
+    MT_OK(MPI_Type_dup(c->type, &d));
+    MT_OK(MPI_Type_commit(&d));
+    MT_OK(MPI_Recv_init(r, count, d, partner, 10, MPI_COMM_WORLD, &req[0]));
+    if (count % 2) {
+        MT_OK(MPI_Ssend_init(s, count, d, partner, 10, MPI_COMM_WORLD, &req[1]));
+    } else {
+        MT_OK(MPI_Send_init(s, count, d, partner, 10, MPI_COMM_WORLD, &req[1]));
+    }
+    MT_OK(MPI_Type_free(&d)); /* the requests keep it */
+    for (int round = 0; round < 2; ++round) {
+        MT_OK(MPI_Startall(2, req));
+        MT_OK(MPI_Waitall(2, req, st));
+        check_status(c, count, &st[0]);
+        check_scattered(c, count, r, 0);
+        MT_CHECK(req[0] != MPI_REQUEST_NULL && req[1] != MPI_REQUEST_NULL);
+        free(r);
+        r = recv_buf(c, count);
+        MPI_Request_free(&req[0]); /* rebind to the new buffer */
+        MT_OK(MPI_Type_dup(c->type, &d));
+        MT_OK(MPI_Type_commit(&d));
+        MT_OK(MPI_Recv_init(r, count, d, partner, 10, MPI_COMM_WORLD, &req[0]));
+        MT_OK(MPI_Type_free(&d));
+    }
+    MT_OK(MPI_Request_free(&req[0]));
+    MT_OK(MPI_Request_free(&req[1]));
+    free(s);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     tcase_t cases[32];
@@ -310,6 +349,7 @@ int main(int argc, char **argv)
             case_c(c, counts[k]);
             case_d(c, counts[k]);
             case_e(c, counts[k]);
+            case_f(c, counts[k]);
         }
     }
     for (int i = 0; i < ncases; ++i) {
