@@ -170,6 +170,32 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
 }
 
 /*
+ * A non-contiguous type's status counts packed bytes: whole instances of
+ * its elements, then the shortest prefix of one instance holding the rest
+ * (found by asking the engine, byte by byte: a rare call).
+ */
+static int loom_mpi_status_set_packed(MPI_Status *status, MPI_Datatype dt, MPI_Count count,
+                                      const char *call)
+{
+    size_t ne = loom_dt_num_elements(dt->ldt), size = loom_dt_size(dt->ldt), rest, b = 0;
+    int64_t el = 0;
+
+    if (count < 0 || (ne == 0 && count > 0) ||
+        (ne > 0 && (size_t)count / ne > SIZE_MAX / (size > 0 ? size : 1))) {
+        return loom_mpi_raise(NULL, MPI_ERR_COUNT, call, "count %lld is negative or not "
+                              "representable for this datatype", count);
+    }
+    rest = ne > 0 ? (size_t)count % ne : 0;
+    while (rest > 0 && b < size &&
+           (loom_dt_get_elements(dt->ldt, b, &el) != LOOM_OK || el == LOOM_UNDEFINED ||
+            (size_t)el < rest)) {
+        ++b;
+    }
+    status->loom_bytes_ = (ne > 0 ? (size_t)count / ne : 0) * size + b;
+    return MPI_SUCCESS;
+}
+
+/*
  * Store @p count basic elements of @p dt in @p status as bytes. Any count an
  * MPI_Count holds is accepted as long as its bytes fit the status's size_t
  * (MPI-3.1 8.7.1 sets no other limit; Open MPI keeps the full count too).
@@ -184,6 +210,9 @@ static int loom_mpi_status_set(MPI_Status *status, MPI_Datatype dt, MPI_Count co
     }
     if (status == MPI_STATUS_IGNORE) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, call, "status is NULL");
+    }
+    if (dt->noncontig || (dt->derived && !dt->committed)) {
+        return loom_mpi_status_set_packed(status, dt, count, call);
     }
     /* a value+index pair is two basic elements: count them in whole pairs */
     per_pair = loom_mpi_base_elements(dt->base);

@@ -149,6 +149,15 @@ static void check_elements(void)
             MT_EQ(dst[i], want[i]);
         }
     }
+    /* MPI_Status_set_elements on a non-contiguous type */
+    MT_OK(MPI_Status_set_elements(&st, vec, 5));
+    MT_OK(MPI_Get_elements(&st, vec, &n));
+    MT_EQ(n, 5);
+    MT_OK(MPI_Get_count(&st, vec, &n));
+    MT_EQ(n, MPI_UNDEFINED);
+    MT_OK(MPI_Status_set_elements_x(&st, vec, 12));
+    MT_OK(MPI_Get_count(&st, vec, &n));
+    MT_EQ(n, 2);
     /* truncation: 13 ints into 12 */
     MT_OK(MPI_Isend(src, 13, MPI_INT, rank, 2, MPI_COMM_WORLD, &req));
     MT_ERR(MPI_Recv(dst, 2, vec, rank, 2, MPI_COMM_WORLD, &st), MPI_ERR_TRUNCATE);
