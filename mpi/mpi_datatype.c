@@ -382,6 +382,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
                               "an attribute delete callback returned error %d", rc);
     }
     dt->user_freed = 1;
+    dt->uhandles   = 0;
     loom_mpi_handle_forget(LOOM_MPI_H_TYPE, dt);
     loom_mpi_type_release(dt);  /* op bindings may still hold it */
     *datatype = MPI_DATATYPE_NULL;

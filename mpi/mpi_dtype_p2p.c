@@ -259,6 +259,18 @@ int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int
                                   call);
 }
 
+int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p)
+{
+    loom_mpi_dtrecv_t *r;
+
+    if (req->kind != LOOM_REQ_GENERIC || req->progress_fn != loom_mpi_dtrecv_progress) {
+        return 0;
+    }
+    r = loom_mpi_dtrecv(req);
+    *st_p = r != NULL && r->inner != MPI_REQUEST_NULL ? loom_cancel(&r->inner) : LOOM_OK;
+    return 1;
+}
+
 int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
                       MPI_Comm comm, MPI_Request *request, const char *call)
 {

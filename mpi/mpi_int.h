@@ -259,6 +259,12 @@ int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, in
 /** MPI_Request_free of @p req: drop a persistent derived operation's type reference. */
 void loom_mpi_dt_persist_forget(MPI_Request req);
 
+/**
+ * MPI_Cancel of @p req if it is a nonblocking receive into a derived type
+ * (cancels the inner receive; *st_p its outcome): 1, else 0.
+ */
+int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p);
+
 /** Sendrecv where either type needs packing. */
 int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          int dest, int sendtag, void *recvbuf, int recvcount,

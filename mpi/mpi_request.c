@@ -560,6 +560,9 @@ int PMPI_Cancel(MPI_Request *request)
         st = loom_cancel(request);
         return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Cancel");
     default:
+        if (loom_mpi_dt_cancel(*request, &st)) {   /* a receive into a derived type */
+            return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Cancel");
+        }
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, "MPI_Cancel",
                               "collective requests cannot be cancelled (MPI-3.1 5.12)");
     }

@@ -91,6 +91,11 @@ static void check_contents(void)
     MT_CHECK(types[0] == ct); /* a derived input: a handle to free */
     MT_OK(MPI_Type_free(&types[0]));
     MT_OK(MPI_Type_free(&ct)); /* hv still holds it */
+    MT_OK(MPI_Type_get_contents(hv, 2, 1, 1, ints, addrs, types)); /* a live handle again */
+    MT_OK(MPI_Type_size(types[0], &len));
+    MT_EQ(len, 20);
+    MT_OK(MPI_Type_free(&types[0]));
+    MT_ERR(MPI_Type_size(ct, &len), MPI_ERR_TYPE);
     MT_OK(MPI_Type_commit(&hv));
     MT_OK(MPI_Type_free(&hv));
     MT_OK(MPI_Type_create_struct(2, bl, d, tt, &st));
@@ -149,6 +154,13 @@ static void check_elements(void)
             MT_EQ(dst[i], want[i]);
         }
     }
+    /* a cancelled receive into a derived type */
+    MT_OK(MPI_Irecv(dst, 2, vec, rank, 99, MPI_COMM_WORLD, &rreq));
+    MT_OK(MPI_Cancel(&rreq));
+    MT_OK(MPI_Wait(&rreq, &st));
+    MT_OK(MPI_Test_cancelled(&st, &n));
+    MT_EQ(n, 1);
+    MT_EQ(dst[0], 100);
     /* MPI_Status_set_elements on a non-contiguous type */
     MT_OK(MPI_Status_set_elements(&st, vec, 5));
     MT_OK(MPI_Get_elements(&st, vec, &n));
