@@ -116,7 +116,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         return loom_mpi_inter_bcast(buffer, count, datatype, root, comm, NULL);
     }
     if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm);
+        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, NULL, "MPI_Bcast");
     }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 0, NULL, "MPI_Bcast");
 }
@@ -129,6 +129,9 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         return loom_mpi_inter_req(comm, request, "MPI_Ibcast") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_bcast(buffer, count, datatype, root, comm, request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
+        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request, "MPI_Ibcast");
     }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
@@ -209,7 +212,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     }
     if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
         return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 0, root, comm,
-                                   "MPI_Reduce");
+                                   NULL, "MPI_Reduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 0, NULL, "MPI_Reduce");
@@ -224,6 +227,10 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
                                      "MPI_Ireduce", request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
+        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 0, root, comm,
+                                   request, "MPI_Ireduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 1, request, "MPI_Ireduce");
@@ -259,7 +266,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     }
     if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
         return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 1, 0, comm,
-                                   "MPI_Allreduce");
+                                   NULL, "MPI_Allreduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 0, NULL, "MPI_Allreduce");
@@ -274,6 +281,10 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
                                      "MPI_Iallreduce", request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
+        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 1, 0, comm,
+                                   request, "MPI_Iallreduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 1, request, "MPI_Iallreduce");
@@ -437,7 +448,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
                       loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
         return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, -1, comm, "MPI_Allgather");
+                                 recvtype, -1, comm, NULL, "MPI_Allgather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
@@ -454,6 +465,11 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                          recvcount, recvtype, comm, "MPI_Iallgather", request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, -1, comm, request, "MPI_Iallgather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
@@ -472,7 +488,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
                       loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
         return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, -1, comm, "MPI_Alltoall");
+                                 recvtype, -1, comm, NULL, "MPI_Alltoall");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
@@ -491,6 +507,11 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                         NULL, NULL, recvcount, recvtype, comm,
                                         "MPI_Ialltoall", request);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, -1, comm, request, "MPI_Ialltoall");
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Ialltoall");
@@ -507,7 +528,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
                       loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
         return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, comm, "MPI_Gather");
+                                 recvtype, root, comm, NULL, "MPI_Gather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
@@ -525,6 +546,11 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                : loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                       recvcount, recvtype, root, comm, "MPI_Igather", request);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, request, "MPI_Igather");
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Igather");
@@ -541,7 +567,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
                       loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
         return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, comm, "MPI_Scatter");
+                                 recvtype, root, comm, NULL, "MPI_Scatter");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 
@@ -558,6 +584,11 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                        recvcount, recvtype, root, comm, "MPI_Iscatter", request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, request, "MPI_Iscatter");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 

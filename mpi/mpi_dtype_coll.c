@@ -17,10 +17,13 @@
  * Reductions reduce the packed basic elements: the type's elements must
  * all be one non-pair basic type (ebase), the op predefined (a user
  * function would be handed the basic type, not the user's). Anything else
- * is MPI_ERR_TYPE naming the call, as are the nonblocking and w-forms
- * (not handled here yet: loom_mpi_type_check refuses the type there). The
- * v-forms pack block by block into a temporary with consecutive byte
- * displacements.
+ * is MPI_ERR_TYPE naming the call, as are the nonblocking v-forms and the
+ * w-forms (not handled here yet: loom_mpi_type_check refuses the type
+ * there). The v-forms pack block by block into a temporary with
+ * consecutive byte displacements. The nonblocking forms of bcast, gather,
+ * scatter, allgather, alltoall, reduce and allreduce start the inner
+ * nonblocking call on the temporaries and return a request wrapping it
+ * (mpi_dtype_p2p.c) that unpacks and frees them when it completes.
  */
 #include "mpi_int.h"
 #include "dt_int.h"
@@ -142,23 +145,48 @@ static void loom_mpi_dtc_rank(MPI_Comm comm, int *rank, int *size)
     PMPI_Comm_size(comm, size);
 }
 
-int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+/*
+ * Nonblocking: hand the temporaries of inner request @p inner to a wrapping
+ * request that unpacks @p rv at completion (mpi_dtype_p2p.c).
+ */
+static int loom_mpi_dtc_nb(int rc, MPI_Request inner, loom_mpi_view_t *sv, loom_mpi_view_t *rv,
+                           MPI_Comm comm, MPI_Request *request, const char *call)
 {
-    loom_mpi_view_t v;
+    if (rc != MPI_SUCCESS) {
+        loom_mpi_view_free(sv);
+        loom_mpi_view_free(rv);
+        return rc;
+    }
+    rc = loom_mpi_dt_wrap_coll(inner, rv->tmp, (void *)rv->ubuf, rv->ucount, rv->utype,
+                               sv->tmp, comm, request, call);
+    sv->tmp = rv->tmp = NULL;
+    return rc;
+}
+
+int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                       MPI_Request *request, const char *call)
+{
+    loom_mpi_view_t v, none;
+    MPI_Request inner = MPI_REQUEST_NULL;
     int rank, size, rc = loom_mpi_comm_live(comm) ? MPI_SUCCESS
-                                              : loom_mpi_comm_arg_error(comm, "MPI_Bcast");
+                                              : loom_mpi_comm_arg_error(comm, call);
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
     loom_mpi_dtc_rank(comm, &rank, &size);
-    rc = loom_mpi_view(comm, buf, 1, count, dt, rank == root, "MPI_Bcast", &v);
-    if (rc == MPI_SUCCESS) {
-        rc = PMPI_Bcast(v.buf, v.count, v.type, root, comm);
-        rc = rank == root ? (loom_mpi_view_free(&v), rc)
-                          : loom_mpi_view_out(comm, &v, rc, "MPI_Bcast");
+    rc = loom_mpi_view(comm, buf, 1, count, dt, rank == root, call, &v);
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
-    return rc;
+    if (request != NULL) {
+        loom_mpi_view_plain(&none, NULL, 0, dt);
+        rc = PMPI_Ibcast(v.buf, v.count, v.type, root, comm, &inner);
+        return rank == root ? loom_mpi_dtc_nb(rc, inner, &v, &none, comm, request, call)
+                            : loom_mpi_dtc_nb(rc, inner, &none, &v, comm, request, call);
+    }
+    rc = PMPI_Bcast(v.buf, v.count, v.type, root, comm);
+    return rank == root ? (loom_mpi_view_free(&v), rc) : loom_mpi_view_out(comm, &v, rc, call);
 }
 
 /*
@@ -166,13 +194,15 @@ int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm
  * blocks in the send and receive buffers of this rank (0: insignificant).
  */
 typedef int (*loom_mpi_dtc_fn_t)(const void *, int, MPI_Datatype, void *, int,
-                                 MPI_Datatype, int, MPI_Comm);
+                                 MPI_Datatype, int, MPI_Comm, MPI_Request *);
 
 static int loom_mpi_dtc_run(loom_mpi_dtc_fn_t fn, const void *sbuf, int scount,
                             MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                            int root, MPI_Comm comm, int sk, int rk, const char *call)
+                            int root, MPI_Comm comm, int sk, int rk, MPI_Request *request,
+                            const char *call)
 {
     loom_mpi_view_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
     int rc;
 
     loom_mpi_view_plain(&sv, sbuf, scount, stype);
@@ -191,41 +221,51 @@ static int loom_mpi_dtc_run(loom_mpi_dtc_fn_t fn, const void *sbuf, int scount,
         loom_mpi_view_free(&sv);
         return rc;
     }
-    rc = fn(sv.buf, sv.count, sv.type, rv.buf, rv.count, rv.type, root, comm);
+    rc = fn(sv.buf, sv.count, sv.type, rv.buf, rv.count, rv.type, root, comm,
+            request != NULL ? &inner : NULL);
+    if (request != NULL) {
+        return loom_mpi_dtc_nb(rc, inner, &sv, &rv, comm, request, call);
+    }
     loom_mpi_view_free(&sv);
     return loom_mpi_view_out(comm, &rv, rc, call);
 }
 
 static int loom_mpi_dtc_gather_fn(const void *s, int sc, MPI_Datatype st, void *r, int rc,
-                                  MPI_Datatype rt, int root, MPI_Comm comm)
+                                  MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *q)
 {
-    return PMPI_Gather(s, sc, st, r, rc, rt, root, comm);
+    return q != NULL ? PMPI_Igather(s, sc, st, r, rc, rt, root, comm, q)
+                     : PMPI_Gather(s, sc, st, r, rc, rt, root, comm);
 }
 
 static int loom_mpi_dtc_scatter_fn(const void *s, int sc, MPI_Datatype st, void *r, int rc,
-                                   MPI_Datatype rt, int root, MPI_Comm comm)
+                                   MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *q)
 {
-    return PMPI_Scatter(s, sc, st, r, rc, rt, root, comm);
+    return q != NULL ? PMPI_Iscatter(s, sc, st, r, rc, rt, root, comm, q)
+                     : PMPI_Scatter(s, sc, st, r, rc, rt, root, comm);
 }
 
 static int loom_mpi_dtc_allgather_fn(const void *s, int sc, MPI_Datatype st, void *r,
-                                     int rc, MPI_Datatype rt, int root, MPI_Comm comm)
+                                     int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                                     MPI_Request *q)
 {
     (void)root;
-    return PMPI_Allgather(s, sc, st, r, rc, rt, comm);
+    return q != NULL ? PMPI_Iallgather(s, sc, st, r, rc, rt, comm, q)
+                     : PMPI_Allgather(s, sc, st, r, rc, rt, comm);
 }
 
 static int loom_mpi_dtc_alltoall_fn(const void *s, int sc, MPI_Datatype st, void *r,
-                                    int rc, MPI_Datatype rt, int root, MPI_Comm comm)
+                                    int rc, MPI_Datatype rt, int root, MPI_Comm comm,
+                                    MPI_Request *q)
 {
     (void)root;
-    return PMPI_Alltoall(s, sc, st, r, rc, rt, comm);
+    return q != NULL ? PMPI_Ialltoall(s, sc, st, r, rc, rt, comm, q)
+                     : PMPI_Alltoall(s, sc, st, r, rc, rt, comm);
 }
 
 /* The four regular data movers; @p which: 'g'ather, 's'catter, 'a'llgather, 't'oall. */
 int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype stype,
                       void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-                      const char *call)
+                      MPI_Request *request, const char *call)
 {
     int rank, size, is_root;
 
@@ -237,18 +277,18 @@ int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype styp
     switch (which) {
     case 'g':
         return loom_mpi_dtc_run(loom_mpi_dtc_gather_fn, sbuf, scount, stype, rbuf, rcount,
-                                rtype, root, comm, 1, is_root ? size : 0, call);
+                                rtype, root, comm, 1, is_root ? size : 0, request, call);
     case 's':
         /* the root's MPI_IN_PLACE is its recvbuf: nothing to receive there */
         return loom_mpi_dtc_run(loom_mpi_dtc_scatter_fn, sbuf, scount, stype, rbuf, rcount,
                                 rtype, root, comm, is_root ? size : 0,
-                                rbuf == MPI_IN_PLACE ? 0 : 1, call);
+                                rbuf == MPI_IN_PLACE ? 0 : 1, request, call);
     case 'a':
         return loom_mpi_dtc_run(loom_mpi_dtc_allgather_fn, sbuf, scount, stype, rbuf,
-                                rcount, rtype, root, comm, 1, size, call);
+                                rcount, rtype, root, comm, 1, size, request, call);
     default:
         return loom_mpi_dtc_run(loom_mpi_dtc_alltoall_fn, sbuf, scount, stype, rbuf, rcount,
-                                rtype, root, comm, size, size, call);
+                                rtype, root, comm, size, size, request, call);
     }
 }
 
@@ -277,9 +317,11 @@ static int loom_mpi_dtc_red_type(MPI_Comm comm, MPI_Datatype dt, MPI_Op op, cons
 
 /* Reduce to @p root, or allreduce (@p all), on the packed basic elements. */
 int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                        int all, int root, MPI_Comm comm, const char *call)
+                        int all, int root, MPI_Comm comm, MPI_Request *request,
+                        const char *call)
 {
     loom_mpi_view_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
     MPI_Datatype b = MPI_DATATYPE_NULL;
     int rank = 0, size, rc, n, want_r;
 
@@ -303,8 +345,16 @@ int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
         return rc;
     }
     n = (int)((size_t)count * dt->size / loom_datatype_size(b->base));
+    if (request != NULL) {
+        rc = all ? PMPI_Iallreduce(sv.buf, rv.buf, n, b, op, comm, &inner)
+                 : PMPI_Ireduce(sv.buf, want_r ? rv.buf : NULL, n, b, op, root, comm, &inner);
+        if (!want_r) {
+            rv.tmp = NULL;
+        }
+        return loom_mpi_dtc_nb(rc, inner, &sv, &rv, comm, request, call);
+    }
     rc = all ? PMPI_Allreduce(sv.buf, rv.buf, n, b, op, comm)
-                  : PMPI_Reduce(sv.buf, want_r ? rv.buf : NULL, n, b, op, root, comm);
+             : PMPI_Reduce(sv.buf, want_r ? rv.buf : NULL, n, b, op, root, comm);
     loom_mpi_view_free(&sv);
     return loom_mpi_view_out(comm, &rv, rc, call);
 }

@@ -126,6 +126,8 @@ typedef struct loom_mpi_dtrecv {
     int            count;
     MPI_Datatype   dt;     /* NULL: a send (nothing to unpack) */
     loom_request_t outer;  /* a persistent request to complete, or NULL */
+    void          *tmp2;   /* a collective's packed send data, freed at the end */
+    uint8_t        full;   /* a collective: unpack all cap bytes */
 } loom_mpi_dtrecv_t;
 
 static loom_mpi_dtrecv_t *loom_mpi_dtrecv(loom_request_t req)
@@ -149,10 +151,11 @@ static loom_status_t loom_mpi_dtrecv_progress(loom_request_t req)
     if (msg.bytes > r->cap) {
         msg.bytes = r->cap;
     }
-    if (r->dt != NULL && (st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && msg.bytes > 0 &&
+    size_t got = r->full ? r->cap : msg.bytes;
+    if (r->dt != NULL && (st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && got > 0 &&
         !msg.cancelled) {
         loom_status_t ust = loom_dt_unpack_range(r->buf, (size_t)r->count, r->dt->ldt, 0,
-                                                 msg.bytes, r->tmp);
+                                                 got, r->tmp);
         st = st != LOOM_OK ? st : ust;
     }
     req->msg = msg;
@@ -171,6 +174,7 @@ static void loom_mpi_dtrecv_free(loom_request_t req)
 
     if (r != NULL) {
         free(r->tmp);
+        free(r->tmp2);
         if (r->dt != NULL) {
             loom_mpi_type_release(r->dt);
         }
@@ -189,9 +193,12 @@ static int loom_mpi_dt_wrap(loom_mpi_dtrecv_t *r, loom_comm_t lcomm, MPI_Comm co
                                                   loom_mpi_dtrecv_free, &req);
 
     if (st != LOOM_OK) {
-        loom_cancel(&r->inner);
+        if (!r->full) {
+            loom_cancel(&r->inner);
+        }
         loom_wait(&r->inner, LOOM_STATUS_IGNORE);
         free(r->tmp);
+        free(r->tmp2);
         free(r);
         return loom_mpi_raise_loom(comm, st, call);
     }
@@ -275,6 +282,31 @@ int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag
                       MPI_Comm comm, MPI_Request *request, const char *call)
 {
     return loom_mpi_dt_irecv_any(buf, count, dt, source, tag, comm, NULL, request, call);
+}
+
+int loom_mpi_dt_wrap_coll(MPI_Request inner, void *rtmp, void *ubuf, int ucount,
+                          MPI_Datatype utype, void *stmp, MPI_Comm comm,
+                          MPI_Request *request, const char *call)
+{
+    loom_mpi_dtrecv_t *r = calloc(1, sizeof(*r));
+
+    if (r == NULL) {
+        loom_wait(&inner, LOOM_STATUS_IGNORE);
+        free(rtmp);
+        free(stmp);
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    r->inner = inner;
+    r->tmp   = rtmp;
+    r->tmp2  = stmp;
+    r->full  = 1;
+    if (rtmp != NULL) {
+        r->buf   = ubuf;
+        r->count = ucount;
+        r->dt    = utype;
+        r->cap   = (size_t)ucount * utype->size;
+    }
+    return loom_mpi_dt_wrap(r, comm->comm, comm, request, call);
 }
 
 /* ---- blocking ---------------------------------------------------------------------- */

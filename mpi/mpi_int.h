@@ -265,6 +265,15 @@ void loom_mpi_dt_persist_forget(MPI_Request req);
  */
 int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p);
 
+/**
+ * Complete nonblocking collective @p inner on packed temporaries: at its
+ * completion unpack @p rtmp (if not NULL) into (ubuf, ucount, utype), free
+ * @p rtmp and @p stmp. *request is the wrapping request.
+ */
+int loom_mpi_dt_wrap_coll(MPI_Request inner, void *rtmp, void *ubuf, int ucount,
+                          MPI_Datatype utype, void *stmp, MPI_Comm comm,
+                          MPI_Request *request, const char *call);
+
 /** Sendrecv where either type needs packing. */
 int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          int dest, int sendtag, void *recvbuf, int recvcount,
@@ -272,10 +281,12 @@ int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Status *status, const char *call);
 
 /* Blocking collectives with non-contiguous types (mpi_dtype_coll.c). */
-int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+/* (@p request NULL: blocking; else the nonblocking form) */
+int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                       MPI_Request *request, const char *call);
 int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype stype,
                       void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-                      const char *call);
+                      MPI_Request *request, const char *call);
 int loom_mpi_dtc_gatherv(int which, const void *sbuf, int scount, MPI_Datatype stype,
                          void *rbuf, const int rcounts[], const int rdispls[],
                          MPI_Datatype rtype, int root, MPI_Comm comm, const char *call);
@@ -286,7 +297,8 @@ int loom_mpi_dtc_alltoallv(const void *sbuf, const int scounts[], const int sdis
                            MPI_Datatype stype, void *rbuf, const int rcounts[],
                            const int rdispls[], MPI_Datatype rtype, MPI_Comm comm);
 int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                        int all, int root, MPI_Comm comm, const char *call);
+                        int all, int root, MPI_Comm comm, MPI_Request *request,
+                        const char *call);
 
 /** 1 if a live, committed @p dt needs packing. */
 static inline int loom_mpi_type_noncontig(MPI_Datatype dt)

@@ -3,8 +3,9 @@
  * (issue 20): vector(3, 2, 4) of MPI_INT (ints 0 1 4 5 8 9 of every
  * 10), on either side or both, mixed with contiguous MPI_INT on the other
  * side, with MPI_IN_PLACE; gatherv/allgatherv/scatterv/alltoallv with
- * gaps between the blocks; reductions on it; and the error class of what
- * is not supported yet (scan, nonblocking collectives, mixed
+ * gaps between the blocks; reductions on it; the nonblocking forms (all in
+ * flight at once, on a type freed right after starting them); and the error class of what
+ * is not supported yet (scan, nonblocking v-forms, mixed
  * basic types and user ops in reductions). Values are written out by hand:
  * the k-th int of rank r's packed data is r * 1000 + k.
  */
@@ -268,6 +269,54 @@ static void t_vcoll(void)
     free(rc);
 }
 
+/* the nonblocking forms, all in flight at once, on a dup freed right away */
+static void t_nb(void)
+{
+    int *b = vbuf(3), *s = vbuf(2), *g = vbuf(2 * size), *sc = vbuf(2), *ag = vbuf(2 * size);
+    int *as = vbuf(size), *ar = vbuf(size), *rs = vbuf(2), *rr = vbuf(2), *rd = vbuf(2);
+    MPI_Request req[7];
+    MPI_Datatype d;
+
+    MT_OK(MPI_Type_dup(vec, &d));
+    MT_OK(MPI_Type_commit(&d));
+    g_root = size - 1;
+    g_per = 2;
+    if (rank == g_root) {
+        fill(b, 3, rank * 1000);
+        for (int i = 0; i < size; ++i) {
+            fill(g + i * 2 * EXT, 2, i * 1000);
+        }
+    }
+    fill(s, 2, rank * 1000);
+    fill(as, size, rank * 1000);
+    fill(rs, 2, rank * 1000);
+    MT_OK(MPI_Ibcast(b, 3, d, g_root, MPI_COMM_WORLD, &req[0]));
+    MT_OK(MPI_Iscatter(g, 2, d, sc, 2, d, g_root, MPI_COMM_WORLD, &req[1]));
+    MT_OK(MPI_Iallgather(s, 2, d, ag, 2, d, MPI_COMM_WORLD, &req[2]));
+    MT_OK(MPI_Ialltoall(as, 1, d, ar, 1, d, MPI_COMM_WORLD, &req[3]));
+    MT_OK(MPI_Iallreduce(rs, rr, 2, d, MPI_SUM, MPI_COMM_WORLD, &req[4]));
+    MT_OK(MPI_Ireduce(rs, rd, 2, d, MPI_SUM, 0, MPI_COMM_WORLD, &req[5]));
+    MT_OK(MPI_Type_free(&d));
+    free(s);
+    s = vbuf(2 * size);
+    MT_OK(MPI_Igather(rs, 2, vec, s, 2, vec, 0, MPI_COMM_WORLD, &req[6]));
+    MT_OK(MPI_Waitall(7, req, MPI_STATUSES_IGNORE));
+    check(b, 3, want_root, "ibcast");
+    check(ag, 2 * size, want_blocks, "iallgather");
+    check(ar, size, want_a2a, "ialltoall");
+    check(rr, 2, want_sum, "iallreduce");
+    if (rank == 0) {
+        check(rd, 2, want_sum, "ireduce");
+        check(s, 2 * size, want_blocks, "igather");
+    }
+    g_root = rank;
+    check(sc, 2, want_root, "iscatter");
+    int *all[] = { b, s, g, sc, ag, as, ar, rs, rr, rd };
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) {
+        free(all[i]);
+    }
+}
+
 static void user_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void)in;
@@ -294,8 +343,10 @@ static void t_unsupported(void)
     MT_OK(MPI_Op_create(user_fn, 1, &op));
     MT_ERR(MPI_Allreduce(x, x + 32, 1, vec, op, MPI_COMM_WORLD), MPI_ERR_TYPE);
     MT_OK(MPI_Op_free(&op));
-    MT_ERR(MPI_Iallreduce(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
-    MT_ERR(MPI_Igather(x, 1, vec, x + 32, 1, vec, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+    MT_ERR(MPI_Ireduce_scatter_block(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD, &req),
+           MPI_ERR_TYPE);
+    MT_ERR(MPI_Igatherv(x, 1, vec, x + 32, counts, displs, vec, 0, MPI_COMM_WORLD, &req),
+           MPI_ERR_TYPE);
     if (size <= 8) {
         MT_ERR(MPI_Iallgatherv(x, 1, vec, x + 16, counts, displs, vec, MPI_COMM_WORLD, &req),
                MPI_ERR_TYPE);
@@ -316,6 +367,7 @@ int main(int argc, char **argv)
     t_gather_scatter();
     t_alltoall();
     t_reduce();
+    t_nb();
     if (size <= 16) {
         vlayout();
         t_vcoll();

@@ -318,7 +318,7 @@ static void check_errors(void)
     MT_ERR(MPI_Type_create_subarray(1, x, x, x, 77, MPI_INT, &t), MPI_ERR_ARG);
     MT_ERR(MPI_Type_commit(NULL), MPI_ERR_ARG);
     /* a committed non-contiguous type where it is not supported yet */
-    MT_ERR(MPI_Ibcast(x, 1, vec, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+    MT_ERR(MPI_Exscan(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
 }
 
 int main(int argc, char **argv)

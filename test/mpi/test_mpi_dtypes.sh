@@ -4,7 +4,7 @@
 # sendrecv(_replace), mprobe/mrecv at eager and rendezvous sizes),
 # mpi_dt_intro (introspection, Get_elements/truncation, Pack/Unpack,
 # external32, MPI_BOTTOM, error classes) and mpi_dt_coll (blocking
-# collectives, their v-forms and reductions with a vector type;
+# and nonblocking collectives, the v-forms and reductions with a vector type;
 # MPI_ERR_TYPE for what is not supported) under loomrun at 1-4 ranks, and over self,tcp. Under a
 # sanitizer build ($BUILD names it) mpi_dt_p2p runs the eager size only.
 #   BUILD=build/release bash test/mpi/test_mpi_dtypes.sh
