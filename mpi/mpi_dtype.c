@@ -244,16 +244,18 @@ static int loom_mpi_dtype_indexed(int count, const int *bl, int blen, const int 
     loom_dt_t *ldt = NULL, *lold;
     int64_t *wbl = NULL, *wd = NULL;
     loom_status_t st = LOOM_ERR_NO_MEMORY;
+    const void *displs = hd != NULL ? (const void *)hd : (const void *)d;
     int rc = loom_mpi_dtype_args(old, newtype, call);
 
-    if (rc != MPI_SUCCESS ||
-        (rc = loom_mpi_dtype_count(count, 1, hd != NULL ? (const void *)hd : d, NULL,
-                                   call)) != MPI_SUCCESS ||
-        (bl == NULL && blen < 0 &&
-         (rc = loom_mpi_raise(NULL, MPI_ERR_ARG, call, "blocklength %d is negative",
-                              blen)) != MPI_SUCCESS) ||
-        (bl == NULL && blen >= 0 ? 0
-         : (rc = loom_mpi_dtype_count(count, 1, bl, NULL, call)) != MPI_SUCCESS)) {
+    if (rc == MPI_SUCCESS) {
+        /* the lengths: an array (indexed, hindexed) or one value (the _block forms) */
+        rc = loom_mpi_dtype_count(count, 2, displs, bl != NULL ? (const void *)bl : "",
+                                  call);
+    }
+    if (rc == MPI_SUCCESS && bl == NULL && blen < 0) {
+        rc = loom_mpi_raise(NULL, MPI_ERR_ARG, call, "blocklength %d is negative", blen);
+    }
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
     lold = loom_mpi_type_ldt(old);
@@ -280,6 +282,10 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    if (count > 0 && array_of_blocklengths == NULL) {  /* NULL means "one length" below */
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_indexed",
+                              "array_of_blocklengths is NULL (count %d)", count);
+    }
     return loom_mpi_dtype_indexed(count, array_of_blocklengths, 0, array_of_displacements,
                                   NULL, oldtype, newtype, "MPI_Type_indexed");
 }
@@ -289,6 +295,10 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    if (count > 0 && array_of_blocklengths == NULL) {  /* NULL means "one length" below */
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_create_hindexed",
+                              "array_of_blocklengths is NULL (count %d)", count);
+    }
     return loom_mpi_dtype_indexed(count, array_of_blocklengths, 0, NULL,
                                   array_of_displacements, oldtype, newtype,
                                   "MPI_Type_create_hindexed");

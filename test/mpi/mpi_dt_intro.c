@@ -317,6 +317,9 @@ static void check_errors(void)
     MT_ERR(MPI_Type_contiguous(2, MPI_DATATYPE_NULL, &t), MPI_ERR_TYPE);
     MT_ERR(MPI_Type_create_subarray(1, x, x, x, 77, MPI_INT, &t), MPI_ERR_ARG);
     MT_ERR(MPI_Type_commit(NULL), MPI_ERR_ARG);
+    MT_ERR(MPI_Type_indexed(2, NULL, x, MPI_INT, &t), MPI_ERR_ARG);
+    MT_ERR(MPI_Type_create_indexed_block(2, -1, x, MPI_INT, &t), MPI_ERR_ARG);
+    MT_ERR(MPI_Type_create_hindexed(-1, x, NULL, MPI_INT, &t), MPI_ERR_COUNT);
     /* a committed non-contiguous type where it is not supported yet */
     MT_ERR(MPI_Exscan(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
 }
