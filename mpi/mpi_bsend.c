@@ -18,6 +18,7 @@
 #include "mpi_p2pext_int.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -184,7 +185,7 @@ int loom_mpi_bsend_try(const void *buf, int count, MPI_Datatype dt, int dest, in
 
     if (rc != MPI_SUCCESS) {
         snprintf(why, why_len, rc == MPI_ERR_COUNT ? "count %d is negative"
-                 : "datatype is not a committed datatype (count %d)", count);
+                 : "datatype is uncommitted or non-contiguous (count %d)", count);
         return rc;
     }
     if (dest == MPI_PROC_NULL) {
@@ -293,6 +294,9 @@ static int loom_mpi_bsend(const void *buf, int count, MPI_Datatype dt, int dest,
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
+    if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {
+        return loom_mpi_dt_send('b', buf, count, datatype, dest, tag, comm, "MPI_Bsend");
+    }
     return loom_mpi_bsend(buf, count, datatype, dest, tag, comm, NULL, "MPI_Bsend");
 }
 
@@ -302,6 +306,19 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 {
     if (request == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, "MPI_Ibsend", "request is NULL");
+    }
+    if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {
+        /* the attached buffer takes a copy at once: the packed temporary can go */
+        void *tmp;
+        size_t bytes;
+        int rc = loom_mpi_dt_pack_tmp(comm, buf, count, datatype, "MPI_Ibsend", &tmp,
+                                      &bytes);
+        if (rc == MPI_SUCCESS) {
+            rc = loom_mpi_bsend(tmp, (int)bytes, MPI_PACKED, dest, tag, comm, request,
+                                "MPI_Ibsend");
+            free(tmp);
+        }
+        return rc;
     }
     return loom_mpi_bsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend");
 }

@@ -26,7 +26,7 @@ static int loom_mpi_bytes(MPI_Comm comm, MPI_Datatype dt, int count, const char 
     if (__builtin_expect(rc != MPI_SUCCESS, 0)) {
         return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
                               ? "%s count %d is negative"
-                              : "%s datatype is not a committed datatype (count %d)",
+                              : "%s datatype is uncommitted or non-contiguous (count %d)",
                               what, count);
     }
     *bytes_p = (size_t)count * loom_mpi_type_extent(dt);
@@ -115,6 +115,9 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_bcast(buffer, count, datatype, root, comm, NULL);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, NULL, "MPI_Bcast");
+    }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 0, NULL, "MPI_Bcast");
 }
 
@@ -126,6 +129,9 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         return loom_mpi_inter_req(comm, request, "MPI_Ibcast") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_bcast(buffer, count, datatype, root, comm, request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
+        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request, "MPI_Ibcast");
     }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
@@ -141,9 +147,10 @@ int loom_mpi_red_args(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op,
     *lcount_p = 0;
     *lop_p    = LOOM_OP_NULL;
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
-                              ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     rc = loom_mpi_op_resolve(op, dt, lop_p);
     if (rc != MPI_SUCCESS) {
@@ -203,6 +210,10 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
         return loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
                                      "MPI_Reduce", NULL);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 0, root, comm,
+                                   NULL, "MPI_Reduce");
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 0, NULL, "MPI_Reduce");
 }
@@ -216,6 +227,10 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
                                      "MPI_Ireduce", request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
+        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 0, root, comm,
+                                   request, "MPI_Ireduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 1, request, "MPI_Ireduce");
@@ -249,6 +264,10 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                                                        datatype->base, op->op, comm->comm),
                                   "MPI_Allreduce");
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 1, 0, comm,
+                                   NULL, "MPI_Allreduce");
+    }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 0, NULL, "MPI_Allreduce");
 }
@@ -262,6 +281,10 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
                                      "MPI_Iallreduce", request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
+        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 1, 0, comm,
+                                   request, "MPI_Iallreduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 1, request, "MPI_Iallreduce");
@@ -422,6 +445,11 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                          recvcount, recvtype, comm, "MPI_Allgather", NULL);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, -1, comm, NULL, "MPI_Allgather");
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
     return loom_mpi_move(&m, comm, 0, NULL, "MPI_Allgather");
@@ -438,6 +466,11 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                : loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                          recvcount, recvtype, comm, "MPI_Iallgather", request);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, -1, comm, request, "MPI_Iallgather");
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Iallgather");
@@ -451,6 +484,11 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return loom_mpi_inter_alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                         NULL, NULL, recvcount, recvtype, comm,
                                         "MPI_Alltoall", NULL);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, -1, comm, NULL, "MPI_Alltoall");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
@@ -469,6 +507,11 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                         NULL, NULL, recvcount, recvtype, comm,
                                         "MPI_Ialltoall", request);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, -1, comm, request, "MPI_Ialltoall");
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Ialltoall");
@@ -481,6 +524,11 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                       recvcount, recvtype, root, comm, "MPI_Gather", NULL);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, NULL, "MPI_Gather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
@@ -498,6 +546,11 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                : loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                       recvcount, recvtype, root, comm, "MPI_Igather", request);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, request, "MPI_Igather");
+    }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
     return loom_mpi_move(&m, comm, 1, request, "MPI_Igather");
@@ -510,6 +563,11 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                        recvcount, recvtype, root, comm, "MPI_Scatter", NULL);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, NULL, "MPI_Scatter");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 
@@ -526,6 +584,11 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                        recvcount, recvtype, root, comm, "MPI_Iscatter", request);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
+        return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, request, "MPI_Iscatter");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 

@@ -208,7 +208,7 @@ static int loom_mpi_w_convert(MPI_Comm comm, int size, const int counts[],
         if ((rc = loom_mpi_type_check(types[i], counts[i])) != MPI_SUCCESS) {
             return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
                                   ? "%scounts[%d] = %d is negative"
-                                  : "%stypes[%d] is not a committed datatype (count %d)",
+                                  : "%stypes[%d] is uncommitted or non-contiguous (count %d)",
                                   what, i, counts[i]);
         }
         if (displs[i] < 0) {   /* size_t offsets: nothing before the buffer start */

@@ -64,7 +64,7 @@ static int loom_mpi_v_convert(MPI_Comm comm, const int counts[], const int displ
     int rc = loom_mpi_type_check(dt, 0);
 
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, "%s datatype is not a committed datatype",
+        return loom_mpi_raise(comm, rc, call, "%s datatype is uncommitted or non-contiguous",
                               what);
     }
     if (counts == NULL || displs == NULL) {
@@ -107,7 +107,7 @@ static int loom_mpi_v_own(MPI_Comm comm, const void *buf, int count, MPI_Datatyp
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
                               ? "%s count %d is negative"
-                              : "%s datatype is not a committed datatype (count %d)",
+                              : "%s datatype is uncommitted or non-contiguous (count %d)",
                               what, count);
     }
     *bytes_p = (size_t)count * loom_mpi_type_extent(dt);
@@ -165,6 +165,11 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                          displs, 0, recvtype, comm, "MPI_Allgatherv", NULL);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                    displs, recvtype, 0, comm, "MPI_Allgatherv");
     }
     return loom_mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm, 0, NULL, "MPI_Allgatherv");
@@ -256,6 +261,11 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                       displs, 0, recvtype, root, comm, "MPI_Gatherv", NULL);
     }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                    displs, recvtype, root, comm, "MPI_Gatherv");
+    }
     loom_mpi_rootv_t a = { 1, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype,
                            root };
 
@@ -287,6 +297,11 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_scatterv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
                                        recvcount, recvtype, root, comm, "MPI_Scatterv", NULL);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, "MPI_Scatterv");
     }
     loom_mpi_rootv_t a = { 0, recvbuf, recvcount, recvtype, sendcounts, displs, sendtype,
                            root };
@@ -366,6 +381,11 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
         return loom_mpi_inter_alltoallv(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf,
                                         recvcounts, rdispls, 0, recvtype, comm,
                                         "MPI_Alltoallv", NULL);
+    }
+    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
+                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
+        return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                      recvcounts, rdispls, recvtype, comm);
     }
     return loom_mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm, 0, NULL, "MPI_Alltoallv");

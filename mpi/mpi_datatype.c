@@ -17,6 +17,7 @@
 #include "mpi_int.h"
 #include "mpi_f2c_int.h"
 #include "mpi_attr_int.h"
+#include "dt_int.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -165,6 +166,7 @@ void loom_mpi_type_release(MPI_Datatype dt)
 {
     if (--dt->refs == 0 && !dt->predefined) {
         loom_mpi_objext_free(&dt->ext);
+        loom_mpi_dtype_destroy(dt);
         dt->magic = LOOM_MPI_DEAD_MAGIC;
         free(dt);
     }
@@ -201,6 +203,10 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     if (lb == NULL || extent == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_get_extent", "%s is NULL",
                               lb == NULL ? "lb" : "extent");
+    }
+    if (datatype->ldt != NULL) {
+        loom_dt_get_extent(datatype->ldt, lb, extent);
+        return MPI_SUCCESS;
     }
     *lb     = 0;
     *extent = (MPI_Aint)loom_mpi_type_extent(datatype);
@@ -269,6 +275,9 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
         return loom_mpi_raise(NULL, MPI_ERR_COUNT, "MPI_Type_contiguous",
                               "count %d is negative", count);
     }
+    if (oldtype->derived) {
+        return loom_mpi_dtype_contiguous(count, oldtype, newtype, "MPI_Type_contiguous");
+    }
     /* Keep n * count and the byte size representable (and an int count * n in size_t). */
     if (oldtype->n != 0 && (size_t)count > (SIZE_MAX >> 32) / oldtype->n) {
         return loom_mpi_raise(NULL, MPI_ERR_COUNT, "MPI_Type_contiguous",
@@ -279,7 +288,13 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     tmpl.n         = oldtype->n * (size_t)count;
     tmpl.size      = oldtype->size * (size_t)count;
     tmpl.committed = 0;
-    return loom_mpi_type_new(&tmpl, "MPI_Type_contiguous", newtype);
+    int rc = loom_mpi_type_new(&tmpl, "MPI_Type_contiguous", newtype);
+    if (rc == MPI_SUCCESS &&
+        (rc = loom_mpi_dtype_shadow(*newtype, oldtype, count, "MPI_Type_contiguous")) != 0) {
+        free(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+    }
+    return rc;
 }
 
 #pragma weak MPI_Type_dup = PMPI_Type_dup
@@ -293,8 +308,17 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     if (newtype == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_dup", "newtype is NULL");
     }
-    rc = loom_mpi_type_new(oldtype, "MPI_Type_dup", newtype);
+    if (oldtype->derived) {
+        rc = loom_mpi_dtype_dup(oldtype, newtype, "MPI_Type_dup");
+    } else {
+        rc = loom_mpi_type_new(oldtype, "MPI_Type_dup", newtype);
+        if (rc == MPI_SUCCESS &&
+            (rc = loom_mpi_dtype_shadow(*newtype, oldtype, -1, "MPI_Type_dup")) != 0) {
+            free(*newtype);
+        }
+    }
     if (rc != MPI_SUCCESS) {
+        *newtype = MPI_DATATYPE_NULL;
         return rc;
     }
     rc = loom_mpi_attr_copy_all(LOOM_MPI_ATTR_TYPE, oldtype, oldtype->ext, *newtype,
@@ -318,6 +342,12 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     if (!loom_mpi_type_is_valid(*datatype)) {
         return loom_mpi_type_bad(*datatype, "MPI_Type_commit");
     }
+    if ((*datatype)->derived) {
+        return loom_mpi_dtype_commit(*datatype);
+    }
+    if ((*datatype)->ldt != NULL) {
+        loom_dt_commit((*datatype)->ldt);
+    }
     (*datatype)->committed = 1;
     return MPI_SUCCESS;
 }
@@ -339,6 +369,12 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         return loom_mpi_raise(NULL, MPI_ERR_TYPE, "MPI_Type_free",
                               "%s is predefined and cannot be freed", dt->name);
     }
+    if (dt->uhandles > 1) {  /* another handle from MPI_Type_get_contents */
+        --dt->uhandles;
+        loom_mpi_type_release(dt);
+        *datatype = MPI_DATATYPE_NULL;
+        return MPI_SUCCESS;
+    }
     /* delete callbacks first; one failing makes the call fail, type kept */
     rc = loom_mpi_attr_delete_all(LOOM_MPI_ATTR_TYPE, dt, dt->ext);
     if (rc != MPI_SUCCESS) {
@@ -346,6 +382,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
                               "an attribute delete callback returned error %d", rc);
     }
     dt->user_freed = 1;
+    dt->uhandles   = 0;
     loom_mpi_handle_forget(LOOM_MPI_H_TYPE, dt);
     loom_mpi_type_release(dt);  /* op bindings may still hold it */
     *datatype = MPI_DATATYPE_NULL;
@@ -386,6 +423,11 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    if (datatype->noncontig || (datatype->derived && !datatype->committed)) {
+        /* the status counts packed bytes */
+        loom_mpi_whole(status->loom_bytes_, datatype->size, 1, count);
+        return MPI_SUCCESS;
+    }
     loom_mpi_whole(status->loom_bytes_, loom_mpi_type_extent(datatype), 1, count);
     return MPI_SUCCESS;
 }
@@ -399,6 +441,12 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 
     if (rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (datatype->noncontig || (datatype->derived && !datatype->committed)) {
+        int64_t el = 0;
+        loom_dt_get_elements(datatype->ldt, status->loom_bytes_, &el);
+        *count = el == LOOM_UNDEFINED || el > INT_MAX ? MPI_UNDEFINED : (int)el;
+        return MPI_SUCCESS;
     }
     /* A value+index pair is two basic elements in MPI. */
     b = datatype->base;

@@ -10,10 +10,14 @@
  * applies the communicator's error handler. loom itself always returns its
  * errors to this layer (MPI_Init sets that mode); the handlers live here.
  *
- * Datatypes are "base loom type x n": every type this binding can express
- * is contiguous. Point-to-point and reductions use the base type with
- * count * n elements; the other collectives move bytes (LOOM_BYTE), so that
- * a send type and a different receive type with the same size agree.
+ * Datatypes are "base loom type x n" where they can be (predefined types,
+ * contiguous ones, derived types contiguous after commit). Point-to-point
+ * and reductions use the base type with count * n elements; the other
+ * collectives move bytes (LOOM_BYTE), so that a send type and a different
+ * receive type with the same size agree. Other derived types are
+ * `noncontig` and move packed (mpi_dtype.c, mpi_dtype_p2p.c,
+ * mpi_dtype_coll.c); loom_mpi_type_check refuses them, so a call that does
+ * not handle them fails with MPI_ERR_TYPE instead of moving wrong bytes.
  */
 #ifndef LOOM_MPI_INT_H
 #define LOOM_MPI_INT_H
@@ -149,6 +153,14 @@ struct loom_mpi_datatype {
     int             refs;        /* user handle + op bindings */
     char            name[MPI_MAX_OBJECT_NAME];
     struct loom_mpi_objext *ext; /* attributes (mpi_attr.c), or NULL */
+    /* derived datatypes (mpi_dtype.c): NULL / 0 for predefined types */
+    struct loom_dt *ldt;         /* the engine's type (faithful constructor record) */
+    uint8_t         derived;     /* base/n mean nothing until commit */
+    uint8_t         noncontig;   /* committed and not "base x n": pack/unpack */
+    int             ebase;       /* the one loom basic type of its elements, or -1 */
+    int             uhandles;    /* user handles (get_contents hands out more) */
+    int             ninputs;     /* constructor inputs, retained */
+    struct loom_mpi_datatype **inputs;
 };
 
 /** Extent (bytes between consecutive elements) of a valid datatype. */
@@ -164,10 +176,134 @@ static inline size_t loom_mpi_type_extent(MPI_Datatype dt)
 static inline int loom_mpi_type_check(MPI_Datatype dt, int count)
 {
     if (dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC || dt->user_freed ||
+        !dt->committed || dt->noncontig) {
+        return MPI_ERR_TYPE;
+    }
+    return count < 0 ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
+/**
+ * As loom_mpi_type_check, but accepting non-contiguous derived types too:
+ * for the calls that move them by packing (mpi_dtype_p2p.c).
+ */
+static inline int loom_mpi_type_check_any(MPI_Datatype dt, int count)
+{
+    if (dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC || dt->user_freed ||
         !dt->committed) {
         return MPI_ERR_TYPE;
     }
     return count < 0 ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
+/** The engine type of a valid @p dt (predefined: a basic or cached contiguous one), or NULL. */
+struct loom_dt *loom_mpi_type_ldt(MPI_Datatype dt);
+
+/* mpi_dtype.c: the derived-type halves of mpi_datatype.c's calls */
+int loom_mpi_dtype_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype,
+                              const char *call);
+int loom_mpi_dtype_dup(MPI_Datatype old, MPI_Datatype *newtype, const char *call);
+int loom_mpi_dtype_shadow(MPI_Datatype dt, MPI_Datatype old, int count, const char *call);
+int loom_mpi_dtype_commit(MPI_Datatype dt);
+void loom_mpi_dtype_destroy(MPI_Datatype dt);
+
+/** The explanation for a type loom_mpi_type_check refused ("not committed", ...). */
+const char *loom_mpi_type_why(MPI_Datatype dt);
+
+/* ---- non-contiguous derived types in communication (mpi_dtype_p2p.c) -------- */
+
+/**
+ * Pack (buf, count, dt) into a new malloc'ed buffer of *bytes_p bytes
+ * (at least 1 byte allocated). Returns MPI_SUCCESS or a class (raised on
+ * @p comm for @p call).
+ */
+int loom_mpi_dt_pack_tmp(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                         const char *call, void **tmp_p, size_t *bytes_p);
+
+/** Unpack the first @p bytes of @p tmp into (buf, count, dt). */
+int loom_mpi_dt_unpack_tmp(MPI_Comm comm, void *buf, int count, MPI_Datatype dt,
+                           const void *tmp, size_t bytes, const char *call);
+
+/**
+ * A nonblocking receive of a non-contiguous type: a generic request that
+ * receives into a temporary and unpacks at completion, holding a reference
+ * on @p dt until then.
+ */
+int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                      MPI_Comm comm, MPI_Request *request, const char *call);
+
+/** A nonblocking send of a non-contiguous type (packed now, freed at completion). */
+int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, MPI_Request *request, const char *call);
+
+/** Blocking send (mode 0 standard, 's' synchronous, 'b' buffered) of a packed type. */
+int loom_mpi_dt_send(int mode, const void *buf, int count, MPI_Datatype dt, int dest,
+                     int tag, MPI_Comm comm, const char *call);
+
+/** Blocking receive (from @p message if not NULL) into a non-contiguous type. */
+int loom_mpi_dt_recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                         MPI_Comm comm, MPI_Message *message, MPI_Status *status,
+                         const char *call);
+
+/** loom_mpi_dt_irecv, or MPI_Imrecv of @p message when not NULL. */
+int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                          MPI_Comm comm, MPI_Message *message, MPI_Request *request,
+                          const char *call);
+
+/**
+ * A persistent operation (@p kind 0 send, 1 synchronous send, 2 receive)
+ * on a non-contiguous type: each MPI_Start runs it as a nonblocking one.
+ */
+int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
+                             int tag, MPI_Comm comm, MPI_Request *request, const char *call);
+
+/** MPI_Request_free of @p req: drop a persistent derived operation's type reference. */
+void loom_mpi_dt_persist_forget(MPI_Request req);
+
+/**
+ * MPI_Cancel of @p req if it is a nonblocking receive into a derived type
+ * (cancels the inner receive; *st_p its outcome): 1, else 0.
+ */
+int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p);
+
+/**
+ * Complete nonblocking collective @p inner on packed temporaries: at its
+ * completion unpack @p rtmp (if not NULL) into (ubuf, ucount, utype), free
+ * @p rtmp and @p stmp. *request is the wrapping request.
+ */
+int loom_mpi_dt_wrap_coll(MPI_Request inner, void *rtmp, void *ubuf, int ucount,
+                          MPI_Datatype utype, void *stmp, MPI_Comm comm,
+                          MPI_Request *request, const char *call);
+
+/** Sendrecv where either type needs packing. */
+int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         int dest, int sendtag, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                         MPI_Status *status, const char *call);
+
+/* Blocking collectives with non-contiguous types (mpi_dtype_coll.c). */
+/* (@p request NULL: blocking; else the nonblocking form) */
+int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                       MPI_Request *request, const char *call);
+int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype stype,
+                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                      MPI_Request *request, const char *call);
+int loom_mpi_dtc_gatherv(int which, const void *sbuf, int scount, MPI_Datatype stype,
+                         void *rbuf, const int rcounts[], const int rdispls[],
+                         MPI_Datatype rtype, int root, MPI_Comm comm, const char *call);
+int loom_mpi_dtc_scatterv(const void *sbuf, const int scounts[], const int sdispls[],
+                          MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                          int root, MPI_Comm comm, const char *call);
+int loom_mpi_dtc_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                           MPI_Datatype stype, void *rbuf, const int rcounts[],
+                           const int rdispls[], MPI_Datatype rtype, MPI_Comm comm);
+int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        int all, int root, MPI_Comm comm, MPI_Request *request,
+                        const char *call);
+
+/** 1 if a live, committed @p dt needs packing. */
+static inline int loom_mpi_type_noncontig(MPI_Datatype dt)
+{
+    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS && dt->noncontig;
 }
 
 /** 1 if @p dt is a live datatype handle (committed or not). */

@@ -167,8 +167,10 @@ static int loom_mpi_inter_type(MPI_Comm comm, MPI_Datatype dt, int count, const 
 
     *ext_p = 0;
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     *ext_p = loom_mpi_type_extent(dt);
     return MPI_SUCCESS;

@@ -78,8 +78,10 @@ static int loom_mpi_mrecv_args(MPI_Datatype dt, int count, MPI_Message *message,
     }
     rc = loom_mpi_type_check(dt, count);
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(NULL, rc, call, rc == MPI_ERR_COUNT ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(NULL, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(NULL, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     return MPI_SUCCESS;
 }
@@ -91,7 +93,14 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     loom_request_t req = LOOM_REQUEST_NULL;
     loom_status_t st;
     MPI_Comm comm;
-    int rc = loom_mpi_mrecv_args(datatype, count, message, "MPI_Mrecv");
+    int rc;
+
+    if (loom_mpi_type_noncontig(datatype) && message != NULL &&
+        *message != MPI_MESSAGE_NULL) {
+        return loom_mpi_dt_recv_any(buf, count, datatype, 0, 0, NULL, message, status,
+                                    "MPI_Mrecv");
+    }
+    rc = loom_mpi_mrecv_args(datatype, count, message, "MPI_Mrecv");
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -113,7 +122,14 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
                 MPI_Request *request)
 {
     loom_status_t st;
-    int rc = loom_mpi_mrecv_args(datatype, count, message, "MPI_Imrecv");
+    int rc;
+
+    if (loom_mpi_type_noncontig(datatype) && message != NULL &&
+        *message != MPI_MESSAGE_NULL) {
+        return loom_mpi_dt_irecv_any(buf, count, datatype, 0, 0, NULL, message, request,
+                                     "MPI_Imrecv");
+    }
+    rc = loom_mpi_mrecv_args(datatype, count, message, "MPI_Imrecv");
 
     if (rc != MPI_SUCCESS) {
         return rc;

@@ -23,9 +23,10 @@ static inline int loom_mpi_p2p_args(MPI_Comm comm, MPI_Datatype dt, int count,
     }
     rc = loom_mpi_type_check(dt, count);
     if (__builtin_expect(rc != MPI_SUCCESS, 0)) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
-                              ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     *lcount_p = (size_t)count * dt->n;
     return MPI_SUCCESS;
@@ -73,6 +74,10 @@ static inline int loom_mpi_send(loom_mpi_send_fn_t fn, const void *buf, int coun
     loom_status_t st;
 
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, dt, count))) {
+        if (loom_mpi_comm_live(comm) && loom_mpi_type_noncontig(dt)) {
+            return loom_mpi_dt_send(fn == loom_ssend ? 's' : 0, buf, count, dt, dest, tag,
+                                    comm, call);
+        }
         return loom_mpi_p2p_bad(comm, dt, count, call);
     }
     st = fn(buf, (size_t)count * dt->n, dt->base, dest, tag, comm->comm);
@@ -86,8 +91,13 @@ static inline int loom_mpi_isend(loom_mpi_isend_fn_t fn, const void *buf, int co
     loom_comm_t lcomm;
     size_t n;
     loom_status_t st;
-    int rc = loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
+    int rc;
 
+    if (loom_unlikely(loom_mpi_type_noncontig(dt)) && loom_mpi_comm_live(comm)) {
+        return loom_mpi_dt_isend(fn == loom_issend, buf, count, dt, dest, tag, comm, request,
+                                 call);
+    }
+    rc = loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
     if (rc != MPI_SUCCESS || (rc = loom_mpi_req_arg(comm, request, call)) != MPI_SUCCESS) {
         return rc;
     }
@@ -147,6 +157,10 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     loom_status_t st;
 
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count))) {
+        if (loom_mpi_comm_live(comm) && loom_mpi_type_noncontig(datatype)) {
+            return loom_mpi_dt_recv_any(buf, count, datatype, source, tag, comm, NULL, status,
+                                        "MPI_Recv");
+        }
         return loom_mpi_p2p_bad(comm, datatype, count, "MPI_Recv");
     }
     int serr = loom_mpi_status_error_get(status);
@@ -166,8 +180,13 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     loom_comm_t lcomm;
     size_t n;
     loom_status_t st;
-    int rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Irecv", &lcomm, &n);
+    int rc;
 
+    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && loom_mpi_comm_live(comm)) {
+        return loom_mpi_dt_irecv(buf, count, datatype, source, tag, comm, request,
+                                 "MPI_Irecv");
+    }
+    rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Irecv", &lcomm, &n);
     if (rc != MPI_SUCCESS ||
         (rc = loom_mpi_req_arg(comm, request, "MPI_Irecv")) != MPI_SUCCESS) {
         return rc;
@@ -189,6 +208,11 @@ static int loom_mpi_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
     loom_status_t st, rst;
     int rc;
 
+    if ((loom_mpi_type_noncontig(sendtype) || loom_mpi_type_noncontig(recvtype)) &&
+        loom_mpi_comm_live(comm)) {
+        return loom_mpi_dt_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                                    recvcount, recvtype, source, recvtag, comm, status, call);
+    }
     if ((rc = loom_mpi_p2p_args(comm, sendtype, sendcount, call, &lcomm, &sn)) != 0 ||
         (rc = loom_mpi_p2p_args(comm, recvtype, recvcount, call, &lcomm, &rn)) != 0) {
         return rc;
@@ -227,8 +251,20 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     loom_comm_t lcomm;
     size_t n, bytes;
     void *copy;
-    int rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Sendrecv_replace", &lcomm, &n);
+    int rc;
 
+    if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {
+        rc = loom_mpi_dt_pack_tmp(comm, buf, count, datatype, "MPI_Sendrecv_replace", &copy,
+                                  &bytes);
+        if (rc == MPI_SUCCESS) {
+            rc = loom_mpi_dt_sendrecv(copy, (int)bytes, MPI_PACKED, dest, sendtag, buf, count,
+                                      datatype, source, recvtag, comm, status,
+                                      "MPI_Sendrecv_replace");
+            free(copy);
+        }
+        return rc;
+    }
+    rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Sendrecv_replace", &lcomm, &n);
     if (rc != MPI_SUCCESS) {
         return rc;
     }

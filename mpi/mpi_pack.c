@@ -1,13 +1,13 @@
 /*
- * mpi_pack.c: MPI_Pack, MPI_Unpack and MPI_Pack_size for the datatypes the
- * binding builds today: every committed type is contiguous (a loom basic
- * type times n), so a packed element is the bytes communication moves for
- * it (loom_mpi_type_extent: the C layout, 16 bytes for MPI_DOUBLE_INT), and
- * packing is one memcpy at *position. Pack_size says exactly that many bytes;
- * MPI_Pack_size's contract is "an upper bound", and the buffered sends
- * (mpi_bsend.c) count the same bytes. The external32 forms and the
- * non-contiguous constructors wait for the datatype engine (issue 20) and
- * stay generated stubs.
+ * mpi_pack.c: MPI_Pack, MPI_Unpack, MPI_Pack_size and the external32 forms.
+ * A "base x n" type packs as the bytes communication moves for it
+ * (loom_mpi_type_extent: the C layout, 16 bytes for MPI_DOUBLE_INT): one
+ * memcpy at *position. A non-contiguous derived type packs the engine's
+ * packed stream (loom_dt_pack_range: size bytes per instance), which is
+ * also what point-to-point sends for it. Pack_size says exactly that many
+ * bytes; MPI_Pack_size's contract is "an upper bound", and the buffered
+ * sends (mpi_bsend.c) count the same bytes. external32 (MPI-3.1 13.5.2) is
+ * the engine's, for every type.
  *
  * Errors (MPI-3.1 4.2): a bad type MPI_ERR_TYPE, a negative count or size
  * MPI_ERR_COUNT, a position outside the buffer MPI_ERR_ARG, and data that
@@ -16,6 +16,7 @@
  * the error handler.
  */
 #include "mpi_int.h"
+#include "dt_int.h"
 
 #include <limits.h>
 #include <string.h>
@@ -30,12 +31,14 @@ static int loom_mpi_pack_args(MPI_Comm comm, MPI_Datatype dt, int count, const c
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    rc = loom_mpi_type_check(dt, count);
+    rc = loom_mpi_type_check_any(dt, count);
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
-    *bytes_p = (size_t)count * loom_mpi_type_extent(dt);
+    *bytes_p = (size_t)count * (dt->noncontig ? dt->size : loom_mpi_type_extent(dt));
     if (*bytes_p > INT_MAX) {
         return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d elements of %zu bytes do not "
                               "fit an int position (limit %d bytes)", count,
@@ -83,10 +86,18 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
                               "fit the %d bytes left of the %d-byte output buffer at "
                               "position %d", bytes, outsize - *position, outsize, *position);
     }
-    if (bytes > 0 && inbuf == NULL) {
+    if (bytes > 0 && inbuf == NULL && !datatype->noncontig) {  /* MPI_BOTTOM */
         return loom_mpi_raise(comm, MPI_ERR_BUFFER, "MPI_Pack", "inbuf is NULL");
     }
-    memcpy((char *)outbuf + *position, inbuf, bytes);
+    if (datatype->noncontig) {
+        loom_status_t st = loom_dt_pack_range(inbuf, (size_t)incount, datatype->ldt, 0, bytes,
+                                              (char *)outbuf + *position);
+        if (st != LOOM_OK) {
+            return loom_mpi_raise_loom(comm, st, "MPI_Pack");
+        }
+    } else {
+        memcpy((char *)outbuf + *position, inbuf, bytes);
+    }
     *position += (int)bytes;
     return MPI_SUCCESS;
 }
@@ -110,10 +121,18 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
                               "position %d", outcount, bytes, insize, insize - *position,
                               *position);
     }
-    if (bytes > 0 && outbuf == NULL) {
+    if (bytes > 0 && outbuf == NULL && !datatype->noncontig) {  /* MPI_BOTTOM */
         return loom_mpi_raise(comm, MPI_ERR_BUFFER, "MPI_Unpack", "outbuf is NULL");
     }
-    memcpy(outbuf, (const char *)inbuf + *position, bytes);
+    if (datatype->noncontig) {
+        loom_status_t st = loom_dt_unpack_range(outbuf, (size_t)outcount, datatype->ldt, 0,
+                                                bytes, (const char *)inbuf + *position);
+        if (st != LOOM_OK) {
+            return loom_mpi_raise_loom(comm, st, "MPI_Unpack");
+        }
+    } else {
+        memcpy(outbuf, (const char *)inbuf + *position, bytes);
+    }
     *position += (int)bytes;
     return MPI_SUCCESS;
 }
@@ -131,5 +150,122 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
         return loom_mpi_raise(comm, MPI_ERR_ARG, "MPI_Pack_size", "size is NULL");
     }
     *size = (int)bytes;
+    return MPI_SUCCESS;
+}
+
+/* ---- external32 (MPI-3.1 13.5.2): the engine's big-endian portable form ---- */
+
+/* Check datarep, the type and count; the engine type in *ldt_p. */
+static int loom_mpi_ext32_args(const char *datarep, MPI_Datatype dt, int count,
+                               const char *call, loom_dt_t **ldt_p)
+{
+    int rc = loom_mpi_type_check_any(dt, count);
+
+    if (datarep == NULL || strcmp(datarep, "external32") != 0) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, call, "datarep \"%s\" is not \"external32\" "
+                              "(the only one supported)", datarep == NULL ? "(null)" : datarep);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (rc == MPI_ERR_COUNT) {
+            return loom_mpi_raise(NULL, rc, call, "count %d is negative", count);
+        }
+        return loom_mpi_raise(NULL, rc, call, "datatype %s", loom_mpi_type_why(dt));
+    }
+    *ldt_p = loom_mpi_type_ldt(dt);
+    if (*ldt_p == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory for the datatype");
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                            MPI_Aint *size)
+{
+    loom_dt_t *ldt;
+    size_t bytes;
+    int rc = loom_mpi_ext32_args(datarep, datatype, incount, "MPI_Pack_external_size", &ldt);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (size == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Pack_external_size", "size is NULL");
+    }
+    loom_status_t st = loom_dt_external32_size((size_t)incount, ldt, &bytes);
+    if (st != LOOM_OK) {
+        return loom_mpi_raise_loom(NULL, st, "MPI_Pack_external_size");
+    }
+    *size = (MPI_Aint)bytes;
+    return MPI_SUCCESS;
+}
+
+/* The buffer size and position of the external32 calls. */
+static int loom_mpi_ext32_pos(MPI_Aint size, const MPI_Aint *position, const char *call)
+{
+    if (position == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, call, "position is NULL");
+    }
+    if (size < 0 || *position < 0 || *position > size) {
+        return loom_mpi_raise(NULL, size < 0 ? MPI_ERR_COUNT : MPI_ERR_ARG, call,
+                              "position %td is outside the %td-byte buffer", *position, size);
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Pack_external = PMPI_Pack_external
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                       MPI_Aint *position)
+{
+    const char *call = "MPI_Pack_external";
+    loom_dt_t *ldt;
+    size_t pos, need = 0;
+    int rc = loom_mpi_ext32_args(datarep, datatype, incount, call, &ldt);
+
+    if (rc != MPI_SUCCESS || (rc = loom_mpi_ext32_pos(outsize, position, call)) != 0) {
+        return rc;
+    }
+    pos = (size_t)*position;
+    loom_status_t st = loom_dt_pack_external32(inbuf, (size_t)incount, ldt, outbuf,
+                                               (size_t)outsize, &pos);
+    if (st == LOOM_ERR_TRUNCATED) {
+        loom_dt_external32_size((size_t)incount, ldt, &need);
+        return loom_mpi_raise(NULL, MPI_ERR_TRUNCATE, call, "%zu external32 bytes do not "
+                              "fit the %td bytes left at position %td", need,
+                              outsize - *position, *position);
+    }
+    if (st != LOOM_OK) {
+        return loom_mpi_raise_loom(NULL, st, call);
+    }
+    *position = (MPI_Aint)pos;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Unpack_external = PMPI_Unpack_external
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount,
+                         MPI_Datatype datatype)
+{
+    const char *call = "MPI_Unpack_external";
+    loom_dt_t *ldt;
+    size_t pos;
+    int rc = loom_mpi_ext32_args(datarep, datatype, outcount, call, &ldt);
+
+    if (rc != MPI_SUCCESS || (rc = loom_mpi_ext32_pos(insize, position, call)) != 0) {
+        return rc;
+    }
+    pos = (size_t)*position;
+    loom_status_t st = loom_dt_unpack_external32(inbuf, (size_t)insize, &pos, outbuf,
+                                                 (size_t)outcount, ldt);
+    if (st == LOOM_ERR_TRUNCATED) {
+        return loom_mpi_raise(NULL, MPI_ERR_TRUNCATE, call, "%d elements need more than the "
+                              "%td bytes left of the input at position %td", outcount,
+                              insize - *position, *position);
+    }
+    if (st != LOOM_OK) {
+        return loom_mpi_raise_loom(NULL, st, call);
+    }
+    *position = (MPI_Aint)pos;
     return MPI_SUCCESS;
 }

@@ -38,8 +38,10 @@ static int loom_mpi_init_args(MPI_Comm comm, MPI_Datatype dt, int count,
     *request = MPI_REQUEST_NULL;
     rc = loom_mpi_type_check(dt, count);
     if (rc != MPI_SUCCESS) {
-        return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT ? "count %d is negative"
-                              : "datatype is not a committed datatype (count %d)", count);
+        return rc == MPI_ERR_COUNT
+               ? loom_mpi_raise(comm, rc, call, "count %d is negative", count)
+               : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
+                                loom_mpi_type_why(dt), count);
     }
     return MPI_SUCCESS;
 }
@@ -50,8 +52,13 @@ static int loom_mpi_send_init(const void *buf, int count, MPI_Datatype dt, int d
 {
     loom_comm_t lcomm;
     loom_status_t st;
-    int rc = loom_mpi_init_args(comm, dt, count, request, call, &lcomm);
+    int rc;
 
+    if (loom_mpi_type_noncontig(dt) && loom_mpi_comm_live(comm)) {   /* mpi_dtype_p2p.c */
+        return loom_mpi_dt_persist_init(sync, (void *)buf, count, dt, dest, tag, comm,
+                                        request, call);
+    }
+    rc = loom_mpi_init_args(comm, dt, count, request, call, &lcomm);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -90,7 +97,13 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
 {
     loom_comm_t lcomm;
     loom_status_t st;
-    int rc = loom_mpi_init_args(comm, datatype, count, request, "MPI_Recv_init", &lcomm);
+    int rc;
+
+    if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {   /* mpi_dtype_p2p.c */
+        return loom_mpi_dt_persist_init(2, buf, count, datatype, source, tag, comm, request,
+                                        "MPI_Recv_init");
+    }
+    rc = loom_mpi_init_args(comm, datatype, count, request, "MPI_Recv_init", &lcomm);
 
     if (rc != MPI_SUCCESS) {
         return rc;

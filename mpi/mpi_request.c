@@ -516,6 +516,9 @@ int PMPI_Request_free(MPI_Request *request)
                               "request is %s", request == NULL ? "NULL" : "MPI_REQUEST_NULL");
     }
     loom_mpi_handle_forget(LOOM_MPI_H_REQUEST, *request);
+    if ((*request)->ext == LOOM_REQ_EXT_PERSIST) {
+        loom_mpi_dt_persist_forget(*request);
+    }
     if ((*request)->ext == LOOM_REQ_EXT_GREQ) {
         return loom_mpi_greq_free(request);
     }
@@ -557,6 +560,9 @@ int PMPI_Cancel(MPI_Request *request)
         st = loom_cancel(request);
         return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Cancel");
     default:
+        if (loom_mpi_dt_cancel(*request, &st)) {   /* a receive into a derived type */
+            return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Cancel");
+        }
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, "MPI_Cancel",
                               "collective requests cannot be cancelled (MPI-3.1 5.12)");
     }

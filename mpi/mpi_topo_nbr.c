@@ -56,8 +56,8 @@ static int loom_mpi_nbr_type_bytes(MPI_Comm comm, MPI_Datatype dt, int count, in
     if (rc != MPI_SUCCESS) {
         return loom_mpi_raise(comm, rc, call, rc == MPI_ERR_COUNT
                               ? "%s count %d (neighbour %d) is negative"
-                              : "%s datatype (count %d, neighbour %d) is not a committed "
-                                "datatype", what, count, slot);
+                              : "%s datatype (count %d, neighbour %d) is uncommitted or "
+                                "non-contiguous", what, count, slot);
     }
     *bytes_p = (size_t)count * loom_mpi_type_extent(dt);
     return MPI_SUCCESS;

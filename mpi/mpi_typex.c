@@ -13,6 +13,7 @@
  * elements as bytes and Get_elements / Get_count read them back.
  */
 #include "mpi_int.h"
+#include "dt_int.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -73,6 +74,13 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_get_extent_x", "%s is NULL",
                               lb == NULL ? "lb" : "extent");
     }
+    if (datatype->ldt != NULL) {
+        ptrdiff_t l, e;
+        loom_dt_get_extent(datatype->ldt, &l, &e);
+        *lb = l;
+        *extent = e;
+        return MPI_SUCCESS;
+    }
     *lb     = 0;
     *extent = (MPI_Count)loom_mpi_type_extent(datatype);
     return MPI_SUCCESS;
@@ -98,6 +106,10 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_get_true_extent", "%s is NULL",
                               true_lb == NULL ? "true_lb" : "true_extent");
     }
+    if (datatype->ldt != NULL) {
+        loom_dt_get_true_extent(datatype->ldt, true_lb, true_extent);
+        return MPI_SUCCESS;
+    }
     *true_lb     = 0;
     *true_extent = (MPI_Aint)loom_mpi_true_extent(datatype);
     return MPI_SUCCESS;
@@ -113,6 +125,13 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
     if (true_lb == NULL || true_extent == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_get_true_extent_x",
                               "%s is NULL", true_lb == NULL ? "true_lb" : "true_extent");
+    }
+    if (datatype->ldt != NULL) {
+        ptrdiff_t l, e;
+        loom_dt_get_true_extent(datatype->ldt, &l, &e);
+        *true_lb = l;
+        *true_extent = e;
+        return MPI_SUCCESS;
     }
     *true_lb     = 0;
     *true_extent = (MPI_Count)loom_mpi_true_extent(datatype);
@@ -132,6 +151,12 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Get_elements_x", "%s is NULL",
                               count == NULL ? "count" : "status");
     }
+    if (datatype->noncontig || (datatype->derived && !datatype->committed)) {
+        int64_t el = 0;
+        loom_dt_get_elements(datatype->ldt, status->loom_bytes_, &el);
+        *count = el == LOOM_UNDEFINED ? MPI_UNDEFINED : (MPI_Count)el;
+        return MPI_SUCCESS;
+    }
     unit = loom_datatype_size(datatype->base);
     if (status->loom_bytes_ % unit != 0 ||
         status->loom_bytes_ / unit >
@@ -141,6 +166,32 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
         *count = (MPI_Count)(status->loom_bytes_ / unit *
                              loom_mpi_base_elements(datatype->base));
     }
+    return MPI_SUCCESS;
+}
+
+/*
+ * A non-contiguous type's status counts packed bytes: whole instances of
+ * its elements, then the shortest prefix of one instance holding the rest
+ * (found by asking the engine, byte by byte: a rare call).
+ */
+static int loom_mpi_status_set_packed(MPI_Status *status, MPI_Datatype dt, MPI_Count count,
+                                      const char *call)
+{
+    size_t ne = loom_dt_num_elements(dt->ldt), size = loom_dt_size(dt->ldt), rest, b = 0;
+    int64_t el = 0;
+
+    if (count < 0 || (ne == 0 && count > 0) ||
+        (ne > 0 && (size_t)count / ne > SIZE_MAX / (size > 0 ? size : 1))) {
+        return loom_mpi_raise(NULL, MPI_ERR_COUNT, call, "count %lld is negative or not "
+                              "representable for this datatype", count);
+    }
+    rest = ne > 0 ? (size_t)count % ne : 0;
+    while (rest > 0 && b < size &&
+           (loom_dt_get_elements(dt->ldt, b, &el) != LOOM_OK || el == LOOM_UNDEFINED ||
+            (size_t)el < rest)) {
+        ++b;
+    }
+    status->loom_bytes_ = (ne > 0 ? (size_t)count / ne : 0) * size + b;
     return MPI_SUCCESS;
 }
 
@@ -159,6 +210,9 @@ static int loom_mpi_status_set(MPI_Status *status, MPI_Datatype dt, MPI_Count co
     }
     if (status == MPI_STATUS_IGNORE) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, call, "status is NULL");
+    }
+    if (dt->noncontig || (dt->derived && !dt->committed)) {
+        return loom_mpi_status_set_packed(status, dt, count, call);
     }
     /* a value+index pair is two basic elements: count them in whole pairs */
     per_pair = loom_mpi_base_elements(dt->base);
