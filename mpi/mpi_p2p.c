@@ -84,25 +84,37 @@ static inline int loom_mpi_send(loom_mpi_send_fn_t fn, const void *buf, int coun
     return loom_likely(st == LOOM_OK) ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
 }
 
-static inline int loom_mpi_isend(loom_mpi_isend_fn_t fn, const void *buf, int count,
-                                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                                 MPI_Request *request, const char *call)
+/* a nonblocking send whose arguments the inline check refused: a
+ * non-contiguous derived type (packed, mpi_dtype_p2p.c) or an error */
+static __attribute__((noinline)) int loom_mpi_isend_slow(loom_mpi_isend_fn_t fn,
+                                                         const void *buf, int count,
+                                                         MPI_Datatype dt, int dest, int tag,
+                                                         MPI_Comm comm, MPI_Request *request,
+                                                         const char *call)
 {
     loom_comm_t lcomm;
     size_t n;
-    loom_status_t st;
     int rc;
 
-    if (loom_unlikely(loom_mpi_type_noncontig(dt)) && loom_mpi_comm_live(comm)) {
+    if (loom_mpi_type_noncontig(dt) && loom_mpi_comm_live(comm)) {
         return loom_mpi_dt_isend(fn == loom_issend, buf, count, dt, dest, tag, comm, request,
                                  call);
     }
     rc = loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
-    if (rc != MPI_SUCCESS || (rc = loom_mpi_req_arg(comm, request, call)) != MPI_SUCCESS) {
-        return rc;
+    return rc != MPI_SUCCESS ? rc : loom_mpi_req_arg(comm, request, call);
+}
+
+static inline int loom_mpi_isend(loom_mpi_isend_fn_t fn, const void *buf, int count,
+                                 MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request *request, const char *call)
+{
+    loom_status_t st;
+
+    if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, dt, count) || request == NULL)) {
+        return loom_mpi_isend_slow(fn, buf, count, dt, dest, tag, comm, request, call);
     }
-    st = fn(buf, n, dt->base, dest, tag, lcomm, request);
-    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
+    st = fn(buf, (size_t)count * dt->n, dt->base, dest, tag, comm->comm, request);
+    return loom_likely(st == LOOM_OK) ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
 }
 
 #pragma weak MPI_Send = PMPI_Send
@@ -173,26 +185,38 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     return loom_mpi_raise_loom(comm, st, "MPI_Recv");
 }
 
-#pragma weak MPI_Irecv = PMPI_Irecv
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-               MPI_Comm comm, MPI_Request *request)
+/* MPI_Irecv whose arguments the inline check refused: a non-contiguous
+ * derived type (received into a temporary, mpi_dtype_p2p.c) or an error */
+static __attribute__((noinline)) int loom_mpi_irecv_slow(void *buf, int count,
+                                                         MPI_Datatype datatype, int source,
+                                                         int tag, MPI_Comm comm,
+                                                         MPI_Request *request)
 {
     loom_comm_t lcomm;
     size_t n;
-    loom_status_t st;
     int rc;
 
-    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && loom_mpi_comm_live(comm)) {
+    if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {
         return loom_mpi_dt_irecv(buf, count, datatype, source, tag, comm, request,
                                  "MPI_Irecv");
     }
     rc = loom_mpi_p2p_args(comm, datatype, count, "MPI_Irecv", &lcomm, &n);
-    if (rc != MPI_SUCCESS ||
-        (rc = loom_mpi_req_arg(comm, request, "MPI_Irecv")) != MPI_SUCCESS) {
-        return rc;
+    return rc != MPI_SUCCESS ? rc : loom_mpi_req_arg(comm, request, "MPI_Irecv");
+}
+
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    loom_status_t st;
+
+    if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count) || request == NULL)) {
+        return loom_mpi_irecv_slow(buf, count, datatype, source, tag, comm, request);
     }
-    st = loom_irecv(buf, n, datatype->base, source, tag, lcomm, request);
-    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, "MPI_Irecv");
+    st = loom_irecv(buf, (size_t)count * datatype->n, datatype->base, source, tag,
+                    comm->comm, request);
+    return loom_likely(st == LOOM_OK) ? MPI_SUCCESS
+                                      : loom_mpi_raise_loom(comm, st, "MPI_Irecv");
 }
 
 /* Post the receive, send, then complete the receive (so two ranks that
