@@ -92,6 +92,21 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     return loom_mpi_barrier(comm, 1, request, "MPI_Ibarrier");
 }
 
+/* a bcast whose datatype the inline check refused: a non-contiguous
+ * derived type (packed, mpi_dtype_coll.c) or an error to raise */
+static __attribute__((noinline)) int loom_mpi_bcast_slow(void *buffer, int count,
+                                                         MPI_Datatype datatype, int root,
+                                                         MPI_Comm comm, MPI_Request *request,
+                                                         const char *call)
+{
+    size_t bytes;
+
+    if (loom_mpi_type_noncontig(datatype)) {
+        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request, call);
+    }
+    return loom_mpi_bytes(comm, datatype, count, "", call, &bytes);
+}
+
 static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                           MPI_Comm comm, int nb, MPI_Request *request, const char *call)
 {
@@ -99,10 +114,14 @@ static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int ro
     size_t bytes;
     int rc = loom_mpi_comm_arg(comm, call, &lcomm);
 
-    if (rc != MPI_SUCCESS || (rc = loom_mpi_nb_arg(comm, nb, request, call)) != 0 ||
-        (rc = loom_mpi_bytes(comm, datatype, count, "", call, &bytes)) != 0) {
+    if (rc != MPI_SUCCESS || (rc = loom_mpi_nb_arg(comm, nb, request, call)) != 0) {
         return rc;
     }
+    if (loom_unlikely(loom_mpi_type_check(datatype, count) != MPI_SUCCESS)) {
+        return loom_mpi_bcast_slow(buffer, count, datatype, root, comm, nb ? request : NULL,
+                                   call);
+    }
+    bytes = (size_t)count * loom_mpi_type_extent(datatype);
     return loom_mpi_coll_done(comm, nb ? loom_ibcast(buffer, bytes, LOOM_BYTE, root, lcomm,
                                                      request)
                                        : loom_bcast(buffer, bytes, LOOM_BYTE, root, lcomm),
@@ -115,9 +134,6 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_bcast(buffer, count, datatype, root, comm, NULL);
     }
-    if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, NULL, "MPI_Bcast");
-    }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 0, NULL, "MPI_Bcast");
 }
 
@@ -129,9 +145,6 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
         return loom_mpi_inter_req(comm, request, "MPI_Ibcast") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_bcast(buffer, count, datatype, root, comm, request);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
-        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request, "MPI_Ibcast");
     }
     return loom_mpi_bcast(buffer, count, datatype, root, comm, 1, request, "MPI_Ibcast");
 }
