@@ -16,8 +16,9 @@ static size_t loom_p2p_mc_num, loom_p2p_mc_cap;
 /* (loom cannot be initialized twice, so entries never outlive their transport's use) */
 
 /* LOOM_IB_MCAST_THRESHOLD is the ib transport's (transport/ib/ib_config.c):
- * looked up by name once, after loom_init registered every table; without
- * ib there is no multicast transport and the threshold is 0 */
+ * looked up by name once found (loom_init registers every table; a call
+ * before that answers 0 and looks again next time); in a build without ib
+ * there is no multicast transport and the threshold is 0 for good */
 size_t loom_p2p_mc_threshold(void)
 {
     static const loom_config_var_t none;   /* value 0 */
@@ -27,7 +28,12 @@ size_t loom_p2p_mc_threshold(void)
 
     if (loom_unlikely(v == NULL)) {
         v = loom_config_find("LOOM_IB_MCAST_THRESHOLD");
-        v = v != NULL ? v : &none;
+        if (v == NULL) {
+            if (LOOM_HAVE_IBV) {
+                return 0;
+            }
+            v = &none;
+        }
         __atomic_store_n(&var, v, __ATOMIC_RELEASE);
     }
     t = loom_config_int(v);
