@@ -30,6 +30,9 @@ loom_status_t loom_init(int *argc_p, char ***argv_p)
     }
     if (st == LOOM_OK) {
         st = loom_p2p_configure();
+        if (st != LOOM_OK) {
+            loom_runtime_config_unload();
+        }
     }
     if (st != LOOM_OK) {
         return st;
@@ -54,6 +57,7 @@ err_bootstrap:
     loom_bootstrap_finalize();
 err_signal:
     loom_p2p_unconfigure();
+    loom_runtime_config_unload();   /* a retry reads the environment again */
     return st;
 }
 

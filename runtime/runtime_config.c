@@ -15,8 +15,7 @@ static loom_config_table_t *const loom_runtime_config_tables[] = {
     &loom_coll_config,
 };
 
-/* after a bad value the next attempt reads every table again, as one */
-static void loom_runtime_config_unload(void)
+void loom_runtime_config_unload(void)
 {
     for (size_t i = 0; i < LOOM_ARRAY_SIZE(loom_runtime_config_tables); ++i) {
         loom_config_unload(loom_runtime_config_tables[i]);

@@ -19,4 +19,12 @@
  */
 loom_status_t loom_runtime_config_load(void);
 
+/**
+ * Forget every table's parse, so the next load reads the environment again:
+ * after a bad value, and after any failed loom_init (a value its user
+ * refused later, e.g. LOOM_ERRORS or a LOOM_<COLL>_ALGORITHM name, is read
+ * afresh by the retry too).
+ */
+void loom_runtime_config_unload(void);
+
 #endif /* LOOM_RUNTIME_CONFIG_INT_H */
