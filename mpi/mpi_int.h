@@ -264,6 +264,9 @@ void loom_mpi_dt_persist_forget(MPI_Request req);
  * (cancels the inner receive; *st_p its outcome): 1, else 0.
  */
 int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p);
+/** MPI_Cancel of an active persistent operation on a non-contiguous type: forwarded
+ *  to its running inner request. @return 1 if @p req is one (*st_p set), else 0. */
+int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p);
 
 /**
  * Complete nonblocking collective @p inner on packed temporaries: at its

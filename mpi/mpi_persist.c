@@ -405,6 +405,13 @@ int loom_mpi_ext_cancel(MPI_Request req)
                                                   "the generalized request's cancel_fn "
                                                   "failed");
     }
+    /* persistent on a non-contiguous type: the running inner operation is cancelled */
+    loom_status_t dst;
+    if (loom_mpi_dt_persist_cancel(req, &dst)) {
+        return dst == LOOM_OK ? MPI_SUCCESS
+                              : loom_mpi_raise_loom(loom_mpi_comm_of(req->comm), dst,
+                                                    "MPI_Cancel");
+    }
     /* persistent: an active send or receive is cancelled as any other (a
      * buffered one is complete once started); inactive: nothing to cancel */
     if (!req->inactive && (req->kind == LOOM_REQ_RECV || req->kind == LOOM_REQ_SEND)) {

@@ -5,7 +5,8 @@
  * truncated receives, MPI_Pack/Unpack round trips, external32 bytes,
  * MPI_BOTTOM with absolute addresses (a struct from MPI_Get_address), and
  * the error classes (uncommitted types, bad arguments, calls that do not
- * take non-contiguous types yet). Every expectation is written out by
+ * take non-contiguous types yet), MPI_Cancel of a started persistent
+ * receive into a derived type. Every expectation is written out by
  * hand. Runs on any number of ranks; each rank talks to itself.
  */
 #include "mpi_test_util.h"
@@ -324,6 +325,35 @@ static void check_errors(void)
     MT_ERR(MPI_Exscan(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
 }
 
+/*
+ * MPI_Cancel of a started persistent receive into a non-contiguous type:
+ * nothing is sent on the tag, so the cancel succeeds and the request
+ * completes cancelled (the receive was once left running forever), then
+ * the request restarts and cancels again.
+ */
+static void check_persist_cancel(int rank)
+{
+    MPI_Request req;
+    MPI_Status st;
+    int buf[12] = { 0 }, done, flag;
+
+    MT_OK(MPI_Recv_init(buf, 1, vec, rank, 77, MPI_COMM_WORLD, &req));
+    for (int round = 0; round < 2; ++round) {
+        MT_OK(MPI_Start(&req));
+        MT_OK(MPI_Cancel(&req));
+        done = 0;
+        for (long i = 0; i < 1000000 && !done; ++i) {
+            MT_OK(MPI_Test(&req, &done, &st));
+        }
+        MT_CHECK(done);
+        flag = 0;
+        MT_OK(MPI_Test_cancelled(&st, &flag));
+        MT_EQ(flag, 1);
+    }
+    MT_OK(MPI_Request_free(&req));
+    MT_CHECK(req == MPI_REQUEST_NULL);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -347,6 +377,7 @@ int main(int argc, char **argv)
     check_pack();
     check_bottom();
     check_errors();
+    check_persist_cancel(rank);
     MT_OK(MPI_Type_free(&vec));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
