@@ -131,6 +131,7 @@ typedef struct loom_mpi_dtp_args {
     MPI_Datatype   dt;           /* retained until MPI_Request_free */
     MPI_Comm       comm;
     loom_request_t inner;        /* the running operation, or NULL */
+    int            start_class;  /* the class a failed MPI_Start raised, or MPI_SUCCESS */
 } loom_mpi_dtp_args_t;
 
 _Static_assert(sizeof(loom_mpi_dtp_args_t) <= sizeof(((loom_request_ext_t *)0)->user),
@@ -476,11 +477,27 @@ static loom_status_t loom_mpi_dtp_start(loom_request_t req)
                                   NULL, req, &inner, "MPI_Start")
          : loom_mpi_dt_send_core(a, req, &inner, "MPI_Start");
     if (rc != MPI_SUCCESS) {
+        /* raised above, naming the cause: MPI_Start returns that class */
+        int cls = MPI_ERR_OTHER;
+        PMPI_Error_class(rc, &cls);
         a->inner = NULL;
-        return LOOM_ERR_INTERNAL;  /* raised above, naming the cause */
+        a->start_class = cls;
+        return LOOM_ERR_INTERNAL;
     }
     loom_request_free(&inner);  /* released on completion; a->inner tracks it until then */
     return LOOM_OK;
+}
+
+int loom_mpi_dt_persist_start_class(MPI_Request req)
+{
+    if (req->ext != LOOM_REQ_EXT_PERSIST || loom_request_ext(req)->start_fn !=
+        loom_mpi_dtp_start) {
+        return MPI_SUCCESS;
+    }
+    loom_mpi_dtp_args_t *a = loom_mpi_dtp_args(req);
+    int cls = a->start_class;
+    a->start_class = MPI_SUCCESS;
+    return cls;
 }
 
 int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p)
@@ -528,7 +545,8 @@ int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, in
     }
     a = (void *)loom_request_ext(*request)->user;
     *a = (loom_mpi_dtp_args_t){ .buf = buf, .count = count, .peer = peer, .tag = tag,
-                                .kind = kind, .dt = dt, .comm = comm, .inner = NULL };
+                                .kind = kind, .dt = dt, .comm = comm, .inner = NULL,
+                                .start_class = MPI_SUCCESS };
     loom_mpi_type_retain(dt);
     return MPI_SUCCESS;
 }

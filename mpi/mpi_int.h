@@ -267,6 +267,9 @@ int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p);
 /** MPI_Cancel of an active persistent operation on a non-contiguous type: forwarded
  *  to its running inner request. @return 1 if @p req is one (*st_p set), else 0. */
 int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p);
+/** The class a failed MPI_Start of such a request already raised (then cleared),
+ *  or MPI_SUCCESS if @p req is not one or nothing failed. */
+int loom_mpi_dt_persist_start_class(MPI_Request req);
 
 /**
  * Complete nonblocking collective @p inner on packed temporaries: at its

@@ -190,6 +190,10 @@ static int loom_mpi_start_error(MPI_Request req, loom_status_t st, const char *c
         return loom_mpi_raise(comm, cls, call, "buffered send: %s",
                               loom_mpi_bsend_start_why);
     }
+    int dcls = loom_mpi_dt_persist_start_class(req);
+    if (dcls != MPI_SUCCESS) {
+        return dcls;   /* a derived-type start raised it already, naming the cause */
+    }
     return loom_mpi_raise_loom(comm, st, call);
 }
 

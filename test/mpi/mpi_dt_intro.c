@@ -12,6 +12,7 @@
 #include "mpi_test_util.h"
 
 #include <string.h>
+#include <sys/resource.h>
 
 static MPI_Datatype vec; /* vector(3, 2, 4) of MPI_INT: ints 0 1 4 5 8 9 */
 
@@ -354,6 +355,31 @@ static void check_persist_cancel(int rank)
     MT_CHECK(req == MPI_REQUEST_NULL);
 }
 
+/*
+ * "startnomem" (release builds only: a sanitizer reserves too much address
+ * space): with the address space capped, MPI_Start of a ~2 GiB persistent
+ * receive into a derived type cannot allocate its packed buffer and
+ * returns MPI_ERR_NO_MEM (it once returned MPI_ERR_INTERN for any failure).
+ */
+static void check_start_nomem(int rank)
+{
+    struct rlimit rl = { .rlim_cur = (rlim_t)1 << 30, .rlim_max = RLIM_INFINITY }, cur;
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    MPI_Request req;
+    int buf[12] = { 0 };
+
+    MT_CHECK(f != NULL && fscanf(f, "%lu", &pages) == 1);
+    fclose(f);
+    rl.rlim_cur += (rlim_t)pages * 4096;     /* 1 GiB beyond what is mapped now */
+    MT_CHECK(getrlimit(RLIMIT_AS, &cur) == 0);
+    rl.rlim_max = cur.rlim_max;
+    MT_CHECK(setrlimit(RLIMIT_AS, &rl) == 0);
+    MT_OK(MPI_Recv_init(buf, 0x7fffffff / 24, vec, rank, 78, MPI_COMM_WORLD, &req));
+    MT_ERR(MPI_Start(&req), MPI_ERR_NO_MEM);
+    MT_OK(MPI_Request_free(&req));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -378,6 +404,9 @@ int main(int argc, char **argv)
     check_bottom();
     check_errors();
     check_persist_cancel(rank);
+    if (argc > 1 && strcmp(argv[1], "startnomem") == 0) {
+        check_start_nomem(rank);
+    }
     MT_OK(MPI_Type_free(&vec));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
