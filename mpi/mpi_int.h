@@ -158,6 +158,8 @@ struct loom_mpi_datatype {
     uint8_t         derived;     /* base/n mean nothing until commit */
     uint8_t         noncontig;   /* committed and not "base x n": pack/unpack */
     int             ebase;       /* the one loom basic type of its elements, or -1 */
+    uint8_t         haspair;     /* holds value+index pair elements (MPI_DOUBLE_INT & co.) */
+    uint8_t         pairpack;    /* noncontig and haspair: refused for now (mpi_dtype.c) */
     int             uhandles;    /* user handles (get_contents hands out more) */
     int             ninputs;     /* constructor inputs, retained */
     struct loom_mpi_datatype **inputs;
@@ -306,10 +308,13 @@ int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                         int all, int root, MPI_Comm comm, MPI_Request *request,
                         const char *call);
 
-/** 1 if a live, committed @p dt needs packing. */
+/**
+ * 1 if a live, committed @p dt needs packing and can be packed: a pairpack
+ * type is not (the caller's ordinary check then refuses it, saying why).
+ */
 static inline int loom_mpi_type_noncontig(MPI_Datatype dt)
 {
-    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS && dt->noncontig;
+    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS && dt->noncontig && !dt->pairpack;
 }
 
 /** 1 if @p dt is a live datatype handle (committed or not). */
