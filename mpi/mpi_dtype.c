@@ -20,7 +20,14 @@
  * refuses it (so no call can move it as "base x n" by mistake) and the
  * calls that support it pack and unpack through the engine
  * (mpi_dtype_p2p.c). `ebase` is the loom basic type of all its elements
- * (-1 if mixed): reductions use it.
+ * (-1 if mixed): reductions use it. A non-contiguous type holding
+ * value+index pairs (`haspair`) is `pairpack`: the engine packs a pair as
+ * its members back to back (12 bytes for MPI_DOUBLE_INT) while the basic
+ * path moves the C struct (16), so the two would not match; until packing
+ * uses the C layout, communication and MPI_Pack/Unpack refuse such a type
+ * with MPI_ERR_TYPE (loom_mpi_type_noncontig says no, the ordinary check
+ * then refuses it, loom_mpi_type_why says why); constructors and
+ * introspection work.
  *
  * Lifetime: `refs` counts the user handle plus internal holders (types
  * built on it, pending receives, op bindings); MPI_Type_get_contents
@@ -73,7 +80,18 @@ const char *loom_mpi_type_why(MPI_Datatype dt)
     if (!dt->committed) {
         return "is not committed (MPI_Type_commit)";
     }
+    if (dt->pairpack) {
+        return "is non-contiguous and holds value+index pairs (MPI_DOUBLE_INT & co.), "
+               "which loom would pack in a layout other than the C one the basic pair "
+               "types use, so it refuses to move them yet";
+    }
     return dt->noncontig ? "is non-contiguous, which this call does not support yet" : "is valid";
+}
+
+/* 1 if @p dt holds value+index pair elements (see haspair). */
+static int loom_mpi_dtype_haspair_of(MPI_Datatype dt)
+{
+    return dt->ldt != NULL && dt->derived ? dt->haspair : loom_mpi_dtype_is_pair((int)dt->base);
 }
 
 /* The element base of a type (see ebase), -1 if mixed. */
@@ -115,6 +133,7 @@ static int loom_mpi_dtype_wrap(loom_dt_t *ldt, MPI_Datatype const inputs[], int 
         if (loom_mpi_dtype_ebase_of(inputs[i]) != dt->ebase) {
             dt->ebase = -1;
         }
+        dt->haspair |= (uint8_t)loom_mpi_dtype_haspair_of(inputs[i]);
     }
     *newtype = dt;
     return MPI_SUCCESS;
@@ -511,6 +530,7 @@ int loom_mpi_dtype_commit(MPI_Datatype dt)
             dt->noncontig = 0;
         }
     }
+    dt->pairpack = dt->noncontig && dt->haspair;
     return MPI_SUCCESS;
 }
 
@@ -665,6 +685,7 @@ int loom_mpi_dtype_shadow(MPI_Datatype dt, MPI_Datatype old, int count, const ch
     in[0] = old;
     loom_mpi_type_retain(old);
     dt->ebase = loom_mpi_dtype_ebase_of(old);
+    dt->haspair = (uint8_t)loom_mpi_dtype_haspair_of(old);
     return MPI_SUCCESS;
 }
 
@@ -680,6 +701,7 @@ int loom_mpi_dtype_dup(MPI_Datatype old, MPI_Datatype *newtype, const char *call
         (*newtype)->n         = old->n;
         (*newtype)->committed = old->committed;
         (*newtype)->noncontig = old->noncontig;
+        (*newtype)->pairpack  = old->pairpack;
     }
     return rc;
 }

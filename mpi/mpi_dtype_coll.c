@@ -71,6 +71,10 @@ static int loom_mpi_view(MPI_Comm comm, const void *buf, int k, int count, MPI_D
     if (count < 0 || k < 0) {
         return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
     }
+    if ((size_t)count * (size_t)k > (size_t)INT_MAX) {   /* ucount is an int, even if empty */
+        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d x %d elements of a "
+                              "non-contiguous datatype exceed %d", k, count, INT_MAX);
+    }
     if (dt->size != 0 && (size_t)count * (size_t)k > (size_t)INT_MAX / dt->size) {
         return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d x %d elements of a %zu-byte "
                               "non-contiguous datatype exceed %d packed bytes", k, count,
@@ -419,11 +423,13 @@ static int loom_mpi_vview(MPI_Comm comm, void *buf, int n, const int counts[],
             return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count[%d] = %d is negative", i,
                                   counts[i]);
         }
+        /* each term checked by division: total stays <= INT_MAX, never wraps */
+        if (dt->size != 0 && (size_t)counts[i] > ((size_t)INT_MAX - total) / dt->size) {
+            return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count[%d] = %d elements of a "
+                                  "%zu-byte non-contiguous datatype take the packed bytes "
+                                  "past %d", i, counts[i], dt->size, INT_MAX);
+        }
         total += (size_t)counts[i] * dt->size;
-    }
-    if (total > INT_MAX) {
-        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%zu packed bytes exceed %d", total,
-                              INT_MAX);
     }
     v->arr = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof(int));
     v->tmp = malloc(total > 0 ? total : 1);

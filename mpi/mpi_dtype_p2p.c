@@ -116,6 +116,32 @@ int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int
     return rc;
 }
 
+/*
+ * A persistent operation on a non-contiguous type: its arguments, in the ext
+ * user[] area. While it is active, @c inner is the generic request running
+ * it (so MPI_Cancel reaches the inner receive); the generic request clears
+ * it before completing the persistent one, after which it releases itself.
+ */
+typedef struct loom_mpi_dtp_args {
+    void          *buf;
+    int            count;
+    int            peer;
+    int            tag;
+    int            kind;         /* 0 send, 1 synchronous send, 2 receive */
+    MPI_Datatype   dt;           /* retained until MPI_Request_free */
+    MPI_Comm       comm;
+    loom_request_t inner;        /* the running operation, or NULL */
+    int            start_class;  /* the class a failed MPI_Start raised, or MPI_SUCCESS */
+} loom_mpi_dtp_args_t;
+
+_Static_assert(sizeof(loom_mpi_dtp_args_t) <= sizeof(((loom_request_ext_t *)0)->user),
+               "the persistent operation's arguments must fit in the request");
+
+static loom_mpi_dtp_args_t *loom_mpi_dtp_args(loom_request_t req)
+{
+    return (loom_mpi_dtp_args_t *)(void *)loom_request_ext(req)->user;
+}
+
 /* ---- nonblocking receive ---------------------------------------------------------- */
 
 typedef struct loom_mpi_dtrecv {
@@ -160,6 +186,7 @@ static loom_status_t loom_mpi_dtrecv_progress(loom_request_t req)
     }
     req->msg = msg;
     if (r->outer != NULL) {  /* a persistent request's operation: complete it */
+        loom_mpi_dtp_args(r->outer)->inner = NULL;
         if (r->dt != NULL) {
             r->outer->msg = msg;
         }
@@ -206,6 +233,9 @@ static int loom_mpi_dt_wrap(loom_mpi_dtrecv_t *r, loom_comm_t lcomm, MPI_Comm co
         loom_mpi_type_retain(r->dt);
     }
     *(loom_mpi_dtrecv_t **)(void *)req->priv = r;
+    if (r->outer != NULL) {  /* before it can run: its progress clears this */
+        loom_mpi_dtp_args(r->outer)->inner = req;
+    }
     loom_request_generic_start(req);
     *request = req;
     return MPI_SUCCESS;
@@ -403,20 +433,6 @@ int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
 
 /* ---- persistent requests ---------------------------------------------------------- */
 
-/* A persistent operation on a non-contiguous type: its arguments, in the ext user[] area. */
-typedef struct loom_mpi_dtp_args {
-    void        *buf;
-    int          count;
-    int          peer;
-    int          tag;
-    int          kind;    /* 0 send, 1 synchronous send, 2 receive */
-    MPI_Datatype dt;      /* retained until MPI_Request_free */
-    MPI_Comm     comm;
-} loom_mpi_dtp_args_t;
-
-_Static_assert(sizeof(loom_mpi_dtp_args_t) <= sizeof(((loom_request_ext_t *)0)->user),
-               "the persistent operation's arguments must fit in the request");
-
 /* A send of a packed temporary that completes @p outer when it is done. */
 static int loom_mpi_dt_send_core(const loom_mpi_dtp_args_t *a, loom_request_t outer,
                                  MPI_Request *request, const char *call)
@@ -451,18 +467,51 @@ static int loom_mpi_dt_send_core(const loom_mpi_dtp_args_t *a, loom_request_t ou
  */
 static loom_status_t loom_mpi_dtp_start(loom_request_t req)
 {
-    const loom_mpi_dtp_args_t *a = (const void *)loom_request_ext(req)->user;
+    loom_mpi_dtp_args_t *a = loom_mpi_dtp_args(req);
     MPI_Request inner = MPI_REQUEST_NULL;
-    int rc = a->kind == 2
-             ? loom_mpi_dt_irecv_core(a->buf, a->count, a->dt, a->peer, a->tag, a->comm,
-                                      NULL, req, &inner, "MPI_Start")
-             : loom_mpi_dt_send_core(a, req, &inner, "MPI_Start");
+    int rc;
 
+    a->inner = NULL;
+    rc = a->kind == 2
+         ? loom_mpi_dt_irecv_core(a->buf, a->count, a->dt, a->peer, a->tag, a->comm,
+                                  NULL, req, &inner, "MPI_Start")
+         : loom_mpi_dt_send_core(a, req, &inner, "MPI_Start");
     if (rc != MPI_SUCCESS) {
-        return LOOM_ERR_INTERNAL;  /* raised above, naming the cause */
+        /* raised above, naming the cause: MPI_Start returns that class */
+        int cls = MPI_ERR_OTHER;
+        PMPI_Error_class(rc, &cls);
+        a->inner = NULL;
+        a->start_class = cls;
+        return LOOM_ERR_INTERNAL;
     }
-    loom_request_free(&inner);
+    loom_request_free(&inner);  /* released on completion; a->inner tracks it until then */
     return LOOM_OK;
+}
+
+int loom_mpi_dt_persist_start_class(MPI_Request req)
+{
+    if (req->ext != LOOM_REQ_EXT_PERSIST || loom_request_ext(req)->start_fn !=
+        loom_mpi_dtp_start) {
+        return MPI_SUCCESS;
+    }
+    loom_mpi_dtp_args_t *a = loom_mpi_dtp_args(req);
+    int cls = a->start_class;
+    a->start_class = MPI_SUCCESS;
+    return cls;
+}
+
+int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p)
+{
+    if (req->ext != LOOM_REQ_EXT_PERSIST || loom_request_ext(req)->start_fn !=
+        loom_mpi_dtp_start) {
+        return 0;
+    }
+    loom_mpi_dtp_args_t *a = loom_mpi_dtp_args(req);
+    *st_p = LOOM_OK;
+    if (!req->inactive && a->inner != NULL) {  /* the running operation takes the cancel */
+        loom_mpi_dt_cancel(a->inner, st_p);
+    }
+    return 1;
 }
 
 int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
@@ -496,7 +545,8 @@ int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, in
     }
     a = (void *)loom_request_ext(*request)->user;
     *a = (loom_mpi_dtp_args_t){ .buf = buf, .count = count, .peer = peer, .tag = tag,
-                                .kind = kind, .dt = dt, .comm = comm };
+                                .kind = kind, .dt = dt, .comm = comm, .inner = NULL,
+                                .start_class = MPI_SUCCESS };
     loom_mpi_type_retain(dt);
     return MPI_SUCCESS;
 }

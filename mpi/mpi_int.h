@@ -158,6 +158,8 @@ struct loom_mpi_datatype {
     uint8_t         derived;     /* base/n mean nothing until commit */
     uint8_t         noncontig;   /* committed and not "base x n": pack/unpack */
     int             ebase;       /* the one loom basic type of its elements, or -1 */
+    uint8_t         haspair;     /* holds value+index pair elements (MPI_DOUBLE_INT & co.) */
+    uint8_t         pairpack;    /* noncontig and haspair: refused for now (mpi_dtype.c) */
     int             uhandles;    /* user handles (get_contents hands out more) */
     int             ninputs;     /* constructor inputs, retained */
     struct loom_mpi_datatype **inputs;
@@ -264,6 +266,12 @@ void loom_mpi_dt_persist_forget(MPI_Request req);
  * (cancels the inner receive; *st_p its outcome): 1, else 0.
  */
 int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p);
+/** MPI_Cancel of an active persistent operation on a non-contiguous type: forwarded
+ *  to its running inner request. @return 1 if @p req is one (*st_p set), else 0. */
+int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p);
+/** The class a failed MPI_Start of such a request already raised (then cleared),
+ *  or MPI_SUCCESS if @p req is not one or nothing failed. */
+int loom_mpi_dt_persist_start_class(MPI_Request req);
 
 /**
  * Complete nonblocking collective @p inner on packed temporaries: at its
@@ -300,10 +308,13 @@ int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                         int all, int root, MPI_Comm comm, MPI_Request *request,
                         const char *call);
 
-/** 1 if a live, committed @p dt needs packing. */
+/**
+ * 1 if a live, committed @p dt needs packing and can be packed: a pairpack
+ * type is not (the caller's ordinary check then refuses it, saying why).
+ */
 static inline int loom_mpi_type_noncontig(MPI_Datatype dt)
 {
-    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS && dt->noncontig;
+    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS && dt->noncontig && !dt->pairpack;
 }
 
 /** 1 if @p dt is a live datatype handle (committed or not). */

@@ -38,6 +38,10 @@ static int loom_mpi_pack_args(MPI_Comm comm, MPI_Datatype dt, int count, const c
                : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
                                 loom_mpi_type_why(dt), count);
     }
+    if (dt->pairpack && strcmp(call, "MPI_Pack_size") != 0) {   /* see mpi_dtype.c */
+        return loom_mpi_raise(comm, MPI_ERR_TYPE, call, "datatype %s (count %d)",
+                              loom_mpi_type_why(dt), count);
+    }
     *bytes_p = (size_t)count * (dt->noncontig ? dt->size : loom_mpi_type_extent(dt));
     if (*bytes_p > INT_MAX) {
         return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d elements of %zu bytes do not "

@@ -190,6 +190,10 @@ static int loom_mpi_start_error(MPI_Request req, loom_status_t st, const char *c
         return loom_mpi_raise(comm, cls, call, "buffered send: %s",
                               loom_mpi_bsend_start_why);
     }
+    int dcls = loom_mpi_dt_persist_start_class(req);
+    if (dcls != MPI_SUCCESS) {
+        return dcls;   /* a derived-type start raised it already, naming the cause */
+    }
     return loom_mpi_raise_loom(comm, st, call);
 }
 
@@ -404,6 +408,13 @@ int loom_mpi_ext_cancel(MPI_Request req)
                                  : loom_mpi_raise(NULL, rc, "MPI_Cancel",
                                                   "the generalized request's cancel_fn "
                                                   "failed");
+    }
+    /* persistent on a non-contiguous type: the running inner operation is cancelled */
+    loom_status_t dst;
+    if (loom_mpi_dt_persist_cancel(req, &dst)) {
+        return dst == LOOM_OK ? MPI_SUCCESS
+                              : loom_mpi_raise_loom(loom_mpi_comm_of(req->comm), dst,
+                                                    "MPI_Cancel");
     }
     /* persistent: an active send or receive is cancelled as any other (a
      * buffered one is complete once started); inactive: nothing to cancel */

@@ -6,7 +6,8 @@
  * gaps between the blocks; reductions on it; the nonblocking forms (all in
  * flight at once, on a type freed right after starting them); and the error class of what
  * is not supported yet (scan, nonblocking v-forms, mixed
- * basic types and user ops in reductions). Values are written out by hand:
+ * basic types and user ops in reductions), MPI_ERR_COUNT for packed sizes
+ * that would overflow. Values are written out by hand:
  * the k-th int of rank r's packed data is r * 1000 + k.
  */
 #include "mpi_test_util.h"
@@ -355,6 +356,39 @@ static void t_unsupported(void)
     MT_OK(MPI_Type_free(&st));
 }
 
+/*
+ * Count overflow in the packed views is MPI_ERR_COUNT, never a wrapped
+ * size: a 2^60-byte vector x 16 blocks in Scatterv once summed to 0 bytes
+ * (and "succeeded"); k x recvcount of an empty non-contiguous type once
+ * wrapped an int in Allgather.
+ */
+static void t_overflow(void)
+{
+    MPI_Datatype g, big, e0, empty;
+    int x[64] = { 0 }, counts[1] = { 16 }, displs[1] = { 0 }, bl0 = 0;
+    MPI_Aint d0 = 0;
+
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MT_OK(MPI_Type_contiguous(1 << 30, MPI_CHAR, &g));
+    MT_OK(MPI_Type_vector(1 << 30, 1, 2, g, &big));   /* 2^60 bytes of data */
+    MT_OK(MPI_Type_commit(&big));
+    MT_ERR(MPI_Scatterv(x, counts, displs, big, x + 32, 0, MPI_INT, 0, MPI_COMM_SELF),
+           MPI_ERR_COUNT);
+    MT_ERR(MPI_Gatherv(x, 0, MPI_INT, x + 32, counts, displs, big, 0, MPI_COMM_SELF),
+           MPI_ERR_COUNT);
+    MT_OK(MPI_Type_free(&big));
+    MT_OK(MPI_Type_free(&g));
+    if (size >= 2) {   /* every rank fails the same check before any communication */
+        MT_OK(MPI_Type_create_hindexed(1, &bl0, &d0, MPI_INT, &e0));
+        MT_OK(MPI_Type_create_resized(e0, 0, 4, &empty));   /* size 0, extent 4 */
+        MT_OK(MPI_Type_commit(&empty));
+        MT_ERR(MPI_Allgather(x, 0, MPI_INT, x + 32, 0x7fffffff / size + 1, empty,
+                             MPI_COMM_WORLD), MPI_ERR_COUNT);
+        MT_OK(MPI_Type_free(&empty));
+        MT_OK(MPI_Type_free(&e0));
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -373,6 +407,7 @@ int main(int argc, char **argv)
         t_vcoll();
     }
     t_unsupported();
+    t_overflow();
     MT_OK(MPI_Type_free(&vec));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {

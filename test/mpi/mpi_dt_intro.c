@@ -5,12 +5,15 @@
  * truncated receives, MPI_Pack/Unpack round trips, external32 bytes,
  * MPI_BOTTOM with absolute addresses (a struct from MPI_Get_address), and
  * the error classes (uncommitted types, bad arguments, calls that do not
- * take non-contiguous types yet). Every expectation is written out by
+ * take non-contiguous types yet), MPI_Cancel of a started persistent
+ * receive into a derived type, value+index pair types refused when
+ * non-contiguous. Every expectation is written out by
  * hand. Runs on any number of ranks; each rank talks to itself.
  */
 #include "mpi_test_util.h"
 
 #include <string.h>
+#include <sys/resource.h>
 
 static MPI_Datatype vec; /* vector(3, 2, 4) of MPI_INT: ints 0 1 4 5 8 9 */
 
@@ -324,6 +327,120 @@ static void check_errors(void)
     MT_ERR(MPI_Exscan(x, x + 32, 1, vec, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
 }
 
+/*
+ * Non-contiguous types holding value+index pairs are refused (MPI_ERR_TYPE)
+ * by communication and MPI_Pack/Unpack until packing uses the C layout
+ * (they once moved 12-byte MPI_DOUBLE_INT elements against a basic
+ * path's 16 and garbled data); constructors, commit, size, Pack_size work,
+ * and the contiguous and basic pair types still move.
+ */
+static void check_pair_types(int rank)
+{
+    const MPI_Datatype pairs[] = { MPI_DOUBLE_INT, MPI_FLOAT_INT, MPI_LONG_INT,
+                                   MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INT };
+    struct { double v; int i; } in[4] = { { 1.5, 1 }, { 2.5, 2 }, { 3.5, 3 }, { 4.5, 4 } },
+                                out[4];
+    long double x[64] = { 0 };
+    MPI_Datatype t, c, st, types[2] = { MPI_INT, MPI_DOUBLE_INT };
+    int bl[2] = { 1, 1 }, sz, pos = 0;
+    MPI_Aint disp[2] = { 0, 32 };
+    MPI_Request req;
+    char buf[512];
+
+    for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); ++k) {
+        MT_OK(MPI_Type_vector(2, 1, 2, pairs[k], &t));
+        MT_OK(MPI_Type_commit(&t));
+        MT_OK(MPI_Type_size(t, &sz));
+        MT_CHECK(sz > 0);
+        MT_OK(MPI_Pack_size(1, t, MPI_COMM_WORLD, &sz));
+        MT_ERR(MPI_Send(x, 1, t, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        MT_ERR(MPI_Isend(x, 1, t, rank, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+        MT_ERR(MPI_Recv(x, 1, t, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_ERR_TYPE);
+        MT_ERR(MPI_Irecv(x, 1, t, rank, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+        MT_ERR(MPI_Recv_init(x, 1, t, rank, 0, MPI_COMM_WORLD, &req), MPI_ERR_TYPE);
+        MT_ERR(MPI_Pack(x, 1, t, buf, 512, &pos, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        MT_ERR(MPI_Unpack(buf, 512, &pos, x, 1, t, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        MT_ERR(MPI_Bcast(x, 1, t, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        MT_ERR(MPI_Sendrecv(x, 1, t, rank, 0, x + 32, 1, vec, rank, 0, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE), MPI_ERR_TYPE);
+        MT_OK(MPI_Type_free(&t));
+    }
+    /* vector(4,1,1,DOUBLE_INT) is contiguous but still refused: the engine's layout */
+    MT_OK(MPI_Type_vector(4, 1, 1, MPI_DOUBLE_INT, &t));
+    MT_OK(MPI_Type_commit(&t));
+    MT_ERR(MPI_Send(in, 1, t, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    MT_OK(MPI_Type_free(&t));
+    /* a pair type inside a struct with another type: refused as well */
+    MT_OK(MPI_Type_create_struct(2, bl, disp, types, &st));
+    MT_OK(MPI_Type_commit(&st));
+    MT_ERR(MPI_Send(x, 1, st, rank, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    MT_OK(MPI_Type_free(&st));
+    /* contiguous(4, DOUBLE_INT) and the basic type move the C layout */
+    MT_OK(MPI_Type_contiguous(4, MPI_DOUBLE_INT, &c));
+    MT_OK(MPI_Type_commit(&c));
+    memset(out, 0, sizeof(out));
+    MT_OK(MPI_Sendrecv(in, 1, c, rank, 9, out, 4, MPI_DOUBLE_INT, rank, 9, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE));
+    for (int i = 0; i < 4; ++i) {
+        MT_CHECK(out[i].v == in[i].v && out[i].i == in[i].i);
+    }
+    MT_OK(MPI_Type_free(&c));
+}
+
+/*
+ * MPI_Cancel of a started persistent receive into a non-contiguous type:
+ * nothing is sent on the tag, so the cancel succeeds and the request
+ * completes cancelled (the receive was once left running forever), then
+ * the request restarts and cancels again.
+ */
+static void check_persist_cancel(int rank)
+{
+    MPI_Request req;
+    MPI_Status st;
+    int buf[12] = { 0 }, done, flag;
+
+    MT_OK(MPI_Recv_init(buf, 1, vec, rank, 77, MPI_COMM_WORLD, &req));
+    for (int round = 0; round < 2; ++round) {
+        MT_OK(MPI_Start(&req));
+        MT_OK(MPI_Cancel(&req));
+        done = 0;
+        for (long i = 0; i < 1000000 && !done; ++i) {
+            MT_OK(MPI_Test(&req, &done, &st));
+        }
+        MT_CHECK(done);
+        flag = 0;
+        MT_OK(MPI_Test_cancelled(&st, &flag));
+        MT_EQ(flag, 1);
+    }
+    MT_OK(MPI_Request_free(&req));
+    MT_CHECK(req == MPI_REQUEST_NULL);
+}
+
+/*
+ * "startnomem" (release builds only: a sanitizer reserves too much address
+ * space): with the address space capped, MPI_Start of a ~2 GiB persistent
+ * receive into a derived type cannot allocate its packed buffer and
+ * returns MPI_ERR_NO_MEM (it once returned MPI_ERR_INTERN for any failure).
+ */
+static void check_start_nomem(int rank)
+{
+    struct rlimit rl = { .rlim_cur = (rlim_t)1 << 30, .rlim_max = RLIM_INFINITY }, cur;
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    MPI_Request req;
+    int buf[12] = { 0 };
+
+    MT_CHECK(f != NULL && fscanf(f, "%lu", &pages) == 1);
+    fclose(f);
+    rl.rlim_cur += (rlim_t)pages * 4096;     /* 1 GiB beyond what is mapped now */
+    MT_CHECK(getrlimit(RLIMIT_AS, &cur) == 0);
+    rl.rlim_max = cur.rlim_max;
+    MT_CHECK(setrlimit(RLIMIT_AS, &rl) == 0);
+    MT_OK(MPI_Recv_init(buf, 0x7fffffff / 24, vec, rank, 78, MPI_COMM_WORLD, &req));
+    MT_ERR(MPI_Start(&req), MPI_ERR_NO_MEM);
+    MT_OK(MPI_Request_free(&req));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -347,6 +464,11 @@ int main(int argc, char **argv)
     check_pack();
     check_bottom();
     check_errors();
+    check_persist_cancel(rank);
+    check_pair_types(rank);
+    if (argc > 1 && strcmp(argv[1], "startnomem") == 0) {
+        check_start_nomem(rank);
+    }
     MT_OK(MPI_Type_free(&vec));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
