@@ -36,8 +36,18 @@
  * rank's result, so all reach the same one). The selection's step
  * (coll_select.c) then selects the call: on "yes" this algorithm, which
  * finds the operation entered and its buffers published and goes on from
- * the arrival; on "no" the step has given the number back and the call,
- * and every later one, runs the message-based algorithm the table gives.
+ * the arrival; on "no" the step has given the number back and the call
+ * runs the message-based algorithm the table gives below cma.
+ * Every later call the table gives cma still gets the step, on every rank,
+ * unless this rank's verdict is "yes" (then cma itself, which takes the
+ * number too): whether a rank knows the verdict when a call is posted
+ * depends on timing, so it must not decide whether the call takes an
+ * on-node number (ranks that did and ranks that did not would pair up
+ * different operations afterwards). When such a call's turn comes, the
+ * earlier step has finished on this rank, so the verdict is known and the
+ * same on every rank: "no" spends the operation (every rank arrives, waits
+ * for every arrival and leaves) and hands the call to the table's
+ * message-based algorithm.
  */
 #include "coll_shm.h"
 #include "config_int.h"
@@ -314,7 +324,7 @@ static void loom_coll_cma_publish(loom_coll_state_t *s)
     loom_coll_shm_arrive(s);
 }
 
-enum probe_phase { PR_ENTER = 0, PR_ARRIVED, PR_AGREE };
+enum probe_phase { PR_ENTER = 0, PR_ARRIVED, PR_AGREE, PR_SPEND };
 
 /* The verdict is known: keep the operation for this algorithm ("yes"), or
  * give its number back so the next on-node operation may run ("no"). */
@@ -328,12 +338,35 @@ static loom_status_t loom_coll_cma_probe_done(loom_coll_state_t *s)
 }
 
 /*
+ * The verdict was "no" before this call's turn: the operation is spent as
+ * every rank spends it (each took its number, since the selection gives
+ * the step whatever the verdict; see coll_select.c). We arrived; wait for
+ * every arrival before leaving, as every on-node operation does: that is
+ * what lets the next operation reuse the slots of the one before this
+ * (a rank in operation n + 1 knows every rank has left n - 1), and it
+ * compares the signatures, so a rank that called something else is
+ * reported here rather than later.
+ */
+static loom_status_t loom_coll_cma_spend(loom_coll_state_t *s)
+{
+    loom_status_t st = loom_coll_shm_wait(s);
+
+    if (st != LOOM_OK) {
+        return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
+    }
+    s->peer = 0;
+    return loom_coll_cma_probe_done(s);
+}
+
+/*
  * The communicator's CMA set-up step (see the top): LOOM_OK once the
  * verdict is known, with the on-node operation still entered and this
  * rank's buffers published on "yes" (loom_coll_allreduce_cma continues
  * from there), given back on "no"; LOOM_INPROGRESS meanwhile; or an error.
- * A call selected while the verdict was unknown may find it known when its
- * turn comes (an earlier call agreed): it probes nothing then.
+ * A call selected while the verdict was not "yes" may find it known when
+ * its turn comes (an earlier call agreed, on this rank or before it was
+ * posted): it probes nothing then; on "no" it still arrives and waits for
+ * every arrival (loom_coll_cma_spend), as the other ranks do in it.
  */
 loom_status_t loom_coll_allreduce_cma_probe(loom_request_t req)
 {
@@ -355,7 +388,8 @@ loom_status_t loom_coll_allreduce_cma_probe(loom_request_t req)
             return LOOM_OK;              /* the algorithm publishes */
         case LOOM_COLL_CMA_NO:
             loom_coll_cma_publish(s);    /* arrives, as every rank does */
-            return loom_coll_cma_probe_done(s);
+            s->phase = PR_SPEND;
+            return loom_coll_cma_spend(s);
         default:
             break;
         }
@@ -377,6 +411,8 @@ loom_status_t loom_coll_allreduce_cma_probe(loom_request_t req)
         }
         (void)loom_coll_cma_agree(s);
         return loom_coll_cma_probe_done(s);
+    case PR_SPEND:
+        return loom_coll_cma_spend(s);
     }
     return LOOM_ERR_INTERNAL;
 }

@@ -385,9 +385,18 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
 /** The selection's answer for a call that waits for the segment's set-up. */
 extern const loom_coll_alg_t loom_coll_alg_setup;
 
-/** The selection's answer for an allreduce that would run "cma" while the
- *  communicator's CMA verdict is unknown (the probe, then the selection). */
+/** The selection's answer for an allreduce that would run "cma" while this
+ *  rank does not know the communicator's CMA verdict to be "yes" (the probe,
+ *  or on "no" the operation spent, then loom_coll_select_after_cma). */
 extern const loom_coll_alg_t loom_coll_alg_cma_setup;
+
+/**
+ * The selection of a call whose CMA step (loom_coll_alg_cma_setup) has
+ * run: the verdict is known then, the same on every rank; "no" gives what
+ * the table gives below cma.
+ */
+const loom_coll_alg_t *loom_coll_select_after_cma(loom_coll_type_t type, loom_comm_t comm,
+                                                  size_t bytes, const loom_coll_state_t *s);
 
 /** 1 under LOOM_DETERMINISTIC=1. */
 int loom_coll_deterministic(void);

@@ -313,16 +313,22 @@ int loom_coll_deterministic(void)
     return loom_coll_det;
 }
 
+/*
+ * Can @p alg run the call? Only from the call's properties and the
+ * communicator's on-node segment, never from the CMA verdict, which a rank
+ * may or may not know yet when the call is posted (see loom_coll_select):
+ * @p cma_no is set only once the call's own CMA step found "no", in
+ * operation order, so on every rank alike.
+ */
 static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size_t bytes,
-                              const loom_coll_state_t *s)
+                              const loom_coll_state_t *s, int cma_no)
 {
     if ((alg->flags & LOOM_COLL_ALG_SHM) &&
         (!loom_coll_shm_eligible(comm) || bytes > LOOM_COLL_SHM_MAX_BYTES)) {
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_CMA) &&
-        (!loom_coll_shm_eligible(comm) || loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_NO ||
-         s->esize > LOOM_COLL_CMA_MAX_ESIZE)) {
+        (!loom_coll_shm_eligible(comm) || cma_no || s->esize > LOOM_COLL_CMA_MAX_ESIZE)) {
         return 0;
     }
     if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {
@@ -344,13 +350,14 @@ static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 
 /* The forced algorithm if it can run the call, else the table's answer. */
 static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom_comm_t comm,
-                                                     size_t bytes, const loom_coll_state_t *s)
+                                                     size_t bytes, const loom_coll_state_t *s,
+                                                     int cma_no)
 {
     const struct loom_coll_table *t = &loom_coll_tables[type];
     const loom_coll_alg_t *alg = loom_coll_forced[type];
 
     if (alg != NULL) {
-        if (loom_coll_eligible(alg, comm, bytes, s)) {
+        if (loom_coll_eligible(alg, comm, bytes, s, cma_no)) {
             return alg;
         }
         if (!loom_coll_forced_warned[type]) {
@@ -367,14 +374,14 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
         const loom_coll_rule_t *r = &t->rules[i];
         if (comm->size <= r->max_ranks && bytes <= r->max_bytes) {
             alg = loom_coll_rule_alg[type][i];
-            if (loom_coll_eligible(alg, comm, bytes, s) && !loom_coll_needs_cores(alg)) {
+            if (loom_coll_eligible(alg, comm, bytes, s, cma_no) && !loom_coll_needs_cores(alg)) {
                 return alg;
             }
         }
     }
     /* every table ends with an algorithm that runs anything of its kind */
     for (size_t i = 0; i < t->num_algs; ++i) {
-        if (loom_coll_eligible(&t->algs[i], comm, bytes, s)) {
+        if (loom_coll_eligible(&t->algs[i], comm, bytes, s, cma_no)) {
             return &t->algs[i];
         }
     }
@@ -423,15 +430,32 @@ static const loom_coll_alg_t *loom_coll_select_mcast(const loom_coll_alg_t *alg,
                                                 : &bcast_algs[BCAST_SCATTER_ALLGATHER];
 }
 
-const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
-                                        size_t bytes, const loom_coll_state_t *s)
+/*
+ * The selection; @p cma_done: this call's CMA step has run (the verdict is
+ * known, and the same on every rank, for this operation).
+ *
+ * Whether a call takes an on-node operation number must be the same on
+ * every rank, so it must not depend on what a rank happens to know when
+ * the call is posted. The CMA verdict does: a rank that has finished the
+ * first large allreduce knows it, a rank that posted a second one before
+ * may not. So the table is read without the verdict (cma is eligible from
+ * the call's properties alone), and a call it gives cma gets the CMA step,
+ * which always takes the number, unless this rank knows "yes" (cma itself,
+ * which takes it too). The step decides in operation order: "no" spends
+ * the operation on every rank and selects again with cma_done, which skips
+ * cma, giving the same message-based algorithm as before on every rank.
+ */
+static const loom_coll_alg_t *loom_coll_select_at(loom_coll_type_t type, loom_comm_t comm,
+                                                  size_t bytes, const loom_coll_state_t *s,
+                                                  int cma_done)
 {
     const loom_coll_alg_t *alg;
 
     if (!loom_coll_ready) {
         (void)loom_coll_init();
     }
-    alg = loom_coll_select_table(type, comm, bytes, s);
+    alg = loom_coll_select_table(type, comm, bytes, s,
+                                 cma_done && loom_coll_comm_get(comm)->cma != LOOM_COLL_CMA_YES);
     if (alg->flags & LOOM_COLL_ALG_MCAST) {
         return loom_coll_select_mcast(alg, comm, bytes);
     }
@@ -442,11 +466,23 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
         loom_coll_comm_get(comm)->state != LOOM_COLL_SHM_READY) {
         return &loom_coll_alg_setup;   /* eligible, so not FAILED: not decided yet */
     }
-    if ((alg->flags & LOOM_COLL_ALG_CMA) &&
-        loom_coll_comm_get(comm)->cma == LOOM_COLL_CMA_UNKNOWN) {
-        return &loom_coll_alg_cma_setup;   /* eligible, so not NO: not decided yet */
+    if ((alg->flags & LOOM_COLL_ALG_CMA) && !cma_done &&
+        loom_coll_comm_get(comm)->cma != LOOM_COLL_CMA_YES) {
+        return &loom_coll_alg_cma_setup;   /* unknown, or "no" that others may not know */
     }
     return alg;
+}
+
+const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
+                                        size_t bytes, const loom_coll_state_t *s)
+{
+    return loom_coll_select_at(type, comm, bytes, s, 0);
+}
+
+const loom_coll_alg_t *loom_coll_select_after_cma(loom_coll_type_t type, loom_comm_t comm,
+                                                  size_t bytes, const loom_coll_state_t *s)
+{
+    return loom_coll_select_at(type, comm, bytes, s, 1);
 }
 
 /*
@@ -456,12 +492,12 @@ const loom_coll_alg_t *loom_coll_select(loom_coll_type_t type, loom_comm_t comm,
  * the CMA probe) return here rather than select themselves: the
  * algorithms' files sit below this one and call nothing of it.
  */
-static loom_status_t loom_coll_select_run(loom_request_t req)
+static loom_status_t loom_coll_select_run(loom_request_t req, int cma_done)
 {
     loom_coll_state_t *s = loom_coll_state(req);
     size_t bytes = s->kind == LOOM_COLL_BARRIER ? 0 : s->count * s->esize;
-    const loom_coll_alg_t *alg = loom_coll_select((loom_coll_type_t)s->kind, s->comm,
-                                                  bytes, s);
+    const loom_coll_alg_t *alg = loom_coll_select_at((loom_coll_type_t)s->kind, s->comm,
+                                                     bytes, s, cma_done);
 
     if (s->shm != NULL && !(alg->flags & (LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_CMA))) {
         loom_coll_shm_leave(s);       /* not expected: the segment is set up now */
@@ -495,7 +531,7 @@ loom_status_t loom_coll_setup_progress(loom_request_t req)
     s->phase = 0;
     s->step  = 0;
     s->peer  = 0;
-    return loom_coll_select_run(req);
+    return loom_coll_select_run(req, 0);
 }
 
 /* The multicast agreement (bcast_mcast.c), then the selection. */
@@ -509,11 +545,12 @@ static loom_status_t loom_coll_mcast_setup_progress(loom_request_t req)
     }
     s->phase = 0;
     s->step  = 0;
-    return loom_coll_select_run(req);
+    return loom_coll_select_run(req, 0);
 }
 
-/* The CMA probe and verdict (allreduce_cma.c), then the selection: "yes"
- * gives allreduce cma, which goes on in the operation the probe entered. */
+/* The CMA probe and verdict (allreduce_cma.c), or the operation spent on
+ * "no", then the selection: "yes" gives allreduce cma, which goes on in the
+ * operation the probe entered; "no" what the table gives below cma. */
 static loom_status_t loom_coll_cma_setup_progress(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
@@ -525,7 +562,7 @@ static loom_status_t loom_coll_cma_setup_progress(loom_request_t req)
     s->phase = 0;
     s->step  = 0;
     s->peer  = 0;
-    return loom_coll_select_run(req);
+    return loom_coll_select_run(req, 1);
 }
 
 /* The algorithm loom_barrier/loom_bcast/loom_allreduce of @p bytes runs on

@@ -40,6 +40,20 @@ static const loom_coll_alg_t *pick_on(loom_comm_t comm, loom_coll_type_t type, s
     return loom_coll_select(type, comm, bytes, &s);
 }
 
+/* an allreduce on node2 selected again once its CMA step has run */
+static const loom_coll_alg_t *after_cma(size_t bytes, int ordered)
+{
+    loom_coll_state_t s;
+
+    memset(&s, 0, sizeof(s));
+    s.comm    = &node2;
+    s.size    = node2.size;
+    s.esize   = 8;
+    s.ordered = (uint8_t)ordered;
+    s.layout  = LOOM_COLL_LAYOUT_UNIFORM;
+    return loom_coll_select_after_cma(LOOM_COLL_ALLREDUCE, &node2, bytes, &s);
+}
+
 static const loom_coll_alg_t *pick(loom_coll_type_t type, size_t bytes, int ordered,
                                    int vector)
 {
@@ -139,7 +153,9 @@ static void test_fast_members(void)
  * the table's cma rule gives, while the verdict is unknown, the probe step
  * (flagged CMA, so the shm set-up step keeps the segment's turn for it);
  * after "yes" cma itself, in ordered calls too (it orders by itself);
- * after "no" what the rules below cma give. Skipped when ranks outnumber
+ * after "no" still the step (whether a call takes an on-node number must
+ * not depend on what a rank knows when it posts it), and once the step has
+ * run what the rules below cma give. Skipped when ranks outnumber
  * cores (the table then skips cma whatever the verdict).
  */
 static void test_cma_setup(void)
@@ -175,15 +191,26 @@ static void test_cma_setup(void)
     CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 1, 0)->progress,
                         loom_coll_allreduce_cma);
 
+    /* after the step, "yes" keeps cma */
+    CU_ASSERT_PTR_EQUAL(after_cma(64 << 10, 0)->progress, loom_coll_allreduce_cma);
+
+    /* "no": a call the table gives cma still gets the step (it takes the
+     * on-node number on every rank, whether or not a rank knew the verdict
+     * when it posted the call); the step spends the operation and selects
+     * again, now skipping cma */
     cc->cma = LOOM_COLL_CMA_NO;
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 8 << 10, 0, 0)->name, "shm");
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 16 << 10, 0, 0)->name,
-                           "recursive_doubling");
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 1 << 20, 0, 0)->name,
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 16 << 10, 0, 0),
+                        &loom_coll_alg_cma_setup);
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 1 << 20, 1, 0),
+                        &loom_coll_alg_cma_setup);
+    CU_ASSERT_STRING_EQUAL(after_cma(16 << 10, 0)->name, "recursive_doubling");
+    CU_ASSERT_STRING_EQUAL(after_cma(1 << 20, 0)->name, "rabenseifner");
+    CU_ASSERT_STRING_EQUAL(after_cma(8 << 20, 0)->name, "ring");
+    CU_ASSERT_PTR_EQUAL(after_cma(1 << 20, 1)->progress, loom_coll_allreduce_ordered_rd);
+    /* other kinds are unchanged */
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE, 64 << 10, 0, 0)->name,
                            "rabenseifner");
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 8 << 20, 0, 0)->name, "ring");
-    a = pick_on(&node2, LOOM_COLL_ALLREDUCE, 1 << 20, 1, 0);
-    CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_allreduce_ordered_rd);
 }
 
 int main(void)
