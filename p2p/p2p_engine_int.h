@@ -9,7 +9,7 @@
  * pools that keep the fast path free of malloc.
  *
  * The files form a stack (docs/p2p.md "The files as a stack"; checked by
- * test/p2p/test_p2p_stack.sh): a file calls only files below it. Helpers
+ * test/base/test_file_stacks.sh): a file calls only files below it. Helpers
  * every layer uses and the fast paths inline are static inline here, so
  * they tie no file to another.
  *

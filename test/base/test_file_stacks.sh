@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# test_p2p_stack.sh: the files of the p2p engine form a stack (no call
-# circle between them; docs/p2p.md "The files as a stack").
+# test_file_stacks.sh: inside each layer that promises it, the files form a
+# stack: no call circle between them (docs/ARCHITECTURE.md; docs/p2p.md and
+# docs/collectives.md "The files as a stack").
 #
 # scripts/file_cycles.py reads the objects' defined and undefined symbols
 # (nm) and fails on a strongly connected component of more than one file.
 # First it is shown to fail: two tiny objects compiled here that call each
-# other must be reported as a circle (exit 1), and the same two without the
-# back call must pass. Then it runs on $BUILD/obj/p2p/*.o. The objects of
-# sources that no longer exist (a renamed file's stale .o) are left out.
-# Builds nothing of loom; skips when the objects are missing.
+# other must be reported as a circle (exit 1), with the symbols of both
+# edges, and the same caller with a leaf must pass. Then it runs on each
+# folder's objects in $BUILD/obj (a folder and its subfolders form one
+# graph: a circle through both is a circle too). Objects whose source no
+# longer exists (a moved file's stale .o) are left out; a source without an
+# object fails (rebuild). Builds nothing of loom; skips a folder with no
+# objects at all.
 set -u
 top=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${BUILD:-build/release}
@@ -52,24 +56,43 @@ else
     ((rc == 2)) || bad "no arguments: exit $rc, expected 2 (usage): $out"
 fi
 
-# ---- loom's p2p engine ------------------------------------------------------------
-objs=()
-for o in "$build"/obj/p2p/*.o; do
-    [[ -e $o ]] || continue
-    src=$top/p2p/$(basename "$o" .o).c
-    [[ -e $src ]] && objs+=("$o")
-done
-if ((${#objs[@]} == 0)); then
-    echo "SKIP: no p2p objects in $build/obj/p2p (build loom first: make BUILD=...)"
-else
-    nsrc=$(ls "$top"/p2p/*.c | wc -l)
+# ---- loom's layers: check_stack NAME FOLDER... -------------------------------
+check_stack() {
+    local name=$1 dir o have nsrc=0
+    local objs=() srcs=()
+    shift
+    for dir in "$@"; do
+        srcs=("$top/$dir"/*.c)
+        [[ -e ${srcs[0]} ]] || continue
+        have=0
+        for o in "$build/obj/$dir"/*.o; do
+            [[ -e $o ]] || continue
+            [[ -e $top/$dir/$(basename "$o" .o).c ]] || continue   # stale object
+            objs+=("$o")
+            have=$((have + 1))
+        done
+        nsrc=$((nsrc + ${#srcs[@]}))
+    done
+    if ((${#objs[@]} == 0)); then
+        echo "SKIP: no $name objects in $build/obj (build loom first)"
+        return
+    fi
     ((${#objs[@]} == nsrc)) ||
-        bad "$((nsrc - ${#objs[@]})) p2p sources have no object in $build/obj/p2p (rebuild)"
+        bad "$((nsrc - ${#objs[@]})) $name sources have no object in $build/obj (rebuild)"
     out=$(cycles "${objs[@]}")
     rc=$?
-    ((rc == 0)) || bad "the p2p files call each other in a circle (exit $rc):
+    if ((rc == 0)); then
+        echo "ok: $name: ${#objs[@]} files form a stack"
+    else
+        bad "the $name files call each other in a circle (exit $rc):
 $(echo "$out" | sed -n '/^CIRCLE/,$p')"
-fi
+    fi
+}
 
-((fail == 0)) && echo "p2p stack: all passed" || echo "p2p stack: $fail failed"
+check_stack base base
+check_stack p2p p2p
+check_stack collectives collectives collectives/patterns
+check_stack runtime runtime
+
+((fail == 0)) && echo "file stacks: all passed" || echo "file stacks: $fail failed"
 exit $((fail != 0))
