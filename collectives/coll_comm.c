@@ -12,7 +12,6 @@
 #include "p2p_int.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 static void loom_coll_comm_free(loom_comm_t comm)
@@ -38,16 +37,7 @@ static void loom_coll_comm_free(loom_comm_t comm)
  */
 static int loom_coll_shm_allowed(void)
 {
-    const char *list = loom_config_str(LOOM_P2P_CFG(TRANSPORTS));
-
-    for (const char *p = list; *p != '\0';) {
-        size_t len = strcspn(p, ",");
-        if (len == 3 && strncmp(p, "shm", 3) == 0) {
-            return 1;
-        }
-        p += len + (p[len] == ',' ? 1 : 0);
-    }
-    return *list == '\0';
+    return loom_p2p_transport_allowed("shm");
 }
 
 loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm)

@@ -4,6 +4,8 @@
  */
 #include "p2p_config_int.h"
 
+#include <string.h>
+
 loom_config_var_t loom_p2p_config_vars[LOOM_P2P_CFG_COUNT] = {
     [LOOM_P2P_CFG_TRANSPORTS] = LOOM_CONFIG_VAR("LOOM_TRANSPORTS", STRING, "",
         "comma-separated transports allowed, from self,shm,ib,tcp (default: all available)"),
@@ -25,3 +27,21 @@ loom_config_var_t loom_p2p_config_vars[LOOM_P2P_CFG_COUNT] = {
 };
 
 loom_config_table_t loom_p2p_config = LOOM_CONFIG_TABLE("p2p", loom_p2p_config_vars, NULL);
+
+int loom_p2p_transport_allowed(const char *name)
+{
+    const char *list = loom_config_str(LOOM_P2P_CFG(TRANSPORTS));
+    size_t n = strlen(name);
+
+    if (*list == '\0') {
+        return 1;
+    }
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0) {
+            return 1;
+        }
+        p += len + (p[len] == ',' ? 1 : 0);
+    }
+    return 0;
+}

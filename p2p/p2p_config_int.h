@@ -26,4 +26,10 @@ extern loom_config_table_t loom_p2p_config;
 /** The handle of the engine's variable LOOM_<name>. */
 #define LOOM_P2P_CFG(name) (&loom_p2p_config_vars[LOOM_P2P_CFG_##name])
 
+/**
+ * 1 if LOOM_TRANSPORTS lets transport @p name run: unset, or listing it.
+ * (self always runs; the caller decides that.)
+ */
+int loom_p2p_transport_allowed(const char *name);
+
 #endif /* LOOM_P2P_CONFIG_INT_H */

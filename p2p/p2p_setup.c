@@ -26,21 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int loom_p2p_setup_transport_listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (const char *p = list; *p != '\0';) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && strncmp(p, name, n) == 0) {
-            return 1;
-        }
-        p += len + (comma ? 1 : 0);
-    }
-    return 0;
-}
-
 /* every name in LOOM_TRANSPORTS must be a known transport */
 static loom_status_t loom_p2p_setup_transports_check(const char *list)
 {
@@ -82,8 +67,7 @@ static loom_status_t loom_p2p_setup_transports_open(void)
         const loom_tl_component_t *c = loom_tl_components[i];
         loom_tl_iface_t *iface;
 
-        if (*list != '\0' && strcmp(c->name, "self") != 0 &&
-            !loom_p2p_setup_transport_listed(list, c->name)) {
+        if (strcmp(c->name, "self") != 0 && !loom_p2p_transport_allowed(c->name)) {
             continue;
         }
         st = c->ops->open(&params, &iface);
