@@ -172,6 +172,13 @@ typedef enum loom_datatype {
     LOOM_DATATYPE_COUNT
 } loom_datatype_t;
 
+/**
+ * A derived datatype of the datatype engine (datatype/dt_int.h): built by
+ * the loom_dtype_* constructors from basic types and other derived ones,
+ * committed before use, reference counted. NULL means "none".
+ */
+typedef struct loom_dt *loom_dtype_t;
+
 /** @brief Size in bytes of one element of @p dt (0 if invalid). */
 LOOM_API size_t loom_datatype_size(loom_datatype_t dt);
 

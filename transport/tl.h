@@ -35,6 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 typedef struct loom_tl_iface loom_tl_iface_t;
 typedef struct loom_tl_ep    loom_tl_ep_t;
@@ -74,6 +75,14 @@ typedef void (*loom_tl_am_cb_t)(void *arg, int src, const void *data, size_t len
  */
 typedef void (*loom_tl_peer_err_cb_t)(void *arg, int peer, loom_status_t status,
                                       const char *what);
+
+/**
+ * Producer of a frame's payload for am_send_pack: writes exactly @p len
+ * bytes, the next ones of the message, at @p dst (the transport's own
+ * buffer: a ring slot, a registered bounce buffer). Called from inside
+ * am_send_pack only, zero or more times, in order; never fails.
+ */
+typedef void (*loom_tl_pack_cb_t)(void *arg, void *dst, size_t len);
 
 /** Completion of an asynchronous get. Embedded in the caller's request. */
 typedef struct loom_tl_comp {
@@ -182,6 +191,17 @@ typedef struct loom_tl_ops {
     loom_status_t (*am_send)(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
                              const void *payload, size_t payload_len);
 
+    /**
+     * Optional (NULL where not offered): am_send whose payload is produced
+     * by @p pack straight into the transport's buffer, for non-contiguous
+     * data (a datatype cursor) with no intermediate copy. Same limits,
+     * return codes and ordering as am_send; on LOOM_ERR_NO_RESOURCE @p pack
+     * was not called. Where NULL the caller packs into a buffer of its own
+     * and calls am_send.
+     */
+    loom_status_t (*am_send_pack)(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                                  loom_tl_pack_cb_t pack, void *pack_arg, size_t payload_len);
+
     /*
      * Receiving in place (optional: both NULL where not offered). A blocking
      * receive from one peer spins on am_peek instead of a whole progress
@@ -220,6 +240,16 @@ typedef struct loom_tl_ops {
      */
     loom_status_t (*get)(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
                          const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
+
+    /**
+     * Optional (NULL where not offered): get() scattering straight into
+     * @p iovcnt local pieces (their lengths sum to the bytes read), for a
+     * receiver whose datatype is not contiguous. Same return codes as get;
+     * LOOM_ERR_UNSUPPORTED when this peer cannot be read that way now (the
+     * caller then gets into a buffer and unpacks).
+     */
+    loom_status_t (*get_iov)(loom_tl_ep_t *ep, const struct iovec *iov, size_t iovcnt,
+                             uint64_t raddr, const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 
     /*
      * Multicast (optional: NULL, and caps.can_mcast 0, where not offered).
