@@ -170,10 +170,13 @@ loom_status_t loom_dt_external32_size(size_t count, const loom_dt_t *dt, size_t 
     if (dt == NULL) {
         return DT_ERR(LOOM_ERR_INVALID_TYPE, "loom_dt_external32_size: the type is NULL");
     }
-    if (__builtin_mul_overflow(count, x32_size(dt->tnode), size)) {
+    size_t s;
+
+    if (__builtin_mul_overflow(count, x32_size(dt->tnode), &s)) {  /* *size untouched */
         return DT_ERR(LOOM_ERR_INVALID_COUNT, "loom_dt_external32_size: count %zu overflows",
                       count);
     }
+    *size = s;
     return LOOM_OK;
 }
 
