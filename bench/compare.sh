@@ -32,9 +32,9 @@
 # as halo3d: the halo exchange on a periodic grid of np ranks, at the
 # collectives' np), osu_column and osu_struct (ping-pong, np=2) and dt_pack
 # (MPI_Pack/MPI_Unpack of a vector vs a hand loop: one rank, MB/s, shm only).
-# They have no fault-injection copies: their validation (every byte of the
-# receive side against a model of the layout) is proved to fail by
-# test/mpi/test_mpi_dt_api.sh instead.
+# Their validation checks every byte of the receive side against a model
+# of the layout, so the fault shim's flipped byte fails them wherever it
+# lands; dt_pack (no communication) has no fault-injection copy.
 #
 # --short is the CI mode: a few iterations with validation printed (-c),
 # every run must exit 0 with every row "Pass", both builds must print the
@@ -331,7 +331,8 @@ fi
 
 # ---- fault injection (short mode): validation must fail under both libraries --------
 fault_of() { case $1 in latency) echo recv ;; bw|bibw) echo waitall ;; polling) echo testall ;;
-                        halo|halo3d|column|struct|pack) ;; *) echo "$1" ;; esac; }
+                        column|struct) echo recv ;; halo|halo3d) echo waitall ;; pack) ;;
+                        *) echo "$1" ;; esac; }
 if ((short && !tables_only)); then
     echo "== validation self-test: wrong data injected through PMPI must fail each benchmark"
     for lib in ompi loom; do
@@ -342,9 +343,13 @@ if ((short && !tables_only)); then
             [[ -n $f ]] || continue   # no fault-injection copy (see the top)
             if [[ $lib == ompi ]]; then prefix="$(ompi_cmd shm $np) -x LOOM_BENCH_FAULT"
             else prefix="$(loom_cmd shm $np) -x LOOM_BENCH_FAULT"; fi
-            bin=$BUILD/bench/$lib-fault/osu_$b
-            args="-i 3 -x 1"
-            [[ $b != barrier ]] && args+=" -m 64"
+            bin=$BUILD/bench/$lib-fault/$(bin_of "$b")
+            args="-i 3 -x 1 $(fixed_args "$b")"
+            case $b in
+                barrier) ;;
+                halo|halo3d|column|struct) args+=" -m 1024:1024" ;;
+                *) args+=" -m 64" ;;
+            esac
             log=$out/raw/fault_${b}_$lib
             LOOM_BENCH_FAULT=$f $prefix "$bin" $args >"$log.out" 2>"$log.err"
             rc=$?

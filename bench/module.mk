@@ -44,6 +44,8 @@ BENCH_LOOM_P2P   := $(call bench_bins,loom,$(BENCH_P2P))
 BENCH_LOOM_COLL  := $(call bench_bins,loom,$(BENCH_COLL))
 BENCH_OMPI_DT    := $(call bench_bins,ompi,$(BENCH_DT)) $(BUILD)/bench/ompi/dt_pack
 BENCH_LOOM_DT    := $(call bench_bins,loom,$(BENCH_DT)) $(BUILD)/bench/loom/dt_pack
+BENCH_OFAULT_DT  := $(call bench_bins,ompi-fault,$(BENCH_DT))
+BENCH_LFAULT_DT  := $(call bench_bins,loom-fault,$(BENCH_DT))
 BENCH_OFAULT_P2P := $(call bench_bins,ompi-fault,$(BENCH_P2P))
 BENCH_OFAULT_COLL:= $(call bench_bins,ompi-fault,$(BENCH_COLL))
 BENCH_LFAULT_P2P := $(call bench_bins,loom-fault,$(BENCH_P2P))
@@ -76,6 +78,11 @@ $(BENCH_OMPI_DT): $(BUILD)/bench/ompi/%: bench/%.c $(BENCH_DT_COMMON)
 $(BENCH_LOOM_DT): $(BUILD)/bench/loom/%: bench/%.c $(BENCH_DT_COMMON) $(BENCH_LOOM_DEPS)
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
 
+$(BENCH_OFAULT_DT): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_DT_COMMON) bench/osu_fault.c
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LFAULT_DT): $(BUILD)/bench/loom-fault/osu_%: bench/osu_%.c $(BENCH_DT_COMMON) bench/osu_fault.c $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+
 $(BENCH_OFAULT_P2P): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_COMMON) bench/osu_fault.c
 	$(call bench_link,MPICC ,$(MPICC))
 $(BENCH_OFAULT_COLL): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON) bench/osu_fault.c
@@ -93,7 +100,8 @@ $(BENCH_FLOOR): bench/floor_pingpong.c
 .PHONY: bench bench-ompi bench-loom bench-fault compare
 bench-ompi: $(BENCH_OMPI_P2P) $(BENCH_OMPI_COLL) $(BENCH_OMPI_DT)
 bench-loom: $(BENCH_LOOM_P2P) $(BENCH_LOOM_COLL) $(BENCH_LOOM_DT) $(BENCH_LOOMRUN) $(BENCH_FLOOR)
-bench-fault: $(BENCH_OFAULT_P2P) $(BENCH_OFAULT_COLL) $(BENCH_LFAULT_P2P) $(BENCH_LFAULT_COLL)
+bench-fault: $(BENCH_OFAULT_P2P) $(BENCH_OFAULT_COLL) $(BENCH_LFAULT_P2P) $(BENCH_LFAULT_COLL) \
+             $(BENCH_OFAULT_DT) $(BENCH_LFAULT_DT)
 bench: bench-ompi bench-loom
 
 # `make check` runs the short comparison as an extra check (CHECK_EXTRA),
