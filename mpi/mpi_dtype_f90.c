@@ -48,11 +48,22 @@ int loom_mpi_dtype_f90_info(MPI_Datatype dt, int *combiner, int ints[2], int *ni
     return 0;
 }
 
+/* @p v for a type's name: the number, or MPI_UNDEFINED */
+static void f90_num(char out[16], int v)
+{
+    if (v == MPI_UNDEFINED) {
+        snprintf(out, 16, "MPI_UNDEFINED");
+    } else {
+        snprintf(out, 16, "%d", v);
+    }
+}
+
 /* The cached handle of (combiner, p, r), made from @p like on first use. */
 static int f90_handle(int combiner, int p, int r, MPI_Datatype like, const char *call,
                       MPI_Datatype *newtype)
 {
     f90_type_t *t;
+    char ps[16], rs[16];
 
     for (t = f90_types; t != NULL; t = t->next) {
         if (t->combiner == combiner && t->p == p && t->r == r) {
@@ -73,11 +84,13 @@ static int f90_handle(int combiner, int p, int r, MPI_Datatype like, const char 
     t->obj.refs = 1;
     t->obj.ebase = like->ebase;
     t->obj.uhandles = 1;
+    f90_num(ps, p);
+    f90_num(rs, r);
     if (combiner == MPI_COMBINER_F90_INTEGER) {
-        snprintf(t->obj.name, sizeof(t->obj.name), "MPI_F90_INTEGER(r=%d)", r);
+        snprintf(t->obj.name, sizeof(t->obj.name), "MPI_F90_INTEGER(r=%s)", rs);
     } else {
-        snprintf(t->obj.name, sizeof(t->obj.name), "MPI_F90_%s(p=%d,r=%d)",
-                 combiner == MPI_COMBINER_F90_REAL ? "REAL" : "COMPLEX", p, r);
+        snprintf(t->obj.name, sizeof(t->obj.name), "MPI_F90_%s(p=%s,r=%s)",
+                 combiner == MPI_COMBINER_F90_REAL ? "REAL" : "COMPLEX", ps, rs);
     }
     t->combiner = combiner;
     t->p = p;

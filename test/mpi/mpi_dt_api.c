@@ -105,6 +105,14 @@ static void check_f90_create(void)
     check_f90(t, 8, MPI_COMBINER_F90_REAL, 2, MPI_UNDEFINED, 38);
     MT_OK(MPI_Type_create_f90_real(15, 307, &t));
     check_f90(t, 8, MPI_COMBINER_F90_REAL, 2, 15, 307);
+    {   /* a name saying what it is; through the Fortran handle and back */
+        char name[MPI_MAX_OBJECT_NAME];
+        int len = 0;
+
+        MT_OK(MPI_Type_get_name(t, name, &len));
+        MT_CHECK(strcmp(name, "MPI_F90_REAL(p=15,r=307)") == 0);
+        MT_CHECK(MPI_Type_f2c(MPI_Type_c2f(t)) == t);
+    }
     if (LDBL_DIG >= 18) {
         MT_OK(MPI_Type_create_f90_real(16, MPI_UNDEFINED, &t));
         check_f90(t, (int)sizeof(long double), MPI_COMBINER_F90_REAL, 2, 16, MPI_UNDEFINED);
