@@ -57,7 +57,8 @@ static int emit(dt_walk_t *w, char *addr, size_t len, const dt_node_t *leaf)
  * nb blocks of n_ bytes, stride apart, into (PACK) or out of (UNPACK) the
  * stream. One loop per direction and block size: with n_ a constant each
  * memcpy is one or two moves, and no branch is left inside the loop (gcc
- * -O2 does not unswitch loops). The small sizes are unrolled four times:
+ * -O2 does not unswitch loops); 32 and 64 bytes are inline moves too. The
+ * small sizes are unrolled four times:
  * the rolled loop ran 4-byte blocks at half the speed of a hand-written
  * C loop (bench/dt_pack, docs/datatypes.md "Pack speed").
  */
@@ -98,6 +99,12 @@ static char *pack_blocks(char *s, const char *mem, size_t nb, size_t bs, ptrdiff
     case 16:
         DT_PACK_LOOP4(16);
         break;
+    case 32:
+        DT_PACK_LOOP(32);
+        break;
+    case 64:
+        DT_PACK_LOOP(64);
+        break;
     default:
         DT_PACK_LOOP(bs);
         break;
@@ -117,6 +124,12 @@ static const char *unpack_blocks(const char *s, char *mem, size_t nb, size_t bs,
         break;
     case 16:
         DT_UNPACK_LOOP4(16);
+        break;
+    case 32:
+        DT_UNPACK_LOOP(32);
+        break;
+    case 64:
+        DT_UNPACK_LOOP(64);
         break;
     default:
         DT_UNPACK_LOOP(bs);
