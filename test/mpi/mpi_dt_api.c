@@ -3,7 +3,8 @@
  * different from the standard: MPI_Type_match_size, MPI_Type_create_f90_
  * integer/real/complex (selection by precision and range, same handle for
  * the same arguments, predefined: MPI_Type_free fails, envelope and
- * contents, dup, use in a derived type, point-to-point and MPI_Pack), and
+ * contents, dup, use in a derived type, point-to-point, reductions and
+ * MPI_Pack), and
  * external32 of MPI_LONG/MPI_UNSIGNED_LONG/MPI_LONG_INT (4 bytes per long,
  * MPI-3.1 Table 13.2; sign and zero extension back; a value past 32 bits
  * refused with nothing written). Every expectation is written out by hand.
@@ -158,6 +159,16 @@ static void check_f90_data(void)
                        MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     for (int i = 0; i < 6; ++i) {
         MT_CHECK(dst[i] == (i % 2 ? -1.0 : ((rank + size - 1) % size) * 10 + i));
+    }
+    {   /* a reduction on the f90 types: as on double and int32 */
+        double x[2] = { rank + 0.5, -rank }, sx[2];
+        int32_t k = rank + 1, sk = 0;
+
+        MT_OK(MPI_Allreduce(x, sx, 2, r8, MPI_SUM, MPI_COMM_WORLD));
+        MT_CHECK(sx[0] == size * (size - 1) / 2.0 + 0.5 * size);
+        MT_CHECK(sx[1] == -size * (size - 1) / 2.0);
+        MT_OK(MPI_Allreduce(&k, &sk, 1, i4, MPI_MAX, MPI_COMM_WORLD));
+        MT_EQ(sk, size);
     }
     MT_OK(MPI_Pack(iv, 3, i4, buf, sizeof(buf), &pos, MPI_COMM_WORLD));
     MT_EQ(pos, 12);
