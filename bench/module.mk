@@ -13,6 +13,14 @@
 #                              checks, no timing asserts ($(BUILD)/compare-short/);
 #                              `make compare-short` is the same, run by make check
 #   make compare RUNS=9 COMPARE_ARGS='--bench latency,allreduce'
+#   make compare COMPARE_ARGS='--bench dtype'
+#                              the derived-datatype benchmarks (issue 20), not
+#                              in the default set: osu_halo (2-D and 3-D halo
+#                              exchange, vector + subarray faces: `halo`,
+#                              `halo3d`), osu_column (a matrix column as a
+#                              vector: `column`), osu_struct (an array of
+#                              structs: `struct`) and dt_pack (MPI_Pack/Unpack
+#                              of a vector vs a hand loop, one rank: `pack`)
 #
 # Both builds use the same flags; both link their MPI library dynamically.
 
@@ -23,6 +31,9 @@ BENCH_NAMES  := $(BENCH_P2P) $(BENCH_COLL)
 BENCH_CFLAGS := -std=c11 $(OPTFLAGS) $(WARNFLAGS) -D_GNU_SOURCE
 BENCH_COMMON := bench/osu_util.c bench/osu_util.h
 BENCH_COLL_COMMON := $(BENCH_COMMON) bench/osu_coll.c
+# derived datatypes (issue 20): osu_<name> plus dt_pack
+BENCH_DT     := column struct halo
+BENCH_DT_COMMON := $(BENCH_COMMON) bench/osu_dtype.c bench/osu_dtype.h
 
 # $(call bench_bins,flavour,names)
 bench_bins = $(foreach b,$(2),$(BUILD)/bench/$(1)/osu_$(b))
@@ -31,6 +42,10 @@ BENCH_OMPI_P2P   := $(call bench_bins,ompi,$(BENCH_P2P))
 BENCH_OMPI_COLL  := $(call bench_bins,ompi,$(BENCH_COLL))
 BENCH_LOOM_P2P   := $(call bench_bins,loom,$(BENCH_P2P))
 BENCH_LOOM_COLL  := $(call bench_bins,loom,$(BENCH_COLL))
+BENCH_OMPI_DT    := $(call bench_bins,ompi,$(BENCH_DT)) $(BUILD)/bench/ompi/dt_pack
+BENCH_LOOM_DT    := $(call bench_bins,loom,$(BENCH_DT)) $(BUILD)/bench/loom/dt_pack
+BENCH_OFAULT_DT  := $(call bench_bins,ompi-fault,$(BENCH_DT))
+BENCH_LFAULT_DT  := $(call bench_bins,loom-fault,$(BENCH_DT))
 BENCH_OFAULT_P2P := $(call bench_bins,ompi-fault,$(BENCH_P2P))
 BENCH_OFAULT_COLL:= $(call bench_bins,ompi-fault,$(BENCH_COLL))
 BENCH_LFAULT_P2P := $(call bench_bins,loom-fault,$(BENCH_P2P))
@@ -58,6 +73,16 @@ $(BENCH_LOOM_P2P): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_COMMON) $(BE
 $(BENCH_LOOM_COLL): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON) $(BENCH_LOOM_DEPS)
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
 
+$(BENCH_OMPI_DT): $(BUILD)/bench/ompi/%: bench/%.c $(BENCH_DT_COMMON)
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LOOM_DT): $(BUILD)/bench/loom/%: bench/%.c $(BENCH_DT_COMMON) $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+
+$(BENCH_OFAULT_DT): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_DT_COMMON) bench/osu_fault.c
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LFAULT_DT): $(BUILD)/bench/loom-fault/osu_%: bench/osu_%.c $(BENCH_DT_COMMON) bench/osu_fault.c $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+
 $(BENCH_OFAULT_P2P): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_COMMON) bench/osu_fault.c
 	$(call bench_link,MPICC ,$(MPICC))
 $(BENCH_OFAULT_COLL): $(BUILD)/bench/ompi-fault/osu_%: bench/osu_%.c $(BENCH_COLL_COMMON) bench/osu_fault.c
@@ -73,9 +98,10 @@ $(BENCH_FLOOR): bench/floor_pingpong.c
 	$(call bench_link,CC    ,$(CC))
 
 .PHONY: bench bench-ompi bench-loom bench-fault compare
-bench-ompi: $(BENCH_OMPI_P2P) $(BENCH_OMPI_COLL)
-bench-loom: $(BENCH_LOOM_P2P) $(BENCH_LOOM_COLL) $(BENCH_LOOMRUN) $(BENCH_FLOOR)
-bench-fault: $(BENCH_OFAULT_P2P) $(BENCH_OFAULT_COLL) $(BENCH_LFAULT_P2P) $(BENCH_LFAULT_COLL)
+bench-ompi: $(BENCH_OMPI_P2P) $(BENCH_OMPI_COLL) $(BENCH_OMPI_DT)
+bench-loom: $(BENCH_LOOM_P2P) $(BENCH_LOOM_COLL) $(BENCH_LOOM_DT) $(BENCH_LOOMRUN) $(BENCH_FLOOR)
+bench-fault: $(BENCH_OFAULT_P2P) $(BENCH_OFAULT_COLL) $(BENCH_LFAULT_P2P) $(BENCH_LFAULT_COLL) \
+             $(BENCH_OFAULT_DT) $(BENCH_LFAULT_DT)
 bench: bench-ompi bench-loom
 
 # `make check` runs the short comparison as an extra check (CHECK_EXTRA),

@@ -1,6 +1,10 @@
 /*
  * dt_basic.c: the predefined types, one per loom_datatype_t: their sizes,
- * alignments (what rounds a struct's extent) and external32 sizes.
+ * alignments (what rounds a struct's extent) and external32 sizes, plus
+ * C long and unsigned long (loom_dt_basic_c_long): the same bytes as the
+ * loom integer of their size, but 4 bytes in external32 (MPI-3.1 Table
+ * 13.2, as MPICH has it), so MPI_LONG keeps the standard's portable size;
+ * the LONG_INT pair's value is such a long.
  *
  * A plain basic type is a single typed LEAF (one element). The MINLOC/
  * MAXLOC pairs are two elements (value, index) in their C layout: a STRUCT
@@ -19,7 +23,7 @@ typedef struct basic_info {
 } basic_info_t;
 
 #define BI(t, e) { sizeof(t), _Alignof(t), e }
-static const basic_info_t basic_info[LOOM_DATATYPE_COUNT] = {
+static const basic_info_t basic_info[DT_BASIC_COUNT] = {
     [LOOM_BYTE]   = BI(unsigned char, 1), [LOOM_INT8]   = BI(int8_t, 1),
     [LOOM_INT16]  = BI(int16_t, 2),       [LOOM_INT32]  = BI(int32_t, 4),
     [LOOM_INT64]  = BI(int64_t, 8),       [LOOM_UINT8]  = BI(uint8_t, 1),
@@ -30,6 +34,7 @@ static const basic_info_t basic_info[LOOM_DATATYPE_COUNT] = {
     [LOOM_DOUBLE_COMPLEX]      = BI(double _Complex, 16),
     [LOOM_LONG_DOUBLE_COMPLEX] = BI(long double _Complex, 32),
     [LOOM_BOOL] = BI(_Bool, 1),
+    [DT_BASIC_C_LONG] = BI(long, 4), [DT_BASIC_C_ULONG] = BI(unsigned long, 4),
 };
 
 /* the pairs: value type, index type, C struct for offsets */
@@ -47,19 +52,19 @@ typedef struct pair_info {
 } pair_info_t;
 
 #define PI(s, vt) { vt, offsetof(struct s, i), sizeof(struct s), _Alignof(struct s) }
-static const pair_info_t pair_info[LOOM_DATATYPE_COUNT] = {
+static const pair_info_t pair_info[DT_BASIC_COUNT] = {
     [LOOM_FLOAT_INT]       = PI(p_fi, LOOM_FLOAT),
     [LOOM_DOUBLE_INT]      = PI(p_di, LOOM_DOUBLE),
-    [LOOM_LONG_INT]        = PI(p_li, LOOM_INT64),
+    [LOOM_LONG_INT]        = PI(p_li, DT_BASIC_C_LONG),
     [LOOM_2INT]            = PI(p_ii, LOOM_INT32),
     [LOOM_SHORT_INT]       = PI(p_si, LOOM_INT16),
     [LOOM_LONG_DOUBLE_INT] = PI(p_ldi, LOOM_LONG_DOUBLE),
 };
 
-static loom_dt_t basic_dt[LOOM_DATATYPE_COUNT];
-static dt_node_t basic_node[LOOM_DATATYPE_COUNT];
+static loom_dt_t basic_dt[DT_BASIC_COUNT];
+static dt_node_t basic_node[DT_BASIC_COUNT];
 /* the pairs' byte programs: one run of the data bytes, or two */
-static dt_node_t *pair_bnode[LOOM_DATATYPE_COUNT];
+static dt_node_t *pair_bnode[DT_BASIC_COUNT];
 static pthread_once_t basic_once = PTHREAD_ONCE_INIT;
 
 static bool is_pair(int b)
@@ -101,7 +106,7 @@ static void init_pair(int b)
 static void basic_init(void)
 {
     /* leaves first: the pairs point at them */
-    for (int b = 0; b < LOOM_DATATYPE_COUNT; ++b) {
+    for (int b = 0; b < DT_BASIC_COUNT; ++b) {
         if (!is_pair(b)) {
             basic_node[b] = (dt_node_t){ .kind = DT_LEAF, .basic = b,
                                          .size = basic_info[b].size,
@@ -109,7 +114,7 @@ static void basic_init(void)
                                          .nelems = 1 };
         }
     }
-    for (int b = 0; b < LOOM_DATATYPE_COUNT; ++b) {
+    for (int b = 0; b < DT_BASIC_COUNT; ++b) {
         loom_dt_t *dt = &basic_dt[b];
 
         dt->predefined = dt->committed = true;
@@ -138,9 +143,23 @@ loom_dt_t *loom_dt_basic(loom_datatype_t basic)
     return &basic_dt[basic];
 }
 
+loom_dt_t *loom_dt_basic_c_long(int is_unsigned)
+{
+    pthread_once(&basic_once, basic_init);
+    return &basic_dt[is_unsigned ? DT_BASIC_C_ULONG : DT_BASIC_C_LONG];
+}
+
 int loom_dt_basic_of(const loom_dt_t *dt)
 {
-    return dt->predefined ? (int)(dt - basic_dt) : -1;
+    int b = dt->predefined ? (int)(dt - basic_dt) : -1;
+
+    if (b == DT_BASIC_C_LONG) {
+        return sizeof(long) == 8 ? LOOM_INT64 : LOOM_INT32;
+    }
+    if (b == DT_BASIC_C_ULONG) {
+        return sizeof(long) == 8 ? LOOM_UINT64 : LOOM_UINT32;
+    }
+    return b;
 }
 
 size_t dt_basic_align(int basic)

@@ -20,10 +20,13 @@ loom_status_t dt_check_committed(const loom_dt_t *dt, const char *op)
 
 loom_status_t dt_stream_size(size_t count, const loom_dt_t *dt, const char *op, size_t *total)
 {
-    if (__builtin_mul_overflow(count, dt->size, total)) {
+    size_t t;
+
+    if (__builtin_mul_overflow(count, dt->size, &t)) {  /* *total untouched on error */
         return DT_ERR(LOOM_ERR_INVALID_COUNT, "%s: count %zu x size %zu overflows size_t", op,
                       count, dt->size);
     }
+    *total = t;
     return LOOM_OK;
 }
 

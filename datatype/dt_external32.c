@@ -7,6 +7,12 @@
  * IEEE binary128 (16 bytes), converted from and to x87 80-bit extended
  * precision where that is the native format (the conversion keeps every
  * bit of an x87 value; unpack rounds a binary128 down to 64 mantissa bits).
+ * C long and unsigned long (loom_dt_basic_c_long) are 4 bytes, as MPI-3.1
+ * Table 13.2 and MPICH have them (Open MPI 4.1 writes 4 bytes too but
+ * reports 8 from MPI_Pack_external_size): unpack sign- or zero-extends;
+ * pack first checks every such value fits 32 bits, in a pass of its own,
+ * and refuses the whole call (LOOM_ERR_INVALID_ARG, nothing written)
+ * rather than truncate silently as the peers do.
  */
 #include "dt_priv.h"
 
@@ -90,12 +96,36 @@ static void ext_to_ld(char *dst, const char *src)
 #define DT_HAVE_LD_EXT32 0
 #endif
 
+/* a C long (signed or not) at mem <-> 4 big-endian bytes */
+static void x32_long(x32_t *x, char *mem, bool is_unsigned)
+{
+    long v;
+    uint32_t u;
+
+    if (x->pack) {
+        memcpy(&v, mem, sizeof(v));
+        u = (uint32_t)(unsigned long)v;
+        for (int i = 3; i >= 0; --i, u >>= 8) {
+            x->p[i] = (char)(u & 0xff);
+        }
+        return;
+    }
+    u = (uint32_t)(unsigned char)x->p[0] << 24 | (uint32_t)(unsigned char)x->p[1] << 16 |
+        (uint32_t)(unsigned char)x->p[2] << 8 | (uint32_t)(unsigned char)x->p[3];
+    v = is_unsigned ? (long)(unsigned long)u : (long)(int32_t)u;
+    memcpy(mem, &v, sizeof(v));
+}
+
 /* one element of basic type b at mem <-> the external32 side */
 static void x32_elem(x32_t *x, char *mem, int b)
 {
     size_t e = dt_basic_ext32_size(b);
 
     switch (b) {
+    case DT_BASIC_C_LONG:
+    case DT_BASIC_C_ULONG:
+        x32_long(x, mem, b == DT_BASIC_C_ULONG);
+        break;
     case LOOM_FLOAT_COMPLEX:
     case LOOM_DOUBLE_COMPLEX:
         swap_copy(x->pack ? x->p : mem, x->pack ? mem : x->p, e / 2);
@@ -147,22 +177,72 @@ static size_t x32_size(const dt_node_t *n)
     }
 }
 
-/* has the type a long double we cannot convert? */
-static bool x32_unsupported(const dt_node_t *n)
+/* has the typed tree a leaf that @p pred accepts? */
+static bool x32_any(const dt_node_t *n, bool (*pred)(int basic))
 {
     if (n->kind == DT_LEAF) {
-        return !DT_HAVE_LD_EXT32 &&
-               (n->basic == LOOM_LONG_DOUBLE || n->basic == LOOM_LONG_DOUBLE_COMPLEX);
+        return pred(n->basic);
     }
     if (n->kind == DT_STRUCT) {
         for (size_t k = 0; k < n->count; ++k) {
-            if (x32_unsupported(n->kids[k])) {
+            if (x32_any(n->kids[k], pred)) {
                 return true;
             }
         }
         return false;
     }
-    return x32_unsupported(n->child);
+    return x32_any(n->child, pred);
+}
+
+/* a long double we cannot convert */
+static bool x32_is_unsupported(int b)
+{
+    return !DT_HAVE_LD_EXT32 && (b == LOOM_LONG_DOUBLE || b == LOOM_LONG_DOUBLE_COMPLEX);
+}
+
+static bool x32_is_long(int b)
+{
+    return b == DT_BASIC_C_LONG || b == DT_BASIC_C_ULONG;
+}
+
+/* the pre-pass of a pack holding C longs: does every one fit 32 bits? */
+typedef struct x32_range {
+    size_t index;   /* elements seen */
+    long   bad;     /* the first value that does not fit */
+} x32_range_t;
+
+static int x32_range_leaf(void *ctx, char *addr, size_t len, const dt_node_t *leaf)
+{
+    x32_range_t *r = ctx;
+
+    for (size_t off = 0; off < len; off += leaf->size, ++r->index) {
+        long v;
+
+        if (!x32_is_long(leaf->basic)) {
+            continue;
+        }
+        memcpy(&v, addr + off, sizeof(v));
+        if (leaf->basic == DT_BASIC_C_LONG ? (v < INT32_MIN || v > INT32_MAX)
+                                           : ((unsigned long)v > UINT32_MAX)) {
+            r->bad = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static loom_status_t x32_check_longs(char *mem, const loom_dt_t *dt, size_t total,
+                                     const char *op)
+{
+    x32_range_t r = { 0, 0 };
+    dt_walk_t w = { .op = DT_OP_FN, .fn = x32_range_leaf, .ctx = &r };
+
+    if (!x32_any(dt->tnode, x32_is_long) || dt_walk_array(&w, dt->tnode, mem, 0, total) == 0) {
+        return LOOM_OK;
+    }
+    return DT_ERR(LOOM_ERR_INVALID_ARG, "%s: element %zu, a C long of value %ld, does not fit "
+                  "the 4 bytes external32 gives MPI_LONG/MPI_UNSIGNED_LONG (MPI-3.1 Table "
+                  "13.2); nothing was packed", op, r.index, r.bad);
 }
 
 loom_status_t loom_dt_external32_size(size_t count, const loom_dt_t *dt, size_t *size)
@@ -170,10 +250,13 @@ loom_status_t loom_dt_external32_size(size_t count, const loom_dt_t *dt, size_t 
     if (dt == NULL) {
         return DT_ERR(LOOM_ERR_INVALID_TYPE, "loom_dt_external32_size: the type is NULL");
     }
-    if (__builtin_mul_overflow(count, x32_size(dt->tnode), size)) {
+    size_t s;
+
+    if (__builtin_mul_overflow(count, x32_size(dt->tnode), &s)) {  /* *size untouched */
         return DT_ERR(LOOM_ERR_INVALID_COUNT, "loom_dt_external32_size: count %zu overflows",
                       count);
     }
+    *size = s;
     return LOOM_OK;
 }
 
@@ -190,13 +273,16 @@ static loom_status_t x32_run(char *mem, size_t count, const loom_dt_t *dt, char 
         (st = loom_dt_external32_size(count, dt, &need)) != LOOM_OK) {
         return st;
     }
-    if (x32_unsupported(dt->tnode)) {
+    if (x32_any(dt->tnode, x32_is_unsupported)) {
         return DT_ERR(LOOM_ERR_UNSUPPORTED, "%s: long double has no external32 conversion "
                       "on this platform", op);
     }
     if (*position > extsize || need > extsize - *position) {
         return DT_ERR(LOOM_ERR_TRUNCATED, "%s: %zu bytes at position %zu exceed the %zu-byte "
                       "buffer", op, need, *position, extsize);
+    }
+    if (pack && (st = x32_check_longs(mem, dt, total, op)) != LOOM_OK) {
+        return st;
     }
     x.p = ext + *position;
     (void)dt_walk_array(&w, dt->tnode, mem, 0, total);

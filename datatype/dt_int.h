@@ -71,6 +71,15 @@ enum {
 /** @brief The predefined type of basic type @p basic; NULL if invalid. Never freed. */
 loom_dt_t *loom_dt_basic(loom_datatype_t basic);
 
+/**
+ * @brief The predefined type of C long (@p is_unsigned 0) or unsigned long
+ * (1): natively the loom integer of sizeof(long) bytes (loom_dt_basic_of
+ * says which), but 4 bytes in external32 as MPI-3.1 Table 13.2 has it for
+ * MPI_LONG and MPI_UNSIGNED_LONG; packing a value that does not fit 32 bits
+ * is refused (LOOM_ERR_INVALID_ARG, nothing written). Never freed.
+ */
+loom_dt_t *loom_dt_basic_c_long(int is_unsigned);
+
 /** @brief Take one more reference on @p dt (no-op for predefined types). */
 void loom_dt_retain(loom_dt_t *dt);
 

@@ -68,7 +68,10 @@ struct loom_dt {
     loom_dt_t        **types;       /* one reference each (none for predefined) */
 };
 
-/* dt_basic.c */
+/* dt_basic.c: the engine's basic types are loom_datatype_t's plus C long
+ * and unsigned long, which are 4 bytes in external32 (MPI-3.1 Table 13.2)
+ * whatever their native size (loom_dt_basic_c_long) */
+enum { DT_BASIC_C_LONG = LOOM_DATATYPE_COUNT, DT_BASIC_C_ULONG, DT_BASIC_COUNT };
 size_t dt_basic_align(int basic);
 size_t dt_basic_ext32_size(int basic);
 

@@ -53,36 +53,98 @@ static int emit(dt_walk_t *w, char *addr, size_t len, const dt_node_t *leaf)
     return 0;
 }
 
-/* nb blocks of bs bytes, stride apart, to or from the stream */
-#define DT_COPY_LOOP(n_, pk)                                                     \
+/*
+ * nb blocks of n_ bytes, stride apart, into (PACK) or out of (UNPACK) the
+ * stream. One loop per direction and block size: with n_ a constant each
+ * memcpy is one or two moves, and no branch is left inside the loop (gcc
+ * -O2 does not unswitch loops); 32 and 64 bytes are inline moves too. The
+ * small sizes are unrolled four times:
+ * the rolled loop ran 4-byte blocks at half the speed of a hand-written
+ * C loop (bench/dt_pack, docs/datatypes.md "Pack speed").
+ */
+#define DT_PACK_LOOP(n_)                                                         \
     for (size_t i_ = 0; i_ < nb; ++i_, mem += stride, s += (n_)) {               \
-        if (pk) {                                                                \
-            memcpy(s, mem, (n_));                                                \
-        } else {                                                                 \
-            memcpy(mem, s, (n_));                                                \
-        }                                                                        \
+        memcpy(s, mem, (n_));                                                    \
     }
+#define DT_UNPACK_LOOP(n_)                                                       \
+    for (size_t i_ = 0; i_ < nb; ++i_, mem += stride, s += (n_)) {               \
+        memcpy(mem, s, (n_));                                                    \
+    }
+#define DT_PACK_LOOP4(n_)                                                        \
+    for (; nb >= 4; nb -= 4, mem += 4 * stride, s += 4 * (n_)) {                 \
+        memcpy(s, mem, (n_));                                                    \
+        memcpy(s + (n_), mem + stride, (n_));                                    \
+        memcpy(s + 2 * (n_), mem + 2 * stride, (n_));                            \
+        memcpy(s + 3 * (n_), mem + 3 * stride, (n_));                            \
+    }                                                                            \
+    DT_PACK_LOOP(n_)
+#define DT_UNPACK_LOOP4(n_)                                                      \
+    for (; nb >= 4; nb -= 4, mem += 4 * stride, s += 4 * (n_)) {                 \
+        memcpy(mem, s, (n_));                                                    \
+        memcpy(mem + stride, s + (n_), (n_));                                    \
+        memcpy(mem + 2 * stride, s + 2 * (n_), (n_));                            \
+        memcpy(mem + 3 * stride, s + 3 * (n_), (n_));                            \
+    }                                                                            \
+    DT_UNPACK_LOOP(n_)
+
+static char *pack_blocks(char *s, const char *mem, size_t nb, size_t bs, ptrdiff_t stride)
+{
+    switch (bs) {
+    case 4:
+        DT_PACK_LOOP4(4);
+        break;
+    case 8:
+        DT_PACK_LOOP4(8);
+        break;
+    case 16:
+        DT_PACK_LOOP4(16);
+        break;
+    case 32:
+        DT_PACK_LOOP(32);
+        break;
+    case 64:
+        DT_PACK_LOOP(64);
+        break;
+    default:
+        DT_PACK_LOOP(bs);
+        break;
+    }
+    return s;
+}
+
+static const char *unpack_blocks(const char *s, char *mem, size_t nb, size_t bs,
+                                 ptrdiff_t stride)
+{
+    switch (bs) {
+    case 4:
+        DT_UNPACK_LOOP4(4);
+        break;
+    case 8:
+        DT_UNPACK_LOOP4(8);
+        break;
+    case 16:
+        DT_UNPACK_LOOP4(16);
+        break;
+    case 32:
+        DT_UNPACK_LOOP(32);
+        break;
+    case 64:
+        DT_UNPACK_LOOP(64);
+        break;
+    default:
+        DT_UNPACK_LOOP(bs);
+        break;
+    }
+    return s;
+}
 
 static void copy_blocks(dt_walk_t *w, char *mem, size_t nb, size_t bs, ptrdiff_t stride)
 {
-    char *s = w->stream;
-    bool pk = w->op == DT_OP_PACK;
-
-    switch (bs) {
-    case 4:
-        DT_COPY_LOOP(4, pk);
-        break;
-    case 8:
-        DT_COPY_LOOP(8, pk);
-        break;
-    case 16:
-        DT_COPY_LOOP(16, pk);
-        break;
-    default:
-        DT_COPY_LOOP(bs, pk);
-        break;
+    if (w->op == DT_OP_PACK) {
+        w->stream = pack_blocks(w->stream, mem, nb, bs, stride);
+    } else {
+        w->stream = (char *)(uintptr_t)unpack_blocks(w->stream, mem, nb, bs, stride);
     }
-    w->stream = s;
     w->done += nb * bs;
 }
 

@@ -179,6 +179,187 @@ typedef enum loom_datatype {
  */
 typedef struct loom_dt *loom_dtype_t;
 
+/*
+ * The derived-datatype API (datatype/dt_api.c over the engine). Every MPI
+ * constructor, with the native API's conventions: counts and block lengths
+ * are size_t (at most INT64_MAX), displacements and strides ptrdiff_t (in
+ * elements of the input's extent, or in bytes for the h- forms), outputs
+ * last and written only on success. A new type holds one reference, the
+ * caller's, and its own references on its inputs: loom_dtype_free() of an
+ * input right after a constructor, or of a type a pending operation still
+ * uses, is safe (the object lives until its last holder lets go). Types
+ * must be committed (loom_dtype_commit) before data moves; the queries work
+ * on any type. Errors: LOOM_ERR_INVALID_TYPE (a NULL or uncommitted type,
+ * a predefined one freed), LOOM_ERR_INVALID_COUNT (a count, block length
+ * or size past its limit), LOOM_ERR_INVALID_ARG (NULL arrays or outputs,
+ * bad subarray/darray arguments, overflowing extents), LOOM_ERR_TRUNCATED
+ * (a pack buffer too small); each is logged naming the argument and limit.
+ * docs/datatypes.md describes the engine.
+ */
+
+/** Array order of loom_dtype_subarray() and loom_dtype_darray(). */
+typedef enum loom_dtype_order {
+    LOOM_DTYPE_ORDER_C = 0,       /**< row-major: the last dimension is fastest */
+    LOOM_DTYPE_ORDER_FORTRAN = 1, /**< column-major: the first dimension is fastest */
+} loom_dtype_order_t;
+
+/** Distribution of one dimension of loom_dtype_darray() (MPI_DISTRIBUTE_*). */
+typedef enum loom_dtype_distrib {
+    LOOM_DTYPE_DISTRIBUTE_BLOCK = 0,
+    LOOM_DTYPE_DISTRIBUTE_CYCLIC = 1,
+    LOOM_DTYPE_DISTRIBUTE_NONE = 2,
+} loom_dtype_distrib_t;
+
+/** darray's default distribution argument (MPI_DISTRIBUTE_DFLT_DARG). */
+#define LOOM_DTYPE_DARG_DEFAULT (-1)
+
+/**
+ * @brief The derived-datatype handle of basic type @p basic: predefined,
+ * committed, never freed. NULL (and a log line) if @p basic is invalid.
+ */
+LOOM_API loom_dtype_t loom_dtype_basic(loom_datatype_t basic);
+
+/** @brief @p count copies of @p oldtype, one extent apart (MPI_Type_contiguous). */
+LOOM_API loom_status_t loom_dtype_contiguous(size_t count, loom_dtype_t oldtype,
+                                             loom_dtype_t *newtype_p);
+
+/**
+ * @brief @p count blocks of @p blocklen elements of @p oldtype, block k
+ * at k x @p stride elements (MPI_Type_vector; a negative stride counts down).
+ */
+LOOM_API loom_status_t loom_dtype_vector(size_t count, size_t blocklen, ptrdiff_t stride,
+                                         loom_dtype_t oldtype, loom_dtype_t *newtype_p);
+
+/** @brief As loom_dtype_vector() with @p stride in bytes (MPI_Type_create_hvector). */
+LOOM_API loom_status_t loom_dtype_hvector(size_t count, size_t blocklen, ptrdiff_t stride,
+                                          loom_dtype_t oldtype, loom_dtype_t *newtype_p);
+
+/**
+ * @brief Block k: @p blocklens[k] elements of @p oldtype at @p displs[k]
+ * extents of it (MPI_Type_indexed). The arrays may be NULL only if @p count is 0.
+ */
+LOOM_API loom_status_t loom_dtype_indexed(size_t count, const size_t blocklens[],
+                                          const ptrdiff_t displs[], loom_dtype_t oldtype,
+                                          loom_dtype_t *newtype_p);
+
+/** @brief As loom_dtype_indexed() with @p displs in bytes (MPI_Type_create_hindexed). */
+LOOM_API loom_status_t loom_dtype_hindexed(size_t count, const size_t blocklens[],
+                                           const ptrdiff_t displs[], loom_dtype_t oldtype,
+                                           loom_dtype_t *newtype_p);
+
+/** @brief Blocks of one length at @p displs extents (MPI_Type_create_indexed_block). */
+LOOM_API loom_status_t loom_dtype_indexed_block(size_t count, size_t blocklen,
+                                                const ptrdiff_t displs[], loom_dtype_t oldtype,
+                                                loom_dtype_t *newtype_p);
+
+/** @brief Blocks of one length at byte @p displs (MPI_Type_create_hindexed_block). */
+LOOM_API loom_status_t loom_dtype_hindexed_block(size_t count, size_t blocklen,
+                                                 const ptrdiff_t displs[],
+                                                 loom_dtype_t oldtype, loom_dtype_t *newtype_p);
+
+/**
+ * @brief Block k: @p blocklens[k] elements of @p types[k] at byte
+ * @p displs[k] (MPI_Type_create_struct). The extent is rounded up to the
+ * largest alignment of the basic types in it, as a C compiler pads a
+ * struct, unless an input carries an explicit upper bound (resized).
+ */
+LOOM_API loom_status_t loom_dtype_struct(size_t count, const size_t blocklens[],
+                                         const ptrdiff_t displs[], const loom_dtype_t types[],
+                                         loom_dtype_t *newtype_p);
+
+/**
+ * @brief The @p subsizes block at @p starts of an @p ndims-dimensional
+ * array of @p sizes elements of @p oldtype (MPI_Type_create_subarray);
+ * extent: the whole array. 1 <= ndims <= 64.
+ */
+LOOM_API loom_status_t loom_dtype_subarray(int ndims, const size_t sizes[],
+                                           const size_t subsizes[], const size_t starts[],
+                                           loom_dtype_order_t order, loom_dtype_t oldtype,
+                                           loom_dtype_t *newtype_p);
+
+/**
+ * @brief Process @p rank's part of a global array distributed over a
+ * grid of @p psizes processes (row-major ranks), @p size in all
+ * (MPI_Type_create_darray). @p dargs[i]: the block or cycle length, or
+ * LOOM_DTYPE_DARG_DEFAULT.
+ */
+LOOM_API loom_status_t loom_dtype_darray(int size, int rank, int ndims, const size_t gsizes[],
+                                         const loom_dtype_distrib_t distribs[],
+                                         const int dargs[], const int psizes[],
+                                         loom_dtype_order_t order, loom_dtype_t oldtype,
+                                         loom_dtype_t *newtype_p);
+
+/**
+ * @brief @p oldtype with lower bound @p lb and extent @p extent
+ * (MPI_Type_create_resized): what the next instance's offset is.
+ */
+LOOM_API loom_status_t loom_dtype_resized(loom_dtype_t oldtype, ptrdiff_t lb,
+                                          ptrdiff_t extent, loom_dtype_t *newtype_p);
+
+/** @brief A new type with @p oldtype's layout, committed if it is (MPI_Type_dup). */
+LOOM_API loom_status_t loom_dtype_dup(loom_dtype_t oldtype, loom_dtype_t *newtype_p);
+
+/** @brief Prepare @p dt for data movement (idempotent; basic types always are). */
+LOOM_API loom_status_t loom_dtype_commit(loom_dtype_t dt);
+
+/**
+ * @brief Drop the caller's reference and set *@p dt_p to NULL. The type
+ * lives on while types built from it or operations in flight hold it.
+ * @return LOOM_ERR_INVALID_TYPE for NULL or a predefined (basic) type.
+ */
+LOOM_API loom_status_t loom_dtype_free(loom_dtype_t *dt_p);
+
+/** @brief Bytes of data in one instance of @p dt (MPI_Type_size). */
+LOOM_API loom_status_t loom_dtype_size(loom_dtype_t dt, size_t *size_p);
+
+/** @brief Lower bound and extent (MPI_Type_get_extent); either output may be NULL. */
+LOOM_API loom_status_t loom_dtype_extent(loom_dtype_t dt, ptrdiff_t *lb_p,
+                                         ptrdiff_t *extent_p);
+
+/**
+ * @brief Bounds of the data alone, without resized markers or struct
+ * padding (MPI_Type_get_true_extent); either output may be NULL.
+ */
+LOOM_API loom_status_t loom_dtype_true_extent(loom_dtype_t dt, ptrdiff_t *true_lb_p,
+                                              ptrdiff_t *true_extent_p);
+
+/** @brief Bytes loom_dtype_pack() produces for (count, dt) (MPI_Pack_size, exact). */
+LOOM_API loom_status_t loom_dtype_pack_size(size_t count, loom_dtype_t dt, size_t *size_p);
+
+/**
+ * @brief Pack (inbuf, count, dt) at @p outbuf + *@p position_p and
+ * advance *@p position_p (MPI_Pack). LOOM_ERR_TRUNCATED, nothing written,
+ * if the @p outsize-byte buffer has too little room left.
+ */
+LOOM_API loom_status_t loom_dtype_pack(const void *inbuf, size_t count, loom_dtype_t dt,
+                                       void *outbuf, size_t outsize, size_t *position_p);
+
+/**
+ * @brief The inverse of loom_dtype_pack(): read @p inbuf + *@p position_p
+ * into (outbuf, count, dt), advance *@p position_p (MPI_Unpack).
+ * LOOM_ERR_TRUNCATED if fewer bytes than needed are left of @p insize.
+ */
+LOOM_API loom_status_t loom_dtype_unpack(const void *inbuf, size_t insize,
+                                         size_t *position_p, void *outbuf, size_t count,
+                                         loom_dtype_t dt);
+
+/** @brief Size of (count, dt) in "external32" (MPI_Pack_external_size). */
+LOOM_API loom_status_t loom_dtype_external32_size(size_t count, loom_dtype_t dt,
+                                                  size_t *size_p);
+
+/**
+ * @brief loom_dtype_pack() in MPI's portable "external32" representation
+ * (big-endian, MPI-3.1 Table 13.2 sizes, no padding: MPI_Pack_external).
+ */
+LOOM_API loom_status_t loom_dtype_pack_external32(const void *inbuf, size_t count,
+                                                  loom_dtype_t dt, void *outbuf,
+                                                  size_t outsize, size_t *position_p);
+
+/** @brief The inverse of loom_dtype_pack_external32() (MPI_Unpack_external). */
+LOOM_API loom_status_t loom_dtype_unpack_external32(const void *inbuf, size_t insize,
+                                                    size_t *position_p, void *outbuf,
+                                                    size_t count, loom_dtype_t dt);
+
 /** @brief Size in bytes of one element of @p dt (0 if invalid). */
 LOOM_API size_t loom_datatype_size(loom_datatype_t dt);
 

@@ -36,6 +36,7 @@
  */
 #include "mpi_int.h"
 #include "mpi_attr_int.h"
+#include "mpi_dtype_int.h"
 #include "dt_int.h"
 
 #include <limits.h>
@@ -56,6 +57,11 @@ loom_dt_t *loom_mpi_type_ldt(MPI_Datatype dt)
 {
     if (dt->ldt != NULL) {
         return dt->ldt;
+    }
+    /* C long: the engine's own basic type, 4 bytes in external32 (MPI-3.1
+     * Table 13.2) although its loom twin (base) is the 8-byte integer */
+    if (dt == MPI_LONG || dt == MPI_UNSIGNED_LONG) {
+        return loom_dt_basic_c_long(dt == MPI_UNSIGNED_LONG);
     }
     if (dt->n == 1) {
         return loom_dt_basic(dt->base);
@@ -567,6 +573,10 @@ int PMPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addres
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_get_envelope",
                               "an output argument is NULL");
     }
+    if (loom_mpi_dtype_f90_info(type, combiner, (int[2]){ 0, 0 }, num_integers)) {
+        *num_addresses = *num_datatypes = 0;  /* mpi_dtype_f90.c: {r} or {p, r} */
+        return MPI_SUCCESS;
+    }
     if (type->predefined) {
         *num_integers = *num_addresses = *num_datatypes = 0;
         *combiner = MPI_COMBINER_NAMED;
@@ -607,15 +617,33 @@ static void loom_mpi_dtype_unmap(loom_dt_combiner_t c, int ints[], int ni)
     }
 }
 
+/* MPI_Type_get_contents of an MPI_Type_create_f90_* type: its @p ni integers. */
+static int loom_mpi_dtype_f90_contents(const int f90[2], int ni, int max_integers,
+                                       int array_of_integers[])
+{
+    if (max_integers < ni || array_of_integers == NULL) {
+        return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_get_contents", "the integer "
+                              "array holds %d; the type has %d", array_of_integers == NULL
+                              ? 0 : max_integers, ni);
+    }
+    for (int i = 0; i < ni; ++i) {
+        array_of_integers[i] = f90[i];
+    }
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 int PMPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     const char *call = "MPI_Type_get_contents";
-    int ni, na, nt;
+    int ni, na, nt, f90[2];
     loom_dt_combiner_t c;
 
+    if (loom_mpi_type_is_valid(mtype) && loom_mpi_dtype_f90_info(mtype, &na, f90, &ni)) {
+        return loom_mpi_dtype_f90_contents(f90, ni, max_integers, array_of_integers);
+    }
     if (!loom_mpi_type_is_valid(mtype) || mtype->predefined) {
         return loom_mpi_raise(NULL, MPI_ERR_TYPE, call, "datatype %s",
                               loom_mpi_type_is_valid(mtype)

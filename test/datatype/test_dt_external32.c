@@ -105,12 +105,73 @@ static void test_get_elements(void)
     loom_dt_release(s);
 }
 
+/* C long: 4 big-endian bytes (MPI-3.1 Table 13.2), sign- or zero-extended back;
+ * a value past 32 bits refuses the whole pack; LONG_INT's value is one */
+static void test_c_long(void)
+{
+    loom_dt_t *sl = loom_dt_basic_c_long(0), *ul = loom_dt_basic_c_long(1), *v = NULL;
+    long in[3] = { 0x01020304L, -2L, 7L }, back[3] = { 0 };
+    unsigned long uin[2] = { 0xfffffffeUL, 5UL }, uback[2] = { 0 };
+    struct { long v; int i; } li = { -3L, 9 }, li2 = { 0, 0 };
+    unsigned char out[32];
+    size_t pos = 0, rpos = 0, sz = 0;
+
+    CU_ASSERT_EQUAL(loom_dt_basic_of(sl), sizeof(long) == 8 ? LOOM_INT64 : LOOM_INT32);
+    CU_ASSERT_EQUAL(loom_dt_basic_of(ul), sizeof(long) == 8 ? LOOM_UINT64 : LOOM_UINT32);
+    CU_ASSERT_EQUAL(loom_dt_size(sl), sizeof(long));
+    CU_ASSERT_EQUAL(loom_dt_external32_size(3, sl, &sz), LOOM_OK);
+    CU_ASSERT_EQUAL(sz, 12);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_pack_external32(in, 3, sl, out, sizeof(out), &pos), LOOM_OK);
+    CU_ASSERT_EQUAL(pos, 12);
+    CU_ASSERT(memcmp(out, "\x01\x02\x03\x04\xff\xff\xff\xfe\0\0\0\x07", 12) == 0);
+    CU_ASSERT_EQUAL(loom_dt_unpack_external32(out, pos, &rpos, back, 3, sl), LOOM_OK);
+    CU_ASSERT(back[0] == in[0] && back[1] == -2L && back[2] == 7L);
+    pos = rpos = 0;
+    CU_ASSERT_EQUAL(loom_dt_pack_external32(uin, 2, ul, out, sizeof(out), &pos), LOOM_OK);
+    CU_ASSERT(memcmp(out, "\xff\xff\xff\xfe\0\0\0\x05", 8) == 0);
+    CU_ASSERT_EQUAL(loom_dt_unpack_external32(out, pos, &rpos, uback, 2, ul), LOOM_OK);
+    CU_ASSERT(uback[0] == 0xfffffffeUL && uback[1] == 5UL);
+    /* the pair: 4 + 4 bytes */
+    pos = rpos = 0;
+    CU_ASSERT_EQUAL(loom_dt_external32_size(1, loom_dt_basic(LOOM_LONG_INT), &sz), LOOM_OK);
+    CU_ASSERT_EQUAL(sz, 8);
+    CU_ASSERT_EQUAL(loom_dt_pack_external32(&li, 1, loom_dt_basic(LOOM_LONG_INT), out,
+                                            sizeof(out), &pos), LOOM_OK);
+    CU_ASSERT(memcmp(out, "\xff\xff\xff\xfd\0\0\0\x09", 8) == 0);
+    CU_ASSERT_EQUAL(loom_dt_unpack_external32(out, pos, &rpos, &li2, 1,
+                                              loom_dt_basic(LOOM_LONG_INT)), LOOM_OK);
+    CU_ASSERT(li2.v == -3L && li2.i == 9);
+    if (sizeof(long) == 8) {
+        /* out of range, inside a derived type: refused, nothing written */
+        long big[3] = { 1L, (long)INT32_MAX + 1, 2L };
+        unsigned long ubig[1] = { (unsigned long)UINT32_MAX + 1 };
+
+        CU_ASSERT_EQUAL_FATAL(loom_dt_create_contiguous(3, sl, &v), LOOM_OK);
+        CU_ASSERT_EQUAL_FATAL(loom_dt_commit(v), LOOM_OK);
+        memset(out, 0xee, sizeof(out));
+        pos = 0;
+        CU_ASSERT_EQUAL(loom_dt_pack_external32(big, 1, v, out, sizeof(out), &pos),
+                        LOOM_ERR_INVALID_ARG);
+        CU_ASSERT_EQUAL(pos, 0);
+        CU_ASSERT(out[0] == 0xee && out[11] == 0xee);
+        big[1] = INT32_MIN - 1L;
+        CU_ASSERT_EQUAL(loom_dt_pack_external32(big, 1, v, out, sizeof(out), &pos),
+                        LOOM_ERR_INVALID_ARG);
+        big[1] = INT32_MIN;
+        CU_ASSERT_EQUAL(loom_dt_pack_external32(big, 1, v, out, sizeof(out), &pos), LOOM_OK);
+        CU_ASSERT_EQUAL(loom_dt_pack_external32(ubig, 1, ul, out, sizeof(out), &pos),
+                        LOOM_ERR_INVALID_ARG);
+        loom_dt_release(v);
+    }
+}
+
 int main(void)
 {
     static const loom_test_case_t cases[] = {
         { "external32 known values", test_known_values },
         { "external32 round trips (long double too)", test_round_trips },
         { "get_elements on partial data", test_get_elements },
+        { "C long: 4 bytes in external32, range checked", test_c_long },
         { NULL, NULL },
     };
     return loom_test_run_suite("datatype external32", cases, NULL, NULL);
