@@ -109,25 +109,33 @@ compare: bench-ompi bench-loom $(if $(filter 1,$(SHORT)),bench-fault)
 # memory in use at one rank count; bench/scale.sh runs it over many) and
 # osu_incast (compare.sh --bench incast). Built by bench-ompi and bench-loom
 # with the others. osu_incast's receiver is rank 0, so its fault copies link
-# bench/osu_incast_fault.c, which breaks rank 0 (osu_fault.c breaks the last).
+# bench/osu_incast_fault.c, which breaks rank 0 (osu_fault.c breaks the last;
+# osu_startup's fault copy uses it: LOOM_BENCH_FAULT=waitall).
 BENCH_SCALE       := startup incast
 BENCH_OMPI_SCALE  := $(call bench_bins,ompi,$(BENCH_SCALE))
 BENCH_LOOM_SCALE  := $(call bench_bins,loom,$(BENCH_SCALE))
-BENCH_OFAULT_SCALE := $(BUILD)/bench/ompi-fault/osu_incast
-BENCH_LFAULT_SCALE := $(BUILD)/bench/loom-fault/osu_incast
+BENCH_OFAULT_SCALE := $(BUILD)/bench/ompi-fault/osu_incast $(BUILD)/bench/ompi-fault/osu_startup
+BENCH_LFAULT_SCALE := $(BUILD)/bench/loom-fault/osu_incast $(BUILD)/bench/loom-fault/osu_startup
 
 $(BENCH_OMPI_SCALE): $(BUILD)/bench/ompi/osu_%: bench/osu_%.c $(BENCH_COMMON)
 	$(call bench_link,MPICC ,$(MPICC))
 $(BENCH_LOOM_SCALE): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_COMMON) $(BENCH_LOOM_DEPS)
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
-$(BENCH_OFAULT_SCALE): bench/osu_incast.c $(BENCH_COMMON) bench/osu_incast_fault.c
+$(BUILD)/bench/ompi-fault/osu_incast: bench/osu_incast.c $(BENCH_COMMON) bench/osu_incast_fault.c
 	$(call bench_link,MPICC ,$(MPICC))
-$(BENCH_LFAULT_SCALE): bench/osu_incast.c $(BENCH_COMMON) bench/osu_incast_fault.c $(BENCH_LOOM_DEPS)
+$(BUILD)/bench/loom-fault/osu_incast: bench/osu_incast.c $(BENCH_COMMON) bench/osu_incast_fault.c $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+$(BUILD)/bench/ompi-fault/osu_startup: bench/osu_startup.c $(BENCH_COMMON) bench/osu_fault.c
+	$(call bench_link,MPICC ,$(MPICC))
+$(BUILD)/bench/loom-fault/osu_startup: bench/osu_startup.c $(BENCH_COMMON) bench/osu_fault.c $(BENCH_LOOM_DEPS)
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
 
 bench-ompi: $(BENCH_OMPI_SCALE)
 bench-loom: $(BENCH_LOOM_SCALE)
 bench-fault: $(BENCH_OFAULT_SCALE) $(BENCH_LFAULT_SCALE)
+
+# test/bench/test_bench_scale.sh runs loom's builds and fault copies
+CHECK_PREREQS += $(BENCH_LOOM_SCALE) $(BENCH_LFAULT_SCALE)
 
 .PHONY: scale
 SCALE_ARGS ?=
