@@ -373,11 +373,10 @@ static int su_measure(const osu_ctx_t *ctx, const su_options_t *o, const char *p
 /* Step @p d of one size: @p rounds messages to r+d, as many from r-d.
  * Returns this rank's error count. */
 static int su_exchange_step(const osu_ctx_t *ctx, char *sbuf, char *rbuf, size_t size,
-                            int rounds, int d, MPI_Request *reqs)
+                            int rounds, int d, MPI_Request *reqs, MPI_Status *sts)
 {
     int n = ctx->nranks, r = ctx->rank, errors = 0;
     int dst = (r + d) % n, src = (r - d + n) % n;
-    MPI_Status *sts = reqs == NULL ? NULL : (MPI_Status *)(reqs + 2 * rounds);
     char what[64];
 
     for (int k = 0; k < rounds; k++) {
@@ -407,18 +406,19 @@ static int su_exchange(const osu_ctx_t *ctx, const su_options_t *o, double *secs
     int errors = 0, total = 0;
     char *sbuf, *rbuf;
     MPI_Request *reqs;
+    MPI_Status *sts;
     double t0, dt, dt_max = 0.0;
 
     for (int i = 0; i < o->nsizes; i++)
         max = o->sizes[i] > max ? o->sizes[i] : max;
     sbuf = osu_alloc(ctx, max * (size_t)o->rounds);
     rbuf = osu_alloc(ctx, max * (size_t)o->rounds);
-    /* requests, then as many statuses (MPI_Status is larger than a request) */
-    reqs = osu_alloc(ctx, (size_t)o->rounds * 2 * (sizeof(MPI_Request) + sizeof(MPI_Status)));
+    reqs = osu_alloc(ctx, (size_t)o->rounds * 2 * sizeof(MPI_Request));
+    sts = osu_alloc(ctx, (size_t)o->rounds * 2 * sizeof(MPI_Status));
     t0 = MPI_Wtime();
     for (int i = 0; i < o->nsizes; i++)
         for (int d = 1; d < ctx->nranks; d++)
-            errors += su_exchange_step(ctx, sbuf, rbuf, o->sizes[i], o->rounds, d, reqs);
+            errors += su_exchange_step(ctx, sbuf, rbuf, o->sizes[i], o->rounds, d, reqs, sts);
     dt = MPI_Wtime() - t0;
     MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Reduce(&dt, &dt_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -426,6 +426,7 @@ static int su_exchange(const osu_ctx_t *ctx, const su_options_t *o, double *secs
     free(sbuf);
     free(rbuf);
     free(reqs);
+    free(sts);
     return total;
 }
 

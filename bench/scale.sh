@@ -25,10 +25,9 @@
 # Both use --bind-to core when the ranks fit the cores. Open MPI runs with
 # --mca pml ob1 --mca btl self,vader, as in compare.sh.
 #
-# After each job the script lists /dev/shm entries named like the library's
-# (loom-*, vader_segment*) that appeared during it and are still there 3 s
-# after the launcher returned ("left" column: should be 0; another user's job of the same library
-# running at the same time can show up too: the names are in raw/*.shm_left).
+# After each job the script checks the job's own /dev/shm files (rank 0
+# lists the ones it maps, osu_startup -v) are gone 3 s after the launcher
+# returned ("left" column: should be 0; the names in raw/*.shm_left).
 #
 # usage: bench/scale.sh [--np 2,16,64] [--libs ompi,loom] [--sizes 8,65536]
 #            [--rounds N] [--timeout S] [--csv FILE] [--out DIR] [--build DIR]
@@ -115,9 +114,6 @@ launch_cmd() {
     fi
 }
 
-# names a library gives its /dev/shm files (an ERE prefix)
-shm_prefix() { if [[ $1 == loom ]]; then echo 'loom-'; else echo '(vader_segment|ompi|sm_segment)'; fi; }
-
 shmem_kb() { awk '$1 == "Shmem:" { print $2 }' /proc/meminfo; }
 
 # kv log first second key: the value of key=value on the first line of log
@@ -141,18 +137,18 @@ run_one() {
     log=$out/raw/$tag
     [[ -n $sizes ]] && args+=" -m $sizes"
     [[ -n $rounds ]] && args+=" -r $rounds"
-    ls -A /dev/shm 2>/dev/null | sort >"$log.shm_before"
     base=$(shmem_kb)
     t0=$(date +%s.%N)
-    local cmd="$(launch_cmd "$lib" "$np") $BUILD/bench/$lib/osu_startup -t $t0 -b $base$args"
+    local cmd="$(launch_cmd "$lib" "$np") $BUILD/bench/$lib/osu_startup -v -t $t0 -b $base$args"
     echo "$cmd" >"$log.cmd"
     timeout -k 10 "$((run_timeout + 30))" $cmd >"$log.out" 2>"$log.err"
     rc=$?
     t1=$(date +%s.%N)
+    # the job's own /dev/shm files (rank 0 lists them, -v): still there?
     # Open MPI's segments go a moment after mpirun returns: allow 3 s
+    sed -n 's|^#   file \(/dev/shm/[^ :]*\).*|\1|p' "$log.out" | sort -u >"$log.shm_files"
     for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-        ls -A /dev/shm 2>/dev/null | sort | comm -13 "$log.shm_before" - |
-            grep -E "^$(shm_prefix "$lib")" >"$log.shm_left"
+        while read -r f; do [[ -e $f ]] && echo "$f"; done <"$log.shm_files" >"$log.shm_left"
         [[ -s $log.shm_left ]] || break
         sleep 0.2
     done
