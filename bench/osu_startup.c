@@ -16,29 +16,29 @@
  * largest t_init - launch over ranks (launch to MPI_Init return, what a user
  * waits for) and the largest t_init - t_start (MPI_Init alone).
  *
- * Shared memory "in use" is counted three ways, at a barrier so nothing
- * changes under the measurement (rank 0 measures after the others are idle
- * in the barrier that follows):
- *   alloc_kB  pages allocated to the files behind the ranks' shared mappings
- *             (what `du -k` reports for them): each rank lists the (device,
- *             inode) of every MAP_SHARED file mapping in /proc/self/smaps and
+ * Shared memory "in use" is counted at a barrier so nothing changes under
+ * the measurement (every rank reads its own /proc/self/smaps, then the
+ * results are reduced to rank 0), for the MAP_SHARED file mappings of the
+ * ranks, split by where the file lives: "shm_" for /dev/shm (tmpfs: the
+ * libraries' segments, RAM), "other_" for the rest (e.g. the PMIx dstore in
+ * /tmp, on disk):
+ *   *_alloc_kB  pages allocated to those files (what `du -k` reports for
+ *             them): each rank lists the (device, inode) of every mapping and
  *             its st_blocks (fstat through /proc/self/map_files, which also
  *             works after the file was unlinked); rank 0 unites the lists.
- *             Segments created and unlinked by a library count as long as
- *             some rank still maps them.
- *   pss_kB    sum over ranks of the Pss of those mappings: the pages that are
- *             mapped somewhere, each counted once across the job.
- *   rss_kB    sum over ranks of their Rss (touched pages, once per rank), and
- *   map_kB    sum of their sizes (address space mapped, once per rank).
- *   shmem_delta_kB  /proc/meminfo Shmem minus the -b baseline (the launcher
- *             reads it just before the launch): whole-machine, so other jobs
- *             add noise, but it also sees pages nobody maps any more.
+ *             Segments a library unlinked count as long as some rank maps them.
+ *   *_pss_kB  sum over ranks of the Pss of those mappings: the pages mapped
+ *             somewhere, each counted once across the job.
+ *   shm_rss_kB  sum over ranks of their Rss (touched pages, once per rank),
+ *   shm_map_kB  sum of their sizes (address space mapped, once per rank).
+ *   meminfo_delta_kB  /proc/meminfo Shmem minus the -b baseline (read by the
+ *             launcher side just before the launch): whole machine, so other
+ *             jobs add noise, but it also sees pages nobody maps any more.
  *
  * The exchange: for each size and d = 1 .. n-1, rank r posts -r receives
  * from r-d and -r sends to r+d and waits for all of them (so every ordered
- * pair carries every size -r times, and no rank runs more than one step
- * ahead), each message a pattern of (size, round, sender, receiver) checked
- * with its status on arrival. The default -r 20 exceeds Open MPI vader's
+ * pair carries every size -r times), each message a pattern of (size,
+ * round, sender, receiver) checked with its status on arrival. The default -r 20 exceeds Open MPI vader's
  * fast-box threshold (16 messages), so both libraries are measured with
  * every pair "busy". Ranks wait in MPI_Waitall/MPI_Barrier only, never in
  * a spin loop of this program.
