@@ -156,7 +156,18 @@ run_one() {
     ((rc == 124 || rc == 137)) && status=timeout
     ((rc != 0 && rc != 124 && rc != 137)) && status="exit$rc"
     [[ $status == ok ]] && ! grep -q '^result Pass' "$log.out" && status=invalid
-    printf '%s\n' "$np,$lib,$status,$(line_field "$log.out" startup launch_to_init_s),$(line_field "$log.out" startup init_max_s),$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),$(line_field "$log.out" exchange time_s),$(shm_field "$log.out" init shm_alloc_kB),$(shm_field "$log.out" exchange shm_alloc_kB),$(shm_field "$log.out" init shm_pss_kB),$(shm_field "$log.out" exchange shm_pss_kB),$(shm_field "$log.out" init meminfo_delta_kB),$(shm_field "$log.out" exchange meminfo_delta_kB),$(shm_field "$log.out" exchange other_alloc_kB),$(shm_field "$log.out" init shm_files),$(wc -l <"$log.shm_left")" >>"$out/scale.csv"
+    local f=(
+        "$np" "$lib" "$status"
+        "$(line_field "$log.out" startup launch_to_init_s)" "$(line_field "$log.out" startup init_max_s)"
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+        "$(line_field "$log.out" exchange time_s)"
+        "$(shm_field "$log.out" init shm_alloc_kB)" "$(shm_field "$log.out" exchange shm_alloc_kB)"
+        "$(shm_field "$log.out" init shm_pss_kB)" "$(shm_field "$log.out" exchange shm_pss_kB)"
+        "$(shm_field "$log.out" init meminfo_delta_kB)" "$(shm_field "$log.out" exchange meminfo_delta_kB)"
+        "$(shm_field "$log.out" exchange other_alloc_kB)" "$(shm_field "$log.out" init shm_files)"
+        "$(wc -l <"$log.shm_left")"
+    )
+    (IFS=,; echo "${f[*]}") >>"$out/scale.csv"
     if [[ $status != ok ]]; then
         echo "FAIL: $lib np=$np: $status: $cmd" >&2
         tail -n 5 "$log.err" | sed 's/^/      | /' >&2
