@@ -49,7 +49,7 @@ usage() { awk 'NR > 1 && /^set -u/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//';
 TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP" || exit 1
 BUILD=${BUILD:-build/release}
-nps="2 16 64" libs="ompi loom" sizes= rounds= run_timeout=600 csv= out= do_build=1 keep_going=0
+nps="2 16 64" libs="ompi loom" sizes='' rounds='' run_timeout=600 csv='' out='' do_build=1 keep_going=0
 
 while (($#)); do
     case $1 in
@@ -139,7 +139,8 @@ run_one() {
     [[ -n $rounds ]] && args+=" -r $rounds"
     base=$(shmem_kb)
     t0=$(date +%s.%N)
-    local cmd="$(launch_cmd "$lib" "$np") $BUILD/bench/$lib/osu_startup -v -t $t0 -b $base$args"
+    local cmd
+    cmd="$(launch_cmd "$lib" "$np") $BUILD/bench/$lib/osu_startup -v -t $t0 -b $base$args"
     echo "$cmd" >"$log.cmd"
     timeout -k 10 "$((run_timeout + 30))" $cmd >"$log.out" 2>"$log.err"
     rc=$?
@@ -212,7 +213,7 @@ mb() { awk -v k="$1" 'BEGIN { if (k == "" || k < 0) print "-"; else printf "%.1f
     echo
     echo "| ranks | library | launch → MPI_Init return (s) | MPI_Init (s) | job wall (s) | shm in use after init (MB) | after exchange (MB) | per rank (kB) | meminfo Δ after exchange (MB) | exchange (s) | left in /dev/shm | status |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-    tail -n +2 "$out/scale.csv" | while IFS=, read -r np lib st l2i init wall xs si se pi pe mi me oth files left; do
+    tail -n +2 "$out/scale.csv" | while IFS=, read -r np lib st l2i init wall xs si se _ _ _ me _ _ left; do
         perrank=$(awk -v k="$se" -v n="$np" 'BEGIN { if (k == "") print "-"; else printf "%.0f", k / n }')
         name=$([[ $lib == ompi ]] && echo "Open MPI" || echo loom)
         echo "| $np | $name | $(sec "$l2i") | $(sec "$init") | $(sec "$wall") | $(mb "$si") | $(mb "$se") | $perrank | $(mb "$me") | $(sec "$xs") | $left | $st |"

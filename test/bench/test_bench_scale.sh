@@ -13,7 +13,7 @@
 # The programs: `make bench-loom bench-fault` (make check builds them).
 #   BUILD=build/release bash test/bench/test_bench_scale.sh
 set -u
-cd "${LOOM_TOP:-$(dirname "$0")/../..}"
+cd "${LOOM_TOP:-$(dirname "$0")/../..}" || exit 1
 . test/mpi/mpi_driver_lib.sh
 mdl_init bench
 bdir=$BUILD/bench/loom fdir=$BUILD/bench/loom-fault
