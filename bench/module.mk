@@ -21,6 +21,16 @@
 #                              vector: `column`), osu_struct (an array of
 #                              structs: `struct`) and dt_pack (MPI_Pack/Unpack
 #                              of a vector vs a hand loop, one rank: `pack`)
+#   make compare COMPARE_ARGS='--bench incast --np-coll 4,16'
+#                              osu_incast: n-1 senders to rank 0 (MPI_ANY_SOURCE),
+#                              aggregate MB/s, messages/s, per-sender finish times
+#                              (fairness); not in the default set
+#   make scale                 bench/scale.sh: osu_startup at 2,16,64 ranks under
+#                              both libraries: time to MPI_Init return and shared
+#                              memory in use after init and after an all-pairs
+#                              exchange; table, CSV and logs in $(BUILD)/scale/
+#   make scale SCALE_ARGS='--np 2,16,64,128 --csv scale.csv'
+#   make scale SCALE_ARGS='--np 256 --libs loom --timeout 900'
 #
 # Both builds use the same flags; both link their MPI library dynamically.
 
@@ -120,3 +130,40 @@ COMPARE_ARGS ?=
 compare: bench-ompi bench-loom $(if $(filter 1,$(SHORT)),bench-fault)
 	bash bench/compare.sh --no-build --build $(BUILD) $(if $(filter 1,$(SHORT)),--short) \
 	    $(if $(RUNS),--runs $(RUNS)) $(COMPARE_ARGS)
+
+# Node-scale benchmarks (issue 22): osu_startup (start-up time and shared
+# memory in use at one rank count; bench/scale.sh runs it over many) and
+# osu_incast (compare.sh --bench incast). Built by bench-ompi and bench-loom
+# with the others. osu_incast's receiver is rank 0, so its fault copies link
+# bench/osu_incast_fault.c, which breaks rank 0 (osu_fault.c breaks the last;
+# osu_startup's fault copy uses it: LOOM_BENCH_FAULT=waitall).
+BENCH_SCALE       := startup incast
+BENCH_OMPI_SCALE  := $(call bench_bins,ompi,$(BENCH_SCALE))
+BENCH_LOOM_SCALE  := $(call bench_bins,loom,$(BENCH_SCALE))
+BENCH_OFAULT_SCALE := $(BUILD)/bench/ompi-fault/osu_incast $(BUILD)/bench/ompi-fault/osu_startup
+BENCH_LFAULT_SCALE := $(BUILD)/bench/loom-fault/osu_incast $(BUILD)/bench/loom-fault/osu_startup
+
+$(BENCH_OMPI_SCALE): $(BUILD)/bench/ompi/osu_%: bench/osu_%.c $(BENCH_COMMON)
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LOOM_SCALE): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_COMMON) $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+$(BUILD)/bench/ompi-fault/osu_incast: bench/osu_incast.c $(BENCH_COMMON) bench/osu_incast_fault.c
+	$(call bench_link,MPICC ,$(MPICC))
+$(BUILD)/bench/loom-fault/osu_incast: bench/osu_incast.c $(BENCH_COMMON) bench/osu_incast_fault.c $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+$(BUILD)/bench/ompi-fault/osu_startup: bench/osu_startup.c $(BENCH_COMMON) bench/osu_fault.c
+	$(call bench_link,MPICC ,$(MPICC))
+$(BUILD)/bench/loom-fault/osu_startup: bench/osu_startup.c $(BENCH_COMMON) bench/osu_fault.c $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+
+bench-ompi: $(BENCH_OMPI_SCALE)
+bench-loom: $(BENCH_LOOM_SCALE)
+bench-fault: $(BENCH_OFAULT_SCALE) $(BENCH_LFAULT_SCALE)
+
+# test/bench/test_bench_scale.sh runs loom's builds and fault copies
+CHECK_PREREQS += $(BENCH_LOOM_SCALE) $(BENCH_LFAULT_SCALE)
+
+.PHONY: scale
+SCALE_ARGS ?=
+scale: $(BENCH_LOOM_SCALE) $(BENCH_LOOMRUN) $(if $(shell command -v $(MPICC) 2>/dev/null),$(BENCH_OMPI_SCALE))
+	bash bench/scale.sh --no-build --build $(BUILD) $(SCALE_ARGS)
