@@ -6,7 +6,7 @@
 #include "shm_config_int.h"
 
 loom_config_var_t loom_shm_config_vars[LOOM_SHM_CFG_COUNT] = {
-    [LOOM_SHM_CFG_RING_SLOTS] = LOOM_CONFIG_VAR_RANGE("LOOM_SHM_RING_SLOTS", INT, "32",
+    [LOOM_SHM_CFG_RING_SLOTS] = LOOM_CONFIG_VAR_RANGE("LOOM_SHM_RING_SLOTS", INT, "16",
         2, 65536,
         "cells (192 bytes each) in each fast box, the ring a busy pair of local ranks "
         "sends through, a power of two"),
@@ -18,7 +18,7 @@ loom_config_var_t loom_shm_config_vars[LOOM_SHM_CFG_COUNT] = {
         2, 65536,
         "cells (192 bytes each) in each rank's receive FIFO, shared by every local sender "
         "without a fast box, a power of two"),
-    [LOOM_SHM_CFG_FRAGS] = LOOM_CONFIG_VAR_RANGE("LOOM_SHM_FRAGS", INT, "32", 1, 65536,
+    [LOOM_SHM_CFG_FRAGS] = LOOM_CONFIG_VAR_RANGE("LOOM_SHM_FRAGS", INT, "16", 1, 65536,
         "fragments in each rank's send pool (frames above 176 bytes in flight, to all peers)"),
     [LOOM_SHM_CFG_FBOX_MAX] = LOOM_CONFIG_VAR_RANGE("LOOM_SHM_FBOX_MAX", INT, "16", 0, 65536,
         "fast boxes a rank receives through at most (one per busy sender, first come "
