@@ -673,6 +673,34 @@ static void test_peer_death(void)
     run_ranks(rank_death, NULL, 1);
 }
 
+/* Rank 1 dies between claiming a cell of rank 0's FIFO and publishing it:
+ * rank 0 reports it failed, then skips the hole (three liveness checks
+ * later), so frames behind it would flow again. */
+static void rank_death_hole(int rank)
+{
+    loom_shm_iface_t *iface = loom_container_of(t.iface, loom_shm_iface_t, super);
+
+    tbarrier();
+    if (rank == 1) {
+        loom_shm_peer_t *peer = loom_container_of(t.ep, loom_shm_peer_t, ep);
+        uint64_t pos;
+        CHECK(loom_shm_fifo_tx_claim(&peer->fifo_tx, &pos) != NULL && pos == 0);
+        raise(SIGKILL);
+    }
+    time_t deadline = time(NULL) + 15;
+    while ((t.err_peer < 0 || iface->fifo_rx.pos == 0) && time(NULL) <= deadline) {
+        loom_tl_iface_progress(t.iface);
+    }
+    CHECK(t.err_peer == 1 && t.err_status == LOOM_ERR_PEER_FAILED);
+    CHECK(iface->fifo_rx.pos == 1);   /* the hole was skipped */
+    t.iface->ops.close(t.iface);
+}
+
+static void test_peer_death_hole(void)
+{
+    run_ranks(rank_death_hole, NULL, 1);
+}
+
 static void test_open_refusals(void)
 {
     static const int one[] = { 0 };
@@ -730,6 +758,7 @@ int main(void)
         { "pipelined get (CMA refused at first get)", test_get_seccomp_peer },
         { "pipelined get with a released region is refused", test_get_stale_key },
         { "peer killed", test_peer_death },
+        { "peer killed between FIFO claim and publish", test_peer_death_hole },
         { "frame longer than a cell", test_corrupt_frame },
         { "receiving in place (am_peek, am_consume)", test_peek },
         { "am_send_pack: payload packed into the cell or fragment", test_pack },

@@ -20,6 +20,7 @@
 #define LOOM_SHM_ATTACH_BACKOFF  1024   /* progress calls between attach tries */
 #define LOOM_SHM_CHECK_EVERY     1024   /* progress calls between clock reads */
 #define LOOM_SHM_FULL_CHECK      4096   /* refused sends before a liveness check */
+#define LOOM_SHM_HOLE_TICKS      3      /* liveness checks a dead rank's FIFO claim may block */
 
 static const char *loom_shm_host(const loom_shm_iface_t *iface, int rank)
 {
@@ -59,6 +60,7 @@ void loom_shm_peer_fail(loom_shm_peer_t *peer, loom_status_t status, const char 
         return;
     }
     peer->failed = 1;
+    ++iface->nfailed;
     loom_error("shm", "rank %d@%s: peer rank %d@%s (pid %d) %s (transport shm, operation %s)",
                iface->job->rank, loom_shm_host(iface, iface->job->rank), peer->world_rank,
                loom_shm_host(iface, peer->world_rank), (int)loom_shm_peer_pid(peer), why, op);
@@ -110,6 +112,38 @@ loom_status_t loom_shm_peer_backpressure(loom_shm_peer_t *peer, const char *op)
     return LOOM_ERR_NO_RESOURCE;
 }
 
+/*
+ * Once a peer failed, a FIFO cell that stays claimed but unpublished (the
+ * head is past it, its seq still says free) over LOOM_SHM_HOLE_TICKS
+ * liveness checks is taken to belong to a rank killed between claim and
+ * publish, and is skipped, so the survivors' frames behind it flow again.
+ * Never while every peer is alive: a live producer publishes within a few
+ * instructions of its claim.
+ */
+static void loom_shm_fifo_unblock(loom_shm_iface_t *iface)
+{
+    loom_shm_fifo_rx_t *rx = &iface->fifo_rx;
+    loom_shm_fifo_ctl_t *ctl = (loom_shm_fifo_ctl_t *)(iface->region + iface->geom.fifo_off);
+
+    if (iface->nfailed == 0 || loom_shm_fifo_rx_ready(rx) ||
+        atomic_load_explicit(&ctl->head, memory_order_relaxed) <= rx->pos) {
+        iface->hole_ticks = 0;
+        return;
+    }
+    if (iface->hole_ticks == 0 || iface->hole_pos != rx->pos) {
+        iface->hole_pos   = rx->pos;
+        iface->hole_ticks = 1;
+        return;
+    }
+    if (++iface->hole_ticks < LOOM_SHM_HOLE_TICKS) {
+        return;
+    }
+    loom_warn("shm", "rank %d: receive FIFO cell %llu was claimed by a rank that died before "
+              "filling it: skipped", iface->job->rank, (unsigned long long)rx->pos);
+    loom_shm_fifo_rx_release(rx);
+    iface->hole_ticks = 0;
+}
+
 /* About once a second (read from the coarse clock every N calls). */
 static void loom_shm_liveness_tick(loom_shm_iface_t *iface)
 {
@@ -125,6 +159,7 @@ static void loom_shm_liveness_tick(loom_shm_iface_t *iface)
          now.tv_nsec >= iface->last_check.tv_nsec)) {
         iface->last_check = now;
         loom_shm_check_peers(iface, "progress");
+        loom_shm_fifo_unblock(iface);
     }
 }
 
@@ -254,6 +289,12 @@ static loom_status_t loom_shm_iface_open(const loom_tl_params_t *params,
     loom_status_t status;
 
     if (job->local_size < 2) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (job->local_size > UINT16_MAX) {
+        /* a FIFO cell names its sender in 16 bits */
+        loom_warn("shm", "%d local ranks: the shm transport serves at most %d", job->local_size,
+                  UINT16_MAX);
         return LOOM_ERR_UNSUPPORTED;
     }
     if ((status = loom_config_register(&loom_shm_config)) != LOOM_OK) {

@@ -66,8 +66,8 @@
  * a read fails with ESRCH) is reported once through err_cb; a peer that
  * closed its transport normally is not. Fragments the dead peer held are
  * taken back. A rank killed between claiming a FIFO cell and publishing it
- * (a few instructions) leaves that FIFO blocked; its death is still
- * detected and reported, which ends the job.
+ * (a few instructions) leaves a hole that blocks the FIFO: once some peer
+ * failed, a hole that lasts three liveness checks is skipped (shm_iface.c).
  */
 #ifndef LOOM_SHM_INT_H
 #define LOOM_SHM_INT_H
@@ -302,6 +302,9 @@ struct loom_shm_iface {
     uint32_t             nstreams;       /* owner-side streams in flight */
     uint32_t             ngets;          /* requester-side gets in flight */
     uint32_t             check_count;    /* progress calls since the liveness clock */
+    uint32_t             nfailed;        /* peers declared failed */
+    uint32_t             hole_ticks;     /* liveness checks the FIFO stayed blocked at hole_pos */
+    uint64_t             hole_pos;
     struct timespec      last_check;
     int                 *local_of_rank;  /* world rank -> local index, or -1 */
     loom_shm_peer_t     *peers;          /* local_size entries (own one unused) */
