@@ -85,14 +85,14 @@ if [[ $rc == 0 && -n $m0 && -n $m1 && -n $m2 ]] && ((m1 == m0 && m2 >= m1 + 4)) 
 verdict "first message adds no memory, a hot pair gets a fast box ($line)" $ok "$(cat "$out")"
 
 # all pairs: memory within the formula (KiB): per rank the FIFO (7 pages),
-# 16 fast boxes of 3136 bytes (13 pages), 16 fragments of 8 KiB + a line
+# 16 fast boxes of 12352 bytes (50 pages), 16 fragments of 8 KiB + a line
 # (33 pages) at most; plus the header pages
 launch $NP_ALL mem 24
 line=$(grep '^MEM ' "$out")
 init=$(field transport_init "$line"); after=$(field transport_after "$line")
 ok=0
 if [[ $rc == 0 && -n $init && -n $after ]] &&
-    ((init <= NP_ALL * 28 + 64 && after <= NP_ALL * (28 + 52 + 132) + 64 &&
+    ((init <= NP_ALL * 28 + 64 && after <= NP_ALL * (28 + 200 + 132) + 64 &&
       after <= 256 * 1024)); then ok=1; fi
 verdict "all pairs at np $NP_ALL, memory in the formula ($line)" $ok "$(cat "$out")"
 ok=0; no_leftovers && ok=1

@@ -6,7 +6,7 @@
 #include "shm_config_int.h"
 
 loom_config_var_t loom_shm_config_vars[LOOM_SHM_CFG_COUNT] = {
-    [LOOM_SHM_CFG_RING_SLOTS] = LOOM_CONFIG_VAR_RANGE("LOOM_SHM_RING_SLOTS", INT, "16",
+    [LOOM_SHM_CFG_RING_SLOTS] = LOOM_CONFIG_VAR_RANGE("LOOM_SHM_RING_SLOTS", INT, "64",
         2, 65536,
         "cells (192 bytes each) in each fast box, the ring a busy pair of local ranks "
         "sends through, a power of two"),
