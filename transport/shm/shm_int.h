@@ -35,6 +35,12 @@
  * where it is touched: per rank the FIFO (prefaulted by its owner at
  * attach) and the fragments it sends through, per active pair one box.
  *
+ * Memory in use, N local ranks (defaults in brackets; docs/ARCHITECTURE.md
+ * has measurements): per rank 128 + 192 x FIFO_SLOTS at attach (24.7 KiB),
+ * plus the touched part of FRAGS x (SLOT_SIZE + 64) (<= 129 KiB); per
+ * active pair 64 + 192 x RING_SLOTS (12.1 KiB), at most FBOX_MAX (16) per
+ * receiver. Worst case 360 KiB per rank: 45 MiB at 128 ranks, 90 at 256.
+ *
  * Paths of a frame from A to B, in per-pair order:
  *   - B's FIFO (shm_fifo.h, many producers): every pair starts there; one
  *     CAS per frame on the FIFO's head line;
