@@ -2,7 +2,7 @@
  * test_shm_iface.c: the shm transport through its ops table, in two real
  * processes that play local ranks 0 and 1 of a fake job (no launcher): the
  * segment's life (created by rank 0, unlinked once both mapped it), frames
- * of every size in order, back-pressure on a full ring, single-copy get,
+ * of every size in order, back-pressure on a full fast box, single-copy get,
  * the pipelined get where CMA is off, a peer killed mid-job, bad input,
  * receiving in place (am_peek).
  *
@@ -258,7 +258,7 @@ static uint8_t pattern(size_t i)
     return (uint8_t)(i * 2654435761u >> 13);
 }
 
-/* Frames of every size, in order, and a ring filled to back-pressure. */
+/* Frames of every size, in order, and a fast box filled to back-pressure. */
 static void rank_am(int rank)
 {
     loom_tl_caps_t caps = t.iface->caps;
@@ -268,7 +268,9 @@ static void rank_am(int rank)
     loom_shm_iface_t *iface = loom_container_of(t.iface, loom_shm_iface_t, super);
     int sent = 0;
 
-    CHECK(caps.can_get == 1 && caps.max_am == 8192 - 16 && caps.eager_limit <= caps.max_am);
+    const uint32_t fill = iface->geom.fbox_threshold + iface->geom.fbox_slots;
+
+    CHECK(caps.can_get == 1 && caps.max_am == 8192 && caps.eager_limit <= caps.max_am);
     CHECK(t.iface->ops.reachable(t.iface, 1 - rank) == 1);
     CHECK(t.iface->ops.reachable(t.iface, rank) == 0);
     CHECK(t.iface->ops.reachable(t.iface, 7) == 0);
@@ -284,11 +286,12 @@ static void rank_am(int rank)
         while ((s = loom_tl_ep_am_send(t.ep, &h, sizeof(h), NULL, 0)) == LOOM_OK) {
             h.seq = (uint32_t)++sent;
         }
-        CHECK(s == LOOM_ERR_NO_RESOURCE && sent == (int)iface->nslots);
+        /* the FIFO up to the threshold, then the fast box until it is full */
+        CHECK(s == LOOM_ERR_NO_RESOURCE && sent == (int)fill);
         tbarrier();
     } else {
-        tbarrier();   /* rank 0 filled the ring; now drain it in order */
-        for (uint32_t i = 0; i < iface->nslots; ++i) {
+        tbarrier();   /* rank 0 filled FIFO and box; now drain them in order */
+        for (uint32_t i = 0; i < fill; ++i) {
             wait_frame(K_DATA);
             CHECK(((frame_hdr_t *)t.last)->seq == i);
         }
@@ -464,24 +467,27 @@ static void rank_death(int rank)
     t.iface->ops.close(t.iface);
 }
 
-/* Rank 0 publishes a frame longer than a slot, as a corrupted segment would
- * hold: rank 1 reports rank 0 failed and delivers nothing from it. */
+/* Rank 0 publishes an inline frame longer than a cell, as a corrupted
+ * segment would hold: rank 1 reports rank 0 failed and delivers nothing
+ * from it. */
 static void rank_corrupt(int rank)
 {
     loom_shm_peer_t *peer = loom_container_of(t.ep, loom_shm_peer_t, ep);
 
     if (rank == 0) {
-        loom_shm_slot_t *slot = loom_shm_ring_tx_reserve(&peer->tx);
+        uint64_t pos;
+        loom_shm_slot_t *slot = loom_shm_fifo_tx_claim(&peer->fifo_tx, &pos);
         CHECK(slot != NULL);
         if (slot != NULL) {
-            loom_shm_ring_tx_commit(&peer->tx, slot, peer->max_frame + 1, LOOM_SHM_FRAME_AM);
+            loom_shm_fifo_tx_publish(&peer->fifo_tx, slot, pos, LOOM_SHM_INLINE + 1,
+                                     LOOM_SHM_FRAME_AM, 0);
         }
         send_frame(K_DATA, 1, 0, 0, NULL, 0);   /* never delivered either */
         tbarrier();
     } else {
         time_t deadline = time(NULL) + 10;
         size_t len;
-        tbarrier();   /* both frames are in the ring */
+        tbarrier();   /* both frames are in the FIFO */
         CHECK(loom_tl_ep_am_peek(t.ep, &len) == NULL);   /* progress judges it */
         while (t.err_peer < 0 && time(NULL) <= deadline) {
             loom_tl_iface_progress(t.iface);
@@ -493,6 +499,91 @@ static void rank_corrupt(int rank)
         CHECK(loom_tl_ep_am_peek(t.ep, &len) == NULL);   /* failed: nothing offered */
     }
     rank_teardown();
+}
+
+/* What the pack callback of am_send_pack produces: bytes of message seq. */
+typedef struct pack_state {
+    uint32_t seq;
+    size_t   off;
+    int      calls;
+} pack_state_t;
+
+static void pack_cb(void *arg, void *dst, size_t len)
+{
+    pack_state_t *ps = arg;
+    uint8_t *d = dst;
+
+    for (size_t k = 0; k < len; ++k) {
+        d[k] = pattern(ps->off + k + ps->seq);
+    }
+    ps->off += len;
+    ++ps->calls;
+}
+
+/* am_send_pack: the payload written by the callback straight into the cell
+ * or fragment arrives whole, in order with plain am_send frames, at every
+ * size class (inline, fragment, max_am); the callback is not called when
+ * the frame is refused, and a frame over max_am is refused. */
+static void rank_pack(int rank)
+{
+    const size_t maxp = t.iface->caps.max_am - sizeof(frame_hdr_t);
+    static const size_t lens[] = { 0, 1, 40, 160, 161, 1000, 4096 };
+    const uint32_t n = 300;
+
+    /* through the table itself: loom_tl_iface_init may not copy the optional op */
+    CHECK(loom_tl_shm_ops.am_send_pack != NULL);
+    if (rank == 0) {
+        frame_hdr_t h = { K_DATA, 0, 0, 0 };
+        pack_state_t ps = { 0, 0, 0 };
+        loom_status_t s;
+
+        CHECK(loom_tl_shm_ops.am_send_pack(t.ep, &h, sizeof(h), pack_cb, &ps, maxp + 1) ==
+              LOOM_ERR_INVALID_ARG && ps.calls == 0);
+        for (uint32_t i = 0; i < n; ++i) {
+            size_t len = i % 50 == 49 ? maxp : lens[i % 7];
+            time_t deadline = time(NULL) + 20;
+
+            h.seq = i;
+            h.a   = len;
+            if (i % 3 == 2) {   /* interleave plain frames: one order for both */
+                send_frame(K_DATA, i, len, 0, NULL, 0);
+                continue;
+            }
+            for (;;) {
+                ps = (pack_state_t){ i, 0, 0 };
+                s = loom_tl_shm_ops.am_send_pack(t.ep, &h, sizeof(h), pack_cb, &ps, len);
+                if (s != LOOM_ERR_NO_RESOURCE || time(NULL) > deadline) {
+                    break;
+                }
+                CHECK(ps.calls == 0);   /* refused: pack not called */
+                loom_tl_iface_progress(t.iface);
+            }
+            CHECK(s == LOOM_OK && ps.off == len && ps.calls == (len != 0));
+        }
+    } else {
+        for (uint32_t i = 0; i < n; ++i) {
+            frame_hdr_t *h = (frame_hdr_t *)t.last;
+            wait_frame(K_DATA);
+            CHECK(h->seq == i);
+            if (i % 3 == 2) {
+                CHECK(t.last_len == sizeof(frame_hdr_t));
+                continue;
+            }
+            CHECK(t.last_len == sizeof(frame_hdr_t) + h->a);
+            for (size_t k = 0; k < h->a; ++k) {
+                if (t.last[sizeof(frame_hdr_t) + k] != pattern(k + i)) {
+                    CHECK(!"packed payload corrupted");
+                    break;
+                }
+            }
+        }
+    }
+    rank_teardown();
+}
+
+static void test_pack(void)
+{
+    run_ranks(rank_pack, NULL, -1);
 }
 
 /* Receiving in place: am_peek shows the next frame without taking it,
@@ -582,6 +673,34 @@ static void test_peer_death(void)
     run_ranks(rank_death, NULL, 1);
 }
 
+/* Rank 1 dies between claiming a cell of rank 0's FIFO and publishing it:
+ * rank 0 reports it failed, then skips the hole (three liveness checks
+ * later), so frames behind it would flow again. */
+static void rank_death_hole(int rank)
+{
+    loom_shm_iface_t *iface = loom_container_of(t.iface, loom_shm_iface_t, super);
+
+    tbarrier();
+    if (rank == 1) {
+        loom_shm_peer_t *peer = loom_container_of(t.ep, loom_shm_peer_t, ep);
+        uint64_t pos;
+        CHECK(loom_shm_fifo_tx_claim(&peer->fifo_tx, &pos) != NULL && pos == 0);
+        raise(SIGKILL);
+    }
+    time_t deadline = time(NULL) + 15;
+    while ((t.err_peer < 0 || iface->fifo_rx.pos == 0) && time(NULL) <= deadline) {
+        loom_tl_iface_progress(t.iface);
+    }
+    CHECK(t.err_peer == 1 && t.err_status == LOOM_ERR_PEER_FAILED);
+    CHECK(iface->fifo_rx.pos == 1);   /* the hole was skipped */
+    t.iface->ops.close(t.iface);
+}
+
+static void test_peer_death_hole(void)
+{
+    run_ranks(rank_death_hole, NULL, 1);
+}
+
 static void test_open_refusals(void)
 {
     static const int one[] = { 0 };
@@ -631,7 +750,7 @@ int main(void)
 {
     static const loom_test_case_t cases[] = {
         { "open refusals and segment name", test_open_refusals },
-        { "bad ring geometry", test_bad_config },
+        { "bad region geometry", test_bad_config },
         { "frames of every size, back-pressure, unlink", test_am },
         { "single-copy get (CMA)", test_get_cma },
         { "pipelined get (CMA off)", test_get_pipelined },
@@ -639,8 +758,10 @@ int main(void)
         { "pipelined get (CMA refused at first get)", test_get_seccomp_peer },
         { "pipelined get with a released region is refused", test_get_stale_key },
         { "peer killed", test_peer_death },
-        { "frame longer than a slot", test_corrupt_frame },
+        { "peer killed between FIFO claim and publish", test_peer_death_hole },
+        { "frame longer than a cell", test_corrupt_frame },
         { "receiving in place (am_peek, am_consume)", test_peek },
+        { "am_send_pack: payload packed into the cell or fragment", test_pack },
         { NULL, NULL },
     };
     return loom_test_run_suite("shm transport", cases, NULL, NULL);

@@ -2,8 +2,10 @@
 # test_shm_loomrun.sh: the shm transport through the whole stack under
 # loomrun: every pair of ranks exchanges messages across the eager and
 # rendezvous sizes (checked byte by byte) with single-copy get, with the
-# pipelined copy (LOOM_SHM_CMA=off), and with tiny rings that force
-# back-pressure on every burst; the segment must be gone afterwards.
+# pipelined copy (LOOM_SHM_CMA=off), with a tiny FIFO, fast boxes and
+# fragment pool that force back-pressure on every burst, and with no fast
+# boxes at all (every frame through the FIFO); the segment must be gone
+# afterwards.
 #   BUILD=build/release bash test/shm/test_shm_loomrun.sh
 set -u
 cd "$(dirname "$0")/../.."
@@ -45,7 +47,11 @@ run() {
 for np in 2 3 4; do
     run "single-copy get"  $np
     run "pipelined get"    $np -x LOOM_SHM_CMA=off
-    run "tiny rings"       $np -x LOOM_SHM_RING_SLOTS=2 -x LOOM_SHM_SLOT_SIZE=1k
+    run "tiny queues"      $np -x LOOM_SHM_RING_SLOTS=2 -x LOOM_SHM_SLOT_SIZE=1k \
+        -x LOOM_SHM_FIFO_SLOTS=2 -x LOOM_SHM_FRAGS=1 -x LOOM_SHM_FBOX_THRESHOLD=3
 done
-run "tiny rings, pipelined" 3 -x LOOM_SHM_RING_SLOTS=4 -x LOOM_SHM_SLOT_SIZE=256 -x LOOM_SHM_CMA=off
+run "tiny queues, pipelined" 3 -x LOOM_SHM_RING_SLOTS=4 -x LOOM_SHM_SLOT_SIZE=256 \
+    -x LOOM_SHM_FIFO_SLOTS=4 -x LOOM_SHM_FRAGS=2 -x LOOM_SHM_CMA=off
+run "FIFO only"        4 -x LOOM_SHM_FBOX_MAX=0
+run "one box per rank" 4 -x LOOM_SHM_FBOX_MAX=1 -x LOOM_SHM_FBOX_THRESHOLD=1
 exit $fail

@@ -1,6 +1,6 @@
 /*
- * shm_config_int.h: the shared-memory transport's LOOM_SHM_* variables (ring
- * geometry, single-copy mode); the table is in shm_config.c and hangs off
+ * shm_config_int.h: the shared-memory transport's LOOM_SHM_* variables (region
+ * geometry, fast boxes, single-copy mode); the table is in shm_config.c and hangs off
  * the shm component descriptor (transport/tl.c). Read them as
  * loom_config_int(LOOM_SHM_CFG(RING_SLOTS)).
  */
@@ -12,6 +12,10 @@
 enum {
     LOOM_SHM_CFG_RING_SLOTS,
     LOOM_SHM_CFG_SLOT_SIZE,
+    LOOM_SHM_CFG_FIFO_SLOTS,
+    LOOM_SHM_CFG_FRAGS,
+    LOOM_SHM_CFG_FBOX_MAX,
+    LOOM_SHM_CFG_FBOX_THRESHOLD,
     LOOM_SHM_CFG_CMA,
     LOOM_SHM_CFG_COUNT
 };

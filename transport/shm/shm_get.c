@@ -7,8 +7,8 @@
  *
  *   requester                               owner
  *   get() ---- GET_REQ {id, raddr, len} ---> progress: queue a stream
- *        <--- GET_DATA {id, off} + bytes --- progress: as many chunks as the
- *        <--- GET_DATA ...               --- ring to the requester takes
+ *        <--- GET_DATA {id, off} + bytes --- progress: as many chunks (each in
+ *        <--- GET_DATA ...               --- a fragment) as there is room for
  *   progress: copy each chunk; at len bytes comp->cb(comp, LOOM_OK)
  *
  * Both sides keep fixed tables of LOOM_SHM_MAX_GETS entries per peer: the
@@ -159,6 +159,7 @@ static loom_status_t loom_shm_get_pipelined(loom_shm_peer_t *peer, void *local, 
 {
     loom_shm_get_op_t *op;
     loom_shm_get_req_t req;
+    loom_status_t status;
     int idx;
 
     if (peer->gets_free == 0) {
@@ -172,8 +173,10 @@ static loom_status_t loom_shm_get_pipelined(loom_shm_peer_t *peer, void *local, 
     req.rsvd     = 0;
     req.raddr = raddr;
     req.len   = len;
-    if (!loom_shm_ring_tx_send2(&peer->tx, LOOM_SHM_FRAME_GET_REQ, &req, sizeof(req), NULL, 0)) {
-        return loom_shm_peer_backpressure(peer, "get");
+    status   = loom_shm_tx_send2(peer, LOOM_SHM_FRAME_GET_REQ, &req, sizeof(req), NULL, 0,
+                                 "get");
+    if (status != LOOM_OK) {
+        return status;
     }
     op->comp     = comp;
     op->local    = local;
@@ -225,18 +228,18 @@ loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_
 }
 
 /* Owner side: queue the region a GET_REQ asks for. */
-static void loom_shm_get_serve(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+static void loom_shm_get_serve(loom_shm_peer_t *peer, const uint8_t *data, uint32_t len)
 {
     loom_shm_get_req_t req;
     loom_shm_stream_t *s;
 
-    if (slot->len != sizeof(req) || peer->stream_count == LOOM_SHM_MAX_GETS) {
+    if (len != sizeof(req) || peer->stream_count == LOOM_SHM_MAX_GETS) {
         loom_error("shm", "rank %d: malformed or excess get request from rank %d (%u bytes, "
-                   "%u queued)", peer->iface->job->rank, peer->world_rank, slot->len,
+                   "%u queued)", peer->iface->job->rank, peer->world_rank, len,
                    peer->stream_count);
         return;
     }
-    memcpy(&req, slot->data, sizeof(req));
+    memcpy(&req, data, sizeof(req));
     s = &peer->streams[(peer->stream_head + peer->stream_count) % LOOM_SHM_MAX_GETS];
     s->id     = req.id;
     s->status = LOOM_OK;
@@ -284,23 +287,25 @@ static void loom_shm_get_complete(loom_shm_peer_t *peer, loom_shm_get_op_t *op,
 }
 
 /* Requester side: place one chunk; complete the get at its last byte. */
-static void loom_shm_get_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+static void loom_shm_get_data(loom_shm_peer_t *peer, const uint8_t *data, uint32_t len)
 {
-    loom_shm_get_data_t d;
+    loom_shm_get_data_t d = { 0 };
     loom_shm_get_op_t *op;
     size_t n;
 
-    memcpy(&d, slot->data, sizeof(d));
-    n  = slot->len >= sizeof(d) ? slot->len - sizeof(d) : 0;
+    if (len >= sizeof(d)) {
+        memcpy(&d, data, sizeof(d));
+    }
+    n  = len >= sizeof(d) ? len - sizeof(d) : 0;
     op = loom_shm_get_op(peer, d.id);
-    if (slot->len < sizeof(d) || op == NULL || d.offset > op->len ||
+    if (len < sizeof(d) || op == NULL || d.offset > op->len ||
         n > op->len - d.offset) {
         loom_error("shm", "rank %d: unexpected get data from rank %d (id %u, offset %llu, "
                    "%zu bytes)", peer->iface->job->rank, peer->world_rank, d.id,
                    (unsigned long long)d.offset, n);
         return;
     }
-    memcpy(op->local + d.offset, slot->data + sizeof(d), n);
+    memcpy(op->local + d.offset, data + sizeof(d), n);
     op->received += n;
     if (op->received == op->len) {
         loom_shm_get_complete(peer, op, LOOM_OK);
@@ -308,14 +313,16 @@ static void loom_shm_get_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot
 }
 
 /* Requester side: the owner refused the get (it logged why). */
-static void loom_shm_get_refused(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+static void loom_shm_get_refused(loom_shm_peer_t *peer, const uint8_t *data, uint32_t len)
 {
-    loom_shm_get_err_t e;
+    loom_shm_get_err_t e = { 0 };
     loom_shm_get_op_t *op;
 
-    memcpy(&e, slot->data, sizeof(e));
+    if (len == sizeof(e)) {
+        memcpy(&e, data, sizeof(e));
+    }
     op = loom_shm_get_op(peer, e.id);
-    if (slot->len != sizeof(e) || op == NULL || e.status >= 0) {
+    if (len != sizeof(e) || op == NULL || e.status >= 0) {
         loom_error("shm", "rank %d: unexpected get error from rank %d (id %u)",
                    peer->iface->job->rank, peer->world_rank, e.id);
         return;
@@ -323,59 +330,60 @@ static void loom_shm_get_refused(loom_shm_peer_t *peer, const loom_shm_slot_t *s
     loom_shm_get_complete(peer, op, (loom_status_t)e.status);
 }
 
-void loom_shm_get_frame(loom_shm_peer_t *peer, const loom_shm_slot_t *slot)
+void loom_shm_get_frame(loom_shm_peer_t *peer, uint32_t type, const uint8_t *data,
+                        uint32_t len)
 {
-    switch (slot->type) {
+    switch (type) {
     case LOOM_SHM_FRAME_GET_REQ:
-        loom_shm_get_serve(peer, slot);
+        loom_shm_get_serve(peer, data, len);
         break;
     case LOOM_SHM_FRAME_GET_DATA:
-        loom_shm_get_data(peer, slot);
+        loom_shm_get_data(peer, data, len);
         break;
     case LOOM_SHM_FRAME_GET_ERR:
-        loom_shm_get_refused(peer, slot);
+        loom_shm_get_refused(peer, data, len);
         break;
     default:
         loom_error("shm", "rank %d: frame of unknown type %u from rank %d dropped",
-                   peer->iface->job->rank, slot->type, peer->world_rank);
+                   peer->iface->job->rank, type, peer->world_rank);
         break;
     }
 }
 
-/* Write the next frame of stream @p s into @p slot: a chunk, or the refusal. */
-static void loom_shm_get_push_frame(loom_shm_peer_t *peer, loom_shm_stream_t *s,
-                                    loom_shm_slot_t *slot)
+/* Send the next frame of stream @p s: a chunk, or the refusal. @return 1 if sent. */
+static int loom_shm_get_push_frame(loom_shm_peer_t *peer, loom_shm_stream_t *s)
 {
     const size_t chunk = peer->max_frame - sizeof(loom_shm_get_data_t);
     loom_shm_get_data_t d = { .id = s->id, .rsvd = 0, .offset = s->sent };
     size_t len = LOOM_MIN(chunk, s->len - s->sent);
+    loom_shm_txd_t txd;
 
     if (loom_unlikely(s->status != LOOM_OK)) {
         loom_shm_get_err_t e = { .id = s->id, .status = s->status };
-        memcpy(slot->data, &e, sizeof(e));
-        loom_shm_ring_tx_commit(&peer->tx, slot, sizeof(e), LOOM_SHM_FRAME_GET_ERR);
-        return;
+        return loom_shm_tx_send2(peer, LOOM_SHM_FRAME_GET_ERR, &e, sizeof(e), NULL, 0,
+                                 "get") == LOOM_OK;
     }
-    memcpy(slot->data, &d, sizeof(d));
-    memcpy(slot->data + sizeof(d), s->addr + s->sent, len);
-    loom_shm_ring_tx_commit(&peer->tx, slot, (uint32_t)(sizeof(d) + len),
-                            LOOM_SHM_FRAME_GET_DATA);
+    if (loom_shm_tx_reserve(peer, sizeof(d) + len, &txd, "get") != LOOM_OK) {
+        return 0;
+    }
+    memcpy(txd.data, &d, sizeof(d));
+    memcpy(txd.data + sizeof(d), s->addr + s->sent, len);
+    loom_shm_tx_commit(peer, &txd, (uint32_t)(sizeof(d) + len), LOOM_SHM_FRAME_GET_DATA);
     s->sent += len;
+    return 1;
 }
 
-/* Stream the head region to one peer while its ring has room. */
+/* Stream the head region to one peer while there is room. */
 static int loom_shm_get_push_peer(loom_shm_peer_t *peer)
 {
     int n = 0;
 
-    while (peer->stream_count != 0) {
+    while (peer->stream_count != 0 && !peer->failed) {
         loom_shm_stream_t *s = &peer->streams[peer->stream_head];
-        loom_shm_slot_t *slot = loom_shm_ring_tx_reserve(&peer->tx);
 
-        if (slot == NULL) {
+        if (!loom_shm_get_push_frame(peer, s)) {
             break;
         }
-        loom_shm_get_push_frame(peer, s, slot);
         ++n;
         if (s->sent == s->len) {
             peer->stream_head = (peer->stream_head + 1) % LOOM_SHM_MAX_GETS;

@@ -1,7 +1,9 @@
 /*
- * shm_iface.c: the shm transport's ops table: open/close, endpoints,
- * am_send, progress and peer-failure detection. get() is in shm_get.c, the
- * segment in shm_seg.c, the ring in shm_ring.h.
+ * shm_iface.c: the shm transport's ops table: open/close, endpoints, the
+ * receiving side (progress over this rank's FIFO and the fast boxes it was
+ * told of, am_peek) and peer-failure detection. Sending is in shm_send.c,
+ * get() in shm_get.c, the segment in shm_seg.c, the FIFO in shm_fifo.h and
+ * the ring (a fast box) in shm_ring.h.
  */
 #include "shm_int.h"
 #include "shm_config_int.h"
@@ -18,7 +20,7 @@
 #define LOOM_SHM_ATTACH_BACKOFF  1024   /* progress calls between attach tries */
 #define LOOM_SHM_CHECK_EVERY     1024   /* progress calls between clock reads */
 #define LOOM_SHM_FULL_CHECK      4096   /* refused sends before a liveness check */
-#define LOOM_SHM_RING_BYTES_MAX  ((uint64_t)1 << 30)   /* slots of one ring, in all */
+#define LOOM_SHM_HOLE_TICKS      3      /* liveness checks a dead rank's FIFO claim may block */
 
 static const char *loom_shm_host(const loom_shm_iface_t *iface, int rank)
 {
@@ -58,12 +60,14 @@ void loom_shm_peer_fail(loom_shm_peer_t *peer, loom_status_t status, const char 
         return;
     }
     peer->failed = 1;
+    ++iface->nfailed;
     loom_error("shm", "rank %d@%s: peer rank %d@%s (pid %d) %s (transport shm, operation %s)",
                iface->job->rank, loom_shm_host(iface, iface->job->rank), peer->world_rank,
                loom_shm_host(iface, peer->world_rank), (int)loom_shm_peer_pid(peer), why, op);
     snprintf(what, sizeof(what), "shm %s: rank %d@%s %s", op, peer->world_rank,
              loom_shm_host(iface, peer->world_rank), why);
     loom_shm_get_abort(peer, status);
+    loom_shm_frag_reclaim_peer(iface, peer->local_idx);
     if (params->err_cb != NULL) {
         params->err_cb(params->cb_arg, peer->world_rank, status, what);
     }
@@ -102,10 +106,42 @@ loom_status_t loom_shm_peer_backpressure(loom_shm_peer_t *peer, const char *op)
     }
     if (++peer->full_count % LOOM_SHM_FULL_CHECK == 0 && loom_shm_peer_dead(peer)) {
         loom_shm_peer_fail(peer, LOOM_ERR_PEER_FAILED, op,
-                           "exited or was killed (its ring stayed full)");
+                           "exited or was killed (sends to it stayed refused)");
         return LOOM_ERR_PEER_FAILED;
     }
     return LOOM_ERR_NO_RESOURCE;
+}
+
+/*
+ * Once a peer failed, a FIFO cell that stays claimed but unpublished (the
+ * head is past it, its seq still says free) over LOOM_SHM_HOLE_TICKS
+ * liveness checks is taken to belong to a rank killed between claim and
+ * publish, and is skipped, so the survivors' frames behind it flow again.
+ * Never while every peer is alive: a live producer publishes within a few
+ * instructions of its claim.
+ */
+static void loom_shm_fifo_unblock(loom_shm_iface_t *iface)
+{
+    loom_shm_fifo_rx_t *rx = &iface->fifo_rx;
+    loom_shm_fifo_ctl_t *ctl = (loom_shm_fifo_ctl_t *)(iface->region + iface->geom.fifo_off);
+
+    if (iface->nfailed == 0 || loom_shm_fifo_rx_ready(rx) ||
+        atomic_load_explicit(&ctl->head, memory_order_relaxed) <= rx->pos) {
+        iface->hole_ticks = 0;
+        return;
+    }
+    if (iface->hole_ticks == 0 || iface->hole_pos != rx->pos) {
+        iface->hole_pos   = rx->pos;
+        iface->hole_ticks = 1;
+        return;
+    }
+    if (++iface->hole_ticks < LOOM_SHM_HOLE_TICKS) {
+        return;
+    }
+    loom_warn("shm", "rank %d: receive FIFO cell %llu was claimed by a rank that died before "
+              "filling it: skipped", iface->job->rank, (unsigned long long)rx->pos);
+    loom_shm_fifo_rx_release(rx);
+    iface->hole_ticks = 0;
 }
 
 /* About once a second (read from the coarse clock every N calls). */
@@ -123,6 +159,7 @@ static void loom_shm_liveness_tick(loom_shm_iface_t *iface)
          now.tv_nsec >= iface->last_check.tv_nsec)) {
         iface->last_check = now;
         loom_shm_check_peers(iface, "progress");
+        loom_shm_fifo_unblock(iface);
     }
 }
 
@@ -144,24 +181,10 @@ loom_status_t loom_shm_iface_attach(loom_shm_iface_t *iface, const char *op)
     return status;
 }
 
-static loom_status_t loom_shm_read_config(loom_shm_iface_t *iface)
+static loom_status_t loom_shm_read_cma(loom_shm_iface_t *iface)
 {
-    long long nslots    = loom_config_int(LOOM_SHM_CFG(RING_SLOTS));
-    long long slot_size = loom_config_int(LOOM_SHM_CFG(SLOT_SIZE));
-    const char *cma     = loom_config_str(LOOM_SHM_CFG(CMA));
+    const char *cma = loom_config_str(LOOM_SHM_CFG(CMA));
 
-    if (nslots < 0 || slot_size < 0 ||
-        !loom_shm_ring_geometry_ok((uint64_t)nslots, (uint64_t)slot_size) ||
-        (uint64_t)nslots * (uint64_t)slot_size > LOOM_SHM_RING_BYTES_MAX) {
-        loom_error("shm", "LOOM_SHM_RING_SLOTS=%lld / LOOM_SHM_SLOT_SIZE=%lld: slots must be a "
-                   "power of two in [2, 1M], the slot size a multiple of %d in [%u, %u], and "
-                   "a ring at most %llu bytes", nslots, slot_size, LOOM_CACHE_LINE,
-                   LOOM_SHM_SLOT_MIN, LOOM_SHM_SLOT_MAX,
-                   (unsigned long long)LOOM_SHM_RING_BYTES_MAX);
-        return LOOM_ERR_CONFIG;
-    }
-    iface->nslots    = (uint32_t)nslots;
-    iface->slot_size = (uint32_t)slot_size;
     if (cma[0] == '\0' || strcasecmp(cma, "auto") == 0) {
         iface->cma_mode = LOOM_SHM_CMA_AUTO;
     } else if (strcasecmp(cma, "on") == 0) {
@@ -175,6 +198,33 @@ static loom_status_t loom_shm_read_config(loom_shm_iface_t *iface)
     return LOOM_OK;
 }
 
+/* A setting known to be in [0, UINT32_MAX] by its declared range. */
+static uint32_t loom_shm_cfg_u32(loom_config_var_t *var)
+{
+    long long v = loom_config_int(var);
+    return v < 0 ? 0 : (uint32_t)v;
+}
+
+static loom_status_t loom_shm_read_config(loom_shm_iface_t *iface)
+{
+    loom_shm_geom_t *g = &iface->geom;
+
+    memset(g, 0, sizeof(*g));
+    g->fbox_slots     = loom_shm_cfg_u32(LOOM_SHM_CFG(RING_SLOTS));
+    g->frag_size      = loom_shm_cfg_u32(LOOM_SHM_CFG(SLOT_SIZE));
+    g->fifo_slots     = loom_shm_cfg_u32(LOOM_SHM_CFG(FIFO_SLOTS));
+    g->nfrags         = loom_shm_cfg_u32(LOOM_SHM_CFG(FRAGS));
+    g->fbox_max       = loom_shm_cfg_u32(LOOM_SHM_CFG(FBOX_MAX));
+    g->fbox_threshold = loom_shm_cfg_u32(LOOM_SHM_CFG(FBOX_THRESHOLD));
+    if (g->fbox_max == 0) {
+        g->fbox_threshold = 0;   /* no boxes at all */
+    }
+    if (loom_shm_geom_init(g) != LOOM_OK) {
+        return LOOM_ERR_CONFIG;
+    }
+    return loom_shm_read_cma(iface);
+}
+
 /* Peers table, world->local map, and this rank's place among local ranks. */
 static loom_status_t loom_shm_peers_init(loom_shm_iface_t *iface)
 {
@@ -184,7 +234,9 @@ static loom_status_t loom_shm_peers_init(loom_shm_iface_t *iface)
     iface->local_of_rank = malloc((size_t)job->size * sizeof(int));
     iface->peers = calloc((size_t)job->local_size, sizeof(*iface->peers));
     iface->poll  = calloc((size_t)job->local_size, sizeof(*iface->poll));
-    if (iface->local_of_rank == NULL || iface->peers == NULL || iface->poll == NULL) {
+    iface->boxes = calloc((size_t)iface->geom.fbox_max + 1, sizeof(*iface->boxes));
+    if (iface->local_of_rank == NULL || iface->peers == NULL || iface->poll == NULL ||
+        iface->boxes == NULL) {
         loom_error("shm", "out of memory for %d local peers", job->local_size);
         return LOOM_ERR_NO_MEMORY;
     }
@@ -202,7 +254,7 @@ static loom_status_t loom_shm_peers_init(loom_shm_iface_t *iface)
         peer->iface      = iface;
         peer->world_rank = rank;
         peer->local_idx  = i;
-        peer->max_frame  = loom_shm_ring_max_frame(iface->slot_size);
+        peer->max_frame  = iface->geom.frag_size;
         peer->gets_free  = ~(uint64_t)0;
         if (rank == job->rank) {
             iface->local_idx = i;
@@ -223,6 +275,9 @@ static void loom_shm_iface_free(loom_shm_iface_t *iface)
     free(iface->local_of_rank);
     free(iface->peers);
     free(iface->poll);
+    free(iface->boxes);
+    free(iface->frag_free);
+    free(iface->frag_out);
     free(iface);
 }
 
@@ -234,6 +289,12 @@ static loom_status_t loom_shm_iface_open(const loom_tl_params_t *params,
     loom_status_t status;
 
     if (job->local_size < 2) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (job->local_size > UINT16_MAX) {
+        /* a FIFO cell names its sender in 16 bits */
+        loom_warn("shm", "%d local ranks: the shm transport serves at most %d", job->local_size,
+                  UINT16_MAX);
         return LOOM_ERR_UNSUPPORTED;
     }
     if ((status = loom_config_register(&loom_shm_config)) != LOOM_OK) {
@@ -253,6 +314,9 @@ static loom_status_t loom_shm_iface_open(const loom_tl_params_t *params,
     }
     if (status == LOOM_OK) {
         status = loom_shm_peers_init(iface);
+    }
+    if (status == LOOM_OK) {
+        status = loom_shm_frag_init(iface);
     }
     if (status != LOOM_OK) {
         goto err_free;
@@ -285,15 +349,16 @@ static void loom_shm_iface_close(loom_tl_iface_t *tl)
 static void loom_shm_iface_query(loom_tl_iface_t *tl, loom_tl_caps_t *caps_p)
 {
     loom_shm_iface_t *iface = loom_container_of(tl, loom_shm_iface_t, super);
-    size_t max_am = loom_shm_ring_max_frame(iface->slot_size);
+    size_t max_am = iface->geom.frag_size;
 
     memset(caps_p, 0, sizeof(*caps_p));
     caps_p->max_am      = max_am;
-    caps_p->max_inline  = max_am;   /* every frame is copied once into the ring */
+    caps_p->max_inline  = max_am;   /* every frame is copied once, into a cell or fragment */
     /* Everything that fits one frame (the engine takes its header off).
      * Measured here: a 4 KiB message costs 0.65 us eagerly and 2.5 us by
      * single-copy rendezvous (RTS, process_vm_readv, FIN), 2 KiB 0.35 vs
-     * 2.0 us: the copy through the ring wins at every size a slot holds. */
+     * 2.0 us: the copy through shared memory wins at every size a
+     * fragment holds. */
     caps_p->eager_limit = max_am;
     caps_p->can_get     = 1;
     caps_p->can_mcast   = 0;
@@ -331,67 +396,116 @@ static void loom_shm_ep_destroy(loom_tl_ep_t *ep)
     (void)ep;   /* embedded in the peer table, freed by close */
 }
 
-/* am_send's everything-else: errors, back-pressure, frames copied with memcpy */
-static __attribute__((noinline)) loom_status_t
-loom_shm_ep_am_send_slow(loom_shm_peer_t *peer, const void *hdr, size_t hdr_len,
-                         const void *payload, size_t payload_len)
+/* The bytes of a frame: in its cell, or in the sender's fragment (*frag_p). NULL if corrupt. */
+static const uint8_t *loom_shm_frame_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot,
+                                          loom_shm_frag_hdr_t **frag_p)
 {
-    if (loom_unlikely(hdr_len + payload_len > peer->max_frame)) {
-        loom_error("shm", "am_send of %zu bytes to rank %d exceeds max_am (%u)",
-                   hdr_len + payload_len, peer->world_rank, peer->max_frame);
-        return LOOM_ERR_INVALID_ARG;
+    loom_shm_iface_t *iface = peer->iface;
+    uint32_t idx;
+
+    *frag_p = NULL;
+    if (!(slot->type & LOOM_SHM_FRAME_FRAG)) {
+        return slot->len <= LOOM_SHM_INLINE ? slot->data : NULL;
     }
-    if (loom_likely(!peer->failed &&
-                    loom_shm_ring_tx_send2(&peer->tx, LOOM_SHM_FRAME_AM, hdr, hdr_len,
-                                           payload, payload_len))) {
-        peer->full_count = 0;
-        return LOOM_OK;
+    memcpy(&idx, slot->data, sizeof(idx));
+    if (idx >= iface->geom.nfrags || slot->len > iface->geom.frag_size) {
+        return NULL;
     }
-    return loom_shm_peer_backpressure(peer, "am_send");
+    *frag_p = loom_shm_frag(iface, peer->local_idx, idx);
+    return (const uint8_t *)(*frag_p + 1);
 }
 
-/*
- * The latency path: a header and a payload of at most 32 bytes each (word
- * moves, no call; 64 bytes always fit a slot, LOOM_SHM_SLOT_SIZE >= 256)
- * to a live peer whose ring has room and was not full before.
- */
-static loom_status_t loom_shm_ep_am_send(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
-                                         const void *payload, size_t payload_len)
+/* Hand a fragment back to its sender. */
+static void loom_shm_frag_return(loom_shm_frag_hdr_t *frag)
 {
-    loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
-    loom_shm_slot_t *slot;
-
-    if (loom_likely(hdr_len <= 32 && payload_len <= 32 && !peer->failed &&
-                    peer->full_count == 0 &&
-                    (slot = loom_shm_ring_tx_reserve(&peer->tx)) != NULL)) {
-        loom_copy_le32(slot->data, hdr, hdr_len);
-        loom_copy_le32(slot->data + hdr_len, payload, payload_len);
-        loom_shm_ring_tx_commit(&peer->tx, slot, (uint32_t)(hdr_len + payload_len),
-                                LOOM_SHM_FRAME_AM);
-        return LOOM_OK;
+    if (frag != NULL) {
+        /* release: our reads of the fragment are done before the sender reuses it */
+        atomic_store_explicit(&frag->busy, 0, memory_order_release);
     }
-    return loom_shm_ep_am_send_slow(peer, hdr, hdr_len, payload, payload_len);
 }
 
-/* Take up to a batch of frames from one peer's ring. */
-static int loom_shm_peer_poll(loom_shm_peer_t *peer, const loom_tl_params_t *params)
+/* The peer announced its fast box: poll it from now on (its later frames are there). */
+static void loom_shm_fbox_accept(loom_shm_peer_t *peer, const uint8_t *data, uint32_t len)
+{
+    loom_shm_iface_t *iface = peer->iface;
+    uint32_t idx = UINT32_MAX;
+    uint8_t *box;
+
+    if (len == sizeof(idx)) {
+        memcpy(&idx, data, sizeof(idx));
+    }
+    if (idx >= iface->geom.fbox_max || peer->fbox_rx.cur != NULL ||
+        iface->nboxes >= iface->geom.fbox_max) {
+        loom_shm_peer_fail(peer, LOOM_ERR_TRANSPORT, "progress",
+                           "announced an invalid fast box (corrupted segment)");
+        return;
+    }
+    box = iface->region + iface->geom.fbox_off + (uint64_t)idx * iface->geom.fbox_stride;
+    loom_shm_ring_rx_init(&peer->fbox_rx, box, iface->geom.fbox_slots, LOOM_SHM_CELL);
+    iface->boxes[iface->nboxes++] = peer;
+    loom_debug("shm", "rank %d: rank %d sends through fast box %u from now on",
+               iface->job->rank, peer->world_rank, idx);
+}
+
+/* Deliver one frame from a live peer, and hand its fragment back. */
+static void loom_shm_deliver(loom_shm_peer_t *peer, const loom_shm_slot_t *slot,
+                             const loom_tl_params_t *params)
+{
+    loom_shm_frag_hdr_t *frag;
+    const uint8_t *data = loom_shm_frame_data(peer, slot, &frag);
+    uint32_t type = slot->type & LOOM_SHM_FRAME_TYPE;
+
+    if (loom_unlikely(data == NULL)) {
+        /* only a peer scribbling on the segment writes this: trust nothing more from it */
+        loom_shm_peer_fail(peer, LOOM_ERR_TRANSPORT, "progress",
+                           "wrote a frame longer than a cell or fragment (corrupted segment)");
+        return;
+    }
+    if (loom_likely(type == LOOM_SHM_FRAME_AM)) {
+        params->am_cb(params->cb_arg, peer->world_rank, data, slot->len);
+    } else if (type == LOOM_SHM_FRAME_FBOX) {
+        loom_shm_fbox_accept(peer, data, slot->len);
+    } else {
+        loom_shm_get_frame(peer, type, data, slot->len);
+    }
+    loom_shm_frag_return(frag);
+}
+
+/* Take up to a batch of frames from this rank's FIFO. */
+static int loom_shm_fifo_poll(loom_shm_iface_t *iface, const loom_tl_params_t *params)
 {
     loom_shm_slot_t *slot;
     int n = 0;
 
-    /* a failed peer's frames are not delivered: the engine was told it failed */
-    while (n < LOOM_SHM_RX_BATCH && loom_likely(!peer->failed) &&
-           (slot = loom_shm_ring_rx_peek(&peer->rx)) != NULL) {
-        if (loom_unlikely(slot->len > peer->max_frame)) {
-            /* only a peer scribbling on the segment writes this: trust nothing more from it */
-            loom_shm_peer_fail(peer, LOOM_ERR_TRANSPORT, "progress",
-                               "wrote a frame longer than a slot (corrupted segment)");
-        } else if (loom_likely(slot->type == LOOM_SHM_FRAME_AM)) {
-            params->am_cb(params->cb_arg, peer->world_rank, slot->data, slot->len);
+    while (n < LOOM_SHM_RX_BATCH && (slot = loom_shm_fifo_rx_peek(&iface->fifo_rx)) != NULL) {
+        uint32_t src = slot->rsvd;
+
+        if (loom_likely(src < (uint32_t)iface->local_size && src != (uint32_t)iface->local_idx)) {
+            /* a failed peer's frames are not delivered: the engine was told it failed */
+            if (loom_likely(!iface->peers[src].failed)) {
+                loom_shm_deliver(&iface->peers[src], slot, params);
+            }
         } else {
-            loom_shm_get_frame(peer, slot);
+            loom_error("shm", "rank %d: frame from local rank %u in its FIFO dropped (only "
+                       "%d local ranks: corrupted segment)", iface->job->rank, src,
+                       iface->local_size);
         }
-        loom_shm_ring_rx_release(&peer->rx);
+        loom_shm_fifo_rx_release(&iface->fifo_rx);
+        ++n;
+    }
+    return n;
+}
+
+/* Take up to a batch of frames from one peer's fast box. */
+static int loom_shm_box_poll(loom_shm_peer_t *peer, const loom_tl_params_t *params)
+{
+    loom_shm_slot_t *slot;
+    int n = 0;
+
+    while (n < LOOM_SHM_RX_BATCH && loom_likely(!peer->failed) &&
+           (slot = loom_shm_ring_rx_peek(&peer->fbox_rx)) != NULL) {
+        loom_shm_deliver(peer, slot, params);
+        loom_shm_ring_rx_release(&peer->fbox_rx);
         ++n;
     }
     return n;
@@ -410,10 +524,10 @@ static int loom_shm_progress_attach(loom_shm_iface_t *iface)
     return 0;
 }
 
-/* The full pass: deliver what the rings hold, push streams, liveness. */
+/* The full pass: deliver what the FIFO and boxes hold, push streams, liveness. */
 static __attribute__((noinline)) int loom_shm_progress_full(loom_shm_iface_t *iface)
 {
-    const int npeers = iface->local_size - 1;
+    const loom_tl_params_t *params = &iface->super.params;
     uint32_t idx;
     int n = 0;
 
@@ -424,12 +538,15 @@ static __attribute__((noinline)) int loom_shm_progress_full(loom_shm_iface_t *if
         return 0;   /* called from an am callback: frames in use stay put */
     }
     iface->in_progress = 1;
-    /* round-robin start, so a busy low-numbered peer cannot starve others */
-    idx = iface->rr;
-    iface->rr = (idx + 1 == (uint32_t)npeers) ? 0 : idx + 1;
-    for (int i = 0; i < npeers; ++i) {
-        n += loom_shm_peer_poll(iface->poll[idx], &iface->super.params);
-        idx = (idx + 1 == (uint32_t)npeers) ? 0 : idx + 1;
+    n += loom_shm_fifo_poll(iface, params);
+    /* round-robin start, so a busy box cannot starve the others */
+    if (iface->nboxes != 0) {
+        idx = iface->box_rr < iface->nboxes ? iface->box_rr : 0;
+        iface->box_rr = idx + 1;
+        for (uint32_t i = 0; i < iface->nboxes; ++i) {
+            n += loom_shm_box_poll(iface->boxes[idx], params);
+            idx = (idx + 1 == iface->nboxes) ? 0 : idx + 1;
+        }
     }
     if (iface->nstreams != 0) {
         n += loom_shm_get_push(iface);
@@ -440,23 +557,26 @@ static __attribute__((noinline)) int loom_shm_progress_full(loom_shm_iface_t *if
 }
 
 /*
- * Progress. The idle pass (every ring empty, nothing to stream) is the
- * loop a blocking call spins in, so it is kept to one load per peer ring
- * and a counter: the sooner a spinning rank sees the line its peer just
- * wrote, the lower the latency. Anything else takes the full pass.
+ * Progress. The idle pass (FIFO and boxes empty, nothing to stream) is the
+ * loop a blocking call spins in, so it is kept to one load for the FIFO,
+ * one per open box, and a counter: the sooner a spinning rank sees the line
+ * its peer just wrote, the lower the latency. Anything else takes the full
+ * pass.
  */
 static int loom_shm_iface_progress(loom_tl_iface_t *tl)
 {
     loom_shm_iface_t *iface = loom_container_of(tl, loom_shm_iface_t, super);
-    loom_shm_peer_t *const *poll = iface->poll;
-    const int npeers = iface->local_size - 1;
 
-    if (loom_likely(iface->seg != NULL && iface->nstreams == 0)) {
-        int i = 0;
-        while (i < npeers && !loom_shm_ring_rx_ready(&poll[i]->rx)) {
+    if (loom_likely(iface->seg != NULL && iface->nstreams == 0) &&
+        !loom_shm_fifo_rx_ready(&iface->fifo_rx)) {
+        loom_shm_peer_t *const *boxes = iface->boxes;
+        const uint32_t nboxes = iface->nboxes;
+        uint32_t i = 0;
+
+        while (i < nboxes && !loom_shm_ring_rx_ready(&boxes[i]->fbox_rx)) {
             ++i;
         }
-        if (i == npeers) {
+        if (i == nboxes) {
             if (loom_likely(++iface->check_count < LOOM_SHM_CHECK_EVERY)) {
                 return 0;
             }
@@ -467,30 +587,53 @@ static int loom_shm_iface_progress(loom_tl_iface_t *tl)
 }
 
 /*
- * am_peek: the peer's next frame, in place. Only an am frame of a sane
- * length is offered; a get frame, a corrupt length, a failed peer or a
- * progress pass under way (its frames stay put) leave it to progress.
+ * am_peek: the peer's next frame, in place: at the head of its fast box,
+ * or at the head of our FIFO if the peer has no box and the head is its.
+ * Only an am frame of a sane length is offered; anything else, a failed
+ * peer or a progress pass under way (its frames stay put) leave it to
+ * progress.
  */
 static const void *loom_shm_ep_am_peek(loom_tl_ep_t *ep, size_t *len_p)
 {
     loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
+    loom_shm_iface_t *iface = peer->iface;
+    loom_shm_frag_hdr_t *frag;
     loom_shm_slot_t *slot;
+    const uint8_t *data;
 
-    if (loom_unlikely(peer->rx.cur == NULL || peer->failed || peer->iface->in_progress)) {
+    if (loom_unlikely(iface->seg == NULL || peer->failed || iface->in_progress)) {
         return NULL;   /* not attached yet, failed, or called from an am callback */
     }
-    slot = loom_shm_ring_rx_peek(&peer->rx);
-    if (slot == NULL ||
-        loom_unlikely(slot->type != LOOM_SHM_FRAME_AM || slot->len > peer->max_frame)) {
+    if (peer->fbox_rx.cur != NULL) {
+        slot = loom_shm_ring_rx_peek(&peer->fbox_rx);
+        peer->peek_fifo = 0;
+    } else {
+        slot = loom_shm_fifo_rx_peek(&iface->fifo_rx);
+        if (slot != NULL && slot->rsvd != (uint16_t)peer->local_idx) {
+            slot = NULL;   /* another peer's frame comes first */
+        }
+        peer->peek_fifo = 1;
+    }
+    if (slot == NULL || (slot->type & LOOM_SHM_FRAME_TYPE) != LOOM_SHM_FRAME_AM ||
+        loom_unlikely((data = loom_shm_frame_data(peer, slot, &frag)) == NULL)) {
         return NULL;
     }
+    peer->peek_frag = frag;
     *len_p = slot->len;
-    return slot->data;
+    return data;
 }
 
 static void loom_shm_ep_am_consume(loom_tl_ep_t *ep)
 {
-    loom_shm_ring_rx_release(&loom_container_of(ep, loom_shm_peer_t, ep)->rx);
+    loom_shm_peer_t *peer = loom_container_of(ep, loom_shm_peer_t, ep);
+
+    loom_shm_frag_return(peer->peek_frag);
+    peer->peek_frag = NULL;
+    if (peer->peek_fifo) {
+        loom_shm_fifo_rx_release(&peer->iface->fifo_rx);
+    } else {
+        loom_shm_ring_rx_release(&peer->fbox_rx);
+    }
 }
 
 const loom_tl_ops_t loom_tl_shm_ops = {
@@ -500,6 +643,7 @@ const loom_tl_ops_t loom_tl_shm_ops = {
     .ep_create   = loom_shm_ep_create,
     .ep_destroy  = loom_shm_ep_destroy,
     .am_send     = loom_shm_ep_am_send,
+    .am_send_pack = loom_shm_ep_am_send_pack,
     .am_peek     = loom_shm_ep_am_peek,
     .am_consume  = loom_shm_ep_am_consume,
     .mem_pack    = loom_shm_mem_pack,

@@ -1,23 +1,61 @@
 /*
  * shm_int.h: the shared-memory transport (ranks on one node).
  *
- * Design. The lowest local rank creates one segment per node in open()
+ * Segment. The lowest local rank creates one segment per node in open()
  * (shm_open 0600, O_EXCL, named "/loom-<jobid>-shm-<host>-<hash>" by the
  * bootstrap's naming rule, which loomrun also uses to clean up, and the
  * launcher's name for the host, so hosts sharing one /dev/shm do not
- * collide); the other local
- * ranks attach at first use, which is after the engine's modex fence and so
- * after the creator's open. Each attacher bumps a counter in the segment; the
- * one that completes it unlinks the name, so nothing is left in /dev/shm
- * even if a rank crashes later (close() unlinks too, for ranks that never
- * attach; the launcher removes "/loom-<jobid>*" as a last resort).
+ * collide); the other local ranks attach at first use, which is after the
+ * engine's modex fence and so after the creator's open. Each attacher
+ * bumps a counter in the segment; the one that completes it unlinks the
+ * name, so nothing is left in /dev/shm even if a rank crashes later
+ * (close() unlinks too, for ranks that never attach; the launcher removes
+ * "/loom-<jobid>*" as a last resort).
  *
- *   segment: header | rank table (pid, probe address, state per local rank)
- *            | ring[src][dst] for every ordered pair of local ranks
+ * Memory grows with the ranks, not their square. The segment holds a
+ * header, the rank table and one REGION per local rank; every rank owns
+ * its region, in which it RECEIVES (its FIFO, its fast boxes) and from
+ * which it SENDS large frames (its fragment pool):
  *
- * Rings are the SPSC rings of shm_ring.h. A frame's type says what it
- * carries: an active message for the p2p engine, or one of the two control
- * frames of the pipelined get (below).
+ *   region: control line (fast boxes claimed)
+ *           | receive FIFO: control line + LOOM_SHM_FIFO_SLOTS cells
+ *           | LOOM_SHM_FBOX_MAX fast boxes (each an SPSC ring of
+ *           |   LOOM_SHM_RING_SLOTS cells)
+ *           | LOOM_SHM_FRAGS fragments of LOOM_SHM_SLOT_SIZE bytes
+ *
+ * A cell is LOOM_SHM_CELL bytes (three lines): the 16-byte slot header of
+ * shm_ring.h, then up to LOOM_SHM_INLINE bytes of frame, so a small
+ * message is detected and read in one line, as before. A larger frame
+ * goes into a fragment of the sender's own pool and the cell carries its
+ * index (type flag LOOM_SHM_FRAME_FRAG); the receiver hands the fragment
+ * back by clearing its busy word, and the sender reclaims fragments
+ * lazily when its free list runs dry. The zero-filled segment is the
+ * formatted state of everything (FIFO cells free, rings empty, fragments
+ * free), so the creator writes only the header, and memory is used only
+ * where it is touched: per rank the FIFO (prefaulted by its owner at
+ * attach) and the fragments it sends through, per active pair one box.
+ *
+ * Memory in use, N local ranks (defaults in brackets; docs/ARCHITECTURE.md
+ * has measurements): per rank 128 + 192 x FIFO_SLOTS at attach (24.7 KiB),
+ * plus the touched part of FRAGS x (SLOT_SIZE + 64) (<= 129 KiB); per
+ * active pair 64 + 192 x RING_SLOTS (12.1 KiB), at most FBOX_MAX (16) per
+ * receiver. Worst case 360 KiB per rank: 45 MiB at 128 ranks, 90 at 256.
+ *
+ * Paths of a frame from A to B, in per-pair order:
+ *   - B's FIFO (shm_fifo.h, many producers): every pair starts there; one
+ *     CAS per frame on the FIFO's head line;
+ *   - a fast box: after LOOM_SHM_FBOX_THRESHOLD frames through the FIFO, A
+ *     claims one of B's boxes (one atomic add on B's region line; at most
+ *     LOOM_SHM_FBOX_MAX per receiver, first come first served) and sends
+ *     an FBOX frame naming it through the FIFO, then sends every later
+ *     frame through the box, the SPSC ring of shm_ring.h: no atomic
+ *     read-modify-write, one line per small frame. B polls the box from
+ *     the moment it takes the FBOX frame, so everything A sent through the
+ *     FIFO before is delivered first; A never goes back to the FIFO.
+ * A full FIFO, box or pool refuses the frame (LOOM_ERR_NO_RESOURCE, the
+ * engine queues it): back-pressure, never a loss or a reordering. Incast:
+ * FIFO cells are granted in claim order, and each progress pass takes a
+ * bounded batch from the FIFO and from each box in turn.
  *
  * get() reads the peer's memory with one process_vm_readv (CMA), in chunks
  * and tolerating partial reads. Whether CMA works is checked at open by
@@ -25,18 +63,22 @@
  * ENOSYS) and per peer on the first get by reading a known word of the peer
  * (ptrace rules, pid namespaces). Where it does
  * not (or LOOM_SHM_CMA=off), get() sends a GET_REQ frame to the owner, whose
- * progress streams the region back as GET_DATA frames through the ring; the
+ * progress streams the region back as GET_DATA frames (fragments); the
  * get completes through comp->cb. Ranks decide per peer and independently:
  * every rank serves GET_REQ whatever it uses itself.
  *
  * Peer death: a peer whose process is gone (kill(pid, 0) == ESRCH, checked
- * about once a second from progress, when a ring to it stays full and when a
- * read fails with ESRCH) is reported once through err_cb; a peer that closed
- * its transport normally is not.
+ * about once a second from progress, when sends to it stay refused and when
+ * a read fails with ESRCH) is reported once through err_cb; a peer that
+ * closed its transport normally is not. Fragments the dead peer held are
+ * taken back. A rank killed between claiming a FIFO cell and publishing it
+ * (a few instructions) leaves a hole that blocks the FIFO: once some peer
+ * failed, a hole that lasts three liveness checks is skipped (shm_iface.c).
  */
 #ifndef LOOM_SHM_INT_H
 #define LOOM_SHM_INT_H
 
+#include "shm_fifo.h"
 #include "shm_ring.h"
 #include "tl.h"
 
@@ -45,11 +87,13 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define LOOM_SHM_MAGIC        0x316d68736d6f6f6cull   /* "loomshm1" */
+#define LOOM_SHM_MAGIC        0x326d68736d6f6f6cull   /* "loomshm2" */
 #define LOOM_SHM_PROBE_MAGIC  0x65626f7270616d63ull   /* "cmaprobe" */
 #define LOOM_SHM_RKEY_MAGIC   0x4d48534cu             /* "LSHM" */
 #define LOOM_SHM_MAX_GETS     64      /* pipelined gets in flight per peer */
-#define LOOM_SHM_RX_BATCH     16      /* frames taken from one ring per poll */
+#define LOOM_SHM_RX_BATCH     16      /* frames taken from the FIFO or one box per poll */
+#define LOOM_SHM_CELL         192u    /* bytes of a FIFO or fast-box cell (three lines) */
+#define LOOM_SHM_INLINE       (LOOM_SHM_CELL - LOOM_SHM_SLOT_HDR)   /* frame bytes in a cell */
 #define LOOM_SHM_NAME_MAX     255
 
 /** Frame types (slot->type). */
@@ -58,7 +102,49 @@ enum {
     LOOM_SHM_FRAME_GET_REQ  = 2,  /* loom_shm_get_req_t */
     LOOM_SHM_FRAME_GET_DATA = 3,  /* loom_shm_get_data_t + bytes */
     LOOM_SHM_FRAME_GET_ERR  = 4,  /* loom_shm_get_err_t: the owner refused a GET_REQ */
+    LOOM_SHM_FRAME_FBOX     = 5,  /* uint32_t: the receiver's fast box the sender uses next */
+    LOOM_SHM_FRAME_TYPE     = 0xff,    /* mask of the type in slot->type */
+    LOOM_SHM_FRAME_FRAG     = 0x100,   /* flag: the frame is in the sender's fragment
+                                        * (uint32_t index in the cell) */
 };
+
+/** Fast-box state of a pair, sender side (peer->fbox_state). */
+enum {
+    LOOM_SHM_FBOX_NONE    = 0,   /* FIFO; a box is claimed at the threshold */
+    LOOM_SHM_FBOX_PENDING = 1,   /* box claimed, FBOX frame not sent yet (FIFO full) */
+    LOOM_SHM_FBOX_OPEN    = 2,   /* every frame goes through the box */
+    LOOM_SHM_FBOX_NEVER   = 3,   /* the receiver's boxes are all taken (or boxes off) */
+};
+
+/** Header line of a fragment; the frame's bytes follow. */
+typedef struct loom_shm_frag_hdr {
+    _Atomic uint32_t busy;   /* 1 from send until the receiver is done (it stores 0) */
+    uint32_t         dst;    /* receiver's local index (written by the owner) */
+    uint8_t          pad[LOOM_CACHE_LINE - 2 * sizeof(uint32_t)];
+} LOOM_ALIGNED(LOOM_CACHE_LINE) loom_shm_frag_hdr_t;
+
+/** First line of a rank's region. */
+typedef struct loom_shm_region_hdr {
+    _Atomic uint32_t fbox_claimed;   /* boxes handed out (senders add 1; may pass the max) */
+    uint8_t          pad[LOOM_CACHE_LINE - sizeof(uint32_t)];
+} LOOM_ALIGNED(LOOM_CACHE_LINE) loom_shm_region_hdr_t;
+
+/** Sizes chosen by the LOOM_SHM_* settings; the same on every local rank. */
+typedef struct loom_shm_geom {
+    uint32_t fifo_slots;      /* cells of a receive FIFO (power of two) */
+    uint32_t fbox_slots;      /* cells of a fast box (power of two) */
+    uint32_t fbox_max;        /* fast boxes per receiver */
+    uint32_t fbox_threshold;  /* frames through the FIFO before a box (0: no boxes) */
+    uint32_t nfrags;          /* fragments per sender */
+    uint32_t frag_size;       /* bytes of a fragment: the largest frame */
+    /* derived: offsets inside a region, and the region stride */
+    uint64_t fifo_off;
+    uint64_t fbox_off;
+    uint64_t fbox_stride;
+    uint64_t frag_off;
+    uint64_t frag_stride;
+    uint64_t region_bytes;
+} loom_shm_geom_t;
 
 /** State of a local rank in the segment's rank table. */
 enum {
@@ -92,11 +178,9 @@ typedef struct loom_shm_seg_rank {
 typedef struct loom_shm_seg_hdr {
     _Atomic uint64_t    magic;       /* stored last (release) by the creator */
     uint32_t            local_size;
-    uint32_t            nslots;
-    uint32_t            slot_size;
     _Atomic uint32_t    nattached;   /* ranks that mapped it; last one unlinks */
-    uint64_t            ring_offset;
-    uint64_t            ring_stride;
+    loom_shm_geom_t     geom;
+    uint64_t            region_offset;
     uint64_t            size;
     loom_shm_seg_rank_t ranks[];     /* local_size entries */
 } loom_shm_seg_hdr_t;
@@ -173,9 +257,16 @@ typedef struct loom_shm_iface loom_shm_iface_t;
 typedef struct loom_shm_peer {
     loom_tl_ep_t        ep;
     loom_shm_iface_t   *iface;
-    loom_shm_ring_tx_t  tx;          /* this rank -> peer */
-    loom_shm_ring_rx_t  rx;          /* peer -> this rank */
+    loom_shm_ring_tx_t  fbox_tx;     /* this rank -> peer, once fbox_state is OPEN */
+    loom_shm_fifo_tx_t  fifo_tx;     /* the peer's receive FIFO */
+    loom_shm_ring_rx_t  fbox_rx;     /* peer -> this rank; cur NULL until it sent FBOX */
+    uint8_t            *region;      /* the peer's region of the segment */
     uint32_t            max_frame;
+    uint32_t            fifo_sent;   /* frames sent through its FIFO (box threshold) */
+    uint32_t            fbox_state;  /* LOOM_SHM_FBOX_* */
+    uint32_t            fbox_idx;    /* the box claimed in the peer's region */
+    loom_shm_frag_hdr_t *peek_frag;  /* fragment of the frame am_peek returned */
+    int                 peek_fifo;   /* 1: that frame is in our FIFO, 0: in the box */
     int                 failed;
     int                 world_rank;
     int                 local_idx;
@@ -196,8 +287,15 @@ struct loom_shm_iface {
     const loom_bootstrap_info_t *job;
     loom_shm_seg_hdr_t  *seg;            /* NULL until mapped */
     size_t               seg_size;
-    uint32_t             nslots;
-    uint32_t             slot_size;
+    loom_shm_geom_t      geom;
+    uint8_t             *region;         /* this rank's region */
+    loom_shm_fifo_rx_t   fifo_rx;        /* this rank's receive FIFO */
+    loom_shm_peer_t    **boxes;          /* peers whose fast box we poll (fbox_max) */
+    uint32_t             nboxes;
+    uint32_t             box_rr;         /* round-robin start among boxes */
+    uint32_t            *frag_free;      /* stack of free fragment indices */
+    uint32_t             nfrag_free;
+    uint8_t             *frag_out;       /* 1: fragment sent, not seen back yet */
     pid_t                pid;            /* getpid(), cached */
     int                  local_idx;
     int                  local_size;
@@ -207,10 +305,12 @@ struct loom_shm_iface {
     loom_shm_cma_mode_t  cma_mode;
     int                  cma_notice;     /* fallback notice printed */
     uint32_t             attach_backoff; /* progress calls until next attach try */
-    uint32_t             rr;             /* round-robin start among peers */
     uint32_t             nstreams;       /* owner-side streams in flight */
     uint32_t             ngets;          /* requester-side gets in flight */
     uint32_t             check_count;    /* progress calls since the liveness clock */
+    uint32_t             nfailed;        /* peers declared failed */
+    uint32_t             hole_ticks;     /* liveness checks the FIFO stayed blocked at hole_pos */
+    uint64_t             hole_pos;
     struct timespec      last_check;
     int                 *local_of_rank;  /* world rank -> local index, or -1 */
     loom_shm_peer_t     *peers;          /* local_size entries (own one unused) */
@@ -242,7 +342,20 @@ extern const loom_tl_ops_t loom_tl_shm_ops;
  */
 loom_status_t loom_shm_seg_name(const char *jobid, const char *host, char *buf, size_t len);
 
-/** Create, size, format and map the segment (the lowest local rank). */
+/**
+ * Fill @p geom's offsets from its settings (fifo_slots ... frag_size).
+ * @return LOOM_ERR_CONFIG, naming the settings, if they are out of range.
+ */
+loom_status_t loom_shm_geom_init(loom_shm_geom_t *geom);
+
+/** Region of local rank @p idx in the mapped segment. */
+static inline uint8_t *loom_shm_seg_region(const loom_shm_iface_t *iface, int idx)
+{
+    return (uint8_t *)iface->seg + iface->seg->region_offset +
+           (uint64_t)idx * iface->geom.region_bytes;
+}
+
+/** Create, size and map the segment (the lowest local rank). */
 loom_status_t loom_shm_seg_create(loom_shm_iface_t *iface);
 
 /**
@@ -270,10 +383,60 @@ void loom_shm_peer_fail(loom_shm_peer_t *peer, loom_status_t status, const char 
 pid_t loom_shm_peer_pid(loom_shm_peer_t *peer);
 
 /**
- * A send to @p peer found its ring full: count, look for a dead peer now
- * and then. @return LOOM_ERR_NO_RESOURCE or the peer's failure.
+ * A send to @p peer found its FIFO, box or our fragment pool full: count,
+ * look for a dead peer now and then. @return LOOM_ERR_NO_RESOURCE or the peer's failure.
  */
 loom_status_t loom_shm_peer_backpressure(loom_shm_peer_t *peer, const char *op);
+
+/* shm_send.c */
+
+/** Where a frame being sent goes: reserved by loom_shm_tx_reserve. */
+typedef struct loom_shm_txd {
+    loom_shm_slot_t *slot;       /* the FIFO cell or box slot */
+    uint64_t         fifo_pos;   /* claimed FIFO position (fifo 1) */
+    int              fifo;       /* 1: FIFO cell, 0: fast-box slot */
+    int32_t          frag;       /* fragment index, or -1: the frame is inline */
+    uint8_t         *data;       /* where the frame's len bytes go */
+} loom_shm_txd_t;
+
+/**
+ * Reserve room for a frame of @p len bytes (at most peer->max_frame) to
+ * @p peer: a cell (and a fragment when len > LOOM_SHM_INLINE). Opens the
+ * pair's fast box when its time has come. The caller MUST commit a
+ * reservation that returned LOOM_OK.
+ * @return LOOM_OK, LOOM_ERR_NO_RESOURCE (full: nothing reserved) or the
+ *         peer's failure.
+ */
+loom_status_t loom_shm_tx_reserve(loom_shm_peer_t *peer, size_t len, loom_shm_txd_t *d,
+                                  const char *op);
+
+/** Publish the frame reserved in @p d: @p len bytes of frame type @p type. */
+void loom_shm_tx_commit(loom_shm_peer_t *peer, loom_shm_txd_t *d, uint32_t len, uint16_t type);
+
+/** Send a frame of two gathered pieces. @return as loom_shm_tx_reserve. */
+loom_status_t loom_shm_tx_send2(loom_shm_peer_t *peer, uint16_t type, const void *a,
+                                size_t a_len, const void *b, size_t b_len, const char *op);
+
+/** The fragment @p idx of local rank @p owner's pool (idx < nfrags). */
+static inline loom_shm_frag_hdr_t *loom_shm_frag(const loom_shm_iface_t *iface, int owner,
+                                                 uint32_t idx)
+{
+    return (loom_shm_frag_hdr_t *)(loom_shm_seg_region(iface, owner) + iface->geom.frag_off +
+                                   (uint64_t)idx * iface->geom.frag_stride);
+}
+
+/** Allocate the private fragment bookkeeping (free stack, in-flight flags). */
+loom_status_t loom_shm_frag_init(loom_shm_iface_t *iface);
+
+/** Take back every fragment sent to local rank @p dst (it failed). */
+void loom_shm_frag_reclaim_peer(loom_shm_iface_t *iface, int dst);
+
+/** am_send / am_send_pack of the ops table. */
+loom_status_t loom_shm_ep_am_send(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                                  const void *payload, size_t payload_len);
+loom_status_t loom_shm_ep_am_send_pack(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                                       loom_tl_pack_cb_t pack, void *pack_arg,
+                                       size_t payload_len);
 
 /* shm_memh.c */
 
@@ -296,8 +459,9 @@ void loom_shm_memh_cleanup(loom_shm_iface_t *iface);
 loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
                               const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 
-/** Handle a GET_REQ or GET_DATA frame from @p peer. */
-void loom_shm_get_frame(loom_shm_peer_t *peer, const loom_shm_slot_t *slot);
+/** Handle a GET_REQ, GET_DATA or GET_ERR frame (@p len bytes at @p data) from @p peer. */
+void loom_shm_get_frame(loom_shm_peer_t *peer, uint32_t type, const uint8_t *data,
+                        uint32_t len);
 
 /** Push chunks of the owner-side streams. @return frames sent. */
 int loom_shm_get_push(loom_shm_iface_t *iface);

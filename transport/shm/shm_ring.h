@@ -1,7 +1,8 @@
 /*
  * shm_ring.h: the single-producer/single-consumer ring of the shm transport.
  *
- * One ring carries frames from one local rank to another. It lives in
+ * One ring carries frames from one local rank to another: it is the "fast
+ * box" a busy pair of ranks sends through (shm_int.h). It lives in
  * shared memory as one control cache line followed by a power-of-two number
  * of fixed-size, cache-line-aligned slots:
  *
@@ -35,9 +36,12 @@
  * ownership with data instead of an upgrade: about 15 ns per one-way
  * 8-byte message measured here (64 slots of 8 KiB against 8 KiB + 64).
  *
- * The ring knows nothing of ranks or segments: shm_seg.c places rings in the
- * node's segment and test/shm/test_shm_ring.c drives them directly across
- * fork()ed processes.
+ * The ring knows nothing of ranks or segments: the receiver's region holds
+ * its fast boxes (shm_seg.c lays it out, shm_send.c claims a box) and
+ * test/shm/test_shm_ring.c drives rings directly across fork()ed
+ * processes. The transport's boxes use 192-byte slots (three lines, so the
+ * stride is the slot size) and a slot size below LOOM_SHM_SLOT_MIN, which
+ * loom_shm_ring_geometry_ok is not asked about.
  */
 #ifndef LOOM_SHM_RING_H
 #define LOOM_SHM_RING_H

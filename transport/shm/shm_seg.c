@@ -2,8 +2,10 @@
  * shm_seg.c: the node's shared segment: name, create, attach, detach.
  *
  * A freshly created segment is zero-filled by ftruncate, which is exactly
- * the formatted state of every ring (seq 0, tail 0), so the creator only
- * writes the header: it never touches ring pages another rank may not use.
+ * the formatted state of every region (FIFO cells free, fast boxes empty,
+ * fragments free), so the creator only writes the header: it never
+ * touches a page another rank may not use, and a page of the segment
+ * takes memory only once some rank writes it (see shm_int.h).
  */
 #include "shm_int.h"
 #include "hash_int.h"
@@ -17,7 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LOOM_SHM_PAGE 4096u
+#define LOOM_SHM_PAGE       4096u
+#define LOOM_SHM_REGION_MAX ((uint64_t)1 << 30)   /* bytes of one rank's region */
 
 loom_status_t loom_shm_seg_name(const char *jobid, const char *host, char *buf, size_t len)
 {
@@ -66,52 +69,87 @@ static size_t loom_shm_seg_hdr_bytes(int local_size)
     return sizeof(loom_shm_seg_hdr_t) + (size_t)local_size * sizeof(loom_shm_seg_rank_t);
 }
 
-static uint64_t loom_shm_seg_ring_offset(int local_size)
+static uint64_t loom_shm_seg_region_offset(int local_size)
 {
     return LOOM_ALIGN_UP((uint64_t)loom_shm_seg_hdr_bytes(local_size), LOOM_SHM_PAGE);
 }
 
-static uint64_t loom_shm_seg_ring_stride(uint32_t nslots, uint32_t slot_size)
+loom_status_t loom_shm_geom_init(loom_shm_geom_t *g)
 {
-    return LOOM_ALIGN_UP((uint64_t)loom_shm_ring_bytes(nslots, slot_size), LOOM_SHM_PAGE);
+    if (!loom_shm_ring_geometry_ok(g->fbox_slots, LOOM_SHM_SLOT_MIN) ||
+        !loom_shm_ring_geometry_ok(g->fifo_slots, LOOM_SHM_SLOT_MIN) ||
+        !loom_shm_ring_geometry_ok(2, g->frag_size) || g->nfrags == 0) {
+        loom_error("shm", "LOOM_SHM_RING_SLOTS=%u / LOOM_SHM_SLOT_SIZE=%u: slots must be a "
+                   "power of two in [2, 1M], the slot size a multiple of %d in [%u, %u] "
+                   "(LOOM_SHM_FIFO_SLOTS=%u must be a power of two in [2, 1M] too, "
+                   "LOOM_SHM_FRAGS=%u at least 1)", g->fbox_slots, g->frag_size,
+                   LOOM_CACHE_LINE, LOOM_SHM_SLOT_MIN, LOOM_SHM_SLOT_MAX, g->fifo_slots,
+                   g->nfrags);
+        return LOOM_ERR_CONFIG;
+    }
+    g->fifo_off     = sizeof(loom_shm_region_hdr_t);
+    g->fbox_off     = g->fifo_off + loom_shm_fifo_bytes(g->fifo_slots, LOOM_SHM_CELL);
+    g->fbox_stride  = loom_shm_ring_bytes(g->fbox_slots, LOOM_SHM_CELL);
+    g->frag_off     = LOOM_ALIGN_UP(g->fbox_off + (uint64_t)g->fbox_max * g->fbox_stride,
+                                    (uint64_t)LOOM_SHM_PAGE);
+    g->frag_stride  = sizeof(loom_shm_frag_hdr_t) + (uint64_t)g->frag_size;
+    g->region_bytes = LOOM_ALIGN_UP(g->frag_off + (uint64_t)g->nfrags * g->frag_stride,
+                                    (uint64_t)LOOM_SHM_PAGE);
+    if (g->region_bytes > LOOM_SHM_REGION_MAX) {
+        loom_error("shm", "LOOM_SHM_FRAGS=%u x LOOM_SHM_SLOT_SIZE=%u, LOOM_SHM_FIFO_SLOTS=%u "
+                   "and LOOM_SHM_FBOX_MAX=%u x LOOM_SHM_RING_SLOTS=%u give %llu bytes per "
+                   "rank: at most %llu", g->nfrags, g->frag_size, g->fifo_slots, g->fbox_max,
+                   g->fbox_slots, (unsigned long long)g->region_bytes,
+                   (unsigned long long)LOOM_SHM_REGION_MAX);
+        return LOOM_ERR_CONFIG;
+    }
+    return LOOM_OK;
 }
 
-/* Bytes of the whole segment: one ring per ordered pair of distinct ranks. */
-static uint64_t loom_shm_seg_bytes(int local_size, uint32_t nslots, uint32_t slot_size)
+/* Bytes of the whole segment: header, rank table, one region per local rank. */
+static uint64_t loom_shm_seg_bytes(const loom_shm_iface_t *iface)
 {
-    uint64_t nrings = (uint64_t)local_size * (uint64_t)(local_size - 1);
-    return loom_shm_seg_ring_offset(local_size) +
-           nrings * loom_shm_seg_ring_stride(nslots, slot_size);
+    return loom_shm_seg_region_offset(iface->local_size) +
+           (uint64_t)iface->local_size * iface->geom.region_bytes;
 }
 
-/* The ring carrying frames from local rank src to local rank dst (src != dst). */
-static void *loom_shm_seg_ring(const loom_shm_seg_hdr_t *seg, int src, int dst)
+/* Hook this rank to its own FIFO and to every peer's region. */
+static void loom_shm_seg_hook(loom_shm_iface_t *iface)
 {
-    uint64_t idx = (uint64_t)src * (seg->local_size - 1) + (uint64_t)(dst < src ? dst : dst - 1);
-    return (uint8_t *)seg + seg->ring_offset + idx * seg->ring_stride;
+    const loom_shm_geom_t *g = &iface->geom;
+    uint8_t *fifo;
+
+    iface->region = loom_shm_seg_region(iface, iface->local_idx);
+    fifo = iface->region + g->fifo_off;
+    loom_shm_fifo_rx_init(&iface->fifo_rx, fifo, g->fifo_slots, LOOM_SHM_CELL);
+    /* map our FIFO's cells into our page tables now (an add of 0 changes
+     * nothing, and senders may already be using it): the receive path
+     * takes no page faults; see shm_ring.h */
+    for (uint32_t i = 0; i < g->fifo_slots; ++i) {
+        loom_shm_slot_t *cell = loom_shm_fifo_cell(iface->fifo_rx.cells, i,
+                                                   iface->fifo_rx.mask, LOOM_SHM_CELL);
+        atomic_fetch_add_explicit(&cell->seq, 0, memory_order_relaxed);
+    }
+    for (int j = 0; j < iface->local_size; ++j) {
+        loom_shm_peer_t *peer = &iface->peers[j];
+
+        if (j == iface->local_idx) {
+            continue;
+        }
+        peer->region = loom_shm_seg_region(iface, j);
+        loom_shm_fifo_tx_init(&peer->fifo_tx, peer->region + g->fifo_off, g->fifo_slots,
+                              LOOM_SHM_CELL);
+    }
 }
 
-/* Register this rank in the mapped segment and hook every peer's rings. */
+/* Register this rank in the mapped segment and hook the regions. */
 static void loom_shm_seg_join(loom_shm_iface_t *iface)
 {
     loom_shm_seg_hdr_t  *seg = iface->seg;
     loom_shm_seg_rank_t *me  = &seg->ranks[iface->local_idx];
     uint32_t n;
 
-    for (int j = 0; j < iface->local_size; ++j) {
-        void *tx_ring, *rx_ring;
-
-        if (j == iface->local_idx) {
-            continue;   /* no ring to ourselves (its index would be out of range) */
-        }
-        tx_ring = loom_shm_seg_ring(seg, iface->local_idx, j);
-        rx_ring = loom_shm_seg_ring(seg, j, iface->local_idx);
-        /* no page faults on the first lap of small frames (see shm_ring.h) */
-        loom_shm_ring_prefault(tx_ring, iface->nslots, iface->slot_size);
-        loom_shm_ring_prefault(rx_ring, iface->nslots, iface->slot_size);
-        loom_shm_ring_tx_init(&iface->peers[j].tx, tx_ring, iface->nslots, iface->slot_size);
-        loom_shm_ring_rx_init(&iface->peers[j].rx, rx_ring, iface->nslots, iface->slot_size);
-    }
+    loom_shm_seg_hook(iface);
     me->pid        = (int32_t)getpid();
     me->probe_addr = loom_shm_probe_addr();
     me->pidns      = loom_shm_pidns();
@@ -146,7 +184,7 @@ static int loom_shm_seg_open_excl(const char *name)
 
 loom_status_t loom_shm_seg_create(loom_shm_iface_t *iface)
 {
-    uint64_t size = loom_shm_seg_bytes(iface->local_size, iface->nslots, iface->slot_size);
+    uint64_t size = loom_shm_seg_bytes(iface);
     loom_shm_seg_hdr_t *seg;
     loom_status_t status;
     int fd;
@@ -171,12 +209,10 @@ loom_status_t loom_shm_seg_create(loom_shm_iface_t *iface)
     }
     close(fd);
 
-    seg->local_size  = (uint32_t)iface->local_size;
-    seg->nslots      = iface->nslots;
-    seg->slot_size   = iface->slot_size;
-    seg->ring_offset = loom_shm_seg_ring_offset(iface->local_size);
-    seg->ring_stride = loom_shm_seg_ring_stride(iface->nslots, iface->slot_size);
-    seg->size        = size;
+    seg->local_size    = (uint32_t)iface->local_size;
+    seg->geom          = iface->geom;
+    seg->region_offset = loom_shm_seg_region_offset(iface->local_size);
+    seg->size          = size;
     /* release: the geometry is visible before the magic */
     atomic_store_explicit(&seg->magic, LOOM_SHM_MAGIC, memory_order_release);
 
@@ -195,12 +231,16 @@ err_unlink:
 static loom_status_t loom_shm_seg_check(loom_shm_iface_t *iface, const loom_shm_seg_hdr_t *seg,
                                         uint64_t size)
 {
-    if (seg->local_size != (uint32_t)iface->local_size || seg->nslots != iface->nslots ||
-        seg->slot_size != iface->slot_size || seg->size != size) {
-        loom_error("shm", "segment %s has %u local ranks, %u slots of %u bytes, but this rank "
-                   "expects %d, %u and %u: LOOM_SHM_RING_SLOTS and LOOM_SHM_SLOT_SIZE must be "
-                   "the same on every rank", iface->seg_name, seg->local_size, seg->nslots,
-                   seg->slot_size, iface->local_size, iface->nslots, iface->slot_size);
+    const loom_shm_geom_t *g = &iface->geom;
+
+    if (seg->local_size != (uint32_t)iface->local_size || seg->size != size ||
+        memcmp(&seg->geom, g, sizeof(*g)) != 0) {
+        loom_error("shm", "segment %s has %u local ranks, %u fast-box slots, fragments of "
+                   "%u bytes, but this rank expects %d, %u and %u: the LOOM_SHM_* sizes "
+                   "(RING_SLOTS, SLOT_SIZE, FIFO_SLOTS, FRAGS, FBOX_MAX, FBOX_THRESHOLD) must "
+                   "be the same on every rank", iface->seg_name, seg->local_size,
+                   seg->geom.fbox_slots, seg->geom.frag_size, iface->local_size, g->fbox_slots,
+                   g->frag_size);
         return LOOM_ERR_CONFIG;
     }
     return LOOM_OK;
@@ -208,7 +248,7 @@ static loom_status_t loom_shm_seg_check(loom_shm_iface_t *iface, const loom_shm_
 
 loom_status_t loom_shm_seg_attach(loom_shm_iface_t *iface)
 {
-    uint64_t size = loom_shm_seg_bytes(iface->local_size, iface->nslots, iface->slot_size);
+    uint64_t size = loom_shm_seg_bytes(iface);
     loom_shm_seg_hdr_t *seg;
     loom_status_t status;
     struct stat st;
