@@ -13,6 +13,16 @@
 #define LOOM_MPI_WIN_MODES (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | \
                             MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
 
+/* a rank argument: MPI_PROC_NULL does nothing, a negative one is MPI_ERR_RANK */
+static loom_status_t loom_mpi_win_rank_op(int rank, loom_status_t (*fn)(loom_rma_win_t *, int),
+                                          loom_rma_win_t *rwin)
+{
+    if (rank == MPI_PROC_NULL) {
+        return LOOM_OK;
+    }
+    return rank < 0 ? LOOM_ERR_INVALID_RANK : fn(rwin, rank);
+}
+
 static int loom_mpi_win_check(MPI_Win win, int assert_flags, const char *call)
 {
     if (!loom_mpi_win_valid(win)) {
@@ -40,7 +50,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     int rc = loom_mpi_win_check(win, assert, "MPI_Win_lock");
 
     return rc != MPI_SUCCESS ? rc
-           : loom_mpi_win_raise_loom(win, rank == MPI_PROC_NULL ? LOOM_OK : loom_rma_lock(win->rwin, lock_type, rank, assert), "MPI_Win_lock");
+           : loom_mpi_win_raise_loom(win, rank == MPI_PROC_NULL ? LOOM_OK
+                                        : loom_rma_lock(win->rwin, lock_type, rank, assert),
+                                     "MPI_Win_lock");
 }
 
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
@@ -49,7 +61,8 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_unlock");
 
     return rc != MPI_SUCCESS ? rc
-           : loom_mpi_win_raise_loom(win, rank == MPI_PROC_NULL ? LOOM_OK : loom_rma_unlock(win->rwin, rank), "MPI_Win_unlock");
+           : loom_mpi_win_raise_loom(win, loom_mpi_win_rank_op(rank, loom_rma_unlock, win->rwin),
+                                     "MPI_Win_unlock");
 }
 
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
@@ -76,7 +89,8 @@ int PMPI_Win_flush(int rank, MPI_Win win)
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_flush");
 
     return rc != MPI_SUCCESS ? rc
-           : loom_mpi_win_raise_loom(win, rank == MPI_PROC_NULL ? LOOM_OK : rank < 0 ? LOOM_ERR_INVALID_RANK : loom_rma_flush(win->rwin, rank), "MPI_Win_flush");
+           : loom_mpi_win_raise_loom(win, loom_mpi_win_rank_op(rank, loom_rma_flush, win->rwin),
+                                     "MPI_Win_flush");
 }
 
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
@@ -85,7 +99,8 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_flush_local");
 
     return rc != MPI_SUCCESS ? rc
-           : loom_mpi_win_raise_loom(win, rank == MPI_PROC_NULL ? LOOM_OK : rank < 0 ? LOOM_ERR_INVALID_RANK : loom_rma_flush(win->rwin, rank), "MPI_Win_flush_local");
+           : loom_mpi_win_raise_loom(win, loom_mpi_win_rank_op(rank, loom_rma_flush, win->rwin),
+                                     "MPI_Win_flush_local");
 }
 
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all

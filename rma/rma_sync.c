@@ -125,11 +125,13 @@ loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int as
 
 loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
 {
-    loom_status_t st = loom_rma_epoch_flush(&w->ep, target);
-    loom_status_t ost;
+    loom_status_t st, ost;
     int nocheck;
 
-    if (st != LOOM_OK || w->ep.access != LOOM_RMA_ACCESS_LOCK) {
+    if (target < 0 || target >= w->size) {
+        return LOOM_ERR_INVALID_RANK;
+    }
+    if (w->ep.access != LOOM_RMA_ACCESS_LOCK || !w->ep.locked[target]) {
         return LOOM_RMA_ERR_SYNC;
     }
     nocheck = loom_rma_nocheck(w)[target];

@@ -416,6 +416,58 @@ static void test_contention(int iters)
     MT_OK(MPI_Win_free(&win));
 }
 
+/* flush variants, NOCHECK, assert bits, info keys */
+static void test_passive_misc(void)
+{
+    int *base, v = rank + 1, got[8];
+    MPI_Info info, used;
+    MPI_Win win;
+    char val[MPI_MAX_INFO_VAL];
+    int flag, right = (rank + 1) % size;
+
+    MT_OK(MPI_Info_create(&info));
+    MT_OK(MPI_Info_set(info, "no_locks", "false"));
+    MT_OK(MPI_Info_set(info, "accumulate_ordering", "rar,raw,war,waw"));
+    MT_OK(MPI_Info_set(info, "same_size", "true"));
+    MT_OK(MPI_Win_allocate(8 * sizeof(int), sizeof(int), info, MPI_COMM_WORLD, &base, &win));
+    MT_OK(MPI_Info_free(&info));
+    MT_OK(MPI_Win_get_info(win, &used));
+    MT_OK(MPI_Info_get(used, "same_size", MPI_MAX_INFO_VAL - 1, val, &flag));
+    MT_CHECK(flag && strcmp(val, "true") == 0);
+    MT_OK(MPI_Info_free(&used));
+    MT_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSTORE, win));
+    MT_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED | MPI_MODE_NOPUT, win));
+    /* everyone writes its slot at every rank, flushing each way */
+    MT_OK(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < size; ++t) {
+        MT_OK(MPI_Put(&v, 1, MPI_INT, t, rank % 8, 1, MPI_INT, win));
+        if (t % 2) {
+            MT_OK(MPI_Win_flush_local(t, win));
+        }
+    }
+    MT_OK(MPI_Win_flush_local_all(win));
+    MT_OK(MPI_Win_flush_all(win));
+    MT_OK(MPI_Win_unlock_all(win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOCHECK, win));
+    MT_OK(MPI_Get(got, size < 8 ? size : 8, MPI_INT, right, 0, size < 8 ? size : 8, MPI_INT,
+                  win));
+    MT_OK(MPI_Win_unlock(right, win));
+    for (int r = 0; r < size && r < 8; ++r) {
+        int want = r + 1;
+
+        for (int q = r + 8; q < size; q += 8) {
+            want = q + 1;   /* several writers of one slot: one of them */
+        }
+        MT_CHECK(got[r] >= 1 && (size > 8 || got[r] == want));
+    }
+    MT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MT_ERR(MPI_Win_unlock(-5, win), MPI_ERR_RANK);
+    MT_ERR(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win), MPI_ERR_RANK);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_free(&win));
+}
+
 static int handler_calls;
 static void win_handler(MPI_Win *win, int *code, ...)
 {
@@ -485,6 +537,7 @@ int main(int argc, char **argv)
         test_pscw(flavors[f]);
     }
     test_keyval();
+    test_passive_misc();
     test_ops();
     test_dynamic();
     test_shared();
