@@ -191,8 +191,10 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
         loom_rma_lock_grant(w, w->waiters[i].src, w->waiters[i].type);
         ++i;
     }
-    memmove(w->waiters, w->waiters + i, (size_t)(w->nwait - i) * sizeof(*w->waiters));
-    w->nwait -= i;
+    if (i > 0) {
+        memmove(w->waiters, w->waiters + i, (size_t)(w->nwait - i) * sizeof(*w->waiters));
+        w->nwait -= i;
+    }
 }
 
 static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_t bytes)
