@@ -6,8 +6,8 @@
  * converts the displacement to bytes and checks the range against the
  * target's size (dynamic windows: the target checks), packs the origin
  * data, then either
- *   - applies it itself into the shared segment (SHARED windows: direct
- *     load/store; accumulates under the segment's accumulate lock, so they
+ *   - applies it itself into the shared segment (SHARED windows, and
+ *     ALLOCATE ones on one host: direct load/store; accumulates under the segment's accumulate lock, so they
  *     are atomic per element and ordered), or
  *   - sends one active message (rma_am.c); get-like operations first post
  *     the receive of their reply.
@@ -246,7 +246,7 @@ static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && w->flavor == LOOM_RMA_FLAVOR_SHARED) {
+    if (st == LOOM_OK && w->direct) {
         char *data = NULL;
         size_t dummy;
 

@@ -166,7 +166,9 @@ struct loom_rma_win {
     int                  own_mem;  /* ALLOCATE: free base */
     uint64_t            *sizes;    /* [size] every rank's size */
     int                 *units;    /* [size] every rank's disp unit */
-    /* shared flavor */
+    /* shared segment: SHARED windows, and ALLOCATE ones whose ranks share a
+     * host (direct: every operation is load/store into it) */
+    int                  direct;
     void                *seg;
     size_t               seg_bytes;
     char               **shm_base; /* [size] every rank's piece, here */
@@ -226,7 +228,8 @@ char *loom_rma_am_target_addr(loom_rma_win_t *win, int64_t disp, const loom_rma_
 void loom_rma_rop_finish(loom_rma_win_t *win, loom_rma_rop_t *rop);
 
 /* rma_shm.c */
-loom_status_t loom_rma_shm_create(loom_rma_win_t *win);
+/** Map the segment; @p required (SHARED): failing is an error, else fall back (0). */
+loom_status_t loom_rma_shm_create(loom_rma_win_t *win, int required);
 void loom_rma_shm_free(loom_rma_win_t *win);
 void loom_rma_shm_lock(loom_rma_win_t *win, int target, int type);
 void loom_rma_shm_unlock(loom_rma_win_t *win, int target);

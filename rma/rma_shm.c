@@ -2,9 +2,11 @@
  * rma_shm.c: the shared segment of Win_allocate_shared.
  *
  * One segment per window (the ranks of a shared window are on one host:
- * checked, else LOOM_RMA_ERR_SHARED on every rank): a header (accumulate
+ * checked, else LOOM_RMA_ERR_SHARED on every rank; an ALLOCATE window
+ * whose ranks share a host uses one too, unless LOOM_TRANSPORTS leaves shm
+ * out, and falls back to heap memory when it cannot): a header (accumulate
  * lock, one lock word per rank) then every rank's piece, contiguous in
- * rank order as MPI's default asks. Named like the other segments of a job
+ * rank order as MPI's default asks (ALLOCATE: each piece 64-byte aligned). Named like the other segments of a job
  * ("/loom-<job>-rma-<context id>-<world rank of rank 0>", mode 0600);
  * rank 0 creates it, the others map it after a barrier, and rank 0
  * unlinks it after a second one, so nothing is left in /dev/shm even if
@@ -12,6 +14,7 @@
  */
 #include "rma_priv.h"
 #include "bootstrap_int.h"
+#include "p2p_config_int.h"
 #include "log_int.h"
 
 #include <errno.h>
@@ -92,31 +95,42 @@ static loom_status_t loom_rma_shm_agree(loom_rma_win_t *w, int bad)
     return st != LOOM_OK ? st : all ? LOOM_RMA_ERR_SHARED : LOOM_OK;
 }
 
-static loom_status_t loom_rma_shm_pieces(loom_rma_win_t *w)
+/* where rank @p r's piece starts, with every piece before it */
+static size_t loom_rma_shm_offset(const loom_rma_win_t *w, int r)
 {
     size_t off = loom_rma_shm_hdr_bytes(w->size);
+    size_t align = w->flavor == LOOM_RMA_FLAVOR_SHARED ? 1 : LOOM_RMA_SHM_ALIGN;
+
+    for (int q = 0; q < r; ++q) {
+        off = (off + w->sizes[q] + align - 1) & ~(align - 1);
+    }
+    return off;
+}
+
+static loom_status_t loom_rma_shm_pieces(loom_rma_win_t *w)
+{
 
     w->shm_base = calloc((size_t)w->size, sizeof(*w->shm_base));
     if (w->shm_base == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
     for (int r = 0; r < w->size; ++r) {
-        w->shm_base[r] = (char *)w->seg + off;
-        off += w->sizes[r];
+        w->shm_base[r] = (char *)w->seg + loom_rma_shm_offset(w, r);
     }
-    w->shm  = w->seg;
-    w->base = w->shm_base[w->rank];
+    w->shm    = w->seg;
+    w->base   = w->shm_base[w->rank];
+    w->direct = 1;
     return LOOM_OK;
 }
 
-loom_status_t loom_rma_shm_create(loom_rma_win_t *w)
+loom_status_t loom_rma_shm_create(loom_rma_win_t *w, int required)
 {
     char name[128];
-    size_t total = loom_rma_shm_hdr_bytes(w->size);
+    size_t total = loom_rma_shm_offset(w, w->size);
     loom_status_t st;
 
-    for (int r = 0; r < w->size; ++r) {
-        total += w->sizes[r];
+    if (!required && (!loom_rma_shm_one_host(w) || !loom_p2p_transport_allowed("shm"))) {
+        return LOOM_OK;   /* every rank sees the same hosts and settings */
     }
     w->seg_bytes = (total + 4095) & ~(size_t)4095;
     loom_rma_shm_name(w, name, sizeof(name));
@@ -141,8 +155,9 @@ loom_status_t loom_rma_shm_create(loom_rma_win_t *w)
     }
     if (st != LOOM_OK) {
         loom_rma_shm_free(w);
+        w->direct = 0;
     }
-    return st;
+    return st == LOOM_RMA_ERR_SHARED && !required ? LOOM_OK : st;   /* heap instead */
 }
 
 void loom_rma_shm_free(loom_rma_win_t *w)

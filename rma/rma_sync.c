@@ -9,7 +9,7 @@
  *   lock       active messages: LOCK, answered when granted (the target
  *              queues it while an incompatible holder exists); unlock
  *              flushes, sends UNLOCK and waits its answer. MPI_MODE_NOCHECK
- *              skips the protocol. Shared windows lock with CPU atomics on
+ *              skips the protocol. Windows in a shared segment lock with CPU atomics on
  *              the target's lock word in the segment instead;
  *   flush      progress until done == sent (shared windows: a fence);
  *   post/start a POST notice to each origin; start waits for one from
@@ -23,7 +23,7 @@
 
 static int loom_rma_is_shm(const loom_rma_win_t *w)
 {
-    return w->flavor == LOOM_RMA_FLAVOR_SHARED;
+    return w->direct;
 }
 
 loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)

@@ -4,9 +4,11 @@
  * Every window duplicates its communicator (its active messages never meet
  * the user's traffic, and its fence is a barrier on that duplicate), and
  * allgathers every rank's size and disp unit so the origin checks ranges
- * and converts displacements to bytes itself. ALLOCATE windows are
- * zeroed, 64-byte aligned heap memory; SHARED ones live in one segment per
- * host (rma_shm.c); DYNAMIC ones keep a list of attached regions and take
+ * and converts displacements to bytes itself. SHARED windows live in one
+ * segment per host (rma_shm.c); so do ALLOCATE ones whose ranks are all on
+ * one host and may use shm (LOOM_TRANSPORTS), with 64-byte aligned
+ * pieces, so their put/get are memcpy; other ALLOCATE windows are zeroed,
+ * 64-byte aligned heap memory; DYNAMIC ones keep a list of attached regions and take
  * absolute addresses as displacements (checked by the target).
  */
 #include "rma_priv.h"
@@ -81,6 +83,9 @@ static loom_status_t loom_rma_win_memory(loom_rma_win_t *w, void *base)
         w->base = base;
         return LOOM_OK;
     case LOOM_RMA_FLAVOR_ALLOCATE:
+        if (w->direct) {
+            return LOOM_OK;   /* a piece of the shared segment */
+        }
         if (posix_memalign(&mem, 64, w->bytes ? w->bytes : 1) != 0) {
             loom_error("rma", "rank %d: allocating a window of %zu bytes failed", w->rank,
                        w->bytes);
@@ -129,13 +134,14 @@ loom_status_t loom_rma_win_create(void *base, size_t size, int disp_unit,
         st = loom_rma_win_arrays(w);
     }
     if (st == LOOM_OK) {
-        st = loom_rma_win_memory(w, base);
-    }
-    if (st == LOOM_OK) {
         st = loom_rma_win_exchange(w);
     }
-    if (st == LOOM_OK && flavor == LOOM_RMA_FLAVOR_SHARED) {
-        st = loom_rma_shm_create(w);
+    if (st == LOOM_OK &&
+        (flavor == LOOM_RMA_FLAVOR_SHARED || flavor == LOOM_RMA_FLAVOR_ALLOCATE)) {
+        st = loom_rma_shm_create(w, flavor == LOOM_RMA_FLAVOR_SHARED);
+    }
+    if (st == LOOM_OK) {
+        st = loom_rma_win_memory(w, base);
     }
     if (st != LOOM_OK) {
         loom_rma_win_destroy(w);
@@ -161,9 +167,7 @@ loom_status_t loom_rma_win_free(loom_rma_win_t *w)
     }
     loom_rma_am_drain(w);
     loom_rma_am_unregister(w);
-    if (w->flavor == LOOM_RMA_FLAVOR_SHARED) {
-        loom_rma_shm_free(w);
-    }
+    loom_rma_shm_free(w);
     loom_rma_win_destroy(w);
     return st;
 }
