@@ -162,9 +162,10 @@ loom_status_t loom_rma_shm_create(loom_rma_win_t *w, int required)
 
 void loom_rma_shm_free(loom_rma_win_t *w)
 {
-    if (w->seg != NULL) {
-        munmap(w->seg, w->seg_bytes);
+    if (w->seg == NULL) {
+        return;   /* heap or user memory: rma_win.c's */
     }
+    munmap(w->seg, w->seg_bytes);
     w->seg = NULL;
     w->base = NULL;
     free(w->shm_base);

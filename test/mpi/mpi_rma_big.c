@@ -147,7 +147,7 @@ static void test_shared_contention(int iters)
 
 static void test_errors(void)
 {
-    int mem[2] = { 0 }, x = 1;
+    int mem[2] = { 0 }, x = 1, two[2] = { 1, 1 };
     MPI_Aint addr;
     MPI_Win win;
 
@@ -159,7 +159,7 @@ static void test_errors(void)
     MT_OK(MPI_Put(&x, 1, MPI_INT, rank, addr, 1, MPI_INT, win));
     MT_OK(MPI_Win_flush(rank, win));
     MT_EQ(mem[1], 1);
-    MT_OK(MPI_Put(&x, 2, MPI_INT, rank, addr, 2, MPI_INT, win));   /* one past the region */
+    MT_OK(MPI_Put(two, 2, MPI_INT, rank, addr, 2, MPI_INT, win));   /* one past the region */
     MT_ERR(MPI_Win_flush(rank, win), MPI_ERR_RMA_RANGE);
     MT_ERR(MPI_Win_free(&win), MPI_ERR_RMA_SYNC);                   /* still locked */
     MT_OK(MPI_Win_unlock(rank, win));
