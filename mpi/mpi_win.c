@@ -14,6 +14,7 @@
  * accepted and kept for Win_get_info; no_locks is passed on as a hint.
  */
 #include "mpi_win_int.h"
+#include "mpi_f2c_int.h"
 #include "mpi_group_int.h"
 #include "mpi_info_int.h"
 
@@ -235,6 +236,7 @@ int PMPI_Win_free(MPI_Win *win)
     if (st == LOOM_RMA_ERR_SYNC) {
         return loom_mpi_win_raise_loom(w, st, "MPI_Win_free");
     }
+    loom_mpi_handle_forget(LOOM_MPI_H_WIN, w);   /* MPI_Win_f2c of it: MPI_WIN_NULL */
     loom_mpi_objext_free(&w->ext);
     PMPI_Group_free(&w->group);
     loom_mpi_errh_drop(w->errh);

@@ -75,6 +75,7 @@ static void test_attrs(int flavor)
     MT_EQ(cmp, MPI_IDENT);
     MT_OK(MPI_Group_free(&g));
     MT_OK(MPI_Group_free(&wg));
+    MT_CHECK(MPI_Win_f2c(MPI_Win_c2f(win)) == win);
     MT_OK(MPI_Win_set_name(win, "my window"));
     MT_OK(MPI_Win_get_name(win, name, &len));
     MT_CHECK(strcmp(name, "my window") == 0 && len == 9);
