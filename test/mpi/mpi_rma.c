@@ -346,16 +346,22 @@ static void test_shared(void)
 }
 
 /* every rank adds to every counter with accumulates and fetch-and-ops */
-static void test_stress(int iters)
+static void test_stress(int iters, int create)
 {
     enum { SLOTS = 8 };
-    long long *base, one = 1, res, mine = 0;
+    long long *base = NULL, one = 1, res, mine = 0;
     long long *fetched = calloc((size_t)iters + 1, sizeof(long long));
     MPI_Win win;
     unsigned seed = 12345u + (unsigned)rank;
 
-    MT_OK(MPI_Win_allocate(SLOTS * sizeof(long long), sizeof(long long), MPI_INFO_NULL,
-                           MPI_COMM_WORLD, &base, &win));
+    if (create) {   /* user memory: always active messages */
+        base = calloc(SLOTS, sizeof(long long));
+        MT_OK(MPI_Win_create(base, SLOTS * sizeof(long long), sizeof(long long),
+                             MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    } else {        /* a shared segment on one host (unless shm is off) */
+        MT_OK(MPI_Win_allocate(SLOTS * sizeof(long long), sizeof(long long), MPI_INFO_NULL,
+                               MPI_COMM_WORLD, &base, &win));
+    }
     MT_OK(MPI_Win_lock_all(0, win));
     for (int i = 0; i < iters; ++i) {
         int t = (int)(rand_r(&seed) % (unsigned)size);
@@ -391,17 +397,26 @@ static void test_stress(int iters)
         }
     }
     MT_OK(MPI_Win_free(&win));
+    if (create) {
+        free(base);
+    }
     free(fetched);
 }
 
 /* many origins, one target: read-modify-write under an exclusive lock */
-static void test_contention(int iters)
+static void test_contention(int iters, int create)
 {
-    long long *base, v;
+    long long *base = NULL, v;
     MPI_Win win;
 
-    MT_OK(MPI_Win_allocate(sizeof(long long), sizeof(long long), MPI_INFO_NULL,
-                           MPI_COMM_WORLD, &base, &win));
+    if (create) {
+        base = calloc(1, sizeof(long long));
+        MT_OK(MPI_Win_create(base, sizeof(long long), sizeof(long long), MPI_INFO_NULL,
+                             MPI_COMM_WORLD, &win));
+    } else {
+        MT_OK(MPI_Win_allocate(sizeof(long long), sizeof(long long), MPI_INFO_NULL,
+                               MPI_COMM_WORLD, &base, &win));
+    }
     for (int i = 0; i < iters; ++i) {
         MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
         MT_OK(MPI_Get(&v, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win));
@@ -415,6 +430,9 @@ static void test_contention(int iters)
         MT_EQ(*base, (long long)iters * size);
     }
     MT_OK(MPI_Win_free(&win));
+    if (create) {
+        free(base);
+    }
 }
 
 /* flush variants, NOCHECK, assert bits, info keys */
@@ -542,8 +560,10 @@ int main(int argc, char **argv)
     test_ops();
     test_dynamic();
     test_shared();
-    test_stress(iters);
-    test_contention(iters / 4 + 1);
+    for (int create = 0; create < 2; ++create) {
+        test_stress(iters, create);
+        test_contention(iters / 4 + 1, create);
+    }
     test_errors();
     MT_PASS("mpi_rma");
     MT_OK(MPI_Finalize());
