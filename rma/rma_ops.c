@@ -124,7 +124,6 @@ static loom_status_t loom_rma_op_shm(loom_rma_win_t *w, const loom_rma_opdesc_t 
 
 /* one active message; get-like: the reply's receive first */
 static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                    const loom_rma_seg_t *segs, size_t nseg, int64_t start,
                                     char *msg, size_t msgbytes, size_t bytes,
                                     loom_request_t ureq)
 {
@@ -156,9 +155,6 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
         *w->rops_tail = rop;
         w->rops_tail  = &rop->next;
     }
-    (void)segs;
-    (void)nseg;
-    (void)start;
     ++w->sent[d->target];
     return loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
 }
@@ -179,7 +175,7 @@ static loom_status_t loom_rma_msg_build(const loom_rma_opdesc_t *d, const loom_r
     if (msg == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
-    h->kind  = (uint8_t)(d->kind == LOOM_RMA_K_ACC && !data ? LOOM_RMA_K_ACC : d->kind);
+    h->kind  = (uint8_t)d->kind;
     h->op    = (uint8_t)d->op;
     h->basic = (uint8_t)d->basic;
     h->disp  = start;
@@ -262,7 +258,7 @@ static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     } else if (st == LOOM_OK) {
         st = loom_rma_msg_build(d, segs, nseg, start, bytes, &msg, &msgbytes);
         if (st == LOOM_OK) {
-            st = loom_rma_op_am(w, d, segs, nseg, start, msg, msgbytes, bytes,
+            st = loom_rma_op_am(w, d, msg, msgbytes, bytes,
                                 loom_rma_fetches(d->kind) ? ureq : NULL);
         }
         if (ureq != NULL && !loom_rma_fetches(d->kind)) {
@@ -322,11 +318,9 @@ loom_status_t loom_rma_acc(loom_rma_win_t *w, const loom_rma_acc_args_t *a,
         return LOOM_ERR_INVALID_ARG;
     }
     d.kind = kinds[a->kind];
-    if (d.kind == LOOM_RMA_K_ACC && d.op == LOOM_RMA_OP_NO_OP) {
-        d.origin = NULL;   /* Accumulate with MPI_NO_OP: nothing to move */
-    }
-    if (d.kind == LOOM_RMA_K_GACC && d.op == LOOM_RMA_OP_NO_OP) {
-        d.origin = NULL;
+    if ((d.kind == LOOM_RMA_K_ACC || d.kind == LOOM_RMA_K_GACC) &&
+        d.op == LOOM_RMA_OP_NO_OP) {
+        d.origin = NULL;   /* MPI_NO_OP: no origin data moves */
     }
     return loom_rma_op(w, &d, req_p);
 }
