@@ -501,6 +501,15 @@ static void test_errors(void)
     MPI_Errhandler eh, got;
 
     MT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    {   /* creation errors are raised on the communicator (MPI_ERRORS_RETURN here) */
+        MPI_Win bad = MPI_WIN_NULL;
+
+        MT_ERR(MPI_Win_create(&x, sizeof(x), 0, MPI_INFO_NULL, MPI_COMM_WORLD, &bad),
+               MPI_ERR_DISP);
+        MT_ERR(MPI_Win_allocate(-1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &bad),
+               MPI_ERR_SIZE);
+        MT_CHECK(bad == MPI_WIN_NULL);
+    }
     MT_ERR(MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC);
     MT_ERR(MPI_Win_unlock(0, win), MPI_ERR_RMA_SYNC);
     MT_ERR(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
