@@ -13,12 +13,12 @@
  * are not stored: MPI_Comm_get_attr computes them, on every communicator,
  * and set/delete refuse them with MPI_ERR_KEYVAL.
  *
- * Windows do not exist yet (one-sided is its own issue): the window keyval
- * calls work, and MPI_Win_set/get/delete_attr raise MPI_ERR_WIN until an
- * MPI_Win object with an `ext` pointer exists; they then only need
- * loom_mpi_win_ext() below to return it.
+ * Windows (mpi_win.c) keep their attributes here through
+ * loom_mpi_win_ext(); the predefined MPI_WIN_BASE ... MPI_WIN_MODEL are
+ * computed by mpi_win.c on get.
  */
 #include "mpi_attr_int.h"
+#include "mpi_win_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -710,23 +710,11 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
                                 NULL, "MPI_Type_delete_attr");
 }
 
-/* ---- windows: keyvals now; attributes once MPI_Win objects exist ------------------------ */
-
-/*
- * The attribute extension of @p win. No MPI_Win object exists yet (windows
- * are the one-sided issue's), so every window handle is invalid here; the
- * one-sided code returns &win->ext from this function when it adds them.
- */
-static loom_mpi_objext_t **loom_mpi_win_ext(MPI_Win win)
-{
-    (void)win;
-    return NULL;
-}
+/* ---- windows: the store above; the object is mpi_win.c's ------------------------------ */
 
 static int loom_mpi_attr_win_bad(MPI_Win win, const char *call)
 {
-    return loom_mpi_raise(NULL, MPI_ERR_WIN, call, "%p is not a window (loom has no "
-                          "one-sided windows yet)", (void *)win);
+    return loom_mpi_win_bad(win, call);
 }
 
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
@@ -764,6 +752,11 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 
     if (ext_p == NULL) {
         return loom_mpi_attr_win_bad(win, "MPI_Win_get_attr");
+    }
+    if (attribute_val != NULL && flag != NULL &&
+        loom_mpi_win_predef_attr(win, win_keyval, attribute_val)) {
+        *flag = 1;   /* MPI_WIN_BASE ... MPI_WIN_MODEL: computed, never stored */
+        return MPI_SUCCESS;
     }
     return loom_mpi_attr_get(LOOM_MPI_ATTR_WIN, *ext_p, win_keyval, attribute_val, flag,
                              NULL, "MPI_Win_get_attr");

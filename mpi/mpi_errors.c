@@ -7,8 +7,8 @@
  * loom_mpi_raise unchanged: the handler and the caller see the code, the
  * message names its class. Error handlers are created for one kind of
  * object (communicator, window, file) and may only be attached to that
- * kind (MPI-3.1 8.3); windows and files do not exist yet, so the window
- * calls raise MPI_ERR_WIN, and on files only MPI_FILE_NULL (whose handler
+ * kind (MPI-3.1 8.3); the window calls are mpi_win.c's; files do not exist
+ * yet, so on files only MPI_FILE_NULL (whose handler
  * is the default for files opened later, MPI_ERRORS_RETURN at start) works.
  */
 #include "mpi_int.h"
@@ -359,12 +359,6 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 /* The error handler of files opened later, and of MPI_FILE_NULL (MPI-3.1 13.7). */
 static MPI_Errhandler loom_mpi_file_errh = MPI_ERRORS_RETURN;
 
-static int loom_mpi_no_win(MPI_Win win, const char *call)
-{
-    return loom_mpi_raise(NULL, MPI_ERR_WIN, call, "%p is not a window (loom has no "
-                          "one-sided windows yet)", (void *)win);
-}
-
 static int loom_mpi_no_file(MPI_File file, const char *call)
 {
     return loom_mpi_raise(NULL, MPI_ERR_FILE, call, "%p is not a file (loom has no "
@@ -381,26 +375,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
                                 "MPI_Win_create_errhandler");
 }
 
-#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
-{
-    (void)errhandler;
-    return loom_mpi_no_win(win, "MPI_Win_set_errhandler");
-}
-
-#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
-{
-    (void)errhandler;
-    return loom_mpi_no_win(win, "MPI_Win_get_errhandler");
-}
-
-#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
-{
-    (void)errorcode;
-    return loom_mpi_no_win(win, "MPI_Win_call_errhandler");
-}
+/* MPI_Win_set/get/call_errhandler: mpi_win.c (they need the window object) */
 
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,

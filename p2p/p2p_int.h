@@ -112,6 +112,16 @@ int loom_progress_oversubscribed(void);
 /** Called by a blocking loop that found nothing to do (yields when oversubscribed). */
 void loom_progress_idle(void);
 
+/**
+ * A layer above the engine (rma/: the targets of its windows) polls here:
+ * every progress pass calls @p fn (one test when none is set). It may start
+ * sends and receives; its own progress calls re-enter it, so it guards
+ * itself. One hook; NULL removes it. @return events the hook handled.
+ */
+typedef int (*loom_progress_hook_fn_t)(void);
+extern loom_progress_hook_fn_t loom_progress_hook;
+void loom_progress_hook_set(loom_progress_hook_fn_t fn);
+
 #pragma GCC visibility pop
 
 #endif /* LOOM_P2P_INT_H */

@@ -47,7 +47,17 @@ static inline int loom_progress_pass(loom_p2p_engine_t *e)
     if (loom_unlikely(loom_p2p_report_asked)) {
         loom_p2p_report_asked_run();   /* SIGUSR1 (loomrun --timeout) */
     }
+    if (loom_unlikely(loom_progress_hook != NULL)) {
+        n += loom_progress_hook();     /* a layer above (rma: window targets) */
+    }
     return n;
+}
+
+loom_progress_hook_fn_t loom_progress_hook;
+
+void loom_progress_hook_set(loom_progress_hook_fn_t fn)
+{
+    loom_progress_hook = fn;
 }
 
 int loom_progress_int(void)

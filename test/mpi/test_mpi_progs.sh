@@ -33,7 +33,7 @@ run nonzero mpi_errors.fatal "$loomrun" -n 3 "$progs/mpi_errors" fatal &&
 run nonzero mpi_errors.fatal.singleton "$progs/mpi_errors" fatal &&
     expect_log mpi_errors.fatal.singleton MPI_Send MPI_ERR_RANK
 run nonzero mpi_errors.unsupported "$loomrun" -n 2 "$progs/mpi_errors" unsupported &&
-    expect_log mpi_errors.unsupported MPI_Win_create MPI_ERR_UNSUPPORTED_OPERATION
+    expect_log mpi_errors.unsupported MPI_File_open MPI_ERR_UNSUPPORTED_OPERATION
 run 7 mpi_errors.abort "$loomrun" -n 2 "$progs/mpi_errors" abort &&
     expect_log mpi_errors.abort "MPI_Abort" "error code 7"
 

@@ -1,0 +1,293 @@
+/*
+ * mpi_win_ops.c: the one-sided communication calls (Put, Get, Accumulate,
+ * Get_accumulate, Fetch_and_op, Compare_and_swap and the request forms).
+ *
+ * Each validates the window, counts, datatypes (any committed type, on
+ * either side: the rma layer flattens the target's and packs the origin's)
+ * and the op (predefined ops, MPI_REPLACE, MPI_NO_OP; user ops are not
+ * allowed in RMA: MPI_ERR_OP), then calls the rma layer once. MPI_PROC_NULL
+ * as target: nothing moves (a request form returns a completed request).
+ */
+#include "mpi_win_int.h"
+
+#include <string.h>
+
+/* the element type an accumulate works on: the basic type of @p dt */
+static int loom_mpi_win_basic(MPI_Datatype dt, loom_datatype_t *basic_p)
+{
+    if (dt->predefined) {
+        *basic_p = dt->base;
+        return dt->n == 1 ? MPI_SUCCESS : MPI_ERR_TYPE;
+    }
+    if (dt->ebase < 0) {
+        return MPI_ERR_TYPE;
+    }
+    *basic_p = (loom_datatype_t)dt->ebase;
+    return MPI_SUCCESS;
+}
+
+static int loom_mpi_win_type(MPI_Win win, MPI_Datatype dt, int count, const char *what,
+                             const char *call, struct loom_dt **ldt_p)
+{
+    int rc = loom_mpi_type_check_any(dt, count);
+
+    if (rc == MPI_SUCCESS && (*ldt_p = loom_mpi_type_ldt(dt)) == NULL) {
+        rc = MPI_ERR_TYPE;
+    }
+    if (rc != MPI_SUCCESS) {
+        return loom_mpi_win_raise(win, rc, call, "%s: %s", what,
+                                  rc == MPI_ERR_COUNT ? "negative count"
+                                                      : "not a committed datatype");
+    }
+    return MPI_SUCCESS;
+}
+
+static int loom_mpi_win_op(MPI_Win win, MPI_Op op, const char *call, loom_op_t *lop_p)
+{
+    if (op == MPI_NO_OP) {
+        *lop_p = LOOM_RMA_OP_NO_OP;
+        return MPI_SUCCESS;
+    }
+    if (op == MPI_OP_NULL || op->magic != LOOM_MPI_OP_MAGIC || !op->predefined) {
+        return loom_mpi_win_raise(win, MPI_ERR_OP, call, "%s: RMA takes predefined "
+                                  "operations, MPI_REPLACE and MPI_NO_OP only",
+                                  op == MPI_OP_NULL ? "MPI_OP_NULL" : "a user operation");
+    }
+    *lop_p = op->op;
+    return MPI_SUCCESS;
+}
+
+/* a request that is already complete (MPI_PROC_NULL target) */
+static int loom_mpi_win_null_req(MPI_Request *request)
+{
+    if (request != NULL) {
+        *request = MPI_REQUEST_NULL;
+    }
+    return MPI_SUCCESS;
+}
+
+typedef struct loom_mpi_rma_call {
+    const void  *oaddr;
+    int          ocount;
+    MPI_Datatype otype;
+    void        *raddr;
+    int          rcount;
+    MPI_Datatype rtype;
+    int          target;
+    MPI_Aint     disp;
+    int          tcount;
+    MPI_Datatype ttype;
+} loom_mpi_rma_call_t;
+
+static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win win,
+                               MPI_Request *request, const char *call)
+{
+    struct loom_dt *odt, *tdt;
+    loom_status_t st;
+    int rc;
+
+    if (!loom_mpi_win_valid(win)) {
+        return loom_mpi_win_bad(win, call);
+    }
+    if ((rc = loom_mpi_win_type(win, c->otype, c->ocount, "origin", call, &odt)) != 0 ||
+        (rc = loom_mpi_win_type(win, c->ttype, c->tcount, "target", call, &tdt)) != 0) {
+        return rc;
+    }
+    if (c->target == MPI_PROC_NULL) {
+        return loom_mpi_win_null_req(request);
+    }
+    if (request != NULL) {
+        *request = MPI_REQUEST_NULL;
+    }
+    st = get ? loom_rma_get(win->rwin, (void *)(uintptr_t)c->oaddr, (size_t)c->ocount, odt,
+                            c->target, c->disp, (size_t)c->tcount, tdt, request)
+             : loom_rma_put(win->rwin, c->oaddr, (size_t)c->ocount, odt, c->target, c->disp,
+                            (size_t)c->tcount, tdt, request);
+    if (st != LOOM_OK) {
+        return loom_mpi_win_raise(win, loom_mpi_win_class_of(st), call,
+                                  "target %d, disp %lld: %s", c->target,
+                                  (long long)c->disp, loom_rma_strerror(st));
+    }
+    return MPI_SUCCESS;
+}
+
+static int loom_mpi_win_acc(loom_rma_acc_kind_t kind, const loom_mpi_rma_call_t *c,
+                            const void *compare, MPI_Op op, MPI_Win win,
+                            MPI_Request *request, const char *call)
+{
+    loom_rma_acc_args_t a = {
+        .kind = kind, .origin = c->oaddr, .ocount = (size_t)c->ocount, .result = c->raddr,
+        .rcount = (size_t)c->rcount, .compare = compare, .target = c->target,
+        .disp = c->disp, .tcount = (size_t)c->tcount,
+    };
+    loom_status_t st;
+    int rc;
+
+    if (!loom_mpi_win_valid(win)) {
+        return loom_mpi_win_bad(win, call);
+    }
+    if ((rc = loom_mpi_win_type(win, c->ttype, c->tcount, "target", call, &a.tdt)) != 0 ||
+        (rc = loom_mpi_win_op(win, op, call, &a.op)) != 0) {
+        return rc;
+    }
+    if (c->otype != MPI_DATATYPE_NULL || a.op != LOOM_RMA_OP_NO_OP) {
+        if ((rc = loom_mpi_win_type(win, c->otype, c->ocount, "origin", call, &a.odt)) != 0) {
+            return rc;
+        }
+    } else {
+        a.origin = NULL;
+    }
+    if (kind != LOOM_RMA_ACC &&
+        (rc = loom_mpi_win_type(win, c->rtype, c->rcount, "result", call, &a.rdt)) != 0) {
+        return rc;
+    }
+    if (loom_mpi_win_basic(c->ttype, &a.basic) != MPI_SUCCESS) {
+        return loom_mpi_win_raise(win, MPI_ERR_TYPE, call, "the target datatype is not "
+                                  "made of one predefined type");
+    }
+    if (c->target == MPI_PROC_NULL) {
+        return loom_mpi_win_null_req(request);
+    }
+    if (request != NULL) {
+        *request = MPI_REQUEST_NULL;
+    }
+    st = loom_rma_acc(win->rwin, &a, request);
+    if (st != LOOM_OK) {
+        return loom_mpi_win_raise(win, loom_mpi_win_class_of(st), call,
+                                  "target %d, disp %lld: %s", c->target,
+                                  (long long)c->disp, loom_rma_strerror(st));
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Put = PMPI_Put
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                              target_rank, target_disp, target_count, target_datatype };
+
+    return loom_mpi_win_putget(0, &c, win, NULL, "MPI_Put");
+}
+
+#pragma weak MPI_Rput = PMPI_Rput
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                              target_rank, target_disp, target_count, target_datatype };
+
+    if (request == NULL) {
+        return loom_mpi_win_raise(win, MPI_ERR_ARG, "MPI_Rput", "request is NULL");
+    }
+    return loom_mpi_win_putget(0, &c, win, request, "MPI_Rput");
+}
+
+#pragma weak MPI_Get = PMPI_Get
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                              target_rank, target_disp, target_count, target_datatype };
+
+    return loom_mpi_win_putget(1, &c, win, NULL, "MPI_Get");
+}
+
+#pragma weak MPI_Rget = PMPI_Rget
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                              target_rank, target_disp, target_count, target_datatype };
+
+    if (request == NULL) {
+        return loom_mpi_win_raise(win, MPI_ERR_ARG, "MPI_Rget", "request is NULL");
+    }
+    return loom_mpi_win_putget(1, &c, win, request, "MPI_Rget");
+}
+
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                              target_rank, target_disp, target_count, target_datatype };
+
+    return loom_mpi_win_acc(LOOM_RMA_ACC, &c, NULL, op, win, NULL, "MPI_Accumulate");
+}
+
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+int PMPI_Raccumulate(const void *origin_addr, int origin_count,
+                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                     int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
+                              target_rank, target_disp, target_count, target_datatype };
+
+    if (request == NULL) {
+        return loom_mpi_win_raise(win, MPI_ERR_ARG, "MPI_Raccumulate", "request is NULL");
+    }
+    return loom_mpi_win_acc(LOOM_RMA_ACC, &c, NULL, op, win, request, "MPI_Raccumulate");
+}
+
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                        MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                        MPI_Win win)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, result_addr,
+                              result_count, result_datatype, target_rank, target_disp,
+                              target_count, target_datatype };
+
+    return loom_mpi_win_acc(LOOM_RMA_GET_ACC, &c, NULL, op, win, NULL,
+                            "MPI_Get_accumulate");
+}
+
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win, MPI_Request *request)
+{
+    loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, result_addr,
+                              result_count, result_datatype, target_rank, target_disp,
+                              target_count, target_datatype };
+
+    if (request == NULL) {
+        return loom_mpi_win_raise(win, MPI_ERR_ARG, "MPI_Rget_accumulate",
+                                  "request is NULL");
+    }
+    return loom_mpi_win_acc(LOOM_RMA_GET_ACC, &c, NULL, op, win, request,
+                            "MPI_Rget_accumulate");
+}
+
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
+                              target_rank, target_disp, 1, datatype };
+
+    return loom_mpi_win_acc(LOOM_RMA_FOP, &c, NULL, op, win, NULL, "MPI_Fetch_and_op");
+}
+
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
+                          void *result_addr, MPI_Datatype datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Win win)
+{
+    loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
+                              target_rank, target_disp, 1, datatype };
+
+    return loom_mpi_win_acc(LOOM_RMA_CAS, &c, compare_addr, MPI_REPLACE, win, NULL,
+                            "MPI_Compare_and_swap");
+}

@@ -1,0 +1,169 @@
+/*
+ * rma_apply.c: target layouts as segments, their range check, and the
+ * application of put/get/accumulate/fetch/CAS to them (pure: no I/O).
+ *
+ * The origin flattens the target datatype once (loom_dt_iov over a
+ * notional base address) into (offset, length) pieces, in the type's
+ * packed-stream order, and ships them with the packed origin data; the
+ * target (or the origin itself, on a shared segment) walks the pieces
+ * against its memory. A piece holds whole basic elements (types are built
+ * of them and adjacent pieces merge only whole ones), so an accumulate
+ * applies the op piece by piece with loom_op_reduce.
+ */
+#include "rma_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* the notional address the target type is laid out at: far from 0 so a
+ * negative lower bound stays a valid address */
+#define LOOM_RMA_SEG_ORIGIN ((uintptr_t)1 << 44)
+
+static loom_status_t loom_rma_seg_grow(loom_rma_seg_t **segs_p, size_t *cap_p, size_t need)
+{
+    size_t cap = *cap_p ? *cap_p : 8;
+    loom_rma_seg_t *s;
+
+    while (cap < need) {
+        cap *= 2;
+    }
+    if (cap == *cap_p) {
+        return LOOM_OK;
+    }
+    s = realloc(*segs_p, cap * sizeof(*s));
+    if (s == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    *segs_p = s;
+    *cap_p  = cap;
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_seg_build(size_t count, loom_dt_t *dt, loom_rma_seg_t **segs_p,
+                                 size_t *nseg_p, size_t *bytes_p)
+{
+    const void *origin = (const void *)LOOM_RMA_SEG_ORIGIN;
+    loom_rma_seg_t *segs = NULL;
+    size_t total, pos = 0, n = 0, cap = 0, niov, got;
+    struct iovec iov[64];
+    loom_status_t st = loom_dt_pack_size(count, dt, &total);
+
+    while (st == LOOM_OK && pos < total) {
+        st = loom_dt_iov(origin, count, dt, pos, total - pos, iov, 64, &niov, &got);
+        if (st == LOOM_OK && (niov == 0 || got == 0)) {
+            st = LOOM_ERR_INTERNAL;
+        }
+        if (st == LOOM_OK) {
+            st = loom_rma_seg_grow(&segs, &cap, n + niov);
+        }
+        for (size_t i = 0; st == LOOM_OK && i < niov; ++i) {
+            segs[n].off   = (int64_t)((uintptr_t)iov[i].iov_base - LOOM_RMA_SEG_ORIGIN);
+            segs[n++].len = iov[i].iov_len;
+        }
+        pos += got;
+    }
+    if (st == LOOM_OK && segs == NULL) {
+        segs = malloc(sizeof(*segs));   /* count 0: an empty, non-NULL list */
+        st = segs == NULL ? LOOM_ERR_NO_MEMORY : LOOM_OK;
+    }
+    if (st != LOOM_OK) {
+        free(segs);
+        return st;
+    }
+    *segs_p  = segs;
+    *nseg_p  = n;
+    *bytes_p = total;
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_range_check(const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                   size_t winsize)
+{
+    for (size_t i = 0; i < nseg; ++i) {
+        int64_t lo = start + segs[i].off;
+
+        if (lo < 0 || (uint64_t)lo > winsize || segs[i].len > winsize - (uint64_t)lo) {
+            return LOOM_RMA_ERR_RANGE;
+        }
+    }
+    return LOOM_OK;
+}
+
+/* combine one piece: dst = in op dst */
+static loom_status_t loom_rma_combine(loom_op_t op, loom_datatype_t basic, char *dst,
+                                      const char *in, size_t len)
+{
+    size_t esize = loom_datatype_size(basic);
+
+    if (op == LOOM_RMA_OP_NO_OP) {
+        return LOOM_OK;
+    }
+    if (op == LOOM_REPLACE) {
+        memcpy(dst, in, len);
+        return LOOM_OK;
+    }
+    if (esize == 0 || len % esize != 0) {
+        return LOOM_ERR_INVALID_TYPE;
+    }
+    return loom_op_reduce(op, in, dst, len / esize, basic);
+}
+
+static void loom_rma_gather(char *tbase, const loom_rma_seg_t *segs, size_t nseg, char *out)
+{
+    for (size_t i = 0; i < nseg; ++i) {
+        memcpy(out, tbase + segs[i].off, segs[i].len);
+        out += segs[i].len;
+    }
+}
+
+loom_status_t loom_rma_apply(loom_rma_kind_t kind, loom_op_t op, loom_datatype_t basic,
+                             char *tbase, const loom_rma_seg_t *segs, size_t nseg,
+                             const void *in, const void *cmp, void *fetch)
+{
+    const char *src = in;
+    loom_status_t st = LOOM_OK;
+
+    if (kind == LOOM_RMA_K_GET || kind == LOOM_RMA_K_GACC || kind == LOOM_RMA_K_FOP ||
+        kind == LOOM_RMA_K_CAS) {
+        loom_rma_gather(tbase, segs, nseg, fetch);
+    }
+    switch (kind) {
+    case LOOM_RMA_K_GET:
+        return LOOM_OK;
+    case LOOM_RMA_K_PUT:
+        for (size_t i = 0; i < nseg; ++i) {
+            memcpy(tbase + segs[i].off, src, segs[i].len);
+            src += segs[i].len;
+        }
+        return LOOM_OK;
+    case LOOM_RMA_K_CAS:
+        if (nseg == 1 && memcmp(fetch, cmp, segs[0].len) == 0) {
+            memcpy(tbase + segs[0].off, in, segs[0].len);
+        }
+        return LOOM_OK;
+    case LOOM_RMA_K_ACC:
+    case LOOM_RMA_K_GACC:
+    case LOOM_RMA_K_FOP:
+        for (size_t i = 0; i < nseg && st == LOOM_OK; ++i) {
+            st = loom_rma_combine(op, basic, tbase + segs[i].off, src, segs[i].len);
+            src += segs[i].len;
+        }
+        return st;
+    default:
+        return LOOM_ERR_INVALID_ARG;
+    }
+}
+
+const char *loom_rma_strerror(loom_status_t st)
+{
+    switch ((int)st) {
+    case (int)LOOM_RMA_ERR_SYNC:     return "RMA call outside or against its epoch";
+    case (int)LOOM_RMA_ERR_RANGE:    return "target memory outside the window";
+    case (int)LOOM_RMA_ERR_FLAVOR:   return "wrong window flavor";
+    case (int)LOOM_RMA_ERR_SHARED:   return "memory cannot be shared";
+    case (int)LOOM_RMA_ERR_ATTACH:   return "memory cannot be attached or detached";
+    case (int)LOOM_RMA_ERR_LOCKTYPE: return "invalid lock type";
+    case (int)LOOM_RMA_ERR_DISP:     return "invalid displacement unit";
+    default:                         return loom_strerror(st);
+    }
+}

@@ -1,0 +1,326 @@
+/*
+ * rma_ops.c: the origin's operations (put, get, the accumulate family) and
+ * the requests of their R-forms.
+ *
+ * An operation checks its epoch, flattens the target type into segments,
+ * converts the displacement to bytes and checks the range against the
+ * target's size (dynamic windows: the target checks), packs the origin
+ * data, then either
+ *   - applies it itself into the shared segment (SHARED windows, and
+ *     ALLOCATE ones on one host: direct load/store; accumulates under the segment's accumulate lock, so they
+ *     are atomic per element and ordered), or
+ *   - sends one active message (rma_am.c); get-like operations first post
+ *     the receive of their reply.
+ * Origin data is always copied out before the call returns, so R-requests
+ * of put and accumulate complete at once; those of get-like operations
+ * complete when the reply is unpacked.
+ */
+#include "rma_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- R-requests: a generic request whose state is one "done" flag ---- */
+
+static loom_status_t loom_rma_ureq_progress(loom_request_t req)
+{
+    return *(volatile int *)(void *)req->priv ? LOOM_OK : LOOM_INPROGRESS;
+}
+
+loom_status_t loom_rma_ureq_alloc(loom_rma_win_t *w, loom_request_t *req_p)
+{
+    loom_status_t st = loom_request_generic_alloc(w->comm, "rma", loom_rma_ureq_progress,
+                                                  NULL, req_p);
+
+    if (st == LOOM_OK) {
+        *(int *)(void *)(*req_p)->priv = 0;
+    }
+    return st;
+}
+
+void loom_rma_ureq_done(loom_request_t req)
+{
+    *(volatile int *)(void *)req->priv = 1;
+}
+
+void loom_rma_ureq_start(loom_request_t req)
+{
+    loom_request_generic_start(req);
+}
+
+/* ---- one operation ---- */
+
+typedef struct loom_rma_opdesc {
+    loom_rma_kind_t  kind;
+    int              target;
+    ptrdiff_t        disp;
+    size_t           tcount;
+    loom_dt_t       *tdt;
+    const void      *origin;    /* packed from (origin, ocount, odt) */
+    size_t           ocount;
+    loom_dt_t       *odt;
+    const void      *compare;   /* CAS: one element */
+    void            *result;    /* fetched data to (result, rcount, rdt) */
+    size_t           rcount;
+    loom_dt_t       *rdt;
+    loom_datatype_t  basic;
+    loom_op_t        op;
+} loom_rma_opdesc_t;
+
+static int loom_rma_fetches(loom_rma_kind_t k)
+{
+    return k == LOOM_RMA_K_GET || k == LOOM_RMA_K_GACC || k == LOOM_RMA_K_FOP ||
+           k == LOOM_RMA_K_CAS;
+}
+
+static int loom_rma_sends_data(const loom_rma_opdesc_t *d)
+{
+    return d->kind != LOOM_RMA_K_GET && !(d->op == LOOM_RMA_OP_NO_OP && d->origin == NULL);
+}
+
+/* target byte start, checked (dynamic: the address; the target checks) */
+static loom_status_t loom_rma_target_start(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                           const loom_rma_seg_t *segs, size_t nseg,
+                                           int64_t *start_p)
+{
+    if (w->flavor == LOOM_RMA_FLAVOR_DYNAMIC) {
+        *start_p = (int64_t)d->disp;
+        return LOOM_OK;
+    }
+    if (d->disp < 0) {
+        return LOOM_RMA_ERR_RANGE;
+    }
+    *start_p = (int64_t)d->disp * w->units[d->target];
+    return loom_rma_range_check(segs, nseg, *start_p, w->sizes[d->target]);
+}
+
+/* direct load/store into the shared segment */
+static loom_status_t loom_rma_op_shm(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                     const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                     const void *data, size_t bytes)
+{
+    char *t = w->shm_base[d->target] + start;
+    void *fetch = NULL;
+    int locked = d->kind != LOOM_RMA_K_PUT && d->kind != LOOM_RMA_K_GET;
+    loom_status_t st;
+
+    if (loom_rma_fetches(d->kind) && (fetch = malloc(bytes ? bytes : 1)) == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if (locked) {
+        while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
+        }
+    }
+    st = loom_rma_apply(d->kind, d->op, d->basic, t, segs, nseg, data, d->compare, fetch);
+    if (locked) {
+        atomic_store_explicit(&w->shm->acc_lock, 0, memory_order_release);
+    }
+    if (st == LOOM_OK && fetch != NULL) {
+        st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, fetch);
+    }
+    free(fetch);
+    return st;
+}
+
+/* one active message; get-like: the reply's receive first */
+static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                    char *msg, size_t msgbytes, size_t bytes,
+                                    loom_request_t ureq)
+{
+    loom_rma_rop_t *rop = NULL;
+    loom_status_t st;
+
+    if (loom_rma_fetches(d->kind)) {
+        if ((rop = calloc(1, sizeof(*rop))) == NULL ||
+            (rop->tmp = malloc(sizeof(int64_t) + bytes)) == NULL) {
+            free(rop);
+            free(msg);
+            return LOOM_ERR_NO_MEMORY;
+        }
+        st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + bytes, d->target,
+                                LOOM_RMA_TAG_REPLY, w->comm, LOOM_CTX_P2P, &rop->req);
+        if (st != LOOM_OK) {
+            free(rop->tmp);
+            free(rop);
+            free(msg);
+            return st;
+        }
+        rop->target = d->target;
+        rop->bytes  = bytes;
+        rop->result = d->result;
+        rop->rcount = d->rcount;
+        rop->rdt    = d->rdt;
+        rop->ureq   = ureq;
+        loom_dt_retain(d->rdt);
+        *w->rops_tail = rop;
+        w->rops_tail  = &rop->next;
+    }
+    ++w->sent[d->target];
+    return loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
+}
+
+/* header + segments + packed origin data (+ compare element) */
+static loom_status_t loom_rma_msg_build(const loom_rma_opdesc_t *d, const loom_rma_seg_t *segs,
+                                        size_t nseg, int64_t start, size_t bytes,
+                                        char **msg_p, size_t *msgbytes_p)
+{
+    size_t cmpbytes = d->kind == LOOM_RMA_K_CAS ? bytes : 0;
+    size_t data = loom_rma_sends_data(d) ? bytes : 0;
+    size_t total = sizeof(loom_rma_hdr_t) + nseg * sizeof(*segs) + data + cmpbytes;
+    char *msg = calloc(1, total);
+    loom_rma_hdr_t *h = (loom_rma_hdr_t *)(void *)msg;
+    char *p;
+    loom_status_t st = LOOM_OK;
+
+    if (msg == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    h->kind  = (uint8_t)d->kind;
+    h->op    = (uint8_t)d->op;
+    h->basic = (uint8_t)d->basic;
+    h->disp  = start;
+    h->nseg  = nseg;
+    h->bytes = bytes;
+    p = msg + sizeof(*h);
+    memcpy(p, segs, nseg * sizeof(*segs));
+    p += nseg * sizeof(*segs);
+    if (data) {
+        st = loom_dt_pack_range(d->origin, d->ocount, d->odt, 0, bytes, p);
+    }
+    if (cmpbytes) {
+        memcpy(p + data, d->compare, cmpbytes);
+    }
+    if (st != LOOM_OK) {
+        free(msg);
+        return st;
+    }
+    *msg_p = msg;
+    *msgbytes_p = total;
+    return LOOM_OK;
+}
+
+static loom_status_t loom_rma_op_check(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                       size_t bytes)
+{
+    size_t obytes, rbytes;
+    loom_status_t st = loom_rma_epoch_access(&w->ep, d->target);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    if (loom_rma_sends_data(d) && d->kind != LOOM_RMA_K_CAS) {
+        st = loom_dt_pack_size(d->ocount, d->odt, &obytes);
+        if (st == LOOM_OK && obytes != bytes) {
+            return LOOM_ERR_INVALID_TYPE;   /* origin and target signatures differ */
+        }
+    }
+    if (st == LOOM_OK && loom_rma_fetches(d->kind)) {
+        st = loom_dt_pack_size(d->rcount, d->rdt, &rbytes);
+        if (st == LOOM_OK && rbytes != bytes) {
+            return LOOM_ERR_INVALID_TYPE;
+        }
+    }
+    return st;
+}
+
+static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                 loom_request_t *req_p)
+{
+    loom_rma_seg_t *segs;
+    size_t nseg, bytes, msgbytes;
+    int64_t start;
+    char *msg;
+    loom_request_t ureq = NULL;
+    loom_status_t st = loom_rma_seg_build(d->tcount, d->tdt, &segs, &nseg, &bytes);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    if ((st = loom_rma_op_check(w, d, bytes)) == LOOM_OK) {
+        st = loom_rma_target_start(w, d, segs, nseg, &start);
+    }
+    if (st == LOOM_OK && req_p != NULL) {
+        st = loom_rma_ureq_alloc(w, &ureq);
+    }
+    if (st == LOOM_OK && w->direct) {
+        char *data = NULL;
+        size_t dummy;
+
+        st = loom_rma_msg_build(d, segs, 0, start, bytes, &msg, &dummy);
+        if (st == LOOM_OK) {
+            data = msg + sizeof(loom_rma_hdr_t);
+            st = loom_rma_op_shm(w, d, segs, nseg, start, data, bytes);
+            free(msg);
+        }
+        if (ureq != NULL) {
+            loom_rma_ureq_done(ureq);
+        }
+    } else if (st == LOOM_OK) {
+        st = loom_rma_msg_build(d, segs, nseg, start, bytes, &msg, &msgbytes);
+        if (st == LOOM_OK) {
+            st = loom_rma_op_am(w, d, msg, msgbytes, bytes,
+                                loom_rma_fetches(d->kind) ? ureq : NULL);
+        }
+        if (ureq != NULL && !loom_rma_fetches(d->kind)) {
+            loom_rma_ureq_done(ureq);   /* the data is copied: locally complete */
+        }
+    }
+    free(segs);
+    if (ureq != NULL) {
+        if (st != LOOM_OK) {
+            loom_rma_ureq_done(ureq);
+        }
+        loom_rma_ureq_start(ureq);
+        *req_p = ureq;
+    }
+    return st;
+}
+
+loom_status_t loom_rma_put(loom_rma_win_t *w, const void *origin, size_t ocount,
+                           loom_dt_t *odt, int target, ptrdiff_t disp, size_t tcount,
+                           loom_dt_t *tdt, loom_request_t *req_p)
+{
+    loom_rma_opdesc_t d = {
+        .kind = LOOM_RMA_K_PUT, .target = target, .disp = disp, .tcount = tcount,
+        .tdt = tdt, .origin = origin, .ocount = ocount, .odt = odt,
+    };
+
+    return loom_rma_op(w, &d, req_p);
+}
+
+loom_status_t loom_rma_get(loom_rma_win_t *w, void *origin, size_t ocount,
+                           loom_dt_t *odt, int target, ptrdiff_t disp, size_t tcount,
+                           loom_dt_t *tdt, loom_request_t *req_p)
+{
+    loom_rma_opdesc_t d = {
+        .kind = LOOM_RMA_K_GET, .target = target, .disp = disp, .tcount = tcount,
+        .tdt = tdt, .result = origin, .rcount = ocount, .rdt = odt,
+    };
+
+    return loom_rma_op(w, &d, req_p);
+}
+
+loom_status_t loom_rma_acc(loom_rma_win_t *w, const loom_rma_acc_args_t *a,
+                           loom_request_t *req_p)
+{
+    static const loom_rma_kind_t kinds[] = {
+        [LOOM_RMA_ACC] = LOOM_RMA_K_ACC, [LOOM_RMA_GET_ACC] = LOOM_RMA_K_GACC,
+        [LOOM_RMA_FOP] = LOOM_RMA_K_FOP, [LOOM_RMA_CAS] = LOOM_RMA_K_CAS,
+    };
+    loom_rma_opdesc_t d = {
+        .target = a->target, .disp = a->disp, .tcount = a->tcount, .tdt = a->tdt,
+        .origin = a->origin, .ocount = a->ocount, .odt = a->odt, .compare = a->compare,
+        .result = a->result, .rcount = a->rcount, .rdt = a->rdt, .basic = a->basic,
+        .op = a->op,
+    };
+
+    if (a->kind < LOOM_RMA_ACC || a->kind > LOOM_RMA_CAS) {
+        return LOOM_ERR_INVALID_ARG;
+    }
+    d.kind = kinds[a->kind];
+    if ((d.kind == LOOM_RMA_K_ACC || d.kind == LOOM_RMA_K_GACC) &&
+        d.op == LOOM_RMA_OP_NO_OP) {
+        d.origin = NULL;   /* MPI_NO_OP: no origin data moves */
+    }
+    return loom_rma_op(w, &d, req_p);
+}

@@ -1,0 +1,242 @@
+/*
+ * rma_priv.h: the one-sided layer's own structures (not exported).
+ *
+ * Pure parts, unit-tested without a job (test/rma/):
+ *   - the epoch state machine (rma_epoch.c): which synchronization call
+ *     may follow which, and whether an operation to a target is inside an
+ *     access epoch;
+ *   - target layouts as segments and their application (rma_apply.c): a
+ *     target datatype flattened to (offset, length) pieces, the range
+ *     check against the target's window, and put/get/accumulate/fetch/CAS
+ *     of packed origin data onto those pieces.
+ * The rest: windows (rma_win.c), the shared segment (rma_shm.c), the
+ * active-message protocol and the target's handler (rma_am.c), the
+ * origin's operations (rma_ops.c) and synchronization (rma_sync.c).
+ */
+#ifndef LOOM_RMA_PRIV_H
+#define LOOM_RMA_PRIV_H
+
+#include "rma_int.h"
+#include "p2p_int.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- epochs (rma_epoch.c) ---- */
+
+typedef enum loom_rma_access {
+    LOOM_RMA_ACCESS_NONE = 0,
+    LOOM_RMA_ACCESS_FENCE,     /* between fences */
+    LOOM_RMA_ACCESS_LOCK,      /* some targets locked (Win_lock) */
+    LOOM_RMA_ACCESS_LOCK_ALL,
+    LOOM_RMA_ACCESS_START,     /* PSCW access (Win_start) */
+} loom_rma_access_t;
+
+typedef struct loom_rma_epoch {
+    loom_rma_access_t access;
+    int      size;        /* ranks in the window */
+    int      nlocked;     /* ACCESS_LOCK: targets locked */
+    uint8_t *locked;      /* [size]: 1 if locked by Win_lock */
+    uint8_t *started;     /* [size]: 1 if in the Win_start group */
+    int      exposed;     /* Win_post ... Win_wait */
+} loom_rma_epoch_t;
+
+loom_status_t loom_rma_epoch_init(loom_rma_epoch_t *e, int size);
+void loom_rma_epoch_fini(loom_rma_epoch_t *e);
+loom_status_t loom_rma_epoch_fence(loom_rma_epoch_t *e, int assert_flags);
+loom_status_t loom_rma_epoch_lock(loom_rma_epoch_t *e, int target);
+loom_status_t loom_rma_epoch_unlock(loom_rma_epoch_t *e, int target);
+loom_status_t loom_rma_epoch_lock_all(loom_rma_epoch_t *e);
+loom_status_t loom_rma_epoch_unlock_all(loom_rma_epoch_t *e);
+loom_status_t loom_rma_epoch_start(loom_rma_epoch_t *e, int n, const int ranks[]);
+loom_status_t loom_rma_epoch_complete(loom_rma_epoch_t *e);
+loom_status_t loom_rma_epoch_post(loom_rma_epoch_t *e);
+loom_status_t loom_rma_epoch_wait(loom_rma_epoch_t *e);
+/** LOOM_OK if an operation to @p target may be issued now, else LOOM_RMA_ERR_SYNC. */
+loom_status_t loom_rma_epoch_access(const loom_rma_epoch_t *e, int target);
+/** Flush of @p target (-1: all) allowed (passive target epochs only)? */
+loom_status_t loom_rma_epoch_flush(const loom_rma_epoch_t *e, int target);
+/** Window free allowed (no epoch open but a fence one)? */
+loom_status_t loom_rma_epoch_idle(const loom_rma_epoch_t *e);
+
+/* ---- segments and their application (rma_apply.c) ---- */
+
+typedef struct loom_rma_seg {
+    int64_t  off;   /* bytes from the target address (disp) */
+    uint64_t len;
+} loom_rma_seg_t;
+
+/**
+ * Flatten (count, dt) into segments relative to the start of the target
+ * data (malloc'ed *segs_p; *bytes_p = their total). @p dt committed.
+ */
+loom_status_t loom_rma_seg_build(size_t count, loom_dt_t *dt, loom_rma_seg_t **segs_p,
+                                 size_t *nseg_p, size_t *bytes_p);
+
+/** LOOM_OK if every segment at byte @p start lies in [0, @p winsize), else RANGE. */
+loom_status_t loom_rma_range_check(const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                   size_t winsize);
+
+/** What loom_rma_apply does. */
+typedef enum loom_rma_kind {
+    LOOM_RMA_K_PUT = 1,
+    LOOM_RMA_K_GET,
+    LOOM_RMA_K_ACC,
+    LOOM_RMA_K_GACC,
+    LOOM_RMA_K_FOP,
+    LOOM_RMA_K_CAS,
+    /* control messages (rma_am.c) */
+    LOOM_RMA_K_LOCK,
+    LOOM_RMA_K_UNLOCK,
+    LOOM_RMA_K_ACK,
+    LOOM_RMA_K_POST,
+    LOOM_RMA_K_COMPLETE,
+} loom_rma_kind_t;
+
+/**
+ * Apply one operation at target address @p tbase: PUT copies @p in to the
+ * segments; GET gathers them to @p fetch; ACC/GACC/FOP gather (GACC, FOP)
+ * then combine @p in with @p op on @p basic elements; CAS gathers one
+ * element and replaces it by @p in if it equals @p cmp. @p in and @p fetch
+ * are packed streams of the segments' total bytes.
+ * @return LOOM_OK, LOOM_ERR_INVALID_TYPE (a segment not whole elements),
+ * LOOM_ERR_INVALID_OP (op undefined on the type).
+ */
+loom_status_t loom_rma_apply(loom_rma_kind_t kind, loom_op_t op, loom_datatype_t basic,
+                             char *tbase, const loom_rma_seg_t *segs, size_t nseg,
+                             const void *in, const void *cmp, void *fetch);
+
+/* ---- windows ---- */
+
+/* header of the shared segment (FLAVOR_SHARED); rank data follows */
+typedef struct loom_rma_shm_hdr {
+    atomic_int acc_lock;      /* serialises accumulates (element-wise atomicity) */
+    int        pad[15];
+    atomic_int lockw[];       /* per rank: 0 free, >0 shared holders, -1 exclusive */
+} loom_rma_shm_hdr_t;
+
+typedef struct loom_rma_region {
+    char  *base;
+    size_t size;
+} loom_rma_region_t;
+
+/* a received request waiting for its data, or being served (FIFO) */
+typedef struct loom_rma_in {
+    struct loom_rma_in *next;
+    loom_request_t      req;
+    int                 src;
+    size_t              bytes;
+    char               *buf;
+} loom_rma_in_t;
+
+/* a send in flight (its buffer freed when it completes) */
+typedef struct loom_rma_out {
+    struct loom_rma_out *next;
+    loom_request_t       req;
+    void                *buf;
+} loom_rma_out_t;
+
+/* an origin operation awaiting its reply (get-like) */
+typedef struct loom_rma_rop {
+    struct loom_rma_rop *next;
+    loom_request_t       req;      /* the receive of the reply */
+    int                  target;
+    char                *tmp;      /* int64 status + data */
+    size_t               bytes;    /* data bytes */
+    void                *result;   /* unpack here */
+    size_t               rcount;
+    loom_dt_t           *rdt;      /* retained */
+    loom_request_t       ureq;     /* user request (Rget...) or NULL */
+} loom_rma_rop_t;
+
+typedef struct loom_rma_waiter {
+    int src;
+    int type;
+} loom_rma_waiter_t;
+
+struct loom_rma_win {
+    struct loom_rma_win *next;     /* all windows (the progress hook walks them) */
+    loom_comm_t          comm;     /* private duplicate */
+    int                  rank, size;
+    loom_rma_flavor_t    flavor;
+    char                *base;
+    size_t               bytes;
+    int                  disp_unit;
+    int                  own_mem;  /* ALLOCATE: free base */
+    uint64_t            *sizes;    /* [size] every rank's size */
+    int                 *units;    /* [size] every rank's disp unit */
+    /* shared segment: SHARED windows, and ALLOCATE ones whose ranks share a
+     * host (direct: every operation is load/store into it) */
+    int                  direct;
+    void                *seg;
+    size_t               seg_bytes;
+    char               **shm_base; /* [size] every rank's piece, here */
+    loom_rma_shm_hdr_t  *shm;
+    /* dynamic flavor */
+    loom_rma_region_t   *regions;
+    int                  nregions, cap_regions;
+    /* origin */
+    uint64_t            *sent, *done;  /* [size] operations issued / completed */
+    loom_status_t        deferred;     /* an error a target reported */
+    loom_rma_rop_t      *rops, **rops_tail;
+    int                 *posts;        /* [size] Win_post notices received */
+    /* target */
+    loom_rma_in_t       *in, **in_tail;
+    loom_rma_out_t      *out;
+    int                  excl;         /* exclusive holder or -1 */
+    int                  nshared;
+    loom_rma_waiter_t   *waiters;
+    int                  nwait, cap_wait;
+    int                 *completes;    /* [size] Win_complete notices received */
+    int                 *post_ranks, npost;
+    int                 *start_ranks, nstart;
+    loom_rma_epoch_t     ep;
+    loom_rma_hints_t     hints;
+};
+
+/* tags on the window's private communicator */
+enum { LOOM_RMA_TAG_REQ = 1, LOOM_RMA_TAG_REPLY = 2 };
+
+/* an active message's header; segments, data and the CAS compare follow */
+typedef struct loom_rma_hdr {
+    uint8_t  kind;
+    uint8_t  op;
+    uint8_t  basic;
+    uint8_t  pad;
+    int32_t  arg;      /* lock type; ACK: status */
+    int64_t  disp;     /* target bytes from the window base (dynamic: address) */
+    uint64_t nseg;
+    uint64_t bytes;    /* data bytes */
+} loom_rma_hdr_t;
+
+/* rma_am.c */
+void loom_rma_am_register(loom_rma_win_t *win);
+void loom_rma_am_unregister(loom_rma_win_t *win);
+loom_status_t loom_rma_am_send(loom_rma_win_t *win, int dest, int tag, void *buf,
+                               size_t bytes);
+loom_status_t loom_rma_am_ctrl(loom_rma_win_t *win, int dest, loom_rma_kind_t kind,
+                               int arg);
+/** Progress until every operation to @p target (-1: all) completed. */
+loom_status_t loom_rma_am_flush(loom_rma_win_t *win, int target);
+/** Progress until the window's sends left (before free). */
+void loom_rma_am_drain(loom_rma_win_t *win);
+/** The address of target bytes [disp, disp + ...) at this rank, checked (target side). */
+char *loom_rma_am_target_addr(loom_rma_win_t *win, int64_t disp, const loom_rma_seg_t *segs,
+                              size_t nseg);
+/** Finish a reply (origin side): unpack, count, complete the user request. */
+void loom_rma_rop_finish(loom_rma_win_t *win, loom_rma_rop_t *rop);
+
+/* rma_shm.c */
+/** Map the segment; @p required (SHARED): failing is an error, else fall back (0). */
+loom_status_t loom_rma_shm_create(loom_rma_win_t *win, int required);
+void loom_rma_shm_free(loom_rma_win_t *win);
+void loom_rma_shm_lock(loom_rma_win_t *win, int target, int type);
+void loom_rma_shm_unlock(loom_rma_win_t *win, int target);
+
+/* generic requests of Rput & co. (rma_ops.c) */
+loom_status_t loom_rma_ureq_alloc(loom_rma_win_t *win, loom_request_t *req_p);
+void loom_rma_ureq_done(loom_request_t req);
+void loom_rma_ureq_start(loom_request_t req);
+
+#endif /* LOOM_RMA_PRIV_H */

@@ -1,0 +1,305 @@
+/*
+ * rma_sync.c: fence, passive target (lock/unlock, lock_all, flush, sync)
+ * and PSCW (post/start/complete/wait/test).
+ *
+ * Every call first asks the epoch state machine (rma_epoch.c) whether it
+ * may run, then does the communication:
+ *   fence      flush every target (done == sent), then a barrier on the
+ *              window's communicator;
+ *   lock       active messages: LOCK, answered when granted (the target
+ *              queues it while an incompatible holder exists); unlock
+ *              flushes, sends UNLOCK and waits its answer. MPI_MODE_NOCHECK
+ *              skips the protocol. Windows in a shared segment lock with CPU atomics on
+ *              the target's lock word in the segment instead;
+ *   flush      progress until done == sent (shared windows: a fence);
+ *   post/start a POST notice to each origin; start waits for one from
+ *              each target; complete flushes and sends COMPLETE; wait/test
+ *              count the COMPLETE notices of the post group.
+ */
+#include "rma_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int loom_rma_is_shm(const loom_rma_win_t *w)
+{
+    return w->direct;
+}
+
+loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
+{
+    loom_status_t st = loom_rma_epoch_flush(&w->ep, target);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    return loom_rma_am_flush(w, target);
+}
+
+loom_status_t loom_rma_sync(loom_rma_win_t *w)
+{
+    (void)w;
+    atomic_thread_fence(memory_order_seq_cst);
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_fence(loom_rma_win_t *w, int assert_flags)
+{
+    loom_status_t st = loom_rma_epoch_fence(&w->ep, assert_flags);
+    loom_status_t bst;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    st  = loom_rma_am_flush(w, -1);
+    bst = loom_barrier(w->comm);
+    atomic_thread_fence(memory_order_seq_cst);
+    return st != LOOM_OK ? st : bst;
+}
+
+/* the LOCK / UNLOCK exchange with one target: send, wait the answer */
+static loom_status_t loom_rma_lock_msg(loom_rma_win_t *w, int target, loom_rma_kind_t kind,
+                                       int type)
+{
+    loom_status_t st = loom_rma_am_ctrl(w, target, kind, type);
+
+    if (st == LOOM_OK) {
+        ++w->sent[target];
+    }
+    return st;
+}
+
+static loom_status_t loom_rma_lock_one(loom_rma_win_t *w, int type, int target, int nocheck)
+{
+    if (nocheck) {
+        return LOOM_OK;
+    }
+    if (loom_rma_is_shm(w)) {
+        loom_rma_shm_lock(w, target, type);
+        return LOOM_OK;
+    }
+    return loom_rma_lock_msg(w, target, LOOM_RMA_K_LOCK, type);
+}
+
+static loom_status_t loom_rma_unlock_one(loom_rma_win_t *w, int target, int nocheck)
+{
+    if (nocheck) {
+        return LOOM_OK;
+    }
+    if (loom_rma_is_shm(w)) {
+        loom_rma_shm_unlock(w, target);
+        return LOOM_OK;
+    }
+    return loom_rma_lock_msg(w, target, LOOM_RMA_K_UNLOCK, 0);
+}
+
+/* which targets were locked with NOCHECK (no unlock message then) */
+static uint8_t *loom_rma_nocheck(loom_rma_win_t *w)
+{
+    return w->ep.started;   /* unused while a passive epoch is open */
+}
+
+loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int assert_flags)
+{
+    int nocheck = (assert_flags & LOOM_RMA_MODE_NOCHECK) != 0;
+    loom_status_t st;
+
+    if (lock_type != LOOM_RMA_LOCK_SHARED && lock_type != LOOM_RMA_LOCK_EXCLUSIVE) {
+        return LOOM_RMA_ERR_LOCKTYPE;
+    }
+    if ((st = loom_rma_epoch_lock(&w->ep, target)) != LOOM_OK) {
+        return st;
+    }
+    loom_rma_nocheck(w)[target] = (uint8_t)nocheck;
+    st = loom_rma_lock_one(w, lock_type, target, nocheck);
+    if (st == LOOM_OK) {
+        st = loom_rma_am_flush(w, target);   /* the grant */
+    }
+    if (st != LOOM_OK) {
+        loom_rma_epoch_unlock(&w->ep, target);
+    }
+    return st;
+}
+
+loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
+{
+    loom_status_t st, ost;
+    int nocheck;
+
+    if (target < 0 || target >= w->size) {
+        return LOOM_ERR_INVALID_RANK;
+    }
+    if (w->ep.access != LOOM_RMA_ACCESS_LOCK || !w->ep.locked[target]) {
+        return LOOM_RMA_ERR_SYNC;
+    }
+    nocheck = loom_rma_nocheck(w)[target];
+    ost = loom_rma_am_flush(w, target);             /* the operations */
+    st  = loom_rma_unlock_one(w, target, nocheck);
+    if (st == LOOM_OK) {
+        st = loom_rma_am_flush(w, target);          /* the unlock's answer */
+    }
+    loom_rma_nocheck(w)[target] = 0;
+    loom_rma_epoch_unlock(&w->ep, target);
+    return ost != LOOM_OK ? ost : st;
+}
+
+loom_status_t loom_rma_lock_all(loom_rma_win_t *w, int assert_flags)
+{
+    int nocheck = (assert_flags & LOOM_RMA_MODE_NOCHECK) != 0;
+    loom_status_t st = loom_rma_epoch_lock_all(&w->ep);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    memset(loom_rma_nocheck(w), nocheck, (size_t)w->size);
+    for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
+        st = loom_rma_lock_one(w, LOOM_RMA_LOCK_SHARED, r, nocheck);
+    }
+    if (st == LOOM_OK) {
+        st = loom_rma_am_flush(w, -1);
+    }
+    return st;
+}
+
+loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
+{
+    loom_status_t st, ost;
+
+    if (w->ep.access != LOOM_RMA_ACCESS_LOCK_ALL) {
+        return LOOM_RMA_ERR_SYNC;
+    }
+    ost = loom_rma_am_flush(w, -1);
+    st  = LOOM_OK;
+    for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
+        st = loom_rma_unlock_one(w, r, loom_rma_nocheck(w)[r]);
+    }
+    if (st == LOOM_OK) {
+        st = loom_rma_am_flush(w, -1);
+    }
+    memset(loom_rma_nocheck(w), 0, (size_t)w->size);
+    loom_rma_epoch_unlock_all(&w->ep);
+    return ost != LOOM_OK ? ost : st;
+}
+
+/* ---- PSCW ---- */
+
+static loom_status_t loom_rma_ranks_copy(int n, const int ranks[], int **dst_p, int *n_p)
+{
+    int *r = malloc(((size_t)n + 1) * sizeof(int));
+
+    if (r == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memcpy(r, ranks, (size_t)n * sizeof(int));
+    free(*dst_p);
+    *dst_p = r;
+    *n_p = n;
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_post(loom_rma_win_t *w, int n, const int ranks[], int assert_flags)
+{
+    loom_status_t st;
+
+    for (int i = 0; i < n; ++i) {
+        if (ranks[i] < 0 || ranks[i] >= w->size) {
+            return LOOM_ERR_INVALID_RANK;
+        }
+    }
+    if ((st = loom_rma_epoch_post(&w->ep)) != LOOM_OK) {
+        return st;
+    }
+    if ((st = loom_rma_ranks_copy(n, ranks, &w->post_ranks, &w->npost)) != LOOM_OK) {
+        loom_rma_epoch_wait(&w->ep);
+        return st;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n && st == LOOM_OK && !(assert_flags & LOOM_RMA_MODE_NOCHECK); ++i) {
+        st = loom_rma_am_ctrl(w, ranks[i], LOOM_RMA_K_POST, 0);
+    }
+    return st;
+}
+
+loom_status_t loom_rma_start(loom_rma_win_t *w, int n, const int ranks[], int assert_flags)
+{
+    loom_status_t st = loom_rma_epoch_start(&w->ep, n, ranks);
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    if ((st = loom_rma_ranks_copy(n, ranks, &w->start_ranks, &w->nstart)) != LOOM_OK) {
+        loom_rma_epoch_complete(&w->ep);
+        return st;
+    }
+    for (int i = 0; i < n && !(assert_flags & LOOM_RMA_MODE_NOCHECK); ++i) {
+        while (w->posts[ranks[i]] == 0) {
+            loom_progress();
+        }
+        --w->posts[ranks[i]];
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_complete(loom_rma_win_t *w)
+{
+    loom_status_t st = loom_rma_epoch_complete(&w->ep);
+    loom_status_t ost;
+
+    if (st != LOOM_OK) {
+        return st;
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    ost = loom_rma_am_flush(w, -1);
+    for (int i = 0; i < w->nstart && st == LOOM_OK; ++i) {
+        st = loom_rma_am_ctrl(w, w->start_ranks[i], LOOM_RMA_K_COMPLETE, 0);
+    }
+    w->nstart = 0;
+    return ost != LOOM_OK ? ost : st;
+}
+
+static int loom_rma_completed(const loom_rma_win_t *w)
+{
+    for (int i = 0; i < w->npost; ++i) {
+        if (w->completes[w->post_ranks[i]] == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void loom_rma_wait_done(loom_rma_win_t *w)
+{
+    for (int i = 0; i < w->npost; ++i) {
+        --w->completes[w->post_ranks[i]];
+    }
+    w->npost = 0;
+    loom_rma_epoch_wait(&w->ep);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+loom_status_t loom_rma_wait(loom_rma_win_t *w)
+{
+    if (!w->ep.exposed) {
+        return LOOM_RMA_ERR_SYNC;
+    }
+    while (!loom_rma_completed(w)) {
+        loom_progress();
+    }
+    loom_rma_wait_done(w);
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_test(loom_rma_win_t *w, int *flag_p)
+{
+    if (!w->ep.exposed) {
+        return LOOM_RMA_ERR_SYNC;
+    }
+    loom_progress();
+    *flag_p = loom_rma_completed(w);
+    if (*flag_p) {
+        loom_rma_wait_done(w);
+    }
+    return LOOM_OK;
+}

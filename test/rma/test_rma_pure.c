@@ -1,0 +1,213 @@
+/*
+ * test_rma_pure.c: the pure parts of the one-sided layer, without a job:
+ * the epoch state machine (every legal and illegal transition), target
+ * layouts as segments and their range check (contiguous, vector, negative
+ * lower bound, count 0), and the application of put/get/accumulate/
+ * get_accumulate/fetch-and-op/compare-and-swap, every predefined op plus
+ * REPLACE and NO_OP, with exact values.
+ */
+#include "../common/cunit_main.h"
+#include "rma_priv.h"
+
+#include <string.h>
+
+#define I32 loom_dt_basic(LOOM_INT32)
+
+static void test_epoch_fence_lock(void)
+{
+    loom_rma_epoch_t e;
+
+    CU_ASSERT_EQUAL_FATAL(loom_rma_epoch_init(&e, 3), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 0), LOOM_RMA_ERR_SYNC);   /* no epoch */
+    CU_ASSERT_EQUAL(loom_rma_epoch_flush(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_unlock(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_complete(&e), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_wait(&e), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_fence(&e, 0), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 2), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 3), LOOM_ERR_INVALID_RANK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_fence(&e, LOOM_RMA_MODE_NOSUCCEED), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 0), LOOM_RMA_ERR_SYNC);
+    /* lock two targets; fence, lock_all and start are refused inside */
+    CU_ASSERT_EQUAL(loom_rma_epoch_lock(&e, 1), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_lock(&e, 1), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_lock(&e, 2), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 1), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_flush(&e, 2), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_flush(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_flush(&e, -1), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_fence(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_lock_all(&e), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_idle(&e), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_unlock(&e, 1), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 2), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_unlock(&e, 2), LOOM_OK);
+    CU_ASSERT_EQUAL(e.access, LOOM_RMA_ACCESS_NONE);
+    CU_ASSERT_EQUAL(loom_rma_epoch_idle(&e), LOOM_OK);
+    /* lock_all */
+    CU_ASSERT_EQUAL(loom_rma_epoch_lock_all(&e), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 0), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_lock(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_unlock(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_unlock_all(&e), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_unlock_all(&e), LOOM_RMA_ERR_SYNC);
+    loom_rma_epoch_fini(&e);
+}
+
+static void test_epoch_pscw(void)
+{
+    loom_rma_epoch_t e;
+    int g[] = { 0, 2 }, bad[] = { 5 };
+
+    CU_ASSERT_EQUAL_FATAL(loom_rma_epoch_init(&e, 3), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_start(&e, 1, bad), LOOM_ERR_INVALID_RANK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_start(&e, 2, g), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 2), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 1), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_start(&e, 2, g), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_lock(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_flush(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_post(&e), LOOM_OK);    /* exposure beside access */
+    CU_ASSERT_EQUAL(loom_rma_epoch_post(&e), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_complete(&e), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_access(&e, 0), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_fence(&e, 0), LOOM_RMA_ERR_SYNC);   /* still exposed */
+    CU_ASSERT_EQUAL(loom_rma_epoch_wait(&e), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_wait(&e), LOOM_RMA_ERR_SYNC);
+    CU_ASSERT_EQUAL(loom_rma_epoch_fence(&e, 0), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_epoch_start(&e, 2, g), LOOM_OK);        /* after a fence */
+    loom_rma_epoch_fini(&e);
+}
+
+static void test_segments(void)
+{
+    loom_rma_seg_t *s;
+    size_t n, bytes;
+    loom_dt_t *vec, *neg;
+
+    CU_ASSERT_EQUAL_FATAL(loom_rma_seg_build(5, I32, &s, &n, &bytes), LOOM_OK);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(s[0].off, 0);
+    CU_ASSERT_EQUAL(s[0].len, 20);
+    CU_ASSERT_EQUAL(bytes, 20);
+    CU_ASSERT_EQUAL(loom_rma_range_check(s, n, 0, 20), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_range_check(s, n, 4, 20), LOOM_RMA_ERR_RANGE);
+    CU_ASSERT_EQUAL(loom_rma_range_check(s, n, -4, 40), LOOM_RMA_ERR_RANGE);
+    free(s);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_vector(3, 1, 2, I32, &vec), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_commit(vec), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_rma_seg_build(2, vec, &s, &n, &bytes), LOOM_OK);
+    /* extent 20: 0, 8, 16 | 20, 28, 36; 16 and 20 touch and merge */
+    CU_ASSERT_EQUAL(bytes, 24);
+    CU_ASSERT_EQUAL(n, 5);
+    CU_ASSERT_EQUAL(s[1].off, 8);
+    CU_ASSERT_EQUAL(s[2].off, 16);
+    CU_ASSERT_EQUAL(s[2].len, 8);
+    CU_ASSERT_EQUAL(s[3].off, 28);
+    CU_ASSERT_EQUAL(loom_rma_range_check(s, n, 0, 40), LOOM_OK);
+    CU_ASSERT_EQUAL(loom_rma_range_check(s, n, 0, 39), LOOM_RMA_ERR_RANGE);
+    free(s);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_hvector(2, 1, -8, I32, &neg), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_commit(neg), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_rma_seg_build(1, neg, &s, &n, &bytes), LOOM_OK);
+    CU_ASSERT_EQUAL(n, 2);
+    CU_ASSERT_EQUAL(s[1].off, -8);
+    CU_ASSERT_EQUAL(loom_rma_range_check(s, n, 0, 64), LOOM_RMA_ERR_RANGE);
+    CU_ASSERT_EQUAL(loom_rma_range_check(s, n, 8, 64), LOOM_OK);
+    free(s);
+    CU_ASSERT_EQUAL_FATAL(loom_rma_seg_build(0, I32, &s, &n, &bytes), LOOM_OK);
+    CU_ASSERT_EQUAL(n, 0);
+    CU_ASSERT_EQUAL(bytes, 0);
+    free(s);
+    loom_dt_release(vec);
+    loom_dt_release(neg);
+}
+
+static void test_apply_ops(void)
+{
+    static const struct { loom_op_t op; int32_t t, in, want; } c[] = {
+        { LOOM_SUM, 6, 3, 9 },   { LOOM_PROD, 6, 3, 18 }, { LOOM_MIN, 6, 3, 3 },
+        { LOOM_MAX, 6, 3, 6 },   { LOOM_LAND, 6, 0, 0 },  { LOOM_LOR, 0, 3, 1 },
+        { LOOM_LXOR, 6, 3, 0 },  { LOOM_BAND, 6, 3, 2 },  { LOOM_BOR, 6, 3, 7 },
+        { LOOM_BXOR, 6, 3, 5 },  { LOOM_REPLACE, 6, 3, 3 }, { LOOM_RMA_OP_NO_OP, 6, 3, 6 },
+    };
+    loom_rma_seg_t seg = { 0, 4 };
+
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); ++i) {
+        int32_t t = c[i].t, f = -1;
+
+        CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_GACC, c[i].op, LOOM_INT32, (char *)&t, &seg,
+                                       1, &c[i].in, NULL, &f), LOOM_OK);
+        CU_ASSERT_EQUAL(t, c[i].want);
+        CU_ASSERT_EQUAL(f, c[i].t);
+    }
+    {
+        struct { int32_t v, i; } t = { 5, 1 }, in = { 7, 2 };
+        loom_rma_seg_t s8 = { 0, 8 };
+
+        CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_ACC, LOOM_MAXLOC, LOOM_2INT, (char *)&t,
+                                       &s8, 1, &in, NULL, NULL), LOOM_OK);
+        CU_ASSERT_EQUAL(t.v, 7);
+        CU_ASSERT_EQUAL(t.i, 2);
+    }
+    {
+        double d = 1.5, in = 2.25;
+        loom_rma_seg_t s8 = { 0, 8 };
+        loom_rma_seg_t bad = { 0, 6 };
+
+        CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_ACC, LOOM_SUM, LOOM_DOUBLE, (char *)&d,
+                                       &s8, 1, &in, NULL, NULL), LOOM_OK);
+        CU_ASSERT_EQUAL(d, 3.75);
+        CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_ACC, LOOM_SUM, LOOM_DOUBLE, (char *)&d,
+                                       &bad, 1, &in, NULL, NULL), LOOM_ERR_INVALID_TYPE);
+        CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_ACC, LOOM_BAND, LOOM_DOUBLE, (char *)&d,
+                                       &s8, 1, &in, NULL, NULL), LOOM_ERR_INVALID_OP);
+    }
+}
+
+static void test_apply_moves(void)
+{
+    int32_t mem[6] = { 0 }, in[3] = { 1, 2, 3 }, out[3] = { 0 }, f, cmp, nv;
+    loom_rma_seg_t segs[2] = { { 4, 8 }, { 20, 4 } };   /* mem[1..2], mem[5] */
+    loom_rma_seg_t one = { 0, 4 };
+
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_PUT, LOOM_OP_NULL, LOOM_INT32, (char *)mem,
+                                   segs, 2, in, NULL, NULL), LOOM_OK);
+    CU_ASSERT(mem[0] == 0 && mem[1] == 1 && mem[2] == 2 && mem[3] == 0 && mem[5] == 3);
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_GET, LOOM_OP_NULL, LOOM_INT32, (char *)mem,
+                                   segs, 2, NULL, NULL, out), LOOM_OK);
+    CU_ASSERT(out[0] == 1 && out[1] == 2 && out[2] == 3);
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_ACC, LOOM_SUM, LOOM_INT32, (char *)mem,
+                                   segs, 2, in, NULL, NULL), LOOM_OK);
+    CU_ASSERT(mem[1] == 2 && mem[2] == 4 && mem[5] == 6);
+    /* fetch-and-op and compare-and-swap on mem[0] */
+    nv = 9;
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_FOP, LOOM_SUM, LOOM_INT32, (char *)mem, &one,
+                                   1, &nv, NULL, &f), LOOM_OK);
+    CU_ASSERT(f == 0 && mem[0] == 9);
+    cmp = 8;
+    nv = 100;
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_CAS, LOOM_REPLACE, LOOM_INT32, (char *)mem, &one,
+                                   1, &nv, &cmp, &f), LOOM_OK);
+    CU_ASSERT(f == 9 && mem[0] == 9);   /* no match: unchanged */
+    cmp = 9;
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_CAS, LOOM_REPLACE, LOOM_INT32, (char *)mem, &one,
+                                   1, &nv, &cmp, &f), LOOM_OK);
+    CU_ASSERT(f == 9 && mem[0] == 100);
+    CU_ASSERT_STRING_EQUAL(loom_rma_strerror(LOOM_RMA_ERR_SYNC),
+                           "RMA call outside or against its epoch");
+}
+
+int main(void)
+{
+    static const loom_test_case_t cases[] = {
+        { "epochs: fence, lock, lock_all", test_epoch_fence_lock },
+        { "epochs: PSCW", test_epoch_pscw },
+        { "segments and range checks", test_segments },
+        { "apply: every op, REPLACE, NO_OP, pairs, errors", test_apply_ops },
+        { "apply: put, get, accumulate, fetch-and-op, CAS", test_apply_moves },
+        { NULL, NULL },
+    };
+    return loom_test_run_suite("rma pure parts", cases, NULL, NULL);
+}
