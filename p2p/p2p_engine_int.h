@@ -38,7 +38,7 @@
 #define LOOM_P2P_GET_CHUNK    ((size_t)1 << 30)
 /* a typed rendezvous receive: iovec pieces per get_iov, bytes of its bounce
  * buffer where the transport cannot scatter (docs/p2p.md "Derived datatypes") */
-#define LOOM_P2P_GET_IOV      512
+#define LOOM_P2P_GET_IOV      1024
 #define LOOM_P2P_DT_BOUNCE    ((size_t)1 << 20)
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
