@@ -173,7 +173,7 @@ loom_p2p_isend_begin(loom_request_t req, const void *buf, size_t bytes, int dest
                      loom_comm_t comm, uint32_t which, unsigned flags)
 {
     loom_p2p_hdr_sync_t h;
-    loom_status_t st;
+    loom_status_t st = LOOM_OK;
     loom_p2p_peer_t *peer = loom_p2p_send_prep(req, buf, bytes, dest, tag, comm, which,
                                                flags, &h, &st);
     loom_p2p_req_t *rq = loom_p2p_req(req);
@@ -298,7 +298,7 @@ loom_status_t loom_p2p_isend_dt_start(loom_request_t req, const void *buf, size_
     size_t bytes = count * loom_dt_size(dt);
     loom_p2p_hdr_sync_t h;
     loom_dt_cursor_t cur;
-    loom_status_t st;
+    loom_status_t st = LOOM_OK;
     loom_p2p_peer_t *peer = loom_p2p_send_prep(req, buf, bytes, dest, tag, comm, which,
                                                flags, &h, &st);
 
