@@ -275,8 +275,8 @@ static void make_cases(tcase_t *c, int *n)
     add_piece(&c[k], 52, 4);
     c[k].extent = 40 + 12 + 12, c[k].nelem = 8, c[k].first_elems = 2;
     ++k;
-    /* contiguous after all (a vector of whole rows, one indexed block past 0):
-     * the engine takes the byte path from buf + true lb */
+    /* contiguous after all: a vector of whole rows (the engine's
+     * loom_dt_is_contig: the byte path); and one indexed block past 0 */
     c[k].name = "vector_contig";
     MT_OK(MPI_Type_vector(3, 2, 2, MPI_INT, &c[k].type));
     add_piece(&c[k], 0, 24);
