@@ -739,6 +739,67 @@ LOOM_API loom_status_t loom_mrecv(void *buf, size_t count, loom_datatype_t dt,
 LOOM_API loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
                                    loom_message_t *msg_p, loom_request_t *req_p);
 
+/* ---- point-to-point on derived datatypes ---- */
+
+/**
+ * @defgroup loom_p2p_dt Point-to-point on derived datatypes
+ *
+ * The calls above with a ::loom_dtype_t (committed) in place of a basic
+ * type: @p count counts elements of the type, instance i at
+ * buf + i x extent; @p buf may be NULL for a type of absolute addresses.
+ * The message is the type's packed stream (its basic elements in type-map
+ * order), so sender and receiver may use different types with the same
+ * bytes (a vector sent, a contiguous run received). Statuses count bytes:
+ * a receive of more bytes than count x size fails with
+ * LOOM_ERR_TRUNCATED after delivering what fits. A type that is
+ * contiguous for @p count takes the basic-type path unchanged; a
+ * non-contiguous one is packed straight into the transport's frame and
+ * unpacked straight from it (eager), or read into its pieces (rendezvous),
+ * without a copy of the whole message where the transport can (see
+ * docs/p2p.md "Derived datatypes"). The type may be released (MPI_Type_free)
+ * while an operation on it is pending. Errors as the basic-type calls, and
+ * LOOM_ERR_INVALID_TYPE for a NULL or uncommitted type.
+ * @{
+ */
+
+/** @brief loom_send() of @p count elements of derived type @p dt. */
+LOOM_API loom_status_t loom_send_dt(const void *buf, size_t count, loom_dtype_t dt,
+                                    int dest, int tag, loom_comm_t comm);
+/** @brief loom_ssend() of @p count elements of derived type @p dt. */
+LOOM_API loom_status_t loom_ssend_dt(const void *buf, size_t count, loom_dtype_t dt,
+                                     int dest, int tag, loom_comm_t comm);
+/** @brief loom_isend() of @p count elements of derived type @p dt. */
+LOOM_API loom_status_t loom_isend_dt(const void *buf, size_t count, loom_dtype_t dt,
+                                     int dest, int tag, loom_comm_t comm,
+                                     loom_request_t *req_p);
+/** @brief loom_issend() of @p count elements of derived type @p dt. */
+LOOM_API loom_status_t loom_issend_dt(const void *buf, size_t count, loom_dtype_t dt,
+                                      int dest, int tag, loom_comm_t comm,
+                                      loom_request_t *req_p);
+/** @brief loom_recv() into @p count elements of derived type @p dt (status in bytes). */
+LOOM_API loom_status_t loom_recv_dt(void *buf, size_t count, loom_dtype_t dt, int src,
+                                    int tag, loom_comm_t comm, loom_msg_status_t *status);
+/** @brief loom_irecv() into @p count elements of derived type @p dt. */
+LOOM_API loom_status_t loom_irecv_dt(void *buf, size_t count, loom_dtype_t dt, int src,
+                                     int tag, loom_comm_t comm, loom_request_t *req_p);
+/**
+ * @brief loom_send_init() of derived type @p dt: each loom_start() sends
+ * the buffer's current contents; the request holds the type until freed.
+ */
+LOOM_API loom_status_t loom_send_init_dt(const void *buf, size_t count, loom_dtype_t dt,
+                                         int dest, int tag, int sync, loom_comm_t comm,
+                                         loom_request_t *req_p);
+/** @brief loom_recv_init() of derived type @p dt. */
+LOOM_API loom_status_t loom_recv_init_dt(void *buf, size_t count, loom_dtype_t dt, int src,
+                                         int tag, loom_comm_t comm, loom_request_t *req_p);
+/** @brief loom_mrecv() into @p count elements of derived type @p dt. */
+LOOM_API loom_status_t loom_mrecv_dt(void *buf, size_t count, loom_dtype_t dt,
+                                     loom_message_t *msg_p, loom_msg_status_t *status);
+/** @brief loom_imrecv() into @p count elements of derived type @p dt. */
+LOOM_API loom_status_t loom_imrecv_dt(void *buf, size_t count, loom_dtype_t dt,
+                                      loom_message_t *msg_p, loom_request_t *req_p);
+/** @} */
+
 /* ------------------------------------------------------------------------ */
 /* Collectives                                                              */
 /* ------------------------------------------------------------------------ */

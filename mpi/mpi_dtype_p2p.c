@@ -1,22 +1,24 @@
 /*
- * mpi_dtype_p2p.c: point-to-point with non-contiguous derived datatypes,
- * the simplest correct way (issue 20; zero-copy paths come later, in p2p/).
+ * mpi_dtype_p2p.c: point-to-point with non-contiguous derived datatypes
+ * (issue 20), on the engine's typed calls.
  *
- * Design. A send packs (buf, count, type) into a temporary (the engine's
- * packed stream, loom_dt_pack_range) and sends those bytes as MPI_PACKED
- * through the ordinary call, so every check, protocol and error of the
- * byte path applies unchanged; a blocking send frees the temporary on
- * return, a nonblocking one packs into the request's side storage
- * (mpi_request.c), freed when the request completes. A receive receives
- * MPI_PACKED bytes into a temporary of count x size bytes (so a longer
- * message is MPI_ERR_TRUNCATE exactly as on the byte path) and unpacks the
- * bytes that arrived; the status counts packed bytes, which
- * MPI_Get_count/Get_elements read through the engine. A nonblocking
- * receive is a generic loom request wrapping the inner one: its progress
- * function unpacks when the inner receive completes, before any
- * Wait/Test/Waitall/... returns it (so every completion call, and
- * MPI_Request_free, work unchanged), and it holds a reference on the
- * datatype until then (MPI_Type_free meanwhile is safe).
+ * Design. Every call forwards (buf, count, type) to the native typed call
+ * (loom_send_dt, loom_irecv_dt, loom_mrecv_dt, loom_send_init_dt, ...;
+ * p2p/p2p_dt.c) with the type's engine object (dt->ldt): the engine packs
+ * eager frames straight into the transport and unpacks them straight from
+ * it, and reads a rendezvous into the type's pieces, so no call here
+ * builds a copy of the whole message. The requests are the engine's own
+ * (a receive holds a reference on the engine type until it completes, a
+ * persistent one until it is freed), so every completion call, MPI_Cancel,
+ * MPI_Start and MPI_Request_free work on them unchanged. Statuses count
+ * packed bytes, which MPI_Get_count/Get_elements read through the engine.
+ * Buffered mode alone still packs (its data is copied into the attached
+ * buffer anyway, mpi_bsend.c).
+ *
+ * The collectives on non-contiguous types (mpi_dtype_coll.c) still move
+ * packed temporaries: loom_mpi_dt_pack_tmp / loom_mpi_dt_unpack_tmp, and
+ * loom_mpi_dt_wrap_coll, a generic request that completes a nonblocking
+ * collective's inner request and then unpacks its temporary.
  */
 #include "mpi_int.h"
 #include "dt_int.h"
@@ -83,14 +85,25 @@ int loom_mpi_dt_unpack_tmp(MPI_Comm comm, void *buf, int count, MPI_Datatype dt,
                             "failed: %s", bytes, loom_strerror(st));
 }
 
-/* ---- nonblocking send ---------------------------------------------------------- */
+/* An engine outcome as an MPI return on @p comm (its status' error field kept). */
+static int loom_mpi_dt_ret(MPI_Comm comm, loom_status_t st, const char *call)
+{
+    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
+}
+
+static int loom_mpi_dt_count_ok(MPI_Comm comm, int count, const char *call)
+{
+    return count >= 0 ? MPI_SUCCESS
+                      : loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count %d is negative",
+                                       count);
+}
+
+/* ---- sends ------------------------------------------------------------------------- */
 
 int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, MPI_Request *request, const char *call)
 {
-    size_t bytes = 0;
-    loom_mpi_side_t *side;
-    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
+    int rc = loom_mpi_dt_count_ok(comm, count, call);
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -98,62 +111,185 @@ int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int
     if (request == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
     }
-    side = loom_mpi_side_alloc((bytes + sizeof(size_t) - 1) / sizeof(size_t));
-    if (side == NULL) {
-        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory packing %zu bytes",
-                              bytes);
+    return loom_mpi_dt_ret(comm, sync ? loom_issend_dt(buf, (size_t)count, dt->ldt, dest, tag,
+                                                       comm->comm, request)
+                                      : loom_isend_dt(buf, (size_t)count, dt->ldt, dest, tag,
+                                                      comm->comm, request), call);
+}
+
+int loom_mpi_dt_send(int mode, const void *buf, int count, MPI_Datatype dt, int dest,
+                     int tag, MPI_Comm comm, const char *call)
+{
+    void *tmp;
+    size_t bytes = 0;
+    int rc = loom_mpi_dt_count_ok(comm, count, call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
-    loom_status_t st = loom_dt_pack_range(buf, (size_t)count, dt->ldt, 0, bytes,
-                                          side->arrays);
-    if (st != LOOM_OK) {
-        loom_mpi_side_attach(side, MPI_REQUEST_NULL);
-        return loom_mpi_raise(comm, loom_mpi_class_of(st), call, "packing failed: %s",
-                              loom_strerror(st));
+    if (mode == 's') {
+        return loom_mpi_dt_ret(comm, loom_ssend_dt(buf, (size_t)count, dt->ldt, dest, tag,
+                                                   comm->comm), call);
     }
-    rc = sync ? PMPI_Issend(side->arrays, (int)bytes, MPI_PACKED, dest, tag, comm, request)
-              : PMPI_Isend(side->arrays, (int)bytes, MPI_PACKED, dest, tag, comm, request);
-    loom_mpi_side_attach(side, rc == MPI_SUCCESS ? *request : MPI_REQUEST_NULL);
+    if (mode != 'b') {
+        return loom_mpi_dt_ret(comm, loom_send_dt(buf, (size_t)count, dt->ldt, dest, tag,
+                                                  comm->comm), call);
+    }
+    /* buffered: the bytes are copied into the attached buffer anyway */
+    rc = loom_mpi_dt_pack_tmp(comm, buf, count, dt, call, &tmp, &bytes);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = PMPI_Bsend(tmp, (int)bytes, MPI_PACKED, dest, tag, comm);
+    free(tmp);
     return rc;
 }
 
-/*
- * A persistent operation on a non-contiguous type: its arguments, in the ext
- * user[] area. While it is active, @c inner is the generic request running
- * it (so MPI_Cancel reaches the inner receive); the generic request clears
- * it before completing the persistent one, after which it releases itself.
- */
-typedef struct loom_mpi_dtp_args {
-    void          *buf;
-    int            count;
-    int            peer;
-    int            tag;
-    int            kind;         /* 0 send, 1 synchronous send, 2 receive */
-    MPI_Datatype   dt;           /* retained until MPI_Request_free */
-    MPI_Comm       comm;
-    loom_request_t inner;        /* the running operation, or NULL */
-    int            start_class;  /* the class a failed MPI_Start raised, or MPI_SUCCESS */
-} loom_mpi_dtp_args_t;
+/* ---- receives ---------------------------------------------------------------------- */
 
-_Static_assert(sizeof(loom_mpi_dtp_args_t) <= sizeof(((loom_request_ext_t *)0)->user),
-               "the persistent operation's arguments must fit in the request");
-
-static loom_mpi_dtp_args_t *loom_mpi_dtp_args(loom_request_t req)
+/* Blocking receive (from @p message if not NULL) straight into the type's memory. */
+int loom_mpi_dt_recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                         MPI_Comm comm, MPI_Message *message, MPI_Status *status,
+                         const char *call)
 {
-    return (loom_mpi_dtp_args_t *)(void *)loom_request_ext(req)->user;
+    loom_request_t req = LOOM_REQUEST_NULL;
+    loom_status_t st;
+    int rc = loom_mpi_dt_count_ok(comm, count, call);
+    int serr = loom_mpi_status_error_get(status);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (message == NULL) {
+        st = loom_recv_dt(buf, (size_t)count, dt->ldt, source, tag, comm->comm,
+                          (loom_msg_status_t *)status);
+        loom_mpi_status_error_put(status, serr);
+        return loom_mpi_dt_ret(comm, st, call);
+    }
+    st = loom_imrecv_dt(buf, (size_t)count, dt->ldt, (loom_message_t *)message, &req);
+    if (st != LOOM_OK) {
+        return loom_mpi_raise_loom(NULL, st, call);
+    }
+    comm = loom_mpi_comm_of(req->comm);
+    st = loom_wait(&req, (loom_msg_status_t *)status);
+    loom_mpi_status_error_put(status, serr);
+    return loom_mpi_dt_ret(comm, st, call);
 }
 
-/* ---- nonblocking receive ---------------------------------------------------------- */
+int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                          MPI_Comm comm, MPI_Message *message, MPI_Request *request,
+                          const char *call)
+{
+    int rc = loom_mpi_dt_count_ok(comm, count, call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    if (message != NULL) {
+        return loom_mpi_dt_ret(NULL, loom_imrecv_dt(buf, (size_t)count, dt->ldt,
+                                                    (loom_message_t *)message, request),
+                               call);
+    }
+    return loom_mpi_dt_ret(comm, loom_irecv_dt(buf, (size_t)count, dt->ldt, source, tag,
+                                               comm->comm, request), call);
+}
+
+int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+                      MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    return loom_mpi_dt_irecv_any(buf, count, dt, source, tag, comm, NULL, request, call);
+}
+
+/*
+ * Sendrecv with either side (or both) non-contiguous: post the receive,
+ * send, complete the receive (as mpi_p2p.c does for contiguous types, so
+ * two ranks that Sendrecv with each other never deadlock). The MPI calls
+ * route each side to its typed or plain path.
+ */
+int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         int dest, int sendtag, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                         MPI_Status *status, const char *call)
+{
+    MPI_Request rreq = MPI_REQUEST_NULL;
+    int rc = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &rreq);
+
+    (void)call;   /* each inner call names itself in its error */
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = PMPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Cancel(&rreq);
+        PMPI_Wait(&rreq, MPI_STATUS_IGNORE);
+        return rc;
+    }
+    return PMPI_Wait(&rreq, status);
+}
+
+/* ---- persistent requests ---------------------------------------------------------- */
+
+int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
+                             int tag, MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    int rc = loom_mpi_dt_count_ok(comm, count, call);
+    int size = loom_comm_size(comm->comm);
+    loom_status_t st;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    /* the peer and tag are checked now, as a send_init checks them */
+    if (!(peer == MPI_PROC_NULL || (peer >= 0 && peer < size) ||
+          (kind == 2 && peer == MPI_ANY_SOURCE))) {
+        return loom_mpi_raise(comm, MPI_ERR_RANK, call, "rank %d is not valid (0..%d)", peer,
+                              size - 1);
+    }
+    if (tag < 0 && !(kind == 2 && tag == MPI_ANY_TAG)) {
+        return loom_mpi_raise(comm, MPI_ERR_TAG, call, "tag %d is not valid", tag);
+    }
+    st = kind == 2 ? loom_recv_init_dt(buf, (size_t)count, dt->ldt, peer, tag, comm->comm,
+                                       request)
+                   : loom_send_init_dt(buf, (size_t)count, dt->ldt, peer, tag, kind == 1,
+                                       comm->comm, request);
+    return loom_mpi_dt_ret(comm, st, call);
+}
+
+/* The persistent typed operations are the engine's own requests now: nothing to do. */
+void loom_mpi_dt_persist_forget(MPI_Request req)
+{
+    (void)req;
+}
+
+int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p)
+{
+    (void)req;
+    (void)st_p;
+    return 0;
+}
+
+int loom_mpi_dt_persist_start_class(MPI_Request req)
+{
+    (void)req;
+    return MPI_SUCCESS;
+}
+
+/* ---- nonblocking collectives on packed temporaries (mpi_dtype_coll.c) ------------ */
 
 typedef struct loom_mpi_dtrecv {
     MPI_Request    inner;
-    void          *tmp;
+    void          *tmp;    /* packed receive data, unpacked at the end (or NULL) */
     size_t         cap;
     void          *buf;
     int            count;
-    MPI_Datatype   dt;     /* NULL: a send (nothing to unpack) */
-    loom_request_t outer;  /* a persistent request to complete, or NULL */
-    void          *tmp2;   /* a collective's packed send data, freed at the end */
-    uint8_t        full;   /* a collective: unpack all cap bytes */
+    MPI_Datatype   dt;     /* NULL: nothing to unpack */
+    void          *tmp2;   /* the collective's packed send data, freed at the end */
 } loom_mpi_dtrecv_t;
 
 static loom_mpi_dtrecv_t *loom_mpi_dtrecv(loom_request_t req)
@@ -161,7 +297,7 @@ static loom_mpi_dtrecv_t *loom_mpi_dtrecv(loom_request_t req)
     return *(loom_mpi_dtrecv_t **)(void *)req->priv;
 }
 
-/* Unpack when the inner receive completes; the status becomes the outer one's. */
+/* Unpack all cap bytes when the inner collective completes; its status becomes ours. */
 static loom_status_t loom_mpi_dtrecv_progress(loom_request_t req)
 {
     loom_mpi_dtrecv_t *r = loom_mpi_dtrecv(req);
@@ -177,21 +313,13 @@ static loom_status_t loom_mpi_dtrecv_progress(loom_request_t req)
     if (msg.bytes > r->cap) {
         msg.bytes = r->cap;
     }
-    size_t got = r->full ? r->cap : msg.bytes;
-    if (r->dt != NULL && (st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && got > 0 &&
+    if (r->dt != NULL && (st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && r->cap > 0 &&
         !msg.cancelled) {
         loom_status_t ust = loom_dt_unpack_range(r->buf, (size_t)r->count, r->dt->ldt, 0,
-                                                 got, r->tmp);
+                                                 r->cap, r->tmp);
         st = st != LOOM_OK ? st : ust;
     }
     req->msg = msg;
-    if (r->outer != NULL) {  /* a persistent request's operation: complete it */
-        loom_mpi_dtp_args(r->outer)->inner = NULL;
-        if (r->dt != NULL) {
-            r->outer->msg = msg;
-        }
-        loom_request_ext_complete(r->outer, st);
-    }
     return st;
 }
 
@@ -209,93 +337,6 @@ static void loom_mpi_dtrecv_free(loom_request_t req)
     }
 }
 
-/* Wrap the posted inner operation of @p r in a generic request (which owns @p r). */
-static int loom_mpi_dt_wrap(loom_mpi_dtrecv_t *r, loom_comm_t lcomm, MPI_Comm comm,
-                            MPI_Request *request, const char *call)
-{
-    loom_request_t req;
-    loom_status_t st = loom_request_generic_alloc(lcomm, r->dt != NULL ? "recv_derived"
-                                                                       : "send_derived",
-                                                  loom_mpi_dtrecv_progress,
-                                                  loom_mpi_dtrecv_free, &req);
-
-    if (st != LOOM_OK) {
-        if (!r->full) {
-            loom_cancel(&r->inner);
-        }
-        loom_wait(&r->inner, LOOM_STATUS_IGNORE);
-        free(r->tmp);
-        free(r->tmp2);
-        free(r);
-        return loom_mpi_raise_loom(comm, st, call);
-    }
-    if (r->dt != NULL) {
-        loom_mpi_type_retain(r->dt);
-    }
-    *(loom_mpi_dtrecv_t **)(void *)req->priv = r;
-    if (r->outer != NULL) {  /* before it can run: its progress clears this */
-        loom_mpi_dtp_args(r->outer)->inner = req;
-    }
-    loom_request_generic_start(req);
-    *request = req;
-    return MPI_SUCCESS;
-}
-
-/* Post the inner receive: from @p message if not NULL, else (source, tag). */
-static int loom_mpi_dt_post(loom_mpi_dtrecv_t *r, int source, int tag, MPI_Comm comm,
-                            MPI_Message *message)
-{
-    if (message != NULL) {
-        return PMPI_Imrecv(r->tmp, (int)r->cap, MPI_PACKED, message, &r->inner);
-    }
-    return PMPI_Irecv(r->tmp, (int)r->cap, MPI_PACKED, source, tag, comm, &r->inner);
-}
-
-static int loom_mpi_dt_irecv_core(void *buf, int count, MPI_Datatype dt, int source,
-                                  int tag, MPI_Comm comm, MPI_Message *message,
-                                  loom_request_t outer, MPI_Request *request,
-                                  const char *call)
-{
-    loom_mpi_dtrecv_t *r;
-    size_t bytes = 0;
-    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (request == NULL) {
-        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
-    }
-    r = calloc(1, sizeof(*r));
-    if (r == NULL || (r->tmp = malloc(bytes > 0 ? bytes : 1)) == NULL) {
-        free(r);
-        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for a %zu-byte "
-                              "receive buffer", bytes);
-    }
-    r->cap = bytes;
-    r->buf = buf;
-    r->count = count;
-    r->dt = dt;
-    r->outer = outer;
-    rc = loom_mpi_dt_post(r, source, tag, comm, message);
-    if (rc != MPI_SUCCESS) {
-        free(r->tmp);
-        free(r);
-        return rc;
-    }
-    loom_comm_t lcomm = r->inner != MPI_REQUEST_NULL ? r->inner->comm
-                        : message == NULL ? comm->comm : LOOM_COMM_NULL;
-    return loom_mpi_dt_wrap(r, lcomm, comm, request, call);
-}
-
-int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
-                          MPI_Comm comm, MPI_Message *message, MPI_Request *request,
-                          const char *call)
-{
-    return loom_mpi_dt_irecv_core(buf, count, dt, source, tag, comm, message, NULL, request,
-                                  call);
-}
-
 int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p)
 {
     loom_mpi_dtrecv_t *r;
@@ -308,17 +349,13 @@ int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p)
     return 1;
 }
 
-int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
-                      MPI_Comm comm, MPI_Request *request, const char *call)
-{
-    return loom_mpi_dt_irecv_any(buf, count, dt, source, tag, comm, NULL, request, call);
-}
-
 int loom_mpi_dt_wrap_coll(MPI_Request inner, void *rtmp, void *ubuf, int ucount,
                           MPI_Datatype utype, void *stmp, MPI_Comm comm,
                           MPI_Request *request, const char *call)
 {
     loom_mpi_dtrecv_t *r = calloc(1, sizeof(*r));
+    loom_request_t req;
+    loom_status_t st;
 
     if (r == NULL) {
         loom_wait(&inner, LOOM_STATUS_IGNORE);
@@ -326,239 +363,27 @@ int loom_mpi_dt_wrap_coll(MPI_Request inner, void *rtmp, void *ubuf, int ucount,
         free(stmp);
         return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
-    r->inner = inner;
-    r->tmp   = rtmp;
-    r->tmp2  = stmp;
-    r->full  = 1;
+    *r = (loom_mpi_dtrecv_t){ .inner = inner, .tmp = rtmp, .tmp2 = stmp };
     if (rtmp != NULL) {
         r->buf   = ubuf;
         r->count = ucount;
         r->dt    = utype;
         r->cap   = (size_t)ucount * utype->size;
     }
-    return loom_mpi_dt_wrap(r, comm->comm, comm, request, call);
-}
-
-/* ---- blocking ---------------------------------------------------------------------- */
-
-int loom_mpi_dt_send(int mode, const void *buf, int count, MPI_Datatype dt, int dest,
-                     int tag, MPI_Comm comm, const char *call)
-{
-    void *tmp;
-    size_t bytes = 0;
-    int rc = loom_mpi_dt_pack_tmp(comm, buf, count, dt, call, &tmp, &bytes);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    switch (mode) {
-    case 's': rc = PMPI_Ssend(tmp, (int)bytes, MPI_PACKED, dest, tag, comm); break;
-    case 'b': rc = PMPI_Bsend(tmp, (int)bytes, MPI_PACKED, dest, tag, comm); break;
-    default:  rc = PMPI_Send(tmp, (int)bytes, MPI_PACKED, dest, tag, comm); break;
-    }
-    free(tmp);
-    return rc;
-}
-
-/* Receive into a temporary (from @p message if not NULL) and unpack what arrived. */
-int loom_mpi_dt_recv_any(void *buf, int count, MPI_Datatype dt, int source, int tag,
-                         MPI_Comm comm, MPI_Message *message, MPI_Status *status,
-                         const char *call)
-{
-    MPI_Status local;
-    MPI_Status *sp = status == MPI_STATUS_IGNORE ? &local : status;
-    size_t bytes = 0;
-    void *tmp;
-    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    tmp = malloc(bytes > 0 ? bytes : 1);
-    if (tmp == NULL) {
-        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for a %zu-byte "
-                              "receive buffer", bytes);
-    }
-    sp->loom_bytes_ = 0;
-    rc = message != NULL ? PMPI_Mrecv(tmp, (int)bytes, MPI_PACKED, message, sp)
-                         : PMPI_Recv(tmp, (int)bytes, MPI_PACKED, source, tag, comm, sp);
-    if (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE) {
-        size_t got = sp->loom_bytes_ < bytes ? sp->loom_bytes_ : bytes;
-        int urc = loom_mpi_dt_unpack_tmp(comm, buf, count, dt, tmp, got, call);
-        rc = rc != MPI_SUCCESS ? rc : urc;
-    }
-    free(tmp);
-    return rc;
-}
-
-/* Sendrecv with either side (or both) non-contiguous: pack, exchange bytes, unpack. */
-int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         int dest, int sendtag, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                         MPI_Status *status, const char *call)
-{
-    MPI_Status local;
-    MPI_Status *sp = status == MPI_STATUS_IGNORE ? &local : status;
-    void *stmp = NULL, *rtmp = NULL;
-    size_t sbytes = 0, rbytes = 0;
-    int rc = MPI_SUCCESS;
-    int spk = loom_mpi_type_noncontig(sendtype), rpk = loom_mpi_type_noncontig(recvtype);
-
-    if (spk && (rc = loom_mpi_dt_pack_tmp(comm, sendbuf, sendcount, sendtype, call, &stmp,
-                                          &sbytes)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if (rpk && (rc = loom_mpi_dt_bytes(comm, recvcount, recvtype, call, &rbytes)) == 0 &&
-        (rtmp = malloc(rbytes > 0 ? rbytes : 1)) == NULL) {
-        rc = loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %zu bytes",
-                            rbytes);
-    }
-    if (rc == MPI_SUCCESS) {
-        sp->loom_bytes_ = 0;
-        rc = PMPI_Sendrecv(spk ? stmp : sendbuf, spk ? (int)sbytes : sendcount,
-                           spk ? MPI_PACKED : sendtype, dest, sendtag,
-                           rpk ? rtmp : recvbuf, rpk ? (int)rbytes : recvcount,
-                           rpk ? MPI_PACKED : recvtype, source, recvtag, comm, sp);
-        if (rpk && (rc == MPI_SUCCESS || rc == MPI_ERR_TRUNCATE)) {
-            size_t got = sp->loom_bytes_ < rbytes ? sp->loom_bytes_ : rbytes;
-            int urc = loom_mpi_dt_unpack_tmp(comm, recvbuf, recvcount, recvtype, rtmp, got,
-                                             call);
-            rc = rc != MPI_SUCCESS ? rc : urc;
-        }
-    }
-    free(stmp);
-    free(rtmp);
-    return rc;
-}
-
-/* ---- persistent requests ---------------------------------------------------------- */
-
-/* A send of a packed temporary that completes @p outer when it is done. */
-static int loom_mpi_dt_send_core(const loom_mpi_dtp_args_t *a, loom_request_t outer,
-                                 MPI_Request *request, const char *call)
-{
-    loom_mpi_dtrecv_t *r = calloc(1, sizeof(*r));
-    size_t bytes;
-    int rc;
-
-    if (r == NULL) {
-        return loom_mpi_raise(a->comm, MPI_ERR_NO_MEM, call, "out of memory");
-    }
-    rc = loom_mpi_dt_pack_tmp(a->comm, a->buf, a->count, a->dt, call, &r->tmp, &bytes);
-    if (rc != MPI_SUCCESS) {
-        free(r);
-        return rc;
-    }
-    r->outer = outer;
-    rc = a->kind == 1
-         ? PMPI_Issend(r->tmp, (int)bytes, MPI_PACKED, a->peer, a->tag, a->comm, &r->inner)
-         : PMPI_Isend(r->tmp, (int)bytes, MPI_PACKED, a->peer, a->tag, a->comm, &r->inner);
-    if (rc != MPI_SUCCESS) {
-        free(r->tmp);
-        free(r);
-        return rc;
-    }
-    return loom_mpi_dt_wrap(r, a->comm->comm, a->comm, request, call);
-}
-
-/*
- * MPI_Start: run the operation as a nonblocking one whose generic request
- * completes this persistent request (and is released on its own).
- */
-static loom_status_t loom_mpi_dtp_start(loom_request_t req)
-{
-    loom_mpi_dtp_args_t *a = loom_mpi_dtp_args(req);
-    MPI_Request inner = MPI_REQUEST_NULL;
-    int rc;
-
-    a->inner = NULL;
-    rc = a->kind == 2
-         ? loom_mpi_dt_irecv_core(a->buf, a->count, a->dt, a->peer, a->tag, a->comm,
-                                  NULL, req, &inner, "MPI_Start")
-         : loom_mpi_dt_send_core(a, req, &inner, "MPI_Start");
-    if (rc != MPI_SUCCESS) {
-        /* raised above, naming the cause: MPI_Start returns that class */
-        int cls = MPI_ERR_OTHER;
-        PMPI_Error_class(rc, &cls);
-        a->inner = NULL;
-        a->start_class = cls;
-        return LOOM_ERR_INTERNAL;
-    }
-    loom_request_free(&inner);  /* released on completion; a->inner tracks it until then */
-    return LOOM_OK;
-}
-
-int loom_mpi_dt_persist_start_class(MPI_Request req)
-{
-    if (req->ext != LOOM_REQ_EXT_PERSIST || loom_request_ext(req)->start_fn !=
-        loom_mpi_dtp_start) {
-        return MPI_SUCCESS;
-    }
-    loom_mpi_dtp_args_t *a = loom_mpi_dtp_args(req);
-    int cls = a->start_class;
-    a->start_class = MPI_SUCCESS;
-    return cls;
-}
-
-int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p)
-{
-    if (req->ext != LOOM_REQ_EXT_PERSIST || loom_request_ext(req)->start_fn !=
-        loom_mpi_dtp_start) {
-        return 0;
-    }
-    loom_mpi_dtp_args_t *a = loom_mpi_dtp_args(req);
-    *st_p = LOOM_OK;
-    if (!req->inactive && a->inner != NULL) {  /* the running operation takes the cancel */
-        loom_mpi_dt_cancel(a->inner, st_p);
-    }
-    return 1;
-}
-
-int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
-                             int tag, MPI_Comm comm, MPI_Request *request, const char *call)
-{
-    loom_mpi_dtp_args_t *a;
-    size_t bytes;
-    int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
-    int size = loom_comm_size(comm->comm);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (request == NULL) {
-        return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
-    }
-    /* the peer and tag are checked now, as a send_init checks them */
-    if (!(peer == MPI_PROC_NULL || (peer >= 0 && peer < size) ||
-          (kind == 2 && peer == MPI_ANY_SOURCE))) {
-        return loom_mpi_raise(comm, MPI_ERR_RANK, call, "rank %d is not valid (0..%d)", peer,
-                              size - 1);
-    }
-    if (tag < 0 && !(kind == 2 && tag == MPI_ANY_TAG)) {
-        return loom_mpi_raise(comm, MPI_ERR_TAG, call, "tag %d is not valid", tag);
-    }
-    loom_status_t st = loom_request_persist_custom(comm->comm, kind == 2 ? "recv_derived"
-                                                   : "send_derived", loom_mpi_dtp_start,
-                                                   request);
+    st = loom_request_generic_alloc(comm->comm, "coll_derived", loom_mpi_dtrecv_progress,
+                                    loom_mpi_dtrecv_free, &req);
     if (st != LOOM_OK) {
+        loom_wait(&r->inner, LOOM_STATUS_IGNORE);
+        free(r->tmp);
+        free(r->tmp2);
+        free(r);
         return loom_mpi_raise_loom(comm, st, call);
     }
-    a = (void *)loom_request_ext(*request)->user;
-    *a = (loom_mpi_dtp_args_t){ .buf = buf, .count = count, .peer = peer, .tag = tag,
-                                .kind = kind, .dt = dt, .comm = comm, .inner = NULL,
-                                .start_class = MPI_SUCCESS };
-    loom_mpi_type_retain(dt);
-    return MPI_SUCCESS;
-}
-
-void loom_mpi_dt_persist_forget(MPI_Request req)
-{
-    if (req->ext == LOOM_REQ_EXT_PERSIST && loom_request_ext(req)->start_fn ==
-        loom_mpi_dtp_start) {
-        loom_mpi_dtp_args_t *a = (void *)loom_request_ext(req)->user;
-        if (a->dt != NULL) {
-            loom_mpi_type_release(a->dt);
-            a->dt = NULL;
-        }
+    if (r->dt != NULL) {
+        loom_mpi_type_retain(r->dt);
     }
+    *(loom_mpi_dtrecv_t **)(void *)req->priv = r;
+    loom_request_generic_start(req);
+    *request = req;
+    return MPI_SUCCESS;
 }

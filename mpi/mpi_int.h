@@ -226,18 +226,18 @@ int loom_mpi_dt_unpack_tmp(MPI_Comm comm, void *buf, int count, MPI_Datatype dt,
                            const void *tmp, size_t bytes, const char *call);
 
 /**
- * A nonblocking receive of a non-contiguous type: a generic request that
- * receives into a temporary and unpacks at completion, holding a reference
- * on @p dt until then.
+ * A nonblocking receive of a non-contiguous type: the engine's typed
+ * receive (loom_irecv_dt), straight into the type's memory; the request
+ * holds a reference on the type until it completes.
  */
 int loom_mpi_dt_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
                       MPI_Comm comm, MPI_Request *request, const char *call);
 
-/** A nonblocking send of a non-contiguous type (packed now, freed at completion). */
+/** A nonblocking send of a non-contiguous type (loom_isend_dt / loom_issend_dt). */
 int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, MPI_Request *request, const char *call);
 
-/** Blocking send (mode 0 standard, 's' synchronous, 'b' buffered) of a packed type. */
+/** Blocking send (mode 0 standard, 's' synchronous, 'b' buffered: packed) of a derived type. */
 int loom_mpi_dt_send(int mode, const void *buf, int count, MPI_Datatype dt, int dest,
                      int tag, MPI_Comm comm, const char *call);
 
@@ -253,24 +253,24 @@ int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int
 
 /**
  * A persistent operation (@p kind 0 send, 1 synchronous send, 2 receive)
- * on a non-contiguous type: each MPI_Start runs it as a nonblocking one.
+ * on a non-contiguous type: the engine's typed persistent request.
  */
 int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
                              int tag, MPI_Comm comm, MPI_Request *request, const char *call);
 
-/** MPI_Request_free of @p req: drop a persistent derived operation's type reference. */
+/** MPI_Request_free of @p req: nothing left to do (the engine drops its type reference). */
 void loom_mpi_dt_persist_forget(MPI_Request req);
 
 /**
- * MPI_Cancel of @p req if it is a nonblocking receive into a derived type
- * (cancels the inner receive; *st_p its outcome): 1, else 0.
+ * MPI_Cancel of @p req if it wraps a nonblocking collective on packed
+ * temporaries (cancels the inner request; *st_p its outcome): 1, else 0.
  */
 int loom_mpi_dt_cancel(MPI_Request req, loom_status_t *st_p);
-/** MPI_Cancel of an active persistent operation on a non-contiguous type: forwarded
- *  to its running inner request. @return 1 if @p req is one (*st_p set), else 0. */
+/** MPI_Cancel of a persistent operation on a non-contiguous type: now always 0 (the
+ *  engine's request is cancelled as any). */
 int loom_mpi_dt_persist_cancel(MPI_Request req, loom_status_t *st_p);
-/** The class a failed MPI_Start of such a request already raised (then cleared),
- *  or MPI_SUCCESS if @p req is not one or nothing failed. */
+/** The class a failed MPI_Start of such a request already raised: now always
+ *  MPI_SUCCESS (MPI_Start reports the engine's error itself). */
 int loom_mpi_dt_persist_start_class(MPI_Request req);
 
 /**

@@ -38,7 +38,7 @@ static void loom_p2p_send_cancelled(loom_request_t req, int world_src, uint64_t 
         loom_p2p_pending_release_push(&e->peers[world_src], sreq, 1);
     }
     if (req->flags & LOOM_REQ_FLAG_RNDV) {
-        loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
+        loom_p2p_send_rndv_release(&e->peers[world_src], loom_p2p_req(req));
     }
     req->msg.cancelled = 1;
     loom_request_complete(req, LOOM_OK);
@@ -136,7 +136,7 @@ void loom_p2p_recv_nak(int world_src, uint64_t sreq)
         loom_p2p_pending_release_push(&e->peers[world_src], sreq, 1);
     }
     if (req->flags & LOOM_REQ_FLAG_RNDV) {
-        loom_tl_mem_release(e->peers[world_src].ep->iface, rq->memh);
+        loom_p2p_send_rndv_release(&e->peers[world_src], rq);
     }
     loom_request_complete(req, LOOM_ERR_CANCELED);
 }

@@ -24,6 +24,7 @@
 #include "match_int.h"
 #include "mpool_int.h"
 #include "tl.h"
+#include "dt_int.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -35,6 +36,10 @@
 #define LOOM_P2P_MAX_IFACES   8
 /* largest single get(); bigger rendezvous reads are issued in chunks */
 #define LOOM_P2P_GET_CHUNK    ((size_t)1 << 30)
+/* a typed rendezvous receive: iovec pieces per get_iov, bytes of its bounce
+ * buffer where the transport cannot scatter (docs/p2p.md "Derived datatypes") */
+#define LOOM_P2P_GET_IOV      1024
+#define LOOM_P2P_DT_BOUNCE    ((size_t)1 << 20)
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
 /* passes between polls of a transport that serves no peer */
@@ -74,6 +79,13 @@ typedef struct loom_p2p_req {
     loom_tl_rkey_t      rkey;     /* recv */
     loom_list_t         reading;  /* recv: on loom_p2p_engine.recv_reading while matched
                                    * to a rendezvous (hang reports, peer failure) */
+    /* typed (non-contiguous) operations, docs/p2p.md "Derived datatypes" */
+    loom_dt_t          *dt;       /* recv: the type (a reference, dropped at completion);
+                                   * NULL: buf is contiguous (every native call) */
+    size_t              count;    /* recv: elements of dt at buf (len = count x size) */
+    void               *tmp;      /* send: packed copy of a rendezvous (malloc, exposed);
+                                   * recv: bounce of a get or placed frame (malloc or an
+                                   * unexpected-pool entry, see loom_p2p_recv_tmp_free) */
 } loom_p2p_req_t;
 
 _Static_assert(sizeof(loom_p2p_req_t) <= sizeof(((struct loom_request *)0)->p2p),
@@ -333,8 +345,50 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
     if (loom_unlikely(req->user_freed)) {
         if (req->ext == LOOM_REQ_EXT_PERSIST) {
             loom_comm_persist_unref(req->comm);   /* its hold on a freed comm */
+            loom_dt_release(loom_request_ext(req)->dt);   /* a typed one's type */
         }
         loom_p2p_req_release(req);
+    }
+}
+
+/*
+ * Drop what a typed receive holds: its bounce buffer and its reference on
+ * the type (the user may have freed the type meanwhile, MPI_Type_free).
+ */
+static inline void loom_p2p_recv_dt_drop(loom_p2p_req_t *rq)
+{
+    free(rq->tmp);
+    rq->tmp = NULL;
+    loom_dt_release(rq->dt);
+    rq->dt = NULL;
+}
+
+/**
+ * Complete receive @p req as loom_request_complete does, after dropping
+ * what a typed receive holds. Every completion of a receive goes through
+ * here except the eager fast path's, which tests rq->dt itself (the one
+ * test the contiguous path pays, docs/p2p.md "Derived datatypes").
+ */
+static inline void loom_p2p_recv_complete(loom_request_t req, loom_status_t status)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    if (loom_unlikely(rq->dt != NULL)) {
+        loom_p2p_recv_dt_drop(rq);
+    }
+    loom_request_complete(req, status);
+}
+
+/**
+ * A rendezvous send's region is no longer exposed (FIN, NAK, failure):
+ * release it, and the packed copy a typed send exposed instead of its buffer.
+ */
+static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
+{
+    loom_tl_mem_release(peer->ep->iface, rq->memh);
+    if (loom_unlikely(rq->tmp != NULL)) {
+        free(rq->tmp);
+        rq->tmp = NULL;
     }
 }
 
@@ -346,6 +400,14 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
 loom_status_t loom_request_persist_p2p(void *buf, size_t bytes, int peer, int tag,
                                        unsigned flags, int is_recv, loom_comm_t comm,
                                        loom_request_t *req_p);
+
+/**
+ * loom_request_persist_p2p for (@p buf, @p count, @p dt), a committed
+ * non-contiguous type; the request holds a reference on @p dt until freed.
+ */
+loom_status_t loom_request_persist_p2p_dt(void *buf, size_t count, loom_dt_t *dt, int peer,
+                                          int tag, unsigned flags, int is_recv,
+                                          loom_comm_t comm, loom_request_t *req_p);
 
 /** Copy a completed request's outcome into @p status (may be IGNORE). */
 void loom_request_status_copy(loom_request_t req, loom_msg_status_t *status);
@@ -457,7 +519,33 @@ loom_comm_t loom_comm_live_next(loom_comm_t prev);
 /** 1 if world rank @p world_rank belongs to @p comm. */
 int loom_comm_has_world(loom_comm_t comm, int world_rank);
 
+/**
+ * Send one frame whose payload is the next @p payload_len bytes of the
+ * packed stream at @p cur (a typed eager send): packed straight into the
+ * transport's buffer (am_send_pack), else into the engine's bounce buffer
+ * and sent with am_send; queued behind earlier frames, or on
+ * back-pressure, as a packed copy the queue owns. Returns as
+ * loom_p2p_frame_send.
+ */
+loom_status_t loom_p2p_frame_send_dt(loom_p2p_peer_t *peer, const void *hdr, size_t hdr_len,
+                                     loom_dt_cursor_t *cur, size_t payload_len,
+                                     loom_request_t req, int complete_on_send);
+
+/** Free the typed sends' bounce buffer (finalize). */
+void loom_p2p_frame_cleanup(void);
+
 /* ---- p2p_send.c --------------------------------------------------------------- */
+
+/**
+ * Start a send of (@p buf, @p count, @p dt), a committed type that is not
+ * contiguous, on @p req: eager frames packed by loom_p2p_frame_send_dt;
+ * rendezvous from a packed copy (rq->tmp) exposed in place of the buffer.
+ * The type is not needed after the call. On failure @p req is left for
+ * the caller to release.
+ */
+loom_status_t loom_p2p_isend_dt_start(loom_request_t req, const void *buf, size_t count,
+                                      loom_dt_t *dt, int dest, int tag, loom_comm_t comm,
+                                      uint32_t which, unsigned flags);
 
 /**
  * Start a send on @p req (fresh from the pool, or a persistent request
@@ -481,6 +569,22 @@ int loom_p2p_pending_progress(void);
 /** Start a receive on @p req; see loom_p2p_isend_start(). Cannot fail. */
 loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, int src,
                                    int tag, loom_comm_t comm, uint32_t which);
+
+/**
+ * Start a receive into (@p buf, @p count, @p dt), a committed type, on
+ * @p req: takes a reference on @p dt until the receive completes. Cannot
+ * fail.
+ */
+loom_status_t loom_p2p_irecv_dt_start(loom_request_t req, void *buf, size_t count,
+                                      loom_dt_t *dt, int src, int tag, loom_comm_t comm,
+                                      uint32_t which);
+
+/**
+ * Make @p req (allocated, not posted) a receive into (@p buf, @p count,
+ * @p dt), @p dt NULL for contiguous bytes at @p buf: its fields, not its
+ * matching entry. For loom_imrecv and the typed receives.
+ */
+void loom_p2p_recv_prep(loom_request_t req, void *buf, size_t count, loom_dt_t *dt);
 
 /** An unexpected message meets its receive @p req (matched probe: loom_mrecv). */
 void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux);

@@ -50,7 +50,7 @@ static void loom_p2p_fail_posted_list(loom_list_t *list, int world_rank,
     loom_list_for_each_safe(p, tmp, list, list) {
         if (loom_p2p_posted_waits_on(p, world_rank)) {
             loom_match_posted_remove(&loom_p2p_engine.match, p);
-            loom_request_complete(loom_p2p_req_from_posted(p), status);
+            loom_p2p_recv_complete(loom_p2p_req_from_posted(p), status);
         }
     }
 }

@@ -117,6 +117,103 @@ loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pendi
     return loom_p2p_frame_queue_item(peer, item, hdr, hdr_len, payload, payload_len, NULL, 0);
 }
 
+/* ---- typed frames: the payload packed from a datatype cursor ---------------------- */
+
+/*
+ * The bounce buffer of typed eager sends on a transport without
+ * am_send_pack: one, of the largest eager limit, made at the first such
+ * send (am_send copies or queues the payload before it returns, and the
+ * engine is single-threaded, so one is enough); freed at finalize.
+ */
+static void  *loom_p2p_dt_bounce;
+static size_t loom_p2p_dt_bounce_len;
+
+static void loom_p2p_frame_pack_cb(void *arg, void *dst, size_t len)
+{
+    size_t got = 0;
+
+    /* the range lies inside the stream (checked when the send started) */
+    (void)loom_dt_cursor_pack(arg, dst, len, &got);
+}
+
+/* Pack the frame's payload into the bounce buffer (made on first use); NULL: no memory. */
+static void *loom_p2p_frame_bounce(loom_dt_cursor_t *cur, size_t len)
+{
+    if (loom_p2p_dt_bounce_len < len) {
+        size_t want = LOOM_MAX(len, loom_p2p_engine.max_eager);
+        void *p = realloc(loom_p2p_dt_bounce, want != 0 ? want : 1);
+
+        if (p == NULL) {
+            return NULL;
+        }
+        loom_p2p_dt_bounce     = p;
+        loom_p2p_dt_bounce_len = want;
+    }
+    loom_p2p_frame_pack_cb(cur, loom_p2p_dt_bounce, len);
+    return loom_p2p_dt_bounce;
+}
+
+/* Queue a typed frame as a packed copy the queue owns (freed with the entry). */
+static loom_status_t loom_p2p_frame_queue_dt(loom_p2p_peer_t *peer, const void *hdr,
+                                             size_t hdr_len, loom_dt_cursor_t *cur,
+                                             size_t payload_len, loom_request_t req,
+                                             int complete_on_send)
+{
+    loom_p2p_pending_t *item = loom_mpool_get(&loom_p2p_engine.pending_pool);
+    void *copy = malloc(payload_len != 0 ? payload_len : 1);
+    size_t got = 0;
+
+    if (item == NULL || copy == NULL) {
+        if (item != NULL) {
+            loom_mpool_put(&loom_p2p_engine.pending_pool, item);
+        }
+        free(copy);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if (loom_dt_cursor_seek(cur, 0) == LOOM_OK) {
+        (void)loom_dt_cursor_pack(cur, copy, payload_len, &got);
+    }
+    loom_p2p_frame_queue_item(peer, item, hdr, hdr_len, copy, payload_len, req,
+                              complete_on_send);
+    item->owned = 1;
+    return LOOM_INPROGRESS;
+}
+
+loom_status_t loom_p2p_frame_send_dt(loom_p2p_peer_t *peer, const void *hdr, size_t hdr_len,
+                                     loom_dt_cursor_t *cur, size_t payload_len,
+                                     loom_request_t req, int complete_on_send)
+{
+    loom_tl_ep_t *ep = peer->ep;
+    loom_status_t st = LOOM_ERR_NO_RESOURCE;
+
+    if (loom_list_is_empty(&peer->pending)) {
+        if (ep->iface->ops.am_send_pack != NULL) {
+            st = ep->iface->ops.am_send_pack(ep, hdr, hdr_len, loom_p2p_frame_pack_cb, cur,
+                                             payload_len);
+        } else {
+            void *packed = loom_p2p_frame_bounce(cur, payload_len);
+
+            st = packed != NULL ? loom_tl_ep_am_send(ep, hdr, hdr_len, packed, payload_len)
+                                : LOOM_ERR_NO_MEMORY;
+        }
+        if (st != LOOM_OK && st != LOOM_ERR_NO_RESOURCE && st != LOOM_ERR_NO_MEMORY) {
+            return loom_p2p_send_failed(peer, st, hdr);
+        }
+    }
+    if (st != LOOM_ERR_NO_RESOURCE) {
+        return st;
+    }
+    return loom_p2p_frame_queue_dt(peer, hdr, hdr_len, cur, payload_len, req,
+                                   complete_on_send);
+}
+
+void loom_p2p_frame_cleanup(void)
+{
+    free(loom_p2p_dt_bounce);
+    loom_p2p_dt_bounce     = NULL;
+    loom_p2p_dt_bounce_len = 0;
+}
+
 void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)
 {
     loom_p2p_peer_t *peer = &loom_p2p_engine.peers[world_rank];

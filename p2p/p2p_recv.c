@@ -27,7 +27,30 @@ static __attribute__((noinline)) void loom_p2p_recv_truncated(loom_request_t req
                                                                size_t len)
 {
     loom_p2p_log_truncation(req, len);
-    loom_request_complete(req, LOOM_ERR_TRUNCATED);
+    loom_p2p_recv_complete(req, LOOM_ERR_TRUNCATED);
+}
+
+/*
+ * A typed receive takes an eager message of @p len bytes whose first
+ * min(len, capacity) bytes are at @p data: unpack them straight into the
+ * user's memory (from the frame, or the unexpected copy) and complete it.
+ */
+static __attribute__((noinline)) void loom_p2p_recv_unpack(loom_request_t req,
+                                                            const void *data, size_t len)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    size_t n = len <= rq->len ? len : rq->len;
+    loom_status_t st = LOOM_OK;
+
+    if (n != 0) {
+        st = loom_dt_unpack_range(rq->buf, rq->count, rq->dt, 0, n, data);
+    }
+    req->msg.bytes = n;
+    if (st == LOOM_OK && len > rq->len) {
+        loom_p2p_recv_truncated(req, len);
+        return;
+    }
+    loom_p2p_recv_complete(req, st);
 }
 
 /* a matched eager receive has its data (of a @p len-byte message): complete it */
@@ -40,12 +63,17 @@ static inline void loom_p2p_recv_eager_done(loom_request_t req, size_t len)
     loom_request_complete(req, LOOM_OK);
 }
 
-/* eager payload into a matched receive; completes it */
-static inline void loom_p2p_recv_copy(loom_request_t req, const void *data, size_t len)
+/* eager payload into a matched receive; completes it (always inlined: the
+ * latency path of loom_p2p_am_handler, whatever the typed branch adds) */
+static inline __attribute__((always_inline)) void loom_p2p_recv_copy(loom_request_t req, const void *data, size_t len)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
     size_t n = len <= rq->len ? len : rq->len;
 
+    if (loom_unlikely(rq->dt != NULL)) {   /* a derived datatype: the only test */
+        loom_p2p_recv_unpack(req, data, len);
+        return;
+    }
     loom_copy_small(rq->buf, data, n);
     req->msg.bytes = n;
     loom_p2p_recv_eager_done(req, len);
@@ -61,7 +89,7 @@ void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
     if (ux->type == LOOM_P2P_RTS && failed != LOOM_OK) {
         /* the data stayed in the dead sender's memory: nothing to read */
         req->msg.bytes = 0;
-        loom_request_complete(req, failed);
+        loom_p2p_recv_complete(req, failed);
     } else if (ux->type == LOOM_P2P_RTS) {
         loom_p2p_peer_t *peer = &loom_p2p_engine.peers[ux->world_src];
         /* its RNDV_DATA came, or is the next frame from the peer (then the
@@ -106,7 +134,7 @@ loom_p2p_irecv_begin(loom_request_t req, void *buf, size_t bytes, int src, int t
     }
     if (loom_unlikely(src >= 0 &&
                       e->peers[loom_comm_peer_world(comm, src)].failed != LOOM_OK)) {
-        loom_request_complete(req, e->peers[loom_comm_peer_world(comm, src)].failed);
+        loom_p2p_recv_complete(req, e->peers[loom_comm_peer_world(comm, src)].failed);
         return LOOM_OK;
     }
     loom_match_posted_add(&e->match, &rq->posted);
@@ -132,13 +160,36 @@ loom_status_t loom_p2p_irecv_start(loom_request_t req, void *buf, size_t bytes, 
     return loom_p2p_irecv_begin(req, buf, bytes, src, tag, comm, which);
 }
 
+void loom_p2p_recv_prep(loom_request_t req, void *buf, size_t count, loom_dt_t *dt)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    rq->buf   = buf;
+    rq->len   = dt != NULL ? count * loom_dt_size(dt) : count;
+    rq->peer  = -1;
+    rq->count = count;
+    rq->tmp   = NULL;
+    rq->dt    = dt;
+    if (dt != NULL) {
+        loom_dt_retain(dt);   /* dropped by loom_p2p_recv_complete */
+    }
+}
+
+loom_status_t loom_p2p_irecv_dt_start(loom_request_t req, void *buf, size_t count,
+                                      loom_dt_t *dt, int src, int tag, loom_comm_t comm,
+                                      uint32_t which)
+{
+    loom_p2p_recv_prep(req, buf, count, dt);
+    return loom_p2p_irecv_begin(req, buf, loom_p2p_req(req)->len, src, tag, comm, which);
+}
+
 int loom_p2p_recv_cancel(loom_request_t req)
 {
     if (!loom_match_posted_remove(&loom_p2p_engine.match, &loom_p2p_req(req)->posted)) {
         return 0;
     }
     req->msg.cancelled = 1;
-    loom_request_complete(req, LOOM_OK);
+    loom_p2p_recv_complete(req, LOOM_OK);
     return 1;
 }
 
@@ -321,7 +372,7 @@ static void loom_p2p_recv_ctl(int world_src, const loom_p2p_hdr_ctl_t *h)
                  * came); the user's buffer is the user's again in any case */
                 loom_p2p_pending_release_push(&e->peers[world_src], h->sreq, 1);
             }
-            loom_tl_mem_release(e->peers[world_src].ep->iface, loom_p2p_req(req)->memh);
+            loom_p2p_send_rndv_release(&e->peers[world_src], loom_p2p_req(req));
         }
         loom_request_complete(req, LOOM_OK);
         break;
@@ -477,8 +528,15 @@ int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t 
     rq->peer    = src;
     rq->msg_len = len - hlen;
     rq->sreq    = h.sreq;
-    loom_p2p_place_into(rq->buf, req->msg.bytes, (const char *)head + hlen, have - hlen,
-                        place);
+    if (rq->dt != NULL) {
+        /* a typed receive: the bytes land in a bounce buffer, unpacked at the end */
+        rq->tmp = malloc(req->msg.bytes != 0 ? req->msg.bytes : 1);
+        if (rq->tmp == NULL) {
+            loom_abort(1, "out of memory for a typed receive's bounce buffer");
+        }
+    }
+    loom_p2p_place_into(rq->dt != NULL ? rq->tmp : rq->buf, req->msg.bytes,
+                        (const char *)head + hlen, have - hlen, place);
     peer->place_req  = req;
     peer->place_type = type;
     return 1;
@@ -501,11 +559,15 @@ void loom_p2p_am_place_done(void *arg, int src, loom_status_t status)
     }
     rq = loom_p2p_req(req);
     if (status != LOOM_OK) {
-        loom_request_complete(req, status);
+        loom_p2p_recv_complete(req, status);
         return;
     }
     if (peer->place_type == LOOM_P2P_EAGER_SYNC) {
         loom_p2p_send_ctl(src, LOOM_P2P_ACK, rq->sreq);
+    }
+    if (rq->dt != NULL) {
+        loom_p2p_recv_unpack(req, rq->tmp, rq->msg_len);
+        return;
     }
     loom_p2p_recv_eager_done(req, rq->msg_len);
 }

@@ -60,7 +60,7 @@ loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
     }
     st = loom_p2p_sreq_register(req, &rq->sreq);
     if (st != LOOM_OK) {
-        loom_tl_mem_release(peer->ep->iface, rq->memh);
+        loom_p2p_send_rndv_release(peer, rq);
         return st;
     }
     h.sreq = rq->sreq;
@@ -91,7 +91,7 @@ loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
     }
     if (st < 0) {
         loom_p2p_sreq_take(rq->sreq);
-        loom_tl_mem_release(peer->ep->iface, rq->memh);
+        loom_p2p_send_rndv_release(peer, rq);
     }
     return st;
 }
@@ -131,6 +131,26 @@ void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int kee
 /* ---- receiver ------------------------------------------------------------------ */
 
 static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status);
+
+/*
+ * Bytes [offset, offset + len) of the message arrived at @p src: copy them
+ * into the receive's buffer, or unpack them into its typed memory.
+ */
+static void loom_p2p_rndv_copy_in(loom_request_t req, size_t offset, const void *src,
+                                  size_t len)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_status_t st;
+
+    if (rq->dt == NULL) {
+        memcpy((char *)rq->buf + offset, src, len);
+        return;
+    }
+    st = loom_dt_unpack_range(rq->buf, rq->count, rq->dt, offset, len, src);
+    if (st != LOOM_OK && req->msg.error == LOOM_OK) {
+        req->msg.error = st;   /* reported when the receive completes */
+    }
+}
 
 /*
  * A rendezvous receive is done when its gets are (rq->offset reached the
@@ -200,7 +220,7 @@ void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
     }
     rq->offset = LOOM_MIN((size_t)pushed, req->msg.bytes);
     if (push_data != NULL && rq->offset != 0) {
-        memcpy(rq->buf, push_data, rq->offset);
+        loom_p2p_rndv_copy_in(req, 0, push_data, rq->offset);
     } else if (push_data == NULL && pushed != 0) {
         rq->push_wait = pushed;
         loom_p2p_engine.peers[world_src].push_req = req;
@@ -215,7 +235,54 @@ static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
     loom_list_del(&rq->reading);
     /* FIN even after an error: the sender must release its buffer */
     loom_p2p_send_ctl(rq->peer, LOOM_P2P_FIN, rq->sreq);
-    loom_request_complete(req, status);
+    loom_p2p_recv_complete(req, status);
+}
+
+/*
+ * One get of a typed receive, of at most the rest of the message: scattered
+ * straight into the type's pieces where the transport offers get_iov (one
+ * call for many blocks, no pack), else (or once the transport refused
+ * get_iov for this peer) into a bounce buffer of at most
+ * LOOM_P2P_DT_BOUNCE bytes, unpacked when it arrived. *chunk_p: bytes the
+ * get covers.
+ */
+static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *peer,
+                                          size_t *chunk_p)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    size_t rest = req->msg.bytes - rq->offset;
+    loom_tl_ep_t *ep = peer->ep;
+    loom_status_t st;
+
+    if (rq->tmp == NULL && ep->iface->ops.get_iov != NULL) {
+        struct iovec iov[LOOM_P2P_GET_IOV];
+        size_t n = 0;
+
+        st = loom_dt_iov(rq->buf, rq->count, rq->dt, rq->offset,
+                         LOOM_MIN(rest, LOOM_P2P_GET_CHUNK), iov, LOOM_P2P_GET_IOV, &n,
+                         chunk_p);
+        if (st != LOOM_OK) {
+            return st;
+        }
+        st = ep->iface->ops.get_iov(ep, iov, n, rq->raddr + rq->offset, &rq->rkey,
+                                    &rq->comp);
+        if (st != LOOM_ERR_UNSUPPORTED) {
+            return st;
+        }
+    }
+    if (rq->tmp == NULL) {
+        rq->tmp = malloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE));
+        if (rq->tmp == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+    }
+    *chunk_p = LOOM_MIN(rest, LOOM_P2P_DT_BOUNCE);
+    st = loom_tl_ep_get(ep, rq->tmp, *chunk_p, rq->raddr + rq->offset, &rq->rkey,
+                        &rq->comp);
+    if (st == LOOM_OK) {
+        loom_p2p_rndv_copy_in(req, rq->offset, rq->tmp, *chunk_p);
+    }
+    return st;
 }
 
 void loom_p2p_rndv_get_next(loom_request_t req)
@@ -226,8 +293,10 @@ void loom_p2p_rndv_get_next(loom_request_t req)
 
     while (rq->offset < want) {
         size_t chunk = LOOM_MIN(want - rq->offset, LOOM_P2P_GET_CHUNK);
-        loom_status_t st = loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
-                                          rq->raddr + rq->offset, &rq->rkey, &rq->comp);
+        loom_status_t st = rq->dt != NULL
+            ? loom_p2p_rndv_get_dt(req, peer, &chunk)
+            : loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
+                             rq->raddr + rq->offset, &rq->rkey, &rq->comp);
         if (st == LOOM_OK) {
             rq->offset += chunk;
             continue;
@@ -261,6 +330,9 @@ static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status)
                    loom_p2p_peer_host(rq->peer), loom_strerror(status));
         loom_p2p_rndv_get_failed(req, status);
         return;
+    }
+    if (rq->dt != NULL && rq->tmp != NULL) {   /* a typed receive's bounce: unpack it */
+        loom_p2p_rndv_copy_in(req, rq->offset, rq->tmp, rq->inflight);
     }
     rq->offset  += rq->inflight;
     rq->inflight = 0;
@@ -300,8 +372,8 @@ int loom_p2p_rndv_place(int world_src, const void *head, size_t have, size_t len
     loom_p2p_hdr_ctl_t h;
     loom_p2p_req_t *rq;
 
-    if (req == NULL || have < sizeof(h)) {
-        return 0;   /* for an unexpected RTS, or not the one: judged whole */
+    if (req == NULL || have < sizeof(h) || loom_p2p_req(req)->dt != NULL) {
+        return 0;   /* for an unexpected RTS, not the one, or typed: judged whole */
     }
     memcpy(&h, head, sizeof(h));
     rq = loom_p2p_req(req);
@@ -339,7 +411,7 @@ void loom_p2p_recv_rndv_data(int world_src, uint64_t sreq, const void *data, siz
 
         peer->push_req = NULL;
         if (req->msg.bytes != 0) {
-            memcpy(rq->buf, data, LOOM_MIN(len, req->msg.bytes));
+            loom_p2p_rndv_copy_in(req, 0, data, LOOM_MIN(len, req->msg.bytes));
         }
         rq->push_wait = 0;
         loom_p2p_rndv_try_finish(req);

@@ -44,7 +44,7 @@ void loom_p2p_send_req_fail(loom_request_t req, loom_status_t st)
         loom_p2p_sreq_take(rq->sreq);   /* a late ACK/FIN is then reported */
     }
     if (req->flags & LOOM_REQ_FLAG_RNDV) {
-        loom_tl_mem_release(loom_p2p_engine.peers[rq->peer].ep->iface, rq->memh);
+        loom_p2p_send_rndv_release(&loom_p2p_engine.peers[rq->peer], rq);
     }
     loom_request_complete(req, st);
 }
@@ -111,25 +111,23 @@ int loom_p2p_pending_progress(void)
 /* ---- starting sends --------------------------------------------------------------- */
 
 /*
- * Start a send on an allocated request. Inlined into loom_p2p_isend_int (the
- * isend path pays no call for it); loom_p2p_isend_start is the out-of-line
- * copy persistent requests start with.
+ * The part of every send's start before the protocol: the peer (NULL, and
+ * *st_p, if it failed earlier), the request's fields and the header.
  */
-static inline __attribute__((always_inline)) loom_status_t
-loom_p2p_isend_begin(loom_request_t req, const void *buf, size_t bytes, int dest, int tag,
-                     loom_comm_t comm, uint32_t which, unsigned flags)
+static inline __attribute__((always_inline)) loom_p2p_peer_t *
+loom_p2p_send_prep(loom_request_t req, const void *buf, size_t bytes, int dest, int tag,
+                   loom_comm_t comm, uint32_t which, unsigned flags, loom_p2p_hdr_sync_t *h,
+                   loom_status_t *st_p)
 {
-    loom_p2p_engine_t *e = &loom_p2p_engine;
     int wr = loom_comm_peer_world(comm, dest);
-    loom_p2p_peer_t *peer = &e->peers[wr];
-    loom_p2p_hdr_sync_t h;
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[wr];
     loom_p2p_req_t *rq;
-    loom_status_t st;
 
     if (loom_unlikely(peer->failed != LOOM_OK)) {
         loom_error("p2p", "send to rank %d (%s): the peer failed earlier", wr,
                    loom_p2p_peer_host(wr));
-        return peer->failed;
+        *st_p = peer->failed;
+        return NULL;
     }
     rq = loom_p2p_req(req);
     rq->buf  = (void *)buf;
@@ -144,10 +142,47 @@ loom_p2p_isend_begin(loom_request_t req, const void *buf, size_t bytes, int dest
     if (which == LOOM_CTX_COLL) {
         req->flags |= LOOM_REQ_FLAG_COLL;
     }
-    h.base = (loom_p2p_hdr_t){ .type = LOOM_P2P_EAGER, .ctx = loom_comm_ctx(comm, which),
-                               .src = comm->rank, .tag = tag, .len = bytes };
-    ++e->sends_active;
+    h->base = (loom_p2p_hdr_t){ .type = LOOM_P2P_EAGER, .ctx = loom_comm_ctx(comm, which),
+                                .src = comm->rank, .tag = tag, .len = bytes };
+    ++loom_p2p_engine.sends_active;
+    return peer;
+}
+
+/* The part after the protocol started (@p st): undo the count, or wait for ACK/FIN. */
+static inline __attribute__((always_inline)) loom_status_t
+loom_p2p_send_started(loom_request_t req, loom_p2p_peer_t *peer, loom_status_t st)
+{
+    if (loom_unlikely(st < 0)) {
+        --loom_p2p_engine.sends_active;
+        return st;
+    }
+    if (req->flags & LOOM_REQ_FLAG_SYNC) {
+        /* waits for the peer's ACK/FIN: failed with the peer if it dies */
+        loom_list_add_tail(&peer->awaiting, &req->list);
+    }
+    return LOOM_OK;
+}
+
+/*
+ * Start a send on an allocated request. Inlined into loom_p2p_isend_int (the
+ * isend path pays no call for it); loom_p2p_isend_start is the out-of-line
+ * copy persistent requests start with.
+ */
+static inline __attribute__((always_inline)) loom_status_t
+loom_p2p_isend_begin(loom_request_t req, const void *buf, size_t bytes, int dest, int tag,
+                     loom_comm_t comm, uint32_t which, unsigned flags)
+{
+    loom_p2p_hdr_sync_t h;
+    loom_status_t st = LOOM_OK;
+    loom_p2p_peer_t *peer = loom_p2p_send_prep(req, buf, bytes, dest, tag, comm, which,
+                                               flags, &h, &st);
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+
+    if (loom_unlikely(peer == NULL)) {
+        return st;
+    }
     if (bytes > peer->eager_limit) {
+        rq->tmp = NULL;
         st = loom_p2p_isend_rndv(req, peer, &h.base);
     } else if (flags & LOOM_P2P_FLAG_SYNC) {
         h.base.type = LOOM_P2P_EAGER_SYNC;
@@ -166,15 +201,7 @@ loom_p2p_isend_begin(loom_request_t req, const void *buf, size_t bytes, int dest
             loom_request_complete(req, LOOM_OK);
         }
     }
-    if (loom_unlikely(st < 0)) {
-        --e->sends_active;
-        return st;
-    }
-    if (req->flags & LOOM_REQ_FLAG_SYNC) {
-        /* waits for the peer's ACK/FIN: failed with the peer if it dies */
-        loom_list_add_tail(&peer->awaiting, &req->list);
-    }
-    return LOOM_OK;
+    return loom_p2p_send_started(req, peer, st);
 }
 
 loom_status_t loom_p2p_isend_int(const void *buf, size_t bytes, int dest, int tag,
@@ -201,4 +228,89 @@ loom_status_t loom_p2p_isend_start(loom_request_t req, const void *buf, size_t b
                                    unsigned flags)
 {
     return loom_p2p_isend_begin(req, buf, bytes, dest, tag, comm, which, flags);
+}
+
+/* ---- typed sends (non-contiguous datatypes) ------------------------------------- */
+
+/* An eager typed send: EAGER (complete once handed over) or EAGER_SYNC (on ACK). */
+static loom_status_t loom_p2p_isend_dt_eager(loom_request_t req, loom_p2p_peer_t *peer,
+                                             loom_p2p_hdr_sync_t *h, loom_dt_cursor_t *cur,
+                                             unsigned flags)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_status_t st;
+
+    if (!(flags & LOOM_P2P_FLAG_SYNC)) {
+        st = loom_p2p_frame_send_dt(peer, &h->base, sizeof(h->base), cur, rq->len, req, 1);
+        if (st == LOOM_OK) {
+            loom_request_complete(req, LOOM_OK);
+        }
+        return st;
+    }
+    h->base.type = LOOM_P2P_EAGER_SYNC;
+    st = loom_p2p_sreq_register(req, &rq->sreq);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    h->sreq = rq->sreq;
+    req->flags |= LOOM_REQ_FLAG_SYNC;
+    st = loom_p2p_frame_send_dt(peer, h, sizeof(*h), cur, rq->len, req, 0);
+    if (st < 0) {
+        loom_p2p_sreq_take(rq->sreq);
+    }
+    return st;
+}
+
+/*
+ * A typed rendezvous send: pack once into a copy that is exposed in place
+ * of the buffer (rq->tmp, freed when the region is released). The receiver
+ * reads it as it reads any rendezvous, scattering into its own type.
+ */
+static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t *peer,
+                                            const loom_p2p_hdr_t *base, const void *buf,
+                                            size_t count, loom_dt_t *dt)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_status_t st;
+
+    rq->tmp = malloc(rq->len);
+    if (rq->tmp == NULL) {
+        loom_error("p2p", "send of %zu bytes to rank %d: out of memory packing a "
+                   "non-contiguous datatype", rq->len, rq->peer);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    st = loom_dt_pack_range(buf, count, dt, 0, rq->len, rq->tmp);
+    if (st == LOOM_OK) {
+        rq->buf = rq->tmp;
+        st = loom_p2p_isend_rndv(req, peer, base);
+    }
+    if (st < 0) {
+        free(rq->tmp);   /* (a release on the way already freed it: NULL) */
+        rq->tmp = NULL;
+    }
+    return st;
+}
+
+loom_status_t loom_p2p_isend_dt_start(loom_request_t req, const void *buf, size_t count,
+                                      loom_dt_t *dt, int dest, int tag, loom_comm_t comm,
+                                      uint32_t which, unsigned flags)
+{
+    size_t bytes = count * loom_dt_size(dt);
+    loom_p2p_hdr_sync_t h;
+    loom_dt_cursor_t cur;
+    loom_status_t st = LOOM_OK;
+    loom_p2p_peer_t *peer = loom_p2p_send_prep(req, buf, bytes, dest, tag, comm, which,
+                                               flags, &h, &st);
+
+    if (peer == NULL) {
+        return st;
+    }
+    loom_p2p_req(req)->tmp = NULL;
+    if (bytes > peer->eager_limit) {
+        st = loom_p2p_isend_dt_rndv(req, peer, &h.base, buf, count, dt);
+    } else if ((st = loom_dt_cursor_init(&cur, buf, count, dt)) == LOOM_OK) {
+        st = loom_p2p_isend_dt_eager(req, peer, &h, &cur, flags);
+        loom_dt_cursor_fini(&cur);
+    }
+    return loom_p2p_send_started(req, peer, st);
 }

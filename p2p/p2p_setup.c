@@ -434,6 +434,7 @@ void loom_p2p_engine_teardown(void)
     }
     loom_p2p_probed_free_all();
     loom_p2p_sreq_cleanup();
+    loom_p2p_frame_cleanup();
     loom_mpool_cleanup(&e->unexp_large_pool);
     loom_mpool_cleanup(&e->unexp_small_pool);
     loom_mpool_cleanup(&e->pending_pool);

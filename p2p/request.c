@@ -30,6 +30,7 @@ loom_request_t loom_request_alloc(loom_request_kind_t kind, loom_comm_t comm)
     req->user_freed = 0;
     req->ext        = LOOM_REQ_EXT_NONE;
     req->comm       = comm;
+    loom_p2p_req(req)->dt = NULL;   /* a contiguous operation unless typed */
     loom_request_restart(req);
     return req;
 }
@@ -171,6 +172,20 @@ void loom_request_ext_complete(loom_request_t req, loom_status_t status)
 }
 
 /* the persistent request's arguments, checked as loom_isend/loom_irecv check them */
+loom_status_t loom_request_persist_p2p_dt(void *buf, size_t count, loom_dt_t *dt, int peer,
+                                          int tag, unsigned flags, int is_recv,
+                                          loom_comm_t comm, loom_request_t *req_p)
+{
+    loom_status_t st = loom_request_persist_p2p(buf, count, peer, tag, flags, is_recv, comm,
+                                                req_p);
+
+    if (st == LOOM_OK) {
+        loom_dt_retain(dt);   /* released when the request is freed */
+        loom_request_ext(*req_p)->dt = dt;
+    }
+    return st;
+}
+
 loom_status_t loom_request_persist_p2p(void *buf, size_t bytes, int peer, int tag,
                                        unsigned flags, int is_recv, loom_comm_t comm,
                                        loom_request_t *req_p)

@@ -99,6 +99,9 @@ typedef struct loom_request_ext {
     int                      tag;
     unsigned                 flags;      /* LOOM_P2P_FLAG_* */
     uint8_t                  is_recv;
+    struct loom_dt          *dt;         /* persistent p2p of a non-contiguous type (a
+                                          * reference until the request is freed), or
+                                          * NULL; then bytes counts elements of it */
     uint64_t                 user[12];   /* the owner's state (MPI layer) */
 } loom_request_ext_t;
 

@@ -98,6 +98,11 @@ static loom_status_t loom_request_start_one(loom_request_t req)
         loom_request_complete(req, LOOM_OK);
         req->msg.source = LOOM_PROC_NULL;
         st = LOOM_OK;
+    } else if (loom_unlikely(x->dt != NULL)) {   /* a non-contiguous type */
+        st = x->is_recv ? loom_p2p_irecv_dt_start(req, x->buf, x->bytes, x->dt, x->peer,
+                                                  x->tag, req->comm, LOOM_CTX_P2P)
+                        : loom_p2p_isend_dt_start(req, x->buf, x->bytes, x->dt, x->peer,
+                                                  x->tag, req->comm, LOOM_CTX_P2P, x->flags);
     } else if (x->is_recv) {
         st = loom_p2p_irecv_start(req, x->buf, x->bytes, x->peer, x->tag, req->comm,
                                   LOOM_CTX_P2P);
@@ -480,6 +485,7 @@ loom_status_t loom_request_free(loom_request_t *req_p)
     if ((*req_p)->complete) {
         if ((*req_p)->ext == LOOM_REQ_EXT_PERSIST) {
             loom_comm_persist_unref((*req_p)->comm);   /* its hold on a freed comm */
+            loom_dt_release(loom_request_ext(*req_p)->dt);   /* a typed one's type */
         }
         loom_request_release(*req_p);
     } else {

@@ -171,6 +171,9 @@ void loom_tl_iface_init(loom_tl_iface_t *iface, const char *name,
     /* optional: NULL means "receive through progress only" */
     iface->ops.am_peek    = ops->am_peek;
     iface->ops.am_consume = ops->am_consume;
+    /* optional: NULL means "the caller packs" / "get into a buffer and unpack" */
+    iface->ops.am_send_pack = ops->am_send_pack;
+    iface->ops.get_iov      = ops->get_iov;
     iface->name   = name;
     iface->params = *params;
     iface->ops.query(iface, &iface->caps);

@@ -25,7 +25,7 @@ VERBS_VM_TIMEOUT ?= 1200
 CHECK_EXTRA += check-verbs
 
 .PHONY: check-verbs
-check-verbs: all $(TEST_SUITES) $(TEST_PROGS)
+check-verbs: all $(TEST_SUITES) $(TEST_PROGS) $(BUILD)/test/mpi/mpi_dt_zc
 	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout $(VERBS_VM_TIMEOUT) test/verbs/run.sh
 
 CHECK_EXTRA += check-verbs-2host

@@ -73,32 +73,73 @@ static void loom_self_ep_destroy(loom_tl_ep_t *ep)
     (void)ep; /* the one endpoint lives in the iface */
 }
 
-static loom_status_t loom_self_am_send(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
-                                       const void *payload, size_t payload_len)
+/* 1 (logged) if a frame of @p len bytes exceeds max_am */
+static int loom_self_too_big(size_t len)
 {
-    loom_self_iface_t *iface = loom_container_of(ep, loom_self_iface_t, ep);
+    if (loom_likely(len <= LOOM_SELF_MAX_AM)) {
+        return 0;
+    }
+    loom_error("self", "am_send of %zu bytes exceeds max_am (%u)", len, LOOM_SELF_MAX_AM);
+    return 1;
+}
+
+/* A queued frame for @p hdr_len + @p payload_len bytes, its header copied in; NULL: none. */
+static loom_self_frame_t *loom_self_frame_new(loom_self_iface_t *iface, const void *hdr,
+                                              size_t hdr_len, size_t payload_len)
+{
     size_t len = hdr_len + payload_len;
     loom_self_frame_t *f;
 
-    if (loom_unlikely(len > LOOM_SELF_MAX_AM)) {
-        loom_error("self", "am_send of %zu bytes exceeds max_am (%u)", len,
-                   LOOM_SELF_MAX_AM);
-        return LOOM_ERR_INVALID_ARG;
-    }
     if (len <= LOOM_SELF_SMALL_FRAME) {
         f = loom_mpool_get(&iface->frame_pool);
     } else {
         f = malloc(sizeof(*f) + len);
     }
     if (loom_unlikely(f == NULL)) {
-        return LOOM_ERR_NO_RESOURCE; /* the engine queues and retries */
+        return NULL;
     }
     f->pooled = len <= LOOM_SELF_SMALL_FRAME;
     f->len    = len;
     memcpy(f->data, hdr, hdr_len);
+    return f;
+}
+
+static loom_status_t loom_self_am_send(loom_tl_ep_t *ep, const void *hdr, size_t hdr_len,
+                                       const void *payload, size_t payload_len)
+{
+    loom_self_iface_t *iface = loom_container_of(ep, loom_self_iface_t, ep);
+    loom_self_frame_t *f;
+
+    if (loom_self_too_big(hdr_len + payload_len)) {
+        return LOOM_ERR_INVALID_ARG;
+    }
+    f = loom_self_frame_new(iface, hdr, hdr_len, payload_len);
+    if (loom_unlikely(f == NULL)) {
+        return LOOM_ERR_NO_RESOURCE; /* the engine queues and retries */
+    }
     if (payload_len != 0) {
         memcpy(f->data + hdr_len, payload, payload_len);
     }
+    loom_list_add_tail(&iface->queue, &f->list);
+    return LOOM_OK;
+}
+
+/* tl.h am_send_pack: the payload packed straight into the queued frame. */
+static loom_status_t loom_self_am_send_pack(loom_tl_ep_t *ep, const void *hdr,
+                                            size_t hdr_len, loom_tl_pack_cb_t pack,
+                                            void *pack_arg, size_t payload_len)
+{
+    loom_self_iface_t *iface = loom_container_of(ep, loom_self_iface_t, ep);
+    loom_self_frame_t *f;
+
+    if (loom_self_too_big(hdr_len + payload_len)) {
+        return LOOM_ERR_INVALID_ARG;
+    }
+    f = loom_self_frame_new(iface, hdr, hdr_len, payload_len);
+    if (loom_unlikely(f == NULL)) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    pack(pack_arg, f->data + hdr_len, payload_len);
     loom_list_add_tail(&iface->queue, &f->list);
     return LOOM_OK;
 }
@@ -205,6 +246,7 @@ const loom_tl_ops_t loom_tl_self_ops = {
     .ep_create   = loom_self_ep_create,
     .ep_destroy  = loom_self_ep_destroy,
     .am_send     = loom_self_am_send,
+    .am_send_pack = loom_self_am_send_pack,
     .mem_pack    = loom_self_mem_pack,
     .mem_release = loom_self_mem_release,
     .get         = loom_self_get,

@@ -649,6 +649,7 @@ const loom_tl_ops_t loom_tl_shm_ops = {
     .mem_pack    = loom_shm_mem_pack,
     .mem_release = loom_shm_mem_release,
     .get         = loom_shm_ep_get,
+    .get_iov     = loom_shm_ep_get_iov,
     .progress    = loom_shm_iface_progress,
     .close       = loom_shm_iface_close,
 };

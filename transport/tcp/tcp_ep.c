@@ -494,6 +494,84 @@ loom_status_t loom_tcp_am_send(loom_tl_ep_t *tl_ep, const void *hdr, size_t hdr_
     return loom_tcp_ep_send_frame(ep, LOOM_TCP_AM, hdr, hdr_len, payload, payload_len, 0);
 }
 
+/*
+ * Write a frame built whole in @p tx (a typed send's) at once when the
+ * connection is up and idle: LOOM_OK with @p tx freed when all of it went,
+ * else the unsent rest stays queued in @p tx (a half-written frame cannot
+ * be refused).
+ */
+static loom_status_t loom_tcp_ep_send_built(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
+{
+    ssize_t n;
+
+    do {
+        n = send(ep->conn->fd, tx->data, tx->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if ((size_t)n == tx->len) {
+        loom_tcp_tx_free(loom_tcp_ep_iface(ep), tx);
+        return LOOM_OK;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        loom_tcp_tx_free(loom_tcp_ep_iface(ep), tx);
+        return loom_tcp_ep_send_failed(ep, errno);
+    }
+    tx->off = n > 0 ? (size_t)n : 0;
+    ep->txq_bytes += tx->len;
+    loom_tcp_ep_txq_add_ctl(ep, tx);
+    return loom_tcp_conn_set_events(ep->conn, EPOLLIN | EPOLLOUT);
+}
+
+/*
+ * tl.h am_send_pack: the frame (TCP header, @p hdr, then the payload that
+ * @p pack writes) is built once in a buffer of the transport's tx pools,
+ * then written from it, or queued as it is: the payload is packed straight
+ * into memory the transport owns, never into a buffer of the caller's.
+ * Back-pressure as am_send (the queue's byte cap, no pooled buffer):
+ * LOOM_ERR_NO_RESOURCE before @p pack is called.
+ */
+loom_status_t loom_tcp_am_send_pack(loom_tl_ep_t *tl_ep, const void *hdr, size_t hdr_len,
+                                    loom_tl_pack_cb_t pack, void *pack_arg, size_t payload_len)
+{
+    loom_tcp_ep_t *ep = loom_tcp_ep_of(tl_ep);
+    loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
+    loom_tcp_frame_hdr_t fh = { .len = (uint32_t)(hdr_len + payload_len),
+                                .type = LOOM_TCP_AM };
+    size_t total = LOOM_TCP_HDR_LEN + hdr_len + payload_len;
+    int idle = ep->state == LOOM_TCP_EP_UP && loom_list_is_empty(&ep->txq);
+    loom_tcp_tx_t *tx;
+
+    if (loom_unlikely(hdr_len + payload_len > LOOM_TCP_MAX_AM)) {
+        loom_error("tcp", "am_send_pack to rank %d: frame of %zu bytes exceeds max_am %u",
+                   tl_ep->peer, hdr_len + payload_len, LOOM_TCP_MAX_AM);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    if (loom_unlikely(ep->state >= LOOM_TCP_EP_CLOSED)) {
+        return loom_tcp_ep_send_frame(ep, LOOM_TCP_AM, hdr, hdr_len, NULL, 0, 0);  /* says why */
+    }
+    if ((!idle && ep->txq_bytes + total > LOOM_TCP_TXQ_MAX) ||
+        (tx = loom_tcp_tx_alloc(iface, total, 0)) == NULL) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    memcpy(tx->data, &fh, LOOM_TCP_HDR_LEN);
+    memcpy(tx->data + LOOM_TCP_HDR_LEN, hdr, hdr_len);
+    pack(pack_arg, tx->data + LOOM_TCP_HDR_LEN + hdr_len, payload_len);
+    tx->kind = LOOM_TCP_TX_BOUNCE;
+    tx->len  = total;
+    if (idle && !iface->corking) {
+        return loom_tcp_ep_send_built(ep, tx);
+    }
+    ep->txq_bytes += tx->len;
+    loom_tcp_ep_txq_add_ctl(ep, tx);
+    if (idle) {
+        loom_tcp_ep_cork(ep);   /* from a frame callback: one write for the batch */
+        return LOOM_OK;
+    }
+    if (ep->state == LOOM_TCP_EP_IDLE) {
+        return loom_tcp_ep_connect(ep);   /* the frame leaves after the handshake */
+    }
+    return LOOM_OK;
+}
+
 /* ---- rendezvous: the owner's side ---------------------------------------------------- */
 
 loom_status_t loom_tcp_mem_pack(loom_tl_iface_t *tl_iface, const void *addr, size_t len,

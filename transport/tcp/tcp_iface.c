@@ -649,6 +649,7 @@ const loom_tl_ops_t loom_tl_tcp_ops = {
     .ep_create   = loom_tcp_ep_create,
     .ep_destroy  = loom_tcp_ep_destroy,
     .am_send     = loom_tcp_am_send,
+    .am_send_pack = loom_tcp_am_send_pack,
     .mem_pack    = loom_tcp_mem_pack,
     .mem_release = loom_tcp_mem_release,
     .get         = loom_tcp_get,

@@ -494,6 +494,9 @@ int loom_tcp_ep_rx_place(loom_tcp_ep_t *ep, const void *head, size_t have, size_
 /** The frame the engine took is complete (am_place_done_cb). */
 void loom_tcp_ep_rx_place_end(loom_tcp_ep_t *ep);
 
+/** tl.h am_send_pack: the frame built once in a pooled tx buffer (tcp_ep.c). */
+loom_status_t loom_tcp_am_send_pack(loom_tl_ep_t *tl_ep, const void *hdr, size_t hdr_len,
+                                    loom_tl_pack_cb_t pack, void *pack_arg, size_t payload_len);
 loom_status_t loom_tcp_am_send(loom_tl_ep_t *tl_ep, const void *hdr, size_t hdr_len,
                                const void *payload, size_t payload_len);
 loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_t raddr,
