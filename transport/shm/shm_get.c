@@ -68,8 +68,8 @@ loom_status_t loom_shm_cma_init(loom_shm_iface_t *iface)
     return LOOM_OK;
 }
 
-/* Decide once per peer whether process_vm_readv may read it. */
-static loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
+/* Decide once per peer whether process_vm_readv may read it (also from shm_get_iov.c). */
+loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
 {
     loom_shm_iface_t *iface = peer->iface;
     uint64_t word = 0;

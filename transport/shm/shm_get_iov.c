@@ -5,9 +5,9 @@
  * needs no pack and no bounce buffer.
  *
  * Design. Only the single-copy path: where the peer's CMA verdict (made by
- * shm_get.c on the first get from that peer, peer->cma, read here only) is
- * not "yes" (LOOM_SHM_CMA=off, refused by ptrace rules or seccomp, or not
- * probed yet), the answer is LOOM_ERR_UNSUPPORTED and the engine reads
+ * loom_shm_cma_probe, shm_get.c, on the first get or get_iov from that
+ * peer) is not "yes" (LOOM_SHM_CMA=off, refused by ptrace rules or
+ * seccomp), the answer is LOOM_ERR_UNSUPPORTED and the engine reads
  * into a buffer with get() and unpacks (a pipelined get through the ring
  * cannot scatter). Each call passes at most IOV_MAX local pieces and at
  * most LOOM_SHM_IOV_CHUNK bytes (the kernel caps one call near 2 GiB); a
@@ -148,8 +148,11 @@ loom_status_t loom_shm_ep_get_iov(loom_tl_ep_t *ep, const struct iovec *iov, siz
     if (peer->failed) {
         return LOOM_ERR_PEER_FAILED;
     }
+    if (peer->cma == LOOM_SHM_CMA_UNKNOWN && (status = loom_shm_cma_probe(peer)) != LOOM_OK) {
+        return status;
+    }
     if (peer->cma != LOOM_SHM_CMA_YES) {
-        return LOOM_ERR_UNSUPPORTED;   /* off, refused, or not probed yet: get() decides */
+        return LOOM_ERR_UNSUPPORTED;   /* off or refused: the engine reads with get() */
     }
     for (size_t i = 0; i < iovcnt; ++i) {
         if (__builtin_add_overflow(total, iov[i].iov_len, &total)) {

@@ -459,6 +459,9 @@ void loom_shm_memh_cleanup(loom_shm_iface_t *iface);
 loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
                               const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 
+/** Decide once whether process_vm_readv may read @p peer (sets peer->cma). */
+loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer);
+
 /** tl.h get_iov by process_vm_readv (shm_get_iov.c); UNSUPPORTED unless CMA is "yes". */
 loom_status_t loom_shm_ep_get_iov(loom_tl_ep_t *ep, const struct iovec *iov, size_t iovcnt,
                                   uint64_t raddr, const loom_tl_rkey_t *rkey,
