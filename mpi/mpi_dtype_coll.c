@@ -425,7 +425,7 @@ int loom_mpi_dts_wrap(int rc, MPI_Request inner, loom_mpi_dtside_t *s, loom_mpi_
     }
     if (rc != MPI_SUCCESS || st != LOOM_OK) {
         if (inner != MPI_REQUEST_NULL) {
-            loom_wait(&inner, LOOM_STATUS_IGNORE);
+            (void)PMPI_Wait(&inner, MPI_STATUS_IGNORE);   /* reaps any side storage */
         }
         loom_mpi_dts_free(s);
         loom_mpi_dts_free(r);
