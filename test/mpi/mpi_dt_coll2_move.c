@@ -3,8 +3,9 @@
  * derived types last (issue 20): alltoallw / ialltoallw (blocking,
  * nonblocking, MPI_IN_PLACE), the nonblocking v-forms (igatherv,
  * iscatterv, iallgatherv incl. in place, ialltoallv, all in flight at
- * once), intercommunicator collectives (bcast, gather, igather, allgather,
- * alltoall, ialltoallw) and the neighbourhood ones (allgather, alltoallw,
+ * once), intercommunicator collectives (bcast, gather, igather, scatter,
+ * allgather, iallgatherv, alltoall, ialltoallw) and the neighbourhood ones
+ * (allgather, ineighbor_allgatherv, alltoall, alltoallw,
  * ineighbor_alltoallv) on a Cartesian ring and (3+ ranks) a graph ring.
  * Send and receive types always differ (same 12-int signature, different
  * layouts: mpi_dt_coll2.h); every data int is checked against a value
@@ -260,6 +261,43 @@ static void t_inter(void)
         free(r);
     }
 
+    /* scatter from group 1's rank 0 (MPI_ROOT) to group 0: IDX x 3 -> SHF x 6 */
+    s = tbuf(idx, 3 * rsize);
+    r = tbuf(shf, 6);
+    {
+        int root = g == 0 ? 0 : lr == 0 ? MPI_ROOT : MPI_PROC_NULL;
+        for (int j = 0; root == MPI_ROOT && j < rsize; ++j) {
+            vals12(v, 8000 + j * 100);
+            tput(s + 3 * j * idx->ext, idx, 3, v);
+        }
+        MT_OK(MPI_Scatter(s, 3, idx->t, r, 6, shf->t, root, ic));
+        vals12(v, 8000 + lr * 100);
+        tcheck(r, shf, 6, g == 0 ? v : NULL, "inter scatter");
+    }
+    free(s);
+    free(r);
+
+    /* iallgatherv: VEC x 2 out, STR x 4 per remote rank in at 5 STR extents */
+    {
+        int c[64], d[64];
+        s = tbuf(vec, 2);
+        r = tbuf(str, 5 * rsize);
+        vals12(v, g * 10000 + lr * 100 + 40);
+        tput(s, vec, 2, v);
+        for (int j = 0; j < rsize; ++j) {
+            c[j] = 4;
+            d[j] = 5 * j;
+        }
+        MT_OK(MPI_Iallgatherv(s, 2, vec->t, r, c, d, str->t, ic, &req));
+        MT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int j = 0; j < rsize; ++j) {
+            vals12(v, (1 - g) * 10000 + j * 100 + 40);
+            tcheck(r + 5 * j * str->ext, str, 4, v, "inter iallgatherv");
+        }
+        free(s);
+        free(r);
+    }
+
     /* ialltoallw: per remote rank j, send sty(lr + j), receive rty(...) */
     {
         int *sb = region_buf(rsize), *rb = region_buf(rsize);
@@ -331,6 +369,38 @@ static void t_nbr_comm(MPI_Comm c, const int src[2], const char *what)
     for (int j = 0; j < 2; ++j) {
         vals12(v, src[j] * 1000 + (1 - j) * 100);
         tcheck(r + j * REG, rty(j + 2), rc[j], v, what);
+    }
+    free(s);
+    free(r);
+
+    /* alltoall: STR x 4 per slot out, VEC x 2 per slot in */
+    s = tbuf(&ts[T_STR], 8);
+    r = tbuf(vec, 4);
+    for (int j = 0; j < 2; ++j) {
+        vals12(v, rank * 1000 + j * 100 + 20);
+        tput(s + 4 * j * ts[T_STR].ext, &ts[T_STR], 4, v);
+    }
+    MT_OK(MPI_Neighbor_alltoall(s, 4, ts[T_STR].t, r, 2, vec->t, c));
+    for (int j = 0; j < 2; ++j) {
+        vals12(v, src[j] * 1000 + (1 - j) * 100 + 20);
+        tcheck(r + 2 * j * vec->ext, vec, 2, v, what);
+    }
+    free(s);
+    free(r);
+
+    /* ineighbor_allgatherv: IDX x 3 out, SHF x 6 per slot in, at 7 SHF extents */
+    s = tbuf(idx, 3);
+    r = tbuf(shf, 14);
+    vals12(v, rank * 1000 + 30);
+    tput(s, idx, 3, v);
+    rc[0] = rc[1] = 6;
+    rd[0] = 0;
+    rd[1] = 7;
+    MT_OK(MPI_Ineighbor_allgatherv(s, 3, idx->t, r, rc, rd, shf->t, c, &req));
+    MT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int j = 0; j < 2; ++j) {
+        vals12(v, src[j] * 1000 + 30);
+        tcheck(r + rd[j] * shf->ext, shf, 6, v, what);
     }
     free(s);
     free(r);
