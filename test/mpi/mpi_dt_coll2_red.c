@@ -8,7 +8,7 @@
  * ireduce, scan, exscan, reduce_scatter_block, Reduce_local, where the
  * function must receive the user's datatype handle and results must keep
  * rank order; MINLOC / MAXLOC on a vector of MPI_DOUBLE_INT; intercomm
- * allreduce (MPI_SUM) and reduce (the user op). Expected values are
+ * allreduce and reduce_scatter (MPI_SUM) and reduce (the user op). Expected values are
  * computed here; gaps must keep their sentinels.
  */
 #include "mpi_dt_coll2.h"
@@ -352,6 +352,31 @@ static void t_inter(void)
     tcheck(r, vec, 2, v, "inter allreduce");
     free(s);
     free(r);
+    /* reduce_scatter: 6 VEC elements in all, spread over each group's ranks */
+    {
+        int lsize, rc[64], before = 0, n6 = 6 * vec->n;
+        MPI_Comm_size(local, &lsize);
+        for (int i = 0; i < lsize; ++i) {
+            rc[i] = 6 / lsize + (i < 6 % lsize);
+            before += i < lr ? rc[i] : 0;
+        }
+        s = tbuf(vec, 6);
+        r = tbuf(vec, rc[lr]);
+        for (int k = 0; k < n6; ++k) {
+            v[k] = g * 1000 + lr * 10 + k;
+        }
+        tput(s, vec, 6, v);
+        MT_OK(MPI_Reduce_scatter(s, r, rc, vec->t, MPI_SUM, ic));
+        for (int k = 0; k < rc[lr] * vec->n; ++k) {
+            v[k] = 0;
+            for (int j = 0; j < rsize; ++j) {
+                v[k] += (1 - g) * 1000 + j * 10 + before * vec->n + k;
+            }
+        }
+        tcheck(r, vec, rc[lr], v, "inter reduce_scatter");
+        free(s);
+        free(r);
+    }
     /* reduce with the user op, group 1 to group 0's rank 0: remote rank order */
     {
         MPI_Op op;
