@@ -125,7 +125,7 @@ static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int ro
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, NULL, "MPI_Bcast");
     }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
@@ -138,7 +138,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(datatype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request,
                                   "MPI_Ibcast");
     }
@@ -220,7 +220,7 @@ static int loom_mpi_reduction(loom_mpi_red_kind_t kind, const void *sendbuf,
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, int root, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             root, comm, NULL, "MPI_Reduce");
     }
@@ -236,7 +236,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(datatype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             root, comm, request, "MPI_Ireduce");
     }
@@ -269,7 +269,7 @@ static inline int loom_mpi_red_predefined(MPI_Comm comm, MPI_Datatype dt, int co
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, NULL, "MPI_Allreduce");
     }
@@ -290,7 +290,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(datatype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, request, "MPI_Iallreduce");
     }
@@ -308,7 +308,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RSB, sendbuf, recvbuf, recvcount, NULL, datatype,
                             op, 0, comm, NULL, "MPI_Reduce_scatter_block");
     }
@@ -325,7 +325,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(datatype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RSB, sendbuf, recvbuf, recvcount, NULL, datatype,
                             op, 0, comm, request, "MPI_Ireduce_scatter_block");
     }
@@ -344,7 +344,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr_local(inbuf, inoutbuf, count, datatype, op);
     }
     size_t n;
@@ -466,7 +466,7 @@ static int loom_mpi_move(const loom_mpi_move_t *m, MPI_Comm comm, int nb,
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, 0, comm, NULL, "MPI_Allgather");
     }
@@ -484,7 +484,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, 0, comm, request, "MPI_Iallgather");
     }
@@ -503,7 +504,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, 0, comm, NULL, "MPI_Alltoall");
     }
@@ -522,7 +523,8 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, 0, comm, request, "MPI_Ialltoall");
     }
@@ -542,7 +544,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, comm, NULL, "MPI_Gather");
     }
@@ -560,7 +562,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, comm, request, "MPI_Igather");
     }
@@ -579,7 +582,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, comm, NULL, "MPI_Scatter");
     }
@@ -597,7 +600,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, comm, request, "MPI_Iscatter");
     }

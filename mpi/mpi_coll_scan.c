@@ -65,7 +65,7 @@ static int loom_mpi_scan(int ex, const void *sendbuf, void *recvbuf, int count,
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_SCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, NULL, "MPI_Scan");
     }
@@ -77,7 +77,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(datatype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_SCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, request, "MPI_Iscan");
     }
@@ -89,7 +89,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, NULL, "MPI_Exscan");
     }
@@ -101,7 +101,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(datatype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, request, "MPI_Iexscan");
     }
@@ -179,7 +179,7 @@ static int loom_mpi_reduce_scatter(const void *sendbuf, void *recvbuf,
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RS, sendbuf, recvbuf, 0, recvcounts, datatype, op,
                             0, comm, NULL, "MPI_Reduce_scatter");
     }
@@ -196,7 +196,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                          MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(datatype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RS, sendbuf, recvbuf, 0, recvcounts, datatype, op,
                             0, comm, request, "MPI_Ireduce_scatter");
     }
@@ -303,7 +303,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes))) {
         return loom_mpi_dtc_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                       recvcounts, rdispls, recvtypes, comm, NULL,
                                       "MPI_Alltoallw");
@@ -325,7 +325,8 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes)) &&
+        request != NULL) {
         return loom_mpi_dtc_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                       recvcounts, rdispls, recvtypes, comm, request,
                                       "MPI_Ialltoallw");

@@ -162,7 +162,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, 0, comm, NULL, "MPI_Allgatherv");
     }
@@ -179,7 +179,8 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, 0, comm, request, "MPI_Iallgatherv");
     }
@@ -260,7 +261,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, root, comm, NULL, "MPI_Gatherv");
     }
@@ -279,7 +280,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, root, comm, request, "MPI_Igatherv");
     }
@@ -300,7 +302,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
                                      recvcount, recvtype, root, comm, NULL, "MPI_Scatterv");
     }
@@ -319,7 +321,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
                                      recvcount, recvtype, root, comm, request, "MPI_Iscatterv");
     }
@@ -386,7 +389,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                       recvcounts, rdispls, recvtype, comm, NULL,
                                       "MPI_Alltoallv");
@@ -406,7 +409,8 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
-    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) && request != NULL) {   /* mpi_dtype_coll.c, mpi_dtype_red.c */
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                       recvcounts, rdispls, recvtype, comm, request,
                                       "MPI_Ialltoallv");

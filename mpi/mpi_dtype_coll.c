@@ -473,21 +473,26 @@ static int loom_mpi_dtc_role(MPI_Comm comm, int inter, int root)
     return rank == root ? 'r' : 'l';
 }
 
-/* @p n blocks of (count, dt), block i at buf + i x count extents (displs NULL) or displs[i]. */
+/*
+ * @p n blocks of (count, dt), block i at buf + i x count extents; or (a
+ * v-form: @p count LOOM_MPI_DTC_V) counts[i] at displs[i] extents.
+ */
+#define LOOM_MPI_DTC_V INT_MIN
 static loom_mpi_dtblk_t *loom_mpi_dtc_blocks(MPI_Comm comm, const void *buf, int n, int count,
                                              const int counts[], const int displs[],
-                                             MPI_Datatype dt, const char *call)
+                                             MPI_Datatype dt, const char *call,
+                                             int *rc_p)
 {
     loom_mpi_dtblk_t *b = malloc((size_t)(n > 0 ? n : 1) * sizeof(*b));
     ptrdiff_t ext = loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS ? loom_mpi_dtc_ext(dt) : 0;
 
     if (b == NULL) {
-        loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %d blocks", n);
+        *rc_p = loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %d blocks", n);
         return NULL;
     }
-    if (n > 0 && (counts != NULL) != (displs != NULL)) {
+    if (n > 0 && count == LOOM_MPI_DTC_V && (counts == NULL || displs == NULL)) {
         free(b);
-        loom_mpi_raise(comm, MPI_ERR_ARG, call, "counts or displacements are NULL");
+        *rc_p = loom_mpi_raise(comm, MPI_ERR_ARG, call, "counts or displacements are NULL");
         return NULL;
     }
     for (int i = 0; i < n; ++i) {
@@ -511,8 +516,8 @@ static int loom_mpi_dtc_side(MPI_Comm comm, const void *buf, int n, int count,
     if (buf == MPI_IN_PLACE || !loom_mpi_type_coll_nc(dt)) {
         return MPI_SUCCESS;
     }
-    if ((b = loom_mpi_dtc_blocks(comm, buf, n, count, counts, displs, dt, call)) == NULL) {
-        return MPI_ERR_NO_MEM;
+    if ((b = loom_mpi_dtc_blocks(comm, buf, n, count, counts, displs, dt, call, &rc)) == NULL) {
+        return rc;
     }
     rc = loom_mpi_dts_make(comm, b, n, 0, fill, call, s);
     free(b);
@@ -730,7 +735,7 @@ int loom_mpi_dtc_gatherv(int which, const void *sbuf, int scount, MPI_Datatype s
     rc = want_s ? loom_mpi_dtc_side(comm, sbuf, 1, scount, NULL, NULL, stype, 1, call, &sv)
                 : loom_mpi_dtc_side(comm, MPI_IN_PLACE, 0, 0, NULL, NULL, stype, 0, call, &sv);
     if (rc == MPI_SUCCESS && want_r) {
-        rc = loom_mpi_dtc_side(comm, rbuf, n, 0, rcounts, rdispls, rtype,
+        rc = loom_mpi_dtc_side(comm, rbuf, n, LOOM_MPI_DTC_V, rcounts, rdispls, rtype,
                                sbuf == MPI_IN_PLACE, call, &rv);
     }
     if (rc != MPI_SUCCESS) {
@@ -779,7 +784,8 @@ int loom_mpi_dtc_scatterv(const void *sbuf, const int scounts[], const int sdisp
     want_r = (role == 'l' || !inter) && rbuf != MPI_IN_PLACE;
     memset(&sv, 0, sizeof(sv));
     if (role == 'r') {
-        rc = loom_mpi_dtc_side(comm, sbuf, n, 0, scounts, sdispls, stype, 1, call, &sv);
+        rc = loom_mpi_dtc_side(comm, sbuf, n, LOOM_MPI_DTC_V, scounts, sdispls, stype, 1,
+                               call, &sv);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
@@ -823,12 +829,12 @@ int loom_mpi_dtc_alltoallv(const void *sbuf, const int scounts[], const int sdis
         return loom_mpi_comm_arg_error(comm, call);
     }
     n = loom_mpi_dtc_peers(comm, &inter);
-    rc = loom_mpi_dtc_side(comm, sbuf, n, 0, scounts, sdispls, stype, 1, call, &sv);
+    rc = loom_mpi_dtc_side(comm, sbuf, n, LOOM_MPI_DTC_V, scounts, sdispls, stype, 1, call, &sv);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    rc = loom_mpi_dtc_side(comm, rbuf, n, 0, rcounts, rdispls, rtype, sbuf == MPI_IN_PLACE,
-                           call, &rv);
+    rc = loom_mpi_dtc_side(comm, rbuf, n, LOOM_MPI_DTC_V, rcounts, rdispls, rtype,
+                           sbuf == MPI_IN_PLACE, call, &rv);
     if (rc != MPI_SUCCESS) {
         loom_mpi_dts_free(&sv);
         return rc;
