@@ -16,8 +16,11 @@
  * collectives move bytes (LOOM_BYTE), so that a send type and a different
  * receive type with the same size agree. Other derived types are
  * `noncontig` and move packed (mpi_dtype.c, mpi_dtype_p2p.c,
- * mpi_dtype_coll.c); loom_mpi_type_check refuses them, so a call that does
- * not handle them fails with MPI_ERR_TYPE instead of moving wrong bytes.
+ * mpi_dtype_coll.c, mpi_dtype_red.c); loom_mpi_type_check refuses them, so
+ * a call that does not handle them fails with MPI_ERR_TYPE instead of
+ * moving wrong bytes. Every collective handles them: its entry point sends
+ * a call with such a type (loom_mpi_type_coll_nc) to mpi_dtype_coll.c or
+ * mpi_dtype_red.c first, which run it again on bytes.
  */
 #ifndef LOOM_MPI_INT_H
 #define LOOM_MPI_INT_H

@@ -173,6 +173,27 @@ static void t_nb_v(void)
         v[k] = 500000 + rank * 1000 + k;
     }
     tcheck(sr, shf, 6 * cr, v, "iscatterv");
+    /* alltoallv in place: SHF, 3 x ((rank + p) % 2 + 1) elements per block */
+    {
+        int ac[64], ad[64], *ab = tbuf(shf, 7 * size);
+        for (int p = 0; p < size; ++p) {
+            ac[p] = 3 * ((rank + p) % 2 + 1);
+            ad[p] = 7 * p;
+            for (int k = 0; k < 12; ++k) {
+                w[k] = rank * 1000 + p * 100 + k;
+            }
+            tput(ab + ad[p] * shf->ext, shf, ac[p], w);
+        }
+        MT_OK(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, ab, ac, ad, shf->t,
+                            MPI_COMM_WORLD));
+        for (int p = 0; p < size; ++p) {
+            for (int k = 0; k < 12; ++k) {
+                w[k] = p * 1000 + rank * 100 + k;
+            }
+            tcheck(ab + ad[p] * shf->ext, shf, ac[p], w, "alltoallv in place");
+        }
+        free(ab);
+    }
     free(c); free(gs); free(gr); free(ss); free(sr); free(as); free(ar); free(ts_); free(tr);
     free(ip);
 }

@@ -54,6 +54,28 @@ static void t_scans(const tspec_t *t)
     MT_OK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
     MT_OK(MPI_Scan(MPI_IN_PLACE, r[4], C, t->t, MPI_SUM, MPI_COMM_WORLD));
     MT_OK(MPI_Exscan(MPI_IN_PLACE, r[5], C, t->t, MPI_SUM, MPI_COMM_WORLD));
+    {   /* reduce and ireduce in place at the root */
+        int *a = tbuf(t, C), *b = tbuf(t, C), w[64], root = size / 2;
+        for (int k = 0; k < n; ++k) {
+            w[k] = sumv(rank, k);
+        }
+        tput(a, t, C, w);
+        tput(b, t, C, w);
+        MT_OK(MPI_Reduce(rank == root ? MPI_IN_PLACE : a, rank == root ? a : NULL, C, t->t,
+                         MPI_SUM, root, MPI_COMM_WORLD));
+        MT_OK(MPI_Ireduce(rank == 0 ? MPI_IN_PLACE : b, rank == 0 ? b : NULL, C, t->t,
+                          MPI_SUM, 0, MPI_COMM_WORLD, &req[0]));
+        MT_OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+        sum_expect(w, n, 0, size, 0);
+        if (rank == root) {
+            tcheck(a, t, C, w, "reduce in place");
+        }
+        if (rank == 0) {
+            tcheck(b, t, C, w, "ireduce in place");
+        }
+        free(a);
+        free(b);
+    }
     sum_expect(v, n, 0, rank + 1, 0);
     tcheck(r[0], t, C, v, "scan");
     tcheck(r[2], t, C, v, "iscan");
