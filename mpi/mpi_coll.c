@@ -92,18 +92,13 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     return loom_mpi_barrier(comm, 1, request, "MPI_Ibarrier");
 }
 
-/* a bcast whose datatype the inline check refused: a non-contiguous
- * derived type (packed, mpi_dtype_coll.c) or an error to raise */
-static __attribute__((noinline)) int loom_mpi_bcast_slow(void *buffer, int count,
-                                                         MPI_Datatype datatype, int root,
-                                                         MPI_Comm comm, MPI_Request *request,
-                                                         const char *call)
+/* a bcast whose datatype the inline check refused: an error to raise (a
+ * non-contiguous derived type went to mpi_dtype_coll.c before) */
+static __attribute__((noinline)) int loom_mpi_bcast_slow(int count, MPI_Datatype datatype,
+                                                         MPI_Comm comm, const char *call)
 {
     size_t bytes;
 
-    if (loom_mpi_type_noncontig(datatype)) {
-        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request, call);
-    }
     return loom_mpi_bytes(comm, datatype, count, "", call, &bytes);
 }
 
@@ -118,8 +113,7 @@ static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int ro
         return rc;
     }
     if (loom_unlikely(loom_mpi_type_check(datatype, count) != MPI_SUCCESS)) {
-        return loom_mpi_bcast_slow(buffer, count, datatype, root, comm, nb ? request : NULL,
-                                   call);
+        return loom_mpi_bcast_slow(count, datatype, comm, call);
     }
     bytes = (size_t)count * loom_mpi_type_extent(datatype);
     return loom_mpi_coll_done(comm, nb ? loom_ibcast(buffer, bytes, LOOM_BYTE, root, lcomm,
@@ -131,6 +125,9 @@ static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int ro
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, NULL, "MPI_Bcast");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_bcast(buffer, count, datatype, root, comm, NULL);
     }
@@ -141,6 +138,10 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
+        return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request,
+                                  "MPI_Ibcast");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Ibcast") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
@@ -219,13 +220,13 @@ static int loom_mpi_reduction(loom_mpi_red_kind_t kind, const void *sendbuf,
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, int root, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
+                            root, comm, NULL, "MPI_Reduce");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
                                      "MPI_Reduce", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 0, root, comm,
-                                   NULL, "MPI_Reduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 0, NULL, "MPI_Reduce");
@@ -235,15 +236,15 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
+                            root, comm, request, "MPI_Ireduce");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Ireduce") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm,
                                      "MPI_Ireduce", request);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
-        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 0, root, comm,
-                                   request, "MPI_Ireduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_REDUCE, sendbuf, recvbuf, count, datatype, op,
                               root, comm, 1, request, "MPI_Ireduce");
@@ -268,6 +269,10 @@ static inline int loom_mpi_red_predefined(MPI_Comm comm, MPI_Datatype dt, int co
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
+                            0, comm, NULL, "MPI_Allreduce");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
                                      "MPI_Allreduce", NULL);
@@ -277,10 +282,6 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                                                        datatype->base, op->op, comm->comm),
                                   "MPI_Allreduce");
     }
-    if (loom_unlikely(loom_mpi_type_noncontig(datatype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 1, 0, comm,
-                                   NULL, "MPI_Allreduce");
-    }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 0, NULL, "MPI_Allreduce");
 }
@@ -289,15 +290,15 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
+                            0, comm, request, "MPI_Iallreduce");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Iallreduce") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_reduce(sendbuf, recvbuf, count, datatype, op, INT_MIN, comm,
                                      "MPI_Iallreduce", request);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(datatype)) && request != NULL) {
-        return loom_mpi_dtc_reduce(sendbuf, recvbuf, count, datatype, op, 1, 0, comm,
-                                   request, "MPI_Iallreduce");
     }
     return loom_mpi_reduction(LOOM_MPI_RED_ALLREDUCE, sendbuf, recvbuf, count, datatype,
                               op, 0, comm, 1, request, "MPI_Iallreduce");
@@ -307,6 +308,10 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_RSB, sendbuf, recvbuf, recvcount, NULL, datatype,
+                            op, 0, comm, NULL, "MPI_Reduce_scatter_block");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype,
                                              op, comm, "MPI_Reduce_scatter_block", NULL);
@@ -320,6 +325,10 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_RSB, sendbuf, recvbuf, recvcount, NULL, datatype,
+                            op, 0, comm, request, "MPI_Ireduce_scatter_block");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Ireduce_scatter_block") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
@@ -335,6 +344,9 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtr_local(inbuf, inoutbuf, count, datatype, op);
+    }
     size_t n;
     loom_op_t lop;
     loom_status_t st;
@@ -454,14 +466,13 @@ static int loom_mpi_move(const loom_mpi_move_t *m, MPI_Comm comm, int nb,
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, 0, comm, NULL, "MPI_Allgather");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                          recvcount, recvtype, comm, "MPI_Allgather", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, -1, comm, NULL, "MPI_Allgather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
@@ -473,16 +484,16 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, 0, comm, request, "MPI_Iallgather");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Iallgather") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                          recvcount, recvtype, comm, "MPI_Iallgather", request);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
-        return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, -1, comm, request, "MPI_Iallgather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLGATHER, -1);
 
@@ -493,15 +504,14 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, 0, comm, NULL, "MPI_Alltoall");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                         NULL, NULL, recvcount, recvtype, comm,
                                         "MPI_Alltoall", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, -1, comm, NULL, "MPI_Alltoall");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
@@ -513,17 +523,17 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, 0, comm, request, "MPI_Ialltoall");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Ialltoall") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_alltoallv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                         NULL, NULL, recvcount, recvtype, comm,
                                         "MPI_Ialltoall", request);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
-        return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, -1, comm, request, "MPI_Ialltoall");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_ALLTOALL, -1);
 
@@ -534,14 +544,13 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, NULL, "MPI_Gather");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                       recvcount, recvtype, root, comm, "MPI_Gather", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, comm, NULL, "MPI_Gather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
@@ -553,16 +562,16 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, request, "MPI_Igather");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Igather") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
                                       recvcount, recvtype, root, comm, "MPI_Igather", request);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
-        return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, comm, request, "MPI_Igather");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_GATHER, root);
 
@@ -573,14 +582,13 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, NULL, "MPI_Scatter");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                        recvcount, recvtype, root, comm, "MPI_Scatter", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, comm, NULL, "MPI_Scatter");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 
@@ -592,16 +600,16 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype, root, comm, request, "MPI_Iscatter");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Iscatter") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
                : loom_mpi_inter_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
                                        recvcount, recvtype, root, comm, "MPI_Iscatter", request);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype)) && request != NULL) {
-        return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                 recvtype, root, comm, request, "MPI_Iscatter");
     }
     loom_mpi_move_t m = LOOM_MPI_MOVE_INIT(LOOM_MPI_MOVE_SCATTER, root);
 

@@ -65,6 +65,10 @@ static int loom_mpi_scan(int ex, const void *sendbuf, void *recvbuf, int count,
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_SCAN, sendbuf, recvbuf, count, NULL, datatype, op,
+                            0, comm, NULL, "MPI_Scan");
+    }
     return loom_mpi_scan(0, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL,
                          "MPI_Scan");
 }
@@ -73,6 +77,10 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_SCAN, sendbuf, recvbuf, count, NULL, datatype, op,
+                            0, comm, request, "MPI_Iscan");
+    }
     return loom_mpi_scan(0, sendbuf, recvbuf, count, datatype, op, comm, 1, request,
                          "MPI_Iscan");
 }
@@ -81,6 +89,10 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op,
+                            0, comm, NULL, "MPI_Exscan");
+    }
     return loom_mpi_scan(1, sendbuf, recvbuf, count, datatype, op, comm, 0, NULL,
                          "MPI_Exscan");
 }
@@ -89,6 +101,10 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op,
+                            0, comm, request, "MPI_Iexscan");
+    }
     return loom_mpi_scan(1, sendbuf, recvbuf, count, datatype, op, comm, 1, request,
                          "MPI_Iexscan");
 }
@@ -163,6 +179,10 @@ static int loom_mpi_reduce_scatter(const void *sendbuf, void *recvbuf,
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_RS, sendbuf, recvbuf, 0, recvcounts, datatype, op,
+                            0, comm, NULL, "MPI_Reduce_scatter");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op,
                                              comm, "MPI_Reduce_scatter", NULL);
@@ -176,6 +196,10 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                          MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
+        return loom_mpi_dtr(LOOM_MPI_DTR_RS, sendbuf, recvbuf, 0, recvcounts, datatype, op,
+                            0, comm, request, "MPI_Ireduce_scatter");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Ireduce_scatter") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
@@ -279,6 +303,11 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes))) {
+        return loom_mpi_dtc_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                      recvcounts, rdispls, recvtypes, comm, NULL,
+                                      "MPI_Alltoallw");
+    }
     loom_mpi_w_t w = { sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                        rdispls, recvtypes };
 
@@ -296,6 +325,12 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (loom_unlikely(loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes)) &&
+        request != NULL) {
+        return loom_mpi_dtc_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                      recvcounts, rdispls, recvtypes, comm, request,
+                                      "MPI_Ialltoallw");
+    }
     loom_mpi_w_t w = { sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                        rdispls, recvtypes };
 

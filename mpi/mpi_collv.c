@@ -162,14 +162,13 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                   displs, recvtype, 0, comm, NULL, "MPI_Allgatherv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                          displs, 0, recvtype, comm, "MPI_Allgatherv", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                    displs, recvtype, 0, comm, "MPI_Allgatherv");
     }
     return loom_mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm, 0, NULL, "MPI_Allgatherv");
@@ -180,6 +179,11 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                   displs, recvtype, 0, comm, request, "MPI_Iallgatherv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Iallgatherv") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
@@ -257,14 +261,13 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                   displs, recvtype, root, comm, NULL, "MPI_Gatherv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                       displs, 0, recvtype, root, comm, "MPI_Gatherv", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                    displs, recvtype, root, comm, "MPI_Gatherv");
     }
     loom_mpi_rootv_t a = { 1, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype,
                            root };
@@ -277,6 +280,11 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                   displs, recvtype, root, comm, request, "MPI_Igatherv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Igatherv") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
@@ -294,14 +302,13 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, NULL, "MPI_Scatterv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_scatterv(sendbuf, sendcounts, displs, 0, sendtype, recvbuf,
                                        recvcount, recvtype, root, comm, "MPI_Scatterv", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                     recvcount, recvtype, root, comm, "MPI_Scatterv");
     }
     loom_mpi_rootv_t a = { 0, recvbuf, recvcount, recvtype, sendcounts, displs, sendtype,
                            root };
@@ -314,6 +321,11 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, request, "MPI_Iscatterv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Iscatterv") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
@@ -377,15 +389,15 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
+        return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                      recvcounts, rdispls, recvtype, comm, NULL,
+                                      "MPI_Alltoallv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_alltoallv(sendbuf, sendcounts, sdispls, 0, sendtype, recvbuf,
                                         recvcounts, rdispls, 0, recvtype, comm,
                                         "MPI_Alltoallv", NULL);
-    }
-    if (loom_unlikely(loom_mpi_type_noncontig(sendtype) ||
-                      loom_mpi_type_noncontig(recvtype))) {   /* mpi_dtype_coll.c */
-        return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                      recvcounts, rdispls, recvtype, comm);
     }
     return loom_mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm, 0, NULL, "MPI_Alltoallv");
@@ -397,6 +409,12 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
+                       loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
+        return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                      recvcounts, rdispls, recvtype, comm, request,
+                                      "MPI_Ialltoallv");
+    }
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Ialltoallv") != MPI_SUCCESS
                ? MPI_ERR_REQUEST

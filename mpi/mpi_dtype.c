@@ -24,10 +24,11 @@
  * value+index pairs (`haspair`) is `pairpack`: the engine packs a pair as
  * its members back to back (12 bytes for MPI_DOUBLE_INT) while the basic
  * path moves the C struct (16), so the two would not match; until packing
- * uses the C layout, communication and MPI_Pack/Unpack refuse such a type
+ * uses the C layout, point-to-point and MPI_Pack/Unpack refuse such a type
  * with MPI_ERR_TYPE (loom_mpi_type_noncontig says no, the ordinary check
  * then refuses it, loom_mpi_type_why says why); constructors and
- * introspection work.
+ * introspection work. Collectives take it when its elements are all one
+ * pair type: they expand each pair to the C struct (mpi_dtype_coll.c).
  *
  * Lifetime: `refs` counts the user handle plus internal holders (types
  * built on it, pending receives, op bindings); MPI_Type_get_contents

@@ -1,238 +1,604 @@
 /*
- * mpi_dtype_coll.c: blocking collectives with non-contiguous derived
- * datatypes (issue 20), the simplest correct way.
+ * mpi_dtype_coll.c: collectives with non-contiguous derived datatypes
+ * (issue 20), the simplest correct way: every data-moving collective,
+ * blocking and nonblocking, intra- and intercommunicator, v- and w-forms
+ * and the neighbourhood ones (their block lists come from mpi_topo_nbr.c).
+ * Reductions are in mpi_dtype_red.c, on the same sides.
  *
- * Design. A collective whose send or receive type needs packing is run
- * again on "views" of its buffers: a non-contiguous send buffer is packed
- * into a temporary and passed as MPI_PACKED bytes; a non-contiguous
- * receive buffer becomes a temporary of its packed size (filled from the
- * user's buffer first when MPI_IN_PLACE means it holds input too), passed
- * as MPI_PACKED and unpacked into the user's buffer afterwards. The
- * packed stream of (buf, k x count, type) is the concatenation of the k
- * blocks, so a gather's or alltoall's whole receive buffer is one view.
- * The call itself then takes the ordinary byte path (mpi_coll.c), with
- * all its checks. Bytes are what MPI_PACKED and a contiguous type of the
- * same signature move alike, so ranks may mix derived and basic types.
+ * Design. A call whose send or receive side holds a type that needs
+ * conversion (loom_mpi_type_coll_nc) is run again on "sides": the side's
+ * blocks (count x type at an address each: one per peer for a v/w-form,
+ * or one per rank of a regular call) are copied one after the other into
+ * a temporary in an inner form, and the inner call moves that temporary
+ * as MPI_BYTE with byte counts and consecutive byte displacements, so the
+ * ordinary byte path (mpi_coll.c, mpi_collv.c, mpi_intercomm.c, ...) does
+ * every check and every algorithm. A receive side is filled first only
+ * where MPI_IN_PLACE means it holds input too, and is unpacked into the
+ * user's blocks when the inner call has succeeded.
  *
- * Reductions reduce the packed basic elements: the type's elements must
- * all be one non-pair basic type (ebase), the op predefined (a user
- * function would be handed the basic type, not the user's). Anything else
- * is MPI_ERR_TYPE naming the call, as are the nonblocking v-forms and the
- * w-forms (not handled here yet: loom_mpi_type_check refuses the type
- * there). The v-forms pack block by block into a temporary with
- * consecutive byte displacements. The nonblocking forms of bcast, gather,
- * scatter, allgather, alltoall, reduce and allreduce start the inner
- * nonblocking call on the temporaries and return a request wrapping it
- * (mpi_dtype_p2p.c) that unpacks and frees them when it completes.
+ * Inner forms, per block: a contiguous type is its bytes (count x
+ * extent); a non-contiguous type is the engine's packed stream (count x
+ * size bytes), except that a type whose basic elements are all one
+ * value+index pair (MPI_DOUBLE_INT...) has each pair expanded into the C
+ * struct the basic pair type moves (16 bytes for MPI_DOUBLE_INT, where the
+ * engine packs 12), so a vector of MPI_DOUBLE_INT on one rank matches
+ * MPI_DOUBLE_INT x n on another and MINLOC/MAXLOC reduce it. A type mixing
+ * different pair types is refused with MPI_ERR_TYPE. The "layout" form is
+ * for user ops (mpi_dtype_red.c): count x extent bytes laid out as the
+ * type (gaps included), so the user function gets whole elements.
+ * Bytes are what a contiguous type of the same signature moves too, so
+ * send and receive types may differ as MPI allows (signatures, not
+ * layouts, must match).
+ *
+ * Roles: on an intracommunicator a rooted call's root has both sides (its
+ * own block in the receive side), on an intercommunicator MPI_ROOT has
+ * only the receive (gather) or send (scatter, bcast) side, the remote
+ * group only the other, MPI_PROC_NULL none; the blocks of a receive side
+ * number the remote group there. An insignificant side is passed as
+ * (buf, 0, MPI_BYTE). MPI_IN_PLACE is passed through to the inner call
+ * (which rejects it where MPI does, e.g. on an intercommunicator).
+ *
+ * Nonblocking forms start the inner nonblocking call on the temporaries
+ * and return a generic request of our own (loom_mpi_dts_wrap) whose
+ * progress, once the inner request is complete, frees the inner request
+ * through MPI_Request_free (so any side storage the inner v-call attached
+ * is reaped the ordinary way), unpacks the receive side, and keeps the
+ * user's datatypes retained until then.
  */
 #include "mpi_int.h"
 #include "dt_int.h"
+#include "p2p_int.h"
+#include "request_int.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* One buffer argument as the inner call sees it. */
-typedef struct loom_mpi_view {
-    const void  *ubuf;   /* the user's buffer */
-    int          ucount; /* instances of utype it covers */
-    MPI_Datatype utype;
-    void        *buf;    /* what the inner call gets */
-    int          count;
-    MPI_Datatype type;
-    void        *tmp;    /* owned temporary, or NULL */
-} loom_mpi_view_t;
-
-/* Identity view (nothing to pack). */
-static void loom_mpi_view_plain(loom_mpi_view_t *v, const void *buf, int count,
-                                MPI_Datatype dt)
+int loom_mpi_types_coll_nc(int n, const MPI_Datatype types[])
 {
-    v->ubuf = buf;
-    v->ucount = count;
-    v->utype = dt;
-    v->buf = (void *)buf;
-    v->count = count;
-    v->type = dt;
-    v->tmp = NULL;
+    for (int i = 0; types != NULL && i < n; ++i) {
+        if (loom_mpi_type_coll_nc(types[i])) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
-/*
- * View of @p k x @p count instances of @p dt at @p buf: packed when dt is
- * non-contiguous (and @p fill: the user's data packed into it, for input).
- */
-static int loom_mpi_view(MPI_Comm comm, const void *buf, int k, int count, MPI_Datatype dt,
-                         int fill, const char *call, loom_mpi_view_t *v)
-{
-    size_t bytes;
+/* ---- pairs -------------------------------------------------------------------------- */
 
-    loom_mpi_view_plain(v, buf, count, dt);
-    if (buf == MPI_IN_PLACE || !loom_mpi_type_noncontig(dt)) {
-        return MPI_SUCCESS;
+/* The C struct of a value+index pair: its extent and the index's offset. */
+struct loom_mpi_p_fi { float v; int i; };
+struct loom_mpi_p_di { double v; int i; };
+struct loom_mpi_p_li { long v; int i; };
+struct loom_mpi_p_ii { int v; int i; };
+struct loom_mpi_p_si { short v; int i; };
+struct loom_mpi_p_ldi { long double v; int i; };
+
+typedef struct loom_mpi_pair {
+    size_t ext, ioff, vsize;   /* vsize: bytes of the value in the packed stream */
+} loom_mpi_pair_t;
+
+/* The pair all of @p dt's basic elements are; 0 (and MPI_ERR_TYPE raised by the caller) if none. */
+static int loom_mpi_pair_of(MPI_Datatype dt, loom_mpi_pair_t *p)
+{
+    MPI_Datatype b;
+
+#define LOOM_MPI_PAIR_(base, s)                                                        \
+    case base: p->ext = sizeof(struct s); p->ioff = offsetof(struct s, i); break;
+    switch (dt->ebase) {
+    LOOM_MPI_PAIR_(LOOM_FLOAT_INT, loom_mpi_p_fi)
+    LOOM_MPI_PAIR_(LOOM_DOUBLE_INT, loom_mpi_p_di)
+    LOOM_MPI_PAIR_(LOOM_LONG_INT, loom_mpi_p_li)
+    LOOM_MPI_PAIR_(LOOM_2INT, loom_mpi_p_ii)
+    LOOM_MPI_PAIR_(LOOM_SHORT_INT, loom_mpi_p_si)
+    LOOM_MPI_PAIR_(LOOM_LONG_DOUBLE_INT, loom_mpi_p_ldi)
+    default:
+        return 0;
     }
-    if (count < 0 || k < 0) {
-        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
+#undef LOOM_MPI_PAIR_
+    b = loom_mpi_type_of_base((loom_datatype_t)dt->ebase);
+    if (b == MPI_DATATYPE_NULL || b->size <= sizeof(int) ||
+        b->size - sizeof(int) > p->ioff) {
+        return 0;
     }
-    if ((size_t)count * (size_t)k > (size_t)INT_MAX) {   /* ucount is an int, even if empty */
-        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d x %d elements of a "
-                              "non-contiguous datatype exceed %d", k, count, INT_MAX);
+    p->vsize = b->size - sizeof(int);
+    return 1;
+}
+
+/* Expand @p n packed pairs stored at the end of @p buf into C structs from its start. */
+static void loom_mpi_pair_expand(char *buf, size_t n, const loom_mpi_pair_t *p)
+{
+    size_t psize = p->vsize + sizeof(int);
+    const char *src = buf + n * (p->ext - psize);
+    char one[64];
+
+    for (size_t i = 0; i < n; ++i) {   /* writes stay behind the unread packed pairs */
+        memset(one, 0, p->ext);
+        memcpy(one, src + i * psize, p->vsize);
+        memcpy(one + p->ioff, src + i * psize + p->vsize, sizeof(int));
+        memcpy(buf + i * p->ext, one, p->ext);
     }
-    if (dt->size != 0 && (size_t)count * (size_t)k > (size_t)INT_MAX / dt->size) {
-        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d x %d elements of a %zu-byte "
-                              "non-contiguous datatype exceed %d packed bytes", k, count,
-                              dt->size, INT_MAX);
+}
+
+/* The reverse, in place from the start. */
+static void loom_mpi_pair_contract(char *buf, size_t n, const loom_mpi_pair_t *p)
+{
+    size_t psize = p->vsize + sizeof(int);
+    char one[64];
+
+    for (size_t i = 0; i < n; ++i) {
+        memcpy(one, buf + i * p->ext, p->ext);
+        memcpy(buf + i * psize, one, p->vsize);
+        memcpy(buf + i * psize + p->vsize, one + p->ioff, sizeof(int));
     }
-    bytes = (size_t)k * (size_t)count * dt->size;
-    v->ucount = k * count;
-    v->tmp = malloc(bytes > 0 ? bytes : 1);
-    if (v->tmp == NULL) {
-        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %zu packed "
-                              "bytes", bytes);
+}
+
+/* ---- one block ---------------------------------------------------------------------- */
+
+static ptrdiff_t loom_mpi_dtc_ext(MPI_Datatype dt)
+{
+    ptrdiff_t lb, ext;
+
+    if (dt->ldt == NULL) {
+        return (ptrdiff_t)loom_mpi_type_extent(dt);
     }
-    v->buf = v->tmp;
-    v->count = (int)((size_t)count * dt->size);
-    v->type = MPI_PACKED;
-    if (fill && bytes > 0) {
-        loom_status_t st = loom_dt_pack_range(buf, (size_t)v->ucount, dt->ldt, 0, bytes,
-                                              v->tmp);
+    loom_dt_get_extent(dt->ldt, &lb, &ext);
+    return ext;
+}
+
+/* Inner bytes of one element of @p dt (0 with the class in *rc_p if it cannot move). */
+static size_t loom_mpi_blk_unit(MPI_Comm comm, MPI_Datatype dt, int layout, const char *call,
+                                int *rc_p)
+{
+    loom_mpi_pair_t p;
+
+    *rc_p = loom_mpi_type_check_any(dt, 0);
+    if (*rc_p != MPI_SUCCESS) {
+        *rc_p = loom_mpi_raise(comm, *rc_p, call, "a datatype %s", loom_mpi_type_why(dt));
+        return 0;
+    }
+    if (!dt->noncontig) {
+        return loom_mpi_type_extent(dt);
+    }
+    if (layout) {
+        return (size_t)loom_mpi_dtc_ext(dt);
+    }
+    if (!dt->haspair) {
+        return dt->size;
+    }
+    if (!loom_mpi_pair_of(dt, &p)) {
+        *rc_p = loom_mpi_raise(comm, MPI_ERR_TYPE, call, "a non-contiguous datatype mixes "
+                               "value+index pair types with other types; collectives move "
+                               "only types whose basic elements are all one pair type");
+        return 0;
+    }
+    return dt->size / (p.vsize + sizeof(int)) * p.ext;
+}
+
+/* Copy (b->buf, count, dt) to or from (@p to_user) @p base laid out as the type. */
+static loom_status_t loom_mpi_blk_layout(const loom_mpi_dtblk_t *b, char *tmp, int to_user)
+{
+    ptrdiff_t tlb, text;
+    size_t bytes = (size_t)b->count * b->dt->size;
+    char *scratch = malloc(bytes > 0 ? bytes : 1);
+    char *base;
+    loom_status_t st;
+
+    if (scratch == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    loom_dt_get_true_extent(b->dt->ldt, &tlb, &text);
+    base = tmp - tlb;   /* the element's origin: its first data byte lands at tmp */
+    st = loom_dt_pack_range(to_user ? base : b->buf, (size_t)b->count, b->dt->ldt, 0, bytes,
+                            scratch);
+    if (st == LOOM_OK) {
+        st = loom_dt_unpack_range(to_user ? b->buf : base, (size_t)b->count, b->dt->ldt, 0,
+                                  bytes, scratch);
+    }
+    free(scratch);
+    return st;
+}
+
+/* User block -> inner form at @p tmp (@p bytes of it). */
+static loom_status_t loom_mpi_blk_in(const loom_mpi_dtblk_t *b, char *tmp, size_t bytes,
+                                     int layout)
+{
+    loom_mpi_pair_t p;
+    size_t packed = (size_t)b->count * b->dt->size;
+    loom_status_t st;
+
+    if (b->count == 0 || bytes == 0) {
+        return LOOM_OK;
+    }
+    if (!b->dt->noncontig) {
+        memcpy(tmp, b->buf, bytes);
+        return LOOM_OK;
+    }
+    if (layout) {
+        return loom_mpi_blk_layout(b, tmp, 0);
+    }
+    if (!b->dt->haspair || !loom_mpi_pair_of(b->dt, &p)) {
+        return loom_dt_pack_range(b->buf, (size_t)b->count, b->dt->ldt, 0, packed, tmp);
+    }
+    st = loom_dt_pack_range(b->buf, (size_t)b->count, b->dt->ldt, 0, packed,
+                            tmp + (bytes - packed));
+    if (st == LOOM_OK) {
+        loom_mpi_pair_expand(tmp, packed / (p.vsize + sizeof(int)), &p);
+    }
+    return st;
+}
+
+/* Inner form at @p tmp -> user block (tmp is scratch afterwards). */
+static loom_status_t loom_mpi_blk_out(const loom_mpi_dtblk_t *b, char *tmp, size_t bytes,
+                                      int layout)
+{
+    loom_mpi_pair_t p;
+    size_t packed = (size_t)b->count * b->dt->size;
+
+    if (b->count == 0 || bytes == 0) {
+        return LOOM_OK;
+    }
+    if (!b->dt->noncontig) {
+        memcpy(b->buf, tmp, bytes);
+        return LOOM_OK;
+    }
+    if (layout) {
+        return loom_mpi_blk_layout(b, tmp, 1);
+    }
+    if (b->dt->haspair && loom_mpi_pair_of(b->dt, &p)) {
+        loom_mpi_pair_contract(tmp, packed / (p.vsize + sizeof(int)), &p);
+    }
+    return loom_dt_unpack_range(b->buf, (size_t)b->count, b->dt->ldt, 0, packed, tmp);
+}
+
+/* ---- sides -------------------------------------------------------------------------- */
+
+void loom_mpi_dts_free(loom_mpi_dtside_t *s)
+{
+    free(s->tmp);
+    free(s->counts);
+    free(s->blk);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Sizes of @p n blocks into s->counts/displs (bytes, all within an int). */
+static int loom_mpi_dts_size(MPI_Comm comm, loom_mpi_dtside_t *s, const char *call)
+{
+    size_t total = 0;
+    int rc = MPI_SUCCESS;
+
+    for (int i = 0; i < s->n; ++i) {
+        const loom_mpi_dtblk_t *b = &s->blk[i];
+        size_t unit = loom_mpi_blk_unit(comm, b->dt, s->layout, call, &rc);
+
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+        if (b->count < 0) {
+            return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "block %d: count %d is negative",
+                                  i, b->count);
+        }
+        if (unit != 0 && (size_t)b->count > ((size_t)INT_MAX - total) / unit) {
+            return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "block %d: %d elements of a "
+                                  "datatype take the converted bytes past %d", i, b->count,
+                                  INT_MAX);
+        }
+        s->counts[i] = (int)((size_t)b->count * unit);
+        s->displs[i] = (int)total;
+        total += (size_t)s->counts[i];
+    }
+    s->bytes = total;
+    return MPI_SUCCESS;
+}
+
+/**
+ * Build side @p s of @p n blocks (copied): inner counts and displacements,
+ * a temporary, filled from the user's blocks if @p fill.
+ */
+int loom_mpi_dts_make(MPI_Comm comm, const loom_mpi_dtblk_t blk[], int n, int layout,
+                      int fill, const char *call, loom_mpi_dtside_t *s)
+{
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    s->n = n;
+    s->layout = layout;
+    s->counts = malloc(2 * nn * sizeof(int));
+    s->blk = malloc(nn * sizeof(*blk));
+    if (s->counts == NULL || s->blk == NULL) {
+        loom_mpi_dts_free(s);
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %d blocks", n);
+    }
+    s->displs = s->counts + nn;
+    memcpy(s->blk, blk, (size_t)(n > 0 ? n : 0) * sizeof(*blk));
+    if ((rc = loom_mpi_dts_size(comm, s, call)) != MPI_SUCCESS) {
+        loom_mpi_dts_free(s);
+        return rc;
+    }
+    /* zeroed: a layout's gaps and a pair's padding are defined bytes on the wire */
+    s->tmp = calloc(1, s->bytes > 0 ? s->bytes : 1);
+    if (s->tmp == NULL) {
+        loom_mpi_dts_free(s);
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %zu converted "
+                              "bytes", s->bytes);
+    }
+    for (int i = 0; fill && i < n; ++i) {
+        loom_status_t st = loom_mpi_blk_in(&s->blk[i], s->tmp + s->displs[i],
+                                           (size_t)s->counts[i], layout);
         if (st != LOOM_OK) {
-            free(v->tmp);
-            v->tmp = NULL;
+            loom_mpi_dts_free(s);
             return loom_mpi_raise_loom(comm, st, call);
         }
     }
     return MPI_SUCCESS;
 }
 
-/*
- * An insignificant argument (a non-root's receive side): never touched, but
- * the inner call must not see a non-contiguous type again.
- */
-static void loom_mpi_view_unused(loom_mpi_view_t *v)
+/* Unpack every block of @p s into the user's buffers. */
+static loom_status_t loom_mpi_dts_unpack(loom_mpi_dtside_t *s)
 {
-    if (loom_mpi_type_noncontig(v->type)) {
-        size_t bytes = (size_t)(v->count > 0 ? v->count : 0) * v->type->size;
-        v->count = bytes > INT_MAX ? INT_MAX : (int)bytes;
-        v->type = MPI_PACKED;
+    for (int i = 0; s->tmp != NULL && i < s->n; ++i) {
+        loom_status_t st = loom_mpi_blk_out(&s->blk[i], s->tmp + s->displs[i],
+                                            (size_t)s->counts[i], s->layout);
+        if (st != LOOM_OK) {
+            return st;
+        }
     }
+    return LOOM_OK;
 }
 
-/* Unpack an output view (if the inner call succeeded) and free it. */
-static int loom_mpi_view_out(MPI_Comm comm, loom_mpi_view_t *v, int rc, const char *call)
+/** After the inner call returned @p rc: unpack (on success) and free @p s. */
+int loom_mpi_dts_out(MPI_Comm comm, loom_mpi_dtside_t *s, int rc, const char *call)
 {
-    if (v->tmp != NULL && rc == MPI_SUCCESS) {
-        rc = loom_mpi_dt_unpack_tmp(comm, (void *)v->ubuf, v->ucount, v->utype, v->tmp,
-                                    (size_t)v->ucount * v->utype->size, call);
+    if (rc == MPI_SUCCESS) {
+        loom_status_t st = loom_mpi_dts_unpack(s);
+        if (st != LOOM_OK) {
+            rc = loom_mpi_raise_loom(comm, st, call);
+        }
     }
-    free(v->tmp);
-    v->tmp = NULL;
+    loom_mpi_dts_free(s);
     return rc;
 }
 
-static void loom_mpi_view_free(loom_mpi_view_t *v)
+/* ---- the nonblocking wrapper ---------------------------------------------------------- */
+
+typedef struct loom_mpi_dtcreq {
+    MPI_Request       inner;
+    loom_mpi_dtside_t s, r;   /* r: unpacked at completion */
+} loom_mpi_dtcreq_t;
+
+static loom_mpi_dtcreq_t *loom_mpi_dtcreq(loom_request_t req)
 {
-    free(v->tmp);
-    v->tmp = NULL;
+    return *(loom_mpi_dtcreq_t **)(void *)req->priv;
 }
 
-/* The extent of @p dt (displacements of the v-collectives count in it). */
-static ptrdiff_t loom_mpi_vext(MPI_Datatype dt)
+static loom_status_t loom_mpi_dtcreq_progress(loom_request_t req)
 {
-    ptrdiff_t lb, ext;
+    loom_mpi_dtcreq_t *c = loom_mpi_dtcreq(req);
+    loom_status_t st;
 
-    loom_dt_get_extent(dt->ldt, &lb, &ext);
-    return ext;
+    if (c->inner != MPI_REQUEST_NULL && !loom_request_is_complete(c->inner)) {
+        return LOOM_INPROGRESS;
+    }
+    st = c->inner != MPI_REQUEST_NULL ? c->inner->status : LOOM_OK;
+    if (c->inner != MPI_REQUEST_NULL) {
+        /* the MPI way: side storage of an inner v-call is reaped with it */
+        (void)PMPI_Request_free(&c->inner);
+    }
+    if (st == LOOM_OK) {
+        st = loom_mpi_dts_unpack(&c->r);
+    }
+    return st;
 }
 
-/* This rank and the size of intracommunicator @p comm (checked by the caller). */
-static void loom_mpi_dtc_rank(MPI_Comm comm, int *rank, int *size)
+static void loom_mpi_dtcreq_free(loom_request_t req)
 {
-    PMPI_Comm_rank(comm, rank);
-    PMPI_Comm_size(comm, size);
+    loom_mpi_dtcreq_t *c = loom_mpi_dtcreq(req);
+
+    if (c == NULL) {
+        return;
+    }
+    for (int i = 0; i < c->r.n && c->r.blk != NULL; ++i) {
+        loom_mpi_type_release(c->r.blk[i].dt);
+    }
+    loom_mpi_dts_free(&c->s);
+    loom_mpi_dts_free(&c->r);
+    free(c);
+}
+
+/**
+ * Nonblocking: the inner call returned @p rc and @p inner; *request becomes
+ * a request that completes with it, unpacking @p r (either side may be
+ * empty: zeroed). Takes over both sides in every case.
+ */
+int loom_mpi_dts_wrap(int rc, MPI_Request inner, loom_mpi_dtside_t *s, loom_mpi_dtside_t *r,
+                      MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    loom_mpi_dtcreq_t *c = rc == MPI_SUCCESS ? calloc(1, sizeof(*c)) : NULL;
+    loom_request_t req;
+    loom_status_t st = LOOM_ERR_NO_MEMORY;
+
+    if (c != NULL) {
+        st = loom_request_generic_alloc(comm->comm, "coll_derived", loom_mpi_dtcreq_progress,
+                                        loom_mpi_dtcreq_free, &req);
+    }
+    if (rc != MPI_SUCCESS || st != LOOM_OK) {
+        if (inner != MPI_REQUEST_NULL) {
+            (void)PMPI_Wait(&inner, MPI_STATUS_IGNORE);   /* reaps any side storage */
+        }
+        loom_mpi_dts_free(s);
+        loom_mpi_dts_free(r);
+        free(c);
+        return rc != MPI_SUCCESS ? rc : loom_mpi_raise_loom(comm, st, call);
+    }
+    c->inner = inner;
+    c->s = *s;
+    c->r = *r;
+    memset(s, 0, sizeof(*s));
+    memset(r, 0, sizeof(*r));
+    for (int i = 0; i < c->r.n && c->r.blk != NULL; ++i) {
+        loom_mpi_type_retain(c->r.blk[i].dt);
+    }
+    *(loom_mpi_dtcreq_t **)(void *)req->priv = c;
+    loom_request_generic_start(req);
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+/* ---- roles ---------------------------------------------------------------------------- */
+
+/* Peers whose blocks a side holds: the group, or the remote group of an intercomm. */
+static int loom_mpi_dtc_peers(MPI_Comm comm, int *inter_p)
+{
+    int size;
+
+    *inter_p = loom_comm_is_inter(comm->comm);
+    if (*inter_p) {
+        return loom_comm_remote_size(comm->comm);
+    }
+    PMPI_Comm_size(comm, &size);
+    return size;
+}
+
+/* A rooted call's role: 'r' root, 'l' another rank, 'n' none (intercomm MPI_PROC_NULL). */
+static int loom_mpi_dtc_role(MPI_Comm comm, int inter, int root)
+{
+    int rank;
+
+    if (inter) {
+        return root == MPI_ROOT ? 'r' : root == MPI_PROC_NULL ? 'n' : 'l';
+    }
+    PMPI_Comm_rank(comm, &rank);
+    return rank == root ? 'r' : 'l';
 }
 
 /*
- * Nonblocking: hand the temporaries of inner request @p inner to a wrapping
- * request that unpacks @p rv at completion (mpi_dtype_p2p.c).
+ * @p n blocks of (count, dt), block i at buf + i x count extents; or (a
+ * v-form: @p count LOOM_MPI_DTC_V) counts[i] at displs[i] extents.
  */
-static int loom_mpi_dtc_nb(int rc, MPI_Request inner, loom_mpi_view_t *sv, loom_mpi_view_t *rv,
-                           MPI_Comm comm, MPI_Request *request, const char *call)
+#define LOOM_MPI_DTC_V INT_MIN
+static loom_mpi_dtblk_t *loom_mpi_dtc_blocks(MPI_Comm comm, const void *buf, int n, int count,
+                                             const int counts[], const int displs[],
+                                             MPI_Datatype dt, const char *call,
+                                             int *rc_p)
 {
-    if (rc != MPI_SUCCESS) {
-        loom_mpi_view_free(sv);
-        loom_mpi_view_free(rv);
+    loom_mpi_dtblk_t *b = malloc((size_t)(n > 0 ? n : 1) * sizeof(*b));
+    ptrdiff_t ext = loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS ? loom_mpi_dtc_ext(dt) : 0;
+
+    if (b == NULL) {
+        *rc_p = loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %d blocks", n);
+        return NULL;
+    }
+    if (n > 0 && count == LOOM_MPI_DTC_V && (counts == NULL || displs == NULL)) {
+        free(b);
+        *rc_p = loom_mpi_raise(comm, MPI_ERR_ARG, call, "counts or displacements are NULL");
+        return NULL;
+    }
+    for (int i = 0; i < n; ++i) {
+        b[i].count = counts != NULL ? counts[i] : count;
+        b[i].dt = dt;
+        b[i].buf = (char *)(uintptr_t)buf +
+                   (displs != NULL ? (ptrdiff_t)displs[i] : (ptrdiff_t)i * count) * ext;
+    }
+    return b;
+}
+
+/* Side of @p n blocks (see loom_mpi_dtc_blocks), converted only if @p dt needs it. */
+static int loom_mpi_dtc_side(MPI_Comm comm, const void *buf, int n, int count,
+                             const int counts[], const int displs[], MPI_Datatype dt,
+                             int fill, const char *call, loom_mpi_dtside_t *s)
+{
+    loom_mpi_dtblk_t *b;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    if (buf == MPI_IN_PLACE || !loom_mpi_type_coll_nc(dt)) {
+        return MPI_SUCCESS;
+    }
+    if ((b = loom_mpi_dtc_blocks(comm, buf, n, count, counts, displs, dt, call, &rc)) == NULL) {
         return rc;
     }
-    rc = loom_mpi_dt_wrap_coll(inner, rv->tmp, (void *)rv->ubuf, rv->ucount, rv->utype,
-                               sv->tmp, comm, request, call);
-    sv->tmp = rv->tmp = NULL;
+    rc = loom_mpi_dts_make(comm, b, n, 0, fill, call, s);
+    free(b);
     return rc;
 }
+
+/* Finish a call: blocking (request NULL) unpacks @p r and frees both; else wraps. */
+static int loom_mpi_dtc_end(int rc, MPI_Request inner, loom_mpi_dtside_t *s,
+                            loom_mpi_dtside_t *r, MPI_Comm comm, MPI_Request *request,
+                            const char *call)
+{
+    if (request != NULL) {
+        return loom_mpi_dts_wrap(rc, inner, s, r, comm, request, call);
+    }
+    loom_mpi_dts_free(s);
+    return loom_mpi_dts_out(comm, r, rc, call);
+}
+
+/* A type the inner call may see: a converted one is never passed on (no recursion). */
+static MPI_Datatype loom_mpi_dtc_t(MPI_Datatype dt)
+{
+    return loom_mpi_type_coll_nc(dt) ? MPI_BYTE : dt;
+}
+
+static int loom_mpi_dtc_c(int count, MPI_Datatype dt)
+{
+    return loom_mpi_type_coll_nc(dt) ? 0 : count;
+}
+
+/*
+ * The inner (buf, count, type) of a regular side: one block's bytes, or the
+ * user's own (with a converted type only where it is insignificant or in
+ * place: then 0 bytes).
+ */
+#define LOOM_MPI_DTC_ARG(sd, ubuf, ucount, utype)                                  \
+    ((sd).blk != NULL ? (void *)(sd).tmp : (void *)(uintptr_t)(ubuf)),            \
+    ((sd).blk != NULL ? ((sd).n > 0 ? (sd).counts[0] : 0)                         \
+                      : loom_mpi_dtc_c((ucount), (utype))),                         \
+    ((sd).blk != NULL ? MPI_BYTE : loom_mpi_dtc_t(utype))
+
+/* An insignificant side: nothing the inner call may look at twice. */
+static void loom_mpi_dtc_unused(MPI_Datatype *type, int *count)
+{
+    if (loom_mpi_type_coll_nc(*type)) {
+        *type = MPI_BYTE;
+        *count = 0;
+    }
+}
+
+/* ---- bcast and the regular movers ------------------------------------------------------ */
 
 int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                        MPI_Request *request, const char *call)
 {
-    loom_mpi_view_t v, none;
+    loom_mpi_dtside_t v, none;
     MPI_Request inner = MPI_REQUEST_NULL;
-    int rank, size, rc = loom_mpi_comm_live(comm) ? MPI_SUCCESS
-                                              : loom_mpi_comm_arg_error(comm, call);
+    int inter, role, rc;
 
+    if (!loom_mpi_comm_live(comm)) {
+        return loom_mpi_comm_arg_error(comm, call);
+    }
+    (void)loom_mpi_dtc_peers(comm, &inter);
+    role = loom_mpi_dtc_role(comm, inter, root);
+    memset(&none, 0, sizeof(none));
+    if (role == 'n') {
+        loom_mpi_dtc_unused(&dt, &count);
+        return request != NULL ? PMPI_Ibcast(buf, count, dt, root, comm, request)
+                               : PMPI_Bcast(buf, count, dt, root, comm);
+    }
+    rc = loom_mpi_dtc_side(comm, buf, 1, count, NULL, NULL, dt, role == 'r', call, &v);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    loom_mpi_dtc_rank(comm, &rank, &size);
-    rc = loom_mpi_view(comm, buf, 1, count, dt, rank == root, call, &v);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (request != NULL) {
-        loom_mpi_view_plain(&none, NULL, 0, dt);
-        rc = PMPI_Ibcast(v.buf, v.count, v.type, root, comm, &inner);
-        return rank == root ? loom_mpi_dtc_nb(rc, inner, &v, &none, comm, request, call)
-                            : loom_mpi_dtc_nb(rc, inner, &none, &v, comm, request, call);
-    }
-    rc = PMPI_Bcast(v.buf, v.count, v.type, root, comm);
-    return rank == root ? (loom_mpi_view_free(&v), rc) : loom_mpi_view_out(comm, &v, rc, call);
+    rc = request != NULL ? PMPI_Ibcast(LOOM_MPI_DTC_ARG(v, buf, count, dt), root, comm, &inner)
+                         : PMPI_Bcast(LOOM_MPI_DTC_ARG(v, buf, count, dt), root, comm);
+    return role == 'r' ? loom_mpi_dtc_end(rc, inner, &v, &none, comm, request, call)
+                       : loom_mpi_dtc_end(rc, inner, &none, &v, comm, request, call);
 }
 
-/*
- * Gather, scatter, allgather, alltoall: @p sk and @p rk are the numbers of
- * blocks in the send and receive buffers of this rank (0: insignificant).
- */
 typedef int (*loom_mpi_dtc_fn_t)(const void *, int, MPI_Datatype, void *, int,
                                  MPI_Datatype, int, MPI_Comm, MPI_Request *);
-
-static int loom_mpi_dtc_run(loom_mpi_dtc_fn_t fn, const void *sbuf, int scount,
-                            MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                            int root, MPI_Comm comm, int sk, int rk, MPI_Request *request,
-                            const char *call)
-{
-    loom_mpi_view_t sv, rv;
-    MPI_Request inner = MPI_REQUEST_NULL;
-    int rc;
-
-    loom_mpi_view_plain(&sv, sbuf, scount, stype);
-    loom_mpi_view_plain(&rv, rbuf, rcount, rtype);
-    if (sk == 0) {
-        loom_mpi_view_unused(&sv);
-    }
-    if (rk == 0) {
-        loom_mpi_view_unused(&rv);
-    }
-    rc = sk > 0 ? loom_mpi_view(comm, sbuf, sk, scount, stype, 1, call, &sv) : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS && rk > 0) {
-        rc = loom_mpi_view(comm, rbuf, rk, rcount, rtype, sbuf == MPI_IN_PLACE, call, &rv);
-    }
-    if (rc != MPI_SUCCESS) {
-        loom_mpi_view_free(&sv);
-        return rc;
-    }
-    rc = fn(sv.buf, sv.count, sv.type, rv.buf, rv.count, rv.type, root, comm,
-            request != NULL ? &inner : NULL);
-    if (request != NULL) {
-        return loom_mpi_dtc_nb(rc, inner, &sv, &rv, comm, request, call);
-    }
-    loom_mpi_view_free(&sv);
-    return loom_mpi_view_out(comm, &rv, rc, call);
-}
 
 static int loom_mpi_dtc_gather_fn(const void *s, int sc, MPI_Datatype st, void *r, int rc,
                                   MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *q)
@@ -266,300 +632,333 @@ static int loom_mpi_dtc_alltoall_fn(const void *s, int sc, MPI_Datatype st, void
                      : PMPI_Alltoall(s, sc, st, r, rc, rt, comm);
 }
 
+/*
+ * Run @p fn with @p sk send and @p rk receive blocks (0: the side is
+ * insignificant here); the receive side is filled when sbuf is in place.
+ */
+static int loom_mpi_dtc_run(loom_mpi_dtc_fn_t fn, const void *sbuf, int scount,
+                            MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                            int root, MPI_Comm comm, int sk, int rk, MPI_Request *request,
+                            const char *call)
+{
+    loom_mpi_dtside_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int rc;
+
+    memset(&sv, 0, sizeof(sv));
+    memset(&rv, 0, sizeof(rv));
+    if (sk == 0) {
+        loom_mpi_dtc_unused(&stype, &scount);
+    }
+    if (rk == 0) {
+        loom_mpi_dtc_unused(&rtype, &rcount);
+    }
+    /* the whole buffer is k x count elements: an int, as MPI counts are */
+    if ((size_t)sk * (size_t)(scount > 0 ? scount : 0) > (size_t)INT_MAX ||
+        (size_t)rk * (size_t)(rcount > 0 ? rcount : 0) > (size_t)INT_MAX) {
+        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d blocks of %d elements exceed %d",
+                              sk > rk ? sk : rk, sk > rk ? scount : rcount, INT_MAX);
+    }
+    rc = sk > 0 ? loom_mpi_dtc_side(comm, sbuf, sk, scount, NULL, NULL, stype, 1, call, &sv)
+                : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && rk > 0) {
+        rc = loom_mpi_dtc_side(comm, rbuf, rk, rcount, NULL, NULL, rtype,
+                               sbuf == MPI_IN_PLACE, call, &rv);
+    }
+    if (rc != MPI_SUCCESS) {
+        loom_mpi_dts_free(&sv);
+        return rc;
+    }
+    rc = fn(LOOM_MPI_DTC_ARG(sv, sbuf, scount, stype), LOOM_MPI_DTC_ARG(rv, rbuf, rcount, rtype),
+            root, comm, request != NULL ? &inner : NULL);
+    return loom_mpi_dtc_end(rc, inner, &sv, &rv, comm, request, call);
+}
+
 /* The four regular data movers; @p which: 'g'ather, 's'catter, 'a'llgather, 't'oall. */
 int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype stype,
                       void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                       MPI_Request *request, const char *call)
 {
-    int rank, size, is_root;
+    int inter, n, role;
 
     if (!loom_mpi_comm_live(comm)) {
         return loom_mpi_comm_arg_error(comm, call);
     }
-    loom_mpi_dtc_rank(comm, &rank, &size);
-    is_root = rank == root;
+    n = loom_mpi_dtc_peers(comm, &inter);
     switch (which) {
     case 'g':
+        role = loom_mpi_dtc_role(comm, inter, root);
         return loom_mpi_dtc_run(loom_mpi_dtc_gather_fn, sbuf, scount, stype, rbuf, rcount,
-                                rtype, root, comm, 1, is_root ? size : 0, request, call);
+                                rtype, root, comm, role == 'l' || (!inter) ? 1 : 0,
+                                role == 'r' ? n : 0, request, call);
     case 's':
         /* the root's MPI_IN_PLACE is its recvbuf: nothing to receive there */
+        role = loom_mpi_dtc_role(comm, inter, root);
         return loom_mpi_dtc_run(loom_mpi_dtc_scatter_fn, sbuf, scount, stype, rbuf, rcount,
-                                rtype, root, comm, is_root ? size : 0,
-                                rbuf == MPI_IN_PLACE ? 0 : 1, request, call);
+                                rtype, root, comm, role == 'r' ? n : 0,
+                                (role == 'l' || !inter) && rbuf != MPI_IN_PLACE ? 1 : 0,
+                                request, call);
     case 'a':
         return loom_mpi_dtc_run(loom_mpi_dtc_allgather_fn, sbuf, scount, stype, rbuf,
-                                rcount, rtype, root, comm, 1, size, request, call);
+                                rcount, rtype, root, comm, 1, n, request, call);
     default:
         return loom_mpi_dtc_run(loom_mpi_dtc_alltoall_fn, sbuf, scount, stype, rbuf, rcount,
-                                rtype, root, comm, size, size, request, call);
+                                rtype, root, comm, n, n, request, call);
     }
 }
 
-/* The MPI handle of the basic type all of @p dt's elements are, for a reduction. */
-static int loom_mpi_dtc_red_type(MPI_Comm comm, MPI_Datatype dt, MPI_Op op, const char *call,
-                                 MPI_Datatype *basic_p)
-{
-    MPI_Datatype b = dt->ebase >= 0 ? loom_mpi_type_of_base((loom_datatype_t)dt->ebase)
-                                    : MPI_DATATYPE_NULL;
-
-    if (b == MPI_DATATYPE_NULL || (b->base >= LOOM_FLOAT_INT &&
-                                   b->base <= LOOM_LONG_DOUBLE_INT)) {
-        return loom_mpi_raise(comm, MPI_ERR_TYPE, call, "the non-contiguous datatype mixes "
-                              "basic types or holds value+index pairs: reductions on it are "
-                              "not supported yet");
-    }
-    if (op == MPI_OP_NULL || op->magic != LOOM_MPI_OP_MAGIC || !op->predefined) {
-        return loom_mpi_raise(comm, MPI_ERR_TYPE, call, "only predefined operations reduce "
-                              "non-contiguous datatypes (the op is %s)",
-                              op != MPI_OP_NULL && op->magic == LOOM_MPI_OP_MAGIC
-                                  ? "a user op" : "not an operation");
-    }
-    *basic_p = b;
-    return MPI_SUCCESS;
-}
-
-/* Reduce to @p root, or allreduce (@p all), on the packed basic elements. */
-int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                        int all, int root, MPI_Comm comm, MPI_Request *request,
-                        const char *call)
-{
-    loom_mpi_view_t sv, rv;
-    MPI_Request inner = MPI_REQUEST_NULL;
-    MPI_Datatype b = MPI_DATATYPE_NULL;
-    int rank = 0, size, rc, n, want_r;
-
-    if (!loom_mpi_comm_live(comm)) {
-        return loom_mpi_comm_arg_error(comm, call);
-    }
-    loom_mpi_dtc_rank(comm, &rank, &size);
-    if ((rc = loom_mpi_dtc_red_type(comm, dt, op, call, &b)) != MPI_SUCCESS) {
-        return rc;
-    }
-    want_r = all || rank == root;
-    /* in place: the input is in recvbuf */
-    rc = loom_mpi_view(comm, sbuf == MPI_IN_PLACE ? rbuf : sbuf, 1, count, dt, 1, call, &sv);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    loom_mpi_view_plain(&rv, rbuf, count, dt);
-    loom_mpi_view_unused(&rv);
-    if (want_r && (rc = loom_mpi_view(comm, rbuf, 1, count, dt, 0, call, &rv)) != 0) {
-        loom_mpi_view_free(&sv);
-        return rc;
-    }
-    n = (int)((size_t)count * dt->size / loom_datatype_size(b->base));
-    if (request != NULL) {
-        rc = all ? PMPI_Iallreduce(sv.buf, rv.buf, n, b, op, comm, &inner)
-                 : PMPI_Ireduce(sv.buf, want_r ? rv.buf : NULL, n, b, op, root, comm, &inner);
-        if (!want_r) {
-            rv.tmp = NULL;
-        }
-        return loom_mpi_dtc_nb(rc, inner, &sv, &rv, comm, request, call);
-    }
-    rc = all ? PMPI_Allreduce(sv.buf, rv.buf, n, b, op, comm)
-             : PMPI_Reduce(sv.buf, want_r ? rv.buf : NULL, n, b, op, root, comm);
-    loom_mpi_view_free(&sv);
-    return loom_mpi_view_out(comm, &rv, rc, call);
-}
-
-/* ---- v-collectives ------------------------------------------------------------------ */
-
-/*
- * A buffer with per-rank counts and displacements (in extents of dt): as a
- * packed temporary with byte counts and consecutive byte displacements
- * when dt is non-contiguous (and @p fill: the blocks packed into it).
- */
-typedef struct loom_mpi_vview {
-    void        *ubuf;
-    const int   *ucounts, *udispls;
-    MPI_Datatype utype;
-    int          n;
-    void        *buf;
-    const int   *counts, *displs;
-    MPI_Datatype type;
-    void        *tmp;
-    int         *arr;     /* counts then displs of the packed form */
-} loom_mpi_vview_t;
-
-static void loom_mpi_vview_free(loom_mpi_vview_t *v)
-{
-    free(v->tmp);
-    free(v->arr);
-    v->tmp = NULL;
-    v->arr = NULL;
-}
-
-/* Pack (@p unpack 0) or unpack block i of @p v between the user buffer and tmp. */
-static loom_status_t loom_mpi_vview_block(loom_mpi_vview_t *v, int i, int unpack)
-{
-    char *ub = (char *)v->ubuf + (ptrdiff_t)v->udispls[i] * loom_mpi_vext(v->utype);
-    size_t bytes = (size_t)v->counts[i];
-    char *tb = (char *)v->tmp + v->displs[i];
-
-    return unpack ? loom_dt_unpack_range(ub, (size_t)v->ucounts[i], v->utype->ldt, 0, bytes,
-                                         tb)
-                  : loom_dt_pack_range(ub, (size_t)v->ucounts[i], v->utype->ldt, 0, bytes,
-                                       tb);
-}
-
-static int loom_mpi_vview(MPI_Comm comm, void *buf, int n, const int counts[],
-                          const int displs[], MPI_Datatype dt, int fill, const char *call,
-                          loom_mpi_vview_t *v)
-{
-    size_t total = 0;
-
-    *v = (loom_mpi_vview_t){ .ubuf = buf, .ucounts = counts, .udispls = displs, .utype = dt,
-                             .n = n, .buf = buf, .counts = counts, .displs = displs,
-                             .type = dt };
-    if (buf == MPI_IN_PLACE || !loom_mpi_type_noncontig(dt)) {
-        return MPI_SUCCESS;
-    }
-    if (counts == NULL || displs == NULL) {
-        return loom_mpi_raise(comm, MPI_ERR_ARG, call, "counts or displacements are NULL");
-    }
-    for (int i = 0; i < n; ++i) {
-        if (counts[i] < 0) {
-            return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count[%d] = %d is negative", i,
-                                  counts[i]);
-        }
-        /* each term checked by division: total stays <= INT_MAX, never wraps */
-        if (dt->size != 0 && (size_t)counts[i] > ((size_t)INT_MAX - total) / dt->size) {
-            return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count[%d] = %d elements of a "
-                                  "%zu-byte non-contiguous datatype take the packed bytes "
-                                  "past %d", i, counts[i], dt->size, INT_MAX);
-        }
-        total += (size_t)counts[i] * dt->size;
-    }
-    v->arr = malloc(2 * (size_t)(n > 0 ? n : 1) * sizeof(int));
-    v->tmp = malloc(total > 0 ? total : 1);
-    if (v->arr == NULL || v->tmp == NULL) {
-        loom_mpi_vview_free(v);
-        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %zu packed "
-                              "bytes", total);
-    }
-    total = 0;
-    for (int i = 0; i < n; ++i) {
-        v->arr[i] = (int)((size_t)counts[i] * dt->size);
-        v->arr[n + i] = (int)total;
-        total += (size_t)v->arr[i];
-    }
-    v->buf = v->tmp;
-    v->counts = v->arr;
-    v->displs = v->arr + n;
-    v->type = MPI_PACKED;
-    for (int i = 0; fill && i < n; ++i) {
-        loom_status_t st = loom_mpi_vview_block(v, i, 0);
-        if (st != LOOM_OK) {
-            loom_mpi_vview_free(v);
-            return loom_mpi_raise_loom(comm, st, call);
-        }
-    }
-    return MPI_SUCCESS;
-}
-
-static int loom_mpi_vview_out(MPI_Comm comm, loom_mpi_vview_t *v, int rc, const char *call)
-{
-    for (int i = 0; v->tmp != NULL && rc == MPI_SUCCESS && i < v->n; ++i) {
-        loom_status_t st = loom_mpi_vview_block(v, i, 1);
-        if (st != LOOM_OK) {
-            rc = loom_mpi_raise_loom(comm, st, call);
-        }
-    }
-    loom_mpi_vview_free(v);
-    return rc;
-}
+/* ---- v-forms ------------------------------------------------------------------------- */
 
 /* Gatherv ('g'), allgatherv ('a'): a plain send side, a v receive side. */
 int loom_mpi_dtc_gatherv(int which, const void *sbuf, int scount, MPI_Datatype stype,
                          void *rbuf, const int rcounts[], const int rdispls[],
-                         MPI_Datatype rtype, int root, MPI_Comm comm, const char *call)
+                         MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *request,
+                         const char *call)
 {
-    loom_mpi_view_t sv;
-    loom_mpi_vview_t rv;
-    int rank, size, rc, want_r;
+    loom_mpi_dtside_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int inter, n, role = 'r', rc, want_s, want_r;
 
     if (!loom_mpi_comm_live(comm)) {
         return loom_mpi_comm_arg_error(comm, call);
     }
-    loom_mpi_dtc_rank(comm, &rank, &size);
-    want_r = which == 'a' || rank == root;
-    if ((rc = loom_mpi_view(comm, sbuf, 1, scount, stype, 1, call, &sv)) != MPI_SUCCESS) {
-        return rc;
+    n = loom_mpi_dtc_peers(comm, &inter);
+    if (which == 'g') {
+        role = loom_mpi_dtc_role(comm, inter, root);
     }
-    rc = loom_mpi_vview(comm, want_r ? rbuf : MPI_IN_PLACE, size, rcounts, rdispls, rtype,
-                        sbuf == MPI_IN_PLACE, call, &rv);
+    want_s = which == 'a' || role == 'l' || !inter;
+    want_r = which == 'a' || role == 'r';
+    memset(&rv, 0, sizeof(rv));
+    if (!want_s) {
+        loom_mpi_dtc_unused(&stype, &scount);
+    }
+    rc = want_s ? loom_mpi_dtc_side(comm, sbuf, 1, scount, NULL, NULL, stype, 1, call, &sv)
+                : loom_mpi_dtc_side(comm, MPI_IN_PLACE, 0, 0, NULL, NULL, stype, 0, call, &sv);
+    if (rc == MPI_SUCCESS && want_r) {
+        rc = loom_mpi_dtc_side(comm, rbuf, n, LOOM_MPI_DTC_V, rcounts, rdispls, rtype,
+                               sbuf == MPI_IN_PLACE, call, &rv);
+    }
     if (rc != MPI_SUCCESS) {
-        loom_mpi_view_free(&sv);
+        loom_mpi_dts_free(&sv);
         return rc;
     }
-    if (!want_r) {
-        rv.buf = rbuf;
-        rv.type = loom_mpi_type_noncontig(rtype) ? MPI_PACKED : rtype;
+    if (!want_r && loom_mpi_type_coll_nc(rtype)) {
+        rtype = MPI_BYTE;   /* insignificant: counts are not read */
     }
-    rc = which == 'a' ? PMPI_Allgatherv(sv.buf, sv.count, sv.type, rv.buf, rv.counts,
-                                        rv.displs, rv.type, comm)
-                      : PMPI_Gatherv(sv.buf, sv.count, sv.type, rv.buf, rv.counts,
-                                     rv.displs, rv.type, root, comm);
-    loom_mpi_view_free(&sv);
-    return loom_mpi_vview_out(comm, &rv, rc, call);
+    {
+        const int *rc_a = rv.blk != NULL ? rv.counts : rcounts;
+        const int *rd_a = rv.blk != NULL ? rv.displs : rdispls;
+        void *rb = rv.blk != NULL ? (void *)rv.tmp : rbuf;
+        MPI_Datatype rt = rv.blk != NULL ? MPI_BYTE : loom_mpi_dtc_t(rtype);
+
+        if (which == 'a') {
+            rc = request != NULL
+                 ? PMPI_Iallgatherv(LOOM_MPI_DTC_ARG(sv, sbuf, scount, stype), rb, rc_a, rd_a,
+                                    rt, comm, &inner)
+                 : PMPI_Allgatherv(LOOM_MPI_DTC_ARG(sv, sbuf, scount, stype), rb, rc_a, rd_a,
+                                   rt, comm);
+        } else {
+            rc = request != NULL
+                 ? PMPI_Igatherv(LOOM_MPI_DTC_ARG(sv, sbuf, scount, stype), rb, rc_a, rd_a,
+                                 rt, root, comm, &inner)
+                 : PMPI_Gatherv(LOOM_MPI_DTC_ARG(sv, sbuf, scount, stype), rb, rc_a, rd_a,
+                                rt, root, comm);
+        }
+    }
+    return loom_mpi_dtc_end(rc, inner, &sv, &rv, comm, request, call);
 }
 
 int loom_mpi_dtc_scatterv(const void *sbuf, const int scounts[], const int sdispls[],
                           MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                          int root, MPI_Comm comm, const char *call)
+                          int root, MPI_Comm comm, MPI_Request *request, const char *call)
 {
-    loom_mpi_vview_t sv;
-    loom_mpi_view_t rv;
-    int rank, size, rc;
+    loom_mpi_dtside_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int inter, n, role, rc, want_r;
 
     if (!loom_mpi_comm_live(comm)) {
         return loom_mpi_comm_arg_error(comm, call);
     }
-    loom_mpi_dtc_rank(comm, &rank, &size);
-    rc = loom_mpi_vview(comm, rank == root ? (void *)sbuf : MPI_IN_PLACE, size, scounts,
-                        sdispls, stype, 1, call, &sv);
+    n = loom_mpi_dtc_peers(comm, &inter);
+    role = loom_mpi_dtc_role(comm, inter, root);
+    want_r = (role == 'l' || !inter) && rbuf != MPI_IN_PLACE;
+    memset(&sv, 0, sizeof(sv));
+    if (role == 'r') {
+        rc = loom_mpi_dtc_side(comm, sbuf, n, LOOM_MPI_DTC_V, scounts, sdispls, stype, 1,
+                               call, &sv);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    } else if (loom_mpi_type_coll_nc(stype)) {
+        stype = MPI_BYTE;
+    }
+    if (!want_r) {
+        loom_mpi_dtc_unused(&rtype, &rcount);
+    }
+    rc = want_r ? loom_mpi_dtc_side(comm, rbuf, 1, rcount, NULL, NULL, rtype, 0, call, &rv)
+                : loom_mpi_dtc_side(comm, MPI_IN_PLACE, 0, 0, NULL, NULL, rtype, 0, call, &rv);
     if (rc != MPI_SUCCESS) {
+        loom_mpi_dts_free(&sv);
         return rc;
     }
-    if (rank != root) {
-        sv.buf = (void *)sbuf;
-        sv.type = loom_mpi_type_noncontig(stype) ? MPI_PACKED : stype;
+    {
+        const int *sc_a = sv.blk != NULL ? sv.counts : scounts;
+        const int *sd_a = sv.blk != NULL ? sv.displs : sdispls;
+        const void *sb = sv.blk != NULL ? (const void *)sv.tmp : sbuf;
+        MPI_Datatype st = sv.blk != NULL ? MPI_BYTE : loom_mpi_dtc_t(stype);
+
+        rc = request != NULL
+             ? PMPI_Iscatterv(sb, sc_a, sd_a, st, LOOM_MPI_DTC_ARG(rv, rbuf, rcount, rtype),
+                              root, comm, &inner)
+             : PMPI_Scatterv(sb, sc_a, sd_a, st, LOOM_MPI_DTC_ARG(rv, rbuf, rcount, rtype),
+                             root, comm);
     }
-    if ((rc = loom_mpi_view(comm, rbuf, 1, rcount, rtype, 0, call, &rv)) != MPI_SUCCESS) {
-        loom_mpi_vview_free(&sv);
-        return rc;
-    }
-    rc = PMPI_Scatterv(sv.buf, sv.counts, sv.displs, sv.type, rv.buf, rv.count, rv.type,
-                       root, comm);
-    loom_mpi_vview_free(&sv);
-    return loom_mpi_view_out(comm, &rv, rc, call);
+    return loom_mpi_dtc_end(rc, inner, &sv, &rv, comm, request, call);
 }
 
 int loom_mpi_dtc_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                            MPI_Datatype stype, void *rbuf, const int rcounts[],
-                           const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+                           const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                           MPI_Request *request, const char *call)
 {
-    const char *call = "MPI_Alltoallv";
-    loom_mpi_vview_t sv, rv;
-    int rank, size, rc;
+    loom_mpi_dtside_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int inter, n, rc;
 
     if (!loom_mpi_comm_live(comm)) {
         return loom_mpi_comm_arg_error(comm, call);
     }
-    loom_mpi_dtc_rank(comm, &rank, &size);
-    rc = loom_mpi_vview(comm, (void *)sbuf, size, scounts, sdispls, stype, 1, call, &sv);
+    n = loom_mpi_dtc_peers(comm, &inter);
+    rc = loom_mpi_dtc_side(comm, sbuf, n, LOOM_MPI_DTC_V, scounts, sdispls, stype, 1, call, &sv);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    rc = loom_mpi_vview(comm, rbuf, size, rcounts, rdispls, rtype, sbuf == MPI_IN_PLACE,
-                        call, &rv);
+    rc = loom_mpi_dtc_side(comm, rbuf, n, LOOM_MPI_DTC_V, rcounts, rdispls, rtype,
+                           sbuf == MPI_IN_PLACE, call, &rv);
     if (rc != MPI_SUCCESS) {
-        loom_mpi_vview_free(&sv);
+        loom_mpi_dts_free(&sv);
         return rc;
     }
-    rc = PMPI_Alltoallv(sv.buf, sv.counts, sv.displs, sv.type, rv.buf, rv.counts, rv.displs,
-                        rv.type, comm);
-    loom_mpi_vview_free(&sv);
-    return loom_mpi_vview_out(comm, &rv, rc, call);
+    {
+        const void *sb = sv.blk != NULL ? (const void *)sv.tmp : sbuf;
+        const int *sc_a = sv.blk != NULL ? sv.counts : scounts;
+        const int *sd_a = sv.blk != NULL ? sv.displs : sdispls;
+        MPI_Datatype st = sv.blk != NULL ? MPI_BYTE : loom_mpi_dtc_t(stype);
+        void *rb = rv.blk != NULL ? (void *)rv.tmp : rbuf;
+        const int *rc_a = rv.blk != NULL ? rv.counts : rcounts;
+        const int *rd_a = rv.blk != NULL ? rv.displs : rdispls;
+        MPI_Datatype rt = rv.blk != NULL ? MPI_BYTE : loom_mpi_dtc_t(rtype);
+
+        rc = request != NULL
+             ? PMPI_Ialltoallv(sb, sc_a, sd_a, st, rb, rc_a, rd_a, rt, comm, &inner)
+             : PMPI_Alltoallv(sb, sc_a, sd_a, st, rb, rc_a, rd_a, rt, comm);
+    }
+    return loom_mpi_dtc_end(rc, inner, &sv, &rv, comm, request, call);
+}
+
+/* ---- alltoallw ----------------------------------------------------------------------- */
+
+/* One w-side as @p n blocks (types and byte displacements of their own). */
+static int loom_mpi_dtc_wside(MPI_Comm comm, const void *buf, int n, const int counts[],
+                              const int displs[], const MPI_Datatype types[], int fill,
+                              const char *call, loom_mpi_dtside_t *s)
+{
+    loom_mpi_dtblk_t *b;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    if (n > 0 && (counts == NULL || displs == NULL || types == NULL)) {
+        return loom_mpi_raise(comm, MPI_ERR_ARG, call, "a counts, displacements or types "
+                              "array is NULL");
+    }
+    if ((b = malloc((size_t)(n > 0 ? n : 1) * sizeof(*b))) == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory for %d blocks", n);
+    }
+    for (int i = 0; i < n; ++i) {
+        b[i] = (loom_mpi_dtblk_t){ (char *)(uintptr_t)buf + displs[i], counts[i], types[i] };
+    }
+    rc = loom_mpi_dts_make(comm, b, n, 0, fill, call, s);
+    free(b);
+    return rc;
+}
+
+int loom_mpi_dtc_w_any(MPI_Comm comm, const void *sbuf, const MPI_Datatype stypes[],
+                       const MPI_Datatype rtypes[])
+{
+    int inter, n;
+
+    if (!loom_mpi_comm_live(comm) || comm->comm == LOOM_COMM_NULL) {
+        return 0;   /* the ordinary path reports the communicator */
+    }
+    n = loom_mpi_dtc_peers(comm, &inter);
+    return (sbuf != MPI_IN_PLACE && loom_mpi_types_coll_nc(n, stypes)) ||
+           loom_mpi_types_coll_nc(n, rtypes);
+}
+
+/* Alltoallw with a converted type on either side: both sides become bytes (alltoallv). */
+int loom_mpi_dtc_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                           const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                           const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                           MPI_Request *request, const char *call)
+{
+    loom_mpi_dtside_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int inter, n, rc = MPI_SUCCESS, in_place = sbuf == MPI_IN_PLACE;
+
+    if (!loom_mpi_comm_live(comm)) {
+        return loom_mpi_comm_arg_error(comm, call);
+    }
+    n = loom_mpi_dtc_peers(comm, &inter);
+    memset(&sv, 0, sizeof(sv));
+    if (!in_place) {
+        rc = loom_mpi_dtc_wside(comm, sbuf, n, scounts, sdispls, stypes, 1, call, &sv);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = loom_mpi_dtc_wside(comm, rbuf, n, rcounts, rdispls, rtypes, in_place, call, &rv);
+    }
+    if (rc != MPI_SUCCESS) {
+        loom_mpi_dts_free(&sv);
+        return rc;
+    }
+    {
+        const void *sb = in_place ? MPI_IN_PLACE : (const void *)sv.tmp;
+        const int *sc_a = in_place ? rv.counts : sv.counts;
+        const int *sd_a = in_place ? rv.displs : sv.displs;
+
+        rc = request != NULL
+             ? PMPI_Ialltoallv(sb, sc_a, sd_a, MPI_BYTE, rv.tmp, rv.counts, rv.displs, MPI_BYTE,
+                               comm, &inner)
+             : PMPI_Alltoallv(sb, sc_a, sd_a, MPI_BYTE, rv.tmp, rv.counts, rv.displs, MPI_BYTE,
+                              comm);
+    }
+    return loom_mpi_dtc_end(rc, inner, &sv, &rv, comm, request, call);
+}
+
+/* ---- neighbourhood ------------------------------------------------------------------- */
+
+/**
+ * A neighbourhood collective whose blocks (@p sblk to the out-neighbours,
+ * @p rblk from the in-neighbours, from mpi_topo_nbr.c) hold a converted
+ * type: both sides become bytes, moved by MPI_(I)Neighbor_alltoallv.
+ */
+int loom_mpi_dtc_nbr(const loom_mpi_dtblk_t sblk[], int outdeg, const loom_mpi_dtblk_t rblk[],
+                     int indeg, MPI_Comm comm, MPI_Request *request, const char *call)
+{
+    loom_mpi_dtside_t sv, rv;
+    MPI_Request inner = MPI_REQUEST_NULL;
+    int rc = loom_mpi_dts_make(comm, sblk, outdeg, 0, 1, call, &sv);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((rc = loom_mpi_dts_make(comm, rblk, indeg, 0, 0, call, &rv)) != MPI_SUCCESS) {
+        loom_mpi_dts_free(&sv);
+        return rc;
+    }
+    rc = request != NULL
+         ? PMPI_Ineighbor_alltoallv(sv.tmp, sv.counts, sv.displs, MPI_BYTE, rv.tmp, rv.counts,
+                                    rv.displs, MPI_BYTE, comm, &inner)
+         : PMPI_Neighbor_alltoallv(sv.tmp, sv.counts, sv.displs, MPI_BYTE, rv.tmp, rv.counts,
+                                   rv.displs, MPI_BYTE, comm);
+    return loom_mpi_dtc_end(rc, inner, &sv, &rv, comm, request, call);
 }

@@ -16,8 +16,11 @@
  * collectives move bytes (LOOM_BYTE), so that a send type and a different
  * receive type with the same size agree. Other derived types are
  * `noncontig` and move packed (mpi_dtype.c, mpi_dtype_p2p.c,
- * mpi_dtype_coll.c); loom_mpi_type_check refuses them, so a call that does
- * not handle them fails with MPI_ERR_TYPE instead of moving wrong bytes.
+ * mpi_dtype_coll.c, mpi_dtype_red.c); loom_mpi_type_check refuses them, so
+ * a call that does not handle them fails with MPI_ERR_TYPE instead of
+ * moving wrong bytes. Every collective handles them: its entry point sends
+ * a call with such a type (loom_mpi_type_coll_nc) to mpi_dtype_coll.c or
+ * mpi_dtype_red.c first, which run it again on bytes.
  */
 #ifndef LOOM_MPI_INT_H
 #define LOOM_MPI_INT_H
@@ -288,7 +291,51 @@ int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                          MPI_Status *status, const char *call);
 
-/* Blocking collectives with non-contiguous types (mpi_dtype_coll.c). */
+/* ---- collectives with non-contiguous types (mpi_dtype_coll.c, mpi_dtype_red.c) ---- */
+
+/**
+ * 1 if a collective must convert @p dt: a live, committed, non-contiguous
+ * derived type (pair types included: collectives expand their pairs).
+ */
+static inline int loom_mpi_type_coll_nc(MPI_Datatype dt)
+{
+    return dt != MPI_DATATYPE_NULL && dt->magic == LOOM_MPI_TYPE_MAGIC && !dt->user_freed &&
+           dt->committed && dt->noncontig;
+}
+
+/** 1 if any of the @p n types (NULL: none) is one loom_mpi_type_coll_nc converts. */
+int loom_mpi_types_coll_nc(int n, const MPI_Datatype types[]);
+
+/** One block of a collective's buffer: @p count elements of @p dt at @p buf. */
+typedef struct loom_mpi_dtblk {
+    char        *buf;
+    int          count;
+    MPI_Datatype dt;
+} loom_mpi_dtblk_t;
+
+/**
+ * One side (send or receive) of a collective as the inner call sees it:
+ * the blocks in a temporary one after the other, in an "inner" form
+ * (packed bytes, pairs as C structs, or the type's own layout for a user
+ * op), with int counts and displacements in bytes.
+ */
+typedef struct loom_mpi_dtside {
+    char             *tmp;
+    int               n;
+    int              *counts;   /* n byte counts, then n byte displacements */
+    int              *displs;
+    loom_mpi_dtblk_t *blk;      /* the user's blocks (copied), unpacked at the end */
+    int               layout;   /* inner form: the type's layout (user op), else packed */
+    size_t            bytes;
+} loom_mpi_dtside_t;
+
+int loom_mpi_dts_make(MPI_Comm comm, const loom_mpi_dtblk_t blk[], int n, int layout,
+                      int fill, const char *call, loom_mpi_dtside_t *s);
+int loom_mpi_dts_out(MPI_Comm comm, loom_mpi_dtside_t *s, int rc, const char *call);
+void loom_mpi_dts_free(loom_mpi_dtside_t *s);
+int loom_mpi_dts_wrap(int rc, MPI_Request inner, loom_mpi_dtside_t *s, loom_mpi_dtside_t *r,
+                      MPI_Comm comm, MPI_Request *request, const char *call);
+
 /* (@p request NULL: blocking; else the nonblocking form) */
 int loom_mpi_dtc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                        MPI_Request *request, const char *call);
@@ -297,16 +344,50 @@ int loom_mpi_dtc_move(int which, const void *sbuf, int scount, MPI_Datatype styp
                       MPI_Request *request, const char *call);
 int loom_mpi_dtc_gatherv(int which, const void *sbuf, int scount, MPI_Datatype stype,
                          void *rbuf, const int rcounts[], const int rdispls[],
-                         MPI_Datatype rtype, int root, MPI_Comm comm, const char *call);
+                         MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *request,
+                         const char *call);
 int loom_mpi_dtc_scatterv(const void *sbuf, const int scounts[], const int sdispls[],
                           MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-                          int root, MPI_Comm comm, const char *call);
+                          int root, MPI_Comm comm, MPI_Request *request, const char *call);
 int loom_mpi_dtc_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                            MPI_Datatype stype, void *rbuf, const int rcounts[],
-                           const int rdispls[], MPI_Datatype rtype, MPI_Comm comm);
-int loom_mpi_dtc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                        int all, int root, MPI_Comm comm, MPI_Request *request,
-                        const char *call);
+                           const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                           MPI_Request *request, const char *call);
+int loom_mpi_dtc_alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+                           const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+                           const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                           MPI_Request *request, const char *call);
+
+/** 1 if an alltoallw on @p comm has a type to convert (sendtypes ignored in place). */
+int loom_mpi_dtc_w_any(MPI_Comm comm, const void *sbuf, const MPI_Datatype stypes[],
+                       const MPI_Datatype rtypes[]);
+/** A neighbourhood collective's blocks holding a converted type (mpi_topo_nbr.c). */
+int loom_mpi_dtc_nbr(const loom_mpi_dtblk_t sblk[], int outdeg, const loom_mpi_dtblk_t rblk[],
+                     int indeg, MPI_Comm comm, MPI_Request *request, const char *call);
+
+/** The reductions on a non-contiguous type (or a user op on one): mpi_dtype_red.c. */
+typedef enum {
+    LOOM_MPI_DTR_REDUCE = 0, LOOM_MPI_DTR_ALLREDUCE, LOOM_MPI_DTR_RSB, LOOM_MPI_DTR_RS,
+    LOOM_MPI_DTR_SCAN, LOOM_MPI_DTR_EXSCAN,
+} loom_mpi_dtr_kind_t;
+
+/**
+ * Reduction @p kind on derived type @p dt: @p count elements (RSB: per
+ * rank), @p rcounts for reduce_scatter, @p root for reduce.
+ */
+int loom_mpi_dtr(loom_mpi_dtr_kind_t kind, const void *sbuf, void *rbuf, int count,
+                 const int rcounts[], MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                 MPI_Request *request, const char *call);
+
+/** MPI_Reduce_local on a non-contiguous type. */
+int loom_mpi_dtr_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt,
+                       MPI_Op op);
+
+/**
+ * A user op applied to whole elements of non-contiguous @p dt laid out as
+ * the type (unit: its extent; the function gets @p dt): mpi_op.c.
+ */
+int loom_mpi_op_resolve_layout(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p);
 
 /**
  * 1 if a live, committed @p dt needs packing and can be packed: a pairpack

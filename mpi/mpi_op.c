@@ -26,9 +26,16 @@
  * collective was called with and a count in its elements, as MPI requires
  * (a function that walks triples of MPI_Type_contiguous(3, MPI_DOUBLE) is
  * never handed a piece that starts inside a triple).
+ *
+ * A non-contiguous derived type gets a "layout" binding instead
+ * (loom_mpi_op_resolve_layout, used by mpi_dtype_red.c): the reduction
+ * moves count x extent bytes laid out as the type, the unit is the
+ * extent, and the trampoline hands the function element origins (the
+ * bytes start at the true lower bound) and a count of whole elements.
  */
 #include "mpi_int.h"
 #include "mpi_f2c_int.h"
+#include "dt_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -36,6 +43,9 @@
 struct loom_mpi_op_binding {
     MPI_User_function     *fn;     /* the op's function (the op may be freed first) */
     MPI_Datatype           dt;     /* retained while bound */
+    int                    layout; /* dt non-contiguous, its elements laid out as bytes */
+    size_t                 ext;    /* layout: the element unit, dt's extent */
+    ptrdiff_t              tlb;    /* layout: dt's true lower bound */
     loom_op_t              lop;
     loom_mpi_op_binding_t *next;
 };
@@ -60,11 +70,10 @@ LOOM_MPI_OP_DEFINE_(maxloc,  LOOM_MAXLOC,  "MPI_MAXLOC")
 LOOM_MPI_OP_DEFINE_(replace, LOOM_REPLACE, "MPI_REPLACE")
 #undef LOOM_MPI_OP_DEFINE_
 
-/* Call fn on @p count elements of @p dt, in pieces whose count fits an int. */
+/* Call fn on @p count elements of @p dt (@p ext apart), in pieces whose count fits an int. */
 static void loom_mpi_op_call(MPI_User_function *fn, const void *in, void *inout,
-                             size_t count, MPI_Datatype dt)
+                             size_t count, MPI_Datatype dt, size_t ext)
 {
-    size_t ext = loom_mpi_type_extent(dt);
     MPI_Datatype arg_dt = dt;
 
     while (count > 0) {
@@ -85,8 +94,12 @@ static void loom_mpi_op_trampoline(const void *in, void *inout, size_t count,
     size_t n = b->dt->n;
 
     (void)ldt;
-    if (n != 0) {
-        loom_mpi_op_call(b->fn, in, inout, count / n, b->dt);
+    if (b->layout) {
+        /* bytes of whole elements, each starting at its first data byte (true lb) */
+        loom_mpi_op_call(b->fn, (const char *)in - b->tlb, (char *)inout - b->tlb,
+                         count / b->ext, b->dt, b->ext);
+    } else if (n != 0) {
+        loom_mpi_op_call(b->fn, in, inout, count / n, b->dt, loom_mpi_type_extent(b->dt));
     }
 }
 
@@ -99,17 +112,24 @@ static void loom_mpi_op_binding_release(void *arg)
     free(b);
 }
 
-static loom_mpi_op_binding_t *loom_mpi_op_bind(MPI_Op op, MPI_Datatype dt)
+static loom_mpi_op_binding_t *loom_mpi_op_bind(MPI_Op op, MPI_Datatype dt, int layout)
 {
     loom_mpi_op_binding_t *b = calloc(1, sizeof(*b));
+    ptrdiff_t lb, ext, text;
 
     if (b == NULL) {
         return NULL;
     }
     b->fn = op->fn;
     b->dt = dt;
+    b->layout = layout;
+    if (layout) {   /* mpi_dtype_red.c checked: 0 < true extent <= extent */
+        loom_dt_get_extent(dt->ldt, &lb, &ext);
+        loom_dt_get_true_extent(dt->ldt, &b->tlb, &text);
+        b->ext = (size_t)ext;
+    }
     if (loom_op_create_unit(loom_mpi_op_trampoline, b, op->commute,
-                            loom_mpi_type_extent(dt), &b->lop) != LOOM_OK) {
+                            layout ? b->ext : loom_mpi_type_extent(dt), &b->lop) != LOOM_OK) {
         free(b);
         return NULL;
     }
@@ -120,7 +140,8 @@ static loom_mpi_op_binding_t *loom_mpi_op_bind(MPI_Op op, MPI_Datatype dt)
     return b;
 }
 
-int loom_mpi_op_resolve(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p)
+/* The loom op of @p op on @p dt (@p layout: see loom_mpi_op_resolve_layout). */
+static int loom_mpi_op_resolve_as(MPI_Op op, MPI_Datatype dt, int layout, loom_op_t *lop_p)
 {
     loom_mpi_op_binding_t *b;
 
@@ -132,17 +153,27 @@ int loom_mpi_op_resolve(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p)
         return MPI_SUCCESS;
     }
     for (b = op->bindings; b != NULL; b = b->next) {
-        if (b->dt == dt) {
+        if (b->dt == dt && b->layout == layout) {
             *lop_p = b->lop;
             return MPI_SUCCESS;
         }
     }
-    b = loom_mpi_op_bind(op, dt);
+    b = loom_mpi_op_bind(op, dt, layout);
     if (b == NULL) {
         return MPI_ERR_NO_MEM;
     }
     *lop_p = b->lop;
     return MPI_SUCCESS;
+}
+
+int loom_mpi_op_resolve(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p)
+{
+    return loom_mpi_op_resolve_as(op, dt, 0, lop_p);
+}
+
+int loom_mpi_op_resolve_layout(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p)
+{
+    return loom_mpi_op_resolve_as(op, dt, 1, lop_p);
 }
 
 #pragma weak MPI_Op_create = PMPI_Op_create

@@ -22,15 +22,16 @@
  * live in the reusable scratch buffer for the blocking forms and in side
  * storage attached to the request for the nonblocking ones.
  *
- * Datatypes: every datatype this binding can build is contiguous (a base
- * type times n), so a block is count x extent bytes; when derived datatypes
- * arrive (their own issue), loom_mpi_nbr_type_bytes() is where a
- * non-contiguous type must be refused with MPI_ERR_TYPE.
+ * Datatypes: a contiguous type (a base type times n) makes a block of
+ * count x extent bytes. A call with a non-contiguous derived type on
+ * either side hands its blocks (address, count, type) to
+ * mpi_dtype_coll.c, which packs them and runs this call again on bytes.
  */
 #include "mpi_topo_int.h"
 #include "topo_int.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum { NBR_SAME = 0, NBR_UNIFORM, NBR_VECTOR, NBR_W } loom_mpi_nbr_shape_t;
@@ -175,6 +176,62 @@ static void loom_mpi_nbr_cart_order(loom_mpi_nbr_lists_t *l, int outdeg)
     }
 }
 
+/* 1 if a block of @p sd (@p n of them) has a type mpi_dtype_coll.c converts. */
+static int loom_mpi_nbr_derived(const loom_mpi_nbr_side_t *sd, int n)
+{
+    return sd->shape == NBR_W ? loom_mpi_types_coll_nc(n, sd->types)
+                              : loom_mpi_type_coll_nc(sd->type);
+}
+
+/* The @p n blocks of @p sd as (address, count, type), for mpi_dtype_coll.c. */
+static loom_mpi_dtblk_t *loom_mpi_nbr_blocks(MPI_Comm comm, const loom_mpi_nbr_side_t *sd,
+                                             int n, const char *call)
+{
+    loom_mpi_dtblk_t *b = malloc((size_t)(n > 0 ? n : 1) * sizeof(*b));
+    MPI_Aint lb, ext = 0;
+
+    if (b == NULL || (n > 0 && sd->shape >= NBR_VECTOR &&
+                      (sd->counts == NULL || (sd->shape == NBR_VECTOR ? sd->displs == NULL
+                                                                      : sd->wdispls == NULL ||
+                                                                        sd->types == NULL)))) {
+        free(b);
+        loom_mpi_raise(comm, b == NULL ? MPI_ERR_NO_MEM : MPI_ERR_ARG, call,
+                       "%s blocks: out of memory or a NULL array", sd->what);
+        return NULL;
+    }
+    if (sd->shape != NBR_W) {
+        PMPI_Type_get_extent(sd->type, &lb, &ext);
+    }
+    for (int i = 0; i < n; ++i) {
+        char *base = (char *)(uintptr_t)sd->buf;
+        switch (sd->shape) {
+        case NBR_SAME:    b[i] = (loom_mpi_dtblk_t){ base, sd->count, sd->type }; break;
+        case NBR_UNIFORM: b[i] = (loom_mpi_dtblk_t){ base + (MPI_Aint)i * sd->count * ext,
+                                                     sd->count, sd->type }; break;
+        case NBR_VECTOR:  b[i] = (loom_mpi_dtblk_t){ base + (MPI_Aint)sd->displs[i] * ext,
+                                                     sd->counts[i], sd->type }; break;
+        default:          b[i] = (loom_mpi_dtblk_t){ base + sd->wdispls[i], sd->counts[i],
+                                                     sd->types[i] }; break;
+        }
+    }
+    return b;
+}
+
+/* A call with a non-contiguous derived type: its blocks go to mpi_dtype_coll.c. */
+static int loom_mpi_nbr_dt(const loom_mpi_nbr_side_t *snd, const loom_mpi_nbr_side_t *rcv,
+                           const loom_mpi_topo_t *t, MPI_Comm comm, MPI_Request *request,
+                           const char *call)
+{
+    loom_mpi_dtblk_t *sb = loom_mpi_nbr_blocks(comm, snd, t->outdeg, call);
+    loom_mpi_dtblk_t *rb = sb != NULL ? loom_mpi_nbr_blocks(comm, rcv, t->indeg, call) : NULL;
+    int rc = rb != NULL ? loom_mpi_dtc_nbr(sb, t->outdeg, rb, t->indeg, comm, request, call)
+                        : MPI_ERR_ARG;
+
+    free(sb);
+    free(rb);
+    return rc;
+}
+
 /* One neighbourhood collective: convert, then loom_(i)neighbor_alltoallv. */
 static int loom_mpi_nbr(const loom_mpi_nbr_side_t *snd, const loom_mpi_nbr_side_t *rcv,
                         MPI_Comm comm, int nb, MPI_Request *request, const char *call)
@@ -195,6 +252,10 @@ static int loom_mpi_nbr(const loom_mpi_nbr_side_t *snd, const loom_mpi_nbr_side_
     if (snd->buf == MPI_IN_PLACE || rcv->buf == MPI_IN_PLACE) {
         return loom_mpi_raise(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not valid for "
                               "neighbourhood collectives");
+    }
+    if (loom_unlikely(loom_mpi_nbr_derived(snd, t->outdeg) ||
+                      loom_mpi_nbr_derived(rcv, t->indeg))) {
+        return loom_mpi_nbr_dt(snd, rcv, t, comm, nb ? request : NULL, call);
     }
     if ((rc = loom_mpi_nbr_lists(&l, t->indeg, t->outdeg, nb, comm, call)) != 0) {
         return rc;
