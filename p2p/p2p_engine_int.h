@@ -39,7 +39,11 @@
 /* a typed rendezvous receive: iovec pieces per get_iov, bytes of its bounce
  * buffer where the transport cannot scatter (docs/p2p.md "Derived datatypes") */
 #define LOOM_P2P_GET_IOV      1024
-#define LOOM_P2P_DT_BOUNCE    ((size_t)1 << 20)
+#define LOOM_P2P_DT_BOUNCE    ((size_t)256 << 10)
+/* get_iov only when the pieces average at least this many bytes: below it
+ * the kernel's per-piece cost (~40 ns a piece measured on shm with 8-byte
+ * pieces) exceeds one contiguous read into the bounce plus an unpack */
+#define LOOM_P2P_IOV_MIN_PIECE 512
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
 /* passes between polls of a transport that serves no peer */
@@ -351,13 +355,24 @@ static inline void loom_request_complete(loom_request_t req, loom_status_t statu
     }
 }
 
+/**
+ * A temporary of @p len bytes for a typed rendezvous (a send's packed copy,
+ * a receive's bounce or placed frame), reused from the few the engine
+ * keeps where one fits; NULL: no memory. Free with loom_p2p_tmp_free only
+ * (p2p_frame.c).
+ */
+void *loom_p2p_tmp_alloc(size_t len);
+
+/** Give back a loom_p2p_tmp_alloc buffer (kept for reuse or freed); NULL is ignored. */
+void loom_p2p_tmp_free(void *buf);
+
 /*
  * Drop what a typed receive holds: its bounce buffer and its reference on
  * the type (the user may have freed the type meanwhile, MPI_Type_free).
  */
 static inline void loom_p2p_recv_dt_drop(loom_p2p_req_t *rq)
 {
-    free(rq->tmp);
+    loom_p2p_tmp_free(rq->tmp);
     rq->tmp = NULL;
     loom_dt_release(rq->dt);
     rq->dt = NULL;
@@ -387,7 +402,7 @@ static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_re
 {
     loom_tl_mem_release(peer->ep->iface, rq->memh);
     if (loom_unlikely(rq->tmp != NULL)) {
-        free(rq->tmp);
+        loom_p2p_tmp_free(rq->tmp);
         rq->tmp = NULL;
     }
 }
@@ -531,7 +546,7 @@ loom_status_t loom_p2p_frame_send_dt(loom_p2p_peer_t *peer, const void *hdr, siz
                                      loom_dt_cursor_t *cur, size_t payload_len,
                                      loom_request_t req, int complete_on_send);
 
-/** Free the typed sends' bounce buffer (finalize). */
+/** Free the typed sends' bounce buffer and the kept temporaries (finalize). */
 void loom_p2p_frame_cleanup(void);
 
 /* ---- p2p_send.c --------------------------------------------------------------- */

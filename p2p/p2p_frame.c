@@ -16,6 +16,7 @@
 #include "p2p_engine_int.h"
 #include "log_int.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,11 +208,108 @@ loom_status_t loom_p2p_frame_send_dt(loom_p2p_peer_t *peer, const void *hdr, siz
                                    complete_on_send);
 }
 
+/* ---- whole-message temporaries of typed rendezvous ------------------------------- */
+
+/*
+ * A typed rendezvous packs its send into a copy and reads its receive
+ * through a bounce: buffers of 64 KiB and more, made and dropped once per
+ * message. malloc serves those with fresh mappings (mmap above its
+ * threshold), and faulting their pages in costs more than the copy itself
+ * (a quarter of a 1 MiB halo exchange's time, measured with perf). So the
+ * engine keeps a few such buffers for the next message: at most
+ * LOOM_P2P_TMP_KEEP of them and LOOM_P2P_TMP_BYTES in all, the smallest
+ * that fits is reused, and a buffer that does not fit the cache is freed
+ * (the largest kept one makes room for a larger newcomer). Each buffer
+ * carries its size in a header line in front. Single-threaded, as the
+ * engine; emptied at finalize.
+ */
+#define LOOM_P2P_TMP_KEEP  4
+#define LOOM_P2P_TMP_BYTES ((size_t)64 << 20)
+#define LOOM_P2P_TMP_MIN   ((size_t)64 << 10)
+#define LOOM_P2P_TMP_HDR   ((size_t)64)
+
+static void  *loom_p2p_tmp_cache[LOOM_P2P_TMP_KEEP];
+static size_t loom_p2p_tmp_cached;   /* bytes kept */
+
+static size_t loom_p2p_tmp_size(const void *p)
+{
+    return *(const size_t *)((const char *)p - LOOM_P2P_TMP_HDR);
+}
+
+void *loom_p2p_tmp_alloc(size_t len)
+{
+    int best = -1;
+    char *p;
+
+    for (int i = 0; i < LOOM_P2P_TMP_KEEP; ++i) {
+        void *c = loom_p2p_tmp_cache[i];
+
+        if (c != NULL && loom_p2p_tmp_size(c) >= len &&
+            (best < 0 || loom_p2p_tmp_size(c) < loom_p2p_tmp_size(loom_p2p_tmp_cache[best]))) {
+            best = i;
+        }
+    }
+    if (best >= 0) {
+        p = loom_p2p_tmp_cache[best];
+        loom_p2p_tmp_cache[best] = NULL;
+        loom_p2p_tmp_cached -= loom_p2p_tmp_size(p);
+        return p;
+    }
+    if (len > SIZE_MAX - LOOM_P2P_TMP_HDR || (p = malloc(LOOM_P2P_TMP_HDR + len)) == NULL) {
+        return NULL;
+    }
+    *(size_t *)p = len;
+    return p + LOOM_P2P_TMP_HDR;
+}
+
+void loom_p2p_tmp_free(void *buf)
+{
+    size_t len;
+    int slot = -1;
+
+    if (buf == NULL) {
+        return;
+    }
+    len = loom_p2p_tmp_size(buf);
+    for (int i = 0; i < LOOM_P2P_TMP_KEEP && len >= LOOM_P2P_TMP_MIN; ++i) {
+        void *c = loom_p2p_tmp_cache[i];
+
+        if (c == NULL) {
+            slot = i;
+            break;
+        }
+        if (loom_p2p_tmp_size(c) < len &&
+            (slot < 0 || loom_p2p_tmp_size(c) < loom_p2p_tmp_size(loom_p2p_tmp_cache[slot]))) {
+            slot = i;   /* else evict the smallest kept one that is smaller */
+        }
+    }
+    if (slot >= 0 && loom_p2p_tmp_cache[slot] != NULL) {
+        void *old = loom_p2p_tmp_cache[slot];
+
+        loom_p2p_tmp_cached -= loom_p2p_tmp_size(old);
+        loom_p2p_tmp_cache[slot] = NULL;
+        free((char *)old - LOOM_P2P_TMP_HDR);
+    }
+    if (slot < 0 || loom_p2p_tmp_cached + len > LOOM_P2P_TMP_BYTES) {
+        free((char *)buf - LOOM_P2P_TMP_HDR);
+        return;
+    }
+    loom_p2p_tmp_cache[slot] = buf;
+    loom_p2p_tmp_cached += len;
+}
+
 void loom_p2p_frame_cleanup(void)
 {
     free(loom_p2p_dt_bounce);
     loom_p2p_dt_bounce     = NULL;
     loom_p2p_dt_bounce_len = 0;
+    for (int i = 0; i < LOOM_P2P_TMP_KEEP; ++i) {
+        if (loom_p2p_tmp_cache[i] != NULL) {
+            free((char *)loom_p2p_tmp_cache[i] - LOOM_P2P_TMP_HDR);
+            loom_p2p_tmp_cache[i] = NULL;
+        }
+    }
+    loom_p2p_tmp_cached = 0;
 }
 
 void loom_p2p_send_ctl(int world_rank, uint8_t type, uint64_t sreq)

@@ -530,7 +530,7 @@ int loom_p2p_am_place(void *arg, int src, const void *head, size_t have, size_t 
     rq->sreq    = h.sreq;
     if (rq->dt != NULL) {
         /* a typed receive: the bytes land in a bounce buffer, unpacked at the end */
-        rq->tmp = malloc(req->msg.bytes != 0 ? req->msg.bytes : 1);
+        rq->tmp = loom_p2p_tmp_alloc(req->msg.bytes != 0 ? req->msg.bytes : 1);
         if (rq->tmp == NULL) {
             loom_abort(1, "out of memory for a typed receive's bounce buffer");
         }

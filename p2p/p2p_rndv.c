@@ -241,8 +241,10 @@ static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
 /*
  * One get of a typed receive, of at most the rest of the message: scattered
  * straight into the type's pieces where the transport offers get_iov (one
- * call for many blocks, no pack), else (or once the transport refused
- * get_iov for this peer) into a bounce buffer of at most
+ * call for many blocks, no pack) and the pieces are not small (at least
+ * LOOM_P2P_IOV_MIN_PIECE bytes on average), else (or once the transport
+ * refused get_iov for this peer, or the pieces were small) into a bounce
+ * buffer of at most
  * LOOM_P2P_DT_BOUNCE bytes, unpacked when it arrived. *chunk_p: bytes the
  * get covers.
  */
@@ -264,14 +266,16 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
         if (st != LOOM_OK) {
             return st;
         }
-        st = ep->iface->ops.get_iov(ep, iov, n, rq->raddr + rq->offset, &rq->rkey,
-                                    &rq->comp);
-        if (st != LOOM_ERR_UNSUPPORTED) {
-            return st;
+        if (*chunk_p >= n * LOOM_P2P_IOV_MIN_PIECE) {
+            st = ep->iface->ops.get_iov(ep, iov, n, rq->raddr + rq->offset, &rq->rkey,
+                                        &rq->comp);
+            if (st != LOOM_ERR_UNSUPPORTED) {
+                return st;
+            }
         }
     }
     if (rq->tmp == NULL) {
-        rq->tmp = malloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE));
+        rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE));
         if (rq->tmp == NULL) {
             return LOOM_ERR_NO_MEMORY;
         }

@@ -273,7 +273,7 @@ static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t 
     loom_p2p_req_t *rq = loom_p2p_req(req);
     loom_status_t st;
 
-    rq->tmp = malloc(rq->len);
+    rq->tmp = loom_p2p_tmp_alloc(rq->len);
     if (rq->tmp == NULL) {
         loom_error("p2p", "send of %zu bytes to rank %d: out of memory packing a "
                    "non-contiguous datatype", rq->len, rq->peer);
@@ -285,7 +285,7 @@ static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t 
         st = loom_p2p_isend_rndv(req, peer, base);
     }
     if (st < 0) {
-        free(rq->tmp);   /* (a release on the way already freed it: NULL) */
+        loom_p2p_tmp_free(rq->tmp);   /* (a release on the way already freed it: NULL) */
         rq->tmp = NULL;
     }
     return st;
