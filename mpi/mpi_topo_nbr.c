@@ -183,20 +183,26 @@ static int loom_mpi_nbr_derived(const loom_mpi_nbr_side_t *sd, int n)
                               : loom_mpi_type_coll_nc(sd->type);
 }
 
-/* The @p n blocks of @p sd as (address, count, type), for mpi_dtype_coll.c. */
+/* The @p n blocks of @p sd as (address, count, type), for mpi_dtype_coll.c;
+ * NULL with the class raised in *rc_p. */
 static loom_mpi_dtblk_t *loom_mpi_nbr_blocks(MPI_Comm comm, const loom_mpi_nbr_side_t *sd,
-                                             int n, const char *call)
+                                             int n, const char *call, int *rc_p)
 {
     loom_mpi_dtblk_t *b = malloc((size_t)(n > 0 ? n : 1) * sizeof(*b));
     MPI_Aint lb, ext = 0;
 
-    if (b == NULL || (n > 0 && sd->shape >= NBR_VECTOR &&
-                      (sd->counts == NULL || (sd->shape == NBR_VECTOR ? sd->displs == NULL
-                                                                      : sd->wdispls == NULL ||
-                                                                        sd->types == NULL)))) {
+    if (b == NULL) {
+        *rc_p = loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "%s blocks: out of memory for "
+                               "%d block descriptions", sd->what, n);
+        return NULL;
+    }
+    if (n > 0 && sd->shape >= NBR_VECTOR &&
+        (sd->counts == NULL || (sd->shape == NBR_VECTOR ? sd->displs == NULL
+                                                        : sd->wdispls == NULL ||
+                                                          sd->types == NULL))) {
         free(b);
-        loom_mpi_raise(comm, b == NULL ? MPI_ERR_NO_MEM : MPI_ERR_ARG, call,
-                       "%s blocks: out of memory or a NULL array", sd->what);
+        *rc_p = loom_mpi_raise(comm, MPI_ERR_ARG, call, "%s blocks: a NULL counts, "
+                               "displacements or types array", sd->what);
         return NULL;
     }
     if (sd->shape != NBR_W) {
@@ -222,10 +228,14 @@ static int loom_mpi_nbr_dt(const loom_mpi_nbr_side_t *snd, const loom_mpi_nbr_si
                            const loom_mpi_topo_t *t, MPI_Comm comm, MPI_Request *request,
                            const char *call)
 {
-    loom_mpi_dtblk_t *sb = loom_mpi_nbr_blocks(comm, snd, t->outdeg, call);
-    loom_mpi_dtblk_t *rb = sb != NULL ? loom_mpi_nbr_blocks(comm, rcv, t->indeg, call) : NULL;
-    int rc = rb != NULL ? loom_mpi_dtc_nbr(sb, t->outdeg, rb, t->indeg, comm, request, call)
-                        : MPI_ERR_ARG;
+    int rc = MPI_SUCCESS;
+    loom_mpi_dtblk_t *sb = loom_mpi_nbr_blocks(comm, snd, t->outdeg, call, &rc);
+    loom_mpi_dtblk_t *rb = sb != NULL ? loom_mpi_nbr_blocks(comm, rcv, t->indeg, call, &rc)
+                                      : NULL;
+
+    if (rb != NULL) {
+        rc = loom_mpi_dtc_nbr(sb, t->outdeg, rb, t->indeg, comm, request, call);
+    }
 
     free(sb);
     free(rb);
