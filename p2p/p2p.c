@@ -708,13 +708,21 @@ loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
     rq->buf  = buf;
     rq->len  = bytes;
     rq->peer = -1;
-    loom_match_posted_prep(&rq->posted, msg->ux->m.ctx, msg->ux->m.src, msg->ux->m.tag);
+    loom_p2p_mrecv_take(req, msg_p, req_p);
+    return LOOM_OK;
+}
+
+void loom_p2p_mrecv_take(loom_request_t req, loom_message_t *msg_p, loom_request_t *req_p)
+{
+    loom_message_t msg = *msg_p;
+
+    loom_match_posted_prep(&loom_p2p_req(req)->posted, msg->ux->m.ctx, msg->ux->m.src,
+                           msg->ux->m.tag);
     *msg_p = LOOM_MESSAGE_NULL;
     *req_p = req;
     loom_list_del(&msg->list);   /* received: off the probed list */
-    loom_p2p_unexp_deliver(req, msg->ux);   /* eager: copies; RTS: starts the gets */
+    loom_p2p_unexp_deliver(req, msg->ux);   /* eager: copies or unpacks; RTS: starts the gets */
     free(msg);
-    return LOOM_OK;
 }
 
 loom_status_t loom_mrecv(void *buf, size_t count, loom_datatype_t dt, loom_message_t *msg_p,

@@ -366,13 +366,7 @@ loom_status_t loom_imrecv_dt(void *buf, size_t count, loom_dtype_t dt, loom_mess
         return loom_p2p_error_inline(LOOM_ERR_NO_MEMORY, "loom_imrecv_dt");
     }
     loom_p2p_recv_prep(req, buf, count, dt);
-    loom_match_posted_prep(&loom_p2p_req(req)->posted, msg->ux->m.ctx, msg->ux->m.src,
-                           msg->ux->m.tag);
-    *msg_p = LOOM_MESSAGE_NULL;
-    *req_p = req;
-    loom_list_del(&msg->list);   /* received: off the probed list */
-    loom_p2p_unexp_deliver(req, msg->ux);   /* eager: unpacks; RTS: starts the gets */
-    free(msg);
+    loom_p2p_mrecv_take(req, msg_p, req_p);
     return LOOM_OK;
 }
 

@@ -604,6 +604,14 @@ void loom_p2p_recv_prep(loom_request_t req, void *buf, size_t count, loom_dt_t *
 /** An unexpected message meets its receive @p req (matched probe: loom_mrecv). */
 void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux);
 
+/**
+ * The message of a matched probe (*@p msg_p, neither NULL nor NO_PROC) is
+ * received by @p req, prepared by the caller (p2p.c, for loom_imrecv and
+ * loom_imrecv_dt): matched, delivered, *msg_p set to LOOM_MESSAGE_NULL and
+ * *@p req_p to @p req.
+ */
+void loom_p2p_mrecv_take(loom_request_t req, loom_message_t *msg_p, loom_request_t *req_p);
+
 /** The transports' am callback. */
 void loom_p2p_am_handler(void *arg, int src, const void *data, size_t len);
 
