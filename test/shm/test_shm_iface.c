@@ -476,11 +476,11 @@ static void rank_corrupt(int rank)
 
     if (rank == 0) {
         uint64_t pos;
-        loom_shm_slot_t *slot = loom_shm_fifo_tx_claim(&peer->fifo_tx, &pos);
+        loom_shm_slot_t *slot = loom_shm_fifo_tx_claim(&peer->fifo_tx, (uint16_t)rank, &pos);
         CHECK(slot != NULL);
         if (slot != NULL) {
             loom_shm_fifo_tx_publish(&peer->fifo_tx, slot, pos, LOOM_SHM_INLINE + 1,
-                                     LOOM_SHM_FRAME_AM, 0);
+                                     LOOM_SHM_FRAME_AM);
         }
         send_frame(K_DATA, 1, 0, 0, NULL, 0);   /* never delivered either */
         tbarrier();
@@ -674,8 +674,8 @@ static void test_peer_death(void)
 }
 
 /* Rank 1 dies between claiming a cell of rank 0's FIFO and publishing it:
- * rank 0 reports it failed, then skips the hole (three liveness checks
- * later), so frames behind it would flow again. */
+ * rank 0 reports it failed, then skips the hole (its claimer, named in the
+ * cell, is gone), so frames behind it would flow again. */
 static void rank_death_hole(int rank)
 {
     loom_shm_iface_t *iface = loom_container_of(t.iface, loom_shm_iface_t, super);
@@ -684,7 +684,7 @@ static void rank_death_hole(int rank)
     if (rank == 1) {
         loom_shm_peer_t *peer = loom_container_of(t.ep, loom_shm_peer_t, ep);
         uint64_t pos;
-        CHECK(loom_shm_fifo_tx_claim(&peer->fifo_tx, &pos) != NULL && pos == 0);
+        CHECK(loom_shm_fifo_tx_claim(&peer->fifo_tx, (uint16_t)rank, &pos) != NULL && pos == 0);
         raise(SIGKILL);
     }
     time_t deadline = time(NULL) + 15;
@@ -699,6 +699,63 @@ static void rank_death_hole(int rank)
 static void test_peer_death_hole(void)
 {
     run_ranks(rank_death_hole, NULL, 1);
+}
+
+/*
+ * Rank 1 claims cell 0 of rank 0's FIFO and stalls before publishing (as
+ * under SIGSTOP or a debugger), with three frames behind it; rank 0 acts
+ * as if another peer had failed and runs many liveness checks: the hole's
+ * claimer is alive, so it is not skipped. Rank 1 then publishes late and
+ * sends three laps of the FIFO more (no fast box): every frame arrives, in
+ * order, and no peer is reported failed.
+ */
+static void rank_stall_hole(int rank)
+{
+    loom_shm_iface_t *iface = loom_container_of(t.iface, loom_shm_iface_t, super);
+    loom_shm_peer_t *peer = loom_container_of(t.ep, loom_shm_peer_t, ep);
+    uint32_t total = 4 + 3 * iface->geom.fifo_slots;
+
+    tbarrier();
+    if (rank == 1) {
+        loom_shm_txd_t d;
+        frame_hdr_t h = { K_DATA, 0, 0, 0 };
+        CHECK(loom_shm_tx_reserve(peer, sizeof(h), &d, "test") == LOOM_OK);
+        CHECK(d.fifo == 1 && d.fifo_pos == 0);
+        for (uint32_t i = 1; i < 4; ++i) {
+            send_frame(K_DATA, i, 0, 0, NULL, 0);
+        }
+        tbarrier();   /* rank 0 checks the hole stays */
+        tbarrier();
+        memcpy(d.data, &h, sizeof(h));
+        loom_shm_tx_commit(peer, &d, sizeof(h), LOOM_SHM_FRAME_AM);   /* late */
+        for (uint32_t i = 4; i < total; ++i) {
+            send_frame(K_DATA, i, 0, 0, NULL, 0);
+        }
+    } else {
+        tbarrier();
+        iface->nfailed = 1;   /* stands for another local rank that failed */
+        for (int tick = 0; tick < 20; ++tick) {
+            for (int i = 0; i < 2048; ++i) {   /* > LOOM_SHM_CHECK_EVERY calls */
+                iface->last_check.tv_sec = 0;
+                loom_tl_iface_progress(t.iface);
+            }
+        }
+        CHECK(iface->fifo_rx.pos == 0 && t.nrecv == 0);   /* waited for the claimer */
+        tbarrier();
+        for (uint32_t i = 0; i < total && t.fails == 0; ++i) {
+            wait_frame(K_DATA);
+            CHECK(((frame_hdr_t *)t.last)->seq == i);
+        }
+        CHECK(t.err_peer < 0);
+        iface->nfailed = 0;
+    }
+    tbarrier();
+    t.iface->ops.close(t.iface);
+}
+
+static void test_stall_hole(void)
+{
+    run_ranks(rank_stall_hole, "LOOM_SHM_FBOX_THRESHOLD=0", -1);
 }
 
 static void test_open_refusals(void)
@@ -759,6 +816,7 @@ int main(void)
         { "pipelined get with a released region is refused", test_get_stale_key },
         { "peer killed", test_peer_death },
         { "peer killed between FIFO claim and publish", test_peer_death_hole },
+        { "claimer stalled between FIFO claim and publish", test_stall_hole },
         { "frame longer than a cell", test_corrupt_frame },
         { "receiving in place (am_peek, am_consume)", test_peek },
         { "am_send_pack: payload packed into the cell or fragment", test_pack },

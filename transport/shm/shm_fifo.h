@@ -21,7 +21,22 @@
  * order sent. A claimed cell is always published (the caller reserves
  * every other resource first), so the consumer never waits on a claim
  * that will not complete, except a producer killed between claim and
- * publish: see shm_int.h (peer death).
+ * publish.
+ *
+ * Claimer identity: right after its claim CAS the producer stores its
+ * local index + 1 in the cell's rsvd word (relaxed; the header line it
+ * writes anyway, so the fast path stays one CAS and one release store);
+ * the consumer zeroes that word when it frees the cell, so a non-zero
+ * value in an unpublished cell names THIS lap's claimer, never a stale
+ * one. A hole (head past pos, cell unpublished) may be skipped only when
+ * that claimer's process is gone (shm_iface.c, kill(pid, 0) == ESRCH):
+ * a dead process cannot publish late, so skipping needs no CAS and no
+ * producer ever writes a cell the consumer has handed to the next lap.
+ * Never on a timer: a live claimer stalled for any time (SIGSTOP,
+ * debugger, swap) publishes late and its frame is delivered in order.
+ * A claimer killed in the two instructions between its CAS and the
+ * identity store leaves an unidentified hole, which is never skipped
+ * (the FIFO stays blocked and a warning says so; see shm_int.h).
  *
  * A full FIFO (the cell at the head still holds the previous lap's frame)
  * makes the claim fail: back-pressure, never a wait. No function here
@@ -94,12 +109,20 @@ static inline void loom_shm_fifo_rx_init(loom_shm_fifo_rx_t *rx, void *mem, uint
     rx->cur       = loom_shm_fifo_cell(rx->cells, 0, rx->mask, cell_size);
 }
 
+/** The source (local index) of a published cell, or UINT32_MAX if none was stored. */
+static inline uint32_t loom_shm_fifo_src(const loom_shm_slot_t *cell)
+{
+    return (uint32_t)cell->rsvd - 1u;
+}
+
 /**
- * Claim the next cell. @return the cell (the caller MUST fill and publish
+ * Claim the next cell for producer @p src (its local index, stored in the
+ * cell as the claimer). @return the cell (the caller MUST fill and publish
  * it with loom_shm_fifo_tx_publish, passing *@p pos_p), or NULL when the
  * FIFO is full.
  */
-static inline loom_shm_slot_t *loom_shm_fifo_tx_claim(loom_shm_fifo_tx_t *tx, uint64_t *pos_p)
+static inline loom_shm_slot_t *loom_shm_fifo_tx_claim(loom_shm_fifo_tx_t *tx, uint16_t src,
+                                                      uint64_t *pos_p)
 {
     uint64_t pos = atomic_load_explicit(&tx->ctl->head, memory_order_relaxed);
 
@@ -113,6 +136,9 @@ static inline loom_shm_slot_t *loom_shm_fifo_tx_claim(loom_shm_fifo_tx_t *tx, ui
             if (atomic_compare_exchange_weak_explicit(&tx->ctl->head, &pos, pos + 1,
                                                       memory_order_relaxed,
                                                       memory_order_relaxed)) {
+                /* who claimed it, for a consumer facing a hole (relaxed: the
+                 * consumer reads it racily, and after the publish's release) */
+                __atomic_store_n(&cell->rsvd, (uint16_t)(src + 1u), __ATOMIC_RELAXED);
                 *pos_p = pos;
                 return cell;
             }
@@ -125,14 +151,12 @@ static inline loom_shm_slot_t *loom_shm_fifo_tx_claim(loom_shm_fifo_tx_t *tx, ui
     }
 }
 
-/** Publish the cell claimed at @p pos, holding @p len bytes of frame @p type from @p src. */
+/** Publish the cell claimed at @p pos, holding @p len bytes of frame @p type. */
 static inline void loom_shm_fifo_tx_publish(loom_shm_fifo_tx_t *tx, loom_shm_slot_t *cell,
-                                            uint64_t pos, uint32_t len, uint16_t type,
-                                            uint16_t src)
+                                            uint64_t pos, uint32_t len, uint16_t type)
 {
     cell->len  = len;
     cell->type = type;
-    cell->rsvd = src;
     /* release: length, type, source and data are visible before the seq */
     atomic_store_explicit(&cell->seq, (pos >> tx->shift) * 2 + 1, memory_order_release);
 }
@@ -156,11 +180,28 @@ static inline loom_shm_slot_t *loom_shm_fifo_rx_peek(loom_shm_fifo_rx_t *rx)
 /** Free the frame returned by the last peek for the next lap's producer. */
 static inline void loom_shm_fifo_rx_release(loom_shm_fifo_rx_t *rx)
 {
+    /* no claimer yet for the next lap (see Claimer identity above) */
+    __atomic_store_n(&rx->cur->rsvd, (uint16_t)0, __ATOMIC_RELAXED);
     /* release: our reads of the cell are done before a producer reuses it */
     atomic_store_explicit(&rx->cur->seq, rx->want + 1, memory_order_release);
     ++rx->pos;
     rx->want = (rx->pos >> rx->shift) * 2 + 1;
     rx->cur  = loom_shm_fifo_cell(rx->cells, rx->pos, rx->mask, rx->cell_size);
+}
+
+/**
+ * The claimer of a hole at the consumer's position: @p head is the FIFO's
+ * head. @return -1 if there is no hole (the next frame is published, or
+ * nobody claimed it yet), 0 if the claimer has not stored its identity,
+ * else its local index + 1. The caller may skip the hole with
+ * loom_shm_fifo_rx_release only once that claimer's process is gone.
+ */
+static inline int loom_shm_fifo_rx_hole(const loom_shm_fifo_rx_t *rx, uint64_t head)
+{
+    if (head <= rx->pos || loom_shm_fifo_rx_ready(rx)) {
+        return -1;
+    }
+    return __atomic_load_n(&rx->cur->rsvd, __ATOMIC_RELAXED);
 }
 
 #endif /* LOOM_SHM_FIFO_H */

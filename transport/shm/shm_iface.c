@@ -20,7 +20,7 @@
 #define LOOM_SHM_ATTACH_BACKOFF  1024   /* progress calls between attach tries */
 #define LOOM_SHM_CHECK_EVERY     1024   /* progress calls between clock reads */
 #define LOOM_SHM_FULL_CHECK      4096   /* refused sends before a liveness check */
-#define LOOM_SHM_HOLE_TICKS      3      /* liveness checks a dead rank's FIFO claim may block */
+#define LOOM_SHM_HOLE_TICKS      3      /* liveness checks before an unidentified hole is warned of */
 
 static const char *loom_shm_host(const loom_shm_iface_t *iface, int rank)
 {
@@ -112,36 +112,57 @@ loom_status_t loom_shm_peer_backpressure(loom_shm_peer_t *peer, const char *op)
     return LOOM_ERR_NO_RESOURCE;
 }
 
+/* 1 if the process of local rank @p idx is gone (its pid says ESRCH). */
+static int loom_shm_claimer_gone(loom_shm_iface_t *iface, int idx)
+{
+    pid_t pid;
+
+    if (idx < 0 || idx >= iface->local_size || idx == iface->local_idx) {
+        return 0;
+    }
+    pid = loom_shm_peer_pid(&iface->peers[idx]);
+    return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+}
+
 /*
- * Once a peer failed, a FIFO cell that stays claimed but unpublished (the
- * head is past it, its seq still says free) over LOOM_SHM_HOLE_TICKS
- * liveness checks is taken to belong to a rank killed between claim and
- * publish, and is skipped, so the survivors' frames behind it flow again.
- * Never while every peer is alive: a live producer publishes within a few
- * instructions of its claim.
+ * Once a peer failed, a FIFO cell claimed but unpublished (the head is
+ * past it, its seq still says free) is skipped if, and only if, its
+ * claimer (stored in the cell at claim, shm_fifo.h) is a process that is
+ * gone: it cannot publish late, so the survivors' frames behind it flow
+ * again and no cell is ever written after it was handed to the next lap.
+ * A claimer alive but stalled is waited for, however long. A hole whose
+ * claimer never stored its identity (killed right after its claim CAS) is
+ * not skipped: warned about once, after LOOM_SHM_HOLE_TICKS checks.
  */
 static void loom_shm_fifo_unblock(loom_shm_iface_t *iface)
 {
     loom_shm_fifo_rx_t *rx = &iface->fifo_rx;
     loom_shm_fifo_ctl_t *ctl = (loom_shm_fifo_ctl_t *)(iface->region + iface->geom.fifo_off);
+    int who;
 
-    if (iface->nfailed == 0 || loom_shm_fifo_rx_ready(rx) ||
-        atomic_load_explicit(&ctl->head, memory_order_relaxed) <= rx->pos) {
+    if (iface->nfailed == 0 ||
+        (who = loom_shm_fifo_rx_hole(rx, atomic_load_explicit(&ctl->head,
+                                                              memory_order_relaxed))) < 0) {
         iface->hole_ticks = 0;
         return;
     }
-    if (iface->hole_ticks == 0 || iface->hole_pos != rx->pos) {
+    if (iface->hole_pos != rx->pos) {
         iface->hole_pos   = rx->pos;
-        iface->hole_ticks = 1;
+        iface->hole_ticks = 0;
+    }
+    if (who > 0 && loom_shm_claimer_gone(iface, who - 1)) {
+        loom_warn("shm", "rank %d: receive FIFO cell %llu was claimed by rank %d, which died "
+                  "before filling it: skipped", iface->job->rank, (unsigned long long)rx->pos,
+                  iface->peers[who - 1].world_rank);
+        loom_shm_fifo_rx_release(rx);
+        iface->hole_ticks = 0;
         return;
     }
-    if (++iface->hole_ticks < LOOM_SHM_HOLE_TICKS) {
-        return;
+    if (++iface->hole_ticks == LOOM_SHM_HOLE_TICKS && who == 0) {
+        loom_warn("shm", "rank %d: receive FIFO blocked at cell %llu, claimed by a rank that "
+                  "has not said who it is (killed right after its claim, or stopped): frames "
+                  "behind it wait", iface->job->rank, (unsigned long long)rx->pos);
     }
-    loom_warn("shm", "rank %d: receive FIFO cell %llu was claimed by a rank that died before "
-              "filling it: skipped", iface->job->rank, (unsigned long long)rx->pos);
-    loom_shm_fifo_rx_release(rx);
-    iface->hole_ticks = 0;
 }
 
 /* About once a second (read from the coarse clock every N calls). */
@@ -478,7 +499,7 @@ static int loom_shm_fifo_poll(loom_shm_iface_t *iface, const loom_tl_params_t *p
     int n = 0;
 
     while (n < LOOM_SHM_RX_BATCH && (slot = loom_shm_fifo_rx_peek(&iface->fifo_rx)) != NULL) {
-        uint32_t src = slot->rsvd;
+        uint32_t src = loom_shm_fifo_src(slot);
 
         if (loom_likely(src < (uint32_t)iface->local_size && src != (uint32_t)iface->local_idx)) {
             /* a failed peer's frames are not delivered: the engine was told it failed */
@@ -609,7 +630,7 @@ static const void *loom_shm_ep_am_peek(loom_tl_ep_t *ep, size_t *len_p)
         peer->peek_fifo = 0;
     } else {
         slot = loom_shm_fifo_rx_peek(&iface->fifo_rx);
-        if (slot != NULL && slot->rsvd != (uint16_t)peer->local_idx) {
+        if (slot != NULL && loom_shm_fifo_src(slot) != (uint32_t)peer->local_idx) {
             slot = NULL;   /* another peer's frame comes first */
         }
         peer->peek_fifo = 1;

@@ -120,7 +120,7 @@ static int loom_shm_fbox_announce(loom_shm_peer_t *peer)
 {
     loom_shm_iface_t *iface = peer->iface;
     uint64_t pos;
-    loom_shm_slot_t *cell = loom_shm_fifo_tx_claim(&peer->fifo_tx, &pos);
+    loom_shm_slot_t *cell = loom_shm_fifo_tx_claim(&peer->fifo_tx, (uint16_t)iface->local_idx, &pos);
     uint8_t *box;
 
     if (cell == NULL) {
@@ -128,7 +128,7 @@ static int loom_shm_fbox_announce(loom_shm_peer_t *peer)
     }
     memcpy(cell->data, &peer->fbox_idx, sizeof(peer->fbox_idx));
     loom_shm_fifo_tx_publish(&peer->fifo_tx, cell, pos, sizeof(peer->fbox_idx),
-                             LOOM_SHM_FRAME_FBOX, (uint16_t)iface->local_idx);
+                             LOOM_SHM_FRAME_FBOX);
     box = peer->region + iface->geom.fbox_off + (uint64_t)peer->fbox_idx * iface->geom.fbox_stride;
     loom_shm_ring_tx_init(&peer->fbox_tx, box, iface->geom.fbox_slots, LOOM_SHM_CELL);
     peer->fbox_state = LOOM_SHM_FBOX_OPEN;
@@ -150,7 +150,8 @@ static int loom_shm_tx_cell(loom_shm_peer_t *peer, loom_shm_txd_t *d)
         d->slot = loom_shm_ring_tx_reserve(&peer->fbox_tx);
     } else {
         d->fifo = 1;
-        d->slot = loom_shm_fifo_tx_claim(&peer->fifo_tx, &d->fifo_pos);
+        d->slot = loom_shm_fifo_tx_claim(&peer->fifo_tx, (uint16_t)peer->iface->local_idx,
+                                         &d->fifo_pos);
     }
     return d->slot != NULL;
 }
@@ -189,8 +190,7 @@ void loom_shm_tx_commit(loom_shm_peer_t *peer, loom_shm_txd_t *d, uint32_t len, 
         type |= LOOM_SHM_FRAME_FRAG;
     }
     if (d->fifo) {
-        loom_shm_fifo_tx_publish(&peer->fifo_tx, d->slot, d->fifo_pos, len, type,
-                                 (uint16_t)peer->iface->local_idx);
+        loom_shm_fifo_tx_publish(&peer->fifo_tx, d->slot, d->fifo_pos, len, type);
         ++peer->fifo_sent;
     } else {
         loom_shm_ring_tx_commit(&peer->fbox_tx, d->slot, len, type);
