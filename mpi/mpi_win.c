@@ -225,6 +225,10 @@ int PMPI_Win_free(MPI_Win *win)
         return loom_mpi_win_bad(win ? *win : MPI_WIN_NULL, "MPI_Win_free");
     }
     w = *win;
+    st = loom_rma_win_idle(w->rwin);   /* before anything is undone (attributes) */
+    if (st != LOOM_OK) {
+        return loom_mpi_win_raise_loom(w, st, "MPI_Win_free");
+    }
     if (w->ext != NULL) {
         rc = loom_mpi_attr_delete_all(LOOM_MPI_ATTR_WIN, w, w->ext);
         if (rc != MPI_SUCCESS) {
@@ -243,7 +247,11 @@ int PMPI_Win_free(MPI_Win *win)
     w->magic = LOOM_MPI_DEAD_MAGIC;
     free(w);
     *win = MPI_WIN_NULL;
-    return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(NULL, st, "MPI_Win_free");
+    /* the window is gone: raised on MPI_COMM_WORLD's handler, with the RMA class */
+    return st == LOOM_OK ? MPI_SUCCESS
+                         : loom_mpi_raise(NULL, loom_mpi_win_class_of(st), "MPI_Win_free",
+                                          "a pending operation failed: %s",
+                                          loom_rma_strerror(st));
 }
 
 #pragma weak MPI_Win_attach = PMPI_Win_attach

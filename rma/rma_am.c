@@ -131,9 +131,16 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
         loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, st);
         return;
     }
-    if (reply == NULL) {   /* no memory: the origin's receive still needs its bytes */
-        loom_error("rma", "rank %d: no memory for a reply of %llu bytes to rank %d", w->rank,
+    if (reply == NULL) {   /* no memory: the origin's receive still needs an answer */
+        loom_error("rma", "rank %d: no memory for a reply of %llu bytes to rank %d; "
+                   "answering with the error only", w->rank,
                    (unsigned long long)h->bytes, src);
+        if ((reply = malloc(sizeof(int64_t))) == NULL) {
+            return;   /* not even 8 bytes */
+        }
+        st64 = st;
+        memcpy(reply, &st64, sizeof(st64));
+        loom_rma_am_send(w, src, LOOM_RMA_TAG_REPLY, reply, sizeof(int64_t));
         return;
     }
     st64 = st;
@@ -213,8 +220,8 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
     case LOOM_RMA_K_POST:     ++w->posts[src];                   break;
     case LOOM_RMA_K_COMPLETE: ++w->completes[src];               break;
     case LOOM_RMA_K_ACK:
-        if (h.arg != LOOM_OK && w->deferred == LOOM_OK) {
-            w->deferred = h.arg;
+        if (h.arg != LOOM_OK && w->deferred[src] == LOOM_OK) {
+            w->deferred[src] = h.arg;
         }
         ++w->done[src];
         break;
@@ -323,8 +330,8 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
     if (st64 == LOOM_OK) {
         loom_dt_unpack_range(rop->result, rop->rcount, rop->rdt, 0, rop->bytes,
                              rop->tmp + sizeof(int64_t));
-    } else if (w->deferred == LOOM_OK) {
-        w->deferred = (loom_status_t)st64;
+    } else if (w->deferred[rop->target] == LOOM_OK) {
+        w->deferred[rop->target] = (loom_status_t)st64;
     }
     ++w->done[rop->target];
     if (rop->ureq != NULL) {
@@ -348,16 +355,35 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
     return 1;
 }
 
-loom_status_t loom_rma_am_flush(loom_rma_win_t *w, int target)
+void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
-    loom_status_t st;
-
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
     }
-    st = w->deferred;
-    w->deferred = LOOM_OK;
+}
+
+loom_status_t loom_rma_am_take_err(loom_rma_win_t *w, int target)
+{
+    loom_status_t st = LOOM_OK;
+
+    if (target >= 0) {
+        st = w->deferred[target];
+        w->deferred[target] = LOOM_OK;
+        return st;
+    }
+    for (int r = 0; r < w->size; ++r) {
+        if (st == LOOM_OK) {
+            st = w->deferred[r];
+        }
+        w->deferred[r] = LOOM_OK;
+    }
     return st;
+}
+
+loom_status_t loom_rma_am_flush(loom_rma_win_t *w, int target)
+{
+    loom_rma_am_settle(w, target);
+    return loom_rma_am_take_err(w, target);
 }
 
 void loom_rma_am_drain(loom_rma_win_t *w)

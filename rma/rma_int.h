@@ -85,6 +85,12 @@ loom_status_t loom_rma_win_create(void *base, size_t size, int disp_unit,
 /** @brief Free (collective): completes every rank's operations first. */
 loom_status_t loom_rma_win_free(loom_rma_win_t *win);
 
+/**
+ * @brief May @p win be freed now? LOOM_OK, or LOOM_RMA_ERR_SYNC while an
+ * epoch other than a fence one is open (checked before anything is undone).
+ */
+loom_status_t loom_rma_win_idle(const loom_rma_win_t *win);
+
 /** This rank's base, size, disp unit, flavor. */
 void *loom_rma_win_base(const loom_rma_win_t *win);
 size_t loom_rma_win_size(const loom_rma_win_t *win);

@@ -122,7 +122,41 @@ static loom_status_t loom_rma_op_shm(loom_rma_win_t *w, const loom_rma_opdesc_t 
     return st;
 }
 
-/* one active message; get-like: the reply's receive first */
+/* the receive of a get-like operation's reply (status + @p bytes of data) */
+static loom_status_t loom_rma_rop_post(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                       size_t bytes, loom_request_t ureq,
+                                       loom_rma_rop_t **rop_p)
+{
+    loom_rma_rop_t *rop = calloc(1, sizeof(*rop));
+    loom_status_t st;
+
+    if (rop == NULL || (rop->tmp = malloc(sizeof(int64_t) + bytes)) == NULL) {
+        free(rop);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + bytes, d->target,
+                            LOOM_RMA_TAG_REPLY, w->comm, LOOM_CTX_P2P, &rop->req);
+    if (st != LOOM_OK) {
+        free(rop->tmp);
+        free(rop);
+        return st;
+    }
+    rop->target = d->target;
+    rop->bytes  = bytes;
+    rop->result = d->result;
+    rop->rcount = d->rcount;
+    rop->rdt    = d->rdt;
+    rop->ureq   = ureq;
+    *rop_p = rop;
+    return LOOM_OK;
+}
+
+/*
+ * One active message; get-like: the reply's receive first. The operation
+ * counts (sent[t], the reply queue) only once its request left: a failed
+ * send cancels the receive, so a flush does not wait for an answer that
+ * never comes.
+ */
 static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                                     char *msg, size_t msgbytes, size_t bytes,
                                     loom_request_t ureq)
@@ -130,33 +164,31 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
     loom_rma_rop_t *rop = NULL;
     loom_status_t st;
 
-    if (loom_rma_fetches(d->kind)) {
-        if ((rop = calloc(1, sizeof(*rop))) == NULL ||
-            (rop->tmp = malloc(sizeof(int64_t) + bytes)) == NULL) {
-            free(rop);
-            free(msg);
-            return LOOM_ERR_NO_MEMORY;
-        }
-        st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + bytes, d->target,
-                                LOOM_RMA_TAG_REPLY, w->comm, LOOM_CTX_P2P, &rop->req);
-        if (st != LOOM_OK) {
+    if (loom_rma_fetches(d->kind) &&
+        (st = loom_rma_rop_post(w, d, bytes, ureq, &rop)) != LOOM_OK) {
+        free(msg);
+        return st;
+    }
+    st = loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
+    if (st != LOOM_OK) {
+        if (rop != NULL) {
+            (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
+            while (!loom_request_is_complete(rop->req)) {
+                loom_progress();
+            }
+            loom_request_release(rop->req);
             free(rop->tmp);
             free(rop);
-            free(msg);
-            return st;
         }
-        rop->target = d->target;
-        rop->bytes  = bytes;
-        rop->result = d->result;
-        rop->rcount = d->rcount;
-        rop->rdt    = d->rdt;
-        rop->ureq   = ureq;
+        return st;
+    }
+    if (rop != NULL) {
         loom_dt_retain(d->rdt);
         *w->rops_tail = rop;
         w->rops_tail  = &rop->next;
     }
     ++w->sent[d->target];
-    return loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
+    return LOOM_OK;
 }
 
 /* header + segments + packed origin data (+ compare element) */
@@ -318,6 +350,14 @@ loom_status_t loom_rma_acc(loom_rma_win_t *w, const loom_rma_acc_args_t *a,
         return LOOM_ERR_INVALID_ARG;
     }
     d.kind = kinds[a->kind];
+    if (d.kind != LOOM_RMA_K_CAS && d.op != LOOM_RMA_OP_NO_OP && d.op != LOOM_REPLACE) {
+        /* an op not defined on the type fails here, not later at the target */
+        loom_status_t st = loom_op_reduce(d.op, NULL, NULL, 0, d.basic);
+
+        if (st != LOOM_OK) {
+            return st;
+        }
+    }
     if ((d.kind == LOOM_RMA_K_ACC || d.kind == LOOM_RMA_K_GACC) &&
         d.op == LOOM_RMA_OP_NO_OP) {
         d.origin = NULL;   /* MPI_NO_OP: no origin data moves */

@@ -178,7 +178,8 @@ struct loom_rma_win {
     int                  nregions, cap_regions;
     /* origin */
     uint64_t            *sent, *done;  /* [size] operations issued / completed */
-    loom_status_t        deferred;     /* an error a target reported */
+    loom_status_t       *deferred;     /* [size] first error each target reported,
+                                          until a flush of it takes it */
     loom_rma_rop_t      *rops, **rops_tail;
     int                 *posts;        /* [size] Win_post notices received */
     /* target */
@@ -217,8 +218,15 @@ loom_status_t loom_rma_am_send(loom_rma_win_t *win, int dest, int tag, void *buf
                                size_t bytes);
 loom_status_t loom_rma_am_ctrl(loom_rma_win_t *win, int dest, loom_rma_kind_t kind,
                                int arg);
-/** Progress until every operation to @p target (-1: all) completed. */
+/**
+ * Progress until every operation to @p target (-1: all) completed; return
+ * and clear the first error @p target (-1: any target) reported.
+ */
 loom_status_t loom_rma_am_flush(loom_rma_win_t *win, int target);
+/** Progress until every operation to @p target (-1: all) completed (errors stay). */
+void loom_rma_am_settle(loom_rma_win_t *win, int target);
+/** Return and clear the deferred error of @p target (-1: the first of any target). */
+loom_status_t loom_rma_am_take_err(loom_rma_win_t *win, int target);
 /** Progress until the window's sends left (before free). */
 void loom_rma_am_drain(loom_rma_win_t *win);
 /** The address of target bytes [disp, disp + ...) at this rank, checked (target side). */

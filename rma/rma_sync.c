@@ -101,6 +101,22 @@ static uint8_t *loom_rma_nocheck(loom_rma_win_t *w)
     return w->ep.started;   /* unused while a passive epoch is open */
 }
 
+/*
+ * Wait for the grant of @p target and return its own answer: an error
+ * deferred earlier for that target (none should be) stays for the next
+ * flush of it instead of being taken for a refusal.
+ */
+static loom_status_t loom_rma_grant_wait(loom_rma_win_t *w, int target)
+{
+    loom_status_t prev = loom_rma_am_take_err(w, target);
+    loom_status_t st;
+
+    loom_rma_am_settle(w, target);
+    st = loom_rma_am_take_err(w, target);
+    w->deferred[target] = prev;
+    return st;
+}
+
 loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int assert_flags)
 {
     int nocheck = (assert_flags & LOOM_RMA_MODE_NOCHECK) != 0;
@@ -114,10 +130,11 @@ loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int as
     }
     loom_rma_nocheck(w)[target] = (uint8_t)nocheck;
     st = loom_rma_lock_one(w, lock_type, target, nocheck);
-    if (st == LOOM_OK) {
-        st = loom_rma_am_flush(w, target);   /* the grant */
+    if (st == LOOM_OK && !nocheck && !loom_rma_is_shm(w)) {
+        st = loom_rma_grant_wait(w, target);   /* the grant's own answer */
     }
-    if (st != LOOM_OK) {
+    if (st != LOOM_OK) {   /* not granted: the target holds nothing for us */
+        loom_rma_nocheck(w)[target] = 0;
         loom_rma_epoch_unlock(&w->ep, target);
     }
     return st;
@@ -145,22 +162,50 @@ loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
     return ost != LOOM_OK ? ost : st;
 }
 
+/*
+ * Lock_all failed (a LOCK not sent to target @p nsent, or a refused grant):
+ * unlock every target that granted, take the errors of this exchange, and
+ * close the epoch, so nobody stays locked for us. Returns @p st.
+ */
+static loom_status_t loom_rma_lock_all_undo(loom_rma_win_t *w, int nsent, loom_status_t st)
+{
+    loom_rma_am_settle(w, -1);
+    for (int r = 0; r < nsent; ++r) {
+        if (w->deferred[r] == LOOM_OK) {   /* granted */
+            (void)loom_rma_unlock_one(w, r, loom_rma_nocheck(w)[r]);
+        }
+    }
+    loom_rma_am_settle(w, -1);
+    (void)loom_rma_am_take_err(w, -1);
+    memset(loom_rma_nocheck(w), 0, (size_t)w->size);
+    loom_rma_epoch_unlock_all(&w->ep);
+    return st;
+}
+
 loom_status_t loom_rma_lock_all(loom_rma_win_t *w, int assert_flags)
 {
     int nocheck = (assert_flags & LOOM_RMA_MODE_NOCHECK) != 0;
     loom_status_t st = loom_rma_epoch_lock_all(&w->ep);
+    int r;
 
     if (st != LOOM_OK) {
         return st;
     }
     memset(loom_rma_nocheck(w), nocheck, (size_t)w->size);
-    for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
+    for (r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = loom_rma_lock_one(w, LOOM_RMA_LOCK_SHARED, r, nocheck);
     }
-    if (st == LOOM_OK) {
-        st = loom_rma_am_flush(w, -1);
+    if (st != LOOM_OK) {
+        return loom_rma_lock_all_undo(w, r - 1, st);
     }
-    return st;
+    if (nocheck || loom_rma_is_shm(w)) {
+        return LOOM_OK;
+    }
+    loom_rma_am_settle(w, -1);
+    for (r = 0; r < w->size && st == LOOM_OK; ++r) {
+        st = w->deferred[r];   /* no operation yet: only the grants answered */
+    }
+    return st != LOOM_OK ? loom_rma_lock_all_undo(w, w->size, st) : LOOM_OK;
 }
 
 loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
@@ -252,8 +297,10 @@ loom_status_t loom_rma_complete(loom_rma_win_t *w)
     }
     atomic_thread_fence(memory_order_seq_cst);
     ost = loom_rma_am_flush(w, -1);
-    for (int i = 0; i < w->nstart && st == LOOM_OK; ++i) {
-        st = loom_rma_am_ctrl(w, w->start_ranks[i], LOOM_RMA_K_COMPLETE, 0);
+    for (int i = 0; i < w->nstart; ++i) {   /* every target, or it waits forever */
+        loom_status_t cst = loom_rma_am_ctrl(w, w->start_ranks[i], LOOM_RMA_K_COMPLETE, 0);
+
+        st = st != LOOM_OK ? st : cst;
     }
     w->nstart = 0;
     return ost != LOOM_OK ? ost : st;

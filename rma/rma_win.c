@@ -27,7 +27,9 @@ static loom_status_t loom_rma_win_arrays(loom_rma_win_t *w)
     w->done      = calloc(n, sizeof(*w->done));
     w->posts     = calloc(n, sizeof(*w->posts));
     w->completes = calloc(n, sizeof(*w->completes));
-    if (!w->sizes || !w->units || !w->sent || !w->done || !w->posts || !w->completes) {
+    w->deferred  = calloc(n, sizeof(*w->deferred));   /* all LOOM_OK (0) */
+    if (!w->sizes || !w->units || !w->sent || !w->done || !w->posts || !w->completes ||
+        !w->deferred) {
         return LOOM_ERR_NO_MEMORY;
     }
     return loom_rma_epoch_init(&w->ep, w->size);
@@ -44,6 +46,7 @@ static void loom_rma_win_destroy(loom_rma_win_t *w)
     free(w->done);
     free(w->posts);
     free(w->completes);
+    free(w->deferred);
     free(w->regions);
     free(w->waiters);
     free(w->post_ranks);
@@ -160,7 +163,8 @@ loom_status_t loom_rma_win_free(loom_rma_win_t *w)
         return st;
     }
     st = loom_rma_am_flush(w, -1);
-    if (st == LOOM_OK || st == LOOM_RMA_ERR_RANGE) {
+    {
+        /* always: the other ranks wait in it whatever our targets said */
         loom_status_t bst = loom_barrier(w->comm);  /* nobody targets us any more */
 
         st = st == LOOM_OK ? bst : st;
@@ -170,6 +174,11 @@ loom_status_t loom_rma_win_free(loom_rma_win_t *w)
     loom_rma_shm_free(w);
     loom_rma_win_destroy(w);
     return st;
+}
+
+loom_status_t loom_rma_win_idle(const loom_rma_win_t *w)
+{
+    return loom_rma_epoch_idle(&w->ep);
 }
 
 void *loom_rma_win_base(const loom_rma_win_t *w)
