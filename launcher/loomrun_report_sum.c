@@ -529,13 +529,18 @@ char *loomrun_report_summary(const loomrun_report_t *rp, const loomrun_report_ru
     }
     for (int r = 0; r < s.n; ++r) {
         const loomrun_report_block_t *b = rp->latest[r];
+        int p2p = 0;
         for (int i = 0; b != NULL && i < b->npending; ++i) {
             if (!b->pending[i].coll) {
                 loomrun_sum_enqueue(&s, r);
+                p2p = 1;
             }
         }
-        if (b != NULL && b->nactive == 0 && b->npending == 0) {
-            loomrun_sum_enqueue(&s, r);   /* blocked in something else (finalize) */
+        /* blocked in something else (finalize), or only in collective
+         * receives of a collective it no longer lists as active: no group
+         * line names it, so a rank line must */
+        if (b != NULL && b->nactive == 0 && !p2p) {
+            loomrun_sum_enqueue(&s, r);
         }
     }
     loomrun_sum_rank_lines(&s);

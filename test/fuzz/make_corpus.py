@@ -95,12 +95,19 @@ p2p = {
 for name, (posted, body) in p2p.items():
     put("fuzz_p2p_frame", name, bytes([posted]) + body)
 
-# ---- fuzz_shm_frame: 'P' len16 type payload | 'C' | 'G' idx len16
+# ---- fuzz_shm_frame: 'P' len16 type payload | 'C' | 'G' idx len16 (the fast box)
+#      'F' src len8 payload | 'U' k | 'R' (the receive FIFO)
 def P(ftype, payload):
     return b"P" + struct.pack("<HB", len(payload), ftype) + payload
 
 def G(idx, length):
     return b"G" + struct.pack("<BH", idx, length - 1)
+
+def F(src, payload):
+    return b"F" + struct.pack("<BB", src, len(payload)) + payload
+
+def U(k):
+    return b"U" + bytes([k])
 
 def data_frame(gid, off, payload):
     return P(3, struct.pack("<IIQ", gid, 0, off) + payload)
@@ -114,6 +121,12 @@ shm = {
                data_frame(1 | 1 << 8, 0, b"g") + b"C",
     "get_req": P(2, struct.pack("<IIQQ", 5, 0, 0x1000, 64)) + b"C" + P(2, b"short") + b"C",
     "unknown_type": P(0, b"?") + b"CC",
+    # FIFO: claims published out of order; the consumer waits for the oldest
+    "fifo_out_of_order": F(0, b"first") + F(1, b"second") + F(2, b"third") + b"R" + U(2) +
+                         b"R" + U(0) + b"RR" + U(0) + b"RRR",
+    # FIFO: fill all 4 cells, a fifth claim is refused, drain, laps go on
+    "fifo_full_laps": F(3, b"a") + F(4, b"b" * 48) + F(5, b"") + F(6, b"c") + F(7, b"x") +
+                      U(0) * 4 + b"RRRRR" + (F(1, b"lap") + U(0) + b"R") * 6,
 }
 for name, s in shm.items():
     put("fuzz_shm_frame", name, s)
