@@ -19,6 +19,7 @@
 #include "log_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -114,22 +115,28 @@ loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer)
     return LOOM_OK;
 }
 
-static loom_status_t loom_shm_get_cma_error(loom_shm_peer_t *peer, ssize_t rc,
-                                            uint64_t raddr, size_t n)
+loom_status_t loom_shm_cma_error(loom_shm_peer_t *peer, const char *op, ssize_t rc,
+                                 uint64_t raddr, size_t n, size_t pieces)
 {
-    loom_shm_iface_t *iface = peer->iface;
+    char into[48] = "";
 
     if (rc < 0 && errno == ESRCH) {
-        loom_shm_peer_fail(peer, LOOM_ERR_PEER_FAILED, "get",
+        loom_shm_peer_fail(peer, LOOM_ERR_PEER_FAILED, op,
                            "exited or was killed (process_vm_readv: no such process)");
         return LOOM_ERR_PEER_FAILED;
     }
     if (rc == 0) {
         errno = EFAULT;
     }
-    loom_error("shm", "rank %d: process_vm_readv of %zu bytes at 0x%llx from rank %d (pid %d) "
-               "failed: %m (transport shm, operation get)", iface->job->rank, n,
-               (unsigned long long)raddr, peer->world_rank, (int)peer->pid);
+    if (pieces > 1) {
+        int saved = errno;   /* for %m below */
+
+        snprintf(into, sizeof(into), " into %zu pieces", pieces);
+        errno = saved;
+    }
+    loom_error("shm", "rank %d: process_vm_readv of %zu bytes at 0x%llx%s from rank %d "
+               "(pid %d) failed: %m (transport shm, operation %s)", peer->iface->job->rank, n,
+               (unsigned long long)raddr, into, peer->world_rank, (int)peer->pid, op);
     return LOOM_ERR_TRANSPORT;
 }
 
@@ -147,7 +154,7 @@ static loom_status_t loom_shm_get_cma(loom_shm_peer_t *peer, void *local, size_t
         if (rc > 0) {
             done += (size_t)rc;   /* a partial read resumes where it stopped */
         } else if (!(rc < 0 && errno == EINTR)) {
-            return loom_shm_get_cma_error(peer, rc, raddr + done, n);
+            return loom_shm_cma_error(peer, "get", rc, raddr + done, n, 1);
         }
     }
     return LOOM_OK;
@@ -187,15 +194,14 @@ static loom_status_t loom_shm_get_pipelined(loom_shm_peer_t *peer, void *local, 
     return LOOM_INPROGRESS;
 }
 
-/* The rkey must come from this peer and cover the range asked for. */
-static loom_status_t loom_shm_get_check(loom_shm_peer_t *peer, size_t len, uint64_t raddr,
-                                        const loom_shm_rkey_t *key)
+loom_status_t loom_shm_get_check(loom_shm_peer_t *peer, const char *op, size_t len,
+                                 uint64_t raddr, const loom_shm_rkey_t *key)
 {
     if (key->magic != LOOM_SHM_RKEY_MAGIC || raddr < key->addr || len > key->len ||
         raddr - key->addr > key->len - len ||
         (peer->pid > 0 && key->pid != (int32_t)peer->pid)) {
-        loom_error("shm", "get of %zu bytes at 0x%llx from rank %d: the key (pid %d, region "
-                   "0x%llx + %llu) does not cover it", len, (unsigned long long)raddr,
+        loom_error("shm", "%s of %zu bytes at 0x%llx from rank %d: the key (pid %d, region "
+                   "0x%llx + %llu) does not cover it", op, len, (unsigned long long)raddr,
                    peer->world_rank, (int)key->pid, (unsigned long long)key->addr,
                    (unsigned long long)key->len);
         return LOOM_ERR_INVALID_ARG;
@@ -214,7 +220,7 @@ loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_
         return LOOM_ERR_PEER_FAILED;
     }
     memcpy(&key, rkey->data, sizeof(key));
-    if ((status = loom_shm_get_check(peer, len, raddr, &key)) != LOOM_OK || len == 0) {
+    if ((status = loom_shm_get_check(peer, "get", len, raddr, &key)) != LOOM_OK || len == 0) {
         return status;
     }
     if (loom_unlikely(peer->cma == LOOM_SHM_CMA_UNKNOWN) &&

@@ -77,40 +77,6 @@ static void loom_shm_iov_advance(loom_shm_iov_pos_t *pos, size_t done)
     }
 }
 
-/* The key must be this peer's and cover [raddr, raddr + len), as get() checks it. */
-static loom_status_t loom_shm_get_iov_check(loom_shm_peer_t *peer, size_t len,
-                                            uint64_t raddr, const loom_shm_rkey_t *key)
-{
-    if (key->magic != LOOM_SHM_RKEY_MAGIC || raddr < key->addr || len > key->len ||
-        raddr - key->addr > key->len - len ||
-        (peer->pid > 0 && key->pid != (int32_t)peer->pid)) {
-        loom_error("shm", "get_iov of %zu bytes at 0x%llx from rank %d: the key (pid %d, "
-                   "region 0x%llx + %llu) does not cover it", len, (unsigned long long)raddr,
-                   peer->world_rank, (int)key->pid, (unsigned long long)key->addr,
-                   (unsigned long long)key->len);
-        return LOOM_ERR_INVALID_ARG;
-    }
-    return LOOM_OK;
-}
-
-static loom_status_t loom_shm_get_iov_error(loom_shm_peer_t *peer, ssize_t rc,
-                                            uint64_t raddr, size_t n, size_t pieces)
-{
-    if (rc < 0 && errno == ESRCH) {
-        loom_shm_peer_fail(peer, LOOM_ERR_PEER_FAILED, "get_iov",
-                           "exited or was killed (process_vm_readv: no such process)");
-        return LOOM_ERR_PEER_FAILED;
-    }
-    if (rc == 0) {
-        errno = EFAULT;
-    }
-    loom_error("shm", "rank %d: process_vm_readv of %zu bytes at 0x%llx into %zu pieces from "
-               "rank %d (pid %d) failed: %m (transport shm, operation get_iov)",
-               peer->iface->job->rank, n, (unsigned long long)raddr, pieces,
-               peer->world_rank, (int)peer->pid);
-    return LOOM_ERR_TRANSPORT;
-}
-
 /* Read [raddr, raddr + total) into the pieces of @p pos, resuming partial reads. */
 static loom_status_t loom_shm_get_iov_read(loom_shm_peer_t *peer, loom_shm_iov_pos_t *pos,
                                            uint64_t raddr, size_t total)
@@ -128,7 +94,7 @@ static loom_status_t loom_shm_get_iov_read(loom_shm_peer_t *peer, loom_shm_iov_p
             loom_shm_iov_advance(pos, (size_t)rc);
             done += (size_t)rc;
         } else if (!(rc < 0 && errno == EINTR)) {
-            return loom_shm_get_iov_error(peer, rc, raddr + done, bytes, n);
+            return loom_shm_cma_error(peer, "get_iov", rc, raddr + done, bytes, n);
         }
     }
     return LOOM_OK;
@@ -162,7 +128,7 @@ loom_status_t loom_shm_ep_get_iov(loom_tl_ep_t *ep, const struct iovec *iov, siz
         }
     }
     memcpy(&key, rkey->data, sizeof(key));
-    if ((status = loom_shm_get_iov_check(peer, total, raddr, &key)) != LOOM_OK ||
+    if ((status = loom_shm_get_check(peer, "get_iov", total, raddr, &key)) != LOOM_OK ||
         total == 0) {
         return status;
     }

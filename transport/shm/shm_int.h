@@ -467,6 +467,21 @@ void loom_shm_memh_cleanup(loom_shm_iface_t *iface);
 loom_status_t loom_shm_ep_get(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
                               const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 
+/**
+ * Check that @p key is @p peer's and covers [raddr, raddr + len) before
+ * @p op ("get", "get_iov") reads it; LOOM_ERR_INVALID_ARG, logged, if not.
+ */
+loom_status_t loom_shm_get_check(loom_shm_peer_t *peer, const char *op, size_t len,
+                                 uint64_t raddr, const loom_shm_rkey_t *key);
+
+/**
+ * The outcome of a failed process_vm_readv (@p rc) of @p n bytes at
+ * @p raddr of @p peer into @p pieces local pieces, for @p op: the peer
+ * failed (ESRCH) or LOOM_ERR_TRANSPORT, logged with both ends.
+ */
+loom_status_t loom_shm_cma_error(loom_shm_peer_t *peer, const char *op, ssize_t rc,
+                                 uint64_t raddr, size_t n, size_t pieces);
+
 /** Decide once whether process_vm_readv may read @p peer (sets peer->cma). */
 loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer);
 
