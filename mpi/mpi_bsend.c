@@ -16,6 +16,7 @@
  * written with memcpy, so the user's buffer needs no alignment.
  */
 #include "mpi_p2pext_int.h"
+#include "mt_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -220,6 +221,7 @@ int loom_mpi_bsend_try(const void *buf, int count, MPI_Datatype dt, int dest, in
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    LOOM_MT_GUARD();
     if (size < 0 || (buffer == NULL && size > 0)) {
         return loom_mpi_raise(NULL, size < 0 ? MPI_ERR_ARG : MPI_ERR_BUFFER,
                               "MPI_Buffer_attach", size < 0 ? "size %d is negative"
@@ -242,6 +244,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    LOOM_MT_GUARD();
     if (buffer_addr == NULL || size == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Buffer_detach", "%s is NULL",
                               size == NULL ? "size" : "buffer_addr");
@@ -294,6 +297,7 @@ static int loom_mpi_bsend(const void *buf, int count, MPI_Datatype dt, int dest,
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {
         return loom_mpi_dt_send('b', buf, count, datatype, dest, tag, comm, "MPI_Bsend");
     }
@@ -304,6 +308,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (request == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, "MPI_Ibsend", "request is NULL");
     }
