@@ -7,8 +7,8 @@
  * retakes it every progress pass, so without help a sleeping waiter could
  * starve. loom_mt_yield therefore counts the threads that wait for the lock
  * (loom_mt_waiters) and the acquisitions (loom_mt_turns): when someone
- * waits, the yielding thread gives up the CPU until another thread has had
- * its turn (bounded, in case the waiter is itself descheduled for long).
+ * waits, the yielding thread spins briefly, then gives up the CPU, until another
+ * thread has had its turn (bounded, in case the waiter is descheduled).
  * Both counters are touched only in MULTIPLE mode.
  */
 #include "mt_int.h"
@@ -23,8 +23,22 @@ static _Thread_local unsigned loom_mt_depth;
 static unsigned loom_mt_waiters;   /* threads blocked in loom_mt_lock (atomic) */
 static unsigned loom_mt_turns;     /* acquisitions so far (atomic) */
 
-/* sched_yield rounds a yielding thread waits for a waiter to get the lock */
-#define LOOM_MT_HANDOFF_ROUNDS 64
+/*
+ * How long a yielding thread waits for a waiter to take the lock: first a
+ * short spin (a waiter woken on the other core takes it within about a
+ * microsecond), then a few sched_yield()s (a waiter on this core needs the
+ * CPU). Few: on a loaded node each sched_yield may hand the core to another
+ * process for a whole time slice.
+ */
+#define LOOM_MT_HANDOFF_SPINS  256
+#define LOOM_MT_HANDOFF_ROUNDS 2
+
+/* 1 once another thread took the lock since @p turns, or nobody waits */
+static int loom_mt_handed_off(unsigned turns)
+{
+    return __atomic_load_n(&loom_mt_turns, __ATOMIC_RELAXED) != turns ||
+           __atomic_load_n(&loom_mt_waiters, __ATOMIC_RELAXED) == 0;
+}
 
 static void loom_mt_acquire(void)
 {
@@ -60,12 +74,11 @@ void loom_mt_yield(void)
     turns = __atomic_load_n(&loom_mt_turns, __ATOMIC_RELAXED);
     loom_mt_depth = 0;
     pthread_mutex_unlock(&loom_mt_mutex);
-    for (int k = 0; k < LOOM_MT_HANDOFF_ROUNDS; ++k) {
+    for (int k = 0; k < LOOM_MT_HANDOFF_SPINS && !loom_mt_handed_off(turns); ++k) {
+        loom_cpu_relax();
+    }
+    for (int k = 0; k < LOOM_MT_HANDOFF_ROUNDS && !loom_mt_handed_off(turns); ++k) {
         sched_yield();
-        if (__atomic_load_n(&loom_mt_turns, __ATOMIC_RELAXED) != turns ||
-            __atomic_load_n(&loom_mt_waiters, __ATOMIC_RELAXED) == 0) {
-            break;
-        }
     }
     loom_mt_acquire();
     loom_mt_depth = depth;
