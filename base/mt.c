@@ -17,6 +17,7 @@
 #include <sched.h>
 
 int loom_mt_active;
+int loom_mt_pinned;
 
 static pthread_mutex_t loom_mt_mutex = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local unsigned loom_mt_depth;
@@ -68,7 +69,8 @@ void loom_mt_yield(void)
 {
     unsigned depth = loom_mt_depth, turns;
 
-    if (depth == 0 || __atomic_load_n(&loom_mt_waiters, __ATOMIC_RELAXED) == 0) {
+    if (depth == 0 || loom_mt_pinned != 0 ||
+        __atomic_load_n(&loom_mt_waiters, __ATOMIC_RELAXED) == 0) {
         return;
     }
     turns = __atomic_load_n(&loom_mt_turns, __ATOMIC_RELAXED);

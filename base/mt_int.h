@@ -47,6 +47,26 @@ void loom_mt_yield(void);
 /** Turn MULTIPLE mode on (loom_init_thread; before other threads call). */
 void loom_mt_enable(void);
 
+/**
+ * > 0 while the lock holder is inside a stretch that must not let another
+ * thread in (it walks a list that the other thread's call could change,
+ * and calls something that runs progress). A plain int: only the lock
+ * holder touches it, and SINGLE runs pay a plain increment.
+ */
+extern int loom_mt_pinned;
+
+/** Begin a stretch in which progress passes do not yield the lock. */
+static inline void loom_mt_pin(void)
+{
+    ++loom_mt_pinned;
+}
+
+/** End the stretch begun by loom_mt_pin(). */
+static inline void loom_mt_unpin(void)
+{
+    --loom_mt_pinned;
+}
+
 /** 1 when the calling thread holds the engine lock (MULTIPLE mode). */
 int loom_mt_held(void);
 

@@ -110,6 +110,9 @@ void loom_mpi_side_reap(int wait)
     loom_mpi_side_t **pp = &loom_mpi_side_list;
     int flag;
 
+    /* a test runs progress, which could let another thread change the list
+     * under this walk (MPI_THREAD_MULTIPLE); wait=1 is finalize's, alone */
+    loom_mt_pin();
     while (loom_mpi_side_orphans > 0 && *pp != NULL) {
         loom_mpi_side_t *s = *pp;
 
@@ -127,6 +130,7 @@ void loom_mpi_side_reap(int wait)
         }
         pp = &s->next;
     }
+    loom_mt_unpin();
 }
 
 /* Find the side storage of @p req (NULL if it has none). */
