@@ -18,6 +18,9 @@
  *           barrier, bcast, allreduce and allgather on it
  *   handoff requests started by one thread are completed by another
  *           (MPI_Wait, MPI_Test loop, MPI_Waitall)
+ *   bsend   every thread sends buffered (MPI_Bsend / MPI_Ibsend) around the
+ *           ring through one attached buffer, which a thread's reclaiming
+ *           walk shares with the others' new blocks
  *
  * Every check prints the rank and line and aborts the job (mpi_test_util.h).
  */
@@ -325,6 +328,52 @@ static void handoff(void)
     }
 }
 
+/* ---- bsend: one attached buffer, many threads ------------------------------------ */
+
+#define BSEND_INTS 24
+
+static void *bsend_thread(void *arg)
+{
+    int t = (int)(long)arg, out[BSEND_INTS], in[BSEND_INTS];
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    MPI_Request req;
+
+    for (int it = 0; it < iters; ++it) {
+        for (int k = 0; k < 3; ++k) {   /* three in flight: the walk has blocks to test */
+            fill(out, BSEND_INTS, rank, t, 3 * it + k);
+            if (k == 0) {
+                MT_OK(MPI_Bsend(out, BSEND_INTS, MPI_INT, right, 300 + t, MPI_COMM_WORLD));
+            } else {
+                MT_OK(MPI_Ibsend(out, BSEND_INTS, MPI_INT, right, 300 + t, MPI_COMM_WORLD,
+                                 &req));
+                MT_OK(k == 1 ? MPI_Request_free(&req) : MPI_Wait(&req, MPI_STATUS_IGNORE));
+            }
+            memset(out, 0xff, sizeof(out));   /* the buffered copy must not change */
+        }
+        for (int k = 0; k < 3; ++k) {
+            MT_OK(MPI_Recv(in, BSEND_INTS, MPI_INT, left, 300 + t, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE));
+            expect(in, BSEND_INTS, left, t, 3 * it + k);
+        }
+    }
+    return NULL;
+}
+
+static void bsend(void)
+{
+    /* room for a few messages per thread only: blocks are reclaimed and reused */
+    int len = nthreads * 8 * (BSEND_INTS * (int)sizeof(int) + MPI_BSEND_OVERHEAD), dlen = 0;
+    void *b = malloc((size_t)len), *back = NULL;
+
+    MT_CHECK(b != NULL);
+    MT_OK(MPI_Buffer_attach(b, len));
+    run_threads(bsend_thread);
+    MT_OK(MPI_Buffer_detach(&back, &dlen));
+    MT_CHECK(back == b);
+    MT_EQ(dlen, len);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "p2p";
@@ -354,6 +403,8 @@ int main(int argc, char **argv)
         run_threads(coll_thread);
     } else if (strcmp(mode, "handoff") == 0) {
         handoff();
+    } else if (strcmp(mode, "bsend") == 0) {
+        bsend();
     } else {
         MT_FAIL("unknown mode '%s'", mode);
     }
