@@ -149,12 +149,12 @@ $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(LIBLOOM_A)
 
 ALL_TARGETS := $(LIBLOOM_A) $(LIBLOOM_SO) $(EXAMPLES)
 CHECK_PREREQS :=
-CHECK_EXTRA := check-layers
+CHECK_EXTRA := check-layers check-mt-guard
 
 # ---- modules ------------------------------------------------------------------
 include $(sort $(wildcard */module.mk */*/module.mk))
 
-.PHONY: all check check-suites check-layers print-check-extra demo deps clean distclean help
+.PHONY: all check check-suites check-layers check-mt-guard print-check-extra demo deps clean distclean help
 .PRECIOUS: $(BUILD)/obj/%.o
 all: $(ALL_TARGETS)
 
@@ -179,6 +179,11 @@ print-check-extra:
 # docs/ARCHITECTURE.md. Once per `make check` (the first extra check).
 check-layers:
 	python3 scripts/layers.py --check --doc docs/ARCHITECTURE.md
+
+# Every public entry point takes the engine lock (MPI_THREAD_MULTIPLE):
+# each PMPI_* and each native loom_* starts with LOOM_MT_GUARD().
+check-mt-guard:
+	python3 scripts/mt_guard.py --check
 
 demo: all
 	@echo "loom demo: 4 ranks on this machine (loomrun -n 4 $(BUILD)/examples/demo)"

@@ -6,36 +6,42 @@
  * 1 on its own host. loom_abort() works at any time.
  */
 #include "bootstrap_int.h"
+#include "mt_int.h"
 
 #include <time.h>
 #include <unistd.h>
 
 int loom_rank(void)
 {
+    LOOM_MT_GUARD();
     const loom_bootstrap_info_t *info = loom_bootstrap_info();
     return info ? info->rank : 0;
 }
 
 int loom_size(void)
 {
+    LOOM_MT_GUARD();
     const loom_bootstrap_info_t *info = loom_bootstrap_info();
     return info ? info->size : 1;
 }
 
 int loom_local_rank(void)
 {
+    LOOM_MT_GUARD();
     const loom_bootstrap_info_t *info = loom_bootstrap_info();
     return info ? info->local_rank : 0;
 }
 
 int loom_local_size(void)
 {
+    LOOM_MT_GUARD();
     const loom_bootstrap_info_t *info = loom_bootstrap_info();
     return info ? info->local_size : 1;
 }
 
 const char *loom_hostname(int rank)
 {
+    LOOM_MT_GUARD();
     const loom_bootstrap_info_t *info = loom_bootstrap_info();
     static char self_host[256];
 
@@ -53,11 +59,13 @@ const char *loom_hostname(int rank)
 
 void loom_abort(int code, const char *msg)
 {
+    /* LOOM_MT_NO_GUARD: abort must not wait for a thread that holds the lock */
     loom_bootstrap_abort(code, msg);
 }
 
 double loom_wtime(void)
 {
+    /* LOOM_MT_NO_GUARD: a clock read; touches no engine state */
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -66,6 +74,7 @@ double loom_wtime(void)
 
 double loom_wtick(void)
 {
+    /* LOOM_MT_NO_GUARD: a clock read; touches no engine state */
     struct timespec ts;
 
     if (clock_getres(CLOCK_MONOTONIC, &ts) != 0) {

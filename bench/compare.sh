@@ -153,6 +153,38 @@ bench_args() {
     fi
 }
 
+# ---- MPI_THREAD_MULTIPLE (issue 24) ----------------------------------------------
+# Not in the default set: `--bench mt` runs osu_latency_mt with 2 thread
+# pairs (latency_mt) and osu_mt_rate with 1, 2 and 4 threads per rank
+# (mt_rate1, mt_rate2, mt_rate4: messages/s, a rate, so ompi/loom like a
+# bandwidth), np=2. Both programs ask for MPI_THREAD_MULTIPLE (Debian's
+# Open MPI grants it). No fault-injection copies: --short validates them
+# (-c, every row Pass) but runs no fault case for them.
+benches=${benches/ mt / latency_mt mt_rate1 mt_rate2 mt_rate4 }
+p2p_set+="latency_mt mt_rate1 mt_rate2 mt_rate4 "
+eval "generic_$(declare -f bin_of)"
+eval "generic_$(declare -f fixed_args)"
+eval "generic2_$(declare -f metric_of)"
+eval "generic2_$(declare -f bench_args)"
+bin_of() { case $1 in mt_rate*) echo osu_mt_rate ;; *) generic_bin_of "$1" ;; esac; }
+fixed_args() {
+    case $1 in
+        latency_mt) echo "-t 2" ;;
+        mt_rate*) echo "-t ${1#mt_rate}" ;;
+        *) generic_fixed_args "$1" ;;
+    esac
+}
+metric_of() { case $1 in mt_rate*) echo bandwidth ;; *) generic2_metric_of "$1" ;; esac; }
+bench_args() {
+    case $1 in
+        latency_mt|mt_rate*)
+            if ((short)); then echo "-m 1:65536 -i 10 -x 2 -c"
+            elif [[ -n $iters ]]; then echo "-i $iters -x $((iters / 10 > 0 ? iters / 10 : 1))"
+            fi ;;
+        *) generic2_bench_args "$1" ;;
+    esac
+}
+
 ncores=$(nproc)
 run_timeout=$((short ? 120 : 900))
 FLOOR=$BUILD/bench/floor_pingpong
@@ -350,6 +382,7 @@ fi
 # ---- fault injection (short mode): validation must fail under both libraries --------
 fault_of() { case $1 in latency) echo recv ;; bw|bibw) echo waitall ;; polling) echo testall ;;
                         column|struct) echo recv ;; halo|halo3d) echo waitall ;; pack) ;;
+                        latency_mt|mt_rate*) ;;   # no fault copies (see --bench mt)
                         *) echo "$1" ;; esac; }
 if ((short && !tables_only)); then
     echo "== validation self-test: wrong data injected through PMPI must fail each benchmark"

@@ -11,6 +11,7 @@
 #include "coll_api_int.h"
 #include "coll_comm_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdint.h>
 
@@ -197,6 +198,7 @@ static loom_status_t loom_coll_barrier_start(loom_comm_t comm, const char *who,
 
 loom_status_t loom_ibarrier(loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     if (req_p == NULL) {
         loom_error("coll", "loom_ibarrier: req_p is NULL");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_ibarrier");
@@ -224,6 +226,7 @@ static __attribute__((noinline)) loom_status_t loom_coll_barrier_req(loom_comm_t
 
 loom_status_t loom_barrier(loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     const loom_coll_alg_t *alg = loom_coll_blocking_alg(comm, LOOM_COLL_BARRIER, 0);
 
     if (alg != NULL && alg->fast.barrier != NULL) {
@@ -262,6 +265,7 @@ static loom_status_t loom_coll_bcast_start(void *buf, size_t count, loom_datatyp
 loom_status_t loom_ibcast(void *buf, size_t count, loom_datatype_t dt, int root,
                           loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_bcast_start(buf, count, dt, root, comm, "loom_ibcast", req_p);
 }
 
@@ -279,6 +283,7 @@ loom_coll_bcast_req(void *buf, size_t count, loom_datatype_t dt, int root, loom_
 loom_status_t loom_bcast(void *buf, size_t count, loom_datatype_t dt, int root,
                          loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     size_t esize = loom_datatype_size(dt);
     const loom_coll_alg_t *alg;
 
@@ -355,6 +360,7 @@ loom_status_t loom_ireduce(const void *sendbuf, void *recvbuf, size_t count,
                            loom_datatype_t dt, loom_op_t op, int root, loom_comm_t comm,
                            loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_reduce_start(LOOM_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root,
                                   comm, "loom_ireduce", "reduce", req_p);
 }
@@ -362,6 +368,7 @@ loom_status_t loom_ireduce(const void *sendbuf, void *recvbuf, size_t count,
 loom_status_t loom_reduce(const void *sendbuf, void *recvbuf, size_t count,
                           loom_datatype_t dt, loom_op_t op, int root, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_REDUCE, sendbuf, recvbuf,
                                                    count, dt, op, root, comm,
@@ -373,6 +380,7 @@ loom_status_t loom_iallreduce(const void *sendbuf, void *recvbuf, size_t count,
                               loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
                               loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_reduce_start(LOOM_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0,
                                   comm, "loom_iallreduce", "allreduce", req_p);
 }
@@ -466,6 +474,7 @@ loom_coll_allreduce_new(const void *sendbuf, void *recvbuf, size_t count, loom_d
 loom_status_t loom_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                              loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_coll_comm_t *cc;
 
     if (loom_unlikely(comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC) ||
@@ -488,6 +497,7 @@ loom_status_t loom_ireduce_scatter_block(const void *sendbuf, void *recvbuf, siz
                                          loom_datatype_t dt, loom_op_t op,
                                          loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_reduce_start(LOOM_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt,
                                   op, 0, comm, "loom_ireduce_scatter_block",
                                   "reduce_scatter_block", req_p);
@@ -496,6 +506,7 @@ loom_status_t loom_ireduce_scatter_block(const void *sendbuf, void *recvbuf, siz
 loom_status_t loom_reduce_scatter_block(const void *sendbuf, void *recvbuf, size_t count,
                                         loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_REDUCE_SCATTER, sendbuf,
                                                    recvbuf, count, dt, op, 0, comm,
@@ -610,6 +621,7 @@ static loom_status_t loom_coll_allgather_start(const void *sendbuf, size_t sendc
 loom_status_t loom_iallgather(const void *sendbuf, void *recvbuf, size_t count,
                               loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_allgather_start(sendbuf, count, recvbuf, NULL, NULL, dt, comm,
                                      "loom_iallgather", req_p);
 }
@@ -617,6 +629,7 @@ loom_status_t loom_iallgather(const void *sendbuf, void *recvbuf, size_t count,
 loom_status_t loom_allgather(const void *sendbuf, void *recvbuf, size_t count,
                              loom_datatype_t dt, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_allgather_start(sendbuf, count, recvbuf, NULL, NULL,
                                                       dt, comm, "loom_allgather", &req),
@@ -627,6 +640,7 @@ loom_status_t loom_iallgatherv(const void *sendbuf, size_t sendcount, void *recv
                                const size_t recvcounts[], const size_t displs[],
                                loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     if (recvcounts == NULL || displs == NULL) {
         loom_error("coll", "loom_iallgatherv: recvcounts or displs is NULL");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_iallgatherv");
@@ -639,6 +653,7 @@ loom_status_t loom_allgatherv(const void *sendbuf, size_t sendcount, void *recvb
                               const size_t recvcounts[], const size_t displs[],
                               loom_datatype_t dt, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     if (recvcounts == NULL || displs == NULL) {
         loom_error("coll", "loom_allgatherv: recvcounts or displs is NULL");

@@ -9,6 +9,7 @@
 #include "coll_api_int.h"
 #include "coll_neighbor_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 /* One side's lists: ranks in range, arrays present, byte ranges that fit. */
 static loom_status_t nbr_check_side(const loom_coll_state_t *c, int deg, const int ranks[],
@@ -91,6 +92,7 @@ loom_status_t loom_ineighbor_alltoallv(const void *sendbuf, int outdegree,
                                        const size_t recvbytes[], const size_t rdispls[],
                                        loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return nbr_start(sendbuf, outdegree, destinations, sendbytes, sdispls, recvbuf,
                      indegree, sources, recvbytes, rdispls, comm,
                      "loom_ineighbor_alltoallv", req_p);
@@ -102,6 +104,7 @@ loom_status_t loom_neighbor_alltoallv(const void *sendbuf, int outdegree,
                                       const int sources[], const size_t recvbytes[],
                                       const size_t rdispls[], loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
 
     return loom_coll_finish(nbr_start(sendbuf, outdegree, destinations, sendbytes, sdispls,

@@ -5,6 +5,7 @@
 #include "coll_int.h"
 #include "coll_api_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 /*
  * The arguments gather(v) and scatter(v) share, seen from one side: this
@@ -131,6 +132,7 @@ loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
                            loom_datatype_t dt, int root, loom_comm_t comm,
                            loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_gather_start(sendbuf, count, recvbuf, NULL, NULL, dt, root, comm, 0,
                                   "loom_igather", req_p);
 }
@@ -138,6 +140,7 @@ loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
 loom_status_t loom_gather(const void *sendbuf, void *recvbuf, size_t count,
                           loom_datatype_t dt, int root, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_gather_start(sendbuf, count, recvbuf, NULL, NULL, dt,
                                                    root, comm, 0, "loom_gather", &req),
@@ -149,6 +152,7 @@ loom_status_t loom_igatherv(const void *sendbuf, size_t sendcount, void *recvbuf
                             loom_datatype_t dt, int root, loom_comm_t comm,
                             loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_gather_start(sendbuf, sendcount, recvbuf, recvcounts, displs, dt,
                                   root, comm, 1, "loom_igatherv", req_p);
 }
@@ -157,6 +161,7 @@ loom_status_t loom_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
                            const size_t recvcounts[], const size_t displs[],
                            loom_datatype_t dt, int root, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_gather_start(sendbuf, sendcount, recvbuf, recvcounts,
                                                    displs, dt, root, comm, 1,
@@ -210,6 +215,7 @@ loom_status_t loom_iscatter(const void *sendbuf, void *recvbuf, size_t count,
                             loom_datatype_t dt, int root, loom_comm_t comm,
                             loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_scatter_start(sendbuf, NULL, NULL, recvbuf, count, dt, root, comm, 0,
                                    "loom_iscatter", req_p);
 }
@@ -217,6 +223,7 @@ loom_status_t loom_iscatter(const void *sendbuf, void *recvbuf, size_t count,
 loom_status_t loom_scatter(const void *sendbuf, void *recvbuf, size_t count,
                            loom_datatype_t dt, int root, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_scatter_start(sendbuf, NULL, NULL, recvbuf, count,
                                                     dt, root, comm, 0, "loom_scatter",
@@ -229,6 +236,7 @@ loom_status_t loom_iscatterv(const void *sendbuf, const size_t sendcounts[],
                              loom_datatype_t dt, int root, loom_comm_t comm,
                              loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_scatter_start(sendbuf, sendcounts, displs, recvbuf, recvcount, dt,
                                    root, comm, 1, "loom_iscatterv", req_p);
 }
@@ -237,6 +245,7 @@ loom_status_t loom_scatterv(const void *sendbuf, const size_t sendcounts[],
                             const size_t displs[], void *recvbuf, size_t recvcount,
                             loom_datatype_t dt, int root, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_scatter_start(sendbuf, sendcounts, displs, recvbuf,
                                                     recvcount, dt, root, comm, 1,
@@ -311,6 +320,7 @@ static loom_status_t loom_coll_alltoall_start(const void *sendbuf, const size_t 
 loom_status_t loom_ialltoall(const void *sendbuf, void *recvbuf, size_t count,
                              loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_alltoall_start(sendbuf, NULL, NULL, recvbuf, NULL, NULL, count, dt,
                                     comm, 0, "loom_ialltoall", req_p);
 }
@@ -318,6 +328,7 @@ loom_status_t loom_ialltoall(const void *sendbuf, void *recvbuf, size_t count,
 loom_status_t loom_alltoall(const void *sendbuf, void *recvbuf, size_t count,
                             loom_datatype_t dt, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_alltoall_start(sendbuf, NULL, NULL, recvbuf, NULL,
                                                      NULL, count, dt, comm, 0,
@@ -330,6 +341,7 @@ loom_status_t loom_ialltoallv(const void *sendbuf, const size_t sendcounts[],
                               const size_t recvcounts[], const size_t rdispls[],
                               loom_datatype_t dt, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_alltoall_start(sendbuf, sendcounts, sdispls, recvbuf, recvcounts,
                                     rdispls, 0, dt, comm, 1, "loom_ialltoallv", req_p);
 }
@@ -339,6 +351,7 @@ loom_status_t loom_alltoallv(const void *sendbuf, const size_t sendcounts[],
                              const size_t recvcounts[], const size_t rdispls[],
                              loom_datatype_t dt, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
     return loom_coll_finish(loom_coll_alltoall_start(sendbuf, sendcounts, sdispls, recvbuf,
                                                      recvcounts, rdispls, 0, dt, comm, 1,

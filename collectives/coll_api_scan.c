@@ -13,6 +13,7 @@
  */
 #include "coll_api_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdint.h>
 
@@ -72,6 +73,7 @@ loom_status_t loom_iscan(const void *sendbuf, void *recvbuf, size_t count,
                          loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
                          loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_scan_start(LOOM_COLL_SCAN, sendbuf, recvbuf, count, dt, op, comm,
                                 "loom_iscan", req_p);
 }
@@ -79,6 +81,7 @@ loom_status_t loom_iscan(const void *sendbuf, void *recvbuf, size_t count,
 loom_status_t loom_scan(const void *sendbuf, void *recvbuf, size_t count,
                         loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
 
     return loom_coll_finish(loom_coll_scan_start(LOOM_COLL_SCAN, sendbuf, recvbuf, count,
@@ -90,6 +93,7 @@ loom_status_t loom_iexscan(const void *sendbuf, void *recvbuf, size_t count,
                            loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
                            loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_scan_start(LOOM_COLL_EXSCAN, sendbuf, recvbuf, count, dt, op, comm,
                                 "loom_iexscan", req_p);
 }
@@ -97,6 +101,7 @@ loom_status_t loom_iexscan(const void *sendbuf, void *recvbuf, size_t count,
 loom_status_t loom_exscan(const void *sendbuf, void *recvbuf, size_t count,
                           loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
 
     return loom_coll_finish(loom_coll_scan_start(LOOM_COLL_EXSCAN, sendbuf, recvbuf, count,
@@ -186,6 +191,7 @@ loom_status_t loom_ireduce_scatter(const void *sendbuf, void *recvbuf,
                                    const size_t recvcounts[], loom_datatype_t dt,
                                    loom_op_t op, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_coll_rsv_start(sendbuf, recvbuf, recvcounts, dt, op, comm,
                                "loom_ireduce_scatter", req_p);
 }
@@ -194,6 +200,7 @@ loom_status_t loom_reduce_scatter(const void *sendbuf, void *recvbuf,
                                   const size_t recvcounts[], loom_datatype_t dt,
                                   loom_op_t op, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = NULL;
 
     return loom_coll_finish(loom_coll_rsv_start(sendbuf, recvbuf, recvcounts, dt, op, comm,
@@ -326,6 +333,7 @@ loom_status_t loom_ialltoallw(const void *sendbuf, const size_t sendcounts[],
                               const size_t rdispls[], const loom_datatype_t recvtypes[],
                               loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     loom_coll_w_args_t a = LOOM_COLL_W_ARGS;
 
     return loom_coll_alltoallw_start(&a, comm, "loom_ialltoallw", req_p);
@@ -337,6 +345,7 @@ loom_status_t loom_alltoallw(const void *sendbuf, const size_t sendcounts[],
                              const size_t rdispls[], const loom_datatype_t recvtypes[],
                              loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_coll_w_args_t a = LOOM_COLL_W_ARGS;
     loom_request_t req = NULL;
 

@@ -27,6 +27,18 @@
  *          offers could: two processes reserving in opposite orders offer
  *          the same maximum to both). A result of 0 = the leader ran out of
  *          ids. The communicator is made when the iallreduce completes.
+ *
+ * MPI_THREAD_MULTIPLE: two threads may create communicators on different
+ * parents at once, and each creation waits (yielding the engine lock)
+ * between taking loom_comm_context_next() and creating the communicator,
+ * so two interleaved creations would offer the same "above every live id"
+ * and agree on it twice (or, offered in opposite orders on two processes,
+ * on the same maximum). In MULTIPLE mode the blocking constructors therefore
+ * take their id as idup does: the leader (rank 0 of the parent, or of the
+ * list) offers the next id of its own slots of the nonblocking lane and the
+ * others offer 0 (loom_comm_ctx_offer); ids led by different processes
+ * differ and one leader never repeats one, so no retry and no global step
+ * are needed. SINGLE..SERIALIZED runs keep the dense lane.
  */
 #include "coll_int.h"
 #include "coll_api_int.h"
@@ -34,6 +46,7 @@
 #include "bootstrap_int.h"
 #include "group_int.h"
 #include "inter_int.h"
+#include "mt_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,14 +70,44 @@ static loom_status_t loom_comm_intra_only(loom_comm_t comm, const char *who)
     return loom_p2p_error(LOOM_ERR_INVALID_COMM, who);
 }
 
+/*
+ * What this process offers to a MAX agreement on a new context id: above
+ * every live id, or (MULTIPLE mode) the leader's next slot of the
+ * nonblocking lane and 0 from the others (0 from the leader: out of ids).
+ */
+static uint32_t loom_comm_ctx_offer(int leader)
+{
+    uint32_t ctx = 0;
+
+    if (!loom_mt_active) {
+        return loom_comm_context_next();
+    }
+    if (leader && loom_comm_context_lead_nb(&ctx) != LOOM_OK) {
+        ctx = 0;
+    }
+    return ctx;
+}
+
+/* The agreed id, or LOOM_ERR_NO_RESOURCE when the leader had none to offer. */
+static loom_status_t loom_comm_ctx_agreed(loom_comm_t comm, uint32_t agreed, uint32_t *ctx_p)
+{
+    if (agreed == 0) {
+        loom_error("coll", "rank %d of '%s': the leader of this communicator creation is "
+                   "out of context ids", comm->rank, comm->name);
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    *ctx_p = agreed;
+    return LOOM_OK;
+}
+
 static loom_status_t loom_comm_agree_context(loom_comm_t comm, uint32_t *ctx_p)
 {
-    uint32_t mine = loom_comm_context_next(), agreed = 0;
+    uint32_t mine = loom_comm_ctx_offer(comm->rank == 0), agreed = 0;
     loom_status_t st;
 
     st = loom_allreduce(&mine, &agreed, 1, LOOM_UINT32, LOOM_MAX, comm);
     if (st == LOOM_OK) {
-        *ctx_p = agreed;
+        st = loom_comm_ctx_agreed(comm, agreed, ctx_p);
     }
     return st;
 }
@@ -93,6 +136,7 @@ static loom_status_t loom_comm_ctor_args(loom_comm_t comm, loom_comm_t *newcomm_
 
 loom_status_t loom_comm_dup(loom_comm_t comm, loom_comm_t *newcomm_p)
 {
+    LOOM_MT_GUARD();
     char name[32];
     uint32_t ctx;
     loom_status_t st;
@@ -159,6 +203,7 @@ out_free:
 
 loom_status_t loom_comm_split(loom_comm_t comm, int color, int key, loom_comm_t *newcomm_p)
 {
+    LOOM_MT_GUARD();
     int mine[2] = {color, key}, *all;
     uint32_t ctx;
     loom_status_t st;
@@ -228,6 +273,7 @@ static int loom_comm_list_pos(loom_comm_t comm, int n, const int ranks[])
 loom_status_t loom_comm_create(loom_comm_t comm, int n, const int ranks[],
                                loom_comm_t *newcomm_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st, bad;
     int me;
 
@@ -292,7 +338,7 @@ static loom_status_t loom_comm_cg_exchange(loom_comm_t comm, int to, int from, i
 static loom_status_t loom_comm_cg_agree(loom_comm_t comm, int n, const int ranks[], int me,
                                         int tag, uint32_t *ctx_p)
 {
-    uint32_t val = loom_comm_context_next();
+    uint32_t val = loom_comm_ctx_offer(me == 0);
     loom_status_t st;
     int round = 0;
 
@@ -306,8 +352,7 @@ static loom_status_t loom_comm_cg_agree(loom_comm_t comm, int n, const int ranks
             return st;
         }
     }
-    *ctx_p = val;
-    return LOOM_OK;
+    return loom_comm_ctx_agreed(comm, val, ctx_p);
 }
 
 /* The communicator of the listed ranks with context @p ctx. */
@@ -362,6 +407,7 @@ static loom_status_t loom_comm_cg_check(loom_comm_t comm, int n, const int ranks
 loom_status_t loom_comm_create_group(loom_comm_t comm, int n, const int ranks[], int tag,
                                      loom_comm_t *newcomm_p)
 {
+    LOOM_MT_GUARD();
     uint32_t ctx;
     loom_status_t st;
     int me;
@@ -389,6 +435,7 @@ loom_status_t loom_comm_create_group(loom_comm_t comm, int n, const int ranks[],
 loom_status_t loom_comm_split_type(loom_comm_t comm, int type, int key,
                                    loom_comm_t *newcomm_p)
 {
+    LOOM_MT_GUARD();
     const loom_bootstrap_info_t *info = loom_bootstrap_info();
     int color = LOOM_UNDEFINED;
     loom_status_t st;
@@ -464,6 +511,7 @@ static loom_status_t loom_comm_idup_progress(loom_request_t req)
 loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
                              loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     loom_comm_idup_state_t *s;
     loom_request_t req;
     loom_status_t st;
@@ -537,11 +585,13 @@ static int *loom_comm_world_list(loom_comm_t comm)
 
 int loom_comm_is_inter(loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     return loom_comm_check(comm, "loom_comm_is_inter") == LOOM_OK && comm->local != NULL;
 }
 
 int loom_comm_remote_size(loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     if (loom_comm_check(comm, "loom_comm_remote_size") != LOOM_OK) {
         return -1;
     }
@@ -550,6 +600,7 @@ int loom_comm_remote_size(loom_comm_t comm)
 
 int loom_comm_remote_world_rank(loom_comm_t comm, int rank)
 {
+    LOOM_MT_GUARD();
     if (loom_comm_check(comm, "loom_comm_remote_world_rank") != LOOM_OK ||
         comm->local == NULL || rank < 0 || rank >= comm->remote_size) {
         loom_error("p2p", "loom_comm_remote_world_rank: rank %d is not a remote rank "
@@ -639,6 +690,7 @@ static loom_status_t loom_intercomm_check(loom_comm_t local, int leader, loom_co
 loom_status_t loom_intercomm_create(loom_comm_t local, int local_leader, loom_comm_t peer,
                                     int remote_leader, int tag, loom_comm_t *newcomm_p)
 {
+    LOOM_MT_GUARD();
     uint32_t info[3] = {LOOM_OK, 0, 0};   /* status, remote size, context id */
     int *remote = NULL, *lw = NULL;
     char name[32];
@@ -693,6 +745,7 @@ static loom_status_t loom_inter_arg(loom_comm_t inter, const void *out, const ch
 
 loom_status_t loom_intercomm_merge(loom_comm_t inter, int high, loom_comm_t *newcomm_p)
 {
+    LOOM_MT_GUARD();
     uint32_t ctx = 0;
     int32_t mine = high ? 1 : 0, theirs = 0;
     int n, first_local, *w;

@@ -22,6 +22,7 @@
  */
 #include "inter_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 
@@ -95,6 +96,7 @@ static loom_status_t loom_inter_done(loom_status_t st, const char *who)
 
 loom_status_t loom_inter_barrier(loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_int(comm, "loom_inter_barrier");
     char a = 0, b = 0;
 
@@ -106,6 +108,7 @@ loom_status_t loom_inter_barrier(loom_comm_t comm)
 
 loom_status_t loom_inter_bcast(void *buf, size_t bytes, int root, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_root(comm, root, "loom_inter_bcast");
     loom_inter_batch_t b;
 
@@ -131,6 +134,7 @@ loom_status_t loom_inter_gatherv(const void *sendbuf, size_t sendbytes, void *re
                                  const size_t recvbytes[], const size_t displs[], int root,
                                  loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_root(comm, root, "loom_inter_gatherv");
     loom_inter_batch_t b;
 
@@ -152,6 +156,7 @@ loom_status_t loom_inter_scatterv(const void *sendbuf, const size_t sendbytes[],
                                   const size_t displs[], void *recvbuf, size_t recvbytes,
                                   int root, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_root(comm, root, "loom_inter_scatterv");
     loom_inter_batch_t b;
 
@@ -175,6 +180,7 @@ loom_status_t loom_inter_alltoallv(const void *sendbuf, const size_t sendbytes[]
                                    const size_t recvbytes[], const size_t rdispls[],
                                    loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_int(comm, "loom_inter_alltoallv");
     loom_inter_batch_t b;
 
@@ -195,6 +201,7 @@ loom_status_t loom_inter_allgatherv(const void *sendbuf, size_t sendbytes, void 
                                     const size_t recvbytes[], const size_t displs[],
                                     loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_int(comm, "loom_inter_allgatherv");
     size_t *sb = NULL, *sd = NULL;
 
@@ -232,6 +239,7 @@ loom_status_t loom_inter_reduce(const void *sendbuf, void *recvbuf, size_t count
                                 loom_datatype_t dt, loom_op_t op, int root,
                                 loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_root(comm, root, "loom_inter_reduce");
     loom_inter_batch_t b;
     void *tmp = NULL;
@@ -274,6 +282,7 @@ static loom_status_t loom_inter_reduce_swap(const void *sendbuf, void *out, size
 loom_status_t loom_inter_allreduce(const void *sendbuf, void *recvbuf, size_t count,
                                    loom_datatype_t dt, loom_op_t op, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_int(comm, "loom_inter_allreduce");
 
     if (st == LOOM_OK &&
@@ -287,6 +296,7 @@ loom_status_t loom_inter_reduce_scatter(const void *sendbuf, void *recvbuf,
                                         const size_t recvcounts[], loom_datatype_t dt,
                                         loom_op_t op, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_int(comm, "loom_inter_reduce_scatter");
     size_t total = 0, *displs = NULL;
     void *full = NULL;

@@ -19,6 +19,7 @@
  */
 #include "inter_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,7 @@ static void loom_inb_steps(loom_inb_t *s, const loom_inb_step_t *steps)
 
 loom_status_t loom_inter_ibarrier(loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     static const loom_inb_step_t steps[] = { LOOM_INB_UP, LOOM_INB_SWAP, LOOM_INB_DOWN,
                                              LOOM_INB_END };
     loom_request_t req;
@@ -300,6 +302,7 @@ loom_status_t loom_inter_ibarrier(loom_comm_t comm, loom_request_t *req_p)
 loom_status_t loom_inter_ibcast(void *buf, size_t bytes, int root, loom_comm_t comm,
                                 loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     static const loom_inb_step_t steps[] = { LOOM_INB_DOWN, LOOM_INB_END };
     loom_request_t req;
     loom_inb_t *s;
@@ -362,6 +365,7 @@ loom_status_t loom_inter_igatherv(const void *sendbuf, size_t sendbytes, void *r
                                   const size_t recvbytes[], const size_t displs[], int root,
                                   loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t zero = 0;
     loom_status_t st = loom_inter_check_root_int(comm, root, "loom_inter_igatherv");
 
@@ -377,6 +381,7 @@ loom_status_t loom_inter_iscatterv(const void *sendbuf, const size_t sendbytes[]
                                    const size_t displs[], void *recvbuf, size_t recvbytes,
                                    int root, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t zero = 0;
     loom_status_t st = loom_inter_check_root_int(comm, root, "loom_inter_iscatterv");
 
@@ -393,6 +398,7 @@ loom_status_t loom_inter_ialltoallv(const void *sendbuf, const size_t sendbytes[
                                     const size_t recvbytes[], const size_t rdispls[],
                                     loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_int(comm, "loom_inter_ialltoallv");
 
     if (st != LOOM_OK) {
@@ -407,6 +413,7 @@ loom_status_t loom_inter_iallgatherv(const void *sendbuf, size_t sendbytes, void
                                      const size_t recvbytes[], const size_t displs[],
                                      loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_inter_check_int(comm, "loom_inter_iallgatherv");
     size_t *sb = NULL, *sd = NULL;
 
@@ -450,6 +457,7 @@ loom_status_t loom_inter_ireduce(const void *sendbuf, void *recvbuf, size_t coun
                                  loom_datatype_t dt, loom_op_t op, int root,
                                  loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     static const loom_inb_step_t send_steps[] = { LOOM_INB_UP, LOOM_INB_FOLD,
                                                   LOOM_INB_TOROOT, LOOM_INB_END };
     static const loom_inb_step_t root_steps[] = { LOOM_INB_TOROOT, LOOM_INB_END };
@@ -497,6 +505,7 @@ loom_status_t loom_inter_iallreduce(const void *sendbuf, void *recvbuf, size_t c
                                     loom_datatype_t dt, loom_op_t op, loom_comm_t comm,
                                     loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_inb_allreduce(sendbuf, recvbuf, count, dt, op, comm, 0, req_p);
 }
 
@@ -505,6 +514,7 @@ loom_status_t loom_inter_ireduce_scatter(const void *sendbuf, void *recvbuf,
                                          loom_op_t op, loom_comm_t comm,
                                          loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     static const loom_inb_step_t steps[] = { LOOM_INB_UP, LOOM_INB_FOLD, LOOM_INB_SWAP,
                                              LOOM_INB_SCAT, LOOM_INB_END };
     loom_request_t req;

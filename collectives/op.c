@@ -12,6 +12,7 @@
  */
 #include "op_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -317,6 +318,7 @@ void loom_op_release(loom_op_t op)
 
 loom_status_t loom_op_set_release(loom_op_t op, void (*release)(void *arg))
 {
+    LOOM_MT_GUARD();
     loom_user_op_t *u = loom_op_user(op);
 
     if (u == NULL) {
@@ -368,17 +370,20 @@ static loom_status_t loom_op_add(loom_user_op_fn_t fn, void *arg, int commute, s
 loom_status_t loom_op_create(loom_user_op_fn_t fn, void *arg, int commute,
                              loom_op_t *op_p)
 {
+    LOOM_MT_GUARD();
     return loom_op_add(fn, arg, commute, 0, op_p, "loom_op_create");
 }
 
 loom_status_t loom_op_create_unit(loom_user_op_fn_t fn, void *arg, int commute,
                                   size_t unit, loom_op_t *op_p)
 {
+    LOOM_MT_GUARD();
     return loom_op_add(fn, arg, commute, unit, op_p, "loom_op_create_unit");
 }
 
 loom_status_t loom_op_free(loom_op_t *op_p)
 {
+    LOOM_MT_GUARD();
     loom_user_op_t *u;
 
     if (op_p == NULL) {
@@ -408,6 +413,7 @@ void loom_op_cleanup(void)
 
 const char *loom_op_name(loom_op_t op)
 {
+    LOOM_MT_GUARD();
     loom_user_op_t *u;
 
     if ((int)op > LOOM_OP_NULL && (int)op < LOOM_OP_PREDEFINED_COUNT) {
@@ -512,6 +518,7 @@ int loom_op_commutes_exactly(loom_op_t op, loom_datatype_t dt)
 loom_status_t loom_op_reduce(loom_op_t op, const void *in, void *inout, size_t count,
                              loom_datatype_t dt)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_op_check(op, dt, "loom_op_reduce");
 
     if (st != LOOM_OK) {

@@ -8,8 +8,12 @@
  * completed, a negative code on error. Every error is also logged once, where
  * it was found, with what was wrong (the argument, the limit, the peer).
  *
- * Threading: the library is single-threaded (MPI_THREAD_FUNNELED): call it
- * from the thread that called loom_init().
+ * Threading: loom_init() gives LOOM_THREAD_FUNNELED (call loom from the
+ * thread that initialized it). loom_init_thread() grants any level up to
+ * LOOM_THREAD_MULTIPLE; with MULTIPLE every call takes one process-wide
+ * engine lock (recursive per thread; blocking calls release it while they
+ * wait), so any thread may call any function at any time. The other levels
+ * take no lock (docs/ARCHITECTURE.md, "Threads").
  */
 #ifndef LOOM_H
 #define LOOM_H
@@ -98,6 +102,28 @@ LOOM_API const char *loom_status_name(loom_status_t status);
  * @return LOOM_OK, LOOM_ERR_ALREADY_INIT, LOOM_ERR_FINALIZED, or the failure.
  */
 LOOM_API loom_status_t loom_init(int *argc_p, char ***argv_p);
+
+/** Thread levels (the values of MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE). */
+typedef enum {
+    LOOM_THREAD_SINGLE = 0,   /**< one thread in the process */
+    LOOM_THREAD_FUNNELED,     /**< only the initializing thread calls loom */
+    LOOM_THREAD_SERIALIZED,   /**< any thread, never two at once (no lock taken) */
+    LOOM_THREAD_MULTIPLE      /**< any thread at any time (the engine lock) */
+} loom_thread_level_t;
+
+/**
+ * @brief loom_init() with a thread level: @p required is granted as asked
+ * (every level is supported) and written to @p provided_p on success.
+ * MULTIPLE turns the engine lock on; it must be called before any other
+ * thread calls loom.
+ * @return LOOM_OK, LOOM_ERR_INVALID_ARG (level out of range, NULL
+ * @p provided_p), or what loom_init() returns.
+ */
+LOOM_API loom_status_t loom_init_thread(int *argc_p, char ***argv_p, int required,
+                                        int *provided_p);
+
+/** @brief The thread level granted by loom_init_thread() (FUNNELED after loom_init()). */
+LOOM_API int loom_query_thread(void);
 
 /**
  * @brief Finalize loom: complete pending traffic, synchronize with the other

@@ -28,7 +28,11 @@
  * ...) link, set their output handles to the null handle, and raise
  * MPI_ERR_UNSUPPORTED_OPERATION naming the call and the missing feature.
  *
- * Threads: MPI_THREAD_FUNNELED at most (loom is single-threaded).
+ * Threads: MPI_Init_thread grants every level as asked, up to
+ * MPI_THREAD_MULTIPLE. Under MULTIPLE every call takes loom's one engine
+ * lock (recursive per thread; blocking calls release it while they wait),
+ * so any thread may call at any time; SINGLE, FUNNELED and SERIALIZED take
+ * no lock (docs/ARCHITECTURE.md, "Threads"). MPI_Init gives SINGLE.
  */
 #ifndef LOOM_MPI_H
 #define LOOM_MPI_H

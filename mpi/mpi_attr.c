@@ -19,6 +19,7 @@
  */
 #include "mpi_attr_int.h"
 #include "mpi_win_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -590,6 +591,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                             MPI_Comm_delete_attr_function *comm_delete_attr_fn,
                             int *comm_keyval, void *extra_state)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_create(LOOM_MPI_ATTR_COMM, (loom_mpi_any_fn_t)comm_copy_attr_fn,
                                   (loom_mpi_any_fn_t)comm_delete_attr_fn, comm_keyval,
                                   extra_state, "MPI_Comm_create_keyval");
@@ -598,18 +600,21 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_free(LOOM_MPI_ATTR_COMM, comm_keyval, "MPI_Comm_free_keyval");
 }
 
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_comm_set_attr_as(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
 }
 
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_comm_get_attr_as(comm, comm_keyval, attribute_val, flag,
                                      "MPI_Comm_get_attr");
 }
@@ -617,6 +622,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_comm_delete_attr_as(comm, comm_keyval, "MPI_Comm_delete_attr");
 }
 
@@ -626,6 +632,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
                        int *keyval, void *extra_state)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_create(LOOM_MPI_ATTR_COMM, (loom_mpi_any_fn_t)copy_fn,
                                   (loom_mpi_any_fn_t)delete_fn, keyval, extra_state,
                                   "MPI_Keyval_create");
@@ -634,24 +641,28 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 int PMPI_Keyval_free(int *keyval)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_free(LOOM_MPI_ATTR_COMM, keyval, "MPI_Keyval_free");
 }
 
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_comm_set_attr_as(comm, keyval, attribute_val, "MPI_Attr_put");
 }
 
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_comm_get_attr_as(comm, keyval, attribute_val, flag, "MPI_Attr_get");
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_comm_delete_attr_as(comm, keyval, "MPI_Attr_delete");
 }
 
@@ -668,6 +679,7 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                             MPI_Type_delete_attr_function *type_delete_attr_fn,
                             int *type_keyval, void *extra_state)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_create(LOOM_MPI_ATTR_TYPE, (loom_mpi_any_fn_t)type_copy_attr_fn,
                                   (loom_mpi_any_fn_t)type_delete_attr_fn, type_keyval,
                                   extra_state, "MPI_Type_create_keyval");
@@ -676,12 +688,14 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
 #pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
 int PMPI_Type_free_keyval(int *type_keyval)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_free(LOOM_MPI_ATTR_TYPE, type_keyval, "MPI_Type_free_keyval");
 }
 
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_attr_type_bad(datatype, "MPI_Type_set_attr");
     }
@@ -693,6 +707,7 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val,
                        int *flag)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_attr_type_bad(datatype, "MPI_Type_get_attr");
     }
@@ -703,6 +718,7 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_attr_type_bad(datatype, "MPI_Type_delete_attr");
     }
@@ -722,6 +738,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                            MPI_Win_delete_attr_function *win_delete_attr_fn,
                            int *win_keyval, void *extra_state)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_create(LOOM_MPI_ATTR_WIN, (loom_mpi_any_fn_t)win_copy_attr_fn,
                                   (loom_mpi_any_fn_t)win_delete_attr_fn, win_keyval,
                                   extra_state, "MPI_Win_create_keyval");
@@ -730,12 +747,14 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
 int PMPI_Win_free_keyval(int *win_keyval)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_keyval_free(LOOM_MPI_ATTR_WIN, win_keyval, "MPI_Win_free_keyval");
 }
 
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
+    LOOM_MT_GUARD();
     loom_mpi_objext_t **ext_p = loom_mpi_win_ext(win);
 
     if (ext_p == NULL) {
@@ -748,6 +767,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
+    LOOM_MT_GUARD();
     loom_mpi_objext_t **ext_p = loom_mpi_win_ext(win);
 
     if (ext_p == NULL) {
@@ -765,6 +785,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
+    LOOM_MT_GUARD();
     loom_mpi_objext_t **ext_p = loom_mpi_win_ext(win);
 
     if (ext_p == NULL) {

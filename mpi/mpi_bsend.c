@@ -14,8 +14,16 @@
  * lazily, when a later buffered send needs room (each live send is tested
  * then) and at detach, which waits for every one. Headers are read and
  * written with memcpy, so the user's buffer needs no alignment.
+ *
+ * MPI_THREAD_MULTIPLE: a walk of the block list tests sends, and a test
+ * runs a progress pass, which may let another thread's buffered send in;
+ * the list would change under the walk (and a block whose request is not
+ * yet stored would look free). So a buffered send and a reclaiming walk
+ * are pinned (loom_mt_pin: no yield inside); detach waits between walks,
+ * unpinned, so other threads' calls can still complete its sends.
  */
 #include "mpi_p2pext_int.h"
+#include "mt_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,20 +62,20 @@ static void loom_mpi_bsend_put(size_t off, const loom_mpi_bsend_hdr_t *h)
     memcpy(loom_mpi_bbuf.base + off, h, sizeof(*h));
 }
 
-/* Unlink every block whose send completed (@p wait: wait for each one). */
-static void loom_mpi_bsend_reclaim(int wait)
+/* Unlink every block whose send completed (pinned: no other thread gets in). */
+static void loom_mpi_bsend_reclaim_pass(void)
 {
     size_t *link = &loom_mpi_bbuf.first, prev = LOOM_MPI_BSEND_END;
 
+    loom_mt_pin();
     for (size_t off = loom_mpi_bbuf.first; off != LOOM_MPI_BSEND_END;) {
         loom_mpi_bsend_hdr_t h = loom_mpi_bsend_get(off);
         int flag = 1;
 
         if (h.req != LOOM_REQUEST_NULL) {
-            if (wait) {
-                loom_wait(&h.req, LOOM_STATUS_IGNORE);
-            } else {
-                loom_test(&h.req, &flag, LOOM_STATUS_IGNORE);
+            loom_test(&h.req, &flag, LOOM_STATUS_IGNORE);
+            if (h.req == LOOM_REQUEST_NULL) {
+                loom_mpi_bsend_put(off, &h);
             }
         }
         if (h.req == LOOM_REQUEST_NULL) {
@@ -84,6 +92,17 @@ static void loom_mpi_bsend_reclaim(int wait)
             prev = off;
         }
         off = h.next;
+    }
+    loom_mt_unpin();
+}
+
+/* Unlink every block whose send completed (@p wait: until every one did). */
+static void loom_mpi_bsend_reclaim(int wait)
+{
+    loom_mpi_bsend_reclaim_pass();
+    while (wait && loom_mpi_bbuf.live > 0) {
+        (void)loom_progress();   /* unpinned: other threads may run */
+        loom_mpi_bsend_reclaim_pass();
     }
 }
 
@@ -174,8 +193,8 @@ static void loom_mpi_bsend_drop(size_t off)
     loom_mpi_bsend_reclaim(0);   /* completed or null blocks go; nothing waits */
 }
 
-int loom_mpi_bsend_try(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                       MPI_Comm comm, char *why, size_t why_len)
+static int loom_mpi_bsend_try_pinned(const void *buf, int count, MPI_Datatype dt, int dest,
+                                     int tag, MPI_Comm comm, char *why, size_t why_len)
 {
     loom_comm_t lcomm = loom_mpi_comm_get(comm);
     size_t n, msg, off;
@@ -217,9 +236,22 @@ int loom_mpi_bsend_try(const void *buf, int count, MPI_Datatype dt, int dest, in
     return MPI_SUCCESS;
 }
 
+/* the buffered send, pinned: its block is linked before its request is stored */
+int loom_mpi_bsend_try(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                       MPI_Comm comm, char *why, size_t why_len)
+{
+    int rc;
+
+    loom_mt_pin();
+    rc = loom_mpi_bsend_try_pinned(buf, count, dt, dest, tag, comm, why, why_len);
+    loom_mt_unpin();
+    return rc;
+}
+
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    LOOM_MT_GUARD();
     if (size < 0 || (buffer == NULL && size > 0)) {
         return loom_mpi_raise(NULL, size < 0 ? MPI_ERR_ARG : MPI_ERR_BUFFER,
                               "MPI_Buffer_attach", size < 0 ? "size %d is negative"
@@ -242,6 +274,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    LOOM_MT_GUARD();
     if (buffer_addr == NULL || size == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Buffer_detach", "%s is NULL",
                               size == NULL ? "size" : "buffer_addr");
@@ -294,6 +327,7 @@ static int loom_mpi_bsend(const void *buf, int count, MPI_Datatype dt, int dest,
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_mpi_type_noncontig(datatype) && loom_mpi_comm_live(comm)) {
         return loom_mpi_dt_send('b', buf, count, datatype, dest, tag, comm, "MPI_Bsend");
     }
@@ -304,6 +338,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (request == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, "MPI_Ibsend", "request is NULL");
     }

@@ -13,6 +13,7 @@
  */
 #include "mpi_int.h"
 #include "mpi_intercomm_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 
@@ -75,6 +76,7 @@ static int loom_mpi_barrier(MPI_Comm comm, int nb, MPI_Request *request, const c
 #pragma weak MPI_Barrier = PMPI_Barrier
 int PMPI_Barrier(MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_barrier(comm, NULL);
     }
@@ -84,6 +86,7 @@ int PMPI_Barrier(MPI_Comm comm)
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (LOOM_MPI_INTER_IS(comm)) {   /* intercommunicator: mpi_intercomm.c */
         return loom_mpi_inter_req(comm, request, "MPI_Ibarrier") != MPI_SUCCESS
                ? MPI_ERR_REQUEST
@@ -125,6 +128,7 @@ static int loom_mpi_bcast(void *buffer, int count, MPI_Datatype datatype, int ro
 #pragma weak MPI_Bcast = PMPI_Bcast
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, NULL, "MPI_Bcast");
     }
@@ -138,6 +142,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtc_bcast(buffer, count, datatype, root, comm, request,
                                   "MPI_Ibcast");
@@ -220,6 +225,7 @@ static int loom_mpi_reduction(loom_mpi_red_kind_t kind, const void *sendbuf,
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, int root, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             root, comm, NULL, "MPI_Reduce");
@@ -236,6 +242,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_REDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             root, comm, request, "MPI_Ireduce");
@@ -269,6 +276,7 @@ static inline int loom_mpi_red_predefined(MPI_Comm comm, MPI_Datatype dt, int co
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, NULL, "MPI_Allreduce");
@@ -290,6 +298,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_ALLREDUCE, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, request, "MPI_Iallreduce");
@@ -308,6 +317,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RSB, sendbuf, recvbuf, recvcount, NULL, datatype,
                             op, 0, comm, NULL, "MPI_Reduce_scatter_block");
@@ -325,6 +335,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RSB, sendbuf, recvbuf, recvcount, NULL, datatype,
                             op, 0, comm, request, "MPI_Ireduce_scatter_block");
@@ -344,6 +355,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr_local(inbuf, inoutbuf, count, datatype, op);
     }
@@ -466,6 +478,7 @@ static int loom_mpi_move(const loom_mpi_move_t *m, MPI_Comm comm, int nb,
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, 0, comm, NULL, "MPI_Allgather");
@@ -484,6 +497,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('a', sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -504,6 +518,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, 0, comm, NULL, "MPI_Alltoall");
@@ -523,6 +538,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('t', sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -544,6 +560,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, comm, NULL, "MPI_Gather");
@@ -562,6 +579,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('g', sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -582,6 +600,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                  recvtype, root, comm, NULL, "MPI_Scatter");
@@ -600,6 +619,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_move('s', sendbuf, sendcount, sendtype, recvbuf, recvcount,

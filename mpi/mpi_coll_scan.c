@@ -15,6 +15,7 @@
  */
 #include "mpi_int.h"
 #include "mpi_intercomm_int.h"
+#include "mt_int.h"
 
 static int loom_mpi_scan_done(MPI_Comm comm, loom_status_t st, const char *call)
 {
@@ -65,6 +66,7 @@ static int loom_mpi_scan(int ex, const void *sendbuf, void *recvbuf, int count,
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_SCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, NULL, "MPI_Scan");
@@ -77,6 +79,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_SCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, request, "MPI_Iscan");
@@ -89,6 +92,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, NULL, "MPI_Exscan");
@@ -101,6 +105,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_EXSCAN, sendbuf, recvbuf, count, NULL, datatype, op,
                             0, comm, request, "MPI_Iexscan");
@@ -179,6 +184,7 @@ static int loom_mpi_reduce_scatter(const void *sendbuf, void *recvbuf,
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype))) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RS, sendbuf, recvbuf, 0, recvcounts, datatype, op,
                             0, comm, NULL, "MPI_Reduce_scatter");
@@ -196,6 +202,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                          MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(datatype)) && request != NULL) {
         return loom_mpi_dtr(LOOM_MPI_DTR_RS, sendbuf, recvbuf, 0, recvcounts, datatype, op,
                             0, comm, request, "MPI_Ireduce_scatter");
@@ -303,6 +310,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes))) {
         return loom_mpi_dtc_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                       recvcounts, rdispls, recvtypes, comm, NULL,
@@ -325,6 +333,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_dtc_w_any(comm, sendbuf, sendtypes, recvtypes)) &&
         request != NULL) {
         return loom_mpi_dtc_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,

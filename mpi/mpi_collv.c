@@ -11,6 +11,7 @@
  */
 #include "mpi_int.h"
 #include "mpi_intercomm_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 
@@ -162,6 +163,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, 0, comm, NULL, "MPI_Allgatherv");
@@ -179,6 +181,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_gatherv('a', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
@@ -261,6 +264,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, root, comm, NULL, "MPI_Gatherv");
@@ -280,6 +284,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_gatherv('g', sendbuf, sendcount, sendtype, recvbuf, recvcounts,
@@ -302,6 +307,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
                                      recvcount, recvtype, root, comm, NULL, "MPI_Scatterv");
@@ -321,6 +327,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
@@ -389,6 +396,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_mpi_type_coll_nc(sendtype) || loom_mpi_type_coll_nc(recvtype))) {
         return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                       recvcounts, rdispls, recvtype, comm, NULL,
@@ -409,6 +417,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely((loom_mpi_type_coll_nc(sendtype) ||
                        loom_mpi_type_coll_nc(recvtype))) && request != NULL) {
         return loom_mpi_dtc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,

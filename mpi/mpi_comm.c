@@ -13,6 +13,7 @@
 #include "mpi_topo_int.h"
 #include "mpi_intercomm_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,7 @@ void loom_mpi_comm_cleanup(void)
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_rank", &lcomm);
 
@@ -143,6 +145,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_size", &lcomm);
 
@@ -177,6 +180,7 @@ int loom_mpi_comm_inherit(MPI_Comm from, MPI_Comm to, const char *call)
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     loom_status_t st;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_dup", &lcomm);
@@ -207,6 +211,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     loom_status_t st;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_split", &lcomm);
@@ -237,6 +242,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_status_t st;
     int rc;
@@ -306,6 +312,7 @@ static int loom_mpi_group_compare(loom_comm_t a, loom_comm_t b, int n, int *resu
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    LOOM_MT_GUARD();
     loom_comm_t a, b;
     int n, rc;
 
@@ -343,6 +350,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_get_name", &lcomm);
 
@@ -361,6 +369,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_set_name", &lcomm);
 
@@ -378,6 +387,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_test_inter", &lcomm);
 

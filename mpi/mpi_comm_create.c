@@ -12,6 +12,7 @@
 #include "mpi_group_int.h"
 #include "mpi_attr_int.h"
 #include "mpi_info_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 
@@ -56,6 +57,7 @@ static int loom_mpi_create_finish(MPI_Comm comm, loom_status_t st, loom_comm_t l
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     loom_status_t st;
     int *ranks = NULL, rc;
@@ -78,6 +80,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     loom_status_t st;
     int *ranks = NULL, rc;
@@ -107,6 +110,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     loom_status_t st;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_split_type", &lcomm);
@@ -127,6 +131,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_status_t st;
     MPI_Comm c = MPI_COMM_NULL;
@@ -169,6 +174,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    LOOM_MT_GUARD();
     int rc = PMPI_Comm_dup(comm, newcomm);
 
     if (rc != MPI_SUCCESS) {

@@ -18,6 +18,7 @@
 #include "mpi_f2c_int.h"
 #include "mpi_attr_int.h"
 #include "dt_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -184,6 +185,7 @@ static int loom_mpi_type_bad(MPI_Datatype dt, const char *call)
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_type_bad(datatype, "MPI_Type_size");
     }
@@ -197,6 +199,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_type_bad(datatype, "MPI_Type_get_extent");
     }
@@ -216,6 +219,7 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 #pragma weak MPI_Type_get_name = PMPI_Type_get_name
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_type_bad(datatype, "MPI_Type_get_name");
     }
@@ -231,6 +235,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_type_bad(datatype, "MPI_Type_set_name");
     }
@@ -263,6 +268,7 @@ static int loom_mpi_type_new(const struct loom_mpi_datatype *tmpl, const char *c
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     struct loom_mpi_datatype tmpl;
 
     if (!loom_mpi_type_is_valid(oldtype)) {
@@ -300,6 +306,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     int rc;
 
     if (!loom_mpi_type_is_valid(oldtype)) {
@@ -336,6 +343,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 #pragma weak MPI_Type_commit = PMPI_Type_commit
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    LOOM_MT_GUARD();
     if (datatype == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_commit", "datatype is NULL");
     }
@@ -355,6 +363,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 #pragma weak MPI_Type_free = PMPI_Type_free
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    LOOM_MT_GUARD();
     MPI_Datatype dt;
     int rc;
 
@@ -418,6 +427,7 @@ static void loom_mpi_whole(size_t bytes, size_t unit, size_t mult, int *count_p)
 #pragma weak MPI_Get_count = PMPI_Get_count
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_count_args(status, datatype, count, "MPI_Get_count");
 
     if (rc != MPI_SUCCESS) {
@@ -435,6 +445,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_count_args(status, datatype, count, "MPI_Get_elements");
     loom_datatype_t b;
     size_t pair;

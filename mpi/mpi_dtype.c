@@ -39,6 +39,7 @@
 #include "mpi_attr_int.h"
 #include "mpi_dtype_int.h"
 #include "dt_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -225,6 +226,7 @@ int loom_mpi_dtype_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Type_vector";
     loom_dt_t *ldt = NULL;
     int rc = loom_mpi_dtype_args(oldtype, newtype, call);
@@ -245,6 +247,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Type_create_hvector";
     loom_dt_t *ldt = NULL;
     int rc = loom_mpi_dtype_args(oldtype, newtype, call);
@@ -308,6 +311,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     if (count > 0 && array_of_blocklengths == NULL) {  /* NULL means "one length" below */
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_indexed",
                               "array_of_blocklengths is NULL (count %d)", count);
@@ -321,6 +325,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     if (count > 0 && array_of_blocklengths == NULL) {  /* NULL means "one length" below */
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Type_create_hindexed",
                               "array_of_blocklengths is NULL (count %d)", count);
@@ -335,6 +340,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    const int array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_dtype_indexed(count, NULL, blocklength, array_of_displacements, NULL,
                                   oldtype, newtype, "MPI_Type_create_indexed_block");
 }
@@ -344,6 +350,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_dtype_indexed(count, NULL, blocklength, NULL, array_of_displacements,
                                   oldtype, newtype, "MPI_Type_create_hindexed_block");
 }
@@ -353,6 +360,7 @@ int PMPI_Type_create_struct(int count, const int array_of_block_lengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Type_create_struct";
     loom_dt_t *ldt = NULL, **lt;
     int64_t *wbl;
@@ -394,6 +402,7 @@ int PMPI_Type_create_struct(int count, const int array_of_block_lengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Type_create_resized";
     loom_dt_t *ldt = NULL;
     int rc = loom_mpi_dtype_args(oldtype, newtype, call);
@@ -435,6 +444,7 @@ int PMPI_Type_create_subarray(int ndims, const int size_array[], const int subsi
                               const int start_array[], int order, MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     static const char *const names[] = { "array_of_sizes", "array_of_subsizes",
                                          "array_of_starts" };
     const char *call = "MPI_Type_create_subarray";
@@ -474,6 +484,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array
                             const int psize_array[], int order, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     static const char *const names[] = { "array_of_gsizes", "array_of_distribs",
                                          "array_of_dargs", "array_of_psizes" };
     const char *call = "MPI_Type_create_darray";
@@ -563,6 +574,7 @@ static const int loom_mpi_dtype_combiners[] = {
 int PMPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
+    LOOM_MT_GUARD();
     loom_dt_combiner_t c;
 
     if (!loom_mpi_type_is_valid(type)) {
@@ -638,6 +650,7 @@ int PMPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_address
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Type_get_contents";
     int ni, na, nt, f90[2];
     loom_dt_combiner_t c;

@@ -21,6 +21,7 @@
  * and reduces exactly as that type does.
  */
 #include "mpi_dtype_int.h"
+#include "mt_int.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -104,6 +105,7 @@ static int f90_handle(int combiner, int p, int r, MPI_Datatype like, const char 
 #pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Type_create_f90_integer";
     MPI_Datatype like = r <= 2 ? MPI_INT8_T : r <= 4 ? MPI_INT16_T
                         : r <= 9 ? MPI_INT32_T : r <= 18 ? MPI_INT64_T : MPI_DATATYPE_NULL;
@@ -158,18 +160,21 @@ static int f90_real(int p, int r, int combiner, MPI_Datatype *newtype, const cha
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     return f90_real(p, r, MPI_COMBINER_F90_REAL, newtype, "MPI_Type_create_f90_real");
 }
 
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    LOOM_MT_GUARD();
     return f90_real(p, r, MPI_COMBINER_F90_COMPLEX, newtype, "MPI_Type_create_f90_complex");
 }
 
 #pragma weak MPI_Type_match_size = PMPI_Type_match_size
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Type_match_size";
     MPI_Datatype t = MPI_DATATYPE_NULL;
 

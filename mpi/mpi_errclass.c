@@ -6,6 +6,7 @@
  */
 #include "mpi_int.h"
 #include "mpi_errclass_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,7 @@ static int loom_mpi_errcode_new(int errclass, const char *call, int *value_p)
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
 int PMPI_Add_error_class(int *errorclass)
 {
+    LOOM_MT_GUARD();
     if (errorclass == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Add_error_class",
                               "errorclass is NULL");
@@ -107,6 +109,7 @@ int PMPI_Add_error_class(int *errorclass)
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+    LOOM_MT_GUARD();
     if (errorcode == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Add_error_code", "errorcode is NULL");
     }
@@ -121,6 +124,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    LOOM_MT_GUARD();
     loom_mpi_errcode_t *e = loom_mpi_errcode_added(errorcode);
     char *copy;
 

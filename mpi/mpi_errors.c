@@ -15,6 +15,7 @@
 #include "mpi_f2c_int.h"
 #include "mpi_errclass_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -201,6 +202,7 @@ int loom_mpi_raise_loom(MPI_Comm comm, loom_status_t st, const char *call)
 #pragma weak MPI_Error_string = PMPI_Error_string
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    LOOM_MT_GUARD();
     int len;
 
     if (string == NULL || resultlen == NULL) {
@@ -227,6 +229,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    LOOM_MT_GUARD();
     if (errorclass == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class", "errorclass is NULL");
     }
@@ -255,6 +258,7 @@ static void loom_mpi_errh_release(MPI_Errhandler errh)
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    LOOM_MT_GUARD();
     if (loom_mpi_comm_get(comm) == LOOM_COMM_NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler",
                               "invalid communicator %p", (void *)comm);
@@ -279,6 +283,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    LOOM_MT_GUARD();
     if (loom_mpi_comm_get(comm) == LOOM_COMM_NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler",
                               "invalid communicator %p", (void *)comm);
@@ -320,6 +325,7 @@ static int loom_mpi_errh_create(MPI_Comm_errhandler_function *fn, int domain,
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
                                 MPI_Errhandler *errhandler)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_errh_create(fn, LOOM_MPI_ERRH_ON_COMM, errhandler,
                                 "MPI_Comm_create_errhandler");
 }
@@ -327,6 +333,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    LOOM_MT_GUARD();
     if (errhandler == NULL || !loom_mpi_errh_is_valid(*errhandler)) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
                               "invalid error handler");
@@ -345,6 +352,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    LOOM_MT_GUARD();
     if (loom_mpi_comm_get(comm) == LOOM_COMM_NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_COMM, "MPI_Comm_call_errhandler",
                               "invalid communicator %p", (void *)comm);
@@ -370,6 +378,7 @@ static int loom_mpi_no_file(MPI_File file, const char *call)
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
                                MPI_Errhandler *errhandler)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_errh_create((MPI_Comm_errhandler_function *)win_errhandler_fn,
                                 LOOM_MPI_ERRH_ON_WIN, errhandler,
                                 "MPI_Win_create_errhandler");
@@ -381,6 +390,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
                                 MPI_Errhandler *errhandler)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_errh_create((MPI_Comm_errhandler_function *)file_errhandler_fn,
                                 LOOM_MPI_ERRH_ON_FILE, errhandler,
                                 "MPI_File_create_errhandler");
@@ -389,6 +399,7 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn
 #pragma weak MPI_File_set_errhandler = PMPI_File_set_errhandler
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    LOOM_MT_GUARD();
     if (file != MPI_FILE_NULL) {
         return loom_mpi_no_file(file, "MPI_File_set_errhandler");
     }
@@ -408,6 +419,7 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 #pragma weak MPI_File_get_errhandler = PMPI_File_get_errhandler
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
+    LOOM_MT_GUARD();
     if (file != MPI_FILE_NULL) {
         return loom_mpi_no_file(file, "MPI_File_get_errhandler");
     }
@@ -423,6 +435,7 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 #pragma weak MPI_File_call_errhandler = PMPI_File_call_errhandler
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    LOOM_MT_GUARD();
     MPI_File file = fh;
     int code = errorcode;
 

@@ -14,6 +14,7 @@
  */
 #include "mpi_int.h"
 #include "mpi_f2c_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,120 +224,140 @@ static void *loom_mpi_f2c(loom_mpi_hkind_t kind, MPI_Fint idx)
 #pragma weak MPI_Comm_c2f = PMPI_Comm_c2f
 MPI_Fint PMPI_Comm_c2f(MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_COMM, comm);
 }
 
 #pragma weak MPI_Comm_f2c = PMPI_Comm_f2c
 MPI_Comm PMPI_Comm_f2c(MPI_Fint comm)
 {
+    LOOM_MT_GUARD();
     return (MPI_Comm)loom_mpi_f2c(LOOM_MPI_H_COMM, comm);
 }
 
 #pragma weak MPI_Type_c2f = PMPI_Type_c2f
 MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_TYPE, datatype);
 }
 
 #pragma weak MPI_Type_f2c = PMPI_Type_f2c
 MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
 {
+    LOOM_MT_GUARD();
     return (MPI_Datatype)loom_mpi_f2c(LOOM_MPI_H_TYPE, datatype);
 }
 
 #pragma weak MPI_Group_c2f = PMPI_Group_c2f
 MPI_Fint PMPI_Group_c2f(MPI_Group group)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_GROUP, group);
 }
 
 #pragma weak MPI_Group_f2c = PMPI_Group_f2c
 MPI_Group PMPI_Group_f2c(MPI_Fint group)
 {
+    LOOM_MT_GUARD();
     return (MPI_Group)loom_mpi_f2c(LOOM_MPI_H_GROUP, group);
 }
 
 #pragma weak MPI_Request_c2f = PMPI_Request_c2f
 MPI_Fint PMPI_Request_c2f(MPI_Request request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_REQUEST, request);
 }
 
 #pragma weak MPI_Request_f2c = PMPI_Request_f2c
 MPI_Request PMPI_Request_f2c(MPI_Fint request)
 {
+    LOOM_MT_GUARD();
     return (MPI_Request)loom_mpi_f2c(LOOM_MPI_H_REQUEST, request);
 }
 
 #pragma weak MPI_Op_c2f = PMPI_Op_c2f
 MPI_Fint PMPI_Op_c2f(MPI_Op op)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_OP, op);
 }
 
 #pragma weak MPI_Op_f2c = PMPI_Op_f2c
 MPI_Op PMPI_Op_f2c(MPI_Fint op)
 {
+    LOOM_MT_GUARD();
     return (MPI_Op)loom_mpi_f2c(LOOM_MPI_H_OP, op);
 }
 
 #pragma weak MPI_Info_c2f = PMPI_Info_c2f
 MPI_Fint PMPI_Info_c2f(MPI_Info info)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_INFO, info);
 }
 
 #pragma weak MPI_Info_f2c = PMPI_Info_f2c
 MPI_Info PMPI_Info_f2c(MPI_Fint info)
 {
+    LOOM_MT_GUARD();
     return (MPI_Info)loom_mpi_f2c(LOOM_MPI_H_INFO, info);
 }
 
 #pragma weak MPI_Win_c2f = PMPI_Win_c2f
 MPI_Fint PMPI_Win_c2f(MPI_Win win)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_WIN, win);
 }
 
 #pragma weak MPI_Win_f2c = PMPI_Win_f2c
 MPI_Win PMPI_Win_f2c(MPI_Fint win)
 {
+    LOOM_MT_GUARD();
     return (MPI_Win)loom_mpi_f2c(LOOM_MPI_H_WIN, win);
 }
 
 #pragma weak MPI_File_c2f = PMPI_File_c2f
 MPI_Fint PMPI_File_c2f(MPI_File file)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_FILE, file);
 }
 
 #pragma weak MPI_File_f2c = PMPI_File_f2c
 MPI_File PMPI_File_f2c(MPI_Fint file)
 {
+    LOOM_MT_GUARD();
     return (MPI_File)loom_mpi_f2c(LOOM_MPI_H_FILE, file);
 }
 
 #pragma weak MPI_Errhandler_c2f = PMPI_Errhandler_c2f
 MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_ERRH, errhandler);
 }
 
 #pragma weak MPI_Errhandler_f2c = PMPI_Errhandler_f2c
 MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
 {
+    LOOM_MT_GUARD();
     return (MPI_Errhandler)loom_mpi_f2c(LOOM_MPI_H_ERRH, errhandler);
 }
 
 #pragma weak MPI_Message_c2f = PMPI_Message_c2f
 MPI_Fint PMPI_Message_c2f(MPI_Message message)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_c2f(LOOM_MPI_H_MESSAGE, message);
 }
 
 #pragma weak MPI_Message_f2c = PMPI_Message_f2c
 MPI_Message PMPI_Message_f2c(MPI_Fint message)
 {
+    LOOM_MT_GUARD();
     return (MPI_Message)loom_mpi_f2c(LOOM_MPI_H_MESSAGE, message);
 }
 
@@ -348,6 +369,7 @@ _Static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(MPI_Fint),
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
+    LOOM_MT_GUARD();
     if (c_status == MPI_STATUS_IGNORE || f_status == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Status_c2f", "%s is NULL",
                               f_status == NULL ? "f_status" : "c_status");
@@ -359,6 +381,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 #pragma weak MPI_Status_f2c = PMPI_Status_f2c
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
+    LOOM_MT_GUARD();
     if (c_status == MPI_STATUS_IGNORE || f_status == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Status_f2c", "%s is NULL",
                               f_status == NULL ? "f_status" : "c_status");

@@ -9,6 +9,7 @@
 #include "mpi_f2c_int.h"
 #include "mpi_group_int.h"
 #include "group_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,7 @@ static int loom_mpi_group_fail(loom_status_t st, const char *call, const char *w
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc, n, *world;
 
@@ -129,6 +131,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_remote_group", &lcomm), n, *world;
 
@@ -153,6 +156,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Group_size = PMPI_Group_size
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_group_arg(group, "MPI_Group_size");
 
     if (rc != MPI_SUCCESS) {
@@ -168,6 +172,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 #pragma weak MPI_Group_rank = PMPI_Group_rank
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_group_arg(group, "MPI_Group_rank");
 
     if (rc != MPI_SUCCESS) {
@@ -212,12 +217,14 @@ static int loom_mpi_group_select(MPI_Group group, int n, const int ranks[], int 
 #pragma weak MPI_Group_incl = PMPI_Group_incl
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_group_select(group, n, ranks, 0, newgroup, "MPI_Group_incl");
 }
 
 #pragma weak MPI_Group_excl = PMPI_Group_excl
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_group_select(group, n, ranks, 1, newgroup, "MPI_Group_excl");
 }
 
@@ -254,12 +261,14 @@ static int loom_mpi_group_range(MPI_Group group, int n, int ranges[][3], int exc
 #pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_group_range(group, n, ranges, 0, newgroup, "MPI_Group_range_incl");
 }
 
 #pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_group_range(group, n, ranges, 1, newgroup, "MPI_Group_range_excl");
 }
 
@@ -306,6 +315,7 @@ static int loom_mpi_group_setop(MPI_Group g1, MPI_Group g2, loom_mpi_setop_t op,
 #pragma weak MPI_Group_union = PMPI_Group_union
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_group_setop(group1, group2, LOOM_MPI_UNION, newgroup,
                                 "MPI_Group_union");
 }
@@ -313,6 +323,7 @@ int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_group_setop(group1, group2, LOOM_MPI_INTERSECTION, newgroup,
                                 "MPI_Group_intersection");
 }
@@ -320,6 +331,7 @@ int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgr
 #pragma weak MPI_Group_difference = PMPI_Group_difference
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_group_setop(group1, group2, LOOM_MPI_DIFFERENCE, newgroup,
                                 "MPI_Group_difference");
 }
@@ -328,6 +340,7 @@ int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgrou
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
                                MPI_Group group2, int ranks2[])
 {
+    LOOM_MT_GUARD();
     static const char call[] = "MPI_Group_translate_ranks";
     loom_status_t st;
     int rc;
@@ -351,6 +364,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
 #pragma weak MPI_Group_compare = PMPI_Group_compare
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    LOOM_MT_GUARD();
     int rc, r;
 
     if ((rc = loom_mpi_group_arg(group1, "MPI_Group_compare")) != MPI_SUCCESS ||
@@ -369,6 +383,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 #pragma weak MPI_Group_free = PMPI_Group_free
 int PMPI_Group_free(MPI_Group *group)
 {
+    LOOM_MT_GUARD();
     int rc;
 
     if (group == NULL) {

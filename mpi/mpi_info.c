@@ -20,6 +20,7 @@
 #include "mpi_f2c_int.h"
 #include "mpi_info_int.h"
 #include "mpi_attr_int.h"
+#include "mt_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,6 +274,7 @@ static int loom_mpi_info_key_arg(const char *key, const char *call)
 #pragma weak MPI_Info_create = PMPI_Info_create
 int PMPI_Info_create(MPI_Info *info)
 {
+    LOOM_MT_GUARD();
     if (info == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Info_create", "info is NULL");
     }
@@ -287,6 +289,7 @@ int PMPI_Info_create(MPI_Info *info)
 #pragma weak MPI_Info_set = PMPI_Info_set
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    LOOM_MT_GUARD();
     size_t vlen;
     int rc = loom_mpi_info_arg(info, 1, "MPI_Info_set");
 
@@ -316,6 +319,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 #pragma weak MPI_Info_get = PMPI_Info_get
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    LOOM_MT_GUARD();
     const char *v;
     int rc = loom_mpi_info_arg(info, 0, "MPI_Info_get");
 
@@ -343,6 +347,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    LOOM_MT_GUARD();
     const char *v;
     int rc = loom_mpi_info_arg(info, 0, "MPI_Info_get_valuelen");
 
@@ -367,6 +372,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_info_arg(info, 1, "MPI_Info_delete");
 
     if (rc == MPI_SUCCESS) {
@@ -385,6 +391,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 #pragma weak MPI_Info_dup = PMPI_Info_dup
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_info_arg(info, 0, "MPI_Info_dup");
 
     if (rc != MPI_SUCCESS) {
@@ -404,6 +411,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 #pragma weak MPI_Info_free = PMPI_Info_free
 int PMPI_Info_free(MPI_Info *info)
 {
+    LOOM_MT_GUARD();
     int rc;
 
     if (info == NULL) {
@@ -422,6 +430,7 @@ int PMPI_Info_free(MPI_Info *info)
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_info_arg(info, 0, "MPI_Info_get_nkeys");
 
     if (rc != MPI_SUCCESS) {
@@ -437,6 +446,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    LOOM_MT_GUARD();
     const char *k;
     int rc = loom_mpi_info_arg(info, 0, "MPI_Info_get_nthkey");
 
@@ -461,6 +471,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_set_info", &lcomm);
 
@@ -488,6 +499,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_get_info", &lcomm);
 

@@ -10,6 +10,7 @@
 #include "mpi_f2c_int.h"
 #include "mpi_attr_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -37,9 +38,10 @@ void loom_mpi_thread_init(void)
     loom_mpi_main_thread = pthread_self();
 }
 
-static int loom_mpi_init_common(int *argc, char ***argv, const char *call)
+static int loom_mpi_init_common(int *argc, char ***argv, int required, const char *call)
 {
     loom_status_t st;
+    int provided;
 
     if (loom_mpi_state != LOOM_MPI_STATE_PRE_INIT) {
         return loom_mpi_raise(NULL, MPI_ERR_OTHER, call, "%s",
@@ -51,11 +53,12 @@ static int loom_mpi_init_common(int *argc, char ***argv, const char *call)
     if (setenv("LOOM_ERRORS", "return", 1) != 0) {
         return loom_mpi_raise(NULL, MPI_ERR_OTHER, call, "setenv(LOOM_ERRORS): %m");
     }
-    st = loom_init(argc, argv);
+    st = loom_init_thread(argc, argv, required, &provided);
     if (st != LOOM_OK) {
         return loom_mpi_raise_loom(NULL, st, call);
     }
     loom_mpi_state = LOOM_MPI_STATE_INITIALIZED;
+    loom_mpi_thread_level = provided;
     loom_mpi_thread_init();
     return MPI_SUCCESS;
 }
@@ -63,17 +66,14 @@ static int loom_mpi_init_common(int *argc, char ***argv, const char *call)
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
 {
-    int rc = loom_mpi_init_common(argc, argv, "MPI_Init");
-
-    if (rc == MPI_SUCCESS) {
-        loom_mpi_thread_level = MPI_THREAD_SINGLE;
-    }
-    return rc;
+    LOOM_MT_GUARD();
+    return loom_mpi_init_common(argc, argv, MPI_THREAD_SINGLE, "MPI_Init");
 }
 
 #pragma weak MPI_Init_thread = PMPI_Init_thread
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    LOOM_MT_GUARD();
     int rc;
 
     if (provided == NULL) {
@@ -84,12 +84,12 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
                               "required thread level %d is not one of "
                               "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE", required);
     }
-    rc = loom_mpi_init_common(argc, argv, "MPI_Init_thread");
+    /* every level is granted as asked: MULTIPLE turns the engine lock on
+     * (loom_init_thread), the others take no lock */
+    rc = loom_mpi_init_common(argc, argv, required, "MPI_Init_thread");
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    /* loom is single-threaded: calls must come from the initializing thread. */
-    loom_mpi_thread_level = required > MPI_THREAD_FUNNELED ? MPI_THREAD_FUNNELED : required;
     *provided = loom_mpi_thread_level;
     return MPI_SUCCESS;
 }
@@ -97,6 +97,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 #pragma weak MPI_Initialized = PMPI_Initialized
 int PMPI_Initialized(int *flag)
 {
+    LOOM_MT_GUARD();
     if (flag == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Initialized", "flag is NULL");
     }
@@ -107,6 +108,7 @@ int PMPI_Initialized(int *flag)
 #pragma weak MPI_Finalized = PMPI_Finalized
 int PMPI_Finalized(int *flag)
 {
+    LOOM_MT_GUARD();
     if (flag == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Finalized", "flag is NULL");
     }
@@ -117,6 +119,7 @@ int PMPI_Finalized(int *flag)
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
+    LOOM_MT_GUARD();
     loom_status_t st;
     int rc;
 
@@ -145,6 +148,7 @@ int PMPI_Finalize(void)
 #pragma weak MPI_Abort = PMPI_Abort
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    /* LOOM_MT_NO_GUARD: abort must not wait for a thread that holds the lock */
     char msg[256];
     char label[MPI_MAX_OBJECT_NAME + 32];
 
@@ -163,6 +167,7 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Query_thread = PMPI_Query_thread
 int PMPI_Query_thread(int *provided)
 {
+    LOOM_MT_GUARD();
     if (provided == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Query_thread", "provided is NULL");
     }
@@ -173,6 +178,7 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 int PMPI_Is_thread_main(int *flag)
 {
+    LOOM_MT_GUARD();
     if (flag == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Is_thread_main", "flag is NULL");
     }
@@ -187,6 +193,7 @@ int PMPI_Is_thread_main(int *flag)
 #pragma weak MPI_Get_version = PMPI_Get_version
 int PMPI_Get_version(int *version, int *subversion)
 {
+    LOOM_MT_GUARD();
     if (version == NULL || subversion == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Get_version", "%s is NULL",
                               version == NULL ? "version" : "subversion");
@@ -199,6 +206,7 @@ int PMPI_Get_version(int *version, int *subversion)
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    LOOM_MT_GUARD();
     int len;
 
     if (version == NULL || resultlen == NULL) {
@@ -216,6 +224,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    LOOM_MT_GUARD();
     if (name == NULL || resultlen == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Get_processor_name", "%s is NULL",
                               name == NULL ? "name" : "resultlen");
@@ -232,18 +241,21 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 #pragma weak MPI_Wtime = PMPI_Wtime
 double PMPI_Wtime(void)
 {
+    /* LOOM_MT_NO_GUARD: a clock read; touches no engine state */
     return loom_wtime();
 }
 
 #pragma weak MPI_Wtick = PMPI_Wtick
 double PMPI_Wtick(void)
 {
+    /* LOOM_MT_NO_GUARD: a clock read; touches no engine state */
     return loom_wtick();
 }
 
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    LOOM_MT_GUARD();
     void *p = NULL;
     int err;
 
@@ -272,6 +284,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 #pragma weak MPI_Free_mem = PMPI_Free_mem
 int PMPI_Free_mem(void *base)
 {
+    LOOM_MT_GUARD();
     free(base);
     return MPI_SUCCESS;
 }
@@ -279,6 +292,7 @@ int PMPI_Free_mem(void *base)
 #pragma weak MPI_Get_address = PMPI_Get_address
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    LOOM_MT_GUARD();
     if (address == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
     }
@@ -289,11 +303,13 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 #pragma weak MPI_Aint_add = PMPI_Aint_add
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+    LOOM_MT_GUARD();
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
 #pragma weak MPI_Aint_diff = PMPI_Aint_diff
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+    LOOM_MT_GUARD();
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }

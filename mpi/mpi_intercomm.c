@@ -15,6 +15,7 @@
  */
 #include "mpi_intercomm_int.h"
 #include "mpi_group_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ int loom_mpi_inter_req(MPI_Comm comm, MPI_Request *request, const char *call)
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lpeer = LOOM_COMM_NULL, lnew = LOOM_COMM_NULL;
     int rc = loom_mpi_comm_arg(local_comm, "MPI_Intercomm_create", &lcomm);
     loom_status_t st;
@@ -67,6 +69,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     int rc = loom_mpi_comm_arg(intercomm, "MPI_Intercomm_merge", &lcomm);
     loom_status_t st;
@@ -89,6 +92,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Comm_remote_size", &lcomm);
 

@@ -10,6 +10,7 @@
  * MPI_PROC_NULL status.
  */
 #include "mpi_p2pext_int.h"
+#include "mt_int.h"
 
 _Static_assert((void *)MPI_MESSAGE_NO_PROC == (void *)LOOM_MESSAGE_NO_PROC &&
                (void *)MPI_MESSAGE_NULL == (void *)LOOM_MESSAGE_NULL,
@@ -30,6 +31,7 @@ static int loom_mpi_mprobe_args(MPI_Comm comm, MPI_Message *message, const char 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
                 MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_status_t st;
     int rc = loom_mpi_mprobe_args(comm, message, "MPI_Mprobe", &lcomm);
@@ -48,6 +50,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_status_t st;
     int rc = loom_mpi_mprobe_args(comm, message, "MPI_Improbe", &lcomm);
@@ -90,6 +93,7 @@ static int loom_mpi_mrecv_args(MPI_Datatype dt, int count, MPI_Message *message,
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_request_t req = LOOM_REQUEST_NULL;
     loom_status_t st;
     MPI_Comm comm;
@@ -121,6 +125,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                 MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_status_t st;
     int rc;
 

@@ -36,6 +36,7 @@
 #include "mpi_int.h"
 #include "mpi_f2c_int.h"
 #include "dt_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -179,6 +180,7 @@ int loom_mpi_op_resolve_layout(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p)
 #pragma weak MPI_Op_create = PMPI_Op_create
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    LOOM_MT_GUARD();
     MPI_Op o;
 
     if (user_fn == NULL || op == NULL) {
@@ -202,6 +204,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 #pragma weak MPI_Op_free = PMPI_Op_free
 int PMPI_Op_free(MPI_Op *op)
 {
+    LOOM_MT_GUARD();
     loom_mpi_op_binding_t *b, *next;
     MPI_Op o;
 
@@ -233,6 +236,7 @@ int PMPI_Op_free(MPI_Op *op)
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    LOOM_MT_GUARD();
     if (op == MPI_OP_NULL || op->magic != LOOM_MPI_OP_MAGIC) {
         return loom_mpi_raise(NULL, MPI_ERR_OP, "MPI_Op_commutative", "invalid operation");
     }

@@ -6,6 +6,7 @@
  * standard send).
  */
 #include "mpi_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ static inline int loom_mpi_isend(loom_mpi_isend_fn_t fn, const void *buf, int co
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_send(loom_send, buf, count, datatype, dest, tag, comm, "MPI_Send");
 }
 
@@ -128,6 +130,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_send(loom_ssend, buf, count, datatype, dest, tag, comm, "MPI_Ssend");
 }
 
@@ -135,6 +138,7 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_send(loom_send, buf, count, datatype, dest, tag, comm, "MPI_Rsend");
 }
 
@@ -142,6 +146,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_isend(loom_isend, buf, count, datatype, dest, tag, comm, request,
                           "MPI_Isend");
 }
@@ -150,6 +155,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_isend(loom_issend, buf, count, datatype, dest, tag, comm, request,
                           "MPI_Issend");
 }
@@ -158,6 +164,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_isend(loom_isend, buf, count, datatype, dest, tag, comm, request,
                           "MPI_Irsend");
 }
@@ -166,6 +173,7 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
               MPI_Comm comm, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st;
 
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count))) {
@@ -208,6 +216,7 @@ static __attribute__((noinline)) int loom_mpi_irecv_slow(void *buf, int count,
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_status_t st;
 
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count) || request == NULL)) {
@@ -262,6 +271,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                              recvcount, recvtype, source, recvtag, comm, status,
                              "MPI_Sendrecv");
@@ -272,6 +282,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
                           int sendtag, int source, int recvtag, MPI_Comm comm,
                           MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     size_t n, bytes;
     void *copy;
@@ -311,6 +322,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 #pragma weak MPI_Probe = PMPI_Probe
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_status_t st;
     int rc = loom_mpi_comm_arg(comm, "MPI_Probe", &lcomm);
@@ -327,6 +339,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_status_t st;
     int rc = loom_mpi_comm_arg(comm, "MPI_Iprobe", &lcomm);

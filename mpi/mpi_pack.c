@@ -17,6 +17,7 @@
  */
 #include "mpi_int.h"
 #include "dt_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <string.h>
@@ -76,6 +77,7 @@ static int loom_mpi_pack_pos(MPI_Comm comm, const void *buf, int size, const int
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
               int outsize, int *position, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     int rc = loom_mpi_pack_args(comm, datatype, incount, "MPI_Pack", &bytes);
 
@@ -110,6 +112,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     int rc = loom_mpi_pack_args(comm, datatype, outcount, "MPI_Unpack", &bytes);
 
@@ -144,6 +147,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     int rc = loom_mpi_pack_args(comm, datatype, incount, "MPI_Pack_size", &bytes);
 
@@ -186,6 +190,7 @@ static int loom_mpi_ext32_args(const char *datarep, MPI_Datatype dt, int count,
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
                             MPI_Aint *size)
 {
+    LOOM_MT_GUARD();
     loom_dt_t *ldt;
     size_t bytes;
     int rc = loom_mpi_ext32_args(datarep, datatype, incount, "MPI_Pack_external_size", &ldt);
@@ -222,6 +227,7 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
                        MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
                        MPI_Aint *position)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Pack_external";
     loom_dt_t *ldt;
     size_t pos, need = 0;
@@ -251,6 +257,7 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
                          MPI_Aint *position, void *outbuf, int outcount,
                          MPI_Datatype datatype)
 {
+    LOOM_MT_GUARD();
     const char *call = "MPI_Unpack_external";
     loom_dt_t *ldt;
     size_t pos;

@@ -18,6 +18,7 @@
  * send).
  */
 #include "mpi_p2pext_int.h"
+#include "mt_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,7 @@ static int loom_mpi_send_init(const void *buf, int count, MPI_Datatype dt, int d
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_send_init(buf, count, datatype, dest, tag, comm, request, 0,
                               "MPI_Send_init");
 }
@@ -79,6 +81,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_send_init(buf, count, datatype, dest, tag, comm, request, 1,
                               "MPI_Ssend_init");
 }
@@ -87,6 +90,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_send_init(buf, count, datatype, dest, tag, comm, request, 0,
                               "MPI_Rsend_init");
 }
@@ -95,6 +99,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_status_t st;
     int rc;
@@ -148,6 +153,7 @@ static loom_status_t loom_mpi_bsend_start(loom_request_t req)
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     loom_mpi_bsend_args_t *a;
     loom_status_t st;
@@ -222,6 +228,7 @@ static int loom_mpi_start_arg(MPI_Request *request, const char *call)
 #pragma weak MPI_Start = PMPI_Start
 int PMPI_Start(MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_status_t st;
     int rc = loom_mpi_start_arg(request, "MPI_Start");
 
@@ -235,6 +242,7 @@ int PMPI_Start(MPI_Request *request)
 #pragma weak MPI_Startall = PMPI_Startall
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    LOOM_MT_GUARD();
     if (count < 0 || (count > 0 && array_of_requests == NULL)) {
         return loom_mpi_raise(NULL, count < 0 ? MPI_ERR_COUNT : MPI_ERR_REQUEST,
                               "MPI_Startall", count < 0 ? "count %d is negative"
@@ -335,6 +343,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                         MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_mpi_greq_t *g;
     loom_status_t st;
 
@@ -361,6 +370,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 #pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
 int PMPI_Grequest_complete(MPI_Request request)
 {
+    LOOM_MT_GUARD();
     loom_mpi_greq_t *g;
 
     if (request == MPI_REQUEST_NULL || request->kind == 0 ||
@@ -432,6 +442,7 @@ int loom_mpi_ext_cancel(MPI_Request req)
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st;
 
     if (flag == NULL) {

@@ -15,6 +15,7 @@
  *     instead of computing a wrong result.
  */
 #include "mpi_int.h"
+#include "mt_int.h"
 
 #include <stdbool.h>
 
@@ -63,6 +64,7 @@ struct loom_mpi_op loom_mpi_op_no_op = {
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
 int PMPI_Pcontrol(const int level, ...)
 {
+    LOOM_MT_GUARD();
     (void)level;
     return MPI_SUCCESS;
 }

@@ -16,6 +16,9 @@
 #include "mpi_f2c_int.h"
 #include "mpi_p2pext_int.h"
 #include "request_int.h"
+#include "mt_int.h"
+
+#include <pthread.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +110,9 @@ void loom_mpi_side_reap(int wait)
     loom_mpi_side_t **pp = &loom_mpi_side_list;
     int flag;
 
+    /* a test runs progress, which could let another thread change the list
+     * under this walk (MPI_THREAD_MULTIPLE); wait=1 is finalize's, alone */
+    loom_mt_pin();
     while (loom_mpi_side_orphans > 0 && *pp != NULL) {
         loom_mpi_side_t *s = *pp;
 
@@ -124,6 +130,7 @@ void loom_mpi_side_reap(int wait)
         }
         pp = &s->next;
     }
+    loom_mt_unpin();
 }
 
 /* Find the side storage of @p req (NULL if it has none). */
@@ -137,30 +144,73 @@ static loom_mpi_side_t *loom_mpi_side_find(MPI_Request req)
     return NULL;
 }
 
-static size_t *loom_mpi_scratch_buf;
-static size_t  loom_mpi_scratch_len;
+/*
+ * The blocking-call scratch lives across the call's wait, during which
+ * (MPI_THREAD_MULTIPLE) another thread's blocking call may need scratch of
+ * its own: in MULTIPLE mode each thread has its own buffer, freed when the
+ * thread exits (a pthread key's destructor) or at MPI_Finalize (the
+ * finalizing thread's). The other levels keep the one static buffer.
+ */
+typedef struct loom_mpi_scratch_buf {
+    size_t *buf;
+    size_t  len;
+} loom_mpi_scratch_buf_t;
+
+static loom_mpi_scratch_buf_t loom_mpi_scratch_one;
+static _Thread_local loom_mpi_scratch_buf_t loom_mpi_scratch_mine;
+static pthread_key_t  loom_mpi_scratch_key;
+static pthread_once_t loom_mpi_scratch_once = PTHREAD_ONCE_INIT;
+
+static void loom_mpi_scratch_thread_exit(void *arg)
+{
+    loom_mpi_scratch_buf_t *b = arg;
+
+    free(b->buf);
+    b->buf = NULL;
+    b->len = 0;
+}
+
+static void loom_mpi_scratch_key_make(void)
+{
+    (void)pthread_key_create(&loom_mpi_scratch_key, loom_mpi_scratch_thread_exit);
+}
+
+static loom_mpi_scratch_buf_t *loom_mpi_scratch_this(void)
+{
+    if (!loom_mt_active) {
+        return &loom_mpi_scratch_one;
+    }
+    (void)pthread_once(&loom_mpi_scratch_once, loom_mpi_scratch_key_make);
+    if (loom_mpi_scratch_mine.buf == NULL) {
+        (void)pthread_setspecific(loom_mpi_scratch_key, &loom_mpi_scratch_mine);
+    }
+    return &loom_mpi_scratch_mine;
+}
 
 size_t *loom_mpi_scratch(size_t nelem)
 {
+    loom_mpi_scratch_buf_t *b = loom_mpi_scratch_this();
     size_t *grown;
 
-    if (nelem <= loom_mpi_scratch_len) {
-        return loom_mpi_scratch_buf;
+    if (nelem <= b->len) {
+        return b->buf;
     }
-    grown = realloc(loom_mpi_scratch_buf, nelem * sizeof(size_t));
+    grown = realloc(b->buf, nelem * sizeof(size_t));
     if (grown == NULL) {
         return NULL;
     }
-    loom_mpi_scratch_buf = grown;
-    loom_mpi_scratch_len = nelem;
+    b->buf = grown;
+    b->len = nelem;
     return grown;
 }
 
 void loom_mpi_scratch_free(void)
 {
-    free(loom_mpi_scratch_buf);
-    loom_mpi_scratch_buf = NULL;
-    loom_mpi_scratch_len = 0;
+    loom_mpi_scratch_buf_t *b = loom_mpi_scratch_this();
+
+    free(b->buf);
+    b->buf = NULL;
+    b->len = 0;
 }
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -241,6 +291,7 @@ static int loom_mpi_multi_error(MPI_Comm comm, loom_status_t st, size_t n,
 #pragma weak MPI_Wait = PMPI_Wait
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     MPI_Comm comm;
     loom_status_t st;
 
@@ -263,6 +314,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     MPI_Comm comm;
     loom_status_t st;
 
@@ -289,6 +341,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 #pragma weak MPI_Waitall = PMPI_Waitall
 int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
+    LOOM_MT_GUARD();
     MPI_Comm comm;
     loom_status_t st;
     int rc = loom_mpi_array_args(count, requests, "MPI_Waitall");
@@ -313,6 +366,7 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 #pragma weak MPI_Testall = PMPI_Testall
 int PMPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
+    LOOM_MT_GUARD();
     MPI_Comm comm;
     loom_status_t st;
     int rc = loom_mpi_array_args(count, requests, "MPI_Testall");
@@ -351,6 +405,7 @@ static int loom_mpi_all_null(int count, const MPI_Request reqs[])
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     MPI_Comm comm;
     loom_status_t st;
     size_t idx = (size_t)-1;
@@ -381,6 +436,7 @@ int PMPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *stat
 int PMPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
                  MPI_Status *status)
 {
+    LOOM_MT_GUARD();
     MPI_Comm comm;
     loom_status_t st;
     size_t idx = (size_t)-1;
@@ -490,6 +546,7 @@ static int loom_mpi_some(int incount, MPI_Request requests[], int *outcount,
 int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
+    LOOM_MT_GUARD();
     return loom_mpi_some(incount, requests, outcount, indices, statuses, 1,
                          "MPI_Waitsome");
 }
@@ -498,6 +555,7 @@ int PMPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indice
 int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                   MPI_Status statuses[])
 {
+    LOOM_MT_GUARD();
     return loom_mpi_some(incount, requests, outcount, indices, statuses, 0,
                          "MPI_Testsome");
 }
@@ -507,6 +565,7 @@ int PMPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indice
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_mpi_side_t *side;
     MPI_Comm comm;
     loom_status_t st;
@@ -538,6 +597,7 @@ int PMPI_Request_free(MPI_Request *request)
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     MPI_Comm comm;
     loom_status_t st;
 
@@ -571,6 +631,7 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    LOOM_MT_GUARD();
     if (status == MPI_STATUS_IGNORE || flag == NULL) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Test_cancelled", "%s is NULL",
                               flag == NULL ? "flag" : "status");

@@ -21,6 +21,7 @@
  */
 #include "mpi_topo_int.h"
 #include "topo_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -158,6 +159,7 @@ int loom_mpi_topo_attach(MPI_Comm comm_old, loom_comm_t lnew, loom_mpi_topo_t *t
 #pragma weak MPI_Dims_create = PMPI_Dims_create
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    LOOM_MT_GUARD();
     loom_topo_rc_t trc;
 
     if (loom_mpi_state != LOOM_MPI_STATE_INITIALIZED) {
@@ -241,6 +243,7 @@ static loom_mpi_topo_t *cart_topo_new(int ndims, const int dims[], const int per
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                      int reorder, MPI_Comm *comm_cart)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     int n, rc = loom_mpi_comm_arg(comm_old, "MPI_Cart_create", &lcomm);
 
@@ -266,6 +269,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 #pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int rc = loom_mpi_topo_arg(comm, MPI_CART, "MPI_Cartdim_get", &lcomm, &t);
@@ -297,6 +301,7 @@ static int cart_maxdims(MPI_Comm comm, const loom_mpi_topo_t *t, int maxdims,
 #pragma weak MPI_Cart_get = PMPI_Cart_get
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int rc = loom_mpi_topo_arg(comm, MPI_CART, "MPI_Cart_get", &lcomm, &t);
@@ -316,6 +321,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int bad = 0, rc = loom_mpi_topo_arg(comm, MPI_CART, "MPI_Cart_rank", &lcomm, &t);
@@ -339,6 +345,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int rc = loom_mpi_topo_arg(comm, MPI_CART, "MPI_Cart_coords", &lcomm, &t);
@@ -362,6 +369,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
                     int *rank_dest)
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int rc = loom_mpi_topo_arg(comm, MPI_CART, "MPI_Cart_shift", &lcomm, &t);
@@ -385,6 +393,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     loom_status_t st;
@@ -431,6 +440,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                   int *newrank)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int n, rc = loom_mpi_comm_arg(comm, "MPI_Cart_map", &lcomm);
 
@@ -478,6 +488,7 @@ static int graph_check(MPI_Comm comm, int size, int nnodes, const int index[],
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                       int reorder, MPI_Comm *comm_graph)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm, lnew = LOOM_COMM_NULL;
     loom_mpi_topo_t *t;
     int first, count, nedges, rc = loom_mpi_comm_arg(comm_old, "MPI_Graph_create", &lcomm);
@@ -511,6 +522,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int rc = loom_mpi_topo_arg(comm, MPI_GRAPH, "MPI_Graphdims_get", &lcomm, &t);
@@ -546,6 +558,7 @@ int loom_mpi_topo_copy_out(MPI_Comm comm, int *dst, int max, const int *src, int
 #pragma weak MPI_Graph_get = PMPI_Graph_get
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int rc = loom_mpi_topo_arg(comm, MPI_GRAPH, "MPI_Graph_get", &lcomm, &t);
@@ -574,6 +587,7 @@ static int graph_node(MPI_Comm comm, const loom_mpi_topo_t *t, int rank, const c
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int first, count;
@@ -594,6 +608,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 #pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int first, count;
@@ -611,6 +626,7 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                    int *newrank)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int n, rc = loom_mpi_comm_arg(comm, "MPI_Graph_map", &lcomm);
 
@@ -632,6 +648,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 #pragma weak MPI_Topo_test = PMPI_Topo_test
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     int rc = loom_mpi_comm_arg(comm, "MPI_Topo_test", &lcomm);
 

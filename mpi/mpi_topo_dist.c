@@ -14,6 +14,7 @@
  * MPI_ERR_RANK).
  */
 #include "mpi_topo_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     const int destinations[], const int destweights[],
                                     MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+    LOOM_MT_GUARD();
     static const char call[] = "MPI_Dist_graph_create_adjacent";
     loom_comm_t lcomm;
     loom_mpi_topo_t *t;
@@ -266,6 +268,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                            const int weights[], MPI_Info info, int reorder,
                            MPI_Comm *comm_dist_graph)
 {
+    LOOM_MT_GUARD();
     static const char call[] = "MPI_Dist_graph_create";
     dist_edges_t e = { n, sources, degrees, destinations, weights, 0 };
     loom_comm_t lcomm;
@@ -303,6 +306,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
                                     int *weighted)
 {
+    LOOM_MT_GUARD();
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;
     int rc = loom_mpi_topo_arg(comm, MPI_DIST_GRAPH, "MPI_Dist_graph_neighbors_count",
@@ -326,6 +330,7 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
                               int sourceweights[], int maxoutdegree, int destinations[],
                               int destweights[])
 {
+    LOOM_MT_GUARD();
     static const char call[] = "MPI_Dist_graph_neighbors";
     const loom_mpi_topo_t *t;
     loom_comm_t lcomm;

@@ -29,6 +29,7 @@
  */
 #include "mpi_topo_int.h"
 #include "topo_int.h"
+#include "mt_int.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -316,6 +317,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
                             MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                   comm, 0, NULL, "MPI_Neighbor_allgather");
 }
@@ -325,6 +327,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                   comm, 1, request, "MPI_Ineighbor_allgather");
 }
@@ -348,6 +351,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, comm, 0, NULL,
                                    "MPI_Neighbor_allgatherv");
@@ -358,6 +362,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                    displs, recvtype, comm, 1, request,
                                    "MPI_Ineighbor_allgatherv");
@@ -381,6 +386,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
                            void *recvbuf, int recvcount, MPI_Datatype recvtype,
                            MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                  comm, 0, NULL, "MPI_Neighbor_alltoall");
 }
@@ -390,6 +396,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
                             MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                  comm, 1, request, "MPI_Ineighbor_alltoall");
 }
@@ -413,6 +420,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                   recvcounts, rdispls, recvtype, comm, 0, NULL,
                                   "MPI_Neighbor_alltoallv");
@@ -424,6 +432,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
                              const int recvcounts[], const int rdispls[],
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                   recvcounts, rdispls, recvtype, comm, 1, request,
                                   "MPI_Ineighbor_alltoallv");
@@ -450,6 +459,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                             void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                             const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                   recvcounts, rdispls, recvtypes, comm, 0, NULL,
                                   "MPI_Neighbor_alltoallw");
@@ -462,6 +472,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                              MPI_Comm comm, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_nbr_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                   recvcounts, rdispls, recvtypes, comm, 1, request,
                                   "MPI_Ineighbor_alltoallw");

@@ -14,6 +14,7 @@
  */
 #include "mpi_int.h"
 #include "dt_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stddef.h>
@@ -54,6 +55,7 @@ static int loom_mpi_typex_bad(MPI_Datatype dt, const char *call)
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_typex_bad(datatype, "MPI_Type_size_x");
     }
@@ -67,6 +69,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_typex_bad(datatype, "MPI_Type_get_extent_x");
     }
@@ -99,6 +102,7 @@ static size_t loom_mpi_true_extent(MPI_Datatype dt)
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_typex_bad(datatype, "MPI_Type_get_true_extent");
     }
@@ -119,6 +123,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                 MPI_Count *true_extent)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_type_is_valid(datatype)) {
         return loom_mpi_typex_bad(datatype, "MPI_Type_get_true_extent_x");
     }
@@ -142,6 +147,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                         MPI_Count *count)
 {
+    LOOM_MT_GUARD();
     size_t unit;
 
     if (!loom_mpi_type_is_valid(datatype)) {
@@ -232,6 +238,7 @@ static int loom_mpi_status_set(MPI_Status *status, MPI_Datatype dt, MPI_Count co
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_status_set(status, datatype, count, "MPI_Status_set_elements");
 }
 
@@ -239,12 +246,14 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int coun
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
                                MPI_Count count)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_status_set(status, datatype, count, "MPI_Status_set_elements_x");
 }
 
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    LOOM_MT_GUARD();
     if (status == MPI_STATUS_IGNORE) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Status_set_cancelled",
                               "status is NULL");

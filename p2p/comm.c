@@ -26,6 +26,7 @@
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,16 +270,19 @@ void loom_comm_cleanup(void)
 
 int loom_comm_rank(loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     return loom_comm_check(comm, "loom_comm_rank") == LOOM_OK ? comm->rank : -1;
 }
 
 int loom_comm_size(loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     return loom_comm_check(comm, "loom_comm_size") == LOOM_OK ? comm->size : -1;
 }
 
 int loom_comm_world_rank(loom_comm_t comm, int rank)
 {
+    LOOM_MT_GUARD();
     if (loom_comm_check(comm, "loom_comm_world_rank") != LOOM_OK) {
         return -1;
     }
@@ -292,6 +296,7 @@ int loom_comm_world_rank(loom_comm_t comm, int rank)
 
 loom_status_t loom_comm_free(loom_comm_t *comm_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st;
 
     if (comm_p == NULL) {

@@ -4,6 +4,7 @@
  * is also Fortran's COMPLEX layout, so MPI_COMPLEX maps here too.
  */
 #include "datatype_int.h"
+#include "mt_int.h"
 
 #include <stdint.h>
 
@@ -67,6 +68,7 @@ const uint8_t loom_datatype_sizes[LOOM_DATATYPE_COUNT] = {
 
 size_t loom_datatype_size(loom_datatype_t dt)
 {
+    LOOM_MT_GUARD();
     if ((unsigned)dt >= LOOM_DATATYPE_COUNT) {
         return 0;
     }
@@ -75,6 +77,7 @@ size_t loom_datatype_size(loom_datatype_t dt)
 
 const char *loom_datatype_name(loom_datatype_t dt)
 {
+    LOOM_MT_GUARD();
     if ((unsigned)dt >= LOOM_DATATYPE_COUNT) {
         return NULL;
     }

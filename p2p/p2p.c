@@ -15,6 +15,7 @@
 #include "p2p_engine_int.h"
 #include "datatype_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -163,6 +164,7 @@ loom_p2p_send_slow(const void *buf, size_t count, loom_datatype_t dt, int dest, 
 loom_status_t loom_send(const void *buf, size_t count, loom_datatype_t dt, int dest,
                         int tag, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
 
     if (loom_likely(loom_p2p_engine.state == LOOM_STATE_INIT && comm != NULL &&
@@ -190,6 +192,7 @@ loom_status_t loom_send(const void *buf, size_t count, loom_datatype_t dt, int d
 loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt, int dest,
                          int tag, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     loom_status_t st = loom_p2p_check(buf, count, dt, dest, tag, comm, 0, "loom_ssend",
                                       &bytes);
@@ -285,6 +288,7 @@ static inline int loom_p2p_recv_direct(void *buf, size_t bytes, int src, int tag
 loom_status_t loom_recv(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
                         loom_comm_t comm, loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     loom_request_t req;
     loom_status_t st = loom_p2p_check(buf, count, dt, src, tag, comm, 1, "loom_recv",
@@ -341,12 +345,14 @@ static loom_status_t loom_p2p_isend_common(const void *buf, size_t count,
 loom_status_t loom_isend(const void *buf, size_t count, loom_datatype_t dt, int dest,
                          int tag, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_isend_common(buf, count, dt, dest, tag, comm, 0, req_p, "loom_isend");
 }
 
 loom_status_t loom_issend(const void *buf, size_t count, loom_datatype_t dt, int dest,
                           int tag, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_isend_common(buf, count, dt, dest, tag, comm, LOOM_P2P_FLAG_SYNC,
                                  req_p, "loom_issend");
 }
@@ -354,6 +360,7 @@ loom_status_t loom_issend(const void *buf, size_t count, loom_datatype_t dt, int
 loom_status_t loom_irecv(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
                          loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     loom_status_t st = loom_p2p_check(buf, count, dt, src, tag, comm, 1, "loom_irecv",
                                       &bytes);
@@ -387,6 +394,7 @@ static loom_status_t loom_p2p_probe_check(int src, int tag, loom_comm_t comm,
 loom_status_t loom_iprobe(int src, int tag, loom_comm_t comm, int *flag_p,
                           loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_iprobe");
 
     if (st == LOOM_OK && flag_p == NULL) {
@@ -473,6 +481,7 @@ static loom_status_t loom_p2p_probe_wait(int src, int tag, loom_comm_t comm,
 
 loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_p2p_probe_check(src, tag, comm, "loom_probe");
 
     if (st != LOOM_OK) {
@@ -487,6 +496,7 @@ loom_status_t loom_probe(int src, int tag, loom_comm_t comm, loom_msg_status_t *
 
 loom_status_t loom_cancel(loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     loom_request_t req;
 
     if (loom_p2p_engine.state != LOOM_STATE_INIT) {
@@ -522,6 +532,7 @@ loom_status_t loom_cancel(loom_request_t *req_p)
 loom_status_t loom_get_count(const loom_msg_status_t *st, loom_datatype_t dt,
                              size_t *count_p)
 {
+    LOOM_MT_GUARD();
     size_t dsize = loom_datatype_size(dt);
 
     if (st == NULL || count_p == NULL) {
@@ -552,6 +563,7 @@ loom_status_t loom_p2p_peer_failed(int world_rank)
 loom_status_t loom_send_init(const void *buf, size_t count, loom_datatype_t dt, int dest,
                              int tag, int sync, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     loom_status_t st = loom_p2p_check(buf, count, dt, dest, tag, comm, 0, "loom_send_init",
                                       &bytes);
@@ -570,6 +582,7 @@ loom_status_t loom_send_init(const void *buf, size_t count, loom_datatype_t dt, 
 loom_status_t loom_recv_init(void *buf, size_t count, loom_datatype_t dt, int src, int tag,
                              loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t bytes;
     loom_status_t st = loom_p2p_check(buf, count, dt, src, tag, comm, 1, "loom_recv_init",
                                       &bytes);
@@ -632,6 +645,7 @@ static loom_status_t loom_p2p_mprobe_check(int src, int tag, loom_comm_t comm,
 loom_status_t loom_improbe(int src, int tag, loom_comm_t comm, int *flag_p,
                            loom_message_t *msg_p, loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_p2p_mprobe_check(src, tag, comm, msg_p, "loom_improbe");
 
     if (st == LOOM_OK && flag_p == NULL) {
@@ -658,6 +672,7 @@ loom_status_t loom_improbe(int src, int tag, loom_comm_t comm, int *flag_p,
 loom_status_t loom_mprobe(int src, int tag, loom_comm_t comm, loom_message_t *msg_p,
                           loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_p2p_mprobe_check(src, tag, comm, msg_p, "loom_mprobe");
 
     if (st != LOOM_OK) {
@@ -674,6 +689,7 @@ loom_status_t loom_mprobe(int src, int tag, loom_comm_t comm, loom_message_t *ms
 loom_status_t loom_imrecv(void *buf, size_t count, loom_datatype_t dt,
                           loom_message_t *msg_p, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     struct loom_message *msg;
     loom_request_t req;
     loom_p2p_req_t *rq;
@@ -728,6 +744,7 @@ void loom_p2p_mrecv_take(loom_request_t req, loom_message_t *msg_p, loom_request
 loom_status_t loom_mrecv(void *buf, size_t count, loom_datatype_t dt, loom_message_t *msg_p,
                          loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_request_t req;
     loom_status_t st = loom_imrecv(buf, count, dt, msg_p, &req);
 

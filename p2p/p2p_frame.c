@@ -123,8 +123,10 @@ loom_status_t loom_p2p_frame_send_reserved(loom_p2p_peer_t *peer, loom_p2p_pendi
 /*
  * The bounce buffer of typed eager sends on a transport without
  * am_send_pack: one, of the largest eager limit, made at the first such
- * send (am_send copies or queues the payload before it returns, and the
- * engine is single-threaded, so one is enough); freed at finalize.
+ * send (am_send copies or queues the payload before it returns, and one
+ * thread at a time runs the engine, under MPI_THREAD_MULTIPLE too: no
+ * progress pass, hence no yield of the engine lock, runs between packing
+ * and am_send, so one is enough); freed at finalize.
  */
 static void  *loom_p2p_dt_bounce;
 static size_t loom_p2p_dt_bounce_len;

@@ -12,9 +12,19 @@
  * loop of them (the collectives' on-node fast path, a user's test loop)
  * reports too; the user's polling calls also yield after an empty pass when
  * oversubscribed (the collectives' fast path decides its yields itself).
+ *
+ * MPI_THREAD_MULTIPLE: every pass starts by letting other threads in
+ * (loom_mt_yield, base/mt.c), so a thread blocked in a wait holds the engine
+ * lock only while a pass runs. Only the outermost pass yields: a pass that
+ * runs inside another (a collective's step that waits) may sit in the outer
+ * pass's walk of the engine's lists, which another thread's call could
+ * change. The stacks of blocking loops (waiters, fast-path collectives) are
+ * the yielding thread's: it takes them along and leaves them empty for the
+ * next holder of the lock, so they stay per thread.
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <sched.h>
 
@@ -25,7 +35,7 @@
  * collectives, transports that serve nobody, the SIGUSR1 report) are one
  * test each.
  */
-static inline int loom_progress_pass(loom_p2p_engine_t *e)
+static inline int loom_progress_pass_body(loom_p2p_engine_t *e)
 {
     int n = 0;
 
@@ -51,6 +61,44 @@ static inline int loom_progress_pass(loom_p2p_engine_t *e)
         n += loom_progress_hook();     /* a layer above (rma: window targets) */
     }
     return n;
+}
+
+/* passes running now (MULTIPLE mode only): only the outermost one yields */
+static int loom_progress_mt_nest;
+
+/* Let other threads in between passes; this thread's loop stacks go along. */
+static void loom_progress_mt_yield(loom_p2p_engine_t *e)
+{
+    loom_progress_waiter_t *waiter = e->waiter;
+    loom_progress_coll_t   *coll   = loom_progress_coll_top;
+
+    e->waiter = NULL;
+    loom_progress_coll_top = NULL;
+    loom_mt_yield();
+    e->waiter = waiter;
+    loom_progress_coll_top = coll;
+}
+
+static __attribute__((noinline)) int loom_progress_pass_mt(loom_p2p_engine_t *e)
+{
+    int n;
+
+    if (loom_progress_mt_nest == 0) {
+        loom_progress_mt_yield(e);
+    }
+    ++loom_progress_mt_nest;
+    n = loom_progress_pass_body(e);
+    --loom_progress_mt_nest;
+    return n;
+}
+
+/* One pass; in MULTIPLE mode the outermost pass first lets other threads in. */
+static inline int loom_progress_pass(loom_p2p_engine_t *e)
+{
+    if (loom_unlikely(loom_mt_active)) {
+        return loom_progress_pass_mt(e);
+    }
+    return loom_progress_pass_body(e);
 }
 
 loom_progress_hook_fn_t loom_progress_hook;
@@ -145,6 +193,7 @@ int loom_progress_poll_user(void)
 
 int loom_progress(void)
 {
+    LOOM_MT_GUARD();
     if (loom_unlikely(loom_p2p_engine.state != LOOM_STATE_INIT)) {
         return 0;
     }

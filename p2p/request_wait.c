@@ -10,6 +10,7 @@
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 static void loom_request_status_empty(loom_msg_status_t *status)
 {
@@ -140,6 +141,7 @@ static loom_status_t loom_request_start_check(loom_request_t *req_p, const char 
 
 loom_status_t loom_start(loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_request_start_check(req_p, "loom_start");
 
     if (st == LOOM_OK) {
@@ -150,6 +152,7 @@ loom_status_t loom_start(loom_request_t *req_p)
 
 loom_status_t loom_startall(size_t n, loom_request_t reqs[])
 {
+    LOOM_MT_GUARD();
     loom_status_t st = LOOM_OK;
 
     if (n > 0 && reqs == NULL) {
@@ -168,6 +171,7 @@ loom_status_t loom_startall(size_t n, loom_request_t reqs[])
 loom_status_t loom_request_get_status(loom_request_t req, int *flag_p,
                                       loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_request_t r = req;
     loom_status_t st = loom_request_check(&r, "loom_request_get_status");
 
@@ -240,6 +244,7 @@ static loom_status_t loom_request_finish_user(loom_request_t *req_p,
 
 loom_status_t loom_test(loom_request_t *req_p, int *flag_p, loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_request_check(req_p, "loom_test");
 
     if (st == LOOM_OK && flag_p == NULL) {
@@ -280,6 +285,7 @@ static int loom_request_peer(loom_request_t req)
 
 loom_status_t loom_wait(loom_request_t *req_p, loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_request_check(req_p, "loom_wait");
 
     if (loom_unlikely(st != LOOM_OK)) {
@@ -349,6 +355,7 @@ static int loom_request_all_complete(size_t n, loom_request_t reqs[])
 
 loom_status_t loom_waitall(size_t n, loom_request_t reqs[], loom_msg_status_t statuses[])
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_request_check_array(n, reqs, "loom_waitall");
     loom_progress_waiter_t w;
     size_t done = 0;
@@ -373,6 +380,7 @@ loom_status_t loom_waitall(size_t n, loom_request_t reqs[], loom_msg_status_t st
 loom_status_t loom_testall(size_t n, loom_request_t reqs[], int *flag_p,
                            loom_msg_status_t statuses[])
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_request_check_array(n, reqs, "loom_testall");
 
     if (st == LOOM_OK && flag_p == NULL) {
@@ -459,12 +467,14 @@ static loom_status_t loom_request_any_common(size_t n, loom_request_t reqs[],
 loom_status_t loom_waitany(size_t n, loom_request_t reqs[], size_t *index_p,
                            loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     return loom_request_any_common(n, reqs, index_p, NULL, status, "loom_waitany");
 }
 
 loom_status_t loom_testany(size_t n, loom_request_t reqs[], size_t *index_p,
                            int *flag_p, loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     if (flag_p == NULL) {
         loom_error("p2p", "loom_testany: flag_p is NULL");
         return loom_p2p_error(LOOM_ERR_INVALID_ARG, "loom_testany");
@@ -474,6 +484,7 @@ loom_status_t loom_testany(size_t n, loom_request_t reqs[], size_t *index_p,
 
 loom_status_t loom_request_free(loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_request_check(req_p, "loom_request_free");
 
     if (loom_unlikely(st != LOOM_OK)) {

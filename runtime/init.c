@@ -16,9 +16,12 @@
 #include "runtime_config_int.h"
 #include "coll_select.h"
 #include "op_int.h"
+#include "mt_int.h"
+#include "log_int.h"
 
 loom_status_t loom_init(int *argc_p, char ***argv_p)
 {
+    LOOM_MT_GUARD();
     const loom_bootstrap_info_t *job;
     loom_status_t st;
 
@@ -63,6 +66,7 @@ err_signal:
 
 loom_status_t loom_finalize(void)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = loom_p2p_check_state("loom_finalize", 1);
 
     if (st != LOOM_OK) {
@@ -79,12 +83,49 @@ loom_status_t loom_finalize(void)
     return st;
 }
 
+/* the granted level: FUNNELED unless loom_init_thread asked for another */
+static int loom_thread_level = LOOM_THREAD_FUNNELED;
+
+loom_status_t loom_init_thread(int *argc_p, char ***argv_p, int required, int *provided_p)
+{
+    LOOM_MT_GUARD();
+    loom_status_t st;
+
+    if (provided_p == NULL) {
+        loom_error("runtime", "loom_init_thread: provided_p is NULL");
+        return LOOM_ERR_INVALID_ARG;
+    }
+    if (required < LOOM_THREAD_SINGLE || required > LOOM_THREAD_MULTIPLE) {
+        loom_error("runtime", "loom_init_thread: thread level %d is not one of "
+                   "LOOM_THREAD_SINGLE (0) .. LOOM_THREAD_MULTIPLE (3)", required);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    st = loom_init(argc_p, argv_p);
+    if (st != LOOM_OK) {
+        return st;
+    }
+    loom_thread_level = required;
+    if (required == LOOM_THREAD_MULTIPLE) {
+        loom_mt_enable();   /* no other thread calls before we return */
+    }
+    *provided_p = required;
+    return LOOM_OK;
+}
+
+int loom_query_thread(void)
+{
+    LOOM_MT_GUARD();
+    return loom_thread_level;
+}
+
 int loom_initialized(void)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_started();
 }
 
 int loom_finalized(void)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_stopped();
 }

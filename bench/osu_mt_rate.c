@@ -1,0 +1,174 @@
+/*
+ * osu_mt_rate.c: message rate with T threads per rank (MPI_THREAD_MULTIPLE).
+ *
+ * Two ranks; thread i of rank 0 streams windows of W nonblocking sends
+ * (-W, default 64) to thread i of rank 1, which pre-posts W receives and
+ * answers each window with a zero-byte ack, all pairs at once on
+ * MPI_COMM_WORLD with a tag per pair. Reported per size: the aggregate
+ * messages per second over all pairs (first value column, so compare.sh
+ * treats it like a bandwidth: higher is better) and MB/s. Run with -t 1, 2
+ * and 4 to see how the rate scales with threads. Validation (default on,
+ * untimed, once per size) checks every byte of one window per pair; -c adds
+ * the Validation column. It asks for MPI_THREAD_MULTIPLE and fails without it.
+ *
+ *   osu_mt_rate [-t THREADS] [-m [MIN:]MAX] [-i WINDOWS] [-x WARMUP] [-W WINDOW] [-c]
+ *
+ * Built with Open MPI's mpicc and with loomcc (bench/module.mk).
+ */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREADS 64
+#define MAX_WINDOW  1024
+
+static int rank, nthreads = 1, iters = 1000, skip = 10, window = 64, show_valid;
+static size_t min_size = 1, max_size = 1 << 16;
+static pthread_barrier_t bar;
+static int pair_bad[MAX_THREADS];
+
+typedef struct { int id; size_t size; } job_t;
+
+static unsigned char pattern(size_t size, int pair, int k, size_t i)
+{
+    return (unsigned char)(size * 5 + (size_t)pair * 29 + (size_t)k * 13 + i);
+}
+
+/* one window: rank 0 sends, rank 1 receives and acks */
+static void one_window(job_t *j, unsigned char *buf, MPI_Request *req, int fill_check)
+{
+    int peer = 1 - rank, tag = j->id, ack = 0;
+
+    for (int k = 0; k < window; ++k) {
+        unsigned char *b = buf + (size_t)k * j->size;
+        if (rank == 0) {
+            if (fill_check) {
+                for (size_t i = 0; i < j->size; ++i) {
+                    b[i] = pattern(j->size, j->id, k, i);
+                }
+            }
+            MPI_Isend(b, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req[k]);
+        } else {
+            MPI_Irecv(b, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req[k]);
+        }
+    }
+    MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
+    if (rank == 0) {
+        MPI_Recv(&ack, 0, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        return;
+    }
+    MPI_Send(&ack, 0, MPI_INT, peer, tag, MPI_COMM_WORLD);
+    for (int k = 0; fill_check && k < window; ++k) {
+        for (size_t i = 0; i < j->size; ++i) {
+            if (buf[(size_t)k * j->size + i] != pattern(j->size, j->id, k, i)) {
+                fprintf(stderr, "osu_mt_rate: pair %d size %zu message %d byte %zu wrong\n",
+                        j->id, j->size, k, i);
+                pair_bad[j->id] = 1;
+                return;
+            }
+        }
+    }
+}
+
+static void *pair_thread(void *arg)
+{
+    job_t *j = arg;
+    unsigned char *buf = calloc((size_t)window, j->size + 1);
+    MPI_Request req[MAX_WINDOW];
+
+    pair_bad[j->id] = 0;
+    one_window(j, buf, req, 1);   /* validation, untimed */
+    pthread_barrier_wait(&bar);
+    for (int i = 0; i < iters + skip; ++i) {
+        one_window(j, buf, req, 0);
+    }
+    free(buf);
+    return NULL;
+}
+
+static void parse(int argc, char **argv)
+{
+    int c;
+    char *colon;
+
+    while ((c = getopt(argc, argv, "t:m:i:x:W:c")) != -1) {
+        switch (c) {
+        case 't': nthreads = atoi(optarg); break;
+        case 'm':
+            colon = strchr(optarg, ':');
+            if (colon != NULL) {
+                min_size = strtoul(optarg, NULL, 10);
+                max_size = strtoul(colon + 1, NULL, 10);
+            } else {
+                max_size = strtoul(optarg, NULL, 10);
+            }
+            break;
+        case 'i': iters = atoi(optarg); break;
+        case 'x': skip = atoi(optarg); break;
+        case 'W': window = atoi(optarg); break;
+        case 'c': show_valid = 1; break;
+        default: break;
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int provided, size;
+    pthread_t th[MAX_THREADS];
+    job_t job[MAX_THREADS];
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    parse(argc, argv);
+    if (provided != MPI_THREAD_MULTIPLE || size != 2 || nthreads < 1 ||
+        nthreads > MAX_THREADS || window < 1 || window > MAX_WINDOW || iters < 1) {
+        if (rank == 0) {
+            fprintf(stderr, "osu_mt_rate: needs MPI_THREAD_MULTIPLE (got %d), 2 ranks "
+                    "(got %d), 1..%d threads, a window of 1..%d\n", provided, size,
+                    MAX_THREADS, MAX_WINDOW);
+        }
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (rank == 0) {
+        printf("# OSU MPI Multi-threaded Message Rate Test (loom bench)\n");
+        printf("# Threads per rank: %d, window %d\n", nthreads, window);
+        printf("%-10s%*s%*s%s\n", "# Size", 20, "Messages/s", 20, "MB/s",
+               show_valid ? "        Validation" : "");
+    }
+    pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
+    for (size_t sz = min_size; sz <= max_size; sz *= 2) {
+        int bad = 0, all_bad = 0;
+        double t0, t;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        for (int k = 0; k < nthreads; ++k) {
+            job[k].id = k;
+            job[k].size = sz;
+            pthread_create(&th[k], NULL, pair_thread, &job[k]);
+        }
+        for (int k = 0; k < nthreads; ++k) {
+            pthread_join(th[k], NULL);
+            bad |= pair_bad[k];
+        }
+        t = MPI_Wtime() - t0;
+        MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (rank == 0) {
+            double msgs = (double)nthreads * window * (iters + skip + 1);
+            printf("%-10zu%*.*f%*.*f%s\n", sz, 20, 2, msgs / t, 20, 2, msgs * sz / t / 1e6,
+                   show_valid ? (all_bad ? "              Fail" : "              Pass") : "");
+            fflush(stdout);
+        }
+        if (all_bad) {
+            MPI_Finalize();
+            return 1;
+        }
+    }
+    pthread_barrier_destroy(&bar);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,160 @@
+/*
+ * test_mt.c: the engine lock (base/mt.c) on its own, with plain pthreads:
+ * off until enabled; recursive per thread (the guard nests and releases on
+ * every return); mutual exclusion (a non-atomic counter stays exact);
+ * loom_mt_yield lets a waiting thread in and restores the depth; a pinned
+ * stretch does not yield.
+ */
+#include "../common/cunit_main.h"
+#include "mt_int.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+static int guarded_depth2(void)
+{
+    LOOM_MT_GUARD();
+    return loom_mt_held();
+}
+
+static int guarded_depth1(void)
+{
+    LOOM_MT_GUARD();
+    if (!loom_mt_held()) {
+        return 0;
+    }
+    return guarded_depth2() && loom_mt_held();   /* still held after the inner return */
+}
+
+/* runs first: before loom_mt_enable() the guard takes nothing */
+static void test_off_until_enabled(void)
+{
+    CU_ASSERT_EQUAL(loom_mt_active, 0);
+    CU_ASSERT_EQUAL(guarded_depth1(), 0);
+    CU_ASSERT_EQUAL(loom_mt_held(), 0);
+    loom_mt_enable();
+    CU_ASSERT_EQUAL(loom_mt_active, 1);
+}
+
+static void test_recursive(void)
+{
+    CU_ASSERT_EQUAL(guarded_depth1(), 1);
+    CU_ASSERT_EQUAL(loom_mt_held(), 0);   /* released on return */
+}
+
+#define COUNT_THREADS 4
+#define COUNT_ITERS   20000
+static long counter;
+
+static void count_once(void)
+{
+    LOOM_MT_GUARD();
+    long v = counter;   /* read-modify-write in two steps: needs the lock */
+    sched_yield();
+    counter = v + 1;
+}
+
+static void *count_thread(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < COUNT_ITERS / 100; ++i) {
+        count_once();
+    }
+    for (int i = 0; i < COUNT_ITERS - COUNT_ITERS / 100; ++i) {
+        LOOM_MT_GUARD();
+        ++counter;
+    }
+    return NULL;
+}
+
+static void test_mutual_exclusion(void)
+{
+    pthread_t th[COUNT_THREADS];
+
+    counter = 0;
+    for (int i = 0; i < COUNT_THREADS; ++i) {
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&th[i], NULL, count_thread, NULL), 0);
+    }
+    for (int i = 0; i < COUNT_THREADS; ++i) {
+        pthread_join(th[i], NULL);
+    }
+    CU_ASSERT_EQUAL(counter, (long)COUNT_THREADS * COUNT_ITERS);
+}
+
+static int other_ran;        /* set by the other thread while it holds the lock */
+static int other_started;
+
+static void *other_thread(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&other_started, 1, __ATOMIC_RELEASE);
+    LOOM_MT_GUARD();
+    other_ran = 1;
+    return NULL;
+}
+
+/* hold the lock at depth 2, yield until the other thread got in (bounded) */
+static int yield_until_other_ran(int rounds)
+{
+    for (int k = 0; k < rounds; ++k) {
+        loom_mt_yield();
+        if (other_ran) {
+            return 1;
+        }
+        sched_yield();
+    }
+    return 0;
+}
+
+static void test_yield_hands_off(void)
+{
+    pthread_t th;
+
+    other_ran = 0;
+    other_started = 0;
+    loom_mt_lock();
+    loom_mt_lock();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, other_thread, NULL), 0);
+    while (!__atomic_load_n(&other_started, __ATOMIC_ACQUIRE)) {
+        sched_yield();
+    }
+    CU_ASSERT_EQUAL(yield_until_other_ran(100000), 1);
+    CU_ASSERT_EQUAL(loom_mt_held(), 1);   /* the depth came back */
+    loom_mt_unlock();
+    CU_ASSERT_EQUAL(loom_mt_held(), 1);
+    loom_mt_unlock();
+    CU_ASSERT_EQUAL(loom_mt_held(), 0);
+    pthread_join(th, NULL);
+}
+
+static void test_pinned_does_not_yield(void)
+{
+    pthread_t th;
+
+    other_ran = 0;
+    other_started = 0;
+    loom_mt_lock();
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, other_thread, NULL), 0);
+    while (!__atomic_load_n(&other_started, __ATOMIC_ACQUIRE)) {
+        sched_yield();
+    }
+    loom_mt_pin();
+    CU_ASSERT_EQUAL(yield_until_other_ran(200), 0);
+    loom_mt_unpin();
+    CU_ASSERT_EQUAL(yield_until_other_ran(100000), 1);
+    loom_mt_unlock();
+    pthread_join(th, NULL);
+}
+
+int main(void)
+{
+    static const loom_test_case_t cases[] = {
+        { "off until enabled", test_off_until_enabled },
+        { "recursive per thread", test_recursive },
+        { "mutual exclusion", test_mutual_exclusion },
+        { "yield lets a waiter in", test_yield_hands_off },
+        { "pinned stretch does not yield", test_pinned_does_not_yield },
+        { NULL, NULL },
+    };
+    return loom_test_run_suite("engine lock", cases, NULL, NULL);
+}
