@@ -342,11 +342,18 @@ struct loom_coll_fast_ar {
     loom_op_kernel_fn_t           kernel;  /* NULL: through loom_op_apply */
     loom_coll_fast_allreduce_fn_t fn;      /* the selected algorithm's fast member */
 };
+/* reduce: @p how is the caller's admission of (count, type, op), @p sbuf
+ * may be LOOM_IN_PLACE at the root */
+typedef loom_status_t (*loom_coll_fast_reduce_fn_t)(const void *sbuf, void *rbuf,
+                                                    size_t count,
+                                                    const loom_coll_fast_ar_t *how,
+                                                    int root, loom_comm_t comm);
 /* one member, of the table's kind (NULL: none) */
 typedef union loom_coll_fast {
     loom_coll_fast_barrier_fn_t   barrier;
     loom_coll_fast_bcast_fn_t     bcast;
     loom_coll_fast_allreduce_fn_t allreduce;
+    loom_coll_fast_reduce_fn_t    reduce;
 } loom_coll_fast_t;
 
 typedef struct loom_coll_alg {
@@ -411,6 +418,7 @@ LOOM_COLL_PROTO(loom_coll_bcast_shm);
 LOOM_COLL_PROTO(loom_coll_reduce_binomial);
 LOOM_COLL_PROTO(loom_coll_reduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_reduce_ordered);
+LOOM_COLL_PROTO(loom_coll_reduce_shm);
 LOOM_COLL_PROTO(loom_coll_allreduce_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allreduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_allreduce_ring);

@@ -61,6 +61,8 @@ static const loom_coll_alg_t reduce_algs[] = {
     ALG("rabenseifner", loom_coll_reduce_rabenseifner, 0, "recursive-halving reduce-scatter + binomial gather",
         .ordered = &reduce_algs[REDUCE_ORDERED]),
     ALG("ordered", loom_coll_reduce_ordered, ORD, "blocks reduced by their owner in rank order + gather (deterministic)"),
+    ALG("shm", loom_coll_reduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in a shared segment, folded by the root; the others do not wait",
+        .fast.reduce = loom_coll_fast_reduce),
 };
 /* the ordered allreduce gathering by recursive doubling: the substitute of
  * the two recursive algorithms, not listed (forcing "ordered" gathers by ring) */
@@ -141,6 +143,7 @@ static const loom_coll_rule_t bcast_rules[] = {
     {ANY_P, ANY_B, "chain"},
 };
 static const loom_coll_rule_t reduce_rules[] = {
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
     {ANY_P, 64 * KiB, "binomial"},
     {ANY_P, ANY_B, "rabenseifner"},
 };
