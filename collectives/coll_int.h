@@ -376,6 +376,8 @@ typedef struct loom_coll_alg {
                                       * process_vm_readv (any size) */
 #define LOOM_COLL_ALG_MCAST    0x10u /* transport multicast, agreed per
                                       * communicator (bcast_mcast.c) */
+#define LOOM_COLL_ALG_SHM_ALL  0x20u /* with SHM: a rank's slot holds all p of
+                                      * its blocks (alltoall_shm.c) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
@@ -430,12 +432,14 @@ LOOM_COLL_PROTO(loom_coll_allreduce_cma_probe);    /* the CMA set-up step's work
 LOOM_COLL_PROTO(loom_coll_allgather_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allgather_ring);
 LOOM_COLL_PROTO(loom_coll_allgather_bruck);
+LOOM_COLL_PROTO(loom_coll_allgather_shm);
 LOOM_COLL_PROTO(loom_coll_gather_binomial);
 LOOM_COLL_PROTO(loom_coll_gather_linear);
 LOOM_COLL_PROTO(loom_coll_scatter_binomial);
 LOOM_COLL_PROTO(loom_coll_scatter_linear);
 LOOM_COLL_PROTO(loom_coll_alltoall_pairwise);
 LOOM_COLL_PROTO(loom_coll_alltoall_bruck);
+LOOM_COLL_PROTO(loom_coll_alltoall_shm);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ring);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ordered);
 LOOM_COLL_PROTO(loom_coll_neighbor_linear);

@@ -16,7 +16,7 @@ rounds=(
  "dissemination binomial binomial recursive_doubling recursive_doubling binomial binomial pairwise ring"
  "shm scatter_allgather rabenseifner rabenseifner ring linear linear bruck ordered"
  "- chain ordered ring bruck - - - -"
- "- shm shm shm - - - - -"
+ "- shm shm shm shm - - shm -"
  "- - - ordered - - - - -"
  "- - - cma - - - - -"
 )

@@ -9,7 +9,8 @@
  * user op on 2x2 int matrices, in place at the root or not), Allreduce,
  * Barrier, Ibcast and Ireduce (the request path; sometimes two in flight,
  * then a blocking call, then the waits: operations on the segment in
- * start order across both paths). Runs of several bcasts or reduces in a
+ * start order across both paths), Allgather and Alltoall (shm for small
+ * blocks, in place or not). Runs of several bcasts or reduces in a
  * row with no synchronising operation between them are the point: each
  * reuses the slots the one before last used, while some ranks may still be
  * in it. Every result is checked against values computed locally; the
@@ -180,6 +181,57 @@ static void check_reduce_mat(int round, int n, int root, MPI_Op op, MPI_Datatype
     }
 }
 
+/* allgather / alltoall of n bytes per block, in place or not */
+static void check_allgather(int round, size_t n, int in_place)
+{
+    static unsigned char sb[MAXB], rb[8 * MAXB];
+
+    n = n * (size_t)size > sizeof(rb) ? sizeof(rb) / (size_t)size : n;
+    for (size_t i = 0; i < n; ++i) {
+        sb[i] = pat(round, i, rank);
+    }
+    memset(rb, 0xEE, n * (size_t)size);
+    if (in_place) {
+        memcpy(rb + (size_t)rank * n, sb, n);
+    }
+    MT_OK(MPI_Allgather(in_place ? MPI_IN_PLACE : sb, (int)n, MPI_BYTE, rb, (int)n, MPI_BYTE,
+                        MPI_COMM_WORLD));
+    for (int q = 0; q < size; ++q) {
+        for (size_t i = 0; i < n; ++i) {
+            if (rb[(size_t)q * n + i] != pat(round, i, q)) {
+                MT_FAIL("round %d allgather %zu B%s: byte %zu of rank %d's block is %d", round,
+                        n, in_place ? " in place" : "", i, q, rb[(size_t)q * n + i]);
+            }
+        }
+    }
+}
+
+static void check_alltoall(int round, size_t n, int in_place)
+{
+    static unsigned char sb[MAXB], rb[MAXB];
+
+    n = n * (size_t)size > MAXB ? MAXB / (size_t)size : n;
+    for (int q = 0; q < size; ++q) {    /* block q: from rank to q */
+        for (size_t i = 0; i < n; ++i) {
+            sb[(size_t)q * n + i] = pat(round, i, rank * 16 + q);
+        }
+    }
+    memset(rb, 0xEE, n * (size_t)size);
+    if (in_place) {
+        memcpy(rb, sb, n * (size_t)size);
+    }
+    MT_OK(MPI_Alltoall(in_place ? MPI_IN_PLACE : sb, (int)n, MPI_BYTE, rb, (int)n, MPI_BYTE,
+                       MPI_COMM_WORLD));
+    for (int q = 0; q < size; ++q) {
+        for (size_t i = 0; i < n; ++i) {
+            if (rb[(size_t)q * n + i] != pat(round, i, q * 16 + rank)) {
+                MT_FAIL("round %d alltoall %zu B%s: byte %zu of rank %d's block is %d", round,
+                        n, in_place ? " in place" : "", i, q, rb[(size_t)q * n + i]);
+            }
+        }
+    }
+}
+
 /* two nonblocking operations in flight around a blocking one */
 static void check_mixed(int round, int root)
 {
@@ -225,7 +277,7 @@ int main(int argc, char **argv)
     MT_OK(MPI_Type_commit(&mat));
     MT_OK(MPI_Op_create(matmul, 0, &prod));
     for (int round = 0; round < rounds; ++round) {
-        uint32_t what = rng_next(&st) % 10, r = rng_next(&st);
+        uint32_t what = rng_next(&st) % 12, r = rng_next(&st);
         int root = (int)(r % (uint32_t)size);
         size_t n = sizes[(r >> 8) % (sizeof(sizes) / sizeof(sizes[0]))];
 
@@ -238,6 +290,8 @@ int main(int argc, char **argv)
                                  break;
         case 7:                  check_reduce_mat(round, (int)(n + 15) / 16, root, prod, mat); break;
         case 8:                  check_mixed(round, root); break;
+        case 9:                  check_allgather(round, n, (r >> 16) & 1); break;
+        case 10:                 check_alltoall(round, n, (r >> 16) & 1); break;
         default:                 MT_OK(MPI_Barrier(MPI_COMM_WORLD)); break;
         }
     }

@@ -3,10 +3,12 @@
 # collectives/bcast_shm.c, reduce_shm.c, the catch-up in coll_shm.c and
 # coll_fast.c) through test/mpi/mpi_coll_shm.c: a random schedule of
 # MPI_Bcast / MPI_Reduce (int, double, a non-commutative matrix product,
-# in place) / MPI_Allreduce / MPI_Barrier / MPI_Ibcast / MPI_Ireduce, the
+# in place) / MPI_Allreduce / MPI_Barrier / MPI_Ibcast / MPI_Ireduce /
+# MPI_Allgather / MPI_Alltoall (allgather_shm.c, alltoall_shm.c), the
 # same on every rank, each result checked, at 1..8 ranks:
 #   - the selection table's algorithms (shm up to 8 KiB, messages above);
-#   - bcast and reduce forced to shm, and forced to the message algorithms
+#   - bcast, reduce, allgather and alltoall forced to shm, and bcast and
+#     reduce forced to the message algorithms
 #     (binomial; then every other operation still runs on the segment);
 #   - LOOM_DETERMINISTIC=1 (doubles bit for bit equal to the right fold);
 #   - self,tcp (no segment at all).
@@ -31,6 +33,7 @@ for n in $nps; do
 done
 for n in $forced_np; do
     run 0 "forced_shm.n$n" env LOOM_BCAST_ALGORITHM=shm LOOM_REDUCE_ALGORITHM=shm \
+        LOOM_ALLGATHER_ALGORITHM=shm LOOM_ALLTOALL_ALGORITHM=shm \
         "$loomrun" -n $n "$prog" $rounds $((7 + n))
 done
 for n in 3 4; do
