@@ -172,7 +172,12 @@ static const loom_coll_rule_t scatter_rules[] = {
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
+/* shm: more than 2 ranks on one node, p x block <= 8 KiB (the slot); at
+ * 2 ranks bruck is one exchange and was as fast (docs/collectives.md,
+ * issue 21) */
 static const loom_coll_rule_t alltoall_rules[] = {
+    {2, 256, "bruck"},
+    {ANY_P, 256, "shm"},
     {ANY_P, 256, "bruck"},
     {ANY_P, ANY_B, "pairwise"},
 };
