@@ -1,6 +1,7 @@
 /*
  * coll_shm.h: the per-communicator shared-memory segment of the on-node
- * collective algorithms (barrier, bcast and allreduce "shm").
+ * collective algorithms ("shm" of barrier, bcast, reduce, allreduce,
+ * allgather and alltoall; allreduce "cma").
  *
  * When every rank of a communicator is on this node, the first shared-memory
  * collective on it creates a segment
