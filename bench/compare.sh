@@ -71,7 +71,7 @@ TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$TOP" || exit 1
 BUILD=${BUILD:-build/release}
 short=0 runs= out= do_build=1 do_plots=1 update_docs=0 tables_only=0
-benches="latency bw bibw barrier bcast reduce allreduce allgather alltoall polling"
+benches="latency bw bibw barrier bcast reduce allreduce allgather alltoall gather scatter reduce_scatter polling"
 transports="shm tcp" np_coll="2 4" bind=core iters=
 
 while (($#)); do

@@ -36,7 +36,8 @@
 
 MPICC        ?= mpicc
 BENCH_P2P    := latency bw bibw
-BENCH_COLL   := barrier bcast reduce allreduce allgather alltoall polling
+BENCH_COLL   := barrier bcast reduce allreduce allgather alltoall gather scatter reduce_scatter \
+                polling
 BENCH_NAMES  := $(BENCH_P2P) $(BENCH_COLL)
 BENCH_CFLAGS := -std=c11 $(OPTFLAGS) $(WARNFLAGS) -D_GNU_SOURCE
 BENCH_COMMON := bench/osu_util.c bench/osu_util.h

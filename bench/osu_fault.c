@@ -6,9 +6,10 @@
  * profiling interface (Open MPI; loom's MPI_X are weak aliases of PMPI_X).
  *
  * LOOM_BENCH_FAULT=<call> picks the call to break:
- *   recv, waitall, testall, bcast, reduce, allreduce, allgather, alltoall:
+ *   recv, waitall, testall, bcast, reduce, allreduce, allgather, alltoall,
+ *   gather, scatter, reduce_scatter:
  *       the last rank flips the last byte it received (bcast: non-roots;
- *       reduce: at the root; waitall, testall: of the last posted MPI_Irecv,
+ *       reduce: at the root; gather: when it is the root; waitall, testall: of the last posted MPI_Irecv,
  *       once the call completed it)
  *   barrier: every rank returns from MPI_Barrier at once
  * Unset or another name: no fault.
@@ -142,6 +143,40 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     PMPI_Comm_size(comm, &size);
     if (fault_is("alltoall", comm))
         fault_flip(rbuf, rcount, rtype, size);
+    return rc;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    int size = 1, rank = 0;
+
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == root && fault_is("gather", comm))
+        fault_flip(rbuf, rcount, rtype, size);
+    return rc;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+
+    if (fault_is("scatter", comm))
+        fault_flip(rbuf, rcount, rtype, 1);
+    return rc;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
+                       MPI_Op op, MPI_Comm comm)
+{
+    int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm), rank = 0;
+
+    PMPI_Comm_rank(comm, &rank);
+    if (fault_is("reduce_scatter", comm))
+        fault_flip(rbuf, rcounts[rank], type, 1);
     return rc;
 }
 

@@ -365,11 +365,61 @@ loom_status_t loom_ireduce(const void *sendbuf, void *recvbuf, size_t count,
                                   comm, "loom_ireduce", "reduce", req_p);
 }
 
+/*
+ * A blocking reduce whose selection gives an algorithm with a fast member
+ * (shm) and whose arguments it can take: run it; LOOM_INPROGRESS for the
+ * request path (which judges everything else and reports), or the op/type
+ * error. Admitted at every call (no cache as allreduce keeps).
+ */
+static __attribute__((noinline)) loom_status_t
+loom_coll_reduce_fast(const void *sendbuf, void *recvbuf, size_t count, loom_datatype_t dt,
+                      loom_op_t op, int root, loom_comm_t comm)
+{
+    size_t esize = loom_datatype_size(dt);
+    const loom_coll_alg_t *alg;
+    loom_coll_fast_ar_t how;
+    loom_status_t st;
+    int is_root;
+
+    if (comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC || root < 0 ||
+        root >= comm->size || count == 0 || esize == 0 || sendbuf == NULL ||
+        count > LOOM_COLL_MAX_BYTES / esize) {
+        return LOOM_INPROGRESS;
+    }
+    is_root = root == comm->rank;
+    if ((sendbuf == LOOM_IN_PLACE && !is_root) ||
+        (is_root && (recvbuf == NULL || recvbuf == LOOM_IN_PLACE ||
+                     (sendbuf != LOOM_IN_PLACE &&
+                      loom_coll_overlap(sendbuf, count * esize, recvbuf, count * esize)))) ||
+        (alg = loom_coll_blocking_alg(comm, LOOM_COLL_REDUCE, count * esize)) == NULL ||
+        alg->fast.reduce == NULL) {
+        return LOOM_INPROGRESS;
+    }
+    if ((st = loom_op_check(op, dt, "loom_reduce")) != LOOM_OK) {
+        return loom_p2p_error(st, "loom_reduce");
+    }
+    if (!loom_op_count_whole(op, dt, count)) {
+        return LOOM_INPROGRESS;    /* not whole elements of a user op: reported there */
+    }
+    how.count  = 0;
+    how.dt     = dt;
+    how.op     = op;
+    how.esize  = esize;
+    how.kernel = loom_op_kernel(op, dt);
+    how.fn     = NULL;
+    return alg->fast.reduce(sendbuf, recvbuf, count, &how, root, comm);
+}
+
 loom_status_t loom_reduce(const void *sendbuf, void *recvbuf, size_t count,
                           loom_datatype_t dt, loom_op_t op, int root, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
     loom_request_t req = NULL;
+    loom_status_t st = loom_coll_reduce_fast(sendbuf, recvbuf, count, dt, op, root, comm);
+
+    if (st != LOOM_INPROGRESS) {
+        return st;
+    }
     return loom_coll_finish(loom_coll_reduce_start(LOOM_COLL_REDUCE, sendbuf, recvbuf,
                                                    count, dt, op, root, comm,
                                                    "loom_reduce", "reduce", &req),

@@ -42,6 +42,11 @@ typedef struct loom_coll_comm {
     size_t    size;
     uint64_t  next_seq;      /* number given to the last shm operation started */
     uint64_t  done_seq;      /* last shm operation completed here */
+    /* every rank is known to have arrived at shm operation synced_seq: an
+     * operation n may publish (slots, signature, arrival) only once
+     * synced_seq >= n - 1 (coll_shm.h, "eager" operations) */
+    uint64_t  synced_seq;
+    uint64_t  eager_seq;     /* collective number of the last eager shm operation */
     uint64_t  recent[LOOM_COLL_RECENT];
     /* blocking calls: the algorithm the selection gives for fast_bytes
      * (NULL: not asked yet) */

@@ -1,12 +1,12 @@
 /*
- * coll_fast.c: blocking barrier, small bcast and small allreduce on one
- * node without a request.
+ * coll_fast.c: blocking barrier, small bcast, small reduce and small
+ * allreduce on one node without a request.
  *
  * These are the `fast` members of the shm algorithms' entries: when the
  * selection gives the shared-memory algorithm (coll_api.c asks) and
  * nothing else is queued on the communicator's segment, loom_barrier(),
- * loom_bcast() and loom_allreduce() run the very steps of barrier_shm.c,
- * bcast_shm.c and allreduce_shm.c
+ * loom_bcast(), loom_reduce() and loom_allreduce() run the very steps of
+ * barrier_shm.c, bcast_shm.c, reduce_shm.c and allreduce_shm.c
  * (same operation numbers, same slots, same signatures, so ranks on the
  * fast path and ranks on the request path agree) straight from the call:
  *
@@ -194,15 +194,15 @@ static inline void loom_coll_fast_start(loom_coll_state_t *s, loom_comm_t comm,
 }
 
 /*
- * One look at the ranks not yet seen (inline: the common case is one peer
- * line that is already there, or not yet).
+ * One look at the ranks [s->peer, end) not yet seen (inline: the common
+ * case is one peer line that is already there, or not yet).
  */
-static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
+static inline int loom_coll_fast_arrived(loom_coll_state_t *s, int end)
 {
     const loom_coll_comm_t *cc = s->shm;
     const char *base = cc->base;
 
-    for (; s->peer < s->size; ++s->peer) {
+    for (; s->peer < end; ++s->peer) {
         const loom_coll_shm_ctl_t *c = (const void *)(base + (size_t)s->peer *
                                                       LOOM_COLL_SHM_RANK_BYTES);
         if (atomic_load_explicit(&c->arrived, memory_order_acquire) < s->shm_seq) {
@@ -221,9 +221,9 @@ static inline int loom_coll_fast_arrived(loom_coll_state_t *s)
  * spin is bounded (LOOM_COLL_FAST_SPIN_MAX) in case that rank was
  * descheduled there or moved here.
  */
-static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycpu)
+static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycpu, int end)
 {
-    for (int q = s->peer; q < s->size; ++q) {
+    for (int q = s->peer; q < end; ++q) {
         const loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, q);
         uint32_t cpu;
 
@@ -246,17 +246,17 @@ static int loom_coll_fast_should_yield(const loom_coll_state_t *s, uint32_t mycp
  * the engine once per yield, and spins as above (at most
  * LOOM_COLL_FAST_SPIN_MAX polls in a row) when all of them run elsewhere.
  */
-static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
+static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s, int end)
 {
     int oversub = ((loom_coll_comm_t *)s->shm)->oversub;
     uint32_t mycpu = oversub ? (uint32_t)(sched_getcpu() + 1) : 0;
     unsigned spins = 0;
     loom_status_t st;
 
-    while (!loom_coll_fast_arrived(s)) {
+    while (!loom_coll_fast_arrived(s, end)) {
         ++spins;
         if (oversub && (spins >= LOOM_COLL_FAST_SPIN_MAX ||
-                        loom_coll_fast_should_yield(s, mycpu))) {
+                        loom_coll_fast_should_yield(s, mycpu, end))) {
             spins = 0;
             loom_progress_idle();
             mycpu = (uint32_t)(sched_getcpu() + 1);   /* we may come back elsewhere */
@@ -283,7 +283,7 @@ static loom_status_t loom_coll_fast_spin(loom_coll_state_t *s)
  * "allreduce #12 on WORLD" instead of a bare loom_progress.
  */
 static __attribute__((noinline)) loom_status_t
-loom_coll_fast_wait_slow(loom_coll_state_t *s, const char *call)
+loom_coll_fast_wait_slow(loom_coll_state_t *s, const char *call, int end)
 {
     loom_progress_coll_t pc = {
         .call  = call,
@@ -300,7 +300,7 @@ loom_coll_fast_wait_slow(loom_coll_state_t *s, const char *call)
     s->failures_seen = 0;
     s->is_child      = 0;
     loom_progress_coll_enter(&pc);
-    st = loom_coll_fast_spin(s);
+    st = loom_coll_fast_spin(s, end);
     loom_progress_coll_leave(&pc);
     return st;
 }
@@ -314,13 +314,52 @@ static inline loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char
 {
     loom_status_t st;
 
-    if (loom_unlikely(!loom_coll_fast_arrived(s)) &&
-        (st = loom_coll_fast_wait_slow(s, call)) != LOOM_OK) {
+    if (loom_unlikely(!loom_coll_fast_arrived(s, s->size)) &&
+        (st = loom_coll_fast_wait_slow(s, call, s->size)) != LOOM_OK) {
         return st;
     }
     st = loom_coll_shm_check(s);
     s->failed |= st != LOOM_OK;
+    ((loom_coll_comm_t *)s->shm)->synced_seq = s->shm_seq;
     return st;
+}
+
+/*
+ * The previous operation was eager (coll_shm.h): wait until every rank
+ * arrived at it and compare its signatures, as loom_coll_shm_catch_up
+ * does on the request path. On a mismatch the caller still arrives at
+ * this operation (the others then find the same mismatch).
+ */
+static __attribute__((noinline)) loom_status_t
+loom_coll_fast_catch_up(loom_coll_state_t *s, const char *call)
+{
+    loom_coll_comm_t *cc = s->shm;
+    uint64_t n = s->shm_seq, seq = s->seq;
+    loom_status_t st = LOOM_OK;
+
+    s->shm_seq = n - 1;
+    if (!loom_coll_fast_arrived(s, s->size)) {
+        st = loom_coll_fast_wait_slow(s, call, s->size);
+    }
+    if (st == LOOM_OK) {
+        s->seq = cc->eager_seq;
+        st = loom_coll_shm_check(s);
+        s->seq = seq;
+    }
+    s->shm_seq     = n;
+    s->peer        = 0;
+    cc->synced_seq = n - 1;
+    s->failed |= st != LOOM_OK;
+    return st;
+}
+
+/* LOOM_OK, or the previous (eager) operation's mismatch */
+static inline loom_status_t loom_coll_fast_pre(loom_coll_state_t *s, const char *call)
+{
+    if (loom_likely(loom_coll_shm_synced(s))) {
+        return LOOM_OK;
+    }
+    return loom_coll_fast_catch_up(s, call);
 }
 
 static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status_t st,
@@ -339,11 +378,17 @@ loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
     loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     loom_coll_state_t s;
 
+    loom_status_t st;
+
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BARRIER, 0);
     s.count = 0;
     s.esize = 1;
+    st = loom_coll_fast_pre(&s, "loom_barrier");
     loom_coll_shm_arrive(&s);
-    return loom_coll_fast_end(&s, loom_coll_fast_wait(&s, "loom_barrier"), "loom_barrier");
+    if (st == LOOM_OK) {
+        st = loom_coll_fast_wait(&s, "loom_barrier");
+    }
+    return loom_coll_fast_end(&s, st, "loom_barrier");
 }
 
 /* result = slot[0] op (slot[1] op (... op slot[p-1])), the shm algorithm's
@@ -381,6 +426,10 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLREDUCE, 0);
     s.count = count;
     s.esize = esize;
+    if (loom_unlikely((st = loom_coll_fast_pre(&s, "loom_allreduce")) != LOOM_OK)) {
+        loom_coll_shm_arrive(&s);
+        return loom_coll_fast_end(&s, st, "loom_allreduce");
+    }
     loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
                     count * esize);
     loom_coll_shm_arrive(&s);
@@ -391,6 +440,33 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
     return loom_coll_fast_end(&s, st, "loom_allreduce");
 }
 
+/*
+ * Wait for rank @p q's arrival only, then compare its signature with ours
+ * (the eager operations: bcast's non-roots wait for the root).
+ */
+static inline loom_status_t loom_coll_fast_wait_one(loom_coll_state_t *s, int q,
+                                                    const char *call)
+{
+    size_t par = s->shm_seq & 1;
+    uint64_t mine, theirs;
+    loom_status_t st;
+
+    s->peer = q;
+    if (loom_unlikely(!loom_coll_fast_arrived(s, q + 1)) &&
+        (st = loom_coll_fast_wait_slow(s, call, q + 1)) != LOOM_OK) {
+        return st;
+    }
+    mine   = loom_coll_shm_ctl(s, s->rank)->sig[par];
+    theirs = loom_coll_shm_ctl(s, q)->sig[par];
+    if (loom_likely(mine == theirs)) {
+        return LOOM_OK;
+    }
+    s->failed = 1;
+    return loom_coll_shm_sig_error(s->comm, s->seq, mine, q, theirs);
+}
+
+/* bcast_shm.c's eager steps: the root publishes and returns, the others
+ * wait for the root only */
 loom_status_t loom_coll_fast_bcast(void *buf, size_t count, size_t esize, int root,
                                    loom_comm_t comm)
 {
@@ -401,13 +477,48 @@ loom_status_t loom_coll_fast_bcast(void *buf, size_t count, size_t esize, int ro
     loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BCAST, root);
     s.count = count;
     s.esize = esize;
+    st = loom_coll_fast_pre(&s, "loom_bcast");
+    cc->eager_seq = s.seq;
     if (s.rank == root) {
-        memcpy(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
+        if (st == LOOM_OK) {
+            loom_copy_small(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
+        }
+        loom_coll_shm_arrive(&s);
+        return loom_coll_fast_end(&s, st, "loom_bcast");
     }
     loom_coll_shm_arrive(&s);
-    st = loom_coll_fast_wait(&s, "loom_bcast");
-    if (st == LOOM_OK && s.rank != root) {
-        memcpy(buf, loom_coll_shm_slot(&s, root), count * esize);
+    if (st == LOOM_OK && (st = loom_coll_fast_wait_one(&s, root, "loom_bcast")) == LOOM_OK) {
+        loom_copy_small(buf, loom_coll_shm_slot(&s, root), count * esize);
     }
     return loom_coll_fast_end(&s, st, "loom_bcast");
+}
+
+/* reduce_shm.c's eager steps: every rank publishes its input, only the
+ * root waits (for everybody) and folds */
+loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
+                                    const loom_coll_fast_ar_t *how, int root,
+                                    loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
+    loom_coll_state_t s;
+    loom_status_t st;
+
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_REDUCE, root);
+    s.count = count;
+    s.esize = how->esize;
+    st = loom_coll_fast_pre(&s, "loom_reduce");
+    cc->eager_seq = s.seq;
+    if (st == LOOM_OK) {
+        loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
+                        count * how->esize);
+    }
+    loom_coll_shm_arrive(&s);
+    if (s.rank != root || st != LOOM_OK) {
+        return loom_coll_fast_end(&s, st, "loom_reduce");
+    }
+    st = loom_coll_fast_wait(&s, "loom_reduce");
+    if (st == LOOM_OK) {
+        loom_coll_fast_fold(&s, rbuf, how);
+    }
+    return loom_coll_fast_end(&s, st, "loom_reduce");
 }

@@ -28,4 +28,14 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
                                        loom_datatype_t dt, const loom_coll_fast_ar_t *how,
                                        loom_comm_t comm);
 
+/**
+ * loom_reduce() of at most LOOM_COLL_SHM_MAX_BYTES on the shared segment
+ * (reduce_shm.c's eager steps): every rank's input to its slot, the root
+ * folds slot[0] op (... op slot[p-1]) into @p rbuf; @p how as for
+ * allreduce; @p sbuf may be LOOM_IN_PLACE at the root.
+ */
+loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
+                                    const loom_coll_fast_ar_t *how, int root,
+                                    loom_comm_t comm);
+
 #endif /* LOOM_COLL_FAST_H */

@@ -342,11 +342,18 @@ struct loom_coll_fast_ar {
     loom_op_kernel_fn_t           kernel;  /* NULL: through loom_op_apply */
     loom_coll_fast_allreduce_fn_t fn;      /* the selected algorithm's fast member */
 };
+/* reduce: @p how is the caller's admission of (count, type, op), @p sbuf
+ * may be LOOM_IN_PLACE at the root */
+typedef loom_status_t (*loom_coll_fast_reduce_fn_t)(const void *sbuf, void *rbuf,
+                                                    size_t count,
+                                                    const loom_coll_fast_ar_t *how,
+                                                    int root, loom_comm_t comm);
 /* one member, of the table's kind (NULL: none) */
 typedef union loom_coll_fast {
     loom_coll_fast_barrier_fn_t   barrier;
     loom_coll_fast_bcast_fn_t     bcast;
     loom_coll_fast_allreduce_fn_t allreduce;
+    loom_coll_fast_reduce_fn_t    reduce;
 } loom_coll_fast_t;
 
 typedef struct loom_coll_alg {
@@ -369,6 +376,8 @@ typedef struct loom_coll_alg {
                                       * process_vm_readv (any size) */
 #define LOOM_COLL_ALG_MCAST    0x10u /* transport multicast, agreed per
                                       * communicator (bcast_mcast.c) */
+#define LOOM_COLL_ALG_SHM_ALL  0x20u /* with SHM: a rank's slot holds all p of
+                                      * its blocks (alltoall_shm.c) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
@@ -411,6 +420,7 @@ LOOM_COLL_PROTO(loom_coll_bcast_shm);
 LOOM_COLL_PROTO(loom_coll_reduce_binomial);
 LOOM_COLL_PROTO(loom_coll_reduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_reduce_ordered);
+LOOM_COLL_PROTO(loom_coll_reduce_shm);
 LOOM_COLL_PROTO(loom_coll_allreduce_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allreduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_allreduce_ring);
@@ -422,12 +432,14 @@ LOOM_COLL_PROTO(loom_coll_allreduce_cma_probe);    /* the CMA set-up step's work
 LOOM_COLL_PROTO(loom_coll_allgather_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allgather_ring);
 LOOM_COLL_PROTO(loom_coll_allgather_bruck);
+LOOM_COLL_PROTO(loom_coll_allgather_shm);
 LOOM_COLL_PROTO(loom_coll_gather_binomial);
 LOOM_COLL_PROTO(loom_coll_gather_linear);
 LOOM_COLL_PROTO(loom_coll_scatter_binomial);
 LOOM_COLL_PROTO(loom_coll_scatter_linear);
 LOOM_COLL_PROTO(loom_coll_alltoall_pairwise);
 LOOM_COLL_PROTO(loom_coll_alltoall_bruck);
+LOOM_COLL_PROTO(loom_coll_alltoall_shm);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ring);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ordered);
 LOOM_COLL_PROTO(loom_coll_neighbor_linear);

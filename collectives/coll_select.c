@@ -61,6 +61,8 @@ static const loom_coll_alg_t reduce_algs[] = {
     ALG("rabenseifner", loom_coll_reduce_rabenseifner, 0, "recursive-halving reduce-scatter + binomial gather",
         .ordered = &reduce_algs[REDUCE_ORDERED]),
     ALG("ordered", loom_coll_reduce_ordered, ORD, "blocks reduced by their owner in rank order + gather (deterministic)"),
+    ALG("shm", loom_coll_reduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in a shared segment, folded by the root; the others do not wait",
+        .fast.reduce = loom_coll_fast_reduce),
 };
 /* the ordered allreduce gathering by recursive doubling: the substitute of
  * the two recursive algorithms, not listed (forcing "ordered" gathers by ring) */
@@ -82,6 +84,7 @@ static const loom_coll_alg_t allgather_algs[] = {
     ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
     ALG("ring", loom_coll_allgather_ring, VEC, "p-1 steps passing blocks to the right"),
     ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
+    ALG("shm", loom_coll_allgather_shm, LOOM_COLL_ALG_SHM, "every rank's block in its slot of a shared segment, read by every rank"),
 };
 static const loom_coll_alg_t gather_algs[] = {
     ALG("binomial", loom_coll_gather_binomial, 0, "binomial tree, subtrees forwarded whole"),
@@ -94,6 +97,7 @@ static const loom_coll_alg_t scatter_algs[] = {
 static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
     ALG("bruck", loom_coll_alltoall_bruck, 0, "ceil(log2 p) steps of packed blocks"),
+    ALG("shm", loom_coll_alltoall_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "every rank's p blocks in its slot of a shared segment (p x block <= 8 KiB), each rank reads its own"),
 };
 static const loom_coll_alg_t neighbor_algs[] = {
     ALG("linear", loom_coll_neighbor_linear, VEC, "every receive from the sources posted, then every send to the destinations"),
@@ -141,6 +145,7 @@ static const loom_coll_rule_t bcast_rules[] = {
     {ANY_P, ANY_B, "chain"},
 };
 static const loom_coll_rule_t reduce_rules[] = {
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
     {ANY_P, 64 * KiB, "binomial"},
     {ANY_P, ANY_B, "rabenseifner"},
 };
@@ -167,7 +172,12 @@ static const loom_coll_rule_t scatter_rules[] = {
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
+/* shm: more than 2 ranks on one node, p x block <= 8 KiB (the slot); at
+ * 2 ranks bruck is one exchange and was as fast (docs/collectives.md,
+ * issue 21) */
 static const loom_coll_rule_t alltoall_rules[] = {
+    {2, 256, "bruck"},
+    {ANY_P, 256, "shm"},
     {ANY_P, 256, "bruck"},
     {ANY_P, ANY_B, "pairwise"},
 };
@@ -325,6 +335,10 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
 {
     if ((alg->flags & LOOM_COLL_ALG_SHM) &&
         (!loom_coll_shm_eligible(comm) || bytes > LOOM_COLL_SHM_MAX_BYTES)) {
+        return 0;
+    }
+    if ((alg->flags & LOOM_COLL_ALG_SHM_ALL) &&
+        bytes > LOOM_COLL_SHM_MAX_BYTES / (size_t)(comm->size > 0 ? comm->size : 1)) {
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_CMA) &&

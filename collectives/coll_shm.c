@@ -278,7 +278,35 @@ loom_status_t loom_coll_shm_enter(loom_coll_state_t *s)
         }
         s->peer = 0;
     }
+    if (!loom_coll_shm_synced(s)) {
+        return loom_coll_shm_catch_up(s);
+    }
     return LOOM_OK;
+}
+
+loom_status_t loom_coll_shm_catch_up(loom_coll_state_t *s)
+{
+    loom_coll_comm_t *cc = s->shm;
+    uint64_t n = s->shm_seq, seq = s->seq;
+    loom_status_t st;
+    int all;
+
+    s->shm_seq = n - 1;              /* the checks below read operation n-1 */
+    all = loom_coll_shm_all_arrived(s);
+    s->seq = cc->eager_seq;
+    st = all ? loom_coll_shm_check(s) : LOOM_OK;
+    s->seq     = seq;
+    s->shm_seq = n;
+    if (!all) {
+        return loom_coll_idle(s);
+    }
+    s->peer        = 0;
+    cc->synced_seq = n - 1;
+    if (st != LOOM_OK) {
+        s->failed = 1;
+        loom_coll_shm_arrive(s);     /* the others wait for it, and then see it too */
+    }
+    return st;
 }
 
 void loom_coll_shm_leave(loom_coll_state_t *s)
@@ -386,5 +414,6 @@ loom_status_t loom_coll_shm_wait(loom_coll_state_t *s)
     }
     st = loom_coll_shm_check(s);
     s->failed |= st != LOOM_OK;
+    ((loom_coll_comm_t *)s->shm)->synced_seq = s->shm_seq;
     return st;
 }

@@ -1,6 +1,7 @@
 /*
  * coll_shm.h: the per-communicator shared-memory segment of the on-node
- * collective algorithms (barrier, bcast and allreduce "shm").
+ * collective algorithms ("shm" of barrier, bcast, reduce, allreduce,
+ * allgather and alltoall; allreduce "cma").
  *
  * When every rank of a communicator is on this node, the first shared-memory
  * collective on it creates a segment
@@ -27,12 +28,24 @@
  * cores. Shared-memory operations on one communicator run one at a time,
  * in the order they were started (all ranks start collectives in the same
  * order), so the n-th operation publishes
- * arrival n. Reusing slot parity n%2 at operation n is safe: a rank starts n
- * only after seeing every rank arrive at n-1, i.e. after every rank finished
- * reading the slots of n-2. A rank that sees another rank's signature for
- * operation n differ from its own fails with an error naming both calls
- * (barrier against allreduce, 8 bytes against 16) instead of reading
- * garbage.
+ * arrival n. Reusing slot parity n%2 at operation n is safe: a rank
+ * publishes anything of n (slot, signature, arrival) only after seeing
+ * every rank arrive at n-1, i.e. after every rank finished reading the
+ * slots and signatures of n-2. A rank that sees another rank's signature
+ * for operation n differ from its own fails with an error naming both
+ * calls (barrier against allreduce, 8 bytes against 16) instead of
+ * reading garbage.
+ *
+ * Eager operations. Most operations wait for every rank's arrival, which
+ * gives the rule above for the next one for free (cc->synced_seq = n).
+ * bcast's root and reduce's non-roots do not wait for anybody: they
+ * publish and return (bcast's non-roots wait for the root only, reduce's
+ * root for everybody). The next operation n+1 then first waits until
+ * every rank arrived at n and compares every rank's signature of n
+ * (loom_coll_shm_catch_up): two ranks that both took themselves for the
+ * root of a bcast learn it there, as with messages (a root only sends).
+ * When ranks outnumber cores this is what lets a bcast root return
+ * without a context switch, as a root that sends eager messages does.
  */
 #ifndef LOOM_COLL_SHM_H
 #define LOOM_COLL_SHM_H
@@ -127,6 +140,26 @@ int loom_coll_shm_balance_target(const loom_coll_shm_aux_t *aux, int size, int r
  * back and selects without the segment), or an error.
  */
 loom_status_t loom_coll_shm_enter(loom_coll_state_t *s);
+
+/**
+ * Before operation s->shm_seq publishes anything: every rank arrived at
+ * the one before? (only an eager operation leaves that open)
+ */
+static inline int loom_coll_shm_synced(const loom_coll_state_t *s)
+{
+    const loom_coll_comm_t *cc = s->shm;
+    return cc->synced_seq + 1 >= s->shm_seq;
+}
+
+/**
+ * The previous operation was eager (!loom_coll_shm_synced): LOOM_OK once
+ * every rank arrived at it and every signature of it agrees (s->peer
+ * counts; it is 0 again on return), LOOM_INPROGRESS meanwhile, or the
+ * mismatch of that operation, after publishing this rank's arrival at this
+ * one (so the others find the same mismatch instead of waiting for us).
+ * loom_coll_shm_enter runs it.
+ */
+loom_status_t loom_coll_shm_catch_up(loom_coll_state_t *s);
 
 /** Mark this operation done (lets the next one on the comm run). */
 void loom_coll_shm_leave(loom_coll_state_t *s);

@@ -440,7 +440,11 @@ static int run_mismatch(const char *c)
         expect("allreduce", st, rank == 0 ? LOOM_ERR_TRUNCATED : LOOM_ERR_INVALID_COUNT);
     } else if (strcmp(c, "root_shm") == 0) {     /* every rank its own root */
         st = loom_bcast(a, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
-        expect("bcast", st, LOOM_ERR_INVALID_ROOT);
+        expect("bcast", st, LOOM_OK);            /* an eager root waits for nobody */
+        st = loom_barrier(LOOM_COMM_WORLD);      /* which catches up with the bcast */
+        expect("barrier after bcast", st, LOOM_ERR_INVALID_ROOT);
+        st = loom_barrier(LOOM_COMM_WORLD);      /* and the segment still works */
+        expect("second barrier", st, LOOM_OK);
     } else if (strcmp(c, "root_wait") == 0) {    /* both roots wait: no message */
         st = loom_reduce(a, b, 4, LOOM_DOUBLE, LOOM_SUM, rank, LOOM_COMM_WORLD);
         expect("reduce", st, LOOM_ERR_INVALID_ROOT);

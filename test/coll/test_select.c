@@ -142,6 +142,8 @@ static void test_fast_members(void)
         CU_ASSERT_PTR_NULL(pick(LOOM_COLL_BARRIER, 0, 0, 0)->fast.barrier);
         CU_ASSERT_PTR_NULL(pick(LOOM_COLL_BCAST, sizes[i], 0, 0)->fast.bcast);
         CU_ASSERT_PTR_NULL(pick(LOOM_COLL_ALLREDUCE, sizes[i], 0, 0)->fast.allreduce);
+        CU_ASSERT_PTR_NULL(pick(LOOM_COLL_REDUCE, sizes[i], 0, 0)->fast.reduce);
+        CU_ASSERT_PTR_NULL(pick(LOOM_COLL_REDUCE, sizes[i], 1, 0)->fast.reduce);
         CU_ASSERT_PTR_NOT_EQUAL(pick(LOOM_COLL_ALLREDUCE, sizes[i], 0, 0),
                                 &loom_coll_alg_setup);
     }
@@ -168,6 +170,12 @@ static void test_cma_setup(void)
     cc->state    = LOOM_COLL_SHM_READY;
     cc->cma      = LOOM_COLL_CMA_UNKNOWN;
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 8, 0, 0)->name, "shm");
+    /* the eager bcast on one node, with its fast member, up to the shm limit */
+    a = pick_on(&node2, LOOM_COLL_BCAST, 8 << 10, 0, 0);
+    CU_ASSERT_STRING_EQUAL(a->name, "shm");
+    CU_ASSERT_PTR_NOT_NULL(a->fast.bcast);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_BCAST, (8 << 10) + 1, 0, 0)->name,
+                           "binomial");
     if (loom_progress_oversubscribed()) {
         CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 0, 0)->name,
                                "recursive_doubling");
