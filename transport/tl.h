@@ -251,6 +251,21 @@ typedef struct loom_tl_ops {
     loom_status_t (*get_iov)(loom_tl_ep_t *ep, const struct iovec *iov, size_t iovcnt,
                              uint64_t raddr, const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 
+    /**
+     * Optional (NULL where not offered): get() scattered on both sides, for
+     * a sender that did not pack its non-contiguous datatype: read the
+     * first sum(@p liov lengths) bytes of the remote pieces @p riov (in
+     * order; every piece the read touches lies in the region of @p rkey)
+     * into the @p lcnt local pieces. Either side may hold any number of
+     * pieces (the transport batches them). Same return codes as get_iov.
+     * Called with @p lcnt and @p rcnt 0, it only answers whether this peer
+     * can be read so now: LOOM_OK, or LOOM_ERR_UNSUPPORTED (then the sender
+     * packs and the receiver uses get or get_iov).
+     */
+    loom_status_t (*get_riov)(loom_tl_ep_t *ep, const struct iovec *liov, size_t lcnt,
+                              const struct iovec *riov, size_t rcnt,
+                              const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
+
     /*
      * Multicast (optional: NULL, and caps.can_mcast 0, where not offered).
      * A group is created once per key and lives until close; the reliable

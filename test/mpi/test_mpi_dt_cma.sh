@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# test_mpi_dt_cma.sh: typed rendezvous sends that are not packed (issue 20):
+# runs test/mpi/mpi_dt_cma (inline and out-of-line piece arrays, more
+# pieces than IOV_MAX on each side, mixed piece sizes in reverse address
+# order, count > 1 of a resized type, receives as the same type, as bytes,
+# through a bounce and with other piece edges, truncation; every byte of
+# the receive buffer checked against hand-written maps) over shared memory
+# (process_vm_readv on both sides; the sender's debug line proves the
+# pieces were not packed), with LOOM_SHM_CMA=off and over self,tcp (the
+# sender packs: same data), and the peer's death while the receiver reads
+# its pieces (the receive fails with MPI_ERR_OTHER, logged naming both ends).
+#   BUILD=build/release bash test/mpi/test_mpi_dt_cma.sh
+set -u
+cd "${LOOM_TOP:-$(dirname "$0")/../..}"
+. test/mpi/mpi_driver_lib.sh
+mdl_init mpi_dt_cma
+mdl_require "$loomrun" "$progs/mpi_dt_cma"
+mdl_width=30
+mdl_log_filter="ERROR p2p: receive on .* truncated"
+prog=$progs/mpi_dt_cma
+
+run -m "mpi_dt_cma: passed on 2 ranks" -m "3000 pieces, their array read from this rank" \
+    -m "16 pieces, inline in the RTS" -m "1800 pieces, their array" -m "400 pieces" \
+    -x "20000 pieces" 0 shm.n2 env LOOM_LOG=debug:p2p "$loomrun" -n 2 "$prog"
+case $BUILD in
+*address*|*thread*) ;;
+*) run -m "mpi_dt_cma: passed on 3 ranks" 0 shm.eager0.n3 \
+       env LOOM_EAGER_LIMIT=0 "$loomrun" -n 3 "$prog" ;;
+esac
+run -m "mpi_dt_cma: passed on 2 ranks" -x "not packed" 0 shm.cma_off.n2 \
+    env LOOM_SHM_CMA=off LOOM_LOG=debug:p2p "$loomrun" -n 2 "$prog"
+run -m "mpi_dt_cma: passed on 2 ranks" -x "not packed" 0 tcp.n2 \
+    env LOOM_TRANSPORTS=self,tcp LOOM_LOG=debug:p2p "$loomrun" -n 2 "$prog"
+# the truncation is reported naming both ends
+expect_log shm.n2 "truncated to the 1200000-byte receive buffer" "from rank 0"
+
+# the sender dies before its pieces are read: after earlier reads of it
+# (process_vm_readv finds no such process), with its array out of line, and
+# before any read (the first probe finds it gone)
+for m in death_inline death_remote death_first; do
+    run -m "death: receive failed with MPI_ERR_OTHER" -m "exited or was killed" \
+        -m "operation get_riov" 137 "$m" "$loomrun" -n 2 "$prog" "$m"
+done
+expect_log death_remote "cannot read the 3000 pieces of a rendezvous send from rank 1"
+
+mdl_summary test_mpi_dt_cma "(logs in $logdir)"
