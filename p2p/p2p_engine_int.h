@@ -40,15 +40,15 @@
  * buffer where the transport cannot scatter (docs/p2p.md "Derived datatypes") */
 #define LOOM_P2P_GET_IOV      1024
 #define LOOM_P2P_DT_BOUNCE    ((size_t)256 << 10)
-/* get_iov only when the pieces average at least this many bytes: below it
- * the kernel's per-piece cost (~40 ns a piece measured on shm with 8-byte
- * pieces) exceeds one contiguous read into the bounce plus an unpack */
+/* get_iov or get_riov only when the pieces average at least this many bytes
+ * (unless the transport says otherwise, caps.iov_min_piece): below it the
+ * kernel's per-piece cost (~40 ns a piece measured on shm with 8-byte
+ * pieces) exceeds one contiguous read into the bounce plus an unpack (on the
+ * sender: a pack); applied on each side to its own pieces */
 #define LOOM_P2P_IOV_MIN_PIECE 512
-/* a typed rendezvous send is not packed where the transport reads scattered
- * on both sides (get_riov) and its pieces average at least this many bytes;
- * up to LOOM_P2P_RIOV_INLINE pieces travel in the RTS, more stay in the
- * sender's memory for the receiver to read (docs/p2p.md "Derived datatypes") */
-#define LOOM_P2P_RIOV_MIN_PIECE 512
+/* a typed rendezvous send that is not packed (get_riov) describes up to this
+ * many pieces in its RTS; more stay in the sender's memory for the receiver
+ * to read (docs/p2p.md "Derived datatypes") */
 #define LOOM_P2P_RIOV_INLINE    128
 /* rq->count of a send whose rq->tmp is its piece array (loom_p2p_riov_send_t) */
 #define LOOM_P2P_TMP_RIOV       ((size_t)1)

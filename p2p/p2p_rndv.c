@@ -25,7 +25,8 @@
  * Typed sends without a pack (docs/p2p.md "Derived datatypes"). Where the
  * peer's transport reads scattered on both sides (get_riov: shm with
  * process_vm_readv) and the send type's pieces average at least
- * LOOM_P2P_RIOV_MIN_PIECE bytes, the sender flattens (buf, count, type)
+ * LOOM_P2P_IOV_MIN_PIECE bytes (caps.iov_min_piece where the transport
+ * sets it: self, copying piece to piece), the sender flattens (buf, count, type)
  * into a piece array instead of packing, exposes the range spanning the
  * pieces, and sends an RTS flagged LOOM_P2P_RTS_RIOV carrying the pieces
  * (up to LOOM_P2P_RIOV_INLINE) or the key of the array, which then stays
@@ -160,6 +161,14 @@ void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int kee
 
 /* ---- sender: typed, not packed ----------------------------------------------------- */
 
+/* the average piece size from which @p ep's scattered reads beat pack + copy */
+static inline size_t loom_p2p_iov_min_piece(const loom_tl_ep_t *ep)
+{
+    size_t m = ep->iface->caps.iov_min_piece;
+
+    return m != 0 ? m : LOOM_P2P_IOV_MIN_PIECE;
+}
+
 void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces)
 {
     loom_p2p_riov_send_t *s = pieces;
@@ -173,21 +182,22 @@ void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces)
 /*
  * The @p len-byte stream of (buf, count, dt) as pieces in a new array
  * (*out): LOOM_ERR_UNSUPPORTED where they average under
- * LOOM_P2P_RIOV_MIN_PIECE bytes (judged on the first 64 pieces, then on
+ * @p min_piece bytes (judged on the first 64 pieces, then on
  * all of them) or are too many for the RTS's count.
  */
 static loom_status_t loom_p2p_riov_flatten(const void *buf, size_t count, loom_dt_t *dt,
-                                           size_t len, loom_p2p_riov_send_t **out)
+                                           size_t len, size_t min_piece,
+                                           loom_p2p_riov_send_t **out)
 {
     struct iovec probe[64];
     size_t n = 0, bytes = 0, max;
     loom_p2p_riov_send_t *s;
     loom_status_t st = loom_dt_iov(buf, count, dt, 0, len, probe, 64, &n, &bytes);
 
-    if (st != LOOM_OK || bytes < n * LOOM_P2P_RIOV_MIN_PIECE) {
+    if (st != LOOM_OK || bytes < n * min_piece) {
         return st != LOOM_OK ? st : LOOM_ERR_UNSUPPORTED;
     }
-    max = bytes == len ? n : LOOM_MIN(len / LOOM_P2P_RIOV_MIN_PIECE, (size_t)UINT32_MAX);
+    max = bytes == len ? n : LOOM_MIN(len / min_piece, (size_t)UINT32_MAX);
     s = loom_p2p_tmp_alloc(sizeof(*s) + max * sizeof(struct iovec));
     if (s == NULL) {
         return LOOM_ERR_UNSUPPORTED;   /* the pack path reports memory */
@@ -259,7 +269,8 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
 
     if (!peer->can_rndv || ep->iface->ops.get_riov == NULL ||
         ep->iface->ops.get_riov(ep, NULL, 0, NULL, 0, NULL, NULL) != LOOM_OK ||
-        (st = loom_p2p_riov_flatten(buf, count, dt, rq->len, &s)) == LOOM_ERR_UNSUPPORTED) {
+        (st = loom_p2p_riov_flatten(buf, count, dt, rq->len, loom_p2p_iov_min_piece(ep),
+                                     &s)) == LOOM_ERR_UNSUPPORTED) {
         return LOOM_ERR_UNSUPPORTED;
     }
     if (st != LOOM_OK) {
@@ -450,7 +461,7 @@ static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
  * One get of a typed receive, of at most the rest of the message: scattered
  * straight into the type's pieces where the transport offers get_iov (one
  * call for many blocks, no pack) and the pieces are not small (at least
- * LOOM_P2P_IOV_MIN_PIECE bytes on average), else (or once the transport
+ * loom_p2p_iov_min_piece bytes on average), else (or once the transport
  * refused get_iov for this peer, or the pieces were small) into a bounce
  * buffer of at most
  * LOOM_P2P_DT_BOUNCE bytes, unpacked when it arrived. *chunk_p: bytes the
@@ -474,7 +485,7 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
         if (st != LOOM_OK) {
             return st;
         }
-        if (*chunk_p >= n * LOOM_P2P_IOV_MIN_PIECE) {
+        if (*chunk_p >= n * loom_p2p_iov_min_piece(ep)) {
             st = ep->iface->ops.get_iov(ep, iov, n, rq->raddr + rq->offset, &rq->rkey,
                                         &rq->comp);
             if (st != LOOM_ERR_UNSUPPORTED) {
@@ -523,7 +534,7 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
     if (rq->dt != NULL && !bounce) {
         st = loom_dt_iov(rq->buf, rq->count, rq->dt, rq->offset, *chunk_p, liov,
                          LOOM_P2P_GET_IOV, &ln, chunk_p);
-        bounce = st == LOOM_OK && *chunk_p < ln * LOOM_P2P_IOV_MIN_PIECE;
+        bounce = st == LOOM_OK && *chunk_p < ln * loom_p2p_iov_min_piece(ep);
     }
     if (st == LOOM_OK && bounce) {
         if (rq->tmp == NULL &&

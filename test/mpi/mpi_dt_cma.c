@@ -19,6 +19,8 @@
  *   receive as  the same type, MPI_BYTE, 8-byte pieces (a bounce, unpacked)
  *               and 5000-byte pieces (piece edges unlike the sender's)
  *   each        expected (receive posted first) and unexpected (send first)
+ *   self        every rank sends each type to itself, received each way
+ *               (the self transport copies piece to piece)
  *   truncate    "many" into 2000 of its 3000 pieces: MPI_ERR_TRUNCATE, the
  *               first 2000 x 600 bytes delivered, nothing past them written
  * Usage: mpi_dt_cma [death_inline|death_remote|death_first]: rank 1 sends
@@ -232,6 +234,38 @@ static void one_case(const tmap_t *s, const tmap_t *r, int unexpected, int trunc
     }
 }
 
+/* every rank sends @p s to itself (the self transport), received as @p r */
+static void one_self(const tmap_t *s, const tmap_t *r, int seed)
+{
+    long n = tm_size(s), sspan = tm_span(s), rspan = tm_span(r) + 64;
+    unsigned char *sbuf = malloc((size_t)sspan), *buf = malloc((size_t)rspan);
+    unsigned char *want = malloc((size_t)rspan);
+    MPI_Request req;
+    MPI_Status st;
+    int cnt = -1;
+
+    MT_CHECK(sbuf != NULL && buf != NULL && want != NULL);
+    memset(sbuf, SENTINEL, (size_t)sspan);
+    memset(buf, SENTINEL, (size_t)rspan);
+    memset(want, SENTINEL, (size_t)rspan);
+    tm_fill(s, sbuf, n, seed);
+    tm_fill(r, want, n, seed);
+    MT_OK(MPI_Isend(sbuf, s->count, s->type, rank, seed, MPI_COMM_WORLD, &req));
+    MT_OK(MPI_Recv(buf, r->count, r->type, rank, seed, MPI_COMM_WORLD, &st));
+    MT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    MT_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+    MT_EQ(cnt, n);
+    for (long i = 0; i < rspan; ++i) {
+        if (buf[i] != want[i]) {
+            MT_FAIL("self: send %s as %s: byte %ld is 0x%02x, expected 0x%02x", s->name,
+                    r->name, i, buf[i], want[i]);
+        }
+    }
+    free(sbuf);
+    free(buf);
+    free(want);
+}
+
 /* every receive form of send type @p s */
 static void cases_of(tmap_t *s, int seed)
 {
@@ -253,6 +287,10 @@ static void cases_of(tmap_t *s, int seed)
         one_case(s, &small, u, 0, seed + 4 + u);
         one_case(s, &big, u, 0, seed + 6 + u);
     }
+    one_self(s, s, seed + 8);
+    one_self(s, &bytes, seed + 9);
+    one_self(s, &small, seed + 10);
+    one_self(s, &big, seed + 11);
     tm_free(&bytes);
     tm_free(&small);
     tm_free(&big);
