@@ -46,9 +46,14 @@
  * pieces) exceeds one contiguous read into the bounce plus an unpack (on the
  * sender: a pack); applied on each side to its own pieces */
 #define LOOM_P2P_IOV_MIN_PIECE 512
-/* a typed rendezvous send that is not packed (get_riov) describes up to this
- * many pieces in its RTS; more stay in the sender's memory for the receiver
- * to read (docs/p2p.md "Derived datatypes") */
+/* a typed rendezvous send is not packed (get_riov) only when its pieces
+ * average at least this many bytes (unless caps.riov_min_piece says
+ * otherwise): process_vm_readv pins each remote piece on its own (~350 ns a
+ * piece measured, 1 MiB in pieces of 512 B: 5x a pack + contiguous read +
+ * unpack; even at 8 KiB, 0.8x at 16 KiB); up to LOOM_P2P_RIOV_INLINE pieces
+ * travel in the RTS, more stay in the sender's memory for the receiver to
+ * read (docs/p2p.md "Derived datatypes") */
+#define LOOM_P2P_RIOV_MIN_PIECE ((size_t)8 << 10)
 #define LOOM_P2P_RIOV_INLINE    128
 /* rq->count of a send whose rq->tmp is its piece array (loom_p2p_riov_send_t) */
 #define LOOM_P2P_TMP_RIOV       ((size_t)1)

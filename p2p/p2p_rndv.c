@@ -24,9 +24,9 @@
  *
  * Typed sends without a pack (docs/p2p.md "Derived datatypes"). Where the
  * peer's transport reads scattered on both sides (get_riov: shm with
- * process_vm_readv) and the send type's pieces average at least
- * LOOM_P2P_IOV_MIN_PIECE bytes (caps.iov_min_piece where the transport
- * sets it: self, copying piece to piece), the sender flattens (buf, count, type)
+ * process_vm_readv; self) and the send type's pieces average at least
+ * LOOM_P2P_RIOV_MIN_PIECE bytes (caps.riov_min_piece where the transport
+ * sets it: self, copying piece to piece, from 64 B), the sender flattens (buf, count, type)
  * into a piece array instead of packing, exposes the range spanning the
  * pieces, and sends an RTS flagged LOOM_P2P_RTS_RIOV carrying the pieces
  * (up to LOOM_P2P_RIOV_INLINE) or the key of the array, which then stays
@@ -161,12 +161,20 @@ void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int kee
 
 /* ---- sender: typed, not packed ----------------------------------------------------- */
 
-/* the average piece size from which @p ep's scattered reads beat pack + copy */
+/* the average local piece from which @p ep's scattered reads beat an unpack */
 static inline size_t loom_p2p_iov_min_piece(const loom_tl_ep_t *ep)
 {
     size_t m = ep->iface->caps.iov_min_piece;
 
     return m != 0 ? m : LOOM_P2P_IOV_MIN_PIECE;
+}
+
+/* the average remote piece from which @p ep's get_riov beats a pack */
+static inline size_t loom_p2p_riov_min_piece(const loom_tl_ep_t *ep)
+{
+    size_t m = ep->iface->caps.riov_min_piece;
+
+    return m != 0 ? m : LOOM_P2P_RIOV_MIN_PIECE;
 }
 
 void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces)
@@ -269,7 +277,7 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
 
     if (!peer->can_rndv || ep->iface->ops.get_riov == NULL ||
         ep->iface->ops.get_riov(ep, NULL, 0, NULL, 0, NULL, NULL) != LOOM_OK ||
-        (st = loom_p2p_riov_flatten(buf, count, dt, rq->len, loom_p2p_iov_min_piece(ep),
+        (st = loom_p2p_riov_flatten(buf, count, dt, rq->len, loom_p2p_riov_min_piece(ep),
                                      &s)) == LOOM_ERR_UNSUPPORTED) {
         return LOOM_ERR_UNSUPPORTED;
     }

@@ -53,8 +53,11 @@ typedef struct loom_tl_caps {
                                *   must first ask the owner (a round trip before data) */
     int      can_mcast;       /**< 1 if the transport offers multicast */
     int      latency_ns;      /**< rough one-way small-message latency, for selection */
-    size_t   iov_min_piece;   /**< get_iov/get_riov beat a contiguous get plus a pack or
-                               *   unpack from pieces of this many bytes on average
+    size_t   iov_min_piece;   /**< get_iov/get_riov's local pieces beat a contiguous
+                               *   get plus an unpack from this many bytes on average
+                               *   (0: the engine's default, tuned for a kernel copy) */
+    size_t   riov_min_piece;  /**< get_riov's remote pieces beat a pack plus a
+                               *   contiguous get from this many bytes on average
                                *   (0: the engine's default, tuned for a kernel copy) */
 } loom_tl_caps_t;
 

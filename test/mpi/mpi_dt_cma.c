@@ -10,19 +10,23 @@
  * pieces put it; the receiver's buffer must hold val(k) at its own map's
  * place of k and the sentinel everywhere else (gaps, past the end).
  * Rank 0 sends, rank 1 receives (other ranks only meet the barriers):
- *   send types  inline   16 pieces of 4 KiB (travel in the RTS)
- *               many     3000 pieces of 600 B (more than IOV_MAX; the
+ *   send types  inline   16 pieces of 16 KiB (travel in the RTS)
+ *               many     1100 pieces of 8200 B (more than IOV_MAX; the
  *                        array stays in the sender, read by the receiver)
- *               mixed    1800 pieces of 8..2000 B, in reverse address order
- *               resized  count 100 of a resized vector of 4 x 1 KiB
- *               small    20000 pieces of 8 B (packed: below the piece rule)
+ *               mixed    1200 pieces of 8 B..20 KB (8.7 KB on average), in
+ *                        reverse address order
+ *               resized  count 40 of a resized vector of 4 x 10 KiB
+ *               medium   3000 pieces of 600 B, small 20000 pieces of 8 B
+ *                        (both packed: below shm's 8 KiB piece rule; the
+ *                        self transport copies the medium ones piece to
+ *                        piece)
  *   receive as  the same type, MPI_BYTE, 8-byte pieces (a bounce, unpacked)
  *               and 5000-byte pieces (piece edges unlike the sender's)
  *   each        expected (receive posted first) and unexpected (send first)
  *   self        every rank sends each type to itself, received each way
  *               (the self transport copies piece to piece)
- *   truncate    "many" into 2000 of its 3000 pieces: MPI_ERR_TRUNCATE, the
- *               first 2000 x 600 bytes delivered, nothing past them written
+ *   truncate    "many" into 700 of its 1100 pieces: MPI_ERR_TRUNCATE, the
+ *               first 700 x 8200 bytes delivered, nothing past them written
  * Usage: mpi_dt_cma [death_inline|death_remote|death_first]: rank 1 sends
  * rank 0 one "inline" message (so rank 0 already reads it with
  * process_vm_readv; not for death_first), then starts the send ("inline",
@@ -115,11 +119,11 @@ static void tm_vector(tmap_t *t, const char *name, int n, int blen, int stride, 
     MT_OK(MPI_Type_commit(&t->type));
 }
 
-/* 1800 pieces of 8..2000 bytes with 40-byte gaps, in reverse address order */
+/* 1200 pieces of 8..20000 bytes with 40-byte gaps, in reverse address order */
 static void tm_mixed(tmap_t *t)
 {
-    static const int lens[] = { 64, 2000, 300, 1500, 8, 1200 };
-    int n = 1800, *bl = malloc(n * sizeof(int));
+    static const int lens[] = { 4096, 20000, 300, 16000, 8, 12000 };
+    int n = 1200, *bl = malloc(n * sizeof(int));
     MPI_Aint *disp = malloc(n * sizeof(MPI_Aint));
     long at = 0;
 
@@ -144,14 +148,14 @@ static void tm_mixed(tmap_t *t)
     free(disp);
 }
 
-/* count 100 of vector(4, 1 KiB, 2 KiB) resized to 4 x 2 KiB + 512 */
+/* count 40 of vector(4, 10 KiB, 12 KiB) resized to 4 x 12 KiB + 512 */
 static void tm_resized(tmap_t *t)
 {
     MPI_Datatype v;
 
-    tm_vector(t, "resized", 4, 1024, 2048, 100);
+    tm_vector(t, "resized", 4, 10240, 12288, 40);
     v = t->type;
-    t->extent = 4 * 2048 + 512;
+    t->extent = 4 * 12288 + 512;
     MT_OK(MPI_Type_create_resized(v, 0, t->extent, &t->type));
     MT_OK(MPI_Type_commit(&t->type));
     MT_OK(MPI_Type_free(&v));
@@ -306,9 +310,9 @@ static void death(const char *mode)
     int rc, cls = -1;
 
     if (remote) {
-        tm_vector(&t, "many", 3000, 600, 1000, 1);
+        tm_vector(&t, "many", 1100, 8200, 8300, 1);
     } else {
-        tm_vector(&t, "inline", 16, 4096, 8192, 1);
+        tm_vector(&t, "inline", 16, 16384, 20480, 1);
     }
     buf = calloc(1, (size_t)tm_span(&t));
     MT_CHECK(buf != NULL);
@@ -341,7 +345,7 @@ static void death(const char *mode)
 
 int main(int argc, char **argv)
 {
-    tmap_t inl, many, mixed, resized, small, few;
+    tmap_t inl, many, mixed, resized, medium, small, few;
     int size;
 
     MT_OK(MPI_Init(&argc, &argv));
@@ -352,24 +356,27 @@ int main(int argc, char **argv)
     if (argc > 1) {
         death(argv[1]);
     }
-    tm_vector(&inl, "inline", 16, 4096, 8192, 1);
-    tm_vector(&many, "many", 3000, 600, 1000, 1);
+    tm_vector(&inl, "inline", 16, 16384, 20480, 1);
+    tm_vector(&many, "many", 1100, 8200, 8300, 1);
     tm_mixed(&mixed);
     tm_resized(&resized);
+    tm_vector(&medium, "medium", 3000, 600, 1000, 1);
     tm_vector(&small, "small", 20000, 8, 16, 1);
     cases_of(&inl, 10);
     cases_of(&many, 20);
     cases_of(&mixed, 30);
     cases_of(&resized, 40);
-    cases_of(&small, 50);
-    tm_vector(&few, "many, 2000 of its pieces", 2000, 600, 1000, 1);
-    one_case(&many, &few, 0, 1, 60);
-    one_case(&many, &few, 1, 1, 61);
+    cases_of(&medium, 50);
+    cases_of(&small, 70);
+    tm_vector(&few, "many, 700 of its pieces", 700, 8200, 8300, 1);
+    one_case(&many, &few, 0, 1, 90);
+    one_case(&many, &few, 1, 1, 91);
     tm_free(&few);
     tm_free(&inl);
     tm_free(&many);
     tm_free(&mixed);
     tm_free(&resized);
+    tm_free(&medium);
     tm_free(&small);
     MT_PASS("mpi_dt_cma");
     MT_OK(MPI_Finalize());

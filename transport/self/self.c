@@ -53,7 +53,8 @@ static void loom_self_query(loom_tl_iface_t *tl, loom_tl_caps_t *caps_p)
     caps_p->eager_limit = LOOM_SELF_EAGER_LIMIT;
     caps_p->can_get     = 1;
     caps_p->latency_ns  = 20;
-    caps_p->iov_min_piece = LOOM_SELF_IOV_MIN_PIECE;
+    caps_p->iov_min_piece  = LOOM_SELF_IOV_MIN_PIECE;
+    caps_p->riov_min_piece = LOOM_SELF_IOV_MIN_PIECE;
 }
 
 static int loom_self_reachable(loom_tl_iface_t *tl, int peer)
