@@ -415,8 +415,10 @@ static size_t loom_p2p_rts_payload(const loom_p2p_hdr_rts_t *h)
     if (f == 0) {
         return 0;
     }
+    /* pieces hold 64 bytes or more on average (caps.riov_min_piece): at most
+     * one per 16 bytes of the message keeps the copy within its size */
     if (f & ~(LOOM_P2P_RTS_RIOV | LOOM_P2P_RTS_RIOV_REMOTE) || !(f & LOOM_P2P_RTS_RIOV) ||
-        h->pushed != 0 || h->rsvd == 0) {
+        h->pushed != 0 || h->rsvd == 0 || h->rsvd > h->base.len / sizeof(struct iovec)) {
         return SIZE_MAX;
     }
     return (f & LOOM_P2P_RTS_RIOV_REMOTE) ? sizeof(loom_tl_rkey_t)
