@@ -56,6 +56,7 @@ typedef struct loom_p2p_riov_send {
 /* The receiver's copy of a sender's pieces and its position in them. */
 struct loom_p2p_riov {
     loom_status_t error;    /* the array could not be read: the receive fails so */
+    int           piecewise; /* get_riov refused this peer: one get() per piece */
     size_t        n;
     size_t        idx;      /* the next byte to read: piece idx, off bytes into it */
     size_t        off;
@@ -328,6 +329,7 @@ struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t
     r->n = h->rsvd;
     r->idx = r->off = 0;
     r->error = LOOM_OK;
+    r->piecewise = 0;
     if (!(h->base.reserved[0] & LOOM_P2P_RTS_RIOV_REMOTE)) {
         memcpy(r->iov, payload, LOOM_MIN(len, bytes));
         return r;
@@ -517,6 +519,50 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
 }
 
 /*
+ * One plain get() of the rest of the sender's current piece (at most the
+ * bounce), where the transport refused get_riov for this peer although the
+ * sender could read us (CMA allowed one way only): into a contiguous
+ * receive directly, else into the bounce, unpacked when it arrived.
+ */
+static loom_status_t loom_p2p_rndv_get_piece(loom_request_t req, loom_p2p_peer_t *peer,
+                                             size_t *chunk_p)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    struct loom_p2p_riov *r = rq->riov;
+    size_t n;
+    void *dst = (char *)rq->buf + rq->offset;
+    loom_status_t st;
+
+    while (r->idx < r->n && r->off == r->iov[r->idx].iov_len) {
+        ++r->idx;   /* empty pieces */
+        r->off = 0;
+    }
+    if (r->idx >= r->n) {
+        return LOOM_ERR_TRANSPORT;   /* the pieces end before the message */
+    }
+    n = LOOM_MIN(req->msg.bytes - rq->offset, r->iov[r->idx].iov_len - r->off);
+    if (rq->dt != NULL) {
+        if (rq->tmp == NULL &&
+            (rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE))) == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        n   = LOOM_MIN(n, LOOM_P2P_DT_BOUNCE);
+        dst = rq->tmp;
+    }
+    *chunk_p = n;
+    st = loom_tl_ep_get(peer->ep, dst, n,
+                        (uint64_t)(uintptr_t)r->iov[r->idx].iov_base + r->off, &rq->rkey,
+                        &rq->comp);
+    if (st == LOOM_OK || st == LOOM_INPROGRESS) {
+        (void)loom_dt_iov_skip(r->iov, r->n, &r->idx, &r->off, n);
+    }
+    if (st == LOOM_OK && rq->dt != NULL) {
+        loom_p2p_rndv_copy_in(req, rq->offset, rq->tmp, n);
+    }
+    return st;
+}
+
+/*
  * One read of a rendezvous whose sender did not pack (rq->riov): remote
  * pieces from the position in its array into the receive's pieces (one
  * range for a contiguous receive; a bounce, unpacked, where its own pieces
@@ -535,6 +581,9 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
 
     if (r->error != LOOM_OK || ep->iface->ops.get_riov == NULL || r->idx >= r->n) {
         return r->error != LOOM_OK ? r->error : LOOM_ERR_TRANSPORT;
+    }
+    if (r->piecewise) {
+        return loom_p2p_rndv_get_piece(req, peer, chunk_p);
     }
     *chunk_p = LOOM_MIN(rest, LOOM_P2P_GET_CHUNK);
     liov[0].iov_base = (char *)rq->buf + rq->offset;
@@ -563,6 +612,10 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
     first->iov_len -= r->off;
     st = ep->iface->ops.get_riov(ep, liov, ln, first, r->n - r->idx, &rq->rkey, &rq->comp);
     *first = saved;
+    if (st == LOOM_ERR_UNSUPPORTED) {
+        r->piecewise = 1;   /* nothing read: the same bytes, one piece at a time */
+        return loom_p2p_rndv_get_piece(req, peer, chunk_p);
+    }
     if (st == LOOM_OK || st == LOOM_INPROGRESS) {
         (void)loom_dt_iov_skip(r->iov, r->n, &r->idx, &r->off, *chunk_p);
     }

@@ -27,6 +27,9 @@
  *               (the self transport copies piece to piece)
  *   truncate    "many" into 700 of its 1100 pieces: MPI_ERR_TRUNCATE, the
  *               first 700 x 8200 bytes delivered, nothing past them written
+ * Usage: mpi_dt_cma inline: only the "inline" type, every receive form (the
+ * driver runs it with LOOM_SHM_CMA=off on rank 1 only: rank 0 does not
+ * pack, rank 1 cannot scatter-read it and reads piece by piece).
  * Usage: mpi_dt_cma [death_inline|death_remote|death_first]: rank 1 sends
  * rank 0 one "inline" message (so rank 0 already reads it with
  * process_vm_readv; not for death_first), then starts the send ("inline",
@@ -353,6 +356,14 @@ int main(int argc, char **argv)
     MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MT_CHECK(size >= 2);
+    if (argc > 1 && strcmp(argv[1], "inline") == 0) {
+        tm_vector(&inl, "inline", 16, 16384, 20480, 1);
+        cases_of(&inl, 10);
+        tm_free(&inl);
+        MT_PASS("mpi_dt_cma inline");
+        MT_OK(MPI_Finalize());
+        return 0;
+    }
     if (argc > 1) {
         death(argv[1]);
     }

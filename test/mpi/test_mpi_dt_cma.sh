@@ -9,7 +9,8 @@
 # sender's debug line proves they were not packed, and that 600-byte pieces
 # were, except to itself), with LOOM_SHM_CMA=off and over self,tcp (the
 # sender packs: same data), and the peer's death while the receiver reads
-# its pieces (the receive fails with MPI_ERR_OTHER, logged naming both ends).
+# its pieces (the receive fails with MPI_ERR_OTHER, logged naming both ends),
+# and CMA allowed one way only (the receiver reads the pieces one get each).
 #   BUILD=build/release bash test/mpi/test_mpi_dt_cma.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -44,6 +45,11 @@ run -m "mpi_dt_cma: passed on 2 ranks" 0 shm.cma_off.n2 \
     env LOOM_SHM_CMA=off LOOM_LOG=debug:p2p "$loomrun" -n 2 "$prog" && no_unpacked shm.cma_off.n2 ""
 run -m "mpi_dt_cma: passed on 2 ranks" 0 tcp.n2 \
     env LOOM_TRANSPORTS=self,tcp LOOM_LOG=debug:p2p "$loomrun" -n 2 "$prog" && no_unpacked tcp.n2 ""
+# CMA allowed one way only (rank 1 runs with it off): rank 0 does not pack
+# the inline type, rank 1's get_riov is refused and it reads piece by piece
+run -m "mpi_dt_cma inline: passed on 2 ranks" -m "to rank 1 not packed: 16 pieces" \
+    0 shm.cma_oneway.n2 env LOOM_LOG=debug:p2p "$loomrun" -n 2 sh -c \
+    '[ "$PMIX_RANK" = 1 ] && export LOOM_SHM_CMA=off; exec "$0" inline' "$prog"
 # the truncation is reported naming both ends
 expect_log shm.n2 "truncated to the 5740000-byte receive buffer" "from rank 0"
 
