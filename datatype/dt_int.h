@@ -229,6 +229,22 @@ loom_status_t loom_dt_iov(const void *buf, size_t count, const loom_dt_t *dt,
                           size_t max_iov, size_t *n_iov, size_t *bytes);
 
 /**
+ * @brief Move the position (*idx, *off: piece, bytes into it) in the @p n
+ * pieces @p iov past @p bytes bytes. LOOM_ERR_TRUNCATED if the pieces end
+ * first (the position is then their end).
+ */
+loom_status_t loom_dt_iov_skip(const struct iovec *iov, size_t n, size_t *idx, size_t *off,
+                               size_t bytes);
+
+/**
+ * @brief The smallest range holding every non-empty piece of @p iov:
+ * [*lo_p, *lo_p + *len_p) (0, 0 for none). LOOM_ERR_INVALID_ARG if a
+ * piece wraps the address space.
+ */
+loom_status_t loom_dt_iov_span(const struct iovec *iov, size_t n, uintptr_t *lo_p,
+                               size_t *len_p);
+
+/**
  * A resumable position in the packed stream of (buf, count, dt). The
  * cursor holds a reference on dt (released by loom_dt_cursor_fini, once
  * per init); buf stays the caller's. Each call seeks from the position in

@@ -11,7 +11,11 @@
  * The hot path: a vector whose blocks are contiguous byte runs (what
  * commit turns a vector of contiguous data into) packs and unpacks with
  * one loop of fixed-length copies, specialised for 4, 8 and 16 bytes;
- * there is no per-element or per-byte interpretation anywhere.
+ * there is no per-element or per-byte interpretation anywhere. Whole
+ * instances of an indexed list of byte runs (what commit makes of a struct
+ * of basic fields: the particle of osu_struct is runs of 20 and 8 bytes)
+ * copy in one loop over instances and runs with inline small copies, not
+ * a descent and a memcpy call per run (13 ns a 32-byte particle before).
  */
 #include "dt_priv.h"
 
@@ -138,6 +142,61 @@ static const char *unpack_blocks(const char *s, char *mem, size_t nb, size_t bs,
     return s;
 }
 
+/* memcpy of @p n bytes, inline for the short runs of a struct (no call) */
+static inline void copy_short(char *d, const char *s, size_t n)
+{
+    if (n >= 16 && n <= 32) {
+        memcpy(d, s, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8 && n < 16) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; ++i) {
+            d[i] = s[i];
+        }
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
+/* an indexed list of byte runs (commit's form of a struct of fields) */
+static bool runs_idx(const dt_node_t *n)
+{
+    const dt_node_t *c = n->child;
+
+    return n->kind == DT_IDX && c->kind == DT_LEAF && c->extent == (ptrdiff_t)c->size;
+}
+
+/* PACK/UNPACK @p ni whole instances at @p p of runs_idx node @p n */
+static void copy_runs(dt_walk_t *w, const dt_node_t *n, char *p, size_t ni)
+{
+    size_t nr = n->count, cs = n->child->size;
+    const ptrdiff_t *d = n->displs;
+    const size_t *bl = n->blens;
+    char *s = w->stream;
+
+    /* one loop per direction: no branch on it inside (see DT_PACK_LOOP) */
+    if (w->op == DT_OP_PACK) {
+        for (size_t i = 0; i < ni; ++i, p += n->extent) {
+            for (size_t k = 0; k < nr; s += bl[k] * cs, ++k) {
+                copy_short(s, p + d[k], bl[k] * cs);
+            }
+        }
+    } else {
+        for (size_t i = 0; i < ni; ++i, p += n->extent) {
+            for (size_t k = 0; k < nr; s += bl[k] * cs, ++k) {
+                copy_short(p + d[k], s, bl[k] * cs);
+            }
+        }
+    }
+    w->stream = s;
+    w->done += ni * n->size;
+}
+
 static void copy_blocks(dt_walk_t *w, char *mem, size_t nb, size_t bs, ptrdiff_t stride)
 {
     if (w->op == DT_OP_PACK) {
@@ -256,6 +315,13 @@ int dt_walk_array(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size
     i = off / n->size;
     o = off % n->size;
     p = base + (ptrdiff_t)i * n->extent;
+    if (o == 0 && len >= n->size && runs_idx(n) && is_copy(w)) {
+        size_t ni = len / n->size;   /* whole instances: one loop over them */
+
+        copy_runs(w, n, p, ni);
+        len -= ni * n->size;
+        p += (ptrdiff_t)ni * n->extent;
+    }
     for (; len > 0; len -= take, o = 0, p += n->extent) {
         take = n->size - o < len ? n->size - o : len;
         if (take == n->size && flat_vec(n) && is_copy(w)) {

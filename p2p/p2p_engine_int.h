@@ -40,10 +40,23 @@
  * buffer where the transport cannot scatter (docs/p2p.md "Derived datatypes") */
 #define LOOM_P2P_GET_IOV      1024
 #define LOOM_P2P_DT_BOUNCE    ((size_t)256 << 10)
-/* get_iov only when the pieces average at least this many bytes: below it
- * the kernel's per-piece cost (~40 ns a piece measured on shm with 8-byte
- * pieces) exceeds one contiguous read into the bounce plus an unpack */
+/* get_iov or get_riov only when the pieces average at least this many bytes
+ * (unless the transport says otherwise, caps.iov_min_piece): below it the
+ * kernel's per-piece cost (~40 ns a piece measured on shm with 8-byte
+ * pieces) exceeds one contiguous read into the bounce plus an unpack (on the
+ * sender: a pack); applied on each side to its own pieces */
 #define LOOM_P2P_IOV_MIN_PIECE 512
+/* a typed rendezvous send is not packed (get_riov) only when its pieces
+ * average at least this many bytes (unless caps.riov_min_piece says
+ * otherwise): process_vm_readv pins each remote piece on its own (~350 ns a
+ * piece measured, 1 MiB in pieces of 512 B: 5x a pack + contiguous read +
+ * unpack; even at 8 KiB, 0.8x at 16 KiB); up to LOOM_P2P_RIOV_INLINE pieces
+ * travel in the RTS, more stay in the sender's memory for the receiver to
+ * read (docs/p2p.md "Derived datatypes") */
+#define LOOM_P2P_RIOV_MIN_PIECE ((size_t)8 << 10)
+#define LOOM_P2P_RIOV_INLINE    128
+/* rq->count of a send whose rq->tmp is its piece array (loom_p2p_riov_send_t) */
+#define LOOM_P2P_TMP_RIOV       ((size_t)1)
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
 /* passes between polls of a transport that serves no peer */
@@ -79,15 +92,21 @@ typedef struct loom_p2p_req {
     uint64_t            sreq;     /* send: own id (p2p_sreq.c); recv: the sender's */
     uint64_t            raddr;
     loom_tl_comp_t      comp;
-    loom_tl_memh_t     *memh;     /* send: exposed region */
+    union {
+        loom_tl_memh_t *memh;     /* send: exposed region */
+        struct loom_p2p_riov *riov; /* recv: the sender's pieces (an RTS flagged
+                                   * LOOM_P2P_RTS_RIOV: it did not pack), or NULL */
+    };
     loom_tl_rkey_t      rkey;     /* recv */
     loom_list_t         reading;  /* recv: on loom_p2p_engine.recv_reading while matched
                                    * to a rendezvous (hang reports, peer failure) */
     /* typed (non-contiguous) operations, docs/p2p.md "Derived datatypes" */
     loom_dt_t          *dt;       /* recv: the type (a reference, dropped at completion);
                                    * NULL: buf is contiguous (every native call) */
-    size_t              count;    /* recv: elements of dt at buf (len = count x size) */
-    void               *tmp;      /* send: packed copy of a rendezvous (malloc, exposed);
+    size_t              count;    /* recv: elements of dt at buf (len = count x size);
+                                   * send: LOOM_P2P_TMP_RIOV if tmp is the piece array */
+    void               *tmp;      /* send: packed copy of a rendezvous (malloc, exposed),
+                                   * or its piece array (loom_p2p_riov_send_t);
                                    * recv: bounce of a get or placed frame (malloc or an
                                    * unexpected-pool entry, see loom_p2p_recv_tmp_free) */
 } loom_p2p_req_t;
@@ -129,6 +148,7 @@ typedef struct loom_p2p_unexp {
     loom_tl_rkey_t     rkey;
     uint32_t           pushed;     /* RTS: bytes its RNDV_DATA brings (into data[]) */
     uint8_t            push_have;  /* RTS: that RNDV_DATA arrived */
+    struct loom_p2p_riov *riov;    /* RTS: the sender's pieces (it did not pack), or NULL */
     uint8_t            data[] LOOM_ALIGNED(16);
 } loom_p2p_unexp_t;
 
@@ -228,6 +248,10 @@ static inline void loom_p2p_unexp_free(loom_p2p_unexp_t *ux)
 
     if (e->peers != NULL && e->peers[ux->world_src].push_ux == ux) {
         e->peers[ux->world_src].push_ux = NULL;
+    }
+    if (loom_unlikely(ux->riov != NULL)) {
+        free(ux->riov);   /* an RTS never delivered (cancelled, finalize) */
+        ux->riov = NULL;
     }
     switch (ux->pool) {
     case LOOM_P2P_UNEXP_POOL_SMALL:
@@ -398,10 +422,16 @@ static inline void loom_p2p_recv_complete(loom_request_t req, loom_status_t stat
  * A rendezvous send's region is no longer exposed (FIN, NAK, failure):
  * release it, and the packed copy a typed send exposed instead of its buffer.
  */
+/** Give back a send's piece array (p2p_rndv.c): its exposure, its memory. */
+void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces);
+
 static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
 {
     loom_tl_mem_release(peer->ep->iface, rq->memh);
     if (loom_unlikely(rq->tmp != NULL)) {
+        if (rq->count == LOOM_P2P_TMP_RIOV) {
+            loom_p2p_riov_send_release(peer, rq->tmp);   /* p2p_rndv.c */
+        }
         loom_p2p_tmp_free(rq->tmp);
         rq->tmp = NULL;
     }
@@ -677,7 +707,27 @@ void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int kee
  */
 void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
                          uint64_t sreq, uint64_t raddr, const loom_tl_rkey_t *rkey,
-                         uint32_t pushed, const void *push_data);
+                         uint32_t pushed, const void *push_data,
+                         struct loom_p2p_riov *riov);
+
+/**
+ * Typed rendezvous send @p req of (@p buf, @p count, @p dt) without a pack:
+ * where @p peer's transport reads scattered on both sides (get_riov) and
+ * the pieces are large enough, an RTS flagged LOOM_P2P_RTS_RIOV describes
+ * them. LOOM_ERR_UNSUPPORTED: not here (nothing sent; the caller packs).
+ */
+loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt);
+
+/**
+ * The pieces an RTS flagged LOOM_P2P_RTS_RIOV from @p world_src describes
+ * (in its @p len-byte @p payload, or read from the sender's memory): a
+ * malloc'd copy the receive reads from (freed when it ends). A failed read
+ * is kept in it and fails the receive; NULL only when out of memory.
+ */
+struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t *h,
+                                         const void *payload, size_t len);
 
 /** Issue the receive's next gets (also a retry after NO_RESOURCE); FIN when done. */
 void loom_p2p_rndv_get_next(loom_request_t req);

@@ -9,6 +9,12 @@
  *   RTS         hdr(24) + sreq + raddr + rkey + pushed  rendezvous request-to-
  *               send: the receiver, once matched, get()s [raddr+pushed,
  *               raddr+len) and sends FIN
+ *   RTS flagged LOOM_P2P_RTS_RIOV (reserved[0]) + payload: a typed send
+ *               that did not pack (same host, a transport with get_riov):
+ *               rsvd = its n pieces (struct iovec, in its address space,
+ *               inside the region of rkey, in stream order); the payload is
+ *               the n pieces, or with LOOM_P2P_RTS_RIOV_REMOTE the key of
+ *               the piece array at raddr, exposed until FIN
  *   RNDV_DATA(sreq) + the first `pushed` bytes of that message, sent right
  *               behind its RTS where the transport asks for it
  *               (caps.rndv_push: TCP, whose get costs a request trip), so
@@ -76,8 +82,13 @@ typedef struct loom_p2p_hdr_rts {
     uint64_t       raddr;
     loom_tl_rkey_t rkey;
     uint32_t       pushed;   /* bytes a RNDV_DATA frame brings next (0: none) */
-    uint32_t       rsvd;
+    uint32_t       rsvd;     /* LOOM_P2P_RTS_RIOV: the sender's pieces */
 } loom_p2p_hdr_rts_t;
+
+/* RTS base.reserved[0]: the sender did not pack (see above) */
+#define LOOM_P2P_RTS_RIOV        0x01u
+/* with it: the pieces stay at raddr; the payload is their array's key */
+#define LOOM_P2P_RTS_RIOV_REMOTE 0x02u
 
 /** ACK, FIN, BYE, NAK, CANCEL; and RNDV_DATA, followed by its bytes. */
 typedef struct loom_p2p_hdr_ctl {

@@ -101,7 +101,8 @@ void loom_p2p_unexp_deliver(loom_request_t req, loom_p2p_unexp_t *ux)
             peer->push_ux = NULL;
         }
         loom_p2p_rndv_start(req, ux->world_src, ux->len, ux->sreq, ux->raddr, &ux->rkey,
-                            pushed, ux->push_have ? ux->data : NULL);
+                            pushed, ux->push_have ? ux->data : NULL, ux->riov);
+        ux->riov = NULL;   /* the receive's now */
     } else {
         loom_p2p_recv_copy(req, ux->data, ux->len);
         if (ux->type == LOOM_P2P_EAGER_SYNC) {
@@ -271,6 +272,7 @@ static loom_p2p_unexp_t *loom_p2p_unexp_alloc(size_t data_len)
         loom_abort(1, "out of memory for unexpected messages");
     }
     ux->pool = pool;
+    ux->riov = NULL;
     return ux;
 }
 
@@ -302,16 +304,22 @@ static void loom_p2p_recv_eager(int world_src, const loom_p2p_hdr_t *h, uint64_t
     }
 }
 
-static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
+/* an RTS, with the pieces of a typed send that did not pack (@p payload) */
+static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h,
+                              const void *payload, size_t len)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     loom_p2p_peer_t *peer = &e->peers[world_src];
     loom_request_t req = loom_p2p_match_arrival(&h->base);
+    struct loom_p2p_riov *riov = NULL;
     loom_p2p_unexp_t *ux;
 
+    if (loom_unlikely(h->base.reserved[0] & LOOM_P2P_RTS_RIOV)) {
+        riov = loom_p2p_riov_take(world_src, h, payload, len);
+    }
     if (req != NULL) {
         loom_p2p_rndv_start(req, world_src, h->base.len, h->sreq, h->raddr, &h->rkey,
-                            h->pushed, NULL);
+                            h->pushed, NULL, riov);
         return;
     }
     /* unexpected rendezvous: the header, and the pushed bytes when they come */
@@ -324,6 +332,7 @@ static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h)
     ux->rkey      = h->rkey;
     ux->pushed    = h->pushed;
     ux->push_have = 0;
+    ux->riov      = riov;
     if (h->pushed != 0) {
         peer->push_ux = ux;
     }
@@ -398,6 +407,24 @@ static void loom_p2p_bad_frame(int world_src, unsigned type, size_t len)
                loom_p2p_peer_host(world_src));
 }
 
+/* the payload bytes an RTS must carry; SIZE_MAX where its flags are not valid */
+static size_t loom_p2p_rts_payload(const loom_p2p_hdr_rts_t *h)
+{
+    uint8_t f = h->base.reserved[0];
+
+    if (f == 0) {
+        return 0;
+    }
+    /* pieces hold 64 bytes or more on average (caps.riov_min_piece): at most
+     * one per 16 bytes of the message keeps the copy within its size */
+    if (f & ~(LOOM_P2P_RTS_RIOV | LOOM_P2P_RTS_RIOV_REMOTE) || !(f & LOOM_P2P_RTS_RIOV) ||
+        h->pushed != 0 || h->rsvd == 0 || h->rsvd > h->base.len / sizeof(struct iovec)) {
+        return SIZE_MAX;
+    }
+    return (f & LOOM_P2P_RTS_RIOV_REMOTE) ? sizeof(loom_tl_rkey_t)
+                                          : (size_t)h->rsvd * sizeof(struct iovec);
+}
+
 static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const void *data,
                                                                size_t len)
 {
@@ -431,17 +458,21 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
                             (const char *)data + sizeof(h.sync), len - sizeof(h.sync));
         return;
     case LOOM_P2P_RTS:
-        if (loom_unlikely(len != sizeof(h.rts))) {
+        if (loom_unlikely(len < sizeof(h.rts))) {
             break;
         }
         memcpy(&h.rts, data, sizeof(h.rts));
+        if (loom_unlikely(len - sizeof(h.rts) != loom_p2p_rts_payload(&h.rts))) {
+            break;   /* the pieces of an unpacked typed send, or nothing */
+        }
         if (loom_unlikely(h.rts.pushed != 0 &&
                           (h.rts.pushed >= h.rts.base.len ||
                            h.rts.pushed > loom_p2p_engine.peers[src].ep->iface->caps.max_am -
                                           sizeof(loom_p2p_hdr_ctl_t)))) {
             break;   /* a pushed part is a strict prefix, in one frame */
         }
-        loom_p2p_recv_rts(src, &h.rts);
+        loom_p2p_recv_rts(src, &h.rts, (const char *)data + sizeof(h.rts),
+                          len - sizeof(h.rts));
         return;
     case LOOM_P2P_ACK:
     case LOOM_P2P_FIN:

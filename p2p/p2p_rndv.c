@@ -21,6 +21,20 @@
  * does). A RNDV_DATA that is not the one announced is a broken stream: the
  * receive waiting for it fails, an unexpected RTS forgets it and its
  * receive reads the whole message.
+ *
+ * Typed sends without a pack (docs/p2p.md "Derived datatypes"). Where the
+ * peer's transport reads scattered on both sides (get_riov: shm with
+ * process_vm_readv; self) and the send type's pieces average at least
+ * LOOM_P2P_RIOV_MIN_PIECE bytes (caps.riov_min_piece where the transport
+ * sets it: self, copying piece to piece, from 64 B), the sender flattens (buf, count, type)
+ * into a piece array instead of packing, exposes the range spanning the
+ * pieces, and sends an RTS flagged LOOM_P2P_RTS_RIOV carrying the pieces
+ * (up to LOOM_P2P_RIOV_INLINE) or the key of the array, which then stays
+ * exposed in its memory until FIN. The receiver copies (or reads) the
+ * array when the RTS arrives, then each get reads remote pieces -> local
+ * pieces (its own type's, or one range for a contiguous receive, or a
+ * bounce it unpacks when its own pieces are small), following a position
+ * (piece, offset) in the remote array.
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
@@ -30,6 +44,24 @@
 #include <string.h>
 
 static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status);
+
+/* A send's piece array: loom_p2p_tmp_alloc'd, kept until FIN (rq->tmp). */
+typedef struct loom_p2p_riov_send {
+    loom_tl_memh_t *memh;   /* the array's exposure when it stays remote, else NULL */
+    loom_tl_rkey_t  akey;   /* its key (the RTS payload then) */
+    size_t          n;
+    struct iovec    iov[];
+} loom_p2p_riov_send_t;
+
+/* The receiver's copy of a sender's pieces and its position in them. */
+struct loom_p2p_riov {
+    loom_status_t error;    /* the array could not be read: the receive fails so */
+    int           piecewise; /* get_riov refused this peer: one get() per piece */
+    size_t        n;
+    size_t        idx;      /* the next byte to read: piece idx, off bytes into it */
+    size_t        off;
+    struct iovec  iov[];
+};
 
 /* ---- sender ---------------------------------------------------------------------- */
 
@@ -128,7 +160,198 @@ void loom_p2p_pending_release_push(loom_p2p_peer_t *peer, uint64_t sreq, int kee
     loom_p2p_pending_unlink_idle(peer);
 }
 
+/* ---- sender: typed, not packed ----------------------------------------------------- */
+
+/* the average local piece from which @p ep's scattered reads beat an unpack */
+static inline size_t loom_p2p_iov_min_piece(const loom_tl_ep_t *ep)
+{
+    size_t m = ep->iface->caps.iov_min_piece;
+
+    return m != 0 ? m : LOOM_P2P_IOV_MIN_PIECE;
+}
+
+/* the average remote piece from which @p ep's get_riov beats a pack */
+static inline size_t loom_p2p_riov_min_piece(const loom_tl_ep_t *ep)
+{
+    size_t m = ep->iface->caps.riov_min_piece;
+
+    return m != 0 ? m : LOOM_P2P_RIOV_MIN_PIECE;
+}
+
+void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces)
+{
+    loom_p2p_riov_send_t *s = pieces;
+
+    if (s->memh != NULL) {
+        loom_tl_mem_release(peer->ep->iface, s->memh);
+        s->memh = NULL;
+    }
+}
+
+/*
+ * The @p len-byte stream of (buf, count, dt) as pieces in a new array
+ * (*out): LOOM_ERR_UNSUPPORTED where they average under
+ * @p min_piece bytes (judged on the first 64 pieces, then on
+ * all of them) or are too many for the RTS's count.
+ */
+static loom_status_t loom_p2p_riov_flatten(const void *buf, size_t count, loom_dt_t *dt,
+                                           size_t len, size_t min_piece,
+                                           loom_p2p_riov_send_t **out)
+{
+    struct iovec probe[64];
+    size_t n = 0, bytes = 0, max;
+    loom_p2p_riov_send_t *s;
+    loom_status_t st = loom_dt_iov(buf, count, dt, 0, len, probe, 64, &n, &bytes);
+
+    if (st != LOOM_OK || bytes < n * min_piece) {
+        return st != LOOM_OK ? st : LOOM_ERR_UNSUPPORTED;
+    }
+    max = bytes == len ? n : LOOM_MIN(len / min_piece, (size_t)UINT32_MAX);
+    s = loom_p2p_tmp_alloc(sizeof(*s) + max * sizeof(struct iovec));
+    if (s == NULL) {
+        return LOOM_ERR_UNSUPPORTED;   /* the pack path reports memory */
+    }
+    if (bytes == len) {
+        memcpy(s->iov, probe, n * sizeof(struct iovec));
+    } else if ((st = loom_dt_iov(buf, count, dt, 0, len, s->iov, max, &n, &bytes)) != LOOM_OK ||
+               bytes < len) {
+        loom_p2p_tmp_free(s);
+        return st != LOOM_OK ? st : LOOM_ERR_UNSUPPORTED;
+    }
+    s->n    = n;
+    s->memh = NULL;
+    *out = s;
+    return LOOM_OK;
+}
+
+/*
+ * Expose the range spanning the pieces of @p s (the RTS's key) and, when
+ * they do not travel inline, the array itself; fill the RTS's fields.
+ * *payload_p / *plen_p: what the RTS carries.
+ */
+static loom_status_t loom_p2p_riov_expose(loom_p2p_req_t *rq, loom_p2p_peer_t *peer,
+                                          loom_p2p_riov_send_t *s, loom_p2p_hdr_rts_t *h,
+                                          const void **payload_p, size_t *plen_p)
+{
+    loom_tl_iface_t *iface = peer->ep->iface;
+    size_t span = 0, alen = s->n * sizeof(struct iovec);
+    uintptr_t lo = 0;
+    loom_status_t st = loom_dt_iov_span(s->iov, s->n, &lo, &span);
+
+    if (st == LOOM_OK) {
+        st = loom_tl_mem_pack(iface, (const void *)lo, span, &h->rkey, &rq->memh);
+    }
+    if (st != LOOM_OK) {
+        return st;
+    }
+    h->base.reserved[0] = LOOM_P2P_RTS_RIOV;
+    h->rsvd = (uint32_t)s->n;
+    if (s->n <= LOOM_P2P_RIOV_INLINE && sizeof(*h) + alen <= iface->caps.max_am) {
+        *payload_p = s->iov;
+        *plen_p    = alen;
+        return LOOM_OK;
+    }
+    st = loom_tl_mem_pack(iface, s->iov, alen, &s->akey, &s->memh);
+    if (st != LOOM_OK) {
+        s->memh = NULL;
+        loom_tl_mem_release(iface, rq->memh);
+        return st;
+    }
+    h->base.reserved[0] |= LOOM_P2P_RTS_RIOV_REMOTE;
+    h->raddr   = (uint64_t)(uintptr_t)s->iov;
+    *payload_p = &s->akey;
+    *plen_p    = sizeof(s->akey);
+    return LOOM_OK;
+}
+
+loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_tl_ep_t *ep = peer->ep;
+    loom_p2p_riov_send_t *s = NULL;
+    loom_p2p_hdr_rts_t h;
+    const void *payload = NULL;
+    size_t plen = 0;
+    loom_status_t st;
+
+    if (!peer->can_rndv || ep->iface->ops.get_riov == NULL ||
+        ep->iface->ops.get_riov(ep, NULL, 0, NULL, 0, NULL, NULL) != LOOM_OK ||
+        (st = loom_p2p_riov_flatten(buf, count, dt, rq->len, loom_p2p_riov_min_piece(ep),
+                                     &s)) == LOOM_ERR_UNSUPPORTED) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (st != LOOM_OK) {
+        return st;
+    }
+    memset(&h, 0, sizeof(h));
+    h.base      = *base;
+    h.base.type = LOOM_P2P_RTS;
+    if ((st = loom_p2p_riov_expose(rq, peer, s, &h, &payload, &plen)) != LOOM_OK) {
+        loom_p2p_tmp_free(s);
+        return st;
+    }
+    rq->tmp   = s;
+    rq->count = LOOM_P2P_TMP_RIOV;
+    loom_debug("p2p", "typed send of %zu bytes to rank %d not packed: %zu pieces, %s",
+               rq->len, rq->peer, s->n,
+               s->memh != NULL ? "their array read from this rank" : "inline in the RTS");
+    if ((st = loom_p2p_sreq_register(req, &rq->sreq)) != LOOM_OK) {
+        loom_p2p_send_rndv_release(peer, rq);
+        return st;
+    }
+    h.sreq = rq->sreq;
+    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
+    st = loom_p2p_frame_send(peer, &h, sizeof(h), payload, plen, req, 0);
+    if (st < 0) {
+        loom_p2p_sreq_take(rq->sreq);
+        loom_p2p_send_rndv_release(peer, rq);
+    }
+    return st;
+}
+
 /* ---- receiver ------------------------------------------------------------------ */
+
+struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t *h,
+                                         const void *payload, size_t len)
+{
+    loom_tl_ep_t *ep = loom_p2p_engine.peers[world_src].ep;
+    size_t bytes = (size_t)h->rsvd * sizeof(struct iovec);
+    struct loom_p2p_riov *r = malloc(sizeof(*r) + bytes);
+    loom_tl_rkey_t akey;
+
+    if (r == NULL) {
+        loom_error("p2p", "rank %s: out of memory holding the %u pieces of a rendezvous "
+                   "send from rank %d", loom_log_identity(), h->rsvd, world_src);
+        loom_abort(1, "out of memory for a rendezvous's pieces");
+    }
+    r->n = h->rsvd;
+    r->idx = r->off = 0;
+    r->error = LOOM_OK;
+    r->piecewise = 0;
+    if (!(h->base.reserved[0] & LOOM_P2P_RTS_RIOV_REMOTE)) {
+        memcpy(r->iov, payload, LOOM_MIN(len, bytes));
+        return r;
+    }
+    memcpy(&akey, payload, sizeof(akey));
+    {
+        struct iovec l = { r->iov, bytes };
+        struct iovec rr = { (void *)(uintptr_t)h->raddr, bytes };
+
+        r->error = ep->iface->ops.get_riov != NULL
+                   ? ep->iface->ops.get_riov(ep, &l, 1, &rr, 1, &akey, NULL)
+                   : LOOM_ERR_UNSUPPORTED;
+    }
+    if (r->error != LOOM_OK) {
+        r->error = r->error == LOOM_INPROGRESS ? LOOM_ERR_TRANSPORT : r->error;
+        loom_error("p2p", "rank %s: cannot read the %u pieces of a rendezvous send from "
+                   "rank %d (%s) over %s: %s (its receive fails)", loom_log_identity(),
+                   h->rsvd, world_src, loom_p2p_peer_host(world_src), ep->iface->name,
+                   loom_strerror(r->error));
+    }
+    return r;
+}
 
 static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status);
 
@@ -198,7 +421,8 @@ void loom_p2p_rndv_push_abandon(loom_request_t req, loom_status_t status)
  */
 void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
                          uint64_t sreq, uint64_t raddr, const loom_tl_rkey_t *rkey,
-                         uint32_t pushed, const void *push_data)
+                         uint32_t pushed, const void *push_data,
+                         struct loom_p2p_riov *riov)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
 
@@ -210,6 +434,7 @@ void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
     rq->inflight  = 0;
     rq->push_wait = 0;
     rq->comp.cb   = loom_p2p_rndv_get_done;
+    rq->riov      = riov;
     req->flags   |= LOOM_REQ_FLAG_MATCHED;
     loom_list_add_tail(&loom_p2p_engine.recv_reading, &rq->reading);
     req->msg.bytes = msg_len <= rq->len ? msg_len : rq->len;
@@ -233,6 +458,10 @@ static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
     loom_p2p_req_t *rq = loom_p2p_req(req);
 
     loom_list_del(&rq->reading);
+    if (rq->riov != NULL) {
+        free(rq->riov);
+        rq->riov = NULL;
+    }
     /* FIN even after an error: the sender must release its buffer */
     loom_p2p_send_ctl(rq->peer, LOOM_P2P_FIN, rq->sreq);
     loom_p2p_recv_complete(req, status);
@@ -242,7 +471,7 @@ static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
  * One get of a typed receive, of at most the rest of the message: scattered
  * straight into the type's pieces where the transport offers get_iov (one
  * call for many blocks, no pack) and the pieces are not small (at least
- * LOOM_P2P_IOV_MIN_PIECE bytes on average), else (or once the transport
+ * loom_p2p_iov_min_piece bytes on average), else (or once the transport
  * refused get_iov for this peer, or the pieces were small) into a bounce
  * buffer of at most
  * LOOM_P2P_DT_BOUNCE bytes, unpacked when it arrived. *chunk_p: bytes the
@@ -266,7 +495,7 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
         if (st != LOOM_OK) {
             return st;
         }
-        if (*chunk_p >= n * LOOM_P2P_IOV_MIN_PIECE) {
+        if (*chunk_p >= n * loom_p2p_iov_min_piece(ep)) {
             st = ep->iface->ops.get_iov(ep, iov, n, rq->raddr + rq->offset, &rq->rkey,
                                         &rq->comp);
             if (st != LOOM_ERR_UNSUPPORTED) {
@@ -289,6 +518,113 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
     return st;
 }
 
+/*
+ * One plain get() of the rest of the sender's current piece (at most the
+ * bounce), where the transport refused get_riov for this peer although the
+ * sender could read us (CMA allowed one way only): into a contiguous
+ * receive directly, else into the bounce, unpacked when it arrived.
+ */
+static loom_status_t loom_p2p_rndv_get_piece(loom_request_t req, loom_p2p_peer_t *peer,
+                                             size_t *chunk_p)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    struct loom_p2p_riov *r = rq->riov;
+    size_t n;
+    void *dst = (char *)rq->buf + rq->offset;
+    loom_status_t st;
+
+    while (r->idx < r->n && r->off == r->iov[r->idx].iov_len) {
+        ++r->idx;   /* empty pieces */
+        r->off = 0;
+    }
+    if (r->idx >= r->n) {
+        return LOOM_ERR_TRANSPORT;   /* the pieces end before the message */
+    }
+    n = LOOM_MIN(req->msg.bytes - rq->offset, r->iov[r->idx].iov_len - r->off);
+    if (rq->dt != NULL) {
+        if (rq->tmp == NULL &&
+            (rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE))) == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        n   = LOOM_MIN(n, LOOM_P2P_DT_BOUNCE);
+        dst = rq->tmp;
+    }
+    *chunk_p = n;
+    st = loom_tl_ep_get(peer->ep, dst, n,
+                        (uint64_t)(uintptr_t)r->iov[r->idx].iov_base + r->off, &rq->rkey,
+                        &rq->comp);
+    if (st == LOOM_OK || st == LOOM_INPROGRESS) {
+        (void)loom_dt_iov_skip(r->iov, r->n, &r->idx, &r->off, n);
+    }
+    if (st == LOOM_OK && rq->dt != NULL) {
+        loom_p2p_rndv_copy_in(req, rq->offset, rq->tmp, n);
+    }
+    return st;
+}
+
+/*
+ * One read of a rendezvous whose sender did not pack (rq->riov): remote
+ * pieces from the position in its array into the receive's pieces (one
+ * range for a contiguous receive; a bounce, unpacked, where its own pieces
+ * are small, as loom_p2p_rndv_get_dt decides). *chunk_p: bytes it covers.
+ */
+static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t *peer,
+                                            size_t *chunk_p)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    struct loom_p2p_riov *r = rq->riov;
+    size_t rest = req->msg.bytes - rq->offset, ln = 1;
+    struct iovec liov[LOOM_P2P_GET_IOV], saved, *first;
+    loom_tl_ep_t *ep = peer->ep;
+    loom_status_t st = LOOM_OK;
+    int bounce = rq->dt != NULL && rq->tmp != NULL;
+
+    if (r->error != LOOM_OK || ep->iface->ops.get_riov == NULL || r->idx >= r->n) {
+        return r->error != LOOM_OK ? r->error : LOOM_ERR_TRANSPORT;
+    }
+    if (r->piecewise) {
+        return loom_p2p_rndv_get_piece(req, peer, chunk_p);
+    }
+    *chunk_p = LOOM_MIN(rest, LOOM_P2P_GET_CHUNK);
+    liov[0].iov_base = (char *)rq->buf + rq->offset;
+    liov[0].iov_len  = *chunk_p;
+    if (rq->dt != NULL && !bounce) {
+        st = loom_dt_iov(rq->buf, rq->count, rq->dt, rq->offset, *chunk_p, liov,
+                         LOOM_P2P_GET_IOV, &ln, chunk_p);
+        bounce = st == LOOM_OK && *chunk_p < ln * loom_p2p_iov_min_piece(ep);
+    }
+    if (st == LOOM_OK && bounce) {
+        if (rq->tmp == NULL &&
+            (rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE))) == NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
+        *chunk_p = LOOM_MIN(rest, LOOM_P2P_DT_BOUNCE);
+        liov[0].iov_base = rq->tmp;
+        liov[0].iov_len  = *chunk_p;
+        ln = 1;
+    }
+    if (st != LOOM_OK) {
+        return st;
+    }
+    first = &r->iov[r->idx];   /* the position may be inside a piece */
+    saved = *first;
+    first->iov_base = (char *)first->iov_base + r->off;
+    first->iov_len -= r->off;
+    st = ep->iface->ops.get_riov(ep, liov, ln, first, r->n - r->idx, &rq->rkey, &rq->comp);
+    *first = saved;
+    if (st == LOOM_ERR_UNSUPPORTED) {
+        r->piecewise = 1;   /* nothing read: the same bytes, one piece at a time */
+        return loom_p2p_rndv_get_piece(req, peer, chunk_p);
+    }
+    if (st == LOOM_OK || st == LOOM_INPROGRESS) {
+        (void)loom_dt_iov_skip(r->iov, r->n, &r->idx, &r->off, *chunk_p);
+    }
+    if (st == LOOM_OK && bounce) {
+        loom_p2p_rndv_copy_in(req, rq->offset, rq->tmp, *chunk_p);
+    }
+    return st;
+}
+
 void loom_p2p_rndv_get_next(loom_request_t req)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
@@ -297,7 +633,8 @@ void loom_p2p_rndv_get_next(loom_request_t req)
 
     while (rq->offset < want) {
         size_t chunk = LOOM_MIN(want - rq->offset, LOOM_P2P_GET_CHUNK);
-        loom_status_t st = rq->dt != NULL
+        loom_status_t st = rq->riov != NULL ? loom_p2p_rndv_get_riov(req, peer, &chunk)
+            : rq->dt != NULL
             ? loom_p2p_rndv_get_dt(req, peer, &chunk)
             : loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
                              rq->raddr + rq->offset, &rq->rkey, &rq->comp);

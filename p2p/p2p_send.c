@@ -262,9 +262,11 @@ static loom_status_t loom_p2p_isend_dt_eager(loom_request_t req, loom_p2p_peer_t
 }
 
 /*
- * A typed rendezvous send: pack once into a copy that is exposed in place
- * of the buffer (rq->tmp, freed when the region is released). The receiver
- * reads it as it reads any rendezvous, scattering into its own type.
+ * A typed rendezvous send: not packed where the transport reads scattered
+ * on both sides and the pieces are large (loom_p2p_isend_dt_riov), else
+ * packed once into a copy that is exposed in place of the buffer (rq->tmp,
+ * freed when the region is released). The receiver reads it as it reads
+ * any rendezvous, scattering into its own type.
  */
 static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t *peer,
                                             const loom_p2p_hdr_t *base, const void *buf,
@@ -273,6 +275,10 @@ static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t 
     loom_p2p_req_t *rq = loom_p2p_req(req);
     loom_status_t st;
 
+    st = loom_p2p_isend_dt_riov(req, peer, base, buf, count, dt);
+    if (st != LOOM_ERR_UNSUPPORTED) {
+        return st;   /* not packed: the receiver reads the pieces (p2p_rndv.c) */
+    }
     rq->tmp = loom_p2p_tmp_alloc(rq->len);
     if (rq->tmp == NULL) {
         loom_error("p2p", "send of %zu bytes to rank %d: out of memory packing a "
@@ -305,7 +311,8 @@ loom_status_t loom_p2p_isend_dt_start(loom_request_t req, const void *buf, size_
     if (peer == NULL) {
         return st;
     }
-    loom_p2p_req(req)->tmp = NULL;
+    loom_p2p_req(req)->tmp   = NULL;
+    loom_p2p_req(req)->count = 0;   /* tmp, if any, is a packed copy (until riov says) */
     if (bytes > peer->eager_limit) {
         st = loom_p2p_isend_dt_rndv(req, peer, &h.base, buf, count, dt);
     } else if ((st = loom_dt_cursor_init(&cur, buf, count, dt)) == LOOM_OK) {

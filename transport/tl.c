@@ -174,6 +174,7 @@ void loom_tl_iface_init(loom_tl_iface_t *iface, const char *name,
     /* optional: NULL means "the caller packs" / "get into a buffer and unpack" */
     iface->ops.am_send_pack = ops->am_send_pack;
     iface->ops.get_iov      = ops->get_iov;
+    iface->ops.get_riov     = ops->get_riov;
     iface->name   = name;
     iface->params = *params;
     iface->ops.query(iface, &iface->caps);

@@ -53,6 +53,12 @@ typedef struct loom_tl_caps {
                                *   must first ask the owner (a round trip before data) */
     int      can_mcast;       /**< 1 if the transport offers multicast */
     int      latency_ns;      /**< rough one-way small-message latency, for selection */
+    size_t   iov_min_piece;   /**< get_iov/get_riov's local pieces beat a contiguous
+                               *   get plus an unpack from this many bytes on average
+                               *   (0: the engine's default, tuned for a kernel copy) */
+    size_t   riov_min_piece;  /**< get_riov's remote pieces beat a pack plus a
+                               *   contiguous get from this many bytes on average
+                               *   (0: the engine's default, tuned for a kernel copy) */
 } loom_tl_caps_t;
 
 /** Rendezvous key: what the receiver needs to read the sender's region. */
@@ -250,6 +256,21 @@ typedef struct loom_tl_ops {
      */
     loom_status_t (*get_iov)(loom_tl_ep_t *ep, const struct iovec *iov, size_t iovcnt,
                              uint64_t raddr, const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
+
+    /**
+     * Optional (NULL where not offered): get() scattered on both sides, for
+     * a sender that did not pack its non-contiguous datatype: read the
+     * first sum(@p liov lengths) bytes of the remote pieces @p riov (in
+     * order; every piece the read touches lies in the region of @p rkey)
+     * into the @p lcnt local pieces. Either side may hold any number of
+     * pieces (the transport batches them). Same return codes as get_iov.
+     * Called with @p lcnt and @p rcnt 0, it only answers whether this peer
+     * can be read so now: LOOM_OK, or LOOM_ERR_UNSUPPORTED (then the sender
+     * packs and the receiver uses get or get_iov).
+     */
+    loom_status_t (*get_riov)(loom_tl_ep_t *ep, const struct iovec *liov, size_t lcnt,
+                              const struct iovec *riov, size_t rcnt,
+                              const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 
     /*
      * Multicast (optional: NULL, and caps.can_mcast 0, where not offered).

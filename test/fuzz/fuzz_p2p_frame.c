@@ -16,7 +16,8 @@
  * (and key) of the sender that the receiver reads, here with the self
  * transport's memcpy. So every whole RTS has its address replaced by this
  * target's source buffer and its length cut to that buffer's size; the rest
- * of it (tag, context, sreq, pushed bytes) is the fuzzer's. ACK, FIN and NAK
+ * of it (tag, context, sreq, pushed bytes) is the fuzzer's; so do the
+ * pieces an RTS of an unpacked typed send carries (tame_rts_pieces). ACK, FIN and NAK
  * name sends by table index and generation (p2p_sreq.c), never by pointer,
  * and are fuzzed as they come, as are EAGER_SYNC (whose ACK comes back to
  * this process), RNDV_DATA and the push state. At the end of the input a
@@ -65,14 +66,40 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* what every RTS points at: the only memory a fuzzed frame makes us read */
 static uint8_t rts_src[1u << 16];
 
-/* a whole RTS reads rts_src, at most all of it */
+/*
+ * The pieces an RTS of a typed send that did not pack carries (after the
+ * header) are addresses too: each is moved into rts_src. One whose pieces
+ * would be read from the sender's memory (LOOM_P2P_RTS_RIOV_REMOTE) loses
+ * its flags (and is then a malformed frame).
+ */
+static void tame_rts_pieces(uint8_t *f, size_t len)
+{
+    uint8_t *flags = f + offsetof(loom_p2p_hdr_t, reserved);
+
+    if (*flags & LOOM_P2P_RTS_RIOV_REMOTE) {
+        *flags = 0;
+        return;
+    }
+    for (size_t at = sizeof(loom_p2p_hdr_rts_t); at + sizeof(struct iovec) <= len;
+         at += sizeof(struct iovec)) {
+        struct iovec v;
+
+        memcpy(&v, f + at, sizeof(v));
+        v.iov_len %= sizeof(rts_src) + 1;
+        v.iov_base = rts_src + (uintptr_t)v.iov_base % (sizeof(rts_src) - v.iov_len + 1);
+        memcpy(f + at, &v, sizeof(v));
+    }
+}
+
+/* a whole RTS (with pieces or not) reads rts_src, at most all of it */
 static void tame_rts(uint8_t *f, size_t len)
 {
     uint64_t addr = (uint64_t)(uintptr_t)rts_src, mlen;
 
-    if (len != sizeof(loom_p2p_hdr_rts_t) || f[0] != LOOM_P2P_RTS) {
+    if (len < sizeof(loom_p2p_hdr_rts_t) || f[0] != LOOM_P2P_RTS) {
         return;
     }
+    tame_rts_pieces(f, len);
     memcpy(f + offsetof(loom_p2p_hdr_rts_t, raddr), &addr, sizeof(addr));
     memcpy(&mlen, f + offsetof(loom_p2p_hdr_t, len), sizeof(mlen));
     mlen %= sizeof(rts_src) + 1;

@@ -6,7 +6,9 @@
  * critical) and progress delivers it, never from inside am_send, so the
  * p2p engine sees self-sends exactly like remote ones. get is a memcpy from
  * the exposed address (same address space); mem_pack only hands the address
- * back. Never pushes back.
+ * back. get_iov and get_riov copy piece to piece (a typed self-send is then
+ * one copy, neither packed nor unpacked), worth it from small pieces on (no
+ * kernel cost per piece). Never pushes back.
  */
 #include "tl.h"
 #include "list_int.h"
@@ -19,6 +21,8 @@
 #define LOOM_SELF_MAX_AM      (64u * 1024)
 #define LOOM_SELF_EAGER_LIMIT 8192u
 #define LOOM_SELF_SMALL_FRAME 256u
+/* pieces from this size on are copied piece to piece rather than packed */
+#define LOOM_SELF_IOV_MIN_PIECE 64u
 
 typedef struct loom_self_frame {
     loom_list_t list;
@@ -49,6 +53,8 @@ static void loom_self_query(loom_tl_iface_t *tl, loom_tl_caps_t *caps_p)
     caps_p->eager_limit = LOOM_SELF_EAGER_LIMIT;
     caps_p->can_get     = 1;
     caps_p->latency_ns  = 20;
+    caps_p->iov_min_piece  = LOOM_SELF_IOV_MIN_PIECE;
+    caps_p->riov_min_piece = LOOM_SELF_IOV_MIN_PIECE;
 }
 
 static int loom_self_reachable(loom_tl_iface_t *tl, int peer)
@@ -200,6 +206,52 @@ static loom_status_t loom_self_get(loom_tl_ep_t *ep, void *local, size_t len,
     return LOOM_OK;
 }
 
+/* tl.h get_riov: the first sum(liov) bytes of the pieces @p riov into @p liov */
+static loom_status_t loom_self_get_riov(loom_tl_ep_t *ep, const struct iovec *liov,
+                                        size_t lcnt, const struct iovec *riov, size_t rcnt,
+                                        const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
+{
+    size_t l = 0, loff = 0, r = 0, roff = 0;
+
+    (void)ep;
+    (void)rkey;
+    (void)comp;
+    while (l < lcnt) {
+        size_t n;
+
+        if (loff == liov[l].iov_len) {
+            ++l;
+            loff = 0;
+            continue;
+        }
+        if (r == rcnt) {
+            loom_error("self", "get_riov: the remote pieces end before the %zu local ones",
+                       lcnt);
+            return LOOM_ERR_INVALID_ARG;
+        }
+        if (roff == riov[r].iov_len) {
+            ++r;
+            roff = 0;
+            continue;
+        }
+        n = LOOM_MIN(liov[l].iov_len - loff, riov[r].iov_len - roff);
+        memcpy((char *)liov[l].iov_base + loff, (const char *)riov[r].iov_base + roff, n);
+        loff += n;
+        roff += n;
+    }
+    return LOOM_OK;
+}
+
+/* tl.h get_iov: one remote range into local pieces */
+static loom_status_t loom_self_get_iov(loom_tl_ep_t *ep, const struct iovec *iov,
+                                       size_t iovcnt, uint64_t raddr,
+                                       const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
+{
+    struct iovec whole = { (void *)(uintptr_t)raddr, SIZE_MAX };
+
+    return loom_self_get_riov(ep, iov, iovcnt, &whole, 1, rkey, comp);
+}
+
 static void loom_self_close(loom_tl_iface_t *tl)
 {
     loom_self_iface_t *iface = loom_self_iface(tl);
@@ -250,6 +302,8 @@ const loom_tl_ops_t loom_tl_self_ops = {
     .mem_pack    = loom_self_mem_pack,
     .mem_release = loom_self_mem_release,
     .get         = loom_self_get,
+    .get_iov     = loom_self_get_iov,
+    .get_riov    = loom_self_get_riov,
     .progress    = loom_self_progress,
     .close       = loom_self_close,
 };

@@ -671,6 +671,7 @@ const loom_tl_ops_t loom_tl_shm_ops = {
     .mem_release = loom_shm_mem_release,
     .get         = loom_shm_ep_get,
     .get_iov     = loom_shm_ep_get_iov,
+    .get_riov    = loom_shm_ep_get_riov,
     .progress    = loom_shm_iface_progress,
     .close       = loom_shm_iface_close,
 };

@@ -485,6 +485,11 @@ loom_status_t loom_shm_cma_error(loom_shm_peer_t *peer, const char *op, ssize_t 
 /** Decide once whether process_vm_readv may read @p peer (sets peer->cma). */
 loom_status_t loom_shm_cma_probe(loom_shm_peer_t *peer);
 
+/** tl.h get_riov by process_vm_readv (shm_get_iov.c); UNSUPPORTED unless CMA is "yes". */
+loom_status_t loom_shm_ep_get_riov(loom_tl_ep_t *ep, const struct iovec *liov, size_t lcnt,
+                                   const struct iovec *riov, size_t rcnt,
+                                   const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
+
 /** tl.h get_iov by process_vm_readv (shm_get_iov.c); UNSUPPORTED unless CMA is "yes". */
 loom_status_t loom_shm_ep_get_iov(loom_tl_ep_t *ep, const struct iovec *iov, size_t iovcnt,
                                   uint64_t raddr, const loom_tl_rkey_t *rkey,
