@@ -167,3 +167,16 @@ CHECK_PREREQS += $(BENCH_LOOM_SCALE) $(BENCH_LFAULT_SCALE)
 SCALE_ARGS ?=
 scale: $(BENCH_LOOM_SCALE) $(BENCH_LOOMRUN) $(if $(shell command -v $(MPICC) 2>/dev/null),$(BENCH_OMPI_SCALE))
 	bash bench/scale.sh --no-build --build $(BUILD) $(SCALE_ARGS)
+
+# One-sided benchmarks (issue 23): bench/osu_rma.c, one program for OSU's
+# put/get latency, put/get bandwidth, accumulate, fetch-and-op and
+# compare-and-swap latency (-t), each with -w fence|lock|flush and
+# -a create|allocate. compare.sh --bench rma runs them (not in the default set).
+BENCH_OMPI_RMA := $(BUILD)/bench/ompi/osu_rma
+BENCH_LOOM_RMA := $(BUILD)/bench/loom/osu_rma
+$(BENCH_OMPI_RMA): bench/osu_rma.c $(BENCH_COMMON)
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LOOM_RMA): bench/osu_rma.c $(BENCH_COMMON) $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+bench-ompi: $(BENCH_OMPI_RMA)
+bench-loom: $(BENCH_LOOM_RMA)

@@ -79,6 +79,20 @@ typedef struct loom_mpi_rma_call {
     MPI_Datatype ttype;
 } loom_mpi_rma_call_t;
 
+/* a committed type whose data is one run of bytes from its address (no gaps, lb 0) */
+static int loom_mpi_win_plain(MPI_Datatype dt, int count)
+{
+    return loom_mpi_type_check_any(dt, count) == MPI_SUCCESS && !dt->noncontig &&
+           !dt->haspair;   /* "base x n" (mpi_dtype.c): lb 0, extent == size */
+}
+
+static int loom_mpi_win_raise_st(MPI_Win win, loom_status_t st, const loom_mpi_rma_call_t *c,
+                                 const char *call)
+{
+    return loom_mpi_win_raise(win, loom_mpi_win_class_of(st), call, "target %d, disp %lld: %s",
+                              c->target, (long long)c->disp, loom_rma_strerror(st));
+}
+
 static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win win,
                                MPI_Request *request, const char *call)
 {
@@ -88,6 +102,14 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
 
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, call);
+    }
+    /* plain bytes both sides of the same length: a shared window copies directly */
+    if (request == NULL && c->target != MPI_PROC_NULL && loom_mpi_win_plain(c->otype, c->ocount) &&
+        loom_mpi_win_plain(c->ttype, c->tcount) &&
+        (size_t)c->ocount * c->otype->size == (size_t)c->tcount * c->ttype->size &&
+        loom_rma_putget_bytes(win->rwin, get, (void *)(uintptr_t)c->oaddr,
+                              (size_t)c->ocount * c->otype->size, c->target, c->disp, &st) == 0) {
+        return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_win_raise_st(win, st, c, call);
     }
     if ((rc = loom_mpi_win_type(win, c->otype, c->ocount, "origin", call, &odt)) != 0 ||
         (rc = loom_mpi_win_type(win, c->ttype, c->tcount, "target", call, &tdt)) != 0) {

@@ -11,6 +11,9 @@
  *     are atomic per element and ordered), or
  *   - sends one active message (rma_am.c); get-like operations first post
  *     the receive of their reply.
+ * Fast path (windows in a shared segment, each side's type one contiguous
+ * range, no request): range check and one memcpy, or the accumulate
+ * applied in place under the accumulate lock: no allocation, no packing.
  * Origin data is always copied out before the call returns, so R-requests
  * of put and accumulate complete at once; those of get-like operations
  * complete when the reply is unpacked.
@@ -255,8 +258,133 @@ static loom_status_t loom_rma_op_check(loom_rma_win_t *w, const loom_rma_opdesc_
     return st;
 }
 
-static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                 loom_request_t *req_p)
+/* ---- the fast path: shared segment, contiguous types on both sides ---- */
+
+/* origin/result layout of (count, dt) as one byte range at buf + *lb_p, or 0 */
+static int loom_rma_contig(const void *buf, size_t count, loom_dt_t *dt, size_t bytes,
+                           ptrdiff_t *lb_p)
+{
+    ptrdiff_t ext;
+    size_t b;
+
+    if (buf == NULL || !loom_dt_is_contig(dt, count) ||
+        loom_dt_pack_size(count, dt, &b) != LOOM_OK || b != bytes) {
+        return 0;
+    }
+    loom_dt_get_true_extent(dt, lb_p, &ext);
+    return 1;
+}
+
+/* target byte @p start of [disp * unit + lb, + bytes), checked; 0 with *st_p if out of range */
+static int loom_rma_direct_range(const loom_rma_win_t *w, int target, ptrdiff_t disp,
+                                 ptrdiff_t lb, size_t bytes, int64_t *start_p,
+                                 loom_status_t *st_p)
+{
+    int64_t start = (int64_t)disp * w->units[target] + lb;
+
+    if (disp < 0 || start < 0 || (uint64_t)start + bytes > w->sizes[target]) {
+        *st_p = bytes == 0 && disp >= 0 ? LOOM_OK : LOOM_RMA_ERR_RANGE;
+        return 0;
+    }
+    *start_p = start;
+    return 1;
+}
+
+static void loom_rma_direct_copy(loom_rma_win_t *w, int get, int target, int64_t start,
+                                 void *origin, size_t bytes)
+{
+    char *t = w->shm_base[target] + start;
+
+    if (get) {
+        memcpy(origin, t, bytes);
+    } else {
+        memcpy(t, origin, bytes);
+    }
+}
+
+int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes,
+                          int target, ptrdiff_t disp, loom_status_t *st_p)
+{
+    int64_t start;
+
+    if (!w->direct) {
+        return 1;
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK) {
+        return 0;
+    }
+    if (loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        loom_rma_direct_copy(w, get, target, start, origin, bytes);
+        *st_p = LOOM_OK;
+    }
+    return 0;
+}
+
+/*
+ * An operation on a window in a shared segment whose target, origin and
+ * result types are each one contiguous byte range: no segment list, no
+ * packing, no allocation. Put and get are one memcpy; the accumulate
+ * family applies under the segment's accumulate lock like the general
+ * path. Returns 1 if it did not apply (the general path runs), else 0
+ * with *st_p set.
+ */
+static int loom_rma_op_fast(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                            loom_status_t *st_p)
+{
+    ptrdiff_t tlb, text, olb = 0, rlb = 0;
+    size_t bytes;
+    int64_t start;
+    loom_rma_seg_t seg;
+    const char *in = NULL;
+    char *fetch = NULL;
+
+    if (!w->direct || d->disp < 0 || !loom_dt_is_contig(d->tdt, d->tcount) ||
+        loom_dt_pack_size(d->tcount, d->tdt, &bytes) != LOOM_OK) {
+        return 1;
+    }
+    if (loom_rma_sends_data(d) &&
+        (d->kind == LOOM_RMA_K_CAS ? d->origin == NULL
+                                   : !loom_rma_contig(d->origin, d->ocount, d->odt, bytes,
+                                                      &olb))) {
+        return 1;
+    }
+    if (loom_rma_fetches(d->kind) && !loom_rma_contig(d->result, d->rcount, d->rdt, bytes, &rlb)) {
+        return 1;
+    }
+    if (loom_rma_sends_data(d)) {
+        in = (const char *)d->origin + olb;
+    }
+    if (loom_rma_fetches(d->kind)) {
+        fetch = (char *)d->result + rlb;
+        if (in != NULL && fetch < in + bytes && in < fetch + bytes) {
+            return 1;   /* result overlaps origin: the general path copies first */
+        }
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, d->target)) != LOOM_OK) {
+        return 0;
+    }
+    loom_dt_get_true_extent(d->tdt, &tlb, &text);
+    if (!loom_rma_direct_range(w, d->target, d->disp, tlb, bytes, &start, st_p)) {
+        return 0;
+    }
+    if (d->kind == LOOM_RMA_K_PUT || d->kind == LOOM_RMA_K_GET) {
+        loom_rma_direct_copy(w, d->kind == LOOM_RMA_K_GET, d->target, start,
+                             d->kind == LOOM_RMA_K_PUT ? (void *)(uintptr_t)in : fetch, bytes);
+        *st_p = LOOM_OK;
+        return 0;
+    }
+    seg.off = 0;
+    seg.len = bytes;
+    while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
+    }
+    *st_p = loom_rma_apply(d->kind, d->op, d->basic, w->shm_base[d->target] + start, &seg, 1,
+                           in, d->compare, fetch);
+    atomic_store_explicit(&w->shm->acc_lock, 0, memory_order_release);
+    return 0;
+}
+
+static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                         loom_request_t *req_p)
 {
     loom_rma_seg_t *segs;
     size_t nseg, bytes, msgbytes;
@@ -306,6 +434,17 @@ static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
         *req_p = ureq;
     }
     return st;
+}
+
+static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                 loom_request_t *req_p)
+{
+    loom_status_t st;
+
+    if (req_p == NULL && loom_rma_op_fast(w, d, &st) == 0) {
+        return st;
+    }
+    return loom_rma_op_general(w, d, req_p);
 }
 
 loom_status_t loom_rma_put(loom_rma_win_t *w, const void *origin, size_t ocount,
