@@ -57,13 +57,19 @@ static int loom_mpi_win_op(MPI_Win win, MPI_Op op, const char *call, loom_op_t *
     return MPI_SUCCESS;
 }
 
-/* a request that is already complete (MPI_PROC_NULL target) */
-static int loom_mpi_win_null_req(MPI_Request *request)
+/* MPI_PROC_NULL target: nothing moves; a request form gets a completed request */
+static int loom_mpi_win_null_req(MPI_Win win, MPI_Request *request, const char *call)
 {
-    if (request != NULL) {
-        *request = MPI_REQUEST_NULL;
+    loom_status_t st;
+
+    if (request == NULL) {
+        return MPI_SUCCESS;
     }
-    return MPI_SUCCESS;
+    *request = MPI_REQUEST_NULL;
+    st = loom_rma_null_request(win->rwin, request);
+    return st == LOOM_OK ? MPI_SUCCESS
+                         : loom_mpi_win_raise(win, MPI_ERR_NO_MEM, call, "no memory for the "
+                                              "request of an operation to MPI_PROC_NULL");
 }
 
 typedef struct loom_mpi_rma_call {
@@ -116,7 +122,7 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
         return rc;
     }
     if (c->target == MPI_PROC_NULL) {
-        return loom_mpi_win_null_req(request);
+        return loom_mpi_win_null_req(win, request, call);
     }
     if (request != NULL) {
         *request = MPI_REQUEST_NULL;
@@ -168,7 +174,7 @@ static int loom_mpi_win_acc(loom_rma_acc_kind_t kind, const loom_mpi_rma_call_t 
                                   "made of one predefined type");
     }
     if (c->target == MPI_PROC_NULL) {
-        return loom_mpi_win_null_req(request);
+        return loom_mpi_win_null_req(win, request, call);
     }
     if (request != NULL) {
         *request = MPI_REQUEST_NULL;

@@ -135,6 +135,12 @@ loom_status_t loom_rma_get(loom_rma_win_t *win, void *origin, size_t ocount,
 int loom_rma_putget_bytes(loom_rma_win_t *win, int get, void *origin, size_t bytes,
                           int target, ptrdiff_t disp, loom_status_t *st_p);
 
+/**
+ * @brief A request that is already complete (an R-operation to
+ * MPI_PROC_NULL returns one, as MPICH and Open MPI do, not MPI_REQUEST_NULL).
+ */
+loom_status_t loom_rma_null_request(loom_rma_win_t *win, loom_request_t *req_p);
+
 /** Arguments of an accumulate-like operation. */
 typedef struct loom_rma_acc_args {
     loom_rma_acc_kind_t kind;

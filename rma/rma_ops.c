@@ -51,6 +51,17 @@ void loom_rma_ureq_start(loom_request_t req)
     loom_request_generic_start(req);
 }
 
+loom_status_t loom_rma_null_request(loom_rma_win_t *w, loom_request_t *req_p)
+{
+    loom_status_t st = loom_rma_ureq_alloc(w, req_p);
+
+    if (st == LOOM_OK) {
+        loom_rma_ureq_done(*req_p);
+        loom_rma_ureq_start(*req_p);
+    }
+    return st;
+}
+
 /* ---- one operation ---- */
 
 typedef struct loom_rma_opdesc {

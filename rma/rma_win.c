@@ -210,7 +210,7 @@ loom_status_t loom_rma_win_shared_query(loom_rma_win_t *w, int rank, size_t *siz
                                         int *disp_unit_p, void **base_p)
 {
     if (w->flavor != LOOM_RMA_FLAVOR_SHARED) {
-        return LOOM_RMA_ERR_FLAVOR;
+        return LOOM_RMA_ERR_FLAVOR;   /* MPI-3.1; MPI-4.0 allows every flavor */
     }
     if (rank == LOOM_PROC_NULL) {
         for (rank = 0; rank < w->size - 1 && w->sizes[rank] == 0; ++rank) {
@@ -221,7 +221,7 @@ loom_status_t loom_rma_win_shared_query(loom_rma_win_t *w, int rank, size_t *siz
     }
     *size_p      = w->sizes[rank];
     *disp_unit_p = w->units[rank];
-    *base_p      = w->shm_base[rank];
+    *base_p      = *size_p > 0 ? w->shm_base[rank] : NULL;   /* an empty piece: NULL */
     return LOOM_OK;
 }
 
