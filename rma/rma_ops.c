@@ -318,16 +318,27 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
 {
     int64_t start;
 
-    if (!w->direct) {
+    if (!w->direct && !w->cma) {
         return 1;
     }
     if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK) {
         return 0;
     }
-    if (loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
-        loom_rma_direct_copy(w, get, target, start, origin, bytes);
-        *st_p = LOOM_OK;
+    if (!loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        return 0;
     }
+    if (w->cma) {
+        loom_rma_seg_t seg = { 0, bytes };
+        loom_rma_cma_op_t o = {
+            .kind = get ? LOOM_RMA_K_GET : LOOM_RMA_K_PUT, .target = target, .start = start,
+            .segs = &seg, .nseg = 1, .bytes = bytes, .in = origin, .fetch = origin,
+        };
+
+        *st_p = loom_rma_cma_op(w, &o);
+        return 0;
+    }
+    loom_rma_direct_copy(w, get, target, start, origin, bytes);
+    *st_p = LOOM_OK;
     return 0;
 }
 
@@ -394,6 +405,43 @@ static int loom_rma_op_fast(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     return 0;
 }
 
+/* a CMA window: pack the origin, move or combine now, unpack the result */
+static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                     const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                     size_t bytes)
+{
+    loom_rma_cma_op_t o = {
+        .kind = d->kind, .target = d->target, .start = start, .segs = segs, .nseg = nseg,
+        .bytes = bytes, .cmp = d->compare, .op = d->op, .basic = d->basic,
+    };
+    char *in = NULL, *fetch = NULL;
+    loom_status_t st = LOOM_OK;
+
+    if (loom_rma_sends_data(d) && (in = malloc(bytes ? bytes : 1)) == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if (in != NULL && d->kind != LOOM_RMA_K_CAS) {
+        st = loom_dt_pack_range(d->origin, d->ocount, d->odt, 0, bytes, in);
+    } else if (in != NULL) {
+        memcpy(in, d->origin, bytes);
+    }
+    if (st == LOOM_OK && loom_rma_fetches(d->kind) &&
+        (fetch = malloc(bytes ? bytes : 1)) == NULL) {
+        st = LOOM_ERR_NO_MEMORY;
+    }
+    o.in = in;
+    o.fetch = fetch;
+    if (st == LOOM_OK) {
+        st = loom_rma_cma_op(w, &o);
+    }
+    if (st == LOOM_OK && fetch != NULL) {
+        st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, fetch);
+    }
+    free(in);
+    free(fetch);
+    return st;
+}
+
 static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                                          loom_request_t *req_p)
 {
@@ -413,7 +461,13 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && w->direct) {
+    if (st == LOOM_OK && w->cma &&
+        (w->cma_acc || d->kind == LOOM_RMA_K_PUT || d->kind == LOOM_RMA_K_GET)) {
+        st = loom_rma_op_cma(w, d, segs, nseg, start, bytes);
+        if (ureq != NULL) {
+            loom_rma_ureq_done(ureq);
+        }
+    } else if (st == LOOM_OK && w->direct) {
         char *data = NULL;
         size_t dummy;
 

@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* lock words in a shared segment: direct windows, and CMA ones (header only) */
 static int loom_rma_is_shm(const loom_rma_win_t *w)
 {
-    return w->direct;
+    return w->direct || w->cma;
 }
 
 loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)

@@ -21,7 +21,9 @@
  *     value size*iters;
  *   - a CAS spin lock (0 -> rank+1 on rank 0) guarding a plain get/put
  *     increment of another counter: mutual exclusion is exact only if CAS
- *     is atomic with respect to every origin and flush orders the put.
+ *     is atomic with respect to every origin and flush orders the put;
+ *   - with "noprogress": lock/get/put/unlock contention on a target that
+ *     makes no MPI call (Win_allocate in a segment, Win_create by CMA).
  */
 #include "mpi_test_util.h"
 
@@ -290,6 +292,42 @@ static void test_cas_mutex(int iters, int create)
     free_win(create, &win, base);
 }
 
+/*
+ * Passive target without the target's help (mpi_rma2 N noprogress: the
+ * driver passes it where windows are direct or CMA): rank 0 makes no MPI
+ * call while every other rank does lock(exclusive)/get/put+1/unlock on its
+ * counter k times; rank 0 watches the counter in its own memory and must
+ * see (size-1)*k within 30 s. Over active messages this would never end.
+ */
+static void test_no_progress(int k, int create)
+{
+    unsigned char *base;
+    MPI_Win win = make_win(create, sizeof(long long), sizeof(long long), &base);
+    long long want = (long long)(size - 1) * k, v;
+
+    if (rank == 0) {
+        double t0 = MPI_Wtime();   /* a clock, not a progress call */
+
+        while (__atomic_load_n((long long *)(void *)base, __ATOMIC_ACQUIRE) != want) {
+            if (MPI_Wtime() - t0 > 30.0) {
+                MT_FAIL("rank 0: counter %lld of %lld after 30 s without MPI calls: passive "
+                        "target needed the target's progress (create %d)",
+                        *(long long *)(void *)base, want, create);
+            }
+        }
+    } else {
+        for (int i = 0; i < k; ++i) {
+            MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            MT_OK(MPI_Get(&v, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win));
+            MT_OK(MPI_Win_flush(0, win));
+            ++v;
+            MT_OK(MPI_Put(&v, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win));
+            MT_OK(MPI_Win_unlock(0, win));
+        }
+    }
+    free_win(create, &win, base);
+}
+
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 100;
@@ -303,6 +341,10 @@ int main(int argc, char **argv)
     for (int create = 0; create < 2; ++create) {
         test_fop_permutation(iters, create);
         test_cas_mutex(iters / 4 + 1, create);
+    }
+    if (argc > 2 && strcmp(argv[2], "noprogress") == 0 && size > 1) {
+        test_no_progress(iters, 0);
+        test_no_progress(iters, 1);
     }
     MT_PASS("mpi_rma2");
     MT_OK(MPI_Finalize());

@@ -4,8 +4,9 @@
 # its range and epoch errors; Get_accumulate with result == origin), the
 # exact fetch-and-op permutation (every fetched value of a target over all
 # ranks is 0..n-1 once) and a CAS spin lock guarding a get/put increment,
-# on Win_allocate (direct) and Win_create (active messages) windows, at
-# np 1..8 and over self,tcp. Sanitizer builds run fewer ranks and rounds.
+# on Win_allocate (direct) and Win_create (CMA, or active messages)
+# windows, at np 1..8 and over self,tcp; passive target on a rank that
+# makes no MPI call (direct and CMA windows). Sanitizer builds run fewer ranks and rounds.
 #   BUILD=build/release bash test/mpi/test_mpi_rma2.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -19,8 +20,17 @@ case "$BUILD" in
 esac
 
 run 0 mpi_rma2.singleton timeout 60 "$progs/mpi_rma2" "$iters"
+# default transports: Win_allocate in a segment, Win_create by CMA, so the
+# target needs no progress ("noprogress"); LOOM_RMA_CMA=acc: accumulates by
+# CMA read-modify-write; =off: Win_create by active messages
 for n in $ranks; do
-    run 0 "mpi_rma2.n$n" timeout 90 "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters"
+    run 0 "mpi_rma2.n$n" timeout 90 "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters" noprogress
+done
+for n in 2 4; do
+    run 0 "mpi_rma2.cma_acc.n$n" timeout 90 env LOOM_RMA_CMA=acc \
+        "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters" noprogress
+    run 0 "mpi_rma2.cma_off.n$n" timeout 90 env LOOM_RMA_CMA=off \
+        "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters"
 done
 for n in 2 3; do
     run 0 "mpi_rma2.tcp.n$n" timeout 90 env LOOM_TRANSPORTS=self,tcp \
