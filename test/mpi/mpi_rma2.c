@@ -14,6 +14,8 @@
  *     MPI_ERR_RMA_RANGE, negative disp -> MPI_ERR_RMA_RANGE, a count of 0
  *     at the end is fine, no epoch -> MPI_ERR_RMA_SYNC;
  *   - Get_accumulate whose result buffer overlaps its origin buffer;
+ *   - a dynamic window: one put spanning two regions attached side by
+ *     side; after detaching one, MPI_ERR_RMA_RANGE at the flush;
  *   - atomicity of fetch-and-op: every rank adds 1 to every target's
  *     counter iters times in random target order under lock_all; the
  *     fetched values of one target over all ranks must be exactly the
@@ -292,6 +294,46 @@ static void test_cas_mutex(int iters, int create)
     free_win(create, &win, base);
 }
 
+/* one put spanning two regions attached next to each other; a gap: RANGE */
+static void test_dynamic_span(void)
+{
+    static int mem[64];
+    int src[40], got[40], right = (rank + 1) % size;
+    MPI_Aint *addr = malloc((size_t)size * sizeof(MPI_Aint)), mine;
+    MPI_Win win;
+
+    MT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    memset(mem, 0, sizeof(mem));
+    MT_OK(MPI_Win_attach(win, mem, 32 * sizeof(int)));
+    MT_OK(MPI_Win_attach(win, mem + 32, 32 * sizeof(int)));
+    MT_OK(MPI_Get_address(mem, &mine));
+    MT_OK(MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD));
+    for (int i = 0; i < 40; ++i) {
+        src[i] = 100 * rank + i;
+    }
+    MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    MT_OK(MPI_Put(src, 40, MPI_INT, right, addr[right] + 12 * (MPI_Aint)sizeof(int), 40, MPI_INT,
+                  win));
+    MT_OK(MPI_Win_flush(right, win));
+    MT_OK(MPI_Get(got, 40, MPI_INT, right, addr[right] + 12 * (MPI_Aint)sizeof(int), 40, MPI_INT,
+                  win));
+    MT_OK(MPI_Win_unlock(right, win));
+    MT_CHECK(memcmp(got, src, sizeof(src)) == 0);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_detach(win, mem + 32));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    MT_OK(MPI_Put(src, 40, MPI_INT, right, addr[right] + 12 * (MPI_Aint)sizeof(int), 40, MPI_INT,
+                  win));
+    MT_ERR(MPI_Win_flush(right, win), MPI_ERR_RMA_RANGE);
+    MT_OK(MPI_Win_unlock(right, win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_detach(win, mem));
+    MT_OK(MPI_Win_free(&win));
+    free(addr);
+}
+
 /*
  * Passive target without the target's help (mpi_rma2 N noprogress: the
  * driver passes it where windows are direct or CMA): rank 0 makes no MPI
@@ -338,6 +380,7 @@ int main(int argc, char **argv)
     test_putget();
     test_errors();
     test_gacc_overlap();
+    test_dynamic_span();
     for (int create = 0; create < 2; ++create) {
         test_fop_permutation(iters, create);
         test_cas_mutex(iters / 4 + 1, create);
