@@ -189,20 +189,12 @@ static loom_status_t loom_rma_cma_move(loom_rma_win_t *w, int target, int write,
     return LOOM_OK;
 }
 
-/* every segment whole elements of @p basic (what loom_rma_apply checks per segment) */
-static int loom_rma_cma_whole(loom_datatype_t basic, const loom_rma_seg_t *segs, size_t nseg)
-{
-    size_t e = loom_datatype_size(basic);
-
-    for (size_t i = 0; i < nseg; ++i) {
-        if (e == 0 || segs[i].len % e != 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* the accumulate family: read, combine here, write back, under the accumulate lock */
+/*
+ * The accumulate family: read, combine here, write back, under the
+ * accumulate lock. The target's pieces are read into one stream and
+ * combined as one segment: a type's pieces are whole elements, but for the
+ * value+index pairs, whose stream loom_rma_apply handles as packed pairs.
+ */
 static loom_status_t loom_rma_cma_rmw(loom_rma_win_t *w, const loom_rma_cma_op_t *o)
 {
     loom_rma_seg_t whole = { 0, o->bytes };
@@ -211,10 +203,6 @@ static loom_status_t loom_rma_cma_rmw(loom_rma_win_t *w, const loom_rma_cma_op_t
 
     if (tmp == NULL) {
         return LOOM_ERR_NO_MEMORY;
-    }
-    if (!loom_rma_cma_whole(o->basic, o->segs, o->nseg)) {
-        free(tmp);
-        return LOOM_ERR_INVALID_TYPE;
     }
     while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
     }

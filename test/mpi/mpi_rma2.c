@@ -14,6 +14,8 @@
  *     MPI_ERR_RMA_RANGE, negative disp -> MPI_ERR_RMA_RANGE, a count of 0
  *     at the end is fine, no epoch -> MPI_ERR_RMA_SYNC;
  *   - Get_accumulate whose result buffer overlaps its origin buffer;
+ *   - MAXLOC Get_accumulate on MPI_DOUBLE_INT through a vector type
+ *     (packed pairs widened to C structs at the target);
  *   - a dynamic window: one put spanning two regions attached side by
  *     side; after detaching one, MPI_ERR_RMA_RANGE at the flush;
  *   - atomicity of fetch-and-op: every rank adds 1 to every target's
@@ -294,6 +296,52 @@ static void test_cas_mutex(int iters, int create)
     free_win(create, &win, base);
 }
 
+/* MAXLOC on MPI_DOUBLE_INT through a vector (elements split from their padding) */
+static void test_pairs(int create)
+{
+    typedef struct { double v; int i; } di_t;
+    unsigned char *base;
+    MPI_Win win = make_win(create, 10 * sizeof(di_t), sizeof(di_t), &base);
+    di_t *w = (di_t *)(void *)base, src[10], old[10];
+    MPI_Datatype vec;
+    int right = (rank + 1) % size;
+
+    MT_OK(MPI_Type_vector(5, 1, 2, MPI_DOUBLE_INT, &vec));
+    MT_OK(MPI_Type_commit(&vec));
+    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
+    for (int k = 0; k < 10; ++k) {
+        w[k].v = k % 3 == 0 ? 100.0 : 1.0;   /* every third: keeps its value */
+        w[k].i = -k;
+    }
+    MT_OK(MPI_Win_unlock(rank, win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int k = 0; k < 10; ++k) {
+        src[k].v = 50.0;
+        src[k].i = 1000 * rank + k;
+        old[k].v = -1.0;
+        old[k].i = -1;
+    }
+    MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    MT_OK(MPI_Get_accumulate(src, 1, vec, old, 1, vec, right, 0, 1, vec, MPI_MAXLOC, win));
+    MT_OK(MPI_Win_unlock(right, win));
+    for (int k = 0; k < 10; k += 2) {   /* the fetched old values */
+        MT_CHECK(old[k].v == (k % 3 == 0 ? 100.0 : 1.0));
+        MT_EQ(old[k].i, -k);
+    }
+    MT_EQ(old[1].i, -1);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
+    for (int k = 0; k < 10; ++k) {
+        int left = (rank + size - 1) % size, keep = k % 2 == 1 || k % 3 == 0;
+
+        MT_CHECK(w[k].v == (keep ? (k % 3 == 0 ? 100.0 : 1.0) : 50.0));
+        MT_EQ(w[k].i, keep ? -k : 1000 * left + k);
+    }
+    MT_OK(MPI_Win_unlock(rank, win));
+    MT_OK(MPI_Type_free(&vec));
+    free_win(create, &win, base);
+}
+
 /* one put spanning two regions attached next to each other; a gap: RANGE */
 static void test_dynamic_span(void)
 {
@@ -381,6 +429,8 @@ int main(int argc, char **argv)
     test_errors();
     test_gacc_overlap();
     test_dynamic_span();
+    test_pairs(0);
+    test_pairs(1);
     for (int create = 0; create < 2; ++create) {
         test_fop_permutation(iters, create);
         test_cas_mutex(iters / 4 + 1, create);
