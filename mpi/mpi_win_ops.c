@@ -139,6 +139,41 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
     return MPI_SUCCESS;
 }
 
+/*
+ * Accumulate of plain types, Fetch_and_op, Compare_and_swap of one
+ * predefined element, on a window in a shared segment: the rma layer's
+ * contiguous path, before any loom type is looked up. 1 if not taken (the
+ * general path runs), else 0 with *rc_p set.
+ */
+static int loom_mpi_win_acc_fast(loom_rma_acc_kind_t kind, const loom_mpi_rma_call_t *c,
+                                 const void *compare, MPI_Op op, MPI_Win win,
+                                 const char *call, int *rc_p)
+{
+    MPI_Datatype dt = c->ttype;
+    loom_status_t st;
+    loom_op_t lop = LOOM_REPLACE;
+
+    if (!loom_mpi_win_valid(win) || c->target == MPI_PROC_NULL || c->oaddr == NULL ||
+        !loom_mpi_win_plain(dt, c->tcount) || dt->derived || dt->n != 1 ||
+        c->otype != dt || c->ocount != c->tcount ||
+        (kind != LOOM_RMA_ACC && c->raddr == NULL) || (kind == LOOM_RMA_CAS && compare == NULL)) {
+        return 1;
+    }
+    if (kind != LOOM_RMA_CAS) {
+        if (op == MPI_NO_OP || op == MPI_OP_NULL || op->magic != LOOM_MPI_OP_MAGIC ||
+            !op->predefined) {
+            return 1;
+        }
+        lop = op->op;
+    }
+    if (loom_rma_acc_contig(win->rwin, kind, lop, dt->base, c->oaddr, compare, c->raddr,
+                            (size_t)c->tcount, c->target, c->disp, &st) != 0) {
+        return 1;
+    }
+    *rc_p = st == LOOM_OK ? MPI_SUCCESS : loom_mpi_win_raise_st(win, st, c, call);
+    return 0;
+}
+
 static int loom_mpi_win_acc(loom_rma_acc_kind_t kind, const loom_mpi_rma_call_t *c,
                             const void *compare, MPI_Op op, MPI_Win win,
                             MPI_Request *request, const char *call)
@@ -245,7 +280,11 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 {
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
+    int rc;
 
+    if (loom_mpi_win_acc_fast(LOOM_RMA_ACC, &c, NULL, op, win, "MPI_Accumulate", &rc) == 0) {
+        return rc;
+    }
     return loom_mpi_win_acc(LOOM_RMA_ACC, &c, NULL, op, win, NULL, "MPI_Accumulate");
 }
 
@@ -304,7 +343,11 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 {
     loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
                               target_rank, target_disp, 1, datatype };
+    int rc;
 
+    if (loom_mpi_win_acc_fast(LOOM_RMA_FOP, &c, NULL, op, win, "MPI_Fetch_and_op", &rc) == 0) {
+        return rc;
+    }
     return loom_mpi_win_acc(LOOM_RMA_FOP, &c, NULL, op, win, NULL, "MPI_Fetch_and_op");
 }
 
@@ -315,7 +358,12 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 {
     loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
                               target_rank, target_disp, 1, datatype };
+    int rc;
 
+    if (loom_mpi_win_acc_fast(LOOM_RMA_CAS, &c, compare_addr, MPI_REPLACE, win,
+                                 "MPI_Compare_and_swap", &rc) == 0) {
+        return rc;
+    }
     return loom_mpi_win_acc(LOOM_RMA_CAS, &c, compare_addr, MPI_REPLACE, win, NULL,
                             "MPI_Compare_and_swap");
 }

@@ -141,6 +141,21 @@ int loom_rma_putget_bytes(loom_rma_win_t *win, int get, void *origin, size_t byt
  */
 loom_status_t loom_rma_null_request(loom_rma_win_t *win, loom_request_t *req_p);
 
+/**
+ * @brief Accumulate of @p count contiguous @p basic elements (@p kind
+ * LOOM_RMA_ACC), Fetch_and_op (LOOM_RMA_FOP) or Compare_and_swap
+ * (LOOM_RMA_CAS) of one, at target @p disp, when the window is in a shared
+ * segment: under the segment's accumulate lock, as every accumulate of such
+ * a window. @p op: predefined, LOOM_REPLACE or LOOM_RMA_OP_NO_OP (CAS:
+ * ignored); @p result: FOP, CAS.
+ * @return 1 if not taken (call loom_rma_acc), else 0 with *st_p LOOM_OK,
+ * LOOM_RMA_ERR_SYNC, _RANGE, LOOM_ERR_INVALID_OP or _INVALID_RANK.
+ */
+int loom_rma_acc_contig(loom_rma_win_t *win, loom_rma_acc_kind_t kind, loom_op_t op,
+                        loom_datatype_t basic, const void *origin, const void *compare,
+                        void *result, size_t count, int target, ptrdiff_t disp,
+                        loom_status_t *st_p);
+
 /** Arguments of an accumulate-like operation. */
 typedef struct loom_rma_acc_args {
     loom_rma_acc_kind_t kind;

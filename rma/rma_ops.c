@@ -342,6 +342,60 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
     return 0;
 }
 
+/* the element operation at @p t (accumulate lock held); old values to @p old */
+static loom_status_t loom_rma_acc_here(loom_rma_acc_kind_t kind, loom_op_t op,
+                                       loom_datatype_t basic, char *t, const void *origin,
+                                       const void *compare, void *old, size_t count,
+                                       size_t bytes)
+{
+    if (old != NULL) {
+        memcpy(old, t, bytes);
+    }
+    if (kind == LOOM_RMA_CAS) {
+        if (memcmp(old, compare, bytes) == 0) {
+            memcpy(t, origin, bytes);
+        }
+        return LOOM_OK;
+    }
+    if (op == LOOM_REPLACE) {
+        memcpy(t, origin, bytes);
+        return LOOM_OK;
+    }
+    return op == LOOM_RMA_OP_NO_OP ? LOOM_OK : loom_op_reduce(op, origin, t, count, basic);
+}
+
+int loom_rma_acc_contig(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t op,
+                        loom_datatype_t basic, const void *origin, const void *compare,
+                        void *result, size_t count, int target, ptrdiff_t disp,
+                        loom_status_t *st_p)
+{
+    size_t esize = loom_datatype_size(basic), bytes = esize * count;
+    unsigned char old[64];
+    int fetch = kind != LOOM_RMA_ACC;
+    int64_t start;
+
+    if (!w->direct || esize == 0 || (fetch && (count != 1 || esize > sizeof(old)))) {
+        return 1;
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK ||
+        !loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        return 0;
+    }
+    if (kind != LOOM_RMA_CAS && op != LOOM_RMA_OP_NO_OP && op != LOOM_REPLACE &&
+        (*st_p = loom_op_reduce(op, NULL, NULL, 0, basic)) != LOOM_OK) {
+        return 0;   /* not defined on the type: refused at the origin, as ever */
+    }
+    while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
+    }
+    *st_p = loom_rma_acc_here(kind, op, basic, w->shm_base[target] + start, origin, compare,
+                              fetch ? old : NULL, count, bytes);
+    atomic_store_explicit(&w->shm->acc_lock, 0, memory_order_release);
+    if (fetch) {
+        memcpy(result, old, bytes);
+    }
+    return 0;
+}
+
 /*
  * An operation on a window in a shared segment whose target, origin and
  * result types are each one contiguous byte range: no segment list, no
