@@ -108,32 +108,39 @@ static loom_status_t loom_rma_target_start(loom_rma_win_t *w, const loom_rma_opd
     return loom_rma_range_check(segs, nseg, *start_p, w->sizes[d->target]);
 }
 
-/* direct load/store into the shared segment */
-static loom_status_t loom_rma_op_shm(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                     const loom_rma_seg_t *segs, size_t nseg, int64_t start,
-                                     const void *data, size_t bytes)
+/*
+ * Load/store at target address @p t: a piece of the shared segment, or this
+ * rank's own memory (an operation to itself). @p lock: the accumulate lock
+ * to hold around it, or NULL.
+ */
+static loom_status_t loom_rma_op_local(const loom_rma_opdesc_t *d, char *t, atomic_int *lock,
+                                       const loom_rma_seg_t *segs, size_t nseg,
+                                       const void *data, size_t bytes)
 {
-    char *t = w->shm_base[d->target] + start;
     void *fetch = NULL;
-    int locked = d->kind != LOOM_RMA_K_PUT && d->kind != LOOM_RMA_K_GET;
     loom_status_t st;
 
     if (loom_rma_fetches(d->kind) && (fetch = malloc(bytes ? bytes : 1)) == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
-    if (locked) {
-        while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
+    if (lock != NULL) {
+        while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
         }
     }
     st = loom_rma_apply(d->kind, d->op, d->basic, t, segs, nseg, data, d->compare, fetch);
-    if (locked) {
-        atomic_store_explicit(&w->shm->acc_lock, 0, memory_order_release);
+    if (lock != NULL) {
+        atomic_store_explicit(lock, 0, memory_order_release);
     }
     if (st == LOOM_OK && fetch != NULL) {
         st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, fetch);
     }
     free(fetch);
     return st;
+}
+
+static int loom_rma_is_acc(loom_rma_kind_t k)
+{
+    return k != LOOM_RMA_K_PUT && k != LOOM_RMA_K_GET;
 }
 
 /* the receive of a get-like operation's reply (status + @p bytes of data) */
@@ -245,6 +252,47 @@ static loom_status_t loom_rma_msg_build(const loom_rma_opdesc_t *d, const loom_r
     return LOOM_OK;
 }
 
+/*
+ * Pack the origin data and apply the operation here: windows in a shared
+ * segment (any target), and any other window's operations to this rank
+ * itself, which its own progress would apply anyway (accumulates stay
+ * atomic: the hook runs in this process too; CMA windows with CMA
+ * accumulates hold the segment's lock as the other origins do). A bad
+ * address of a dynamic window is kept for the next flush, as the target's
+ * answer would be. Such a window's other origins need this rank's progress,
+ * so the call makes one pass, as sending the request to itself did.
+ */
+static loom_status_t loom_rma_op_here(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                      const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                      size_t bytes)
+{
+    atomic_int *lock = NULL;
+    char *t, *msg;
+    size_t dummy;
+    loom_status_t st;
+
+    if (w->direct) {
+        t = w->shm_base[d->target] + start;
+        lock = loom_rma_is_acc(d->kind) ? &w->shm->acc_lock : NULL;
+    } else if ((t = loom_rma_am_target_addr(w, start, segs, nseg)) == NULL) {
+        if (w->deferred[d->target] == LOOM_OK) {
+            w->deferred[d->target] = LOOM_RMA_ERR_RANGE;
+        }
+        return LOOM_OK;
+    } else if (w->cma && w->cma_acc && loom_rma_is_acc(d->kind)) {
+        lock = &w->shm->acc_lock;
+    }
+    st = loom_rma_msg_build(d, segs, 0, start, bytes, &msg, &dummy);
+    if (st == LOOM_OK) {
+        st = loom_rma_op_local(d, t, lock, segs, nseg, msg + sizeof(loom_rma_hdr_t), bytes);
+        free(msg);
+    }
+    if (!w->direct) {
+        loom_progress();   /* a rank spinning on itself still serves the others */
+    }
+    return st;
+}
+
 static loom_status_t loom_rma_op_check(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                                        size_t bytes)
 {
@@ -325,6 +373,11 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
         return 0;
     }
     if (!loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        return 0;
+    }
+    if (w->cma && target == w->rank) {   /* this rank's own memory */
+        memcpy(get ? origin : w->base + start, get ? w->base + start : origin, bytes);
+        *st_p = LOOM_OK;
         return 0;
     }
     if (w->cma) {
@@ -515,22 +568,13 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && w->cma &&
-        (w->cma_acc || d->kind == LOOM_RMA_K_PUT || d->kind == LOOM_RMA_K_GET)) {
-        st = loom_rma_op_cma(w, d, segs, nseg, start, bytes);
+    if (st == LOOM_OK && (w->direct || d->target == w->rank)) {
+        st = loom_rma_op_here(w, d, segs, nseg, start, bytes);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
-    } else if (st == LOOM_OK && w->direct) {
-        char *data = NULL;
-        size_t dummy;
-
-        st = loom_rma_msg_build(d, segs, 0, start, bytes, &msg, &dummy);
-        if (st == LOOM_OK) {
-            data = msg + sizeof(loom_rma_hdr_t);
-            st = loom_rma_op_shm(w, d, segs, nseg, start, data, bytes);
-            free(msg);
-        }
+    } else if (st == LOOM_OK && w->cma && (w->cma_acc || !loom_rma_is_acc(d->kind))) {
+        st = loom_rma_op_cma(w, d, segs, nseg, start, bytes);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }

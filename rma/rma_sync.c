@@ -35,6 +35,9 @@ loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
         return st;
     }
     atomic_thread_fence(memory_order_seq_cst);
+    if (!w->direct) {
+        loom_progress();   /* serve others even when nothing of ours is pending */
+    }
     return loom_rma_am_flush(w, target);
 }
 
