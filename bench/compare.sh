@@ -158,11 +158,12 @@ bench_args() {
 # rma_<test>_<sync>_<window>: test put, get, put_bw, acc, fop, cas (get_bw
 # by name only), sync fence, lock, flush, window alloc (MPI_Win_allocate) or
 # create (MPI_Win_create); e.g. --bench rma_put_flush_alloc. Open MPI runs
-# its default one-sided component (4.1: osc sm for Win_allocate on one host,
-# shared memory even under btl self,tcp; osc rdma over the btl for
-# Win_create; the table header says so). Open MPI 4.1.4 crashes in
-# MPI_Compare_and_swap of MPI_LONG_LONG on Win_allocate windows here
-# (rma_cas_*_alloc: its runs fail). Short mode: sizes 1..64 KiB (fop, cas:
+# its default one-sided component (4.1.4 here: osc rdma over btl vader;
+# under btl self,tcp osc sm, shared memory, for Win_allocate on one host,
+# while MPI_Win_create fails with MPI_ERR_WIN; the table header says so).
+# Open MPI 4.1.4's osc rdma crashes in MPI_Compare_and_swap of
+# MPI_LONG_LONG on Win_allocate windows over vader (rma_cas_*_alloc: its
+# runs fail). Short mode: sizes 1..64 KiB (fop, cas:
 # 8 B); no fault copies (fault_of names none).
 rma_names() {
     local t s a
@@ -194,7 +195,7 @@ bench_args() {
 }
 # the label of a table: which one-sided component Open MPI ran ($b: the loop's bench)
 rma_tr_label() {
-    if is_rma "${b:-}"; then echo "$(generic_tr_label "$1"); Open MPI one-sided: its default osc (Win_allocate on one host: sm, shared memory whatever the btl; Win_create: rdma over the btl)"
+    if is_rma "${b:-}"; then echo "$(generic_tr_label "$1"); Open MPI one-sided: its default osc (rdma over vader; under self,tcp: sm for Win_allocate, Win_create fails)"
     else generic_tr_label "$1"; fi
 }
 
