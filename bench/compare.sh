@@ -185,6 +185,52 @@ bench_args() {
     esac
 }
 
+# ---- one-sided (issue 23) ------------------------------------------------------
+# Not in the default set: `--bench rma` runs bench/osu_rma.c (np=2) as
+# rma_<test>_<sync>_<window>: test put, get, put_bw, acc, fop, cas (get_bw
+# by name only), sync fence, lock, flush, window alloc (MPI_Win_allocate) or
+# create (MPI_Win_create); e.g. --bench rma_put_flush_alloc. Open MPI runs
+# its default one-sided component (4.1.4 here: osc rdma over btl vader;
+# under btl self,tcp osc sm, shared memory, for Win_allocate on one host,
+# while MPI_Win_create fails with MPI_ERR_WIN; the table header says so).
+# Open MPI 4.1.4's osc rdma crashes in MPI_Compare_and_swap of
+# MPI_LONG_LONG on Win_allocate windows over vader (rma_cas_*_alloc: its
+# runs fail). Short mode: sizes 1..64 KiB (fop, cas:
+# 8 B); no fault copies (fault_of names none).
+rma_names() {
+    local t s a
+    for t in put get put_bw acc fop cas; do for s in fence lock flush; do for a in alloc create; do
+        printf ' rma_%s_%s_%s' "$t" "$s" "$a"; done; done; done
+}
+benches=${benches/ rma / $(rma_names) }
+is_rma() { [[ $1 == rma_* ]]; }
+rma_fixed() { # rma_<test>_<sync>_<window> -> osu_rma options
+    local r=${1#rma_} a s
+    a=${r##*_}; r=${r%_*}; s=${r##*_}; r=${r%_*}
+    echo "-t $r -w $s -a $([[ $a == alloc ]] && echo allocate || echo create)"
+}
+eval "rmaprev2_$(declare -f metric_of)"
+eval "rmaprev2_$(declare -f bench_args)"
+eval "rmaprev_$(declare -f bin_of)"
+eval "rmaprev_$(declare -f fixed_args)"
+eval "rmaprev_$(declare -f is_p2p)"
+metric_of() { if is_rma "$1" && [[ $1 == *_bw_* ]]; then echo bandwidth; else rmaprev2_metric_of "$1"; fi; }
+bin_of() { if is_rma "$1"; then echo osu_rma; else rmaprev_bin_of "$1"; fi; }
+fixed_args() { if is_rma "$1"; then rma_fixed "$1"; else rmaprev_fixed_args "$1"; fi; }
+is_p2p() { is_rma "$1" || rmaprev_is_p2p "$1"; }
+bench_args() {
+    if ! is_rma "$1"; then rmaprev2_bench_args "$1"
+    elif ((short)); then echo "-m 1:65536 -i 5 -x 1 -c"
+    elif [[ $1 == *_bw_* ]]; then rmaprev2_bench_args bw
+    else rmaprev2_bench_args latency
+    fi
+}
+# the label of a table: which one-sided component Open MPI ran ($b: the loop's bench)
+rma_tr_label() {
+    if is_rma "${b:-}"; then echo "$(generic_tr_label "$1"); Open MPI one-sided: its default osc (rdma over vader; under self,tcp: sm for Win_allocate, Win_create fails)"
+    else generic_tr_label "$1"; fi
+}
+
 ncores=$(nproc)
 run_timeout=$((short ? 120 : 900))
 FLOOR=$BUILD/bench/floor_pingpong
@@ -381,7 +427,7 @@ fi
 
 # ---- fault injection (short mode): validation must fail under both libraries --------
 fault_of() { case $1 in latency) echo recv ;; bw|bibw) echo waitall ;; polling) echo testall ;;
-                        column|struct) echo recv ;; halo|halo3d) echo waitall ;; pack) ;;
+                        column|struct) echo recv ;; halo|halo3d) echo waitall ;; pack|rma_*) ;;
                         latency_mt|mt_rate*) ;;   # no fault copies (see --bench mt)
                         *) echo "$1" ;; esac; }
 if ((short && !tables_only)); then
@@ -492,7 +538,7 @@ sort -t, -k1,1 -k2,2 -k3,3n -k6,6n -k4,4 -k7,7g "$out/raw.csv" | awk -F, '
         nplaces = split("all close far one", places, " ")
         for (i = 1; i <= ng; i++) {
             g = order[i]; split(g, f, ",")
-            bw = (f[1] == "bw" || f[1] == "bibw" || f[1] == "pack" || f[1] == "incast")
+            bw = (f[1] == "bw" || f[1] == "bibw" || f[1] == "pack" || f[1] == "incast" || f[1] ~ /^rma_.*_bw_/)
             line = ""
             for (j = 1; j <= nplaces; j++) {
                 ko = g SUBSEP "ompi" SUBSEP places[j]; no = cnt[ko] + 0
@@ -508,6 +554,7 @@ sort -t, -k1,1 -k2,2 -k3,3n -k6,6n -k4,4 -k7,7g "$out/raw.csv" | awk -F, '
 
 tr_label() { [[ $1 == shm ]] && echo "shm (Open MPI: ob1 self,vader; loom: default)" ||
                                 echo "tcp (Open MPI: ob1 self,tcp; loom: LOOM_TRANSPORTS=self,tcp)"; }
+eval "generic_$(declare -f tr_label)"; tr_label() { rma_tr_label "$1"; }   # one-sided block above
 
 # Text table on stdout and markdown in compare.md, one section per
 # configuration; a column per placement seen: its ratio and pair count.

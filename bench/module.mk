@@ -183,3 +183,16 @@ $(BENCH_LOOM_MT): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_LOOM_DEPS)
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC) -pthread)
 bench-ompi: $(BENCH_OMPI_MT)
 bench-loom: $(BENCH_LOOM_MT)
+
+# One-sided benchmarks (issue 23): bench/osu_rma.c, one program for OSU's
+# put/get latency, put/get bandwidth, accumulate, fetch-and-op and
+# compare-and-swap latency (-t), each with -w fence|lock|flush and
+# -a create|allocate. compare.sh --bench rma runs them (not in the default set).
+BENCH_OMPI_RMA := $(BUILD)/bench/ompi/osu_rma
+BENCH_LOOM_RMA := $(BUILD)/bench/loom/osu_rma
+$(BENCH_OMPI_RMA): bench/osu_rma.c $(BENCH_COMMON)
+	$(call bench_link,MPICC ,$(MPICC))
+$(BENCH_LOOM_RMA): bench/osu_rma.c $(BENCH_COMMON) $(BENCH_LOOM_DEPS)
+	$(call bench_link,LOOMCC,$(BENCH_LOOMCC))
+bench-ompi: $(BENCH_OMPI_RMA)
+bench-loom: $(BENCH_LOOM_RMA)

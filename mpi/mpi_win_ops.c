@@ -57,13 +57,19 @@ static int loom_mpi_win_op(MPI_Win win, MPI_Op op, const char *call, loom_op_t *
     return MPI_SUCCESS;
 }
 
-/* a request that is already complete (MPI_PROC_NULL target) */
-static int loom_mpi_win_null_req(MPI_Request *request)
+/* MPI_PROC_NULL target: nothing moves; a request form gets a completed request */
+static int loom_mpi_win_null_req(MPI_Win win, MPI_Request *request, const char *call)
 {
-    if (request != NULL) {
-        *request = MPI_REQUEST_NULL;
+    loom_status_t st;
+
+    if (request == NULL) {
+        return MPI_SUCCESS;
     }
-    return MPI_SUCCESS;
+    *request = MPI_REQUEST_NULL;
+    st = loom_rma_null_request(win->rwin, request);
+    return st == LOOM_OK ? MPI_SUCCESS
+                         : loom_mpi_win_raise(win, MPI_ERR_NO_MEM, call, "no memory for the "
+                                              "request of an operation to MPI_PROC_NULL");
 }
 
 typedef struct loom_mpi_rma_call {
@@ -79,6 +85,20 @@ typedef struct loom_mpi_rma_call {
     MPI_Datatype ttype;
 } loom_mpi_rma_call_t;
 
+/* a committed type whose data is one run of bytes from its address (no gaps, lb 0) */
+static int loom_mpi_win_plain(MPI_Datatype dt, int count)
+{
+    return loom_mpi_type_check_any(dt, count) == MPI_SUCCESS && !dt->noncontig &&
+           !dt->haspair;   /* "base x n" (mpi_dtype.c): lb 0, extent == size */
+}
+
+static int loom_mpi_win_raise_st(MPI_Win win, loom_status_t st, const loom_mpi_rma_call_t *c,
+                                 const char *call)
+{
+    return loom_mpi_win_raise(win, loom_mpi_win_class_of(st), call, "target %d, disp %lld: %s",
+                              c->target, (long long)c->disp, loom_rma_strerror(st));
+}
+
 static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win win,
                                MPI_Request *request, const char *call)
 {
@@ -89,12 +109,20 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, call);
     }
+    /* plain bytes both sides of the same length: a shared window copies directly */
+    if (request == NULL && c->target != MPI_PROC_NULL && loom_mpi_win_plain(c->otype, c->ocount) &&
+        loom_mpi_win_plain(c->ttype, c->tcount) &&
+        (size_t)c->ocount * c->otype->size == (size_t)c->tcount * c->ttype->size &&
+        loom_rma_putget_bytes(win->rwin, get, (void *)(uintptr_t)c->oaddr,
+                              (size_t)c->ocount * c->otype->size, c->target, c->disp, &st) == 0) {
+        return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_win_raise_st(win, st, c, call);
+    }
     if ((rc = loom_mpi_win_type(win, c->otype, c->ocount, "origin", call, &odt)) != 0 ||
         (rc = loom_mpi_win_type(win, c->ttype, c->tcount, "target", call, &tdt)) != 0) {
         return rc;
     }
     if (c->target == MPI_PROC_NULL) {
-        return loom_mpi_win_null_req(request);
+        return loom_mpi_win_null_req(win, request, call);
     }
     if (request != NULL) {
         *request = MPI_REQUEST_NULL;
@@ -109,6 +137,41 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
                                   (long long)c->disp, loom_rma_strerror(st));
     }
     return MPI_SUCCESS;
+}
+
+/*
+ * Accumulate of plain types, Fetch_and_op, Compare_and_swap of one
+ * predefined element, on a window in a shared segment: the rma layer's
+ * contiguous path, before any loom type is looked up. 1 if not taken (the
+ * general path runs), else 0 with *rc_p set.
+ */
+static int loom_mpi_win_acc_fast(loom_rma_acc_kind_t kind, const loom_mpi_rma_call_t *c,
+                                 const void *compare, MPI_Op op, MPI_Win win,
+                                 const char *call, int *rc_p)
+{
+    MPI_Datatype dt = c->ttype;
+    loom_status_t st;
+    loom_op_t lop = LOOM_REPLACE;
+
+    if (!loom_mpi_win_valid(win) || c->target == MPI_PROC_NULL || c->oaddr == NULL ||
+        !loom_mpi_win_plain(dt, c->tcount) || dt->derived || dt->n != 1 ||
+        c->otype != dt || c->ocount != c->tcount ||
+        (kind != LOOM_RMA_ACC && c->raddr == NULL) || (kind == LOOM_RMA_CAS && compare == NULL)) {
+        return 1;
+    }
+    if (kind != LOOM_RMA_CAS) {
+        if (op == MPI_NO_OP || op == MPI_OP_NULL || op->magic != LOOM_MPI_OP_MAGIC ||
+            !op->predefined) {
+            return 1;
+        }
+        lop = op->op;
+    }
+    if (loom_rma_acc_contig(win->rwin, kind, lop, dt->base, c->oaddr, compare, c->raddr,
+                            (size_t)c->tcount, c->target, c->disp, &st) != 0) {
+        return 1;
+    }
+    *rc_p = st == LOOM_OK ? MPI_SUCCESS : loom_mpi_win_raise_st(win, st, c, call);
+    return 0;
 }
 
 static int loom_mpi_win_acc(loom_rma_acc_kind_t kind, const loom_mpi_rma_call_t *c,
@@ -146,7 +209,7 @@ static int loom_mpi_win_acc(loom_rma_acc_kind_t kind, const loom_mpi_rma_call_t 
                                   "made of one predefined type");
     }
     if (c->target == MPI_PROC_NULL) {
-        return loom_mpi_win_null_req(request);
+        return loom_mpi_win_null_req(win, request, call);
     }
     if (request != NULL) {
         *request = MPI_REQUEST_NULL;
@@ -217,7 +280,11 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 {
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
+    int rc;
 
+    if (loom_mpi_win_acc_fast(LOOM_RMA_ACC, &c, NULL, op, win, "MPI_Accumulate", &rc) == 0) {
+        return rc;
+    }
     return loom_mpi_win_acc(LOOM_RMA_ACC, &c, NULL, op, win, NULL, "MPI_Accumulate");
 }
 
@@ -276,7 +343,11 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 {
     loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
                               target_rank, target_disp, 1, datatype };
+    int rc;
 
+    if (loom_mpi_win_acc_fast(LOOM_RMA_FOP, &c, NULL, op, win, "MPI_Fetch_and_op", &rc) == 0) {
+        return rc;
+    }
     return loom_mpi_win_acc(LOOM_RMA_FOP, &c, NULL, op, win, NULL, "MPI_Fetch_and_op");
 }
 
@@ -287,7 +358,12 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 {
     loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
                               target_rank, target_disp, 1, datatype };
+    int rc;
 
+    if (loom_mpi_win_acc_fast(LOOM_RMA_CAS, &c, compare_addr, MPI_REPLACE, win,
+                                 "MPI_Compare_and_swap", &rc) == 0) {
+        return rc;
+    }
     return loom_mpi_win_acc(LOOM_RMA_CAS, &c, compare_addr, MPI_REPLACE, win, NULL,
                             "MPI_Compare_and_swap");
 }

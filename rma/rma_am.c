@@ -87,6 +87,27 @@ loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind
 
 /* ---- the target's service ---- */
 
+/* 1 if the addresses [lo, hi) lie in attached regions (possibly several adjacent ones) */
+static int loom_rma_dyn_covered(const loom_rma_win_t *w, uintptr_t lo, uintptr_t hi)
+{
+    while (lo < hi) {
+        int i;
+
+        for (i = 0; i < w->nregions; ++i) {
+            uintptr_t b = (uintptr_t)w->regions[i].base;
+
+            if (lo >= b && lo - b < w->regions[i].size) {
+                lo = b + w->regions[i].size;
+                break;
+            }
+        }
+        if (i == w->nregions) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 char *loom_rma_am_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_seg_t *segs,
                               size_t nseg)
 {
@@ -94,14 +115,17 @@ char *loom_rma_am_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_se
         return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? w->base + disp
                                                                            : NULL;
     }
-    for (int i = 0; i < w->nregions; ++i) {   /* one attached region holds it all */
-        int64_t start = disp - (int64_t)(uintptr_t)w->regions[i].base;
+    /* every segment inside attached memory; one operation may span regions
+     * attached next to each other (MPICH rma/win_dynamic_rma_flush_get) */
+    for (size_t i = 0; i < nseg; ++i) {
+        uintptr_t lo = (uintptr_t)(disp + segs[i].off);
 
-        if (loom_rma_range_check(segs, nseg, start, w->regions[i].size) == LOOM_OK) {
-            return (char *)(uintptr_t)disp;
+        if (segs[i].len > 0 && (disp + segs[i].off < 0 || UINTPTR_MAX - lo < segs[i].len ||
+                                !loom_rma_dyn_covered(w, lo, lo + segs[i].len))) {
+            return NULL;
         }
     }
-    return NULL;
+    return (char *)(uintptr_t)disp;
 }
 
 /* the data of a get-like operation back to @p src: int64 status + data */

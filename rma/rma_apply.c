@@ -116,10 +116,96 @@ static void loom_rma_gather(char *tbase, const loom_rma_seg_t *segs, size_t nseg
     }
 }
 
+/*
+ * Value+index pairs (MPI_DOUBLE_INT & co. with MAXLOC/MINLOC): the packed
+ * stream holds each element as value bytes then the int, without the C
+ * struct's padding, and the target type's segments may split elements. So
+ * gather the target's stream, widen both streams to C structs, reduce,
+ * narrow back and scatter.
+ */
+static int loom_rma_pair_sizes(loom_datatype_t basic, size_t *psize_p, size_t *ioff_p)
+{
+    size_t psize;
+
+    if (basic < LOOM_FLOAT_INT || basic > LOOM_LONG_DOUBLE_INT ||
+        loom_dt_pack_size(1, loom_dt_basic(basic), &psize) != LOOM_OK || psize <= sizeof(int)) {
+        return 0;
+    }
+    *psize_p = psize;
+    *ioff_p  = (psize - sizeof(int) + sizeof(int) - 1) & ~(sizeof(int) - 1);
+    return 1;
+}
+
+/* packed (value, int) elements -> C structs of @p ext bytes, the int at @p ioff */
+static void loom_rma_pair_widen(char *wide, const char *packed, size_t n, size_t psize,
+                                size_t ioff, size_t ext)
+{
+    size_t vsize = psize - sizeof(int);
+
+    for (size_t i = 0; i < n; ++i) {
+        memset(wide + i * ext, 0, ext);
+        memcpy(wide + i * ext, packed + i * psize, vsize);
+        memcpy(wide + i * ext + ioff, packed + i * psize + vsize, sizeof(int));
+    }
+}
+
+/* the reverse of loom_rma_pair_widen */
+static void loom_rma_pair_narrow(char *packed, const char *wide, size_t n, size_t psize,
+                                 size_t ioff, size_t ext)
+{
+    size_t vsize = psize - sizeof(int);
+
+    for (size_t i = 0; i < n; ++i) {
+        memcpy(packed + i * psize, wide + i * ext, vsize);
+        memcpy(packed + i * psize + vsize, wide + i * ext + ioff, sizeof(int));
+    }
+}
+
+static loom_status_t loom_rma_apply_pair(loom_op_t op, loom_datatype_t basic, char *tbase,
+                                         const loom_rma_seg_t *segs, size_t nseg,
+                                         const char *in, size_t psize, size_t ioff)
+{
+    size_t total = 0, ext = loom_datatype_size(basic), n;
+    char *t = NULL, *wt = NULL, *win = NULL;
+    loom_status_t st = LOOM_ERR_NO_MEMORY;
+
+    for (size_t i = 0; i < nseg; ++i) {
+        total += segs[i].len;
+    }
+    if (total % psize != 0) {
+        return LOOM_ERR_INVALID_TYPE;
+    }
+    n = total / psize;
+    t = malloc(total ? total : 1);
+    wt = malloc(n ? n * ext : 1);
+    win = malloc(n ? n * ext : 1);
+    if (t != NULL && wt != NULL && win != NULL) {
+        loom_rma_gather(tbase, segs, nseg, t);
+        loom_rma_pair_widen(wt, t, n, psize, ioff, ext);
+        loom_rma_pair_widen(win, in, n, psize, ioff, ext);
+        st = loom_op_reduce(op, win, wt, n, basic);
+    }
+    if (st == LOOM_OK) {
+        const char *src = t;
+
+        loom_rma_pair_narrow(t, wt, n, psize, ioff, ext);
+        for (size_t i = 0; i < nseg; ++i) {
+            memcpy(tbase + segs[i].off, src, segs[i].len);
+            src += segs[i].len;
+        }
+    }
+    free(t);
+    free(wt);
+    free(win);
+    return st;
+}
+
 loom_status_t loom_rma_apply(loom_rma_kind_t kind, loom_op_t op, loom_datatype_t basic,
                              char *tbase, const loom_rma_seg_t *segs, size_t nseg,
                              const void *in, const void *cmp, void *fetch)
 {
+    size_t psize, ioff;
+
     const char *src = in;
     loom_status_t st = LOOM_OK;
 
@@ -144,6 +230,10 @@ loom_status_t loom_rma_apply(loom_rma_kind_t kind, loom_op_t op, loom_datatype_t
     case LOOM_RMA_K_ACC:
     case LOOM_RMA_K_GACC:
     case LOOM_RMA_K_FOP:
+        if (op != LOOM_RMA_OP_NO_OP && op != LOOM_REPLACE &&
+            loom_rma_pair_sizes(basic, &psize, &ioff)) {
+            return loom_rma_apply_pair(op, basic, tbase, segs, nseg, in, psize, ioff);
+        }
         for (size_t i = 0; i < nseg && st == LOOM_OK; ++i) {
             st = loom_rma_combine(op, basic, tbase + segs[i].off, src, segs[i].len);
             src += segs[i].len;

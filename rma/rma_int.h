@@ -123,6 +123,39 @@ loom_status_t loom_rma_get(loom_rma_win_t *win, void *origin, size_t ocount,
                            loom_dt_t *odt, int target, ptrdiff_t disp, size_t tcount,
                            loom_dt_t *tdt, loom_request_t *req_p);
 
+/**
+ * @brief Put (@p get 0) or get @p bytes of contiguous origin memory to or
+ * from the target's bytes starting at @p disp (in its disp units), when
+ * the window is in a shared segment: checks the epoch and the range, then
+ * one memcpy. The MPI binding calls it for types that are plain runs of
+ * bytes on both sides, before building loom types.
+ * @return 1 if not taken (any other window: call loom_rma_put/get), else
+ * 0 with *st_p LOOM_OK, LOOM_RMA_ERR_SYNC, _RANGE or LOOM_ERR_INVALID_RANK.
+ */
+int loom_rma_putget_bytes(loom_rma_win_t *win, int get, void *origin, size_t bytes,
+                          int target, ptrdiff_t disp, loom_status_t *st_p);
+
+/**
+ * @brief A request that is already complete (an R-operation to
+ * MPI_PROC_NULL returns one, as MPICH and Open MPI do, not MPI_REQUEST_NULL).
+ */
+loom_status_t loom_rma_null_request(loom_rma_win_t *win, loom_request_t *req_p);
+
+/**
+ * @brief Accumulate of @p count contiguous @p basic elements (@p kind
+ * LOOM_RMA_ACC), Fetch_and_op (LOOM_RMA_FOP) or Compare_and_swap
+ * (LOOM_RMA_CAS) of one, at target @p disp, when the window is in a shared
+ * segment: under the segment's accumulate lock, as every accumulate of such
+ * a window. @p op: predefined, LOOM_REPLACE or LOOM_RMA_OP_NO_OP (CAS:
+ * ignored); @p result: FOP, CAS.
+ * @return 1 if not taken (call loom_rma_acc), else 0 with *st_p LOOM_OK,
+ * LOOM_RMA_ERR_SYNC, _RANGE, LOOM_ERR_INVALID_OP or _INVALID_RANK.
+ */
+int loom_rma_acc_contig(loom_rma_win_t *win, loom_rma_acc_kind_t kind, loom_op_t op,
+                        loom_datatype_t basic, const void *origin, const void *compare,
+                        void *result, size_t count, int target, ptrdiff_t disp,
+                        loom_status_t *st_p);
+
 /** Arguments of an accumulate-like operation. */
 typedef struct loom_rma_acc_args {
     loom_rma_acc_kind_t kind;

@@ -11,6 +11,9 @@
  *     are atomic per element and ordered), or
  *   - sends one active message (rma_am.c); get-like operations first post
  *     the receive of their reply.
+ * Fast path (windows in a shared segment, each side's type one contiguous
+ * range, no request): range check and one memcpy, or the accumulate
+ * applied in place under the accumulate lock: no allocation, no packing.
  * Origin data is always copied out before the call returns, so R-requests
  * of put and accumulate complete at once; those of get-like operations
  * complete when the reply is unpacked.
@@ -46,6 +49,17 @@ void loom_rma_ureq_done(loom_request_t req)
 void loom_rma_ureq_start(loom_request_t req)
 {
     loom_request_generic_start(req);
+}
+
+loom_status_t loom_rma_null_request(loom_rma_win_t *w, loom_request_t *req_p)
+{
+    loom_status_t st = loom_rma_ureq_alloc(w, req_p);
+
+    if (st == LOOM_OK) {
+        loom_rma_ureq_done(*req_p);
+        loom_rma_ureq_start(*req_p);
+    }
+    return st;
 }
 
 /* ---- one operation ---- */
@@ -94,32 +108,39 @@ static loom_status_t loom_rma_target_start(loom_rma_win_t *w, const loom_rma_opd
     return loom_rma_range_check(segs, nseg, *start_p, w->sizes[d->target]);
 }
 
-/* direct load/store into the shared segment */
-static loom_status_t loom_rma_op_shm(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                     const loom_rma_seg_t *segs, size_t nseg, int64_t start,
-                                     const void *data, size_t bytes)
+/*
+ * Load/store at target address @p t: a piece of the shared segment, or this
+ * rank's own memory (an operation to itself). @p lock: the accumulate lock
+ * to hold around it, or NULL.
+ */
+static loom_status_t loom_rma_op_local(const loom_rma_opdesc_t *d, char *t, atomic_int *lock,
+                                       const loom_rma_seg_t *segs, size_t nseg,
+                                       const void *data, size_t bytes)
 {
-    char *t = w->shm_base[d->target] + start;
     void *fetch = NULL;
-    int locked = d->kind != LOOM_RMA_K_PUT && d->kind != LOOM_RMA_K_GET;
     loom_status_t st;
 
     if (loom_rma_fetches(d->kind) && (fetch = malloc(bytes ? bytes : 1)) == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
-    if (locked) {
-        while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
+    if (lock != NULL) {
+        while (atomic_exchange_explicit(lock, 1, memory_order_acquire)) {
         }
     }
     st = loom_rma_apply(d->kind, d->op, d->basic, t, segs, nseg, data, d->compare, fetch);
-    if (locked) {
-        atomic_store_explicit(&w->shm->acc_lock, 0, memory_order_release);
+    if (lock != NULL) {
+        atomic_store_explicit(lock, 0, memory_order_release);
     }
     if (st == LOOM_OK && fetch != NULL) {
         st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, fetch);
     }
     free(fetch);
     return st;
+}
+
+static int loom_rma_is_acc(loom_rma_kind_t k)
+{
+    return k != LOOM_RMA_K_PUT && k != LOOM_RMA_K_GET;
 }
 
 /* the receive of a get-like operation's reply (status + @p bytes of data) */
@@ -231,6 +252,47 @@ static loom_status_t loom_rma_msg_build(const loom_rma_opdesc_t *d, const loom_r
     return LOOM_OK;
 }
 
+/*
+ * Pack the origin data and apply the operation here: windows in a shared
+ * segment (any target), and any other window's operations to this rank
+ * itself, which its own progress would apply anyway (accumulates stay
+ * atomic: the hook runs in this process too; CMA windows with CMA
+ * accumulates hold the segment's lock as the other origins do). A bad
+ * address of a dynamic window is kept for the next flush, as the target's
+ * answer would be. Such a window's other origins need this rank's progress,
+ * so the call makes one pass, as sending the request to itself did.
+ */
+static loom_status_t loom_rma_op_here(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                      const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                      size_t bytes)
+{
+    atomic_int *lock = NULL;
+    char *t, *msg;
+    size_t dummy;
+    loom_status_t st;
+
+    if (w->direct) {
+        t = w->shm_base[d->target] + start;
+        lock = loom_rma_is_acc(d->kind) ? &w->shm->acc_lock : NULL;
+    } else if ((t = loom_rma_am_target_addr(w, start, segs, nseg)) == NULL) {
+        if (w->deferred[d->target] == LOOM_OK) {
+            w->deferred[d->target] = LOOM_RMA_ERR_RANGE;
+        }
+        return LOOM_OK;
+    } else if (w->cma && w->cma_acc && loom_rma_is_acc(d->kind)) {
+        lock = &w->shm->acc_lock;
+    }
+    st = loom_rma_msg_build(d, segs, 0, start, bytes, &msg, &dummy);
+    if (st == LOOM_OK) {
+        st = loom_rma_op_local(d, t, lock, segs, nseg, msg + sizeof(loom_rma_hdr_t), bytes);
+        free(msg);
+    }
+    if (!w->direct) {
+        loom_progress();   /* a rank spinning on itself still serves the others */
+    }
+    return st;
+}
+
 static loom_status_t loom_rma_op_check(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                                        size_t bytes)
 {
@@ -255,8 +317,240 @@ static loom_status_t loom_rma_op_check(loom_rma_win_t *w, const loom_rma_opdesc_
     return st;
 }
 
-static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                 loom_request_t *req_p)
+/* ---- the fast path: shared segment, contiguous types on both sides ---- */
+
+/* origin/result layout of (count, dt) as one byte range at buf + *lb_p, or 0 */
+static int loom_rma_contig(const void *buf, size_t count, loom_dt_t *dt, size_t bytes,
+                           ptrdiff_t *lb_p)
+{
+    ptrdiff_t ext;
+    size_t b;
+
+    if (buf == NULL || !loom_dt_is_contig(dt, count) ||
+        loom_dt_pack_size(count, dt, &b) != LOOM_OK || b != bytes) {
+        return 0;
+    }
+    loom_dt_get_true_extent(dt, lb_p, &ext);
+    return 1;
+}
+
+/* target byte @p start of [disp * unit + lb, + bytes), checked; 0 with *st_p if out of range */
+static int loom_rma_direct_range(const loom_rma_win_t *w, int target, ptrdiff_t disp,
+                                 ptrdiff_t lb, size_t bytes, int64_t *start_p,
+                                 loom_status_t *st_p)
+{
+    int64_t start = (int64_t)disp * w->units[target] + lb;
+
+    if (disp < 0 || start < 0 || (uint64_t)start + bytes > w->sizes[target]) {
+        *st_p = bytes == 0 && disp >= 0 ? LOOM_OK : LOOM_RMA_ERR_RANGE;
+        return 0;
+    }
+    *start_p = start;
+    return 1;
+}
+
+static void loom_rma_direct_copy(loom_rma_win_t *w, int get, int target, int64_t start,
+                                 void *origin, size_t bytes)
+{
+    char *t = w->shm_base[target] + start;
+
+    if (get) {
+        memcpy(origin, t, bytes);
+    } else {
+        memcpy(t, origin, bytes);
+    }
+}
+
+int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes,
+                          int target, ptrdiff_t disp, loom_status_t *st_p)
+{
+    int64_t start;
+
+    if (!w->direct && !w->cma) {
+        return 1;
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK) {
+        return 0;
+    }
+    if (!loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        return 0;
+    }
+    if (w->cma && target == w->rank) {   /* this rank's own memory */
+        memcpy(get ? origin : w->base + start, get ? w->base + start : origin, bytes);
+        *st_p = LOOM_OK;
+        return 0;
+    }
+    if (w->cma) {
+        loom_rma_seg_t seg = { 0, bytes };
+        loom_rma_cma_op_t o = {
+            .kind = get ? LOOM_RMA_K_GET : LOOM_RMA_K_PUT, .target = target, .start = start,
+            .segs = &seg, .nseg = 1, .bytes = bytes, .in = origin, .fetch = origin,
+        };
+
+        *st_p = loom_rma_cma_op(w, &o);
+        return 0;
+    }
+    loom_rma_direct_copy(w, get, target, start, origin, bytes);
+    *st_p = LOOM_OK;
+    return 0;
+}
+
+/* the element operation at @p t (accumulate lock held); old values to @p old */
+static loom_status_t loom_rma_acc_here(loom_rma_acc_kind_t kind, loom_op_t op,
+                                       loom_datatype_t basic, char *t, const void *origin,
+                                       const void *compare, void *old, size_t count,
+                                       size_t bytes)
+{
+    if (old != NULL) {
+        memcpy(old, t, bytes);
+    }
+    if (kind == LOOM_RMA_CAS) {
+        if (memcmp(old, compare, bytes) == 0) {
+            memcpy(t, origin, bytes);
+        }
+        return LOOM_OK;
+    }
+    if (op == LOOM_REPLACE) {
+        memcpy(t, origin, bytes);
+        return LOOM_OK;
+    }
+    return op == LOOM_RMA_OP_NO_OP ? LOOM_OK : loom_op_reduce(op, origin, t, count, basic);
+}
+
+int loom_rma_acc_contig(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t op,
+                        loom_datatype_t basic, const void *origin, const void *compare,
+                        void *result, size_t count, int target, ptrdiff_t disp,
+                        loom_status_t *st_p)
+{
+    size_t esize = loom_datatype_size(basic), bytes = esize * count;
+    unsigned char old[64];
+    int fetch = kind != LOOM_RMA_ACC;
+    int64_t start;
+
+    if (!w->direct || esize == 0 || (fetch && (count != 1 || esize > sizeof(old)))) {
+        return 1;
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK ||
+        !loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        return 0;
+    }
+    if (kind != LOOM_RMA_CAS && op != LOOM_RMA_OP_NO_OP && op != LOOM_REPLACE &&
+        (*st_p = loom_op_reduce(op, NULL, NULL, 0, basic)) != LOOM_OK) {
+        return 0;   /* not defined on the type: refused at the origin, as ever */
+    }
+    while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
+    }
+    *st_p = loom_rma_acc_here(kind, op, basic, w->shm_base[target] + start, origin, compare,
+                              fetch ? old : NULL, count, bytes);
+    atomic_store_explicit(&w->shm->acc_lock, 0, memory_order_release);
+    if (fetch) {
+        memcpy(result, old, bytes);
+    }
+    return 0;
+}
+
+/*
+ * An operation on a window in a shared segment whose target, origin and
+ * result types are each one contiguous byte range: no segment list, no
+ * packing, no allocation. Put and get are one memcpy; the accumulate
+ * family applies under the segment's accumulate lock like the general
+ * path. Returns 1 if it did not apply (the general path runs), else 0
+ * with *st_p set.
+ */
+static int loom_rma_op_fast(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                            loom_status_t *st_p)
+{
+    ptrdiff_t tlb, text, olb = 0, rlb = 0;
+    size_t bytes;
+    int64_t start;
+    loom_rma_seg_t seg;
+    const char *in = NULL;
+    char *fetch = NULL;
+
+    if (!w->direct || d->disp < 0 || !loom_dt_is_contig(d->tdt, d->tcount) ||
+        loom_dt_pack_size(d->tcount, d->tdt, &bytes) != LOOM_OK) {
+        return 1;
+    }
+    if (loom_rma_sends_data(d) &&
+        (d->kind == LOOM_RMA_K_CAS ? d->origin == NULL
+                                   : !loom_rma_contig(d->origin, d->ocount, d->odt, bytes,
+                                                      &olb))) {
+        return 1;
+    }
+    if (loom_rma_fetches(d->kind) && !loom_rma_contig(d->result, d->rcount, d->rdt, bytes, &rlb)) {
+        return 1;
+    }
+    if (loom_rma_sends_data(d)) {
+        in = (const char *)d->origin + olb;
+    }
+    if (loom_rma_fetches(d->kind)) {
+        fetch = (char *)d->result + rlb;
+        if (in != NULL && fetch < in + bytes && in < fetch + bytes) {
+            return 1;   /* result overlaps origin: the general path copies first */
+        }
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, d->target)) != LOOM_OK) {
+        return 0;
+    }
+    loom_dt_get_true_extent(d->tdt, &tlb, &text);
+    if (!loom_rma_direct_range(w, d->target, d->disp, tlb, bytes, &start, st_p)) {
+        return 0;
+    }
+    if (d->kind == LOOM_RMA_K_PUT || d->kind == LOOM_RMA_K_GET) {
+        loom_rma_direct_copy(w, d->kind == LOOM_RMA_K_GET, d->target, start,
+                             d->kind == LOOM_RMA_K_PUT ? (void *)(uintptr_t)in : fetch, bytes);
+        *st_p = LOOM_OK;
+        return 0;
+    }
+    seg.off = 0;
+    seg.len = bytes;
+    while (atomic_exchange_explicit(&w->shm->acc_lock, 1, memory_order_acquire)) {
+    }
+    *st_p = loom_rma_apply(d->kind, d->op, d->basic, w->shm_base[d->target] + start, &seg, 1,
+                           in, d->compare, fetch);
+    atomic_store_explicit(&w->shm->acc_lock, 0, memory_order_release);
+    return 0;
+}
+
+/* a CMA window: pack the origin, move or combine now, unpack the result */
+static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                     const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                     size_t bytes)
+{
+    loom_rma_cma_op_t o = {
+        .kind = d->kind, .target = d->target, .start = start, .segs = segs, .nseg = nseg,
+        .bytes = bytes, .cmp = d->compare, .op = d->op, .basic = d->basic,
+    };
+    char *in = NULL, *fetch = NULL;
+    loom_status_t st = LOOM_OK;
+
+    if (loom_rma_sends_data(d) && (in = malloc(bytes ? bytes : 1)) == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if (in != NULL && d->kind != LOOM_RMA_K_CAS) {
+        st = loom_dt_pack_range(d->origin, d->ocount, d->odt, 0, bytes, in);
+    } else if (in != NULL) {
+        memcpy(in, d->origin, bytes);
+    }
+    if (st == LOOM_OK && loom_rma_fetches(d->kind) &&
+        (fetch = malloc(bytes ? bytes : 1)) == NULL) {
+        st = LOOM_ERR_NO_MEMORY;
+    }
+    o.in = in;
+    o.fetch = fetch;
+    if (st == LOOM_OK) {
+        st = loom_rma_cma_op(w, &o);
+    }
+    if (st == LOOM_OK && fetch != NULL) {
+        st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, fetch);
+    }
+    free(in);
+    free(fetch);
+    return st;
+}
+
+static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                         loom_request_t *req_p)
 {
     loom_rma_seg_t *segs;
     size_t nseg, bytes, msgbytes;
@@ -274,16 +568,13 @@ static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && w->direct) {
-        char *data = NULL;
-        size_t dummy;
-
-        st = loom_rma_msg_build(d, segs, 0, start, bytes, &msg, &dummy);
-        if (st == LOOM_OK) {
-            data = msg + sizeof(loom_rma_hdr_t);
-            st = loom_rma_op_shm(w, d, segs, nseg, start, data, bytes);
-            free(msg);
+    if (st == LOOM_OK && (w->direct || d->target == w->rank)) {
+        st = loom_rma_op_here(w, d, segs, nseg, start, bytes);
+        if (ureq != NULL) {
+            loom_rma_ureq_done(ureq);
         }
+    } else if (st == LOOM_OK && w->cma && (w->cma_acc || !loom_rma_is_acc(d->kind))) {
+        st = loom_rma_op_cma(w, d, segs, nseg, start, bytes);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
@@ -306,6 +597,17 @@ static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
         *req_p = ureq;
     }
     return st;
+}
+
+static loom_status_t loom_rma_op(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                 loom_request_t *req_p)
+{
+    loom_status_t st;
+
+    if (req_p == NULL && loom_rma_op_fast(w, d, &st) == 0) {
+        return st;
+    }
+    return loom_rma_op_general(w, d, req_p);
 }
 
 loom_status_t loom_rma_put(loom_rma_win_t *w, const void *origin, size_t ocount,

@@ -173,6 +173,13 @@ struct loom_rma_win {
     size_t               seg_bytes;
     char               **shm_base; /* [size] every rank's piece, here */
     loom_rma_shm_hdr_t  *shm;
+    /* CREATE windows on one host (rma_cma.c): process_vm_readv/writev into
+     * the owner's memory; shm is then a header-only segment (lock words) */
+    int                  cma;
+    int                  cma_acc;  /* accumulates by CMA read-modify-write too
+                                      (LOOM_RMA_CMA=acc), else active messages */
+    uint64_t            *cma_pid;  /* [size] */
+    uint64_t            *cma_base; /* [size] window base in its owner's process */
     /* dynamic flavor */
     loom_rma_region_t   *regions;
     int                  nregions, cap_regions;
@@ -239,6 +246,36 @@ void loom_rma_rop_finish(loom_rma_win_t *win, loom_rma_rop_t *rop);
 /** Map the segment; @p required (SHARED): failing is an error, else fall back (0). */
 loom_status_t loom_rma_shm_create(loom_rma_win_t *win, int required);
 void loom_rma_shm_free(loom_rma_win_t *win);
+/** 1 if every rank of the window is on this rank's host. */
+int loom_rma_shm_one_host(loom_rma_win_t *win);
+/**
+ * A segment of the header only (accumulate lock, lock words) for a CMA
+ * window; on failure every rank leaves win->shm NULL and returns LOOM_OK
+ * (the window then uses active messages), or a communication error.
+ */
+loom_status_t loom_rma_shm_create_hdr(loom_rma_win_t *win);
+
+/* rma_cma.c */
+/** One operation on a CMA window, target side described by segments. */
+typedef struct loom_rma_cma_op {
+    loom_rma_kind_t        kind;
+    int                    target;
+    int64_t                start;   /* target bytes from its base */
+    const loom_rma_seg_t  *segs;
+    size_t                 nseg;
+    size_t                 bytes;   /* total of the segments */
+    const void            *in;      /* packed origin data (put, accumulates) */
+    const void            *cmp;     /* CAS */
+    void                  *fetch;   /* packed result (get-like) */
+    loom_op_t              op;
+    loom_datatype_t        basic;
+} loom_rma_cma_op_t;
+
+/** Collective at Win_create: make the window CMA if every rank can (else unchanged). */
+loom_status_t loom_rma_cma_setup(loom_rma_win_t *win);
+void loom_rma_cma_free(loom_rma_win_t *win);
+/** Run @p o now (complete at return); LOOM_ERR_PEER_FAILED, _TRANSPORT, _INVALID_TYPE. */
+loom_status_t loom_rma_cma_op(loom_rma_win_t *win, const loom_rma_cma_op_t *o);
 void loom_rma_shm_lock(loom_rma_win_t *win, int target, int type);
 void loom_rma_shm_unlock(loom_rma_win_t *win, int target);
 

@@ -48,8 +48,7 @@ static void loom_rma_shm_name(loom_rma_win_t *w, char *name, size_t len)
     }
 }
 
-/* 1 if every rank of the window is on this rank's host */
-static int loom_rma_shm_one_host(loom_rma_win_t *w)
+int loom_rma_shm_one_host(loom_rma_win_t *w)
 {
     const char *me = loom_hostname(loom_rank());
 
@@ -123,16 +122,12 @@ static loom_status_t loom_rma_shm_pieces(loom_rma_win_t *w)
     return LOOM_OK;
 }
 
-loom_status_t loom_rma_shm_create(loom_rma_win_t *w, int required)
+/* create (rank 0), map (all), unlink: w->seg of w->seg_bytes, or an error on every rank */
+static loom_status_t loom_rma_shm_map_all(loom_rma_win_t *w)
 {
     char name[128];
-    size_t total = loom_rma_shm_offset(w, w->size);
     loom_status_t st;
 
-    if (!required && (!loom_rma_shm_one_host(w) || !loom_p2p_transport_allowed("shm"))) {
-        return LOOM_OK;   /* every rank sees the same hosts and settings */
-    }
-    w->seg_bytes = (total + 4095) & ~(size_t)4095;
     loom_rma_shm_name(w, name, sizeof(name));
     if ((st = loom_rma_shm_agree(w, !loom_rma_shm_one_host(w))) != LOOM_OK) {
         return st;
@@ -150,6 +145,19 @@ loom_status_t loom_rma_shm_create(loom_rma_win_t *w, int required)
     if (w->rank == 0) {
         shm_unlink(name);
     }
+    return st;
+}
+
+loom_status_t loom_rma_shm_create(loom_rma_win_t *w, int required)
+{
+    size_t total = loom_rma_shm_offset(w, w->size);
+    loom_status_t st;
+
+    if (!required && (!loom_rma_shm_one_host(w) || !loom_p2p_transport_allowed("shm"))) {
+        return LOOM_OK;   /* every rank sees the same hosts and settings */
+    }
+    w->seg_bytes = (total + 4095) & ~(size_t)4095;
+    st = loom_rma_shm_map_all(w);
     if (st == LOOM_OK) {
         st = loom_rma_shm_pieces(w);
     }
@@ -160,6 +168,23 @@ loom_status_t loom_rma_shm_create(loom_rma_win_t *w, int required)
     return st == LOOM_RMA_ERR_SHARED && !required ? LOOM_OK : st;   /* heap instead */
 }
 
+loom_status_t loom_rma_shm_create_hdr(loom_rma_win_t *w)
+{
+    loom_status_t st;
+
+    w->seg_bytes = (loom_rma_shm_hdr_bytes(w->size) + 4095) & ~(size_t)4095;
+    st = loom_rma_shm_map_all(w);
+    if (st == LOOM_OK) {
+        w->shm = w->seg;
+        return LOOM_OK;
+    }
+    if (w->seg != NULL) {
+        munmap(w->seg, w->seg_bytes);
+        w->seg = NULL;
+    }
+    return st == LOOM_RMA_ERR_SHARED ? LOOM_OK : st;   /* active messages instead */
+}
+
 void loom_rma_shm_free(loom_rma_win_t *w)
 {
     if (w->seg == NULL) {
@@ -167,6 +192,10 @@ void loom_rma_shm_free(loom_rma_win_t *w)
     }
     munmap(w->seg, w->seg_bytes);
     w->seg = NULL;
+    w->shm = NULL;
+    if (w->cma) {
+        return;   /* a header-only segment: base is the user's memory */
+    }
     w->base = NULL;
     free(w->shm_base);
     w->shm_base = NULL;

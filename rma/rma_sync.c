@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* lock words in a shared segment: direct windows, and CMA ones (header only) */
 static int loom_rma_is_shm(const loom_rma_win_t *w)
 {
-    return w->direct;
+    return w->direct || w->cma;
 }
 
 loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
@@ -34,6 +35,9 @@ loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
         return st;
     }
     atomic_thread_fence(memory_order_seq_cst);
+    if (!w->direct) {
+        loom_progress();   /* serve others even when nothing of ours is pending */
+    }
     return loom_rma_am_flush(w, target);
 }
 

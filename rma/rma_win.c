@@ -8,7 +8,9 @@
  * segment per host (rma_shm.c); so do ALLOCATE ones whose ranks are all on
  * one host and may use shm (LOOM_TRANSPORTS), with 64-byte aligned
  * pieces, so their put/get are memcpy; other ALLOCATE windows are zeroed,
- * 64-byte aligned heap memory; DYNAMIC ones keep a list of attached regions and take
+ * 64-byte aligned heap memory; CREATE ones whose ranks share a host reach
+ * each other's memory by process_vm_readv/writev when every rank can
+ * (rma_cma.c); DYNAMIC ones keep a list of attached regions and take
  * absolute addresses as displacements (checked by the target).
  */
 #include "rma_priv.h"
@@ -146,7 +148,12 @@ loom_status_t loom_rma_win_create(void *base, size_t size, int disp_unit,
     if (st == LOOM_OK) {
         st = loom_rma_win_memory(w, base);
     }
+    if (st == LOOM_OK && flavor == LOOM_RMA_FLAVOR_CREATE) {
+        st = loom_rma_cma_setup(w);   /* one host: process_vm_readv/writev (rma_cma.c) */
+    }
     if (st != LOOM_OK) {
+        loom_rma_shm_free(w);
+        loom_rma_cma_free(w);
         loom_rma_win_destroy(w);
         return st;
     }
@@ -172,6 +179,7 @@ loom_status_t loom_rma_win_free(loom_rma_win_t *w)
     loom_rma_am_drain(w);
     loom_rma_am_unregister(w);
     loom_rma_shm_free(w);
+    loom_rma_cma_free(w);
     loom_rma_win_destroy(w);
     return st;
 }
@@ -210,7 +218,7 @@ loom_status_t loom_rma_win_shared_query(loom_rma_win_t *w, int rank, size_t *siz
                                         int *disp_unit_p, void **base_p)
 {
     if (w->flavor != LOOM_RMA_FLAVOR_SHARED) {
-        return LOOM_RMA_ERR_FLAVOR;
+        return LOOM_RMA_ERR_FLAVOR;   /* MPI-3.1; MPI-4.0 allows every flavor */
     }
     if (rank == LOOM_PROC_NULL) {
         for (rank = 0; rank < w->size - 1 && w->sizes[rank] == 0; ++rank) {
@@ -221,7 +229,7 @@ loom_status_t loom_rma_win_shared_query(loom_rma_win_t *w, int rank, size_t *siz
     }
     *size_p      = w->sizes[rank];
     *disp_unit_p = w->units[rank];
-    *base_p      = w->shm_base[rank];
+    *base_p      = *size_p > 0 ? w->shm_base[rank] : NULL;   /* an empty piece: NULL */
     return LOOM_OK;
 }
 

@@ -166,6 +166,32 @@ static void test_apply_ops(void)
     }
 }
 
+/* MAXLOC on packed double+int pairs whose target pieces split each element */
+static void test_apply_pairs(void)
+{
+    struct { double v; int i; } t[2] = { { 1.0, 1 }, { 5.0, 2 } };
+    loom_rma_seg_t segs[4] = { { 0, 8 }, { 8, 4 }, { 16, 8 }, { 24, 4 } };
+    char in[24], fetch[24];
+    double v;
+    int i;
+
+    v = 3.0, i = 7;
+    memcpy(in, &v, 8), memcpy(in + 8, &i, 4);
+    v = 4.0, i = 8;
+    memcpy(in + 12, &v, 8), memcpy(in + 20, &i, 4);
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_GACC, LOOM_MAXLOC, LOOM_DOUBLE_INT, (char *)t,
+                                   segs, 4, in, NULL, fetch), LOOM_OK);
+    CU_ASSERT(t[0].v == 3.0 && t[0].i == 7);
+    CU_ASSERT(t[1].v == 5.0 && t[1].i == 2);
+    memcpy(&v, fetch, 8), memcpy(&i, fetch + 8, 4);
+    CU_ASSERT(v == 1.0 && i == 1);   /* the old values, packed */
+    memcpy(&v, fetch + 12, 8), memcpy(&i, fetch + 20, 4);
+    CU_ASSERT(v == 5.0 && i == 2);
+    /* a stream that is not whole pairs */
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_ACC, LOOM_MINLOC, LOOM_DOUBLE_INT, (char *)t,
+                                   segs, 3, in, NULL, NULL), LOOM_ERR_INVALID_TYPE);
+}
+
 static void test_apply_moves(void)
 {
     int32_t mem[6] = { 0 }, in[3] = { 1, 2, 3 }, out[3] = { 0 }, f, cmp, nv;
@@ -207,6 +233,7 @@ int main(void)
         { "segments and range checks", test_segments },
         { "apply: every op, REPLACE, NO_OP, pairs, errors", test_apply_ops },
         { "apply: put, get, accumulate, fetch-and-op, CAS", test_apply_moves },
+        { "apply: MAXLOC on packed pairs split by the target's pieces", test_apply_pairs },
         { NULL, NULL },
     };
     return loom_test_run_suite("rma pure parts", cases, NULL, NULL);
