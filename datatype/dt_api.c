@@ -15,6 +15,7 @@
  * logs its own refusals the same way.
  */
 #include "dt_priv.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 
@@ -90,11 +91,13 @@ static loom_status_t api_widen(const size_t *v, size_t n, const char *what, cons
 
 loom_dtype_t loom_dtype_basic(loom_datatype_t basic)
 {
+    LOOM_MT_GUARD();
     return loom_dt_basic(basic);
 }
 
 loom_status_t loom_dtype_contiguous(size_t count, loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_contiguous";
     int64_t c;
     loom_status_t st = api_ctor(oldtype, newtype_p, op);
@@ -123,12 +126,14 @@ static loom_status_t api_vector(size_t count, size_t blocklen, ptrdiff_t stride,
 loom_status_t loom_dtype_vector(size_t count, size_t blocklen, ptrdiff_t stride,
                                 loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     return api_vector(count, blocklen, stride, false, oldtype, newtype_p, "loom_dtype_vector");
 }
 
 loom_status_t loom_dtype_hvector(size_t count, size_t blocklen, ptrdiff_t stride,
                                  loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     return api_vector(count, blocklen, stride, true, oldtype, newtype_p, "loom_dtype_hvector");
 }
 
@@ -183,6 +188,7 @@ static loom_status_t api_indexed(size_t count, const size_t *blocklens, size_t b
 loom_status_t loom_dtype_indexed(size_t count, const size_t blocklens[], const ptrdiff_t displs[],
                                  loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     return api_indexed(count, blocklens, 0, false, displs, false, oldtype, newtype_p,
                        "loom_dtype_indexed");
 }
@@ -190,6 +196,7 @@ loom_status_t loom_dtype_indexed(size_t count, const size_t blocklens[], const p
 loom_status_t loom_dtype_hindexed(size_t count, const size_t blocklens[], const ptrdiff_t displs[],
                                   loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     return api_indexed(count, blocklens, 0, false, displs, true, oldtype, newtype_p,
                        "loom_dtype_hindexed");
 }
@@ -197,6 +204,7 @@ loom_status_t loom_dtype_hindexed(size_t count, const size_t blocklens[], const 
 loom_status_t loom_dtype_indexed_block(size_t count, size_t blocklen, const ptrdiff_t displs[],
                                        loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     return api_indexed(count, NULL, blocklen, true, displs, false, oldtype, newtype_p,
                        "loom_dtype_indexed_block");
 }
@@ -204,6 +212,7 @@ loom_status_t loom_dtype_indexed_block(size_t count, size_t blocklen, const ptrd
 loom_status_t loom_dtype_hindexed_block(size_t count, size_t blocklen, const ptrdiff_t displs[],
                                         loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     return api_indexed(count, NULL, blocklen, true, displs, true, oldtype, newtype_p,
                        "loom_dtype_hindexed_block");
 }
@@ -211,6 +220,7 @@ loom_status_t loom_dtype_hindexed_block(size_t count, size_t blocklen, const ptr
 loom_status_t loom_dtype_struct(size_t count, const size_t blocklens[], const ptrdiff_t displs[],
                                 const loom_dtype_t types[], loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_struct";
     int64_t c, *wbl = NULL;
     loom_status_t st = api_ptr(newtype_p, "newtype_p", op);
@@ -259,6 +269,7 @@ loom_status_t loom_dtype_subarray(int ndims, const size_t sizes[], const size_t 
                                   const size_t starts[], loom_dtype_order_t order,
                                   loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_subarray";
     int64_t *s = NULL, *ss = NULL, *st0 = NULL;
     int lorder;
@@ -312,6 +323,7 @@ loom_status_t loom_dtype_darray(int size, int rank, int ndims, const size_t gsiz
                                 const int psizes[], loom_dtype_order_t order,
                                 loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_darray";
     int64_t *g = NULL, *ld = NULL;
     int *dist = NULL, lorder;
@@ -343,6 +355,7 @@ loom_status_t loom_dtype_darray(int size, int rank, int ndims, const size_t gsiz
 loom_status_t loom_dtype_resized(loom_dtype_t oldtype, ptrdiff_t lb, ptrdiff_t extent,
                                  loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = api_ctor(oldtype, newtype_p, "loom_dtype_resized");
 
     return st != LOOM_OK ? st : loom_dt_create_resized(oldtype, lb, extent, newtype_p);
@@ -350,6 +363,7 @@ loom_status_t loom_dtype_resized(loom_dtype_t oldtype, ptrdiff_t lb, ptrdiff_t e
 
 loom_status_t loom_dtype_dup(loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = api_ctor(oldtype, newtype_p, "loom_dtype_dup");
 
     return st != LOOM_OK ? st : loom_dt_create_dup(oldtype, newtype_p);
@@ -359,6 +373,7 @@ loom_status_t loom_dtype_dup(loom_dtype_t oldtype, loom_dtype_t *newtype_p)
 
 loom_status_t loom_dtype_commit(loom_dtype_t dt)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = api_type(dt, "dt", "loom_dtype_commit");
 
     return st != LOOM_OK ? st : loom_dt_commit(dt);
@@ -366,6 +381,7 @@ loom_status_t loom_dtype_commit(loom_dtype_t dt)
 
 loom_status_t loom_dtype_free(loom_dtype_t *dt_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_free";
     loom_status_t st = api_ptr(dt_p, "dt_p", op);
 
@@ -383,6 +399,7 @@ loom_status_t loom_dtype_free(loom_dtype_t *dt_p)
 
 loom_status_t loom_dtype_size(loom_dtype_t dt, size_t *size_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_size";
     loom_status_t st = api_type(dt, "dt", op);
 
@@ -395,6 +412,7 @@ loom_status_t loom_dtype_size(loom_dtype_t dt, size_t *size_p)
 
 loom_status_t loom_dtype_extent(loom_dtype_t dt, ptrdiff_t *lb_p, ptrdiff_t *extent_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = api_type(dt, "dt", "loom_dtype_extent");
 
     if (st == LOOM_OK) {
@@ -406,6 +424,7 @@ loom_status_t loom_dtype_extent(loom_dtype_t dt, ptrdiff_t *lb_p, ptrdiff_t *ext
 loom_status_t loom_dtype_true_extent(loom_dtype_t dt, ptrdiff_t *true_lb_p,
                                      ptrdiff_t *true_extent_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = api_type(dt, "dt", "loom_dtype_true_extent");
 
     if (st == LOOM_OK) {
@@ -418,6 +437,7 @@ loom_status_t loom_dtype_true_extent(loom_dtype_t dt, ptrdiff_t *true_lb_p,
 
 loom_status_t loom_dtype_pack_size(size_t count, loom_dtype_t dt, size_t *size_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_pack_size";
     loom_status_t st = api_type(dt, "dt", op);
 
@@ -461,6 +481,7 @@ static loom_status_t api_pack_args(size_t count, loom_dtype_t dt, const void *pa
 loom_status_t loom_dtype_pack(const void *inbuf, size_t count, loom_dtype_t dt, void *outbuf,
                               size_t outsize, size_t *position_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_pack";
     size_t bytes;
     loom_status_t st = api_pack_args(count, dt, outbuf, outsize, position_p, &bytes, op);
@@ -478,6 +499,7 @@ loom_status_t loom_dtype_pack(const void *inbuf, size_t count, loom_dtype_t dt, 
 loom_status_t loom_dtype_unpack(const void *inbuf, size_t insize, size_t *position_p,
                                 void *outbuf, size_t count, loom_dtype_t dt)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_unpack";
     size_t bytes;
     loom_status_t st = api_pack_args(count, dt, inbuf, insize, position_p, &bytes, op);
@@ -494,6 +516,7 @@ loom_status_t loom_dtype_unpack(const void *inbuf, size_t insize, size_t *positi
 
 loom_status_t loom_dtype_external32_size(size_t count, loom_dtype_t dt, size_t *size_p)
 {
+    LOOM_MT_GUARD();
     const char *op = "loom_dtype_external32_size";
     loom_status_t st = api_type(dt, "dt", op);
 
@@ -521,6 +544,7 @@ static loom_status_t api_x32_args(loom_dtype_t dt, const void *buf, size_t bufsi
 loom_status_t loom_dtype_pack_external32(const void *inbuf, size_t count, loom_dtype_t dt,
                                          void *outbuf, size_t outsize, size_t *position_p)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = api_x32_args(dt, outbuf, outsize, position_p,
                                     "loom_dtype_pack_external32");
 
@@ -531,6 +555,7 @@ loom_status_t loom_dtype_pack_external32(const void *inbuf, size_t count, loom_d
 loom_status_t loom_dtype_unpack_external32(const void *inbuf, size_t insize, size_t *position_p,
                                            void *outbuf, size_t count, loom_dtype_t dt)
 {
+    LOOM_MT_GUARD();
     loom_status_t st = api_x32_args(dt, inbuf, insize, position_p,
                                     "loom_dtype_unpack_external32");
 

@@ -17,6 +17,7 @@
 #include "mpi_f2c_int.h"
 #include "mpi_group_int.h"
 #include "mpi_info_int.h"
+#include "mt_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -177,6 +178,7 @@ static int loom_mpi_win_new(void *base, MPI_Aint size, int disp_unit, loom_rma_f
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win *win)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_win_new(base, size, disp_unit, LOOM_RMA_FLAVOR_CREATE, info, comm, win,
                             "MPI_Win_create");
 }
@@ -185,6 +187,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                       void *baseptr, MPI_Win *win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_new(NULL, size, disp_unit, LOOM_RMA_FLAVOR_ALLOCATE, info, comm,
                               win, "MPI_Win_allocate");
 
@@ -198,6 +201,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_new(NULL, size, disp_unit, LOOM_RMA_FLAVOR_SHARED, info, comm,
                               win, "MPI_Win_allocate_shared");
 
@@ -210,6 +214,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_win_new(NULL, 0, 1, LOOM_RMA_FLAVOR_DYNAMIC, info, comm, win,
                             "MPI_Win_create_dynamic");
 }
@@ -217,6 +222,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 #pragma weak MPI_Win_free = PMPI_Win_free
 int PMPI_Win_free(MPI_Win *win)
 {
+    LOOM_MT_GUARD();
     MPI_Win w;
     loom_status_t st;
     int rc;
@@ -257,6 +263,7 @@ int PMPI_Win_free(MPI_Win *win)
 #pragma weak MPI_Win_attach = PMPI_Win_attach
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_attach");
     }
@@ -271,6 +278,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 #pragma weak MPI_Win_detach = PMPI_Win_detach
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_detach");
     }
@@ -282,6 +290,7 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
                           void *baseptr)
 {
+    LOOM_MT_GUARD();
     size_t sz;
     int du;
     void *b;
@@ -309,6 +318,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 #pragma weak MPI_Win_get_group = PMPI_Win_get_group
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_get_group");
     }
@@ -352,6 +362,7 @@ int loom_mpi_win_group_ranks(MPI_Win win, MPI_Group group, const char *call,
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_set_name");
     }
@@ -365,6 +376,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_get_name");
     }
@@ -380,6 +392,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    LOOM_MT_GUARD();
     loom_mpi_objext_t **ext_p;
     MPI_Info copy;
     int rc;
@@ -405,6 +418,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
+    LOOM_MT_GUARD();
     int rc;
 
     if (!loom_mpi_win_valid(win)) {
@@ -422,6 +436,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_set_errhandler");
     }
@@ -441,6 +456,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_get_errhandler");
     }
@@ -456,6 +472,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    LOOM_MT_GUARD();
     if (!loom_mpi_win_valid(win)) {
         return loom_mpi_win_bad(win, "MPI_Win_call_errhandler");
     }

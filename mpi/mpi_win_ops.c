@@ -9,6 +9,7 @@
  * as target: nothing moves (a request form returns a completed request).
  */
 #include "mpi_win_int.h"
+#include "mt_int.h"
 
 #include <string.h>
 
@@ -228,6 +229,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
 
@@ -239,6 +241,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
               int target_rank, MPI_Aint target_disp, int target_count,
               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
 
@@ -253,6 +256,7 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, int target_count,
              MPI_Datatype target_datatype, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
 
@@ -264,6 +268,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, int target_count,
               MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
 
@@ -278,6 +283,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
     int rc;
@@ -294,6 +300,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count,
                      int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
 
@@ -310,6 +317,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op,
                         MPI_Win win)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, result_addr,
                               result_count, result_datatype, target_rank, target_disp,
                               target_count, target_datatype };
@@ -325,6 +333,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
                          int target_count, MPI_Datatype target_datatype, MPI_Op op,
                          MPI_Win win, MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, result_addr,
                               result_count, result_datatype, target_rank, target_disp,
                               target_count, target_datatype };
@@ -341,6 +350,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
                               target_rank, target_disp, 1, datatype };
     int rc;
@@ -356,6 +366,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
                           void *result_addr, MPI_Datatype datatype, int target_rank,
                           MPI_Aint target_disp, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     loom_mpi_rma_call_t c = { origin_addr, 1, datatype, result_addr, 1, datatype,
                               target_rank, target_disp, 1, datatype };
     int rc;

@@ -7,6 +7,7 @@
  * has no cheaper local-only completion in stage 1.
  */
 #include "mpi_win_int.h"
+#include "mt_int.h"
 
 #include <stdlib.h>
 
@@ -38,6 +39,7 @@ static int loom_mpi_win_check(MPI_Win win, int assert_flags, const char *call)
 #pragma weak MPI_Win_fence = PMPI_Win_fence
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, assert, "MPI_Win_fence");
 
     return rc != MPI_SUCCESS ? rc
@@ -47,6 +49,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, assert, "MPI_Win_lock");
 
     return rc != MPI_SUCCESS ? rc
@@ -58,6 +61,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_unlock");
 
     return rc != MPI_SUCCESS ? rc
@@ -68,6 +72,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, assert, "MPI_Win_lock_all");
 
     return rc != MPI_SUCCESS ? rc
@@ -77,6 +82,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 #pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
 int PMPI_Win_unlock_all(MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_unlock_all");
 
     return rc != MPI_SUCCESS ? rc
@@ -86,6 +92,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_flush");
 
     return rc != MPI_SUCCESS ? rc
@@ -96,6 +103,7 @@ int PMPI_Win_flush(int rank, MPI_Win win)
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_flush_local");
 
     return rc != MPI_SUCCESS ? rc
@@ -106,6 +114,7 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
 int PMPI_Win_flush_all(MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_flush_all");
 
     return rc != MPI_SUCCESS ? rc
@@ -115,6 +124,7 @@ int PMPI_Win_flush_all(MPI_Win win)
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_flush_local_all");
 
     return rc != MPI_SUCCESS ? rc
@@ -124,6 +134,7 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 #pragma weak MPI_Win_sync = PMPI_Win_sync
 int PMPI_Win_sync(MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_sync");
 
     return rc != MPI_SUCCESS ? rc
@@ -152,18 +163,21 @@ static int loom_mpi_win_group_call(int start, MPI_Group group, int assert, MPI_W
 #pragma weak MPI_Win_post = PMPI_Win_post
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_win_group_call(0, group, assert, win, "MPI_Win_post");
 }
 
 #pragma weak MPI_Win_start = PMPI_Win_start
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    LOOM_MT_GUARD();
     return loom_mpi_win_group_call(1, group, assert, win, "MPI_Win_start");
 }
 
 #pragma weak MPI_Win_complete = PMPI_Win_complete
 int PMPI_Win_complete(MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_complete");
 
     return rc != MPI_SUCCESS ? rc
@@ -173,6 +187,7 @@ int PMPI_Win_complete(MPI_Win win)
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 int PMPI_Win_wait(MPI_Win win)
 {
+    LOOM_MT_GUARD();
     int rc = loom_mpi_win_check(win, 0, "MPI_Win_wait");
 
     return rc != MPI_SUCCESS ? rc
@@ -182,6 +197,7 @@ int PMPI_Win_wait(MPI_Win win)
 #pragma weak MPI_Win_test = PMPI_Win_test
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    LOOM_MT_GUARD();
     if (flag == NULL) {
         return loom_mpi_win_raise(win, MPI_ERR_ARG, "MPI_Win_test", "flag is NULL");
     }

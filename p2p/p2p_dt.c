@@ -20,6 +20,7 @@
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
+#include "mt_int.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -154,12 +155,14 @@ static loom_status_t loom_p2p_dt_send_common(const void *buf, size_t count, loom
 loom_status_t loom_send_dt(const void *buf, size_t count, loom_dtype_t dt, int dest, int tag,
                            loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_dt_send_common(buf, count, dt, dest, tag, comm, 0, "loom_send_dt");
 }
 
 loom_status_t loom_ssend_dt(const void *buf, size_t count, loom_dtype_t dt, int dest,
                             int tag, loom_comm_t comm)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_dt_send_common(buf, count, dt, dest, tag, comm, LOOM_P2P_FLAG_SYNC,
                                    "loom_ssend_dt");
 }
@@ -194,6 +197,7 @@ static loom_status_t loom_p2p_dt_isend_common(const void *buf, size_t count,
 loom_status_t loom_isend_dt(const void *buf, size_t count, loom_dtype_t dt, int dest,
                             int tag, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_dt_isend_common(buf, count, dt, dest, tag, comm, 0, req_p,
                                     "loom_isend_dt");
 }
@@ -201,6 +205,7 @@ loom_status_t loom_isend_dt(const void *buf, size_t count, loom_dtype_t dt, int 
 loom_status_t loom_issend_dt(const void *buf, size_t count, loom_dtype_t dt, int dest,
                              int tag, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     return loom_p2p_dt_isend_common(buf, count, dt, dest, tag, comm, LOOM_P2P_FLAG_SYNC,
                                     req_p, "loom_issend_dt");
 }
@@ -240,6 +245,7 @@ static loom_status_t loom_p2p_dt_recv_finish(loom_request_t req, int world_peer,
 loom_status_t loom_recv_dt(void *buf, size_t count, loom_dtype_t dt, int src, int tag,
                            loom_comm_t comm, loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     size_t bytes = 0;
     void *base;
     loom_request_t req;
@@ -266,6 +272,7 @@ loom_status_t loom_recv_dt(void *buf, size_t count, loom_dtype_t dt, int src, in
 loom_status_t loom_irecv_dt(void *buf, size_t count, loom_dtype_t dt, int src, int tag,
                             loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t bytes = 0;
     void *base;
     loom_status_t st = loom_p2p_dt_check(count, dt, src, tag, comm, 1, "loom_irecv_dt",
@@ -293,6 +300,7 @@ loom_status_t loom_irecv_dt(void *buf, size_t count, loom_dtype_t dt, int src, i
 loom_status_t loom_send_init_dt(const void *buf, size_t count, loom_dtype_t dt, int dest,
                                 int tag, int sync, loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t bytes = 0;
     void *base;
     loom_status_t st = loom_p2p_dt_check(count, dt, dest, tag, comm, 0, "loom_send_init_dt",
@@ -318,6 +326,7 @@ loom_status_t loom_send_init_dt(const void *buf, size_t count, loom_dtype_t dt, 
 loom_status_t loom_recv_init_dt(void *buf, size_t count, loom_dtype_t dt, int src, int tag,
                                 loom_comm_t comm, loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     size_t bytes = 0;
     void *base;
     loom_status_t st = loom_p2p_dt_check(count, dt, src, tag, comm, 1, "loom_recv_init_dt",
@@ -344,6 +353,7 @@ loom_status_t loom_recv_init_dt(void *buf, size_t count, loom_dtype_t dt, int sr
 loom_status_t loom_imrecv_dt(void *buf, size_t count, loom_dtype_t dt, loom_message_t *msg_p,
                              loom_request_t *req_p)
 {
+    LOOM_MT_GUARD();
     struct loom_message *msg;
     loom_request_t req;
     size_t bytes = 0;
@@ -373,6 +383,7 @@ loom_status_t loom_imrecv_dt(void *buf, size_t count, loom_dtype_t dt, loom_mess
 loom_status_t loom_mrecv_dt(void *buf, size_t count, loom_dtype_t dt, loom_message_t *msg_p,
                             loom_msg_status_t *status)
 {
+    LOOM_MT_GUARD();
     loom_request_t req;
     loom_status_t st = loom_imrecv_dt(buf, count, dt, msg_p, &req);
 
