@@ -21,9 +21,11 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_THREADS 16
 #define MAX_RANKS   8
+#define SIDE_BIG    1500   /* x up to 7 ints: up to 42 kB per peer */
 
 static int nthreads = 4, iters = 50, rank, size;
 static MPI_Comm thread_comm[MAX_THREADS];
@@ -36,16 +38,18 @@ static int side_val(int from, int to, int t, int it, int i)
     return ((from * MAX_RANKS + to) * MAX_THREADS + t) * 100000 + it * 100 + i;
 }
 
-/* how many ints @p from sends @p to: differs per thread and iteration */
+/* how many ints @p from sends @p to: differs per thread and iteration, and
+ * every third round is above the eager limit (the operation then needs
+ * several progress passes, during which other threads get in) */
 static int side_count(int from, int to, int t, int it)
 {
-    return 1 + (from + 2 * to + 3 * t + it) % 7;
+    return (1 + (from + 2 * to + 3 * t + it) % 7) * (it % 3 == 2 ? SIDE_BIG : 1);
 }
 
 static void side_round(MPI_Comm comm, int t, int it)
 {
     int scount[MAX_RANKS], sdisp[MAX_RANKS], rcount[MAX_RANKS], rdisp[MAX_RANKS];
-    int sbuf[MAX_RANKS * 8], rbuf[MAX_RANKS * 8];
+    static _Thread_local int sbuf[MAX_RANKS * 8 * SIDE_BIG], rbuf[MAX_RANKS * 8 * SIDE_BIG];
     int ns = 0, nr = 0;
     MPI_Request req[2];
 
@@ -60,7 +64,10 @@ static void side_round(MPI_Comm comm, int t, int it)
         ns += scount[p];
         nr += rcount[p];
     }
-    memset(rbuf, 0xff, sizeof(rbuf));
+    memset(rbuf, 0xff, (size_t)nr * sizeof(int));
+    if (rank % 2 == 1 && (it + t) % 4 == 0) {
+        usleep(200);   /* the other ranks' threads wait (and yield) meanwhile */
+    }
     MT_OK(MPI_Ialltoallv(sbuf, scount, sdisp, MPI_INT, rbuf, rcount, rdisp, MPI_INT, comm,
                          &req[0]));
     if (it % 2 == 0) {
