@@ -14,12 +14,18 @@
  *          MPI_THREAD_SINGLE (MPI lets processes differ): communicators led
  *          by different ranks must still get distinct context ids on every
  *          member (each of rank 0's communicators carries its own traffic)
+ *   errjmp an error handler that longjmps out of the failing call (MPI does
+ *          not forbid it): afterwards another thread's MPI calls must still
+ *          get the engine lock (a helper thread must finish within 10 s)
  *
  * Every check prints the rank and line and aborts the job (mpi_test_util.h).
  */
 #include "mpi_test_util.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -166,6 +172,55 @@ static void mixed(void)
     }
 }
 
+/* ---- errjmp: an error handler that does not return ------------------------------- */
+
+static jmp_buf errjmp_env;
+static int errjmp_class = -1;
+
+static void errjmp_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    MT_OK(MPI_Error_class(*code, &errjmp_class));
+    longjmp(errjmp_env, 1);
+}
+
+static void *errjmp_helper(void *arg)
+{
+    int r = -1;
+
+    (void)arg;
+    MT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &r));
+    MT_EQ(r, rank);
+    return NULL;
+}
+
+static void errjmp(void)
+{
+    MPI_Errhandler eh;
+    pthread_t th;
+    struct timespec until;
+    int v = 1, rc;
+
+    MT_OK(MPI_Comm_create_errhandler(errjmp_handler, &eh));
+    MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+    if (setjmp(errjmp_env) == 0) {
+        (void)MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD);   /* no such rank */
+        MT_FAIL("MPI_Send to rank %d returned instead of calling the handler", size);
+    }
+    MT_EQ(errjmp_class, MPI_ERR_RANK);
+    MT_EQ(pthread_create(&th, NULL, errjmp_helper, NULL), 0);
+    MT_EQ(clock_gettime(CLOCK_REALTIME, &until), 0);
+    until.tv_sec += 10;
+    rc = pthread_timedjoin_np(th, NULL, &until);
+    if (rc == ETIMEDOUT) {
+        MT_FAIL("a thread's MPI_Comm_rank still waits for the engine lock 10 s after an "
+                "error handler longjmp'd out of MPI_Send");
+    }
+    MT_EQ(rc, 0);
+    MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    MT_OK(MPI_Errhandler_free(&eh));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "side";
@@ -194,6 +249,8 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "mixed") == 0) {
         MT_EQ(wrank, rank);
         mixed();
+    } else if (strcmp(mode, "errjmp") == 0) {
+        errjmp();
     } else {
         MT_FAIL("unknown mode '%s'", mode);
     }
