@@ -506,7 +506,7 @@ typedef struct loom_comm_idup_state {
 _Static_assert(sizeof(loom_comm_idup_state_t) <= LOOM_REQ_PRIV_SIZE,
                "the idup state must fit in a request's private area");
 
-static loom_status_t loom_comm_idup_progress(loom_request_t req)
+static loom_status_t loom_comm_idup_step(loom_request_t req)
 {
     loom_comm_idup_state_t *s = (loom_comm_idup_state_t *)(void *)req->priv;
     loom_comm_t parent = s->parent;
@@ -533,6 +533,23 @@ static loom_status_t loom_comm_idup_progress(loom_request_t req)
     if (st != LOOM_OK) {
         loom_error("coll", "loom_comm_idup of '%s': context id %u from its rank 0 is "
                    "taken here", parent->name, s->agreed);
+    }
+    return st;
+}
+
+/*
+ * An idup holds its parent (as a persistent request does) until it
+ * completes: MPI lets the parent be freed while the idup is pending (by
+ * this thread, or under MPI_THREAD_MULTIPLE by another), and the iallreduce
+ * and the new communicator still read it.
+ */
+static loom_status_t loom_comm_idup_progress(loom_request_t req)
+{
+    loom_comm_t parent = ((loom_comm_idup_state_t *)(void *)req->priv)->parent;
+    loom_status_t st = loom_comm_idup_step(req);
+
+    if (st != LOOM_INPROGRESS) {
+        loom_comm_persist_unref(parent);
     }
     return st;
 }
@@ -564,8 +581,10 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
     if (comm->rank == 0 && loom_comm_context_lead_nb(&s->mine) != LOOM_OK) {
         s->mine = 0;  /* the others learn it from the result */
     }
+    loom_comm_persist_ref(comm);
     st = loom_iallreduce(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, comm, &s->child);
     if (st != LOOM_OK) {
+        loom_comm_persist_unref(comm);
         loom_request_release(req);
         return loom_p2p_error(st, "loom_comm_idup");
     }
@@ -990,7 +1009,7 @@ typedef struct {
 _Static_assert(sizeof(loom_inter_idup_state_t) <= LOOM_REQ_PRIV_SIZE,
                "the intercomm idup state must fit in a request's private area");
 
-static loom_status_t loom_inter_idup_progress(loom_request_t req)
+static loom_status_t loom_inter_idup_step(loom_request_t req)
 {
     loom_inter_idup_state_t *s = (loom_inter_idup_state_t *)(void *)req->priv;
     loom_comm_t c = s->inter;
@@ -1026,6 +1045,18 @@ static loom_status_t loom_inter_idup_progress(loom_request_t req)
     return st;
 }
 
+/* The intercommunicator idup holds its parent as loom_comm_idup_progress does. */
+static loom_status_t loom_inter_idup_progress(loom_request_t req)
+{
+    loom_comm_t inter = ((loom_inter_idup_state_t *)(void *)req->priv)->inter;
+    loom_status_t st = loom_inter_idup_step(req);
+
+    if (st != LOOM_INPROGRESS) {
+        loom_comm_persist_unref(inter);
+    }
+    return st;
+}
+
 static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
                                      loom_request_t *req_p)
 {
@@ -1044,9 +1075,11 @@ static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
     if (inter->rank == 0 && loom_comm_context_lead_nb(&s->mine) != LOOM_OK) {
         s->mine = 0;
     }
+    loom_comm_persist_ref(inter);
     st = loom_inter_iallreduce_both(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, inter,
                                     &s->child);
     if (st != LOOM_OK) {
+        loom_comm_persist_unref(inter);
         loom_request_release(req);
         return loom_p2p_error(st, "loom_comm_idup");
     }

@@ -14,6 +14,9 @@
  *          MPI_THREAD_SINGLE (MPI lets processes differ): communicators led
  *          by different ranks must still get distinct context ids on every
  *          member (each of rank 0's communicators carries its own traffic)
+ *   idupfree every thread duplicates its own duplicate of WORLD, starts MPI_Comm_idup of the
+ *          duplicate and frees the duplicate before the idup completes (MPI:
+ *          pending operations complete normally); the new communicator works
  *   errjmp an error handler that longjmps out of the failing call (MPI does
  *          not forbid it): afterwards another thread's MPI calls must still
  *          get the engine lock (a helper thread must finish within 10 s)
@@ -172,6 +175,33 @@ static void mixed(void)
     }
 }
 
+/* ---- idupfree: the parent of a pending idup is freed --------------------------------- */
+
+static void *idupfree_thread(void *arg)
+{
+    int t = (int)(long)arg;
+
+    for (int it = 0; it < iters; ++it) {
+        MPI_Comm parent, child;
+        MPI_Request req;
+        int n = -1, v = rank + t, sum = -1;
+
+        MT_OK(MPI_Comm_dup(thread_comm[t], &parent));   /* its own: no collective race */
+        if (rank == 1) {
+            usleep(2000);   /* the others' idups are pending when they free */
+        }
+        MT_OK(MPI_Comm_idup(parent, &child, &req));
+        MT_OK(MPI_Comm_free(&parent));
+        MT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        MT_OK(MPI_Comm_size(child, &n));
+        MT_EQ(n, size);
+        MT_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, child));
+        MT_EQ(sum, size * (size - 1) / 2 + size * t);
+        MT_OK(MPI_Comm_free(&child));
+    }
+    return NULL;
+}
+
 /* ---- errjmp: an error handler that does not return ------------------------------- */
 
 static jmp_buf errjmp_env;
@@ -238,11 +268,11 @@ int main(int argc, char **argv)
     nthreads = argc > 2 ? atoi(argv[2]) : nthreads;
     iters    = argc > 3 ? atoi(argv[3]) : iters;
     MT_CHECK(nthreads >= 1 && nthreads <= MAX_THREADS && iters >= 1 && size <= MAX_RANKS);
-    if (strcmp(mode, "side") == 0) {
+    if (strcmp(mode, "side") == 0 || strcmp(mode, "idupfree") == 0) {
         for (int t = 0; t < nthreads; ++t) {
             MT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &thread_comm[t]));
         }
-        run_threads(side_thread);
+        run_threads(strcmp(mode, "side") == 0 ? side_thread : idupfree_thread);
         for (int t = 0; t < nthreads; ++t) {
             MT_OK(MPI_Comm_free(&thread_comm[t]));
         }

@@ -3,7 +3,7 @@
 # the MULTIPLE stage (test/mpi/mpi_thread_mt2.c, built by `make mpi-progs`):
 # side storage of concurrent nonblocking v-collectives completed by
 # different threads; context ids when processes run at different thread
-# levels; an error handler that longjmps out of a call does not leave the
+# levels; freeing the parent of a pending MPI_Comm_idup; an error handler that longjmps out of a call does not leave the
 # engine lock held. Under a sanitizer build ($BUILD names it) fewer iterations run;
 # under TSan a report fails the case.
 #   BUILD=build/release bash test/mpi/test_mpi_threads2.sh
@@ -34,6 +34,8 @@ run "${mdl_shun[@]}" -m "passed on 3 ranks" 0 mixed.n3 "$loomrun" -n 3 \
 run "${mdl_shun[@]}" -m "passed on 4 ranks" 0 mixed.n4 "$loomrun" -n 4 \
     "$progs/mpi_thread_mt2" mixed 1 1
 
+run "${mdl_shun[@]}" -m "passed on 3 ranks" 0 idupfree.n3.t2 "$loomrun" -n 3 \
+    "$progs/mpi_thread_mt2" idupfree 2 "$((iters / 20))"
 run "${mdl_shun[@]}" -m "passed on 2 ranks" 0 errjmp.n2 "$loomrun" -n 2 \
     "$progs/mpi_thread_mt2" errjmp 1 1
 
