@@ -86,6 +86,26 @@ void loom_mt_yield(void)
     loom_mt_depth = depth;
 }
 
+unsigned loom_mt_callout_begin(void)
+{
+    unsigned depth = loom_mt_depth;
+
+    if (!loom_mt_active || depth == 0 || loom_mt_pinned != 0) {
+        return 0;
+    }
+    loom_mt_depth = 0;
+    pthread_mutex_unlock(&loom_mt_mutex);
+    return depth;
+}
+
+void loom_mt_callout_end(unsigned depth)
+{
+    if (depth != 0) {
+        loom_mt_acquire();
+        loom_mt_depth = depth;
+    }
+}
+
 void loom_mt_enable(void)
 {
     loom_mt_active = 1;

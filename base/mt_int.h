@@ -44,6 +44,18 @@ void loom_mt_unlock(void);
  */
 void loom_mt_yield(void);
 
+/**
+ * Before calling user code that may not return (an MPI error handler may
+ * longjmp out, or block for long): release the lock fully when this thread
+ * holds it and no pinned stretch or progress pass is running, so a handler
+ * that never returns does not leave the lock held by this thread forever.
+ * @return the depth to give loom_mt_callout_end() (0: nothing released).
+ */
+unsigned loom_mt_callout_begin(void);
+
+/** After the user code: take the lock back at @p depth (0: nothing to do). */
+void loom_mt_callout_end(unsigned depth);
+
 /** Turn MULTIPLE mode on (loom_init_thread; before other threads call). */
 void loom_mt_enable(void);
 

@@ -33,12 +33,15 @@
  * between taking loom_comm_context_next() and creating the communicator,
  * so two interleaved creations would offer the same "above every live id"
  * and agree on it twice (or, offered in opposite orders on two processes,
- * on the same maximum). In MULTIPLE mode the blocking constructors therefore
- * take their id as idup does: the leader (rank 0 of the parent, or of the
- * list) offers the next id of its own slots of the nonblocking lane and the
- * others offer 0 (loom_comm_ctx_offer); ids led by different processes
- * differ and one leader never repeats one, so no retry and no global step
- * are needed. SINGLE..SERIALIZED runs keep the dense lane.
+ * on the same maximum). So when any member runs at MULTIPLE the blocking
+ * constructors take their id as idup does: the leader (rank 0 of the
+ * parent, or of the list) offers the next id of its own slots of the
+ * nonblocking lane and the agreement takes it; ids led by different
+ * processes differ and one leader never repeats one, so no retry and no
+ * global step are needed. Processes may run at different levels, so the
+ * agreement itself carries "somebody runs at MULTIPLE" and picks the lane
+ * (loom_comm_ctx_offer): a process alone cannot know which lane its peers
+ * use. When no member runs at MULTIPLE the dense lane is kept.
  */
 #include "coll_int.h"
 #include "coll_api_int.h"
@@ -71,43 +74,68 @@ static loom_status_t loom_comm_intra_only(loom_comm_t comm, const char *who)
 }
 
 /*
- * What this process offers to a MAX agreement on a new context id: above
- * every live id, or (MULTIPLE mode) the leader's next slot of the
- * nonblocking lane and 0 from the others (0 from the leader: out of ids).
+ * What this process offers to a MAX agreement on a new context id (three
+ * values, each reduced by MAX): [LOOM_CTX_OFFER_MT] 1 when this process
+ * runs at MULTIPLE, [LOOM_CTX_OFFER_DENSE] an id above every live id of the
+ * dense lane, [LOOM_CTX_OFFER_SLOT] from the leader its next slot of the
+ * nonblocking lane (0 from the others, or when out of ids). Processes may
+ * run at different thread levels, so the lane is chosen by the agreement,
+ * never by one process alone: the slot when any member runs at MULTIPLE,
+ * the dense id when none does. A leader at MULTIPLE takes its slot now
+ * (another thread may lead a creation meanwhile); one at a lower level
+ * only looks at it, and takes it when the slot was chosen.
  */
-static uint32_t loom_comm_ctx_offer(int leader)
-{
-    uint32_t ctx = 0;
+enum { LOOM_CTX_OFFER_MT, LOOM_CTX_OFFER_DENSE, LOOM_CTX_OFFER_SLOT, LOOM_CTX_OFFER_N };
 
-    if (!loom_mt_active) {
-        return loom_comm_context_next();
+static void loom_comm_ctx_offer(int leader, uint32_t offer[LOOM_CTX_OFFER_N])
+{
+    offer[LOOM_CTX_OFFER_MT]    = loom_mt_active ? 1u : 0u;
+    offer[LOOM_CTX_OFFER_DENSE] = loom_comm_context_next();
+    offer[LOOM_CTX_OFFER_SLOT]  = 0;
+    if (leader) {
+        loom_status_t st = loom_mt_active ? loom_comm_context_lead_nb(&offer[LOOM_CTX_OFFER_SLOT])
+                           : loom_comm_context_peek_nb(&offer[LOOM_CTX_OFFER_SLOT]);
+        if (st != LOOM_OK) {
+            offer[LOOM_CTX_OFFER_SLOT] = 0;
+        }
     }
-    if (leader && loom_comm_context_lead_nb(&ctx) != LOOM_OK) {
-        ctx = 0;
-    }
-    return ctx;
 }
 
-/* The agreed id, or LOOM_ERR_NO_RESOURCE when the leader had none to offer. */
-static loom_status_t loom_comm_ctx_agreed(loom_comm_t comm, uint32_t agreed, uint32_t *ctx_p)
+/* The agreed id, or LOOM_ERR_NO_RESOURCE when the leader had no slot to offer. */
+static loom_status_t loom_comm_ctx_agreed(loom_comm_t comm, int leader,
+                                          const uint32_t agreed[LOOM_CTX_OFFER_N],
+                                          uint32_t *ctx_p)
 {
-    if (agreed == 0) {
+    uint32_t slot = agreed[LOOM_CTX_OFFER_SLOT], taken = 0;
+
+    if (agreed[LOOM_CTX_OFFER_MT] == 0) {
+        *ctx_p = agreed[LOOM_CTX_OFFER_DENSE];
+        return LOOM_OK;
+    }
+    if (slot == 0) {
         loom_error("coll", "rank %d of '%s': the leader of this communicator creation is "
                    "out of context ids", comm->rank, comm->name);
         return LOOM_ERR_NO_RESOURCE;
     }
-    *ctx_p = agreed;
+    if (leader && !loom_mt_active &&
+        (loom_comm_context_lead_nb(&taken) != LOOM_OK || taken != slot)) {
+        loom_error("coll", "rank %d of '%s': the context id %u this leader offered is no "
+                   "longer its next one (%u)", comm->rank, comm->name, slot, taken);
+        return LOOM_ERR_INTERNAL;
+    }
+    *ctx_p = slot;
     return LOOM_OK;
 }
 
 static loom_status_t loom_comm_agree_context(loom_comm_t comm, uint32_t *ctx_p)
 {
-    uint32_t mine = loom_comm_ctx_offer(comm->rank == 0), agreed = 0;
+    uint32_t mine[LOOM_CTX_OFFER_N], agreed[LOOM_CTX_OFFER_N] = {0, 0, 0};
     loom_status_t st;
 
-    st = loom_allreduce(&mine, &agreed, 1, LOOM_UINT32, LOOM_MAX, comm);
+    loom_comm_ctx_offer(comm->rank == 0, mine);
+    st = loom_allreduce(mine, agreed, LOOM_CTX_OFFER_N, LOOM_UINT32, LOOM_MAX, comm);
     if (st == LOOM_OK) {
-        st = loom_comm_ctx_agreed(comm, agreed, ctx_p);
+        st = loom_comm_ctx_agreed(comm, comm->rank == 0, agreed, ctx_p);
     }
     return st;
 }
@@ -307,19 +335,19 @@ loom_status_t loom_comm_create(loom_comm_t comm, int n, const int ranks[],
 
 /* ---- create_group: collective over the listed ranks only ------------------------- */
 
-/* Send *val to @p to, receive from @p from, keep the maximum. */
+/* Send val[] to @p to, receive from @p from, keep the maximum of each. */
 static loom_status_t loom_comm_cg_exchange(loom_comm_t comm, int to, int from, int tag,
-                                           uint32_t *val)
+                                           uint32_t val[LOOM_CTX_OFFER_N])
 {
-    uint32_t in = 0;
+    uint32_t in[LOOM_CTX_OFFER_N] = {0, 0, 0};
     loom_request_t rreq, sreq;
     loom_status_t st, st2;
 
-    st = loom_p2p_irecv_int(&in, sizeof(in), from, tag, comm, LOOM_CTX_COLL, &rreq);
+    st = loom_p2p_irecv_int(in, sizeof(in), from, tag, comm, LOOM_CTX_COLL, &rreq);
     if (st != LOOM_OK) {
         return st;
     }
-    st = loom_p2p_isend_int(val, sizeof(*val), to, tag, comm, LOOM_CTX_COLL, 0, &sreq);
+    st = loom_p2p_isend_int(val, sizeof(in), to, tag, comm, LOOM_CTX_COLL, 0, &sreq);
     if (st != LOOM_OK) {
         loom_request_t r = rreq;
         (void)loom_cancel(&r);
@@ -328,8 +356,8 @@ static loom_status_t loom_comm_cg_exchange(loom_comm_t comm, int to, int from, i
     }
     st  = loom_request_wait_int(rreq, NULL);
     st2 = loom_request_wait_int(sreq, NULL);
-    if (st == LOOM_OK && in > *val) {
-        *val = in;
+    for (int k = 0; st == LOOM_OK && k < LOOM_CTX_OFFER_N; ++k) {
+        val[k] = in[k] > val[k] ? in[k] : val[k];
     }
     return st != LOOM_OK ? st : st2;
 }
@@ -338,13 +366,14 @@ static loom_status_t loom_comm_cg_exchange(loom_comm_t comm, int to, int from, i
 static loom_status_t loom_comm_cg_agree(loom_comm_t comm, int n, const int ranks[], int me,
                                         int tag, uint32_t *ctx_p)
 {
-    uint32_t val = loom_comm_ctx_offer(me == 0);
+    uint32_t val[LOOM_CTX_OFFER_N];
     loom_status_t st;
     int round = 0;
 
+    loom_comm_ctx_offer(me == 0, val);
     for (int k = 1; k < n; k <<= 1, ++round) {
         st = loom_comm_cg_exchange(comm, ranks[(me + k) % n], ranks[(me - k + n) % n],
-                                   loom_comm_cg_tag(tag, round), &val);
+                                   loom_comm_cg_tag(tag, round), val);
         if (st != LOOM_OK) {
             loom_error("coll", "loom_comm_create_group on '%s' (tag %d): agreeing on a "
                        "context id with ranks %d and %d failed: %s", comm->name, tag,
@@ -352,7 +381,7 @@ static loom_status_t loom_comm_cg_agree(loom_comm_t comm, int n, const int ranks
             return st;
         }
     }
-    return loom_comm_ctx_agreed(comm, val, ctx_p);
+    return loom_comm_ctx_agreed(comm, me == 0, val, ctx_p);
 }
 
 /* The communicator of the listed ranks with context @p ctx. */
@@ -477,7 +506,7 @@ typedef struct loom_comm_idup_state {
 _Static_assert(sizeof(loom_comm_idup_state_t) <= LOOM_REQ_PRIV_SIZE,
                "the idup state must fit in a request's private area");
 
-static loom_status_t loom_comm_idup_progress(loom_request_t req)
+static loom_status_t loom_comm_idup_step(loom_request_t req)
 {
     loom_comm_idup_state_t *s = (loom_comm_idup_state_t *)(void *)req->priv;
     loom_comm_t parent = s->parent;
@@ -504,6 +533,23 @@ static loom_status_t loom_comm_idup_progress(loom_request_t req)
     if (st != LOOM_OK) {
         loom_error("coll", "loom_comm_idup of '%s': context id %u from its rank 0 is "
                    "taken here", parent->name, s->agreed);
+    }
+    return st;
+}
+
+/*
+ * An idup holds its parent (as a persistent request does) until it
+ * completes: MPI lets the parent be freed while the idup is pending (by
+ * this thread, or under MPI_THREAD_MULTIPLE by another), and the iallreduce
+ * and the new communicator still read it.
+ */
+static loom_status_t loom_comm_idup_progress(loom_request_t req)
+{
+    loom_comm_t parent = ((loom_comm_idup_state_t *)(void *)req->priv)->parent;
+    loom_status_t st = loom_comm_idup_step(req);
+
+    if (st != LOOM_INPROGRESS) {
+        loom_comm_persist_unref(parent);
     }
     return st;
 }
@@ -535,8 +581,10 @@ loom_status_t loom_comm_idup(loom_comm_t comm, loom_comm_t *newcomm_p,
     if (comm->rank == 0 && loom_comm_context_lead_nb(&s->mine) != LOOM_OK) {
         s->mine = 0;  /* the others learn it from the result */
     }
+    loom_comm_persist_ref(comm);
     st = loom_iallreduce(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, comm, &s->child);
     if (st != LOOM_OK) {
+        loom_comm_persist_unref(comm);
         loom_request_release(req);
         return loom_p2p_error(st, "loom_comm_idup");
     }
@@ -961,7 +1009,7 @@ typedef struct {
 _Static_assert(sizeof(loom_inter_idup_state_t) <= LOOM_REQ_PRIV_SIZE,
                "the intercomm idup state must fit in a request's private area");
 
-static loom_status_t loom_inter_idup_progress(loom_request_t req)
+static loom_status_t loom_inter_idup_step(loom_request_t req)
 {
     loom_inter_idup_state_t *s = (loom_inter_idup_state_t *)(void *)req->priv;
     loom_comm_t c = s->inter;
@@ -997,6 +1045,18 @@ static loom_status_t loom_inter_idup_progress(loom_request_t req)
     return st;
 }
 
+/* The intercommunicator idup holds its parent as loom_comm_idup_progress does. */
+static loom_status_t loom_inter_idup_progress(loom_request_t req)
+{
+    loom_comm_t inter = ((loom_inter_idup_state_t *)(void *)req->priv)->inter;
+    loom_status_t st = loom_inter_idup_step(req);
+
+    if (st != LOOM_INPROGRESS) {
+        loom_comm_persist_unref(inter);
+    }
+    return st;
+}
+
 static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
                                      loom_request_t *req_p)
 {
@@ -1015,9 +1075,11 @@ static loom_status_t loom_inter_idup(loom_comm_t inter, loom_comm_t *newcomm_p,
     if (inter->rank == 0 && loom_comm_context_lead_nb(&s->mine) != LOOM_OK) {
         s->mine = 0;
     }
+    loom_comm_persist_ref(inter);
     st = loom_inter_iallreduce_both(&s->mine, &s->agreed, 1, LOOM_UINT32, LOOM_MAX, inter,
                                     &s->child);
     if (st != LOOM_OK) {
+        loom_comm_persist_unref(inter);
         loom_request_release(req);
         return loom_p2p_error(st, "loom_comm_idup");
     }

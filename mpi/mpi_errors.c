@@ -165,7 +165,13 @@ static int loom_mpi_raise_v(MPI_Comm comm, int errclass, const char *call,
     case LOOM_MPI_ERRH_USER:
         loom_debug("mpi", "%s: %s: %s (user error handler)", call,
                    loom_mpi_class_name(errclass), detail);
-        errh->fn(&comm, &code);
+        {
+            /* a handler may longjmp out: it must not keep the engine lock */
+            unsigned depth = loom_mt_callout_begin();
+
+            errh->fn(&comm, &code);
+            loom_mt_callout_end(depth);
+        }
         break;
     case LOOM_MPI_ERRH_RETURN:
         loom_debug("mpi", "%s: %s: %s (returned)", call, loom_mpi_class_name(errclass),

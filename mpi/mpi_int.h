@@ -496,7 +496,8 @@ static inline void loom_mpi_status_error_put(MPI_Status *st, int error)
 typedef struct loom_mpi_side {
     MPI_Request           req;
     struct loom_mpi_side *next;
-    long                  idx;       /* index in the array being completed, -1 */
+    long                  idx;       /* index in owner's array, -1 */
+    const MPI_Request    *owner;     /* array of the completion call using it, NULL */
     int                   orphaned;  /* MPI_Request_free was called */
     size_t                arrays[];  /* the converted counts and displacements */
 } loom_mpi_side_t;

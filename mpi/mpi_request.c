@@ -47,6 +47,7 @@ loom_mpi_side_t *loom_mpi_side_alloc(size_t nelem)
         side->req      = MPI_REQUEST_NULL;
         side->next     = NULL;
         side->idx      = -1;
+        side->owner    = NULL;
         side->orphaned = 0;
     }
     return side;
@@ -76,19 +77,32 @@ static void loom_mpi_side_unlink(loom_mpi_side_t **pp)
     free(side);
 }
 
+/*
+ * The side storage of the requests of reqs[] (a completion call's array,
+ * also the call's token) is claimed by that call: idx and owner say which
+ * element it belongs to. Entries claimed by another call are left alone:
+ * under MPI_THREAD_MULTIPLE another thread's completion call may be waiting
+ * on them (a wait yields the engine lock), and its sweep needs its marks.
+ * Two calls at once never hold the same request (MPI forbids it), so they
+ * never claim the same entry.
+ */
 void loom_mpi_side_mark(size_t n, const MPI_Request reqs[])
 {
     for (loom_mpi_side_t *s = loom_mpi_side_list; s != NULL; s = s->next) {
-        s->idx = -1;
-        for (size_t i = 0; i < n && !s->orphaned; ++i) {
+        if (s->owner == reqs) {     /* left over by a call that did not sweep */
+            s->owner = NULL;
+            s->idx   = -1;
+        }
+        for (size_t i = 0; i < n && !s->orphaned && s->owner == NULL; ++i) {
             if (reqs[i] == s->req) {
-                s->idx = (long)i;
-                break;
+                s->idx   = (long)i;
+                s->owner = reqs;
             }
         }
     }
 }
 
+/* Free the side storage of reqs[]' completed requests; release the others. */
 void loom_mpi_side_sweep(size_t n, const MPI_Request reqs[])
 {
     loom_mpi_side_t **pp = &loom_mpi_side_list;
@@ -96,10 +110,13 @@ void loom_mpi_side_sweep(size_t n, const MPI_Request reqs[])
     while (*pp != NULL) {
         loom_mpi_side_t *s = *pp;
 
-        if (s->idx >= 0 && (size_t)s->idx < n && reqs[s->idx] == MPI_REQUEST_NULL) {
+        if (s->owner != reqs) {
+            pp = &s->next;
+        } else if (s->idx >= 0 && (size_t)s->idx < n && reqs[s->idx] == MPI_REQUEST_NULL) {
             loom_mpi_side_unlink(pp);
         } else {
-            s->idx = -1;
+            s->idx   = -1;
+            s->owner = NULL;
             pp = &s->next;
         }
     }

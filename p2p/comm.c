@@ -84,18 +84,31 @@ uint32_t loom_comm_context_next(void)
 /* Ids this process has handed out as the leader of a nonblocking constructor. */
 static uint32_t loom_comm_ctx_nb_led = 0;
 
-loom_status_t loom_comm_context_lead_nb(uint32_t *ctx_p)
+/* This rank's next slot of the nonblocking lane, or LOOM_ERR_NO_RESOURCE (silent). */
+loom_status_t loom_comm_context_peek_nb(uint32_t *ctx_p)
 {
     uint32_t nworld = (uint32_t)loom_comm_world_obj.size;
     uint32_t me     = (uint32_t)loom_comm_world_obj.rank;
     uint32_t slots  = (UINT32_MAX - LOOM_COMM_CTX_NB_BASE) / 4u / nworld;
 
     if (loom_comm_ctx_nb_led >= slots) {
-        loom_error("p2p", "rank %u: out of nonblocking context ids (led %u idups, the "
-                   "limit at %u ranks is %u)", me, loom_comm_ctx_nb_led, nworld, slots);
         return LOOM_ERR_NO_RESOURCE;
     }
     *ctx_p = LOOM_COMM_CTX_NB_BASE + 4u * (loom_comm_ctx_nb_led * nworld + me);
+    return LOOM_OK;
+}
+
+loom_status_t loom_comm_context_lead_nb(uint32_t *ctx_p)
+{
+    loom_status_t st = loom_comm_context_peek_nb(ctx_p);
+
+    if (st != LOOM_OK) {
+        loom_error("p2p", "rank %d: out of nonblocking context ids (led %u, the limit at "
+                   "%d ranks is %u)", loom_comm_world_obj.rank, loom_comm_ctx_nb_led,
+                   loom_comm_world_obj.size,
+                   (UINT32_MAX - LOOM_COMM_CTX_NB_BASE) / 4u / (uint32_t)loom_comm_world_obj.size);
+        return st;
+    }
     loom_comm_ctx_nb_led++;
     return LOOM_OK;
 }

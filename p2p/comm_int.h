@@ -95,6 +95,12 @@ uint32_t loom_comm_context_next(void);
 loom_status_t loom_comm_context_lead_nb(uint32_t *ctx_p);
 
 /**
+ * The id loom_comm_context_lead_nb() would hand out next, without taking it.
+ * @return LOOM_OK, or LOOM_ERR_NO_RESOURCE once this rank's slots are used up.
+ */
+loom_status_t loom_comm_context_peek_nb(uint32_t *ctx_p);
+
+/**
  * Create a communicator object (not collective: the caller agreed on the
  * group and @p context_id). @p world_ranks is copied (NULL = identity).
  */

@@ -63,9 +63,6 @@ static inline int loom_progress_pass_body(loom_p2p_engine_t *e)
     return n;
 }
 
-/* passes running now (MULTIPLE mode only): only the outermost one yields */
-static int loom_progress_mt_nest;
-
 /* Let other threads in between passes; this thread's loop stacks go along. */
 static void loom_progress_mt_yield(loom_p2p_engine_t *e)
 {
@@ -79,16 +76,21 @@ static void loom_progress_mt_yield(loom_p2p_engine_t *e)
     loom_progress_coll_top = coll;
 }
 
+/*
+ * A pass pins the lock while it runs: a pass nested in it (a collective's
+ * step that waits) does not yield, nor does a user callback run from it
+ * release the lock (loom_mt_callout_begin).
+ */
 static __attribute__((noinline)) int loom_progress_pass_mt(loom_p2p_engine_t *e)
 {
     int n;
 
-    if (loom_progress_mt_nest == 0) {
+    if (loom_mt_pinned == 0) {
         loom_progress_mt_yield(e);
     }
-    ++loom_progress_mt_nest;
+    loom_mt_pin();
     n = loom_progress_pass_body(e);
-    --loom_progress_mt_nest;
+    loom_mt_unpin();
     return n;
 }
 
