@@ -25,7 +25,7 @@
  *     guarantee; a put racing an accumulate is undefined in MPI);
  *   - lock/unlock/lock_all: CPU atomics on the lock words, as for windows
  *     in a shared segment; fence and PSCW as for every window.
- * LOOM_RMA_CMA=off (or shm left out of LOOM_TRANSPORTS, a seccomp filter,
+ * LOOM_RMA_CMA=off on any rank (or shm left out of its LOOM_TRANSPORTS, a seccomp filter,
  * a ptrace rule) keeps the active-message path for the window.
  */
 #include "rma_priv.h"
@@ -89,26 +89,38 @@ static loom_status_t loom_rma_cma_exchange(loom_rma_win_t *w, int *ok_p)
     return st;
 }
 
+/*
+ * The window's ranks agree on the path (every input below may differ per
+ * rank: LOOM_RMA_CMA, LOOM_TRANSPORTS, the probe), so every rank runs the
+ * same collectives: the first allreduce (max of: this rank will not,
+ * wants AM accumulates) also stands for the barrier behind every rank's
+ * prctl, the second is over the probes.
+ */
 loom_status_t loom_rma_cma_setup(loom_rma_win_t *w)
 {
     const char *env = getenv("LOOM_RMA_CMA");
-    int32_t mine[2], any[2] = { 1, 1 };   /* max of: cannot, wants AM accumulates */
+    int32_t mine[2], any[2] = { 1, 1 };
     int ok = 0;
     loom_status_t st;
 
-    if ((env != NULL && strcmp(env, "off") == 0) || !loom_rma_shm_one_host(w) ||
-        !loom_p2p_transport_allowed("shm")) {
+    if (!loom_rma_shm_one_host(w)) {
         return LOOM_OK;   /* the same answer on every rank */
     }
-    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-    if ((st = loom_barrier(w->comm)) != LOOM_OK ||     /* every rank allowed it */
-        (st = loom_rma_cma_exchange(w, &ok)) != LOOM_OK) {
+    mine[0] = (env != NULL && strcmp(env, "off") == 0) || !loom_p2p_transport_allowed("shm");
+    mine[1] = env == NULL || strcmp(env, "acc") != 0;
+    if (!mine[0]) {
+        (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    }
+    if ((st = loom_allreduce(mine, any, 2, LOOM_INT32, LOOM_MAX, w->comm)) != LOOM_OK ||
+        any[0]) {
+        return st;   /* some rank will not: active messages everywhere */
+    }
+    w->cma_acc = !any[1];
+    if ((st = loom_rma_cma_exchange(w, &ok)) != LOOM_OK) {
         return st;
     }
     mine[0] = !ok;
-    mine[1] = env == NULL || strcmp(env, "acc") != 0;
-    st = loom_allreduce(mine, any, 2, LOOM_INT32, LOOM_MAX, w->comm);
-    w->cma_acc = !any[1];
+    st = loom_allreduce(mine, any, 1, LOOM_INT32, LOOM_MAX, w->comm);
     if (st == LOOM_OK && !any[0]) {
         st = loom_rma_shm_create_hdr(w);   /* lock words, accumulate lock (or none: AM) */
         w->cma = st == LOOM_OK && w->shm != NULL;
