@@ -80,9 +80,10 @@ loom_status_t loom_rma_range_check(const loom_rma_seg_t *segs, size_t nseg, int6
                                    size_t winsize)
 {
     for (size_t i = 0; i < nseg; ++i) {
-        int64_t lo = start + segs[i].off;
+        int64_t lo;
 
-        if (lo < 0 || (uint64_t)lo > winsize || segs[i].len > winsize - (uint64_t)lo) {
+        if (__builtin_add_overflow(start, segs[i].off, &lo) || lo < 0 ||
+            (uint64_t)lo > winsize || segs[i].len > winsize - (uint64_t)lo) {
             return LOOM_RMA_ERR_RANGE;
         }
     }

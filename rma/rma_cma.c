@@ -25,7 +25,7 @@
  *     guarantee; a put racing an accumulate is undefined in MPI);
  *   - lock/unlock/lock_all: CPU atomics on the lock words, as for windows
  *     in a shared segment; fence and PSCW as for every window.
- * LOOM_RMA_CMA=off (or shm left out of LOOM_TRANSPORTS, a seccomp filter,
+ * LOOM_RMA_CMA=off on any rank (or shm left out of its LOOM_TRANSPORTS, a seccomp filter,
  * a ptrace rule) keeps the active-message path for the window.
  */
 #include "rma_priv.h"
@@ -64,60 +64,69 @@ static int loom_rma_cma_probe(loom_rma_win_t *w, const uint64_t *addrs)
     return 1;
 }
 
-/* allgather (pid, base, probe address); fills cma_pid, cma_base; probes */
-static loom_status_t loom_rma_cma_exchange(loom_rma_win_t *w, int *ok_p)
+/*
+ * allgather (pid, base, probe address) into @p all (3 x size words; @p probe:
+ * size words), fill cma_pid, cma_base (allocated by the caller); probe
+ */
+static loom_status_t loom_rma_cma_exchange(loom_rma_win_t *w, uint64_t *all, uint64_t *probe,
+                                           int *ok_p)
 {
     uint64_t mine[3] = { (uint64_t)getpid(), (uint64_t)(uintptr_t)w->base,
                          (uint64_t)(uintptr_t)&loom_rma_cma_probe_word };
-    uint64_t *all = malloc(3 * sizeof(uint64_t) * (size_t)w->size);
-    uint64_t *probe = malloc(sizeof(uint64_t) * (size_t)w->size);
-    loom_status_t st = LOOM_ERR_NO_MEMORY;
+    loom_status_t st = loom_allgather(mine, all, 3, LOOM_UINT64, w->comm);
 
-    w->cma_pid  = calloc((size_t)w->size, sizeof(*w->cma_pid));
-    w->cma_base = calloc((size_t)w->size, sizeof(*w->cma_base));
-    if (all != NULL && probe != NULL && w->cma_pid != NULL && w->cma_base != NULL) {
-        st = loom_allgather(mine, all, 3, LOOM_UINT64, w->comm);
-    }
     for (int r = 0; st == LOOM_OK && r < w->size; ++r) {
         w->cma_pid[r]  = all[3 * r];
         w->cma_base[r] = all[3 * r + 1];
         probe[r]       = all[3 * r + 2];
     }
     *ok_p = st == LOOM_OK && loom_rma_cma_probe(w, probe);
-    free(all);
-    free(probe);
     return st;
 }
 
+/*
+ * The window's ranks agree on the path (every input below may differ per
+ * rank: LOOM_RMA_CMA, LOOM_TRANSPORTS, the probe), so every rank runs the
+ * same collectives: the first allreduce (max of: this rank will not or is
+ * out of memory, wants AM accumulates) also stands for the barrier behind
+ * every rank's prctl, the second is over the probes.
+ */
 loom_status_t loom_rma_cma_setup(loom_rma_win_t *w)
 {
     const char *env = getenv("LOOM_RMA_CMA");
-    int32_t mine[2], any[2] = { 1, 1 };   /* max of: cannot, wants AM accumulates */
+    size_t n = (size_t)w->size;
+    uint64_t *all = NULL, *probe = NULL;
+    int32_t mine[2], any[2] = { 1, 1 };
     int ok = 0;
     loom_status_t st;
 
-    if ((env != NULL && strcmp(env, "off") == 0) || !loom_rma_shm_one_host(w) ||
-        !loom_p2p_transport_allowed("shm")) {
+    if (!loom_rma_shm_one_host(w)) {
         return LOOM_OK;   /* the same answer on every rank */
     }
-    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-    if ((st = loom_barrier(w->comm)) != LOOM_OK ||     /* every rank allowed it */
-        (st = loom_rma_cma_exchange(w, &ok)) != LOOM_OK) {
-        return st;
-    }
-    mine[0] = !ok;
+    mine[0] = (env != NULL && strcmp(env, "off") == 0) || !loom_p2p_transport_allowed("shm");
     mine[1] = env == NULL || strcmp(env, "acc") != 0;
+    if (!mine[0]) {   /* out of memory here: this rank will not either */
+        (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+        all = malloc(3 * sizeof(uint64_t) * n);
+        probe = malloc(sizeof(uint64_t) * n);
+        w->cma_pid  = calloc(n, sizeof(*w->cma_pid));
+        w->cma_base = calloc(n, sizeof(*w->cma_base));
+        mine[0] = all == NULL || probe == NULL || w->cma_pid == NULL || w->cma_base == NULL;
+    }
     st = loom_allreduce(mine, any, 2, LOOM_INT32, LOOM_MAX, w->comm);
     w->cma_acc = !any[1];
+    if (st == LOOM_OK && !any[0] && (st = loom_rma_cma_exchange(w, all, probe, &ok)) == LOOM_OK) {
+        mine[0] = !ok;
+        st = loom_allreduce(mine, any, 1, LOOM_INT32, LOOM_MAX, w->comm);
+    }
     if (st == LOOM_OK && !any[0]) {
         st = loom_rma_shm_create_hdr(w);   /* lock words, accumulate lock (or none: AM) */
         w->cma = st == LOOM_OK && w->shm != NULL;
     }
-    if (!w->cma) {
-        free(w->cma_pid);
-        free(w->cma_base);
-        w->cma_pid = NULL;
-        w->cma_base = NULL;
+    free(all);
+    free(probe);
+    if (!w->cma) {   /* some rank will not or cannot: active messages everywhere */
+        loom_rma_cma_free(w);
     }
     return st;
 }

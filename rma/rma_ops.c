@@ -101,10 +101,11 @@ static loom_status_t loom_rma_target_start(loom_rma_win_t *w, const loom_rma_opd
         *start_p = (int64_t)d->disp;
         return LOOM_OK;
     }
-    if (d->disp < 0) {
+    /* disp x unit past 64 bits would wrap onto the window's first bytes */
+    if (d->disp < 0 ||
+        __builtin_mul_overflow((int64_t)d->disp, (int64_t)w->units[d->target], start_p)) {
         return LOOM_RMA_ERR_RANGE;
     }
-    *start_p = (int64_t)d->disp * w->units[d->target];
     return loom_rma_range_check(segs, nseg, *start_p, w->sizes[d->target]);
 }
 
@@ -339,9 +340,13 @@ static int loom_rma_direct_range(const loom_rma_win_t *w, int target, ptrdiff_t 
                                  ptrdiff_t lb, size_t bytes, int64_t *start_p,
                                  loom_status_t *st_p)
 {
-    int64_t start = (int64_t)disp * w->units[target] + lb;
+    int64_t start = 0;
+    int wraps = __builtin_mul_overflow((int64_t)disp, (int64_t)w->units[target], &start) ||
+                __builtin_add_overflow(start, (int64_t)lb, &start);
 
-    if (disp < 0 || start < 0 || (uint64_t)start + bytes > w->sizes[target]) {
+    /* wraps: past 64 bits, which would land on the window's first bytes */
+    if (disp < 0 || wraps || start < 0 || (uint64_t)start > w->sizes[target] ||
+        bytes > w->sizes[target] - (uint64_t)start) {
         *st_p = bytes == 0 && disp >= 0 ? LOOM_OK : LOOM_RMA_ERR_RANGE;
         return 0;
     }
