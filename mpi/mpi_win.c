@@ -73,9 +73,14 @@ int loom_mpi_win_raise(MPI_Win win, int errclass, const char *call, const char *
     switch (win->errh->kind) {
     case LOOM_MPI_ERRH_FATAL:
         loom_mpi_win_fatal(win, errclass, call, detail);
-    case LOOM_MPI_ERRH_USER:
+    case LOOM_MPI_ERRH_USER: {
+        /* the handler may call MPI or longjmp out: not under the engine lock */
+        unsigned depth = loom_mt_callout_begin();
+
         ((MPI_Win_errhandler_function *)(void *)win->errh->fn)(&win, &code);
+        loom_mt_callout_end(depth);
         break;
+    }
     case LOOM_MPI_ERRH_RETURN:
         break;
     }
