@@ -13,8 +13,14 @@
  *     schedule of bcast / reduce / allreduce / barrier on its own dup of
  *     MPI_COMM_WORLD: the engine lock is yielded while one thread waits,
  *     so the other's operations (and catch-ups) interleave with it.
+ *   after:    a reduce whose root finds a count mismatch while the others
+ *     returned (eager); the next call (allreduce, bcast, ibcast) must fail or
+ *     give the right data on every rank, never success with stale slots.
+ *   death:    the last rank exits right after an eager operation: the
+ *     others' next call reports the mismatch ([rounds] odd) or the launcher
+ *     stops the job ([rounds] even); never a hang.
  *
- * Usage: mpi_coll_shm2 mismatch|free|mt [rounds]
+ * Usage: mpi_coll_shm2 mismatch|free|mt|after|death [rounds]
  */
 #include "mpi_test_util.h"
 
@@ -167,6 +173,68 @@ static void case_mt(void)
     }
 }
 
+/*
+ * A reduce whose root finds a count mismatch (its error) while the others
+ * returned at once (eager): they find it when the next call catches up. That
+ * next call must fail on every rank: an allreduce whose root-of-before
+ * proceeded would fold the slots the others never filled (their previous
+ * inputs) and return success with a wrong sum.
+ */
+static void case_after(void)
+{
+    MPI_Comm c;
+    MPI_Request req;
+    unsigned char b[32];
+    int in[8], out[8], err, cls = -1, x, sum = -1;
+
+    MT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MT_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    for (int i = 0; i < 8; ++i) {
+        in[i] = i;
+    }
+    /* k: the call after the failed reduce: allreduce, bcast from a rank
+     * that returned from the reduce at once, the same as an Ibcast */
+    for (int k = 0; k < 3; ++k) {
+        for (int r = 0; r < 3; ++r) {             /* slots of both parities filled */
+            do_allreduce(c, 100 + r);
+            do_bcast(c, 50 + r, 32, 1, k);
+        }
+        err = MPI_Reduce(in, out, rank == 0 ? 4 : 8, MPI_INT, MPI_SUM, 0, c);
+        MPI_Error_class(err, &cls);
+        if (rank == 0) {
+            MT_EQ(cls, MPI_ERR_COUNT);
+        } else {
+            MT_EQ(err, MPI_SUCCESS);              /* eager: nobody waits */
+        }
+        x = rank + 1;
+        memset(b, rank == 1 ? 0x5a : 0, sizeof(b));
+        if (k == 0) {
+            err = MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, c);
+            if (err == MPI_SUCCESS && sum != size * (size + 1) / 2) {
+                MT_FAIL("allreduce after a failed reduce returned success with sum %d, "
+                        "want %d", sum, size * (size + 1) / 2);
+            }
+        } else {
+            err = k == 1 ? MPI_Bcast(b, 32, MPI_BYTE, 1, c)
+                         : MPI_Ibcast(b, 32, MPI_BYTE, 1, c, &req);
+            if (k == 2 && err == MPI_SUCCESS) {
+                err = MPI_Wait(&req, MPI_STATUS_IGNORE);
+            }
+            if (err == MPI_SUCCESS && b[31] != 0x5a) {
+                MT_FAIL("bcast %d after a failed reduce returned success with byte %u, "
+                        "want 0x5a", k, b[31]);
+            }
+        }
+        if (rank != 0) {
+            MPI_Error_class(err, &cls);
+            MT_EQ(cls, MPI_ERR_COUNT);           /* the reduce's mismatch, found now */
+        }
+        MT_OK(MPI_Barrier(c));                    /* usable again */
+        do_allreduce(c, 7);
+    }
+    MT_OK(MPI_Comm_free(&c));
+}
+
 /* the last rank dies right after an eager operation; the others' next
  * collective must report it (or the launcher end the job), never hang */
 static void case_death(void)
@@ -202,6 +270,8 @@ int main(int argc, char **argv)
     MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     if (strcmp(mode, "mismatch") == 0) {
         case_mismatch();
+    } else if (strcmp(mode, "after") == 0) {
+        case_after();
     } else if (strcmp(mode, "death") == 0) {
         case_death();
     } else if (strcmp(mode, "mt") == 0) {

@@ -8,6 +8,9 @@
 #     context id / segment name), an eager reduce last before MPI_Finalize;
 #   - mt: MPI_THREAD_MULTIPLE, two threads on two dups interleaving eager
 #     operations and catch-ups while the engine lock is yielded;
+#   - after: a reduce root finds a mismatch the eager others find only at
+#     the next call; that call must not return stale slots as success on
+#     the synced root (it fails: "has nothing from rank 1");
 #   - death: a rank exits right after an eager operation: the others'
 #     next call reports the mismatch, or the launcher stops the job; no hang.
 #   BUILD=build/release bash test/mpi/test_mpi_coll_shm2.sh
@@ -30,6 +33,8 @@ for n in $nps; do
         0 "mismatch.n$n" "$loomrun" -n $n "$prog" mismatch
     run -m "mpi_coll_shm2 free: passed" 0 "free.n$n" "$loomrun" -n $n "$prog" free $rounds
     run -m "mpi_coll_shm2 mt: passed" 0 "mt.n$n" "$loomrun" -n $n "$prog" mt $rounds
+    run -m "mpi_coll_shm2 after: passed" -m "has nothing from rank 1" \
+        0 "after.n$n" "$loomrun" -n $n "$prog" after
 done
 run -m "rank 1 called reduce but rank 0 called bcast" -m "barrier after the death: class 13" \
     nonzero death_mismatch.n3 "$loomrun" -n 3 "$prog" death 1
