@@ -328,7 +328,8 @@ static inline loom_status_t loom_coll_fast_wait(loom_coll_state_t *s, const char
  * The previous operation was eager (coll_shm.h): wait until every rank
  * arrived at it and compare its signatures, as loom_coll_shm_catch_up
  * does on the request path. On a mismatch the caller still arrives at
- * this operation (the others then find the same mismatch).
+ * this operation, as absent (loom_coll_shm_arrive_as): the others find the
+ * same mismatch, or that this rank took no part in this one.
  */
 static __attribute__((noinline)) loom_status_t
 loom_coll_fast_catch_up(loom_coll_state_t *s, const char *call)
@@ -343,7 +344,7 @@ loom_coll_fast_catch_up(loom_coll_state_t *s, const char *call)
     }
     if (st == LOOM_OK) {
         s->seq = cc->eager_seq;
-        st = loom_coll_shm_check(s);
+        st = loom_coll_shm_check_sigs(s, LOOM_COLL_SHM_SIG_ABSENT);
         s->seq = seq;
     }
     s->shm_seq     = n;
@@ -384,7 +385,7 @@ loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
     s.count = 0;
     s.esize = 1;
     st = loom_coll_fast_pre(&s, "loom_barrier");
-    loom_coll_shm_arrive(&s);
+    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
     if (st == LOOM_OK) {
         st = loom_coll_fast_wait(&s, "loom_barrier");
     }
@@ -427,7 +428,7 @@ loom_status_t loom_coll_fast_allreduce(const void *sbuf, void *rbuf, size_t coun
     s.count = count;
     s.esize = esize;
     if (loom_unlikely((st = loom_coll_fast_pre(&s, "loom_allreduce")) != LOOM_OK)) {
-        loom_coll_shm_arrive(&s);
+        loom_coll_shm_arrive_as(&s, 1);
         return loom_coll_fast_end(&s, st, "loom_allreduce");
     }
     loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
@@ -483,10 +484,10 @@ loom_status_t loom_coll_fast_bcast(void *buf, size_t count, size_t esize, int ro
         if (st == LOOM_OK) {
             loom_copy_small(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
         }
-        loom_coll_shm_arrive(&s);
+        loom_coll_shm_arrive_as(&s, st != LOOM_OK);
         return loom_coll_fast_end(&s, st, "loom_bcast");
     }
-    loom_coll_shm_arrive(&s);
+    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
     if (st == LOOM_OK && (st = loom_coll_fast_wait_one(&s, root, "loom_bcast")) == LOOM_OK) {
         loom_copy_small(buf, loom_coll_shm_slot(&s, root), count * esize);
     }
@@ -512,7 +513,7 @@ loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
         loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
                         count * how->esize);
     }
-    loom_coll_shm_arrive(&s);
+    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
     if (s.rank != root || st != LOOM_OK) {
         return loom_coll_fast_end(&s, st, "loom_reduce");
     }

@@ -294,7 +294,7 @@ loom_status_t loom_coll_shm_catch_up(loom_coll_state_t *s)
     s->shm_seq = n - 1;              /* the checks below read operation n-1 */
     all = loom_coll_shm_all_arrived(s);
     s->seq = cc->eager_seq;
-    st = all ? loom_coll_shm_check(s) : LOOM_OK;
+    st = all ? loom_coll_shm_check_sigs(s, LOOM_COLL_SHM_SIG_ABSENT) : LOOM_OK;
     s->seq     = seq;
     s->shm_seq = n;
     if (!all) {
@@ -304,7 +304,9 @@ loom_status_t loom_coll_shm_catch_up(loom_coll_state_t *s)
     cc->synced_seq = n - 1;
     if (st != LOOM_OK) {
         s->failed = 1;
-        loom_coll_shm_arrive(s);     /* the others wait for it, and then see it too */
+        /* the others wait for it; those that compare our signature (and
+         * would read our slot) fail too instead of reading stale data */
+        loom_coll_shm_arrive_as(s, 1);
     }
     return st;
 }
@@ -379,6 +381,13 @@ loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t m
     int r1 = (int)(mine >> 52 & 0x7ff), r2 = (int)(theirs >> 52 & 0x7ff);
     unsigned s1 = (unsigned)(mine >> 32 & 0xffff), s2 = (unsigned)(theirs >> 32 & 0xffff);
 
+    if ((theirs & LOOM_COLL_SHM_SIG_ABSENT) && !(mine & LOOM_COLL_SHM_SIG_ABSENT)) {
+        loom_error("coll", "%s #%llu on %s: rank %d has nothing from rank %d, which failed "
+                   "this call on the mismatch of the collective before it",
+                   loom_coll_kind_name(k1), (unsigned long long)seq, comm->name,
+                   comm->rank, peer);
+        return LOOM_ERR_INVALID_ARG;
+    }
     if (s1 != s2) {
         loom_error("coll", "collective #%llu on %s: rank %d is at collective #%u (mod "
                    "65536) but rank %d at #%u, both in the shared-memory %s: a rank "

@@ -111,12 +111,24 @@ _Static_assert(sizeof(loom_coll_shm_aux_t) == LOOM_CACHE_LINE, "the aux line is 
 #define LOOM_COLL_SHM_SEG_BYTES(size) \
     ((size_t)(size) * (LOOM_COLL_SHM_RANK_BYTES + sizeof(loom_coll_shm_aux_t)))
 
-/* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52 */
+/* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52
+ * | absent << 63 */
 static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes)
 {
     return (uint64_t)(uint32_t)bytes | (seq & 0xffffu) << 32 | (uint64_t)kind << 48 |
            ((uint64_t)root & 0x7ffu) << 52;
 }
+
+/*
+ * Bit 63 of a signature: the rank arrived at this operation without taking
+ * part, because catching up on the eager operation before it found a
+ * mismatch (loom_coll_shm_catch_up). Its slot holds nothing of this
+ * operation, so a rank that compares it with its own (any rank that would
+ * read that slot, or the root's) fails instead of reading what an earlier
+ * operation left there; a later catch-up ignores the bit (the mismatch was
+ * reported at this operation).
+ */
+#define LOOM_COLL_SHM_SIG_ABSENT (1ull << 63)
 
 /**
  * Ranks outnumber cores: should rank @p rank move to another CPU? Reads the
@@ -221,34 +233,52 @@ loom_status_t loom_coll_shm_wait(loom_coll_state_t *s);
 loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t mine,
                                       int peer, uint64_t theirs);
 
-/** Publish this rank's arrival (and signature) at this operation. */
-static inline void loom_coll_shm_arrive(loom_coll_state_t *s)
+/**
+ * Publish this rank's arrival (and signature) at this operation; @p absent:
+ * without taking part (LOOM_COLL_SHM_SIG_ABSENT; nothing in the slot).
+ */
+static inline void loom_coll_shm_arrive_as(loom_coll_state_t *s, int absent)
 {
     loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, s->rank);
     int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
 
     c->sig[s->shm_seq & 1] = loom_coll_shm_sig(s->seq, s->kind, root,
                                                s->kind == LOOM_COLL_BARRIER ? 0 :
-                                               s->count * s->esize);
+                                               s->count * s->esize) |
+                             (absent ? LOOM_COLL_SHM_SIG_ABSENT : 0);
     atomic_store_explicit(&c->arrived, s->shm_seq, memory_order_release);
+}
+
+/** Publish this rank's arrival (and signature) at this operation. */
+static inline void loom_coll_shm_arrive(loom_coll_state_t *s)
+{
+    loom_coll_shm_arrive_as(s, 0);
 }
 
 /**
  * Compare every rank's signature of this operation with ours, after
- * loom_coll_shm_all_arrived(). @return LOOM_OK or the mismatch (logged).
+ * loom_coll_shm_all_arrived(), ignoring the bits of @p ignore (a catch-up
+ * ignores LOOM_COLL_SHM_SIG_ABSENT). @return LOOM_OK or the mismatch (logged).
  */
-static inline loom_status_t loom_coll_shm_check(const loom_coll_state_t *s)
+static inline loom_status_t loom_coll_shm_check_sigs(const loom_coll_state_t *s,
+                                                     uint64_t ignore)
 {
     size_t par = s->shm_seq & 1;
-    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par] & ~ignore;
 
     for (int q = 0; q < s->size; ++q) {
-        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par];
+        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par] & ~ignore;
         if (loom_unlikely(theirs != mine)) {
             return loom_coll_shm_sig_error(s->comm, s->seq, mine, q, theirs);
         }
     }
     return LOOM_OK;
+}
+
+/** Every rank's signature of this operation against ours (see above). */
+static inline loom_status_t loom_coll_shm_check(const loom_coll_state_t *s)
+{
+    return loom_coll_shm_check_sigs(s, 0);
 }
 
 #endif /* LOOM_COLL_SHM_H */
