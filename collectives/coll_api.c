@@ -97,6 +97,10 @@ loom_status_t loom_coll_launch(loom_request_t req, loom_coll_type_t type,
     s->tag      = loom_coll_tag_make(s->seq, type, loom_coll_kind_rooted(type) ? s->root : 0);
     req->op_seq = comm->coll_seq++;
     loom_coll_record_start(s);
+    /* MPI lets the communicator be freed while the operation is pending (by
+     * this thread, or another under MULTIPLE): hold it until the cleanup */
+    loom_comm_persist_ref(comm);
+    s->comm_held = 1;
     loom_request_generic_start(req);
     *req_p = req;
     return LOOM_OK;

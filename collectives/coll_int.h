@@ -133,6 +133,7 @@ typedef struct loom_coll_state {
     uint8_t         tmp_kind;
     uint8_t         kind;       /* loom_coll_type_t */
     uint8_t         is_child;   /* a part of a composed algorithm */
+    uint8_t         comm_held;  /* launched: holds comm against a free (persist_refs) */
     uint8_t         failed;     /* an error was found (leftovers are dropped) */
     uint8_t         op_held;    /* holds a reference on a user op (loom_op_retain) */
     uint64_t        seq;        /* comm->coll_seq at the call (messages) */

@@ -155,6 +155,7 @@ loom_status_t loom_coll_child_start(loom_coll_state_t *s, const char *name,
     cs->tmp_kind  = TMP_NONE;
     cs->tag       = s->tag;
     cs->is_child  = 1;
+    cs->comm_held = 0;            /* the parent holds the comm */
     cs->op_held   = 0;            /* the parent holds the op */
     cs->idle      = 0;
     cs->idle_check = 0;
@@ -253,5 +254,9 @@ void loom_coll_state_cleanup(loom_request_t req)
     }
     if (!s->is_child) {
         loom_coll_record_done(s, failed);
+    }
+    if (s->comm_held) {
+        s->comm_held = 0;
+        loom_comm_persist_unref(s->comm);   /* last: a freed comm goes here */
     }
 }

@@ -16,11 +16,15 @@
  *   after:    a reduce whose root finds a count mismatch while the others
  *     returned (eager); the next call (allreduce, bcast, ibcast) must fail or
  *     give the right data on every rank, never success with stale slots.
+ *   nbfree:   nonblocking collectives (iallreduce, ibcast, ialltoall,
+ *     ibarrier) started on a dup that is freed before they are waited for:
+ *     MPI lets them complete normally (the free only marks the dup); ASan
+ *     saw the state machines read the freed communicator.
  *   death:    the last rank exits right after an eager operation: the
  *     others' next call reports the mismatch ([rounds] odd) or the launcher
  *     stops the job ([rounds] even); never a hang.
  *
- * Usage: mpi_coll_shm2 mismatch|free|mt|after|death [rounds]
+ * Usage: mpi_coll_shm2 mismatch|free|nbfree|mt|after|death [rounds]
  */
 #include "mpi_test_util.h"
 
@@ -257,6 +261,38 @@ static void case_death(void)
     _exit(err == MPI_SUCCESS ? 5 : 0);
 }
 
+/* nonblocking collectives outlive the free of their communicator */
+static void case_nbfree(void)
+{
+    for (int r = 0; r < rounds; ++r) {
+        MPI_Comm dup;
+        MPI_Request reqs[4];
+        long sum = rank + r, all = 0, b = rank == r % size ? 1000 + r : -1;
+        int *sbuf = malloc((size_t)size * sizeof(int)), *rbuf = malloc((size_t)size * sizeof(int));
+
+        MT_CHECK(sbuf != NULL && rbuf != NULL);
+        for (int i = 0; i < size; ++i) {
+            sbuf[i] = rank * 1000 + i + r;
+            rbuf[i] = -1;
+        }
+        MT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+        MT_OK(MPI_Iallreduce(&sum, &all, 1, MPI_LONG, MPI_SUM, dup, &reqs[0]));
+        MT_OK(MPI_Ibcast(&b, 1, MPI_LONG, r % size, dup, &reqs[1]));
+        MT_OK(MPI_Ialltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, dup, &reqs[2]));
+        MT_OK(MPI_Ibarrier(dup, &reqs[3]));
+        MT_OK(MPI_Comm_free(&dup));
+        MT_EQ(dup == MPI_COMM_NULL, 1);
+        MT_OK(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+        MT_EQ(all, (long)size * (size - 1) / 2 + (long)size * r);
+        MT_EQ(b, 1000 + r);
+        for (int i = 0; i < size; ++i) {
+            MT_EQ(rbuf[i], i * 1000 + rank + r);
+        }
+        free(sbuf);
+        free(rbuf);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "free";
@@ -272,6 +308,8 @@ int main(int argc, char **argv)
         case_mismatch();
     } else if (strcmp(mode, "after") == 0) {
         case_after();
+    } else if (strcmp(mode, "nbfree") == 0) {
+        case_nbfree();
     } else if (strcmp(mode, "death") == 0) {
         case_death();
     } else if (strcmp(mode, "mt") == 0) {

@@ -11,6 +11,8 @@
 #   - after: a reduce root finds a mismatch the eager others find only at
 #     the next call; that call must not return stale slots as success on
 #     the synced root (it fails: "has nothing from rank 1");
+#   - nbfree: nonblocking collectives on a dup freed before their wait
+#     complete normally (the dup is held until they do);
 #   - death: a rank exits right after an eager operation: the others'
 #     next call reports the mismatch, or the launcher stops the job; no hang.
 #   BUILD=build/release bash test/mpi/test_mpi_coll_shm2.sh
@@ -32,6 +34,7 @@ for n in $nps; do
     run -m "mpi_coll_shm2 mismatch: passed" -m "used root 0 but rank 1 used root 1" \
         0 "mismatch.n$n" "$loomrun" -n $n "$prog" mismatch
     run -m "mpi_coll_shm2 free: passed" 0 "free.n$n" "$loomrun" -n $n "$prog" free $rounds
+    run -m "mpi_coll_shm2 nbfree: passed" 0 "nbfree.n$n" "$loomrun" -n $n "$prog" nbfree $rounds
     run -m "mpi_coll_shm2 mt: passed" 0 "mt.n$n" "$loomrun" -n $n "$prog" mt $rounds
     run -m "mpi_coll_shm2 after: passed" -m "has nothing from rank 1" \
         0 "after.n$n" "$loomrun" -n $n "$prog" after
