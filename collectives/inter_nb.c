@@ -46,6 +46,7 @@ typedef struct {
     char           *other;          /* rank 0: the other group's reduction */
     size_t         *counts;         /* SCAT: elements per local rank */
     int             both;           /* DOWN gives (mine op other): both groups' result */
+    int             comm_held;      /* started: holds comm against a free (persist_refs) */
 } loom_inb_t;
 
 static loom_inb_t *loom_inb(loom_request_t req)
@@ -53,18 +54,33 @@ static loom_inb_t *loom_inb(loom_request_t req)
     return *(loom_inb_t **)(void *)req->priv;
 }
 
+/* The request's cleanup (it ran to its end), or an abandoned one's. */
 static void loom_inb_free(loom_request_t req)
 {
     loom_inb_t *s = loom_inb(req);
+    loom_comm_t held;
 
-    if (s != NULL) {
-        free(s->reqs);
-        free(s->gath);
-        free(s->acc);
-        free(s->other);
-        free(s->counts);
-        free(s);
+    if (s == NULL) {
+        return;
     }
+    held = s->comm_held ? s->comm : NULL;
+    free(s->reqs);
+    free(s->gath);
+    free(s->acc);
+    free(s->other);
+    free(s->counts);
+    free(s);
+    *(loom_inb_t **)(void *)req->priv = NULL;
+    if (held != NULL) {
+        loom_comm_persist_unref(held);   /* last: a freed intercomm goes here */
+    }
+}
+
+/* A request that failed before loom_inb_start: its state and itself go. */
+static void loom_inb_abandon(loom_request_t req)
+{
+    loom_inb_free(req);
+    loom_request_release(req);   /* posted children were already started */
 }
 
 /* Post one send/receive on the intercomm (@p local 0) or its local comm. */
@@ -258,9 +274,17 @@ static loom_status_t loom_inb_begin(loom_comm_t comm, const char *name, int maxr
     return LOOM_OK;
 }
 
-/* Run the first steps and hand the request out. */
+/*
+ * Run the first steps and hand the request out. MPI lets the intercomm be
+ * freed while the operation is pending: it is held from here until the
+ * cleanup (loom_inb_free), so a failure before this point has nothing to drop.
+ */
 static loom_status_t loom_inb_start(loom_request_t req, loom_request_t *req_p)
 {
+    loom_inb_t *s = loom_inb(req);
+
+    loom_comm_persist_ref(s->comm);
+    s->comm_held = 1;
     loom_request_generic_start(req);
     *req_p = req;
     return LOOM_OK;
@@ -323,7 +347,7 @@ loom_status_t loom_inter_ibcast(void *buf, size_t bytes, int root, loom_comm_t c
         loom_inb_steps(s, steps);
     }
     if (st != LOOM_OK) {
-        loom_request_release(req);
+        loom_inb_abandon(req);
         return loom_inb_fail(st, "loom_inter_ibcast");
     }
     return loom_inb_start(req, req_p);
@@ -354,7 +378,7 @@ static loom_status_t loom_inb_direct(loom_comm_t comm, const char *who,
     }
     if (st != LOOM_OK) {
         if (s != NULL && req != LOOM_REQUEST_NULL) {
-            loom_request_release(req);   /* posted children were already started */
+            loom_inb_abandon(req);
         }
         return loom_inb_fail(st, who);
     }

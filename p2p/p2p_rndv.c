@@ -313,6 +313,30 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
 
 /* ---- receiver ------------------------------------------------------------------ */
 
+/*
+ * No memory for the pieces an RTS announces (up to one per 16 bytes of the
+ * message, a peer's claim): that receive alone fails with
+ * LOOM_ERR_NO_MEMORY (an empty list carrying the error); the job goes on.
+ */
+static struct loom_p2p_riov *loom_p2p_riov_nomem(int world_src,
+                                                 const loom_p2p_hdr_rts_t *h)
+{
+    struct loom_p2p_riov *r = malloc(sizeof(*r));
+
+    loom_error("p2p", "rank %s: out of memory holding the %u pieces (%zu bytes) of a "
+               "%llu-byte rendezvous send from rank %d (%s) (its receive fails)",
+               loom_log_identity(), h->rsvd, (size_t)h->rsvd * sizeof(struct iovec),
+               (unsigned long long)h->base.len, world_src, loom_p2p_peer_host(world_src));
+    if (r == NULL) {
+        loom_abort(1, "out of memory for a rendezvous's pieces");   /* a few bytes */
+    }
+    r->n = 0;
+    r->idx = r->off = 0;
+    r->error = LOOM_ERR_NO_MEMORY;
+    r->piecewise = 0;
+    return r;
+}
+
 struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t *h,
                                          const void *payload, size_t len)
 {
@@ -322,9 +346,7 @@ struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t
     loom_tl_rkey_t akey;
 
     if (r == NULL) {
-        loom_error("p2p", "rank %s: out of memory holding the %u pieces of a rendezvous "
-                   "send from rank %d", loom_log_identity(), h->rsvd, world_src);
-        loom_abort(1, "out of memory for a rendezvous's pieces");
+        return loom_p2p_riov_nomem(world_src, h);
     }
     r->n = h->rsvd;
     r->idx = r->off = 0;

@@ -4,7 +4,7 @@
  * One segment per window (the ranks of a shared window are on one host:
  * checked, else LOOM_RMA_ERR_SHARED on every rank; an ALLOCATE window
  * whose ranks share a host uses one too, unless LOOM_TRANSPORTS leaves shm
- * out, and falls back to heap memory when it cannot): a header (accumulate
+ * out on any of its ranks (agreed with an allreduce), and falls back to heap memory when it cannot): a header (accumulate
  * lock, one lock word per rank) then every rank's piece, contiguous in
  * rank order as MPI's default asks (ALLOCATE: each piece 64-byte aligned). Named like the other segments of a job
  * ("/loom-<job>-rma-<context id>-<world rank of rank 0>", mode 0600);
@@ -153,8 +153,15 @@ loom_status_t loom_rma_shm_create(loom_rma_win_t *w, int required)
     size_t total = loom_rma_shm_offset(w, w->size);
     loom_status_t st;
 
-    if (!required && (!loom_rma_shm_one_host(w) || !loom_p2p_transport_allowed("shm"))) {
-        return LOOM_OK;   /* every rank sees the same hosts and settings */
+    if (!required && !loom_rma_shm_one_host(w)) {
+        return LOOM_OK;   /* every rank sees the same hosts */
+    }
+    /* LOOM_TRANSPORTS may differ per rank: a segment only if every rank
+     * allows shm, decided together (a rank that returned alone would leave
+     * the others in map_all's allreduces) */
+    if (!required && (st = loom_rma_shm_agree(w, !loom_p2p_transport_allowed("shm"))) !=
+                     LOOM_OK) {
+        return st == LOOM_RMA_ERR_SHARED ? LOOM_OK : st;   /* heap on every rank */
     }
     w->seg_bytes = (total + 4095) & ~(size_t)4095;
     st = loom_rma_shm_map_all(w);
