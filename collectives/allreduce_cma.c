@@ -27,6 +27,10 @@
  * input of its own fold, finished before it pushes). The fold x0 op (x1 op (...
  * x(p-1))) is the shared-memory algorithms' own, so results are bitwise
  * those of "shm" and "ordered" (deterministic mode, non-commutative ops).
+ * The helpers that publish, read and fail are shared with reduce "cma"
+ * (reduce_cma.c, declared in coll_shm.h), and so is the set-up step, which
+ * probes a byte of each process's own (loom_coll_cma_probe_byte), not a
+ * buffer of the call.
  * Whether process_vm_readv is allowed (not under Yama, seccomp,
  * LOOM_SHM_CMA=off) is the communicator's CMA verdict, found by a set-up
  * step (loom_coll_allreduce_cma_probe) that the selection gives a call
@@ -125,8 +129,8 @@ static loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
     for (int q = 0; q < s->size; ++q) {
         if (loom_unlikely(loom_coll_cma_info(s, q)->bad)) {
             loom_error("coll", "%s #%llu on %s: rank %d stops: rank %d could not "
-                       "move its part of the data", loom_coll_cma_what(s), (unsigned long long)s->seq,
-                       s->comm->name, s->rank, q);
+                       "move its part of the data", loom_coll_cma_what(s),
+                       (unsigned long long)s->seq, s->comm->name, s->rank, q);
             return LOOM_ERR_PEER_FAILED;
         }
     }
@@ -134,8 +138,8 @@ static loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
 }
 
 /* Read @p len bytes at @p src in rank @p q's memory into @p dst. */
-loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst,
-                                        uint64_t src, size_t len)
+loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, uint64_t src,
+                                 size_t len)
 {
     pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
 
@@ -194,7 +198,8 @@ static int loom_coll_cma_agree(loom_coll_state_t *s)
     }
     if (cc->cma == LOOM_COLL_CMA_NO && s->rank == 0) {
         loom_info("coll", "%s: process_vm_readv is not available between every pair of "
-                  "ranks; large allreduce and reduce use message-based algorithms", s->comm->name);
+                  "ranks; large allreduce and reduce use message-based algorithms",
+                  s->comm->name);
     }
     return cc->cma == LOOM_COLL_CMA_YES;
 }
