@@ -13,11 +13,11 @@
  *                          known), the last rank posts a loom_ireduce to
  *                          root 0, drives it until it has published its
  *                          buffer and arrived, and exits; the others call
- *                          the reduce 0.3 s later, so the root reads a dead
- *                          process: every other rank's reduce must fail
- *                          (peer failure), not hang nor succeed. Each prints
- *                          "reduce after the death: <status>" and exits 0
- *                          when it failed.
+ *                          the reduce 0.3 s (or argv[2] ms) later, so the
+ *                          root reads a dead process: every other rank's
+ *                          reduce must fail (peer failure), not hang nor
+ *                          succeed. Each prints "reduce after the death:
+ *                          <status>" and exits 0 when it failed.
  *   prog_reduce_cma die_early  the same, the last rank exiting before it
  *                          calls the reduce (the others wait for its arrival).
  */
@@ -138,7 +138,7 @@ static void run_data(void)
     CHECK(loom_barrier(LOOM_COMM_WORLD) == LOOM_OK, "final barrier");
 }
 
-static int run_die(int arrive)
+static int run_die(int arrive, int delay_ms)
 {
     loom_request_t req;
     loom_status_t st;
@@ -160,7 +160,7 @@ static int run_die(int arrive)
         }
         _exit(0);
     }
-    usleep(300000);   /* the last rank is gone before the root reads */
+    usleep((useconds_t)delay_ms * 1000);   /* the last rank is gone before the root reads */
     st = loom_reduce(din, dout, N, LOOM_DOUBLE, LOOM_SUM, 0, LOOM_COMM_WORLD);
     fprintf(stderr, "[rank %d] reduce after the death: %s\n", rank, loom_strerror(st));
     _exit(st == LOOM_OK ? 5 : 0);
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
     rank = loom_rank();
     size = loom_size();
     if (strcmp(mode, "die") == 0 || strcmp(mode, "die_early") == 0) {
-        return run_die(strcmp(mode, "die") == 0);
+        return run_die(strcmp(mode, "die") == 0, argc > 2 ? atoi(argv[2]) : 300);
     }
     run_data();
     if (failures == 0 && rank == 0) {

@@ -24,9 +24,13 @@ if [[ ! -x $PROG ]]; then
     echo "FAIL: $PROG is missing (make BUILD=$BUILD tests)"
     exit 1
 fi
-nps="1 2 3 4 5 6 7 8"
+# delay: ms the survivors wait before their reduce, so that the dying rank
+# is gone (a sanitizer's exit unmaps its shadow memory, which takes longer:
+# at 300 ms TSan's root still read a live process; at 2 s the launcher may
+# stop the job first, so there the root's own report is not required)
+nps="1 2 3 4 5 6 7 8" delay=300 san=0
 case $BUILD in
-*address* | *thread* | *undefined*) nps="1 2 3 5" ;;
+*address* | *thread* | *undefined*) nps="1 2 3 5" delay=2000 san=1 ;;
 esac
 
 for np in $nps; do
@@ -40,10 +44,10 @@ done
 
 for mode in die die_early; do
     for np in 2 3; do
-        log=$(timeout -k 5 60 $RUN -n "$np" "$PROG" $mode 2>&1)
+        log=$(timeout -k 5 60 $RUN -n "$np" "$PROG" $mode $delay 2>&1)
         rc=$?
         if [[ $rc == 124 || $rc == 137 ]] || grep -q "reduce after the death: success" <<<"$log" ||
-           { [[ $mode == die ]] && ! grep -q "\[rank 0\] reduce after the death: peer process failed" <<<"$log"; } ||
+           { [[ $mode == die && $san == 0 ]] && ! grep -q "\[rank 0\] reduce after the death: peer process failed" <<<"$log"; } ||
            ! grep -Eq "reduce after the death: peer process failed|stopping the job" <<<"$log"; then
             echo "FAIL $mode np=$np (rc $rc)"; tail -n 10 <<<"$log" | sed 's/^/    | /'; fail=1
         else
