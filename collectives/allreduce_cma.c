@@ -27,6 +27,10 @@
  * input of its own fold, finished before it pushes). The fold x0 op (x1 op (...
  * x(p-1))) is the shared-memory algorithms' own, so results are bitwise
  * those of "shm" and "ordered" (deterministic mode, non-commutative ops).
+ * The helpers that publish, read and fail are shared with reduce "cma"
+ * (reduce_cma.c, declared in coll_shm.h), and so is the set-up step, which
+ * probes a byte of each process's own (loom_coll_cma_probe_byte), not a
+ * buffer of the call.
  * Whether process_vm_readv is allowed (not under Yama, seccomp,
  * LOOM_SHM_CMA=off) is the communicator's CMA verdict, found by a set-up
  * step (loom_coll_allreduce_cma_probe) that the selection gives a call
@@ -79,26 +83,31 @@ static size_t loom_coll_cma_chunk(const loom_coll_state_t *s)
     return LOOM_COLL_CMA_WORKSET / streams / s->esize * s->esize;
 }
 
-/* what each rank publishes in its data slot (the slots are not used as
- * data by this algorithm) */
-typedef struct loom_coll_cma_info {
-    uint64_t pid;
-    uint64_t sbuf;
-    uint64_t rbuf;
-    uint32_t cma_ok;   /* this rank could read every peer (the set-up step only) */
-    uint32_t bad;      /* this rank failed (the others stop too) */
-} loom_coll_cma_info_t;
-
 enum phase { PH_ENTER = 0, PH_ARRIVED, PH_REDUCE, PH_REDUCED };
 
-static loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r)
+/* the call's name in messages (allreduce and reduce share these helpers) */
+static const char *loom_coll_cma_what(const loom_coll_state_t *s)
+{
+    return s->kind == LOOM_COLL_REDUCE ? "reduce" : "allreduce";
+}
+
+/*
+ * What the set-up step probes: a byte of this process's own, read and
+ * written back (the same value) by every peer. Not a buffer of the call:
+ * a reduce's non-roots have no receive buffer, and the send buffer may be
+ * read-only memory (a constant), so only this byte tells whether
+ * process_vm_writev is allowed too, which allreduce needs.
+ */
+static uint8_t loom_coll_cma_probe_byte;
+
+loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r)
 {
     loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, r);
     return (loom_coll_cma_info_t *)(void *)((char *)(c + 1) +
                                             (size_t)(s->shm_seq & 1) * LOOM_COLL_SHM_MAX_BYTES);
 }
 
-static void loom_coll_cma_step(const loom_coll_state_t *s, unsigned k)
+void loom_coll_cma_step(const loom_coll_state_t *s, unsigned k)
 {
     atomic_store_explicit(&loom_coll_shm_ctl(s, s->rank)->step, s->shm_seq << 2 | k,
                           memory_order_release);
@@ -119,9 +128,9 @@ static loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
     s->peer = 0;
     for (int q = 0; q < s->size; ++q) {
         if (loom_unlikely(loom_coll_cma_info(s, q)->bad)) {
-            loom_error("coll", "allreduce #%llu on %s: rank %d stops: rank %d could not "
-                       "move its part of the data", (unsigned long long)s->seq,
-                       s->comm->name, s->rank, q);
+            loom_error("coll", "%s #%llu on %s: rank %d stops: rank %d could not "
+                       "move its part of the data", loom_coll_cma_what(s),
+                       (unsigned long long)s->seq, s->comm->name, s->rank, q);
             return LOOM_ERR_PEER_FAILED;
         }
     }
@@ -129,8 +138,8 @@ static loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
 }
 
 /* Read @p len bytes at @p src in rank @p q's memory into @p dst. */
-static loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst,
-                                        uint64_t src, size_t len)
+loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, uint64_t src,
+                                 size_t len)
 {
     pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
 
@@ -138,8 +147,9 @@ static loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void 
         struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
         ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (got <= 0) {
-            loom_error("coll", "allreduce #%llu on %s: rank %d reading %zu bytes of rank "
-                       "%d (pid %d) with process_vm_readv: %s", (unsigned long long)s->seq,
+            loom_error("coll", "%s #%llu on %s: rank %d reading %zu bytes of rank "
+                       "%d (pid %d) with process_vm_readv: %s", loom_coll_cma_what(s),
+                       (unsigned long long)s->seq,
                        s->comm->name, s->rank, len, q, (int)pid,
                        got == 0 ? "nothing read" : strerror(errno));
             return errno == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
@@ -163,9 +173,8 @@ static int loom_coll_cma_probe(const loom_coll_state_t *s)
     }
     for (int q = 0; q < s->size; ++q) {
         loom_coll_cma_info_t *in = loom_coll_cma_info(s, q);
-        struct iovec l = { &byte, 1 }, r = { (void *)(uintptr_t)in->rbuf, 1 };
-        /* read a byte of its recvbuf and write it back (the peer waits in
-         * this call and writes nothing there until every rank agreed) */
+        struct iovec l = { &byte, 1 }, r = { (void *)(uintptr_t)in->probe, 1 };
+        /* read its probe byte and write it back (the value never changes) */
         if (q != s->rank && (process_vm_readv((pid_t)in->pid, &l, 1, &r, 1, 0) != 1 ||
                              process_vm_writev((pid_t)in->pid, &l, 1, &r, 1, 0) != 1)) {
             loom_info("coll", "%s: rank %d cannot read or write rank %d with "
@@ -189,7 +198,8 @@ static int loom_coll_cma_agree(loom_coll_state_t *s)
     }
     if (cc->cma == LOOM_COLL_CMA_NO && s->rank == 0) {
         loom_info("coll", "%s: process_vm_readv is not available between every pair of "
-                  "ranks; large allreduce uses message-based algorithms", s->comm->name);
+                  "ranks; large allreduce and reduce use message-based algorithms",
+                  s->comm->name);
     }
     return cc->cma == LOOM_COLL_CMA_YES;
 }
@@ -298,7 +308,7 @@ static loom_status_t loom_coll_cma_reduce(loom_coll_state_t *s)
 }
 
 /* A local failure: tell the others (they stop at their next wait), leave. */
-static loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st)
+loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st)
 {
     loom_coll_cma_info(s, s->rank)->bad = 1;
     loom_coll_cma_step(s, 2);
@@ -308,7 +318,7 @@ static loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st)
 }
 
 /* This rank's pid and buffers for operation s->shm_seq, then its arrival. */
-static void loom_coll_cma_publish(loom_coll_state_t *s)
+void loom_coll_cma_publish(loom_coll_state_t *s)
 {
     loom_coll_cma_info_t *me = loom_coll_cma_info(s, s->rank);
     loom_coll_comm_t *cc = s->shm;
@@ -319,6 +329,7 @@ static void loom_coll_cma_publish(loom_coll_state_t *s)
     me->pid    = cc->pid;
     me->sbuf   = (uint64_t)(uintptr_t)s->sbuf;
     me->rbuf   = (uint64_t)(uintptr_t)s->rbuf;
+    me->probe  = (uint64_t)(uintptr_t)&loom_coll_cma_probe_byte;
     me->cma_ok = 0;
     me->bad    = 0;
     loom_coll_shm_arrive(s);

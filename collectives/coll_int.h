@@ -429,7 +429,8 @@ LOOM_COLL_PROTO(loom_coll_allreduce_shm);
 LOOM_COLL_PROTO(loom_coll_allreduce_ordered);
 LOOM_COLL_PROTO(loom_coll_allreduce_ordered_rd);   /* gathers by recursive doubling */
 LOOM_COLL_PROTO(loom_coll_allreduce_cma);
-LOOM_COLL_PROTO(loom_coll_allreduce_cma_probe);    /* the CMA set-up step's work */
+LOOM_COLL_PROTO(loom_coll_allreduce_cma_probe);
+LOOM_COLL_PROTO(loom_coll_reduce_cma);    /* the CMA set-up step's work */
 LOOM_COLL_PROTO(loom_coll_allgather_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_allgather_ring);
 LOOM_COLL_PROTO(loom_coll_allgather_bruck);

@@ -63,6 +63,7 @@ static const loom_coll_alg_t reduce_algs[] = {
     ALG("ordered", loom_coll_reduce_ordered, ORD, "blocks reduced by their owner in rank order + gather (deterministic)"),
     ALG("shm", loom_coll_reduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in a shared segment, folded by the root; the others do not wait",
         .fast.reduce = loom_coll_fast_reduce),
+    ALG("cma", loom_coll_reduce_cma, LOOM_COLL_ALG_CMA | ORD, "the root reads every input with process_vm_readv and folds it in rank order; the others wait until it has read; the table skips it when ranks outnumber cores"),
 };
 /* the ordered allreduce gathering by recursive doubling: the substitute of
  * the two recursive algorithms, not listed (forcing "ordered" gathers by ring) */
@@ -146,6 +147,7 @@ static const loom_coll_rule_t bcast_rules[] = {
 };
 static const loom_coll_rule_t reduce_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, ANY_B, "cma"},
     {ANY_P, 64 * KiB, "binomial"},
     {ANY_P, ANY_B, "rabenseifner"},
 };
@@ -563,8 +565,8 @@ static loom_status_t loom_coll_mcast_setup_progress(loom_request_t req)
 }
 
 /* The CMA probe and verdict (allreduce_cma.c), or the operation spent on
- * "no", then the selection: "yes" gives allreduce cma, which goes on in the
- * operation the probe entered; "no" what the table gives below cma. */
+ * "no", then the selection: "yes" gives allreduce or reduce cma, which goes
+ * on in the operation the probe entered; "no" what the table gives below cma. */
 static loom_status_t loom_coll_cma_setup_progress(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);

@@ -67,6 +67,20 @@
 #define LOOM_COLL_CMA_WORKSET   ((size_t)1024 * 1024)
 #define LOOM_COLL_CMA_MAX_ESIZE (LOOM_COLL_CMA_WORKSET / 3)
 
+/*
+ * What each rank publishes in its data slot of an operation run with
+ * process_vm_readv (allreduce_cma.c, reduce_cma.c; the slots are not used
+ * as data there).
+ */
+typedef struct loom_coll_cma_info {
+    uint64_t pid;
+    uint64_t sbuf;
+    uint64_t rbuf;
+    uint64_t probe;    /* a byte the set-up step reads and writes back */
+    uint32_t cma_ok;   /* this rank could read every peer (the set-up step only) */
+    uint32_t bad;      /* this rank failed (the others stop too) */
+} loom_coll_cma_info_t;
+
 /* operations of at most this many bytes keep their data in the control line */
 #define LOOM_COLL_SHM_SMALL 8
 
@@ -280,5 +294,23 @@ static inline loom_status_t loom_coll_shm_check(const loom_coll_state_t *s)
 {
     return loom_coll_shm_check_sigs(s, 0);
 }
+
+/* ---- operations that read peers with process_vm_readv (allreduce_cma.c) */
+
+/** Rank @p r's published pid and buffers for this operation. */
+loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r);
+
+/** Publish that this rank finished phase @p k of this operation (release). */
+void loom_coll_cma_step(const loom_coll_state_t *s, unsigned k);
+
+/** Read @p len bytes at @p src in rank @p q's memory into @p dst (errors logged). */
+loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, uint64_t src,
+                                 size_t len);
+
+/** This rank's pid and buffers for this operation, then its arrival. */
+void loom_coll_cma_publish(loom_coll_state_t *s);
+
+/** A local failure @p st: flag it, publish step 2, leave; @return @p st. */
+loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st);
 
 #endif /* LOOM_COLL_SHM_H */

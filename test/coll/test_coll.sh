@@ -18,7 +18,7 @@ rounds=(
  "- chain ordered ring bruck - - - -"
  "- shm shm shm shm - - shm -"
  "- - - ordered - - - - -"
- "- - - cma - - - - -"
+ "- - cma cma - - - - -"
 )
 vars=(BARRIER BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER ALLTOALL REDUCE_SCATTER)
 
@@ -56,7 +56,7 @@ for np in 3 4; do
     [[ $SAN == 1 && $np == 4 ]] && continue
     hashes=()
     for alg in recursive_doubling rabenseifner ring shm ordered cma; do
-        for ralg in binomial rabenseifner ordered shm; do
+        for ralg in binomial rabenseifner ordered shm cma; do
             [[ $alg != ring && $ralg != binomial ]] && continue
             out=$(LOOM_DETERMINISTIC=1 LOOM_ALLREDUCE_ALGORITHM=$alg LOOM_REDUCE_ALGORITHM=$ralg \
                   $RUN -n $np "$PROG" det 2>&1) || { echo "FAIL det np=$np $alg/$ralg"; echo "$out" | tail -3; fail=1; }

@@ -188,7 +188,8 @@ static void test_cma_setup(void)
     CU_ASSERT_PTR_NULL(a->fast.allreduce);
     CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 1, 0),
                         &loom_coll_alg_cma_setup);
-    /* other kinds never wait for the verdict */
+    /* a forced reduce (rabenseifner here) never waits for the verdict
+     * (the table's reduce: test_select_reduce.c) */
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE, 64 << 10, 0, 0)->name,
                            "rabenseifner");
 

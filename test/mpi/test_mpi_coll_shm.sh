@@ -7,8 +7,9 @@
 # MPI_Allgather / MPI_Alltoall (allgather_shm.c, alltoall_shm.c), the
 # same on every rank, each result checked, at 1..8 ranks:
 #   - the selection table's algorithms (shm up to 8 KiB, messages above);
-#   - bcast, reduce, allgather and alltoall forced to shm, and bcast and
-#     reduce forced to the message algorithms
+#   - bcast, reduce, allgather and alltoall forced to shm, reduce forced
+#     to cma (also deterministic), and bcast and reduce forced to the
+#     message algorithms
 #     (binomial; then every other operation still runs on the segment);
 #   - LOOM_DETERMINISTIC=1 (doubles bit for bit equal to the right fold);
 #   - self,tcp (no segment at all).
@@ -40,6 +41,14 @@ for n in 3 4; do
     run 0 "forced_binomial.n$n" env LOOM_BCAST_ALGORITHM=binomial \
         LOOM_REDUCE_ALGORITHM=binomial "$loomrun" -n $n "$prog" $rounds 5
 done
+# reduce cma (reduce_cma.c) forced: the same schedule (non-commutative
+# matrix product, in place, every root) with every reduce read by the root
+# through process_vm_readv, and deterministic (bit for bit the right fold)
+for n in $forced_np; do
+    run 0 "forced_cma.n$n" env LOOM_REDUCE_ALGORITHM=cma "$loomrun" -n $n "$prog" $rounds $((11 + n))
+done
+run 0 "deterministic_cma.n4" env LOOM_DETERMINISTIC=1 LOOM_REDUCE_ALGORITHM=cma \
+    "$loomrun" -n 4 "$prog" $rounds 9
 for n in 4 7; do
     run 0 "deterministic.n$n" env LOOM_DETERMINISTIC=1 "$loomrun" -n $n "$prog" $rounds 9
     run 0 "deterministic_ordered.n$n" env LOOM_DETERMINISTIC=1 LOOM_REDUCE_ALGORITHM=ordered \

@@ -1,0 +1,155 @@
+/*
+ * reduce_cma.c: large reduce on one node, the root reading every input in
+ * place with process_vm_readv (CMA) and folding it into its result.
+ *
+ *   rank r:  {pid, sendbuf} -> slot[r][n % 2]; arrived[r] = n
+ *            wait every arrival (signatures agree)
+ *   root:    in chunks of LOOM_COLL_CMA_WORKSET / 2 (p = 2) or / 3:
+ *              acc  = x[p-1] (read from rank p-1's sendbuf straight into
+ *                     recvbuf)
+ *              acc  = x[q] op acc  for q = p-2 .. 0  (peers' chunks read
+ *                     into a scratch chunk, ours used where it lies)
+ *            step[root] = 4n+2
+ *   others:  wait step[root] >= 4n+2: the root no longer reads our sendbuf
+ *
+ * One handoff per call instead of one per message of a tree or of the
+ * reduce-scatter + gather (docs/collectives.md, issue 21): every input byte
+ * is read once, by the root, with one single-copy read, and folded where
+ * it lands. The non-roots leave only once the root has read their inputs:
+ * the buffer is the user's again when the call returns. The fold x0 op (x1
+ * op (... x(p-1))) is that of reduce "shm", allreduce "shm"/"cma" and the
+ * ordered algorithms: LOOM_DETERMINISTIC gives the same bits, and
+ * non-commutative and user ops get their operands in rank order (whole
+ * elements: a chunk holds whole elements, s->esize <= LOOM_COLL_CMA_MAX_ESIZE).
+ * MPI_IN_PLACE at the root (s->sbuf == s->rbuf): each chunk of our input is
+ * copied to the scratch's upper half before the read overwrites it.
+ *
+ * Whether process_vm_readv is allowed is the communicator's CMA verdict,
+ * found by the same set-up step as allreduce's (coll_select.c,
+ * loom_coll_allreduce_cma_probe), which probes a byte of each process's own
+ * rather than a buffer of the call, so it serves reduce too. A call whose
+ * step found "yes" comes here with the operation entered and its buffers
+ * published.
+ */
+#include "coll_shm.h"
+#include "log_int.h"
+
+#include <stdlib.h>
+
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_WAIT };
+
+/* whole elements; the peer chunk below WORKSET / 2, our in-place copy above */
+static size_t loom_coll_reduce_cma_chunk(const loom_coll_state_t *s)
+{
+    size_t streams = s->size <= 2 ? 2 : 3;
+    return LOOM_COLL_CMA_WORKSET / streams / s->esize * s->esize;
+}
+
+/* acc (n bytes at byte offset off of the result) = x0 op (x1 op (... x(p-1))). */
+static loom_status_t loom_coll_reduce_cma_fold(loom_coll_state_t *s, size_t off, size_t n)
+{
+    char *acc = (char *)s->rbuf + off, *peer = ((loom_coll_comm_t *)s->shm)->cma_tmp;
+    const char *own = (const char *)s->sbuf + off;
+    int last = s->size - 1;
+    loom_status_t st = LOOM_OK;
+
+    if (own == acc && s->rank != last) {   /* in place: acc is our input */
+        memcpy(peer + LOOM_COLL_CMA_WORKSET / 2, own, n);
+        own = peer + LOOM_COLL_CMA_WORKSET / 2;
+    }
+    if (s->rank != last) {
+        st = loom_coll_cma_read(s, last, acc, loom_coll_cma_info(s, last)->sbuf + off, n);
+    } else if (own != acc) {
+        memcpy(acc, own, n);
+    }
+    for (int q = last - 1; q >= 0 && st == LOOM_OK; --q) {
+        if (q == s->rank) {
+            loom_coll_reduce(s, own, acc, n / s->esize);
+        } else if ((st = loom_coll_cma_read(s, q, peer, loom_coll_cma_info(s, q)->sbuf + off,
+                                            n)) == LOOM_OK) {
+            loom_coll_reduce(s, peer, acc, n / s->esize);
+        }
+    }
+    return st;
+}
+
+/* The root's whole result, chunk by chunk. */
+static loom_status_t loom_coll_reduce_cma_root(loom_coll_state_t *s)
+{
+    size_t len = s->count * s->esize, chunk = loom_coll_reduce_cma_chunk(s);
+    loom_coll_comm_t *cc = s->shm;
+    loom_status_t st = LOOM_OK;
+
+    if (s->size > 1 && len > 0 && cc->cma_tmp == NULL &&
+        (cc->cma_tmp = malloc(LOOM_COLL_CMA_WORKSET)) == NULL) {
+        loom_error("coll", "%s: cannot allocate %zu bytes of scratch for reduce",
+                   s->comm->name, LOOM_COLL_CMA_WORKSET);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    for (size_t pos = 0; pos < len && st == LOOM_OK; pos += chunk) {
+        st = loom_coll_reduce_cma_fold(s, pos, len - pos < chunk ? len - pos : chunk);
+    }
+    return st;
+}
+
+/* A non-root: LOOM_OK once the root has published its end (it failed: the
+ * error), else in progress. */
+static loom_status_t loom_coll_reduce_cma_wait_root(loom_coll_state_t *s)
+{
+    uint64_t want = s->shm_seq << 2 | 2;
+
+    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->step, memory_order_acquire) <
+        want) {
+        return loom_coll_idle(s);
+    }
+    if (loom_unlikely(loom_coll_cma_info(s, s->root)->bad)) {
+        loom_error("coll", "reduce #%llu on %s: rank %d stops: the root (%d) could not "
+                   "read or fold the inputs", (unsigned long long)s->seq, s->comm->name,
+                   s->rank, s->root);
+        return LOOM_ERR_PEER_FAILED;
+    }
+    return LOOM_OK;
+}
+
+/* Selected only on a communicator whose CMA verdict is "yes". */
+loom_status_t loom_coll_reduce_cma(loom_request_t req)
+{
+    loom_coll_state_t *s = loom_coll_state(req);
+    loom_status_t st;
+
+    switch ((enum phase)s->phase) {
+    case PH_ENTER:
+        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
+            return st;    /* the selection runs it only on a set-up segment */
+        }
+        /* published already when this call's set-up step found the verdict */
+        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
+                                 memory_order_relaxed) != s->shm_seq) {
+            loom_coll_cma_publish(s);
+        }
+        s->phase = PH_ARRIVED;
+        /* fall through */
+    case PH_ARRIVED:
+        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
+        }
+        s->peer = 0;
+        if (s->rank == s->root) {
+            if ((st = loom_coll_reduce_cma_root(s)) != LOOM_OK) {
+                return loom_coll_cma_fail(s, st);
+            }
+            loom_coll_cma_step(s, 2);
+            loom_coll_shm_leave(s);
+            return LOOM_OK;
+        }
+        s->phase = PH_ROOT_WAIT;
+        /* fall through */
+    case PH_ROOT_WAIT:
+        if ((st = loom_coll_reduce_cma_wait_root(s)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), s->failed = 1, st);
+        }
+        loom_coll_shm_leave(s);
+        return LOOM_OK;
+    }
+    return LOOM_ERR_INTERNAL;
+}
