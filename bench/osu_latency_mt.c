@@ -91,12 +91,9 @@ static void *pair_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, size;
+    int all_bad = 0;
+    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:c", &opt, &rank, &size);
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    osu_mt_parse(argc, argv, "t:m:i:x:c", &opt);
     if (provided != MPI_THREAD_MULTIPLE || size != 2 || opt.nthreads < 1 ||
         opt.nthreads > MAX_THREADS || opt.iters < 1 || opt.skip < 0) {
         if (rank == 0) {
@@ -114,25 +111,22 @@ int main(int argc, char **argv)
     pthread_barrier_init(&bar, NULL, (unsigned)opt.nthreads);
     for (size_t sz = opt.min_size; sz <= opt.max_size; sz = sz ? sz * 2 : 1) {
         double sum = 0;
-        int bad = 0, all_bad = 0;
+        int bad = 0;
         MPI_Barrier(MPI_COMM_WORLD);
         osu_mt_run(opt.nthreads, sz, pair_thread);
         for (int t = 0; t < opt.nthreads; ++t) {
             sum += pair_time[t];
             bad |= pair_bad[t];
         }
-        MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        all_bad = osu_mt_agree(bad);
         if (rank == 0) {
             printf("%-10zu%*.*f%s\n", sz, 20, 2, sum / opt.nthreads,
-                   opt.show_valid ? (all_bad ? "              Fail" : "              Pass") : "");
+                   osu_mt_valid_col(&opt, all_bad));
             fflush(stdout);
         }
         if (all_bad) {
-            MPI_Finalize();
-            return 1;
+            break;
         }
     }
-    pthread_barrier_destroy(&bar);
-    MPI_Finalize();
-    return 0;
+    return osu_mt_finish(&bar, all_bad);
 }

@@ -13,6 +13,7 @@
 #ifndef OSU_MT_H
 #define OSU_MT_H
 
+#include <mpi.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,52 @@ static void osu_mt_run(int nthreads, size_t size, void *(*fn)(void *))
     for (int k = 0; k < nthreads; ++k) {
         pthread_join(th[k], NULL);
     }
+}
+
+/**
+ * MPI_Init_thread asking for MPI_THREAD_MULTIPLE, this rank and the size
+ * of MPI_COMM_WORLD in @p rank and @p size, then the options (osu_mt_parse).
+ * @return the thread level granted (the caller checks it).
+ */
+static int osu_mt_init(int *argc, char ***argv, const char *optstring, osu_mt_opts_t *o,
+                       int *rank, int *size)
+{
+    int provided;
+
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    osu_mt_parse(*argc, *argv, optstring, o);
+    return provided;
+}
+
+/**
+ * Validation of one size over both ranks: @p bad is this rank's verdict
+ * (nonzero: a wrong byte). @return 1 when any rank saw a wrong byte.
+ */
+static int osu_mt_agree(int bad)
+{
+    int all_bad = 0;
+
+    MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return all_bad;
+}
+
+/** The Validation column (empty without -c) for a size whose verdict is @p all_bad. */
+static const char *osu_mt_valid_col(const osu_mt_opts_t *o, int all_bad)
+{
+    return o->show_valid ? (all_bad ? "              Fail" : "              Pass") : "";
+}
+
+/**
+ * End of the run: destroy the threads' barrier @p bar, MPI_Finalize.
+ * @return the exit status: 1 when a size failed validation (@p failed).
+ */
+static int osu_mt_finish(pthread_barrier_t *bar, int failed)
+{
+    pthread_barrier_destroy(bar);
+    MPI_Finalize();
+    return failed ? 1 : 0;
 }
 
 #endif /* OSU_MT_H */

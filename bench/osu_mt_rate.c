@@ -89,12 +89,9 @@ static void *pair_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided, size;
+    int all_bad = 0;
+    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:W:c", &opt, &rank, &size);
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    osu_mt_parse(argc, argv, "t:m:i:x:W:c", &opt);
     if (provided != MPI_THREAD_MULTIPLE || size != 2 || opt.nthreads < 1 ||
         opt.nthreads > MAX_THREADS || opt.window < 1 || opt.window > MAX_WINDOW || opt.iters < 1) {
         if (rank == 0) {
@@ -112,7 +109,7 @@ int main(int argc, char **argv)
     }
     pthread_barrier_init(&bar, NULL, (unsigned)opt.nthreads);
     for (size_t sz = opt.min_size; sz <= opt.max_size; sz *= 2) {
-        int bad = 0, all_bad = 0;
+        int bad = 0;
         double t0, t;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
@@ -121,19 +118,16 @@ int main(int argc, char **argv)
             bad |= pair_bad[k];
         }
         t = MPI_Wtime() - t0;
-        MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        all_bad = osu_mt_agree(bad);
         if (rank == 0) {
             double msgs = (double)opt.nthreads * opt.window * (opt.iters + opt.skip + 1);
             printf("%-10zu%*.*f%*.*f%s\n", sz, 20, 2, msgs / t, 20, 2, msgs * sz / t / 1e6,
-                   opt.show_valid ? (all_bad ? "              Fail" : "              Pass") : "");
+                   osu_mt_valid_col(&opt, all_bad));
             fflush(stdout);
         }
         if (all_bad) {
-            MPI_Finalize();
-            return 1;
+            break;
         }
     }
-    pthread_barrier_destroy(&bar);
-    MPI_Finalize();
-    return 0;
+    return osu_mt_finish(&bar, all_bad);
 }
