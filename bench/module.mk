@@ -171,15 +171,15 @@ scale: $(BENCH_LOOM_SCALE) $(BENCH_LOOMRUN) $(if $(shell command -v $(MPICC) 2>/
 
 # MPI_THREAD_MULTIPLE (issue 24): osu_latency_mt (N thread pairs ping-pong
 # on distinct tags) and osu_mt_rate (message rate, -t 1/2/4 threads per
-# rank). Standalone (their own option parsing: threads, pthread barriers);
+# rank). Standalone (their own options and thread set-up, bench/osu_mt.h);
 # both ask for MPI_THREAD_MULTIPLE. compare.sh --bench mt runs them (not in
 # the default set).
 BENCH_MT      := latency_mt mt_rate
 BENCH_OMPI_MT := $(call bench_bins,ompi,$(BENCH_MT))
 BENCH_LOOM_MT := $(call bench_bins,loom,$(BENCH_MT))
-$(BENCH_OMPI_MT): $(BUILD)/bench/ompi/osu_%: bench/osu_%.c
+$(BENCH_OMPI_MT): $(BUILD)/bench/ompi/osu_%: bench/osu_%.c bench/osu_mt.h
 	$(call bench_link,MPICC ,$(MPICC) -pthread)
-$(BENCH_LOOM_MT): $(BUILD)/bench/loom/osu_%: bench/osu_%.c $(BENCH_LOOM_DEPS)
+$(BENCH_LOOM_MT): $(BUILD)/bench/loom/osu_%: bench/osu_%.c bench/osu_mt.h $(BENCH_LOOM_DEPS)
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC) -pthread)
 bench-ompi: $(BENCH_OMPI_MT)
 bench-loom: $(BENCH_LOOM_MT)

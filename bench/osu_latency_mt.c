@@ -18,22 +18,20 @@
  * Written once against the MPI API: built with Open MPI's mpicc and with
  * loomcc (bench/module.mk).
  */
+#include "osu_mt.h"
+
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#define MAX_THREADS 64
-
-static int rank, nthreads = 2, iters = 10000, skip = 100, show_valid;
-static size_t min_size = 0, max_size = 1 << 22;
+static int rank;
+static osu_mt_opts_t opt = { .nthreads = 2, .iters = 10000, .skip = 100,
+                            .min_size = 0, .max_size = 1 << 22 };
 static pthread_barrier_t bar;
 static double pair_time[MAX_THREADS];
 static int pair_bad[MAX_THREADS];
-
-typedef struct { int id; size_t size; } job_t;
 
 static unsigned char pattern(size_t size, int pair, int dir, size_t i)
 {
@@ -52,11 +50,23 @@ static int check(const unsigned char *buf, size_t size, int pair, int dir)
     return 0;
 }
 
+/* one round trip of @p size bytes with @p peer: rank 0 sends first */
+static void round_trip(unsigned char *s, unsigned char *r, size_t size, int peer, int tag)
+{
+    if (rank == 0) {
+        MPI_Send(s, (int)size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
+        MPI_Recv(r, (int)size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(r, (int)size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(s, (int)size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
+    }
+}
+
 static void *pair_thread(void *arg)
 {
     job_t *j = arg;
-    int peer = 1 - rank, tag = j->id, n = j->size > 8192 ? iters / 10 + 1 : iters;
-    int warm = j->size > 8192 ? skip / 10 + 1 : skip;
+    int peer = 1 - rank, tag = j->id, n = j->size > 8192 ? opt.iters / 10 + 1 : opt.iters;
+    int warm = j->size > 8192 ? opt.skip / 10 + 1 : opt.skip;
     unsigned char *s = malloc(j->size + 1), *r = malloc(j->size + 1);
     double t0 = 0;
 
@@ -64,26 +74,14 @@ static void *pair_thread(void *arg)
         s[i] = pattern(j->size, j->id, rank, i);
     }
     memset(r, 0, j->size + 1);
-    if (rank == 0) {
-        MPI_Send(s, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
-        MPI_Recv(r, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-        MPI_Recv(r, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(s, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
-    }
+    round_trip(s, r, j->size, peer, tag);
     pair_bad[j->id] = check(r, j->size, j->id, peer);
     pthread_barrier_wait(&bar);
     for (int i = 0; i < n + warm; ++i) {
         if (i == warm) {
             t0 = MPI_Wtime();
         }
-        if (rank == 0) {
-            MPI_Send(s, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
-            MPI_Recv(r, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(r, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(s, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD);
-        }
+        round_trip(s, r, j->size, peer, tag);
     }
     pair_time[j->id] = (MPI_Wtime() - t0) * 1e6 / (2.0 * n);
     free(s);
@@ -91,82 +89,44 @@ static void *pair_thread(void *arg)
     return NULL;
 }
 
-static void parse(int argc, char **argv)
-{
-    int c;
-    char *colon;
-
-    while ((c = getopt(argc, argv, "t:m:i:x:c")) != -1) {
-        switch (c) {
-        case 't': nthreads = atoi(optarg); break;
-        case 'm':
-            colon = strchr(optarg, ':');
-            if (colon != NULL) {
-                min_size = strtoul(optarg, NULL, 10);
-                max_size = strtoul(colon + 1, NULL, 10);
-            } else {
-                max_size = strtoul(optarg, NULL, 10);
-            }
-            break;
-        case 'i': iters = atoi(optarg); break;
-        case 'x': skip = atoi(optarg); break;
-        case 'c': show_valid = 1; break;
-        default: break;
-        }
-    }
-}
-
 int main(int argc, char **argv)
 {
-    int provided, size;
-    pthread_t th[MAX_THREADS];
-    job_t job[MAX_THREADS];
+    int all_bad = 0;
+    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:c", &opt, &rank, &size);
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    parse(argc, argv);
-    if (provided != MPI_THREAD_MULTIPLE || size != 2 || nthreads < 1 ||
-        nthreads > MAX_THREADS || iters < 1 || skip < 0) {
+    if (provided != MPI_THREAD_MULTIPLE || size != 2 || opt.nthreads < 1 ||
+        opt.nthreads > MAX_THREADS || opt.iters < 1 || opt.skip < 0) {
         if (rank == 0) {
             fprintf(stderr, "osu_latency_mt: needs MPI_THREAD_MULTIPLE (got %d), 2 ranks "
                     "(got %d), 1..%d threads (got %d)\n", provided, size, MAX_THREADS,
-                    nthreads);
+                    opt.nthreads);
         }
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (rank == 0) {
         printf("# OSU MPI Multi-threaded Latency Test (loom bench)\n");
-        printf("# Number of sending/receiving threads: %d\n", nthreads);
-        printf("%-10s%*s%s\n", "# Size", 20, "Latency (us)", show_valid ? "        Validation" : "");
+        printf("# Number of sending/receiving threads: %d\n", opt.nthreads);
+        printf("%-10s%*s%s\n", "# Size", 20, "Latency (us)", opt.show_valid ? "        Validation" : "");
     }
-    pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
-    for (size_t sz = min_size; sz <= max_size; sz = sz ? sz * 2 : 1) {
+    pthread_barrier_init(&bar, NULL, (unsigned)opt.nthreads);
+    for (size_t sz = opt.min_size; sz <= opt.max_size; sz = sz ? sz * 2 : 1) {
         double sum = 0;
-        int bad = 0, all_bad = 0;
+        int bad = 0;
         MPI_Barrier(MPI_COMM_WORLD);
-        for (int t = 0; t < nthreads; ++t) {
-            job[t].id = t;
-            job[t].size = sz;
-            pthread_create(&th[t], NULL, pair_thread, &job[t]);
-        }
-        for (int t = 0; t < nthreads; ++t) {
-            pthread_join(th[t], NULL);
+        osu_mt_run(opt.nthreads, sz, pair_thread);
+        for (int t = 0; t < opt.nthreads; ++t) {
             sum += pair_time[t];
             bad |= pair_bad[t];
         }
-        MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        all_bad = osu_mt_agree(bad);
         if (rank == 0) {
-            printf("%-10zu%*.*f%s\n", sz, 20, 2, sum / nthreads,
-                   show_valid ? (all_bad ? "              Fail" : "              Pass") : "");
+            printf("%-10zu%*.*f%s\n", sz, 20, 2, sum / opt.nthreads,
+                   osu_mt_valid_col(&opt, all_bad));
             fflush(stdout);
         }
         if (all_bad) {
-            MPI_Finalize();
-            return 1;
+            break;
         }
     }
-    pthread_barrier_destroy(&bar);
-    MPI_Finalize();
-    return 0;
+    return osu_mt_finish(&bar, all_bad);
 }

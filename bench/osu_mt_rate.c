@@ -15,22 +15,20 @@
  *
  * Built with Open MPI's mpicc and with loomcc (bench/module.mk).
  */
+#include "osu_mt.h"
+
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#define MAX_THREADS 64
 #define MAX_WINDOW  1024
 
-static int rank, nthreads = 1, iters = 1000, skip = 10, window = 64, show_valid;
-static size_t min_size = 1, max_size = 1 << 16;
+static int rank;
+static osu_mt_opts_t opt = { .nthreads = 1, .iters = 1000, .skip = 10, .window = 64,
+                            .min_size = 1, .max_size = 1 << 16 };
 static pthread_barrier_t bar;
 static int pair_bad[MAX_THREADS];
-
-typedef struct { int id; size_t size; } job_t;
 
 static unsigned char pattern(size_t size, int pair, int k, size_t i)
 {
@@ -42,7 +40,7 @@ static void one_window(job_t *j, unsigned char *buf, MPI_Request *req, int fill_
 {
     int peer = 1 - rank, tag = j->id, ack = 0;
 
-    for (int k = 0; k < window; ++k) {
+    for (int k = 0; k < opt.window; ++k) {
         unsigned char *b = buf + (size_t)k * j->size;
         if (rank == 0) {
             if (fill_check) {
@@ -55,13 +53,13 @@ static void one_window(job_t *j, unsigned char *buf, MPI_Request *req, int fill_
             MPI_Irecv(b, (int)j->size, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req[k]);
         }
     }
-    MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
+    MPI_Waitall(opt.window, req, MPI_STATUSES_IGNORE);
     if (rank == 0) {
         MPI_Recv(&ack, 0, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         return;
     }
     MPI_Send(&ack, 0, MPI_INT, peer, tag, MPI_COMM_WORLD);
-    for (int k = 0; fill_check && k < window; ++k) {
+    for (int k = 0; fill_check && k < opt.window; ++k) {
         for (size_t i = 0; i < j->size; ++i) {
             if (buf[(size_t)k * j->size + i] != pattern(j->size, j->id, k, i)) {
                 fprintf(stderr, "osu_mt_rate: pair %d size %zu message %d byte %zu wrong\n",
@@ -76,57 +74,26 @@ static void one_window(job_t *j, unsigned char *buf, MPI_Request *req, int fill_
 static void *pair_thread(void *arg)
 {
     job_t *j = arg;
-    unsigned char *buf = calloc((size_t)window, j->size + 1);
+    unsigned char *buf = calloc((size_t)opt.window, j->size + 1);
     MPI_Request req[MAX_WINDOW];
 
     pair_bad[j->id] = 0;
     one_window(j, buf, req, 1);   /* validation, untimed */
     pthread_barrier_wait(&bar);
-    for (int i = 0; i < iters + skip; ++i) {
+    for (int i = 0; i < opt.iters + opt.skip; ++i) {
         one_window(j, buf, req, 0);
     }
     free(buf);
     return NULL;
 }
 
-static void parse(int argc, char **argv)
-{
-    int c;
-    char *colon;
-
-    while ((c = getopt(argc, argv, "t:m:i:x:W:c")) != -1) {
-        switch (c) {
-        case 't': nthreads = atoi(optarg); break;
-        case 'm':
-            colon = strchr(optarg, ':');
-            if (colon != NULL) {
-                min_size = strtoul(optarg, NULL, 10);
-                max_size = strtoul(colon + 1, NULL, 10);
-            } else {
-                max_size = strtoul(optarg, NULL, 10);
-            }
-            break;
-        case 'i': iters = atoi(optarg); break;
-        case 'x': skip = atoi(optarg); break;
-        case 'W': window = atoi(optarg); break;
-        case 'c': show_valid = 1; break;
-        default: break;
-        }
-    }
-}
-
 int main(int argc, char **argv)
 {
-    int provided, size;
-    pthread_t th[MAX_THREADS];
-    job_t job[MAX_THREADS];
+    int all_bad = 0;
+    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:W:c", &opt, &rank, &size);
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    parse(argc, argv);
-    if (provided != MPI_THREAD_MULTIPLE || size != 2 || nthreads < 1 ||
-        nthreads > MAX_THREADS || window < 1 || window > MAX_WINDOW || iters < 1) {
+    if (provided != MPI_THREAD_MULTIPLE || size != 2 || opt.nthreads < 1 ||
+        opt.nthreads > MAX_THREADS || opt.window < 1 || opt.window > MAX_WINDOW || opt.iters < 1) {
         if (rank == 0) {
             fprintf(stderr, "osu_mt_rate: needs MPI_THREAD_MULTIPLE (got %d), 2 ranks "
                     "(got %d), 1..%d threads, a window of 1..%d\n", provided, size,
@@ -136,39 +103,31 @@ int main(int argc, char **argv)
     }
     if (rank == 0) {
         printf("# OSU MPI Multi-threaded Message Rate Test (loom bench)\n");
-        printf("# Threads per rank: %d, window %d\n", nthreads, window);
+        printf("# Threads per rank: %d, window %d\n", opt.nthreads, opt.window);
         printf("%-10s%*s%*s%s\n", "# Size", 20, "Messages/s", 20, "MB/s",
-               show_valid ? "        Validation" : "");
+               opt.show_valid ? "        Validation" : "");
     }
-    pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
-    for (size_t sz = min_size; sz <= max_size; sz *= 2) {
-        int bad = 0, all_bad = 0;
+    pthread_barrier_init(&bar, NULL, (unsigned)opt.nthreads);
+    for (size_t sz = opt.min_size; sz <= opt.max_size; sz *= 2) {
+        int bad = 0;
         double t0, t;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
-        for (int k = 0; k < nthreads; ++k) {
-            job[k].id = k;
-            job[k].size = sz;
-            pthread_create(&th[k], NULL, pair_thread, &job[k]);
-        }
-        for (int k = 0; k < nthreads; ++k) {
-            pthread_join(th[k], NULL);
+        osu_mt_run(opt.nthreads, sz, pair_thread);
+        for (int k = 0; k < opt.nthreads; ++k) {
             bad |= pair_bad[k];
         }
         t = MPI_Wtime() - t0;
-        MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        all_bad = osu_mt_agree(bad);
         if (rank == 0) {
-            double msgs = (double)nthreads * window * (iters + skip + 1);
+            double msgs = (double)opt.nthreads * opt.window * (opt.iters + opt.skip + 1);
             printf("%-10zu%*.*f%*.*f%s\n", sz, 20, 2, msgs / t, 20, 2, msgs * sz / t / 1e6,
-                   show_valid ? (all_bad ? "              Fail" : "              Pass") : "");
+                   osu_mt_valid_col(&opt, all_bad));
             fflush(stdout);
         }
         if (all_bad) {
-            MPI_Finalize();
-            return 1;
+            break;
         }
     }
-    pthread_barrier_destroy(&bar);
-    MPI_Finalize();
-    return 0;
+    return osu_mt_finish(&bar, all_bad);
 }

@@ -12,39 +12,25 @@
  */
 #include "coll_shm.h"
 
-enum phase { PH_ENTER = 0, PH_WAIT };
-
 loom_status_t loom_coll_allgather_shm(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
     size_t bytes = s->count * s->esize;
     loom_status_t st;
 
-    switch ((enum phase)s->phase) {
-    case PH_ENTER:
-        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;    /* the selection runs it only on a set-up segment */
-        }
-        memcpy(loom_coll_shm_slot(s, s->rank), s->sbuf, bytes);
-        loom_coll_shm_arrive(s);
-        s->phase = PH_WAIT;
-        /* fall through */
-    case PH_WAIT:
-        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
-            return st;
-        }
-        for (int q = 0; q < s->size; ++q) {
-            char *dst = (char *)s->rbuf + (size_t)q * bytes;
-            if (q == s->rank) {
-                if (dst != s->sbuf) {
-                    memcpy(dst, s->sbuf, bytes);
-                }
-                continue;
-            }
-            memcpy(dst, loom_coll_shm_slot(s, q), bytes);
-        }
-        loom_coll_shm_leave(s);
-        return LOOM_OK;
+    if ((st = loom_coll_shm_exchange(s, 0, s->sbuf, bytes)) != LOOM_OK) {
+        return st;
     }
-    return LOOM_ERR_INTERNAL;
+    for (int q = 0; q < s->size; ++q) {
+        char *dst = (char *)s->rbuf + (size_t)q * bytes;
+        if (q == s->rank) {
+            if (dst != s->sbuf) {
+                memcpy(dst, s->sbuf, bytes);
+            }
+            continue;
+        }
+        memcpy(dst, loom_coll_shm_slot(s, q), bytes);
+    }
+    loom_coll_shm_leave(s);
+    return LOOM_OK;
 }

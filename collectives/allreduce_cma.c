@@ -335,6 +335,28 @@ void loom_coll_cma_publish(loom_coll_state_t *s)
     loom_coll_shm_arrive(s);
 }
 
+loom_status_t loom_coll_cma_join(loom_coll_state_t *s)
+{
+    loom_status_t st;
+
+    if (s->phase == PH_ENTER) {
+        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
+            return st;    /* the selection runs it only on a set-up segment */
+        }
+        /* published already when this call's set-up step found the verdict */
+        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
+                                 memory_order_relaxed) != s->shm_seq) {
+            loom_coll_cma_publish(s);
+        }
+        s->phase = PH_ARRIVED;
+    }
+    if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+        return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
+    }
+    s->peer = 0;
+    return LOOM_OK;
+}
+
 enum probe_phase { PR_ENTER = 0, PR_ARRIVED, PR_AGREE, PR_SPEND };
 
 /* The verdict is known: keep the operation for this algorithm ("yes"), or
@@ -436,21 +458,10 @@ loom_status_t loom_coll_allreduce_cma(loom_request_t req)
 
     switch ((enum phase)s->phase) {
     case PH_ENTER:
-        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;    /* the selection runs it only on a set-up segment */
-        }
-        /* published already when this call's set-up step found the verdict */
-        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
-                                 memory_order_relaxed) != s->shm_seq) {
-            loom_coll_cma_publish(s);
-        }
-        s->phase = PH_ARRIVED;
-        /* fall through */
     case PH_ARRIVED:
-        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
-            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
+        if ((st = loom_coll_cma_join(s)) != LOOM_OK) {
+            return st;
         }
-        s->peer  = 0;
         s->phase = PH_REDUCE;
         /* fall through */
     case PH_REDUCE:

@@ -14,40 +14,19 @@
  */
 #include "coll_shm.h"
 
-enum phase { PH_ENTER = 0, PH_WAIT };
-
-/* the whole slot of rank @p r for this operation (p blocks) */
-static char *loom_coll_alltoall_shm_slot(const loom_coll_state_t *s, int r)
-{
-    return (char *)(loom_coll_shm_ctl(s, r) + 1) +
-           (size_t)(s->shm_seq & 1) * LOOM_COLL_SHM_MAX_BYTES;
-}
-
 loom_status_t loom_coll_alltoall_shm(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
     size_t blk = s->count * s->esize;
     loom_status_t st;
 
-    switch ((enum phase)s->phase) {
-    case PH_ENTER:
-        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;    /* the selection runs it only on a set-up segment */
-        }
-        memcpy(loom_coll_alltoall_shm_slot(s, s->rank), s->sbuf, blk * (size_t)s->size);
-        loom_coll_shm_arrive(s);
-        s->phase = PH_WAIT;
-        /* fall through */
-    case PH_WAIT:
-        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
-            return st;
-        }
-        for (int q = 0; q < s->size; ++q) {
-            memcpy((char *)s->rbuf + (size_t)q * blk,
-                   loom_coll_alltoall_shm_slot(s, q) + (size_t)s->rank * blk, blk);
-        }
-        loom_coll_shm_leave(s);
-        return LOOM_OK;
+    if ((st = loom_coll_shm_exchange(s, 1, s->sbuf, blk * (size_t)s->size)) != LOOM_OK) {
+        return st;
     }
-    return LOOM_ERR_INTERNAL;
+    for (int q = 0; q < s->size; ++q) {
+        memcpy((char *)s->rbuf + (size_t)q * blk,
+               (char *)loom_coll_shm_slot_whole(s, q) + (size_t)s->rank * blk, blk);
+    }
+    loom_coll_shm_leave(s);
+    return LOOM_OK;
 }

@@ -44,17 +44,20 @@ loom_status_t loom_coll_bcast_shm(loom_request_t req)
 
     switch ((enum phase)s->phase) {
     case PH_ENTER:
+        if (s->rank == s->root) {
+            if ((st = loom_coll_shm_publish(s, s->rbuf, bytes)) != LOOM_OK) {
+                return st;
+            }
+            cc = s->shm;
+            cc->eager_seq = s->seq;
+            loom_coll_shm_leave(s);
+            return LOOM_OK;
+        }
         if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
             return st;    /* the selection runs it only on a set-up segment */
         }
         cc = s->shm;
         cc->eager_seq = s->seq;
-        if (s->rank == s->root) {
-            memcpy(loom_coll_shm_slot(s, s->rank), s->rbuf, bytes);
-            loom_coll_shm_arrive(s);
-            loom_coll_shm_leave(s);
-            return LOOM_OK;
-        }
         loom_coll_shm_arrive(s);
         s->phase = PH_WAIT;
         /* fall through */

@@ -426,3 +426,39 @@ loom_status_t loom_coll_shm_wait(loom_coll_state_t *s)
     ((loom_coll_comm_t *)s->shm)->synced_seq = s->shm_seq;
     return st;
 }
+
+loom_status_t loom_coll_shm_publish_in(loom_coll_state_t *s, int whole, const void *src,
+                                       size_t bytes)
+{
+    loom_status_t st = loom_coll_shm_enter(s);
+
+    if (st != LOOM_OK) {
+        return st;    /* the selection runs it only on a set-up segment */
+    }
+    memcpy(whole ? loom_coll_shm_slot_whole(s, s->rank) : loom_coll_shm_slot(s, s->rank),
+           src, bytes);
+    loom_coll_shm_arrive(s);
+    return LOOM_OK;
+}
+
+loom_status_t loom_coll_shm_exchange(loom_coll_state_t *s, int whole, const void *src,
+                                     size_t bytes)
+{
+    loom_status_t st;
+
+    if (s->phase == 0) {
+        if ((st = loom_coll_shm_publish_in(s, whole, src, bytes)) != LOOM_OK) {
+            return st;
+        }
+        s->phase = 1;
+    }
+    return loom_coll_shm_wait(s);
+}
+
+void loom_coll_shm_fold_slots(loom_coll_state_t *s, void *dst)
+{
+    memcpy(dst, loom_coll_shm_slot(s, s->size - 1), s->count * s->esize);
+    for (int q = s->size - 2; q >= 0; --q) {
+        loom_coll_reduce(s, loom_coll_shm_slot(s, q), dst, s->count);
+    }
+}

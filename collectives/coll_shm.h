@@ -231,6 +231,17 @@ static inline void *loom_coll_shm_slot(const loom_coll_state_t *s, int r)
 }
 
 /**
+ * The whole slot of comm rank @p r for this operation (parity of
+ * s->shm_seq), never the control line's small field: for data of several
+ * blocks (alltoall's p blocks).
+ */
+static inline void *loom_coll_shm_slot_whole(const loom_coll_state_t *s, int r)
+{
+    return (char *)(loom_coll_shm_ctl(s, r) + 1) +
+           (size_t)(s->shm_seq & 1) * LOOM_COLL_SHM_MAX_BYTES;
+}
+
+/**
  * Report whether every rank has arrived at this operation (s->peer counts
  * ranks seen so far). @return 1 when all arrived.
  */
@@ -268,6 +279,40 @@ static inline void loom_coll_shm_arrive(loom_coll_state_t *s)
 {
     loom_coll_shm_arrive_as(s, 0);
 }
+
+/**
+ * First step of an algorithm that publishes its input: enter the segment
+ * (loom_coll_shm_enter), copy @p bytes at @p src to this rank's data
+ * (@p whole: loom_coll_shm_slot_whole, else loom_coll_shm_slot), arrive.
+ * @return loom_coll_shm_enter's status; nothing is published unless LOOM_OK.
+ */
+loom_status_t loom_coll_shm_publish_in(loom_coll_state_t *s, int whole, const void *src,
+                                       size_t bytes);
+
+/** loom_coll_shm_publish_in into loom_coll_shm_slot (see there). */
+static inline loom_status_t loom_coll_shm_publish(loom_coll_state_t *s, const void *src,
+                                                  size_t bytes)
+{
+    return loom_coll_shm_publish_in(s, 0, src, bytes);
+}
+
+/**
+ * Publish, then wait for every rank (the non-eager algorithms' steps):
+ * at s->phase 0 loom_coll_shm_publish_in(@p whole, @p src, @p bytes), then
+ * s->phase 1 and loom_coll_shm_wait. @return LOOM_OK once every rank
+ * arrived and the signatures agree, LOOM_INPROGRESS meanwhile (call again),
+ * or the error of entering or of the signatures.
+ */
+loom_status_t loom_coll_shm_exchange(loom_coll_state_t *s, int whole, const void *src,
+                                     size_t bytes);
+
+/**
+ * Fold every rank's slot into @p dst in the order of the ordered
+ * algorithms: dst = slot[0] op (slot[1] op (... op slot[p-1])), so the
+ * result is the same bits on every rank (LOOM_DETERMINISTIC) and operands
+ * of non-commutative ops stay in rank order. After loom_coll_shm_wait.
+ */
+void loom_coll_shm_fold_slots(loom_coll_state_t *s, void *dst);
 
 /**
  * Compare every rank's signature of this operation with ours, after
@@ -309,6 +354,15 @@ loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, u
 
 /** This rank's pid and buffers for this operation, then its arrival. */
 void loom_coll_cma_publish(loom_coll_state_t *s);
+
+/**
+ * First steps of an operation run with process_vm_readv: at s->phase 0 enter
+ * the segment and publish (loom_coll_cma_publish) unless this call's set-up
+ * step did already, then s->phase 1: wait for every rank (a failed wait
+ * leaves the segment). @return LOOM_OK (s->peer is 0 again),
+ * LOOM_INPROGRESS meanwhile, or the error.
+ */
+loom_status_t loom_coll_cma_join(loom_coll_state_t *s);
 
 /** A local failure @p st: flag it, publish step 2, leave; @return @p st. */
 loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st);

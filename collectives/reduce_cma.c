@@ -119,21 +119,10 @@ loom_status_t loom_coll_reduce_cma(loom_request_t req)
 
     switch ((enum phase)s->phase) {
     case PH_ENTER:
-        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;    /* the selection runs it only on a set-up segment */
-        }
-        /* published already when this call's set-up step found the verdict */
-        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
-                                 memory_order_relaxed) != s->shm_seq) {
-            loom_coll_cma_publish(s);
-        }
-        s->phase = PH_ARRIVED;
-        /* fall through */
     case PH_ARRIVED:
-        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
-            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);
+        if ((st = loom_coll_cma_join(s)) != LOOM_OK) {
+            return st;
         }
-        s->peer = 0;
         if (s->rank == s->root) {
             if ((st = loom_coll_reduce_cma_root(s)) != LOOM_OK) {
                 return loom_coll_cma_fail(s, st);

@@ -25,17 +25,14 @@ enum phase { PH_ENTER = 0, PH_WAIT };
 loom_status_t loom_coll_reduce_shm(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
-    size_t bytes = s->count * s->esize;
     loom_status_t st;
 
     switch ((enum phase)s->phase) {
     case PH_ENTER:
-        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;    /* the selection runs it only on a set-up segment */
+        if ((st = loom_coll_shm_publish(s, s->sbuf, s->count * s->esize)) != LOOM_OK) {
+            return st;
         }
         ((loom_coll_comm_t *)s->shm)->eager_seq = s->seq;
-        memcpy(loom_coll_shm_slot(s, s->rank), s->sbuf, bytes);
-        loom_coll_shm_arrive(s);
         if (s->rank != s->root) {
             loom_coll_shm_leave(s);
             return LOOM_OK;
@@ -46,10 +43,7 @@ loom_status_t loom_coll_reduce_shm(loom_request_t req)
         if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
             return st;
         }
-        memcpy(s->rbuf, loom_coll_shm_slot(s, s->size - 1), bytes);
-        for (int q = s->size - 2; q >= 0; --q) {
-            loom_coll_reduce(s, loom_coll_shm_slot(s, q), s->rbuf, s->count);
-        }
+        loom_coll_shm_fold_slots(s, s->rbuf);
         loom_coll_shm_leave(s);
         return LOOM_OK;
     }
