@@ -178,8 +178,11 @@ metric_of() { case $1 in mt_rate*) echo bandwidth ;; *) generic2_metric_of "$1" 
 bench_args() {
     case $1 in
         latency_mt|mt_rate*)
+            # sizes to 64 KiB: Open MPI's MULTIPLE build, threads outnumbering
+            # cores, took over 10 minutes for one run of the 4 MiB default
             if ((short)); then echo "-m 1:65536 -i 10 -x 2 -c"
-            elif [[ -n $iters ]]; then echo "-i $iters -x $((iters / 10 > 0 ? iters / 10 : 1))"
+            elif [[ -n $iters ]]; then echo "-m 1:65536 -i $iters -x $((iters / 10 > 0 ? iters / 10 : 1))"
+            else echo "-m 1:65536"
             fi ;;
         *) generic2_bench_args "$1" ;;
     esac
