@@ -541,7 +541,7 @@ sort -t, -k1,1 -k2,2 -k3,3n -k6,6n -k4,4 -k7,7g "$out/raw.csv" | awk -F, '
         nplaces = split("all close far one", places, " ")
         for (i = 1; i <= ng; i++) {
             g = order[i]; split(g, f, ",")
-            bw = (f[1] == "bw" || f[1] == "bibw" || f[1] == "pack" || f[1] == "incast" || f[1] ~ /^rma_.*_bw_/)
+            bw = (f[1] == "bw" || f[1] == "bibw" || f[1] == "pack" || f[1] == "incast" || f[1] ~ /^rma_.*_bw_/ || f[1] ~ /^mt_rate/)
             line = ""
             for (j = 1; j <= nplaces; j++) {
                 ko = g SUBSEP "ompi" SUBSEP places[j]; no = cnt[ko] + 0
