@@ -16,6 +16,8 @@
  */
 #include <loom.h>
 
+#include "prog_check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -23,16 +25,6 @@
 #define N (64 * 1024)   /* 512 KiB of doubles: above the shm limit, so "cma" */
 
 static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            ++failures;                                                               \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);       \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fprintf(stderr, "\n");                                                    \
-        }                                                                             \
-    } while (0)
 
 static double in1[N], out1[N], in2[N], out2[N];
 

@@ -10,21 +10,13 @@
  */
 #include <loom.h>
 
+#include "prog_check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            ++failures;                                                               \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);       \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fprintf(stderr, "\n");                                                    \
-        }                                                                             \
-    } while (0)
 
 /*
  * Rank r sends to r+1 three times (blocks 10r+0, 10r+1, 10r+2, posted in that

@@ -23,6 +23,8 @@
  */
 #include <loom.h>
 
+#include "prog_check.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,16 +35,6 @@
 #define M 40000             /* affine maps (16 bytes each): 625 KiB */
 
 static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            ++failures;                                                               \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);       \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fprintf(stderr, "\n");                                                    \
-        }                                                                             \
-    } while (0)
 
 static double din[N], dout[N];
 static uint64_t ain[2 * M], aout[2 * M], aref[2 * M];
