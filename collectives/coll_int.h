@@ -379,6 +379,9 @@ typedef struct loom_coll_alg {
                                       * communicator (bcast_mcast.c) */
 #define LOOM_COLL_ALG_SHM_ALL  0x20u /* with SHM: a rank's slot holds all p of
                                       * its blocks (alltoall_shm.c) */
+#define LOOM_COLL_ALG_ONE_WAIT 0x40u /* with CMA: each rank waits once (only
+                                      * the root for everybody), so the table
+                                      * keeps it when ranks outnumber cores */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
@@ -418,6 +421,7 @@ LOOM_COLL_PROTO(loom_coll_bcast_binomial);
 LOOM_COLL_PROTO(loom_coll_bcast_scatter_allgather);
 LOOM_COLL_PROTO(loom_coll_bcast_chain);
 LOOM_COLL_PROTO(loom_coll_bcast_shm);
+LOOM_COLL_PROTO(loom_coll_bcast_cma);
 LOOM_COLL_PROTO(loom_coll_reduce_binomial);
 LOOM_COLL_PROTO(loom_coll_reduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_reduce_ordered);

@@ -54,6 +54,7 @@ static const loom_coll_alg_t bcast_algs[] = {
     ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank",
         .fast.bcast = loom_coll_fast_bcast),
     ALG("mcast", loom_coll_bcast_mcast, LOOM_COLL_ALG_MCAST, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
+    ALG("cma", loom_coll_bcast_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every non-root reads the root's buffer with process_vm_readv; the root waits until all have read"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
     ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root",
@@ -63,7 +64,7 @@ static const loom_coll_alg_t reduce_algs[] = {
     ALG("ordered", loom_coll_reduce_ordered, ORD, "blocks reduced by their owner in rank order + gather (deterministic)"),
     ALG("shm", loom_coll_reduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in a shared segment, folded by the root; the others do not wait",
         .fast.reduce = loom_coll_fast_reduce),
-    ALG("cma", loom_coll_reduce_cma, LOOM_COLL_ALG_CMA | ORD, "the root reads every input with process_vm_readv and folds it in rank order; the others wait until it has read; the table skips it when ranks outnumber cores"),
+    ALG("cma", loom_coll_reduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT | ORD, "the root reads every input with process_vm_readv and folds it in rank order; the others wait until it has read"),
 };
 /* the ordered allreduce gathering by recursive doubling: the substitute of
  * the two recursive algorithms, not listed (forcing "ordered" gathers by ring) */
@@ -139,6 +140,7 @@ static const loom_coll_rule_t barrier_rules[] = {
 };
 static const loom_coll_rule_t bcast_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, ANY_B, "cma"},
     {ANY_P, 1 * MiB, "mcast"},
     {2, ANY_B, "binomial"},
     {ANY_P, 32 * KiB, "binomial"},
@@ -361,7 +363,8 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  */
 static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 {
-    return (alg->flags & LOOM_COLL_ALG_CMA) && loom_progress_oversubscribed();
+    return (alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
+           loom_progress_oversubscribed();
 }
 
 /* The forced algorithm if it can run the call, else the table's answer. */

@@ -348,6 +348,14 @@ loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r);
 /** Publish that this rank finished phase @p k of this operation (release). */
 void loom_coll_cma_step(const loom_coll_state_t *s, unsigned k);
 
+/**
+ * Wait for phase @p k of this operation on every rank (s->peer counts).
+ * @return LOOM_OK once every rank published step k and none flagged a
+ * failure (s->peer is 0 again), LOOM_INPROGRESS meanwhile, or
+ * LOOM_ERR_PEER_FAILED when one did (logged).
+ */
+loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k);
+
 /** Read @p len bytes at @p src in rank @p q's memory into @p dst (errors logged). */
 loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, uint64_t src,
                                  size_t len);
