@@ -382,6 +382,8 @@ typedef struct loom_coll_alg {
 #define LOOM_COLL_ALG_ONE_WAIT 0x40u /* with CMA: each rank waits once (only
                                       * the root for everybody), so the table
                                       * keeps it when ranks outnumber cores */
+#define LOOM_COLL_ALG_NO_IN_PLACE 0x80u /* cannot run an in-place call
+                                         * (alltoall cma) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
@@ -422,6 +424,10 @@ LOOM_COLL_PROTO(loom_coll_bcast_scatter_allgather);
 LOOM_COLL_PROTO(loom_coll_bcast_chain);
 LOOM_COLL_PROTO(loom_coll_bcast_shm);
 LOOM_COLL_PROTO(loom_coll_bcast_cma);
+LOOM_COLL_PROTO(loom_coll_gather_cma);      /* move_cma.c */
+LOOM_COLL_PROTO(loom_coll_scatter_cma);
+LOOM_COLL_PROTO(loom_coll_allgather_cma);
+LOOM_COLL_PROTO(loom_coll_alltoall_cma);
 LOOM_COLL_PROTO(loom_coll_reduce_binomial);
 LOOM_COLL_PROTO(loom_coll_reduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_reduce_ordered);
