@@ -18,7 +18,7 @@ rounds=(
  "- chain ordered ring bruck - - - -"
  "- shm shm shm shm - - shm -"
  "- - - ordered - - - - -"
- "- - cma cma - - - - -"
+ "- cma cma cma cma cma cma cma -"
 )
 vars=(BARRIER BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER ALLTOALL REDUCE_SCATTER)
 
