@@ -382,6 +382,11 @@ typedef struct loom_coll_alg {
 #define LOOM_COLL_ALG_ONE_WAIT 0x40u /* with CMA: each rank waits once (only
                                       * the root for everybody), so the table
                                       * keeps it when ranks outnumber cores */
+#define LOOM_COLL_ALG_SHM_STAGE 0x100u /* with SHM: up to the segment's stage
+                                        * (LOOM_COLL_SHM_STAGE_BYTES), not the slot */
+#define LOOM_COLL_ALG_SHARED_CORES 0x200u /* the table gives it only when
+                                          * ranks outnumber cores (bcast
+                                          * stage; forcing runs it anyway) */
 #define LOOM_COLL_ALG_NO_IN_PLACE 0x80u /* cannot run an in-place call
                                          * (alltoall cma) */
 
@@ -424,6 +429,7 @@ LOOM_COLL_PROTO(loom_coll_bcast_scatter_allgather);
 LOOM_COLL_PROTO(loom_coll_bcast_chain);
 LOOM_COLL_PROTO(loom_coll_bcast_shm);
 LOOM_COLL_PROTO(loom_coll_bcast_cma);
+LOOM_COLL_PROTO(loom_coll_bcast_stage);     /* bcast_shm.c */
 LOOM_COLL_PROTO(loom_coll_gather_cma);      /* move_cma.c */
 LOOM_COLL_PROTO(loom_coll_scatter_cma);
 LOOM_COLL_PROTO(loom_coll_allgather_cma);

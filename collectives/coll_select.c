@@ -54,6 +54,7 @@ static const loom_coll_alg_t bcast_algs[] = {
     ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank",
         .fast.bcast = loom_coll_fast_bcast),
     ALG("mcast", loom_coll_bcast_mcast, LOOM_COLL_ALG_MCAST, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
+    ALG("stage", loom_coll_bcast_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_STAGE | LOOM_COLL_ALG_SHARED_CORES, "eager: the root copies into a 64 KiB stage of the shared segment and returns; the others wait for the root only and copy out; the table gives it only when ranks outnumber cores"),
     ALG("cma", loom_coll_bcast_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every non-root reads the root's buffer with process_vm_readv; the root waits until all have read"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
@@ -142,11 +143,14 @@ static const loom_coll_rule_t barrier_rules[] = {
     {ANY_P, ANY_B, "shm"},
     {ANY_P, ANY_B, "dissemination"},
 };
-/* cma: one copy per reader and one wait per rank, also when ranks share
+/* stage (only when ranks share cores): the root copies into the segment and
+ * returns, np 4 on 2 cores 8-64 KiB 4-11 us against cma's 16-29 (load 11);
+ * cma: one copy per reader and one wait per rank, also when ranks share
  * cores (np 4 on 2 cores, 16 KiB-1 MiB: 2-25x faster than the trees by
  * message, which need both ranks of every handoff running; docs/collectives.md) */
 static const loom_coll_rule_t bcast_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage"},
     {ANY_P, ANY_B, "cma"},
     {ANY_P, 1 * MiB, "mcast"},
     {2, ANY_B, "binomial"},
@@ -350,7 +354,9 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
                               const loom_coll_state_t *s, int cma_no)
 {
     if ((alg->flags & LOOM_COLL_ALG_SHM) &&
-        (!loom_coll_shm_eligible(comm) || bytes > LOOM_COLL_SHM_MAX_BYTES)) {
+        (!loom_coll_shm_eligible(comm) ||
+         bytes > ((alg->flags & LOOM_COLL_ALG_SHM_STAGE) ? LOOM_COLL_SHM_STAGE_BYTES
+                                                          : LOOM_COLL_SHM_MAX_BYTES))) {
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_SHM_ALL) &&
@@ -374,12 +380,19 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  * The table skips `cma` when ranks outnumber cores (forcing it still runs
  * it): each of its three phases waits for every rank, a round of context
  * switches per phase when ranks share cores (np 4 on 2 cores: 32 KiB 300 us
- * against rabenseifner's 156, 512 KiB 1.27 ms against 0.43).
+ * against rabenseifner's 156, 512 KiB 1.27 ms against 0.43). Algorithms
+ * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay. Conversely bcast
+ * "stage" (two copies, a root that does not wait) is given only when ranks
+ * share cores: with a core each, "cma"'s single copy was faster (np 2,
+ * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11).
  */
 static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 {
-    return (alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
-           loom_progress_oversubscribed();
+    int shared = loom_progress_oversubscribed();
+
+    return ((alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
+            shared) ||
+           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared);
 }
 
 /* The forced algorithm if it can run the call, else the table's answer. */

@@ -17,7 +17,7 @@ rounds=(
  "shm scatter_allgather rabenseifner rabenseifner ring linear linear bruck ordered"
  "- chain ordered ring bruck - - - -"
  "- shm shm shm shm - - shm -"
- "- - - ordered - - - - -"
+ "- stage - ordered - - - - -"
  "- cma cma cma cma cma cma cma -"
 )
 vars=(BARRIER BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER ALLTOALL REDUCE_SCATTER)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test_coll_cma2.sh: bcast "cma" (collectives/bcast_cma.c) through
+# test_coll_cma2.sh: bcast "cma" (collectives/bcast_cma.c) and "stage"
+# (bcast_shm.c) through
 # prog_bcast_cma.c, and gather/scatter/allgather/alltoall "cma"
 # (collectives/move_cma.c) through prog_move_cma.c:
 #   - data at np 1-8 (np 1 2 3 5 under a sanitizer) with cma forced and
@@ -56,6 +57,8 @@ for np in $nps; do
 done
 for np in $tnps; do
     data "table" "$np"
+    # the eager staged bcast up to 64 KiB (larger calls: the table, warned)
+    data "forced stage" "$np" LOOM_BCAST_ALGORITHM=stage
 done
 
 for mode in die die_root die_early; do
