@@ -85,10 +85,10 @@ static size_t loom_coll_cma_chunk(const loom_coll_state_t *s)
 
 enum phase { PH_ENTER = 0, PH_ARRIVED, PH_REDUCE, PH_REDUCED };
 
-/* the call's name in messages (allreduce and reduce share these helpers) */
+/* the call's name in messages (allreduce, reduce and bcast share these helpers) */
 static const char *loom_coll_cma_what(const loom_coll_state_t *s)
 {
-    return s->kind == LOOM_COLL_REDUCE ? "reduce" : "allreduce";
+    return loom_coll_kind_name(s->kind);
 }
 
 /*
@@ -113,8 +113,7 @@ void loom_coll_cma_step(const loom_coll_state_t *s, unsigned k)
                           memory_order_release);
 }
 
-/* LOOM_OK once every rank published step k (none failed), else in progress. */
-static loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
+loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
 {
     uint64_t want = s->shm_seq << 2 | k;
 
@@ -198,7 +197,7 @@ static int loom_coll_cma_agree(loom_coll_state_t *s)
     }
     if (cc->cma == LOOM_COLL_CMA_NO && s->rank == 0) {
         loom_info("coll", "%s: process_vm_readv is not available between every pair of "
-                  "ranks; large allreduce and reduce use message-based algorithms",
+                  "ranks; large allreduce, reduce and bcast use message-based algorithms",
                   s->comm->name);
     }
     return cc->cma == LOOM_COLL_CMA_YES;

@@ -16,6 +16,13 @@
  * operation, as the message algorithms do). When ranks outnumber cores
  * this saves the root the context switches of waiting for ranks that are
  * not running (issue 21: 10-15x Open MPI's time at np 4 on 2 cores).
+ *
+ * "stage" is the same above the slots' 8 KiB, up to
+ * LOOM_COLL_SHM_STAGE_BYTES: the root copies into the segment's stage of
+ * this operation's parity instead of its slot (one stage per parity: one
+ * root per bcast). Two copies instead of "cma"'s one, but the root leaves
+ * at once: with ranks outnumbering cores a root that waits for its
+ * readers (cma) waits for them to be scheduled (docs/collectives.md).
  */
 #include "coll_shm.h"
 
@@ -35,7 +42,21 @@ static loom_status_t loom_coll_bcast_shm_check(loom_coll_state_t *s)
     return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
 }
 
-loom_status_t loom_coll_bcast_shm(loom_request_t req)
+/* The root of "stage": its data into the stage, then its arrival. */
+static loom_status_t loom_coll_bcast_stage_publish(loom_coll_state_t *s, size_t bytes)
+{
+    loom_status_t st = loom_coll_shm_enter(s);
+
+    if (st != LOOM_OK) {
+        return st;    /* the selection runs it only on a set-up segment */
+    }
+    memcpy(loom_coll_shm_stage(s), s->rbuf, bytes);
+    loom_coll_shm_arrive(s);
+    return LOOM_OK;
+}
+
+/* "shm" (@p stage 0: the root's slot) and "stage" (1: the stage). */
+static loom_status_t loom_coll_bcast_eager(loom_request_t req, int stage)
 {
     loom_coll_state_t *s = loom_coll_state(req);
     loom_coll_comm_t *cc;
@@ -45,7 +66,9 @@ loom_status_t loom_coll_bcast_shm(loom_request_t req)
     switch ((enum phase)s->phase) {
     case PH_ENTER:
         if (s->rank == s->root) {
-            if ((st = loom_coll_shm_publish(s, s->rbuf, bytes)) != LOOM_OK) {
+            st = stage ? loom_coll_bcast_stage_publish(s, bytes)
+                       : loom_coll_shm_publish(s, s->rbuf, bytes);
+            if (st != LOOM_OK) {
                 return st;
             }
             cc = s->shm;
@@ -69,9 +92,20 @@ loom_status_t loom_coll_bcast_shm(loom_request_t req)
         if ((st = loom_coll_bcast_shm_check(s)) != LOOM_OK) {
             return st;
         }
-        memcpy(s->rbuf, loom_coll_shm_slot(s, s->root), bytes);
+        memcpy(s->rbuf, stage ? loom_coll_shm_stage(s) : loom_coll_shm_slot(s, s->root),
+               bytes);
         loom_coll_shm_leave(s);
         return LOOM_OK;
     }
     return LOOM_ERR_INTERNAL;
+}
+
+loom_status_t loom_coll_bcast_shm(loom_request_t req)
+{
+    return loom_coll_bcast_eager(req, 0);
+}
+
+loom_status_t loom_coll_bcast_stage(loom_request_t req)
+{
+    return loom_coll_bcast_eager(req, 1);
 }

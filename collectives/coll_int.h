@@ -379,6 +379,16 @@ typedef struct loom_coll_alg {
                                       * communicator (bcast_mcast.c) */
 #define LOOM_COLL_ALG_SHM_ALL  0x20u /* with SHM: a rank's slot holds all p of
                                       * its blocks (alltoall_shm.c) */
+#define LOOM_COLL_ALG_ONE_WAIT 0x40u /* with CMA: each rank waits once (only
+                                      * the root for everybody), so the table
+                                      * keeps it when ranks outnumber cores */
+#define LOOM_COLL_ALG_SHM_STAGE 0x100u /* with SHM: up to the segment's stage
+                                        * (LOOM_COLL_SHM_STAGE_BYTES), not the slot */
+#define LOOM_COLL_ALG_SHARED_CORES 0x200u /* the table gives it only when
+                                          * ranks outnumber cores (bcast
+                                          * stage; forcing runs it anyway) */
+#define LOOM_COLL_ALG_NO_IN_PLACE 0x80u /* cannot run an in-place call
+                                         * (alltoall cma) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
@@ -418,6 +428,12 @@ LOOM_COLL_PROTO(loom_coll_bcast_binomial);
 LOOM_COLL_PROTO(loom_coll_bcast_scatter_allgather);
 LOOM_COLL_PROTO(loom_coll_bcast_chain);
 LOOM_COLL_PROTO(loom_coll_bcast_shm);
+LOOM_COLL_PROTO(loom_coll_bcast_cma);
+LOOM_COLL_PROTO(loom_coll_bcast_stage);     /* bcast_shm.c */
+LOOM_COLL_PROTO(loom_coll_gather_cma);      /* move_cma.c */
+LOOM_COLL_PROTO(loom_coll_scatter_cma);
+LOOM_COLL_PROTO(loom_coll_allgather_cma);
+LOOM_COLL_PROTO(loom_coll_alltoall_cma);
 LOOM_COLL_PROTO(loom_coll_reduce_binomial);
 LOOM_COLL_PROTO(loom_coll_reduce_rabenseifner);
 LOOM_COLL_PROTO(loom_coll_reduce_ordered);

@@ -54,6 +54,8 @@ static const loom_coll_alg_t bcast_algs[] = {
     ALG("shm", loom_coll_bcast_shm, LOOM_COLL_ALG_SHM, "the root's slot in a shared segment, read by every rank",
         .fast.bcast = loom_coll_fast_bcast),
     ALG("mcast", loom_coll_bcast_mcast, LOOM_COLL_ALG_MCAST, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
+    ALG("stage", loom_coll_bcast_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_STAGE | LOOM_COLL_ALG_SHARED_CORES, "eager: the root copies into a 64 KiB stage of the shared segment and returns; the others wait for the root only and copy out; the table gives it only when ranks outnumber cores"),
+    ALG("cma", loom_coll_bcast_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every non-root reads the root's buffer with process_vm_readv; the root waits until all have read"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
     ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root",
@@ -63,7 +65,7 @@ static const loom_coll_alg_t reduce_algs[] = {
     ALG("ordered", loom_coll_reduce_ordered, ORD, "blocks reduced by their owner in rank order + gather (deterministic)"),
     ALG("shm", loom_coll_reduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in a shared segment, folded by the root; the others do not wait",
         .fast.reduce = loom_coll_fast_reduce),
-    ALG("cma", loom_coll_reduce_cma, LOOM_COLL_ALG_CMA | ORD, "the root reads every input with process_vm_readv and folds it in rank order; the others wait until it has read; the table skips it when ranks outnumber cores"),
+    ALG("cma", loom_coll_reduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT | ORD, "the root reads every input with process_vm_readv and folds it in rank order; the others wait until it has read"),
 };
 /* the ordered allreduce gathering by recursive doubling: the substitute of
  * the two recursive algorithms, not listed (forcing "ordered" gathers by ring) */
@@ -86,19 +88,23 @@ static const loom_coll_alg_t allgather_algs[] = {
     ALG("ring", loom_coll_allgather_ring, VEC, "p-1 steps passing blocks to the right"),
     ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
     ALG("shm", loom_coll_allgather_shm, LOOM_COLL_ALG_SHM, "every rank's block in its slot of a shared segment, read by every rank"),
+    ALG("cma", loom_coll_allgather_cma, LOOM_COLL_ALG_CMA, "every rank reads every other rank's block with process_vm_readv; the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t gather_algs[] = {
     ALG("binomial", loom_coll_gather_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_gather_linear, VEC, "the root receives from every rank"),
+    ALG("cma", loom_coll_gather_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "the root reads every block with process_vm_readv; the others wait until it has"),
 };
 static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
+    ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have"),
 };
 static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
     ALG("bruck", loom_coll_alltoall_bruck, 0, "ceil(log2 p) steps of packed blocks"),
     ALG("shm", loom_coll_alltoall_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "every rank's p blocks in its slot of a shared segment (p x block <= 8 KiB), each rank reads its own"),
+    ALG("cma", loom_coll_alltoall_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_NO_IN_PLACE, "every rank reads its block of every other rank's sendbuf with process_vm_readv (not in place); the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t neighbor_algs[] = {
     ALG("linear", loom_coll_neighbor_linear, VEC, "every receive from the sources posted, then every send to the destinations"),
@@ -137,8 +143,15 @@ static const loom_coll_rule_t barrier_rules[] = {
     {ANY_P, ANY_B, "shm"},
     {ANY_P, ANY_B, "dissemination"},
 };
+/* stage (only when ranks share cores): the root copies into the segment and
+ * returns, np 4 on 2 cores 8-64 KiB 4-11 us against cma's 16-29 (load 11);
+ * cma: one copy per reader and one wait per rank, also when ranks share
+ * cores (np 4 on 2 cores, 16 KiB-1 MiB: 2-25x faster than the trees by
+ * message, which need both ranks of every handoff running; docs/collectives.md) */
 static const loom_coll_rule_t bcast_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage"},
+    {ANY_P, ANY_B, "cma"},
     {ANY_P, 1 * MiB, "mcast"},
     {2, ANY_B, "binomial"},
     {ANY_P, 32 * KiB, "binomial"},
@@ -158,8 +171,13 @@ static const loom_coll_rule_t allreduce_rules[] = {
     {ANY_P, 4 * MiB, "rabenseifner"},
     {ANY_P, ANY_B, "ring"},
 };
+/* cma above 4 KiB blocks when every rank has a core (np 2 here: 8 KiB 3.5
+ * us against recursive doubling's 8-10, 1 MiB 0.4 ms against 1.9;
+ * docs/collectives.md); it waits twice, so ranks sharing cores skip it */
 static const loom_coll_rule_t allgather_rules[] = {
     {ANY_P, 1 * KiB, "bruck"},
+    {ANY_P, 4 * KiB, "recursive_doubling"},
+    {ANY_P, ANY_B, "cma"},
     {ANY_P, 16 * KiB, "recursive_doubling"},
     {ANY_P, ANY_B, "ring"},
 };
@@ -336,7 +354,9 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
                               const loom_coll_state_t *s, int cma_no)
 {
     if ((alg->flags & LOOM_COLL_ALG_SHM) &&
-        (!loom_coll_shm_eligible(comm) || bytes > LOOM_COLL_SHM_MAX_BYTES)) {
+        (!loom_coll_shm_eligible(comm) ||
+         bytes > ((alg->flags & LOOM_COLL_ALG_SHM_STAGE) ? LOOM_COLL_SHM_STAGE_BYTES
+                                                          : LOOM_COLL_SHM_MAX_BYTES))) {
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_SHM_ALL) &&
@@ -350,6 +370,9 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
     if (s->layout == LOOM_COLL_LAYOUT_VECTOR && !(alg->flags & LOOM_COLL_ALG_VECTOR)) {
         return 0;
     }
+    if ((alg->flags & LOOM_COLL_ALG_NO_IN_PLACE) && s->in_place) {
+        return 0;
+    }
     return 1;
 }
 
@@ -357,11 +380,19 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  * The table skips `cma` when ranks outnumber cores (forcing it still runs
  * it): each of its three phases waits for every rank, a round of context
  * switches per phase when ranks share cores (np 4 on 2 cores: 32 KiB 300 us
- * against rabenseifner's 156, 512 KiB 1.27 ms against 0.43).
+ * against rabenseifner's 156, 512 KiB 1.27 ms against 0.43). Algorithms
+ * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay. Conversely bcast
+ * "stage" (two copies, a root that does not wait) is given only when ranks
+ * share cores: with a core each, "cma"'s single copy was faster (np 2,
+ * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11).
  */
 static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 {
-    return (alg->flags & LOOM_COLL_ALG_CMA) && loom_progress_oversubscribed();
+    int shared = loom_progress_oversubscribed();
+
+    return ((alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
+            shared) ||
+           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared);
 }
 
 /* The forced algorithm if it can run the call, else the table's answer. */
@@ -381,7 +412,8 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
             loom_warn("coll", "%s=%s cannot run this call (%zu bytes on %s of %d ranks%s%s); "
                       "using the selection table", loom_config_name(t->cfg), alg->name,
                       bytes, comm->name, comm->size,
-                      s->layout == LOOM_COLL_LAYOUT_VECTOR ? ", per-rank counts" : "",
+                      s->layout == LOOM_COLL_LAYOUT_VECTOR ? ", per-rank counts" :
+                      (alg->flags & LOOM_COLL_ALG_NO_IN_PLACE) && s->in_place ? ", in place" : "",
                       (alg->flags & LOOM_COLL_ALG_CMA) && s->esize > LOOM_COLL_CMA_MAX_ESIZE
                       ? ", elements of a user op larger than its chunk" : "");
         }

@@ -121,9 +121,22 @@ _Static_assert(sizeof(loom_coll_shm_aux_t) == LOOM_CACHE_LINE, "the aux line is 
 /* per rank: the control line, then two slots (the aux lines come after all ranks) */
 #define LOOM_COLL_SHM_RANK_BYTES (sizeof(loom_coll_shm_ctl_t) + 2 * LOOM_COLL_SHM_MAX_BYTES)
 
+/*
+ * After the aux lines: two stages of this many bytes (operation n uses
+ * [n % 2]), written only by the root of a bcast of more than
+ * LOOM_COLL_SHM_MAX_BYTES ("stage", bcast_shm.c): one bcast has one
+ * writer, so one stage per parity serves every rank, and the root returns
+ * once its data are in, as it does at 8 KiB. 64 KiB: Open MPI's vader
+ * copies up to 32 KiB through its FIFOs and its root does not wait either;
+ * above, bcast "cma" reads the root's buffer with one copy (its root waits
+ * for the readers). 128 KiB per communicator, whatever its size.
+ */
+#define LOOM_COLL_SHM_STAGE_BYTES ((size_t)64 * 1024)
+
 /* bytes of the segment of a communicator of @p size ranks (before page rounding) */
 #define LOOM_COLL_SHM_SEG_BYTES(size) \
-    ((size_t)(size) * (LOOM_COLL_SHM_RANK_BYTES + sizeof(loom_coll_shm_aux_t)))
+    ((size_t)(size) * (LOOM_COLL_SHM_RANK_BYTES + sizeof(loom_coll_shm_aux_t)) + \
+     2 * LOOM_COLL_SHM_STAGE_BYTES)
 
 /* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52
  * | absent << 63 */
@@ -228,6 +241,15 @@ static inline void *loom_coll_shm_slot(const loom_coll_state_t *s, int r)
         return c->small[par];
     }
     return (char *)(c + 1) + par * LOOM_COLL_SHM_MAX_BYTES;
+}
+
+/** The stage of this operation (parity of s->shm_seq), after the aux lines. */
+static inline void *loom_coll_shm_stage(const loom_coll_state_t *s)
+{
+    const loom_coll_comm_t *cc = s->shm;
+    return (char *)cc->base +
+           (size_t)s->size * (LOOM_COLL_SHM_RANK_BYTES + sizeof(loom_coll_shm_aux_t)) +
+           (size_t)(s->shm_seq & 1) * LOOM_COLL_SHM_STAGE_BYTES;
 }
 
 /**
@@ -347,6 +369,14 @@ loom_coll_cma_info_t *loom_coll_cma_info(const loom_coll_state_t *s, int r);
 
 /** Publish that this rank finished phase @p k of this operation (release). */
 void loom_coll_cma_step(const loom_coll_state_t *s, unsigned k);
+
+/**
+ * Wait for phase @p k of this operation on every rank (s->peer counts).
+ * @return LOOM_OK once every rank published step k and none flagged a
+ * failure (s->peer is 0 again), LOOM_INPROGRESS meanwhile, or
+ * LOOM_ERR_PEER_FAILED when one did (logged).
+ */
+loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k);
 
 /** Read @p len bytes at @p src in rank @p q's memory into @p dst (errors logged). */
 loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, uint64_t src,

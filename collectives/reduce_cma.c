@@ -3,14 +3,22 @@
  * place with process_vm_readv (CMA) and folding it into its result.
  *
  *   rank r:  {pid, sendbuf} -> slot[r][n % 2]; arrived[r] = n
- *            wait every arrival (signatures agree)
- *   root:    in chunks of LOOM_COLL_CMA_WORKSET / 2 (p = 2) or / 3:
+ *   root:    wait every arrival (signatures agree)
+ *            in chunks of LOOM_COLL_CMA_WORKSET / 2 (p = 2) or / 3:
  *              acc  = x[p-1] (read from rank p-1's sendbuf straight into
  *                     recvbuf)
  *              acc  = x[q] op acc  for q = p-2 .. 0  (peers' chunks read
  *                     into a scratch chunk, ours used where it lies)
  *            step[root] = 4n+2
- *   others:  wait step[root] >= 4n+2: the root no longer reads our sendbuf
+ *   others:  wait arrived[root] >= n, root's signature == ours;
+ *            wait step[root] >= 4n+2: the root no longer reads our sendbuf;
+ *            done without seeing the others (the next operation catches up)
+ *
+ * Each rank waits once (the non-roots for the root only), so when ranks
+ * outnumber cores a call costs one scheduling round, and the table keeps
+ * this algorithm there (LOOM_COLL_ALG_ONE_WAIT; at np 4 on 2 cores it beat
+ * binomial and rabenseifner 2-10x from 32 KiB up, docs/collectives.md).
+ * The non-roots used to wait for every arrival as well: a second round.
  *
  * One handoff per call instead of one per message of a tree or of the
  * reduce-scatter + gather (docs/collectives.md, issue 21): every input byte
@@ -37,6 +45,35 @@
 #include <stdlib.h>
 
 enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_WAIT };
+
+/* A non-root: the root's signature of this operation against ours (once it
+ * arrived), so that we never wait for the end of another call's root. */
+static loom_status_t loom_coll_reduce_cma_check_root(loom_coll_state_t *s)
+{
+    size_t par = s->shm_seq & 1;
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
+    uint64_t theirs = loom_coll_shm_ctl(s, s->root)->sig[par];
+
+    if (loom_likely(mine == theirs)) {
+        return LOOM_OK;
+    }
+    return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
+}
+
+/* Enter the segment and publish, unless this call's set-up step did. */
+static loom_status_t loom_coll_reduce_cma_enter(loom_coll_state_t *s)
+{
+    loom_status_t st = loom_coll_shm_enter(s);
+
+    if (st != LOOM_OK) {
+        return st;    /* the selection runs it only on a set-up segment */
+    }
+    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
+                             memory_order_relaxed) != s->shm_seq) {
+        loom_coll_cma_publish(s);
+    }
+    return LOOM_OK;
+}
 
 /* whole elements; the peer chunk below WORKSET / 2, our in-place copy above */
 static size_t loom_coll_reduce_cma_chunk(const loom_coll_state_t *s)
@@ -97,7 +134,18 @@ static loom_status_t loom_coll_reduce_cma_root(loom_coll_state_t *s)
 static loom_status_t loom_coll_reduce_cma_wait_root(loom_coll_state_t *s)
 {
     uint64_t want = s->shm_seq << 2 | 2;
+    loom_status_t st;
 
+    if (s->phase == PH_ARRIVED) {
+        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
+                                 memory_order_acquire) < s->shm_seq) {
+            return loom_coll_idle(s);
+        }
+        if ((st = loom_coll_reduce_cma_check_root(s)) != LOOM_OK) {
+            return st;
+        }
+        s->phase = PH_ROOT_WAIT;
+    }
     if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->step, memory_order_acquire) <
         want) {
         return loom_coll_idle(s);
@@ -117,28 +165,29 @@ loom_status_t loom_coll_reduce_cma(loom_request_t req)
     loom_coll_state_t *s = loom_coll_state(req);
     loom_status_t st;
 
-    switch ((enum phase)s->phase) {
-    case PH_ENTER:
-    case PH_ARRIVED:
-        if ((st = loom_coll_cma_join(s)) != LOOM_OK) {
+    if (s->phase == PH_ENTER) {
+        if ((st = loom_coll_reduce_cma_enter(s)) != LOOM_OK) {
             return st;
         }
-        if (s->rank == s->root) {
-            if ((st = loom_coll_reduce_cma_root(s)) != LOOM_OK) {
-                return loom_coll_cma_fail(s, st);
-            }
-            loom_coll_cma_step(s, 2);
-            loom_coll_shm_leave(s);
-            return LOOM_OK;
+        s->peer  = 0;
+        s->phase = PH_ARRIVED;
+    }
+    if (s->rank == s->root) {
+        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
         }
-        s->phase = PH_ROOT_WAIT;
-        /* fall through */
-    case PH_ROOT_WAIT:
-        if ((st = loom_coll_reduce_cma_wait_root(s)) != LOOM_OK) {
-            return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), s->failed = 1, st);
+        s->peer = 0;
+        if ((st = loom_coll_reduce_cma_root(s)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
         }
+        loom_coll_cma_step(s, 2);
         loom_coll_shm_leave(s);
         return LOOM_OK;
     }
-    return LOOM_ERR_INTERNAL;
+    if ((st = loom_coll_reduce_cma_wait_root(s)) != LOOM_OK) {
+        return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), s->failed = 1, st);
+    }
+    ((loom_coll_comm_t *)s->shm)->eager_seq = s->seq;   /* we did not see the others */
+    loom_coll_shm_leave(s);
+    return LOOM_OK;
 }
