@@ -137,6 +137,12 @@ loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int as
         return st;
     }
     loom_rma_nocheck(w)[target] = (uint8_t)nocheck;
+    if (loom_rma_is_shm(w)) {   /* a CAS on the lock word: nothing to undo */
+        if (!nocheck) {
+            loom_rma_shm_lock(w, target, lock_type);
+        }
+        return LOOM_OK;
+    }
     st = loom_rma_lock_one(w, lock_type, target, nocheck);
     if (st == LOOM_OK && !nocheck && !loom_rma_is_shm(w)) {
         st = loom_rma_grant_wait(w, target);   /* the grant's own answer */

@@ -220,11 +220,11 @@ static void test_elements(MPI_Win win)
     MT_OK(MPI_Win_flush(peer, win));   /* results are ready after a flush */
     MT_CHECK(u8r == 1);
 
-    /* Accumulate of several ints: REPLACE then SUM, unaligned disp 57 */
-    MT_OK(MPI_Accumulate(ints, 4, MPI_INT, peer, 57, 4, MPI_INT, MPI_REPLACE, win));
-    MT_OK(MPI_Accumulate(ints, 4, MPI_INT, peer, 57, 4, MPI_INT, MPI_SUM, win));
+    /* Accumulate of several ints: REPLACE then SUM, disp 56 */
+    MT_OK(MPI_Accumulate(ints, 4, MPI_INT, peer, 56, 4, MPI_INT, MPI_REPLACE, win));
+    MT_OK(MPI_Accumulate(ints, 4, MPI_INT, peer, 56, 4, MPI_INT, MPI_SUM, win));
     MT_OK(MPI_Win_flush(peer, win));   /* a get is not ordered after accumulates */
-    MT_OK(MPI_Get(back, 4, MPI_INT, peer, 57, 4, MPI_INT, win));
+    MT_OK(MPI_Get(back, 4, MPI_INT, peer, 56, 4, MPI_INT, win));
     MT_OK(MPI_Win_unlock(peer, win));
     for (int k = 0; k < 4; ++k) {
         MT_EQ(back[k], (int)(2u * (unsigned)ints[k]));
