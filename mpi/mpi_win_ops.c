@@ -16,7 +16,10 @@
  * under the segment's accumulate lock, which every accumulate of such a
  * window holds (rma_ops.c), so they stay atomic per element among
  * themselves and ordered. Anything else, or anything wrong, takes the
- * general path, which reports it.
+ * general path, which reports it. Fetch_and_op and Compare_and_swap of
+ * such an element on a window whose accumulates go by active message take
+ * the rma layer's one-element message (loom_rma_am_atomic) instead of the
+ * datatype engine.
  */
 #include "mpi_win_int.h"
 #include "mt_int.h"
@@ -162,6 +165,41 @@ static inline int loom_mpi_win_fast_acc(loom_rma_acc_kind_t kind, const void *or
     if (kind != LOOM_RMA_ACC) {
         loom_mpi_win_fast_st(result, old, esize);
     }
+    return 1;
+}
+
+/*
+ * Fetch_and_op (SUM, REPLACE, NO_OP) or Compare_and_swap of one 32/64-bit
+ * integer on a window whose accumulates go by active message: the rma
+ * layer's one-block message (loom_rma_am_atomic). 1 if taken, *rc_p set.
+ */
+static int loom_mpi_win_am_atomic(const void *origin, const void *compare, void *result,
+                                  MPI_Datatype dt, int target, MPI_Aint disp, MPI_Op op,
+                                  MPI_Win win, const char *call, int *rc_p)
+{
+    loom_rma_am_atomic_t a = {
+        .origin = origin, .compare = compare, .result = result, .target = target,
+        .disp = disp, .op = LOOM_REPLACE,
+    };
+    loom_status_t st;
+
+    if (!loom_mpi_win_valid(win) || result == NULL || target < 0 ||
+        dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC ||
+        loom_mpi_win_fast_esize(dt) == 0 || (compare == NULL && op != MPI_SUM &&
+                                             op != MPI_REPLACE && op != MPI_NO_OP) ||
+        (origin == NULL && op != MPI_NO_OP)) {
+        return 0;
+    }
+    a.basic = dt->base;
+    if (compare == NULL) {
+        a.op = op == MPI_SUM ? LOOM_SUM : op == MPI_NO_OP ? LOOM_RMA_OP_NO_OP : LOOM_REPLACE;
+    }
+    if (loom_rma_am_atomic(win->rwin, &a, &st) != 0) {
+        return 0;
+    }
+    *rc_p = st == LOOM_OK ? MPI_SUCCESS
+          : loom_mpi_win_raise(win, loom_mpi_win_class_of(st), call, "target %d, disp %lld: %s",
+                               target, (long long)disp, loom_rma_strerror(st));
     return 1;
 }
 
@@ -528,6 +566,10 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
                               target_rank, target_disp, op, win)) {
         return MPI_SUCCESS;
     }
+    if (loom_mpi_win_am_atomic(origin_addr, NULL, result_addr, datatype, target_rank,
+                               target_disp, op, win, "MPI_Fetch_and_op", &rc)) {
+        return rc;
+    }
     if (loom_mpi_win_acc_fast(LOOM_RMA_FOP, &c, NULL, op, win, "MPI_Fetch_and_op", &rc) == 0) {
         return rc;
     }
@@ -548,6 +590,11 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
         loom_mpi_win_fast_acc(LOOM_RMA_CAS, origin_addr, compare_addr, result_addr, 1,
                               datatype, target_rank, target_disp, MPI_REPLACE, win)) {
         return MPI_SUCCESS;
+    }
+    if (origin_addr != NULL && compare_addr != NULL &&
+        loom_mpi_win_am_atomic(origin_addr, compare_addr, result_addr, datatype, target_rank,
+                               target_disp, MPI_REPLACE, win, "MPI_Compare_and_swap", &rc)) {
+        return rc;
     }
     if (loom_mpi_win_acc_fast(LOOM_RMA_CAS, &c, compare_addr, MPI_REPLACE, win,
                                  "MPI_Compare_and_swap", &rc) == 0) {

@@ -179,6 +179,29 @@ typedef struct loom_rma_fast {
 /** @brief Fill @p fast_p (base NULL when @p win is not in a shared segment). */
 void loom_rma_win_fast(loom_rma_win_t *win, loom_rma_fast_t *fast_p);
 
+/** One element's Fetch_and_op or Compare_and_swap (loom_rma_am_atomic). */
+typedef struct loom_rma_am_atomic {
+    loom_datatype_t basic;     /* an element of at most 8 bytes */
+    loom_op_t       op;        /* FOP: one valid on basic, LOOM_REPLACE or LOOM_RMA_OP_NO_OP */
+    const void     *origin;    /* NULL only with LOOM_RMA_OP_NO_OP */
+    const void     *compare;   /* non-NULL: Compare_and_swap (op ignored) */
+    void           *result;
+    int             target;
+    ptrdiff_t       disp;
+} loom_rma_am_atomic_t;
+
+/**
+ * @brief Fetch_and_op / Compare_and_swap of one element on a window whose
+ * accumulates go by active message (not in a shared segment, not CMA
+ * accumulates, not dynamic, not to this rank): one message built in one
+ * block, the reply received into one block, no datatype engine
+ * (rma_am.c). Same protocol and ordering as loom_rma_acc's.
+ * @return 1 if not taken (call loom_rma_acc), else 0 with *st_p LOOM_OK,
+ * LOOM_RMA_ERR_SYNC, _RANGE, LOOM_ERR_INVALID_RANK or a send error.
+ */
+int loom_rma_am_atomic(loom_rma_win_t *win, const loom_rma_am_atomic_t *a,
+                       loom_status_t *st_p);
+
 /** Arguments of an accumulate-like operation. */
 typedef struct loom_rma_acc_args {
     loom_rma_acc_kind_t kind;
