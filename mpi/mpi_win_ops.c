@@ -116,6 +116,9 @@ static inline size_t loom_mpi_win_fast_esize(MPI_Datatype dt)
     }
 }
 
+/* elements up to which an inline sum is a plain loop (beyond: loom_op_reduce's) */
+#define LOOM_MPI_WIN_FAST_LOOP 8
+
 /*
  * Accumulate (SUM, REPLACE), Fetch_and_op (SUM, REPLACE, NO_OP), or
  * Compare_and_swap (@p compare) inline: 1 if done. Origin, target (and
@@ -145,6 +148,8 @@ static inline int loom_mpi_win_fast_acc(loom_rma_acc_kind_t kind, const void *or
     loom_mpi_win_fast_lock(win->fast.acc_lock);
     if (kind == LOOM_RMA_ACC && op == MPI_REPLACE) {
         memmove(t, origin, esize * (size_t)count);
+    } else if (kind == LOOM_RMA_ACC && count > LOOM_MPI_WIN_FAST_LOOP) {
+        (void)loom_op_reduce(LOOM_SUM, origin, t, (size_t)count, dt->base);   /* vectorized */
     } else if (kind == LOOM_RMA_ACC) {
         for (size_t i = 0; i < (size_t)count; ++i) {
             loom_mpi_win_fast_st(t + i * esize,

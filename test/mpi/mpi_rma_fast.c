@@ -19,7 +19,8 @@
  *   - every element operation once with a known result: FOP SUM / REPLACE
  *     / NO_OP, CAS matching and not, on MPI_INT, MPI_LONG_LONG,
  *     MPI_UNSIGNED, MPI_UINT64_T (wrap-around), Accumulate SUM and REPLACE
- *     of several ints;
+ *     of 4 ints (the inline loop) and of 24 (the inline call of the
+ *     vectorized reduce);
  *   - no lost update: every rank adds to every target's counters iters
  *     times under lock_all, mixing inline FOP SUM (int64), inline
  *     Accumulate SUM (int32) and general-path accumulates on the same
@@ -145,7 +146,7 @@ static void test_elements(MPI_Win win)
 {
     int peer = (rank + 1) % size;
     long long ll, llr, llc;
-    int i4, i4r, ints[4] = { 1, -2, 3, 1 << 30 }, back[4];
+    int i4, i4r, ints[4] = { 1, -2, 3, 1 << 30 }, back[4], many[24], manyback[24];
     unsigned u4, u4r;
     uint64_t u8, u8r;
 
@@ -225,9 +226,21 @@ static void test_elements(MPI_Win win)
     MT_OK(MPI_Accumulate(ints, 4, MPI_INT, peer, 56, 4, MPI_INT, MPI_SUM, win));
     MT_OK(MPI_Win_flush(peer, win));   /* a get is not ordered after accumulates */
     MT_OK(MPI_Get(back, 4, MPI_INT, peer, 56, 4, MPI_INT, win));
+    /* 24 ints (past the inline loop: the vectorized reduce) summed twice at 128 */
+    for (int k = 0; k < 24; ++k) {
+        many[k] = k * 1000 - 7;
+    }
+    MT_OK(MPI_Accumulate(many, 24, MPI_INT, peer, 128, 24, MPI_INT, MPI_REPLACE, win));
+    MT_OK(MPI_Accumulate(many, 24, MPI_INT, peer, 128, 24, MPI_INT, MPI_SUM, win));
+    MT_OK(MPI_Accumulate(many, 24, MPI_INT, peer, 128, 24, MPI_INT, MPI_SUM, win));
+    MT_OK(MPI_Win_flush(peer, win));
+    MT_OK(MPI_Get(manyback, 24, MPI_INT, peer, 128, 24, MPI_INT, win));
     MT_OK(MPI_Win_unlock(peer, win));
     for (int k = 0; k < 4; ++k) {
         MT_EQ(back[k], (int)(2u * (unsigned)ints[k]));
+    }
+    for (int k = 0; k < 24; ++k) {
+        MT_EQ(manyback[k], 3 * many[k]);
     }
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
