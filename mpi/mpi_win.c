@@ -172,6 +172,7 @@ static int loom_mpi_win_new(void *base, MPI_Aint size, int disp_unit, loom_rma_f
     w->attr_disp_unit = disp_unit;
     w->attr_flavor    = (int)fl;   /* loom_rma_flavor_t = MPI_WIN_FLAVOR_* */
     w->attr_model     = MPI_WIN_UNIFIED;
+    loom_rma_win_fast(w->rwin, &w->fast);
     if (info != MPI_INFO_NULL && loom_mpi_win_ext(w) != NULL) {
         PMPI_Win_set_info(w, info);
     }

@@ -7,6 +7,13 @@
  * (rma/rma_int.h) that holds what only MPI has: the error handler, the
  * name, the group, info hints and attributes, and the values the
  * predefined attributes point to.
+ *
+ * It also keeps the rma layer's fast-path view of the window
+ * (loom_rma_fast_t, copied once at creation: it follows the epochs by
+ * itself): when the window's pieces are in one shared segment, the
+ * communication and flush calls of plain types run inline here (an epoch
+ * byte, a range check, a memcpy or a locked element operation, a fence)
+ * and call into the rma layer only for everything else.
  */
 #ifndef LOOM_MPI_WIN_INT_H
 #define LOOM_MPI_WIN_INT_H
@@ -32,6 +39,7 @@ struct loom_mpi_win {
     int                    attr_disp_unit;
     int                    attr_flavor;
     int                    attr_model;
+    loom_rma_fast_t        fast;     /* base NULL: no inline path */
 };
 
 /** 1 if @p win is a live window handle. */
@@ -39,6 +47,26 @@ static inline int loom_mpi_win_valid(MPI_Win win)
 {
     return win != MPI_WIN_NULL && win->magic == LOOM_MPI_WIN_MAGIC &&
            loom_mpi_state == LOOM_MPI_STATE_INITIALIZED;
+}
+
+/**
+ * Target @p rank's byte @p disp (disp units) of a window with an inline
+ * path, if [disp, + @p bytes) lies in its piece and its epoch byte is at
+ * least @p need (1: operations, 2: passive target); else NULL (the
+ * general path then runs and reports what was wrong).
+ */
+static inline char *loom_mpi_win_fast_addr(MPI_Win win, int rank, MPI_Aint disp,
+                                           size_t bytes, uint8_t need)
+{
+    const loom_rma_fast_t *f = &win->fast;
+    int64_t start;
+
+    if (f->base == NULL || (unsigned)rank >= (unsigned)f->size || f->access[rank] < need ||
+        disp < 0 || __builtin_mul_overflow((int64_t)disp, (int64_t)f->units[rank], &start) ||
+        (uint64_t)start > f->sizes[rank] || bytes > f->sizes[rank] - (uint64_t)start) {
+        return NULL;
+    }
+    return f->base[rank] + start;
 }
 
 /**

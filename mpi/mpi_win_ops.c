@@ -7,11 +7,208 @@
  * and the op (predefined ops, MPI_REPLACE, MPI_NO_OP; user ops are not
  * allowed in RMA: MPI_ERR_OP), then calls the rma layer once. MPI_PROC_NULL
  * as target: nothing moves (a request form returns a completed request).
+ *
+ * Inline path first (windows in one shared segment, mpi_win_int.h): Put
+ * and Get of plain types both sides are an epoch byte, a range check and
+ * a memcpy; Accumulate (MPI_SUM on 32/64-bit integers, MPI_REPLACE),
+ * Fetch_and_op (those and MPI_NO_OP) and Compare_and_swap (32/64-bit
+ * integers) of one predefined type are the element operation done here
+ * under the segment's accumulate lock, which every accumulate of such a
+ * window holds (rma_ops.c), so they stay atomic per element among
+ * themselves and ordered. Anything else, or anything wrong, takes the
+ * general path, which reports it. Fetch_and_op and Compare_and_swap of
+ * such an element on a window whose accumulates go by active message take
+ * the rma layer's one-element message (loom_rma_am_atomic) instead of the
+ * datatype engine.
  */
 #include "mpi_win_int.h"
 #include "mt_int.h"
 
+#include <stdatomic.h>
 #include <string.h>
+
+/* ---- the inline path ---- */
+
+/* a live committed type whose data is one run of bytes from its address */
+static inline int loom_mpi_win_fast_plain(MPI_Datatype dt)
+{
+    return dt != MPI_DATATYPE_NULL && dt->magic == LOOM_MPI_TYPE_MAGIC && !dt->user_freed &&
+           dt->committed && !dt->noncontig && !dt->haspair;
+}
+
+/* put/get: both sides plain with the same bytes (*bytes_p), else 0 */
+static inline int loom_mpi_win_fast_bytes(int ocount, MPI_Datatype otype, int tcount,
+                                          MPI_Datatype ttype, size_t *bytes_p)
+{
+    if (ocount < 0 || !loom_mpi_win_fast_plain(otype)) {
+        return 0;
+    }
+    *bytes_p = (size_t)ocount * otype->size;
+    return (ttype == otype && tcount == ocount) ||
+           (tcount >= 0 && loom_mpi_win_fast_plain(ttype) &&
+            (size_t)tcount * ttype->size == *bytes_p);
+}
+
+/* Put (@p get 0) or Get, inline: 1 if done */
+static inline int loom_mpi_win_fast_putget(int get, void *origin, int ocount,
+                                           MPI_Datatype otype, int target, MPI_Aint disp,
+                                           int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    size_t bytes;
+    char *t;
+
+    if (!loom_mpi_win_valid(win) || win->fast.base == NULL ||
+        !loom_mpi_win_fast_bytes(ocount, otype, tcount, ttype, &bytes) ||
+        (t = loom_mpi_win_fast_addr(win, target, disp, bytes, 1)) == NULL) {
+        return 0;
+    }
+    if (get) {
+        memcpy(origin, t, bytes);
+    } else {
+        memcpy(t, origin, bytes);
+    }
+    return 1;
+}
+
+static inline void loom_mpi_win_fast_lock(_Atomic int *l)
+{
+    while (atomic_exchange_explicit(l, 1, memory_order_acquire)) {
+        while (atomic_load_explicit(l, memory_order_relaxed)) {
+        }
+    }
+}
+
+/* a 32- or 64-bit integer (@p esize) at @p p, unaligned */
+static inline uint64_t loom_mpi_win_fast_ld(const void *p, size_t esize)
+{
+    uint64_t v8;
+    uint32_t v4;
+
+    if (esize == 8) {
+        memcpy(&v8, p, 8);
+        return v8;
+    }
+    memcpy(&v4, p, 4);
+    return v4;
+}
+
+static inline void loom_mpi_win_fast_st(void *p, uint64_t v, size_t esize)
+{
+    uint32_t v4 = (uint32_t)v;
+
+    if (esize == 8) {
+        memcpy(p, &v, 8);
+    } else {
+        memcpy(p, &v4, 4);
+    }
+}
+
+/* the element type an inline accumulate handles (32/64-bit integers): its size, or 0 */
+static inline size_t loom_mpi_win_fast_esize(MPI_Datatype dt)
+{
+    if (!dt->predefined || dt->n != 1) {
+        return 0;
+    }
+    switch (dt->base) {
+    case LOOM_INT32: case LOOM_UINT32: return 4;
+    case LOOM_INT64: case LOOM_UINT64: return 8;
+    default:                           return 0;
+    }
+}
+
+/* elements up to which an inline sum is a plain loop (beyond: loom_op_reduce's) */
+#define LOOM_MPI_WIN_FAST_LOOP 8
+
+/*
+ * Accumulate (SUM, REPLACE), Fetch_and_op (SUM, REPLACE, NO_OP), or
+ * Compare_and_swap (@p compare) inline: 1 if done. Origin, target (and
+ * result) are @p count elements of one predefined 32/64-bit integer type;
+ * sums wrap as two's complement. Always inlined: each caller's kind and op
+ * fold away.
+ */
+__attribute__((always_inline))
+static inline int loom_mpi_win_fast_acc(loom_rma_acc_kind_t kind, const void *origin,
+                                        const void *compare, void *result, int count,
+                                        MPI_Datatype dt, int target, MPI_Aint disp,
+                                        MPI_Op op, MPI_Win win)
+{
+    size_t esize;
+    uint64_t old = 0;
+    char *t;
+
+    if (!loom_mpi_win_valid(win) || win->fast.base == NULL || count < 0 ||
+        dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC ||
+        (esize = loom_mpi_win_fast_esize(dt)) == 0 ||
+        (kind != LOOM_RMA_CAS && op != MPI_REPLACE && op != MPI_SUM &&
+         !(kind == LOOM_RMA_FOP && op == MPI_NO_OP)) ||
+        (origin == NULL && op != MPI_NO_OP) ||
+        (t = loom_mpi_win_fast_addr(win, target, disp, esize * (size_t)count, 1)) == NULL) {
+        return 0;
+    }
+    loom_mpi_win_fast_lock(win->fast.acc_lock);
+    if (kind == LOOM_RMA_ACC && op == MPI_REPLACE) {
+        memmove(t, origin, esize * (size_t)count);
+    } else if (kind == LOOM_RMA_ACC && count > LOOM_MPI_WIN_FAST_LOOP) {
+        (void)loom_op_reduce(LOOM_SUM, origin, t, (size_t)count, dt->base);   /* vectorized */
+    } else if (kind == LOOM_RMA_ACC) {
+        for (size_t i = 0; i < (size_t)count; ++i) {
+            loom_mpi_win_fast_st(t + i * esize,
+                                 loom_mpi_win_fast_ld(t + i * esize, esize) +
+                                 loom_mpi_win_fast_ld((const char *)origin + i * esize, esize),
+                                 esize);
+        }
+    } else {
+        old = loom_mpi_win_fast_ld(t, esize);
+        if (kind == LOOM_RMA_CAS ? old == loom_mpi_win_fast_ld(compare, esize)
+                                 : op == MPI_REPLACE) {
+            loom_mpi_win_fast_st(t, loom_mpi_win_fast_ld(origin, esize), esize);
+        } else if (op == MPI_SUM) {
+            loom_mpi_win_fast_st(t, old + loom_mpi_win_fast_ld(origin, esize), esize);
+        }
+    }
+    atomic_store_explicit(win->fast.acc_lock, 0, memory_order_release);
+    if (kind != LOOM_RMA_ACC) {
+        loom_mpi_win_fast_st(result, old, esize);
+    }
+    return 1;
+}
+
+/*
+ * Fetch_and_op (SUM, REPLACE, NO_OP) or Compare_and_swap of one 32/64-bit
+ * integer on a window whose accumulates go by active message: the rma
+ * layer's one-block message (loom_rma_am_atomic). 1 if taken, *rc_p set.
+ */
+static int loom_mpi_win_am_atomic(const void *origin, const void *compare, void *result,
+                                  MPI_Datatype dt, int target, MPI_Aint disp, MPI_Op op,
+                                  MPI_Win win, const char *call, int *rc_p)
+{
+    loom_rma_am_atomic_t a = {
+        .origin = origin, .compare = compare, .result = result, .target = target,
+        .disp = disp, .op = LOOM_REPLACE,
+    };
+    loom_status_t st;
+
+    if (!loom_mpi_win_valid(win) || result == NULL || target < 0 ||
+        dt == MPI_DATATYPE_NULL || dt->magic != LOOM_MPI_TYPE_MAGIC ||
+        loom_mpi_win_fast_esize(dt) == 0 || (compare == NULL && op != MPI_SUM &&
+                                             op != MPI_REPLACE && op != MPI_NO_OP) ||
+        (origin == NULL && op != MPI_NO_OP)) {
+        return 0;
+    }
+    a.basic = dt->base;
+    if (compare == NULL) {
+        a.op = op == MPI_SUM ? LOOM_SUM : op == MPI_NO_OP ? LOOM_RMA_OP_NO_OP : LOOM_REPLACE;
+    }
+    if (loom_rma_am_atomic(win->rwin, &a, &st) != 0) {
+        return 0;
+    }
+    *rc_p = st == LOOM_OK ? MPI_SUCCESS
+          : loom_mpi_win_raise(win, loom_mpi_win_class_of(st), call, "target %d, disp %lld: %s",
+                               target, (long long)disp, loom_rma_strerror(st));
+    return 1;
+}
+
+/* ---- the general path ---- */
 
 /* the element type an accumulate works on: the basic type of @p dt */
 static int loom_mpi_win_basic(MPI_Datatype dt, loom_datatype_t *basic_p)
@@ -233,6 +430,11 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
 
+    if (loom_mpi_win_fast_putget(0, (void *)(uintptr_t)origin_addr, origin_count,
+                                 origin_datatype, target_rank, target_disp, target_count,
+                                 target_datatype, win)) {
+        return MPI_SUCCESS;
+    }
     return loom_mpi_win_putget(0, &c, win, NULL, "MPI_Put");
 }
 
@@ -260,6 +462,10 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
     loom_mpi_rma_call_t c = { origin_addr, origin_count, origin_datatype, NULL, 0, NULL,
                               target_rank, target_disp, target_count, target_datatype };
 
+    if (loom_mpi_win_fast_putget(1, origin_addr, origin_count, origin_datatype, target_rank,
+                                 target_disp, target_count, target_datatype, win)) {
+        return MPI_SUCCESS;
+    }
     return loom_mpi_win_putget(1, &c, win, NULL, "MPI_Get");
 }
 
@@ -288,6 +494,11 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                               target_rank, target_disp, target_count, target_datatype };
     int rc;
 
+    if (origin_datatype == target_datatype && origin_count == target_count &&
+        loom_mpi_win_fast_acc(LOOM_RMA_ACC, origin_addr, NULL, NULL, origin_count,
+                              origin_datatype, target_rank, target_disp, op, win)) {
+        return MPI_SUCCESS;
+    }
     if (loom_mpi_win_acc_fast(LOOM_RMA_ACC, &c, NULL, op, win, "MPI_Accumulate", &rc) == 0) {
         return rc;
     }
@@ -355,6 +566,15 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
                               target_rank, target_disp, 1, datatype };
     int rc;
 
+    if (result_addr != NULL &&
+        loom_mpi_win_fast_acc(LOOM_RMA_FOP, origin_addr, NULL, result_addr, 1, datatype,
+                              target_rank, target_disp, op, win)) {
+        return MPI_SUCCESS;
+    }
+    if (loom_mpi_win_am_atomic(origin_addr, NULL, result_addr, datatype, target_rank,
+                               target_disp, op, win, "MPI_Fetch_and_op", &rc)) {
+        return rc;
+    }
     if (loom_mpi_win_acc_fast(LOOM_RMA_FOP, &c, NULL, op, win, "MPI_Fetch_and_op", &rc) == 0) {
         return rc;
     }
@@ -371,6 +591,16 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
                               target_rank, target_disp, 1, datatype };
     int rc;
 
+    if (result_addr != NULL && compare_addr != NULL && origin_addr != NULL &&
+        loom_mpi_win_fast_acc(LOOM_RMA_CAS, origin_addr, compare_addr, result_addr, 1,
+                              datatype, target_rank, target_disp, MPI_REPLACE, win)) {
+        return MPI_SUCCESS;
+    }
+    if (origin_addr != NULL && compare_addr != NULL &&
+        loom_mpi_win_am_atomic(origin_addr, compare_addr, result_addr, datatype, target_rank,
+                               target_disp, MPI_REPLACE, win, "MPI_Compare_and_swap", &rc)) {
+        return rc;
+    }
     if (loom_mpi_win_acc_fast(LOOM_RMA_CAS, &c, compare_addr, MPI_REPLACE, win,
                                  "MPI_Compare_and_swap", &rc) == 0) {
         return rc;

@@ -20,6 +20,11 @@
  * from inside a loom call (any blocking call, loom_progress, MPI_Test...).
  * The hook is not re-entered (the sends and receives it starts may run
  * progress passes).
+ *
+ * Allocation: a received request and its record are one block (the record,
+ * then the message), and so are a send the layer builds itself (control
+ * messages, replies) and its record (loom_rma_am_send_alloc): one malloc
+ * and one free per message on the target's path instead of two of each.
  */
 #include "rma_priv.h"
 #include "log_int.h"
@@ -73,16 +78,51 @@ loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, 
     return LOOM_OK;
 }
 
+/* a send record with @p bytes of message after it (o->buf NULL: nothing else to free) */
+static loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes)
+{
+    loom_rma_out_t *o = malloc(sizeof(*o) + bytes);
+
+    if (o != NULL) {
+        o->buf = NULL;
+    }
+    return o;
+}
+
+static void *loom_rma_am_out_data(loom_rma_out_t *o)
+{
+    return o + 1;
+}
+
+/* send the message that follows @p o (from loom_rma_am_out_alloc); frees @p o on failure */
+static loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
+                                          loom_rma_out_t *o, size_t bytes)
+{
+    loom_status_t st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm,
+                                          LOOM_CTX_P2P, 0, &o->req);
+
+    if (st != LOOM_OK) {
+        free(o);
+        return st;
+    }
+    o->next = w->out;
+    w->out = o;
+    return LOOM_OK;
+}
+
 loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg)
 {
-    loom_rma_hdr_t *h = calloc(1, sizeof(*h));
+    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
+    loom_rma_hdr_t *h;
 
-    if (h == NULL) {
+    if (o == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
+    h = loom_rma_am_out_data(o);
+    memset(h, 0, sizeof(*h));
     h->kind = (uint8_t)kind;
     h->arg  = arg;
-    return loom_rma_am_send(w, dest, LOOM_RMA_TAG_REQ, h, sizeof(*h));
+    return loom_rma_am_out_send(w, dest, LOOM_RMA_TAG_REQ, o, sizeof(*h));
 }
 
 /* ---- the target's service ---- */
@@ -135,7 +175,8 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
     const loom_rma_seg_t *segs = (const loom_rma_seg_t *)(const void *)body;
     const char *data = body + h->nseg * sizeof(*segs);
     int fetches = h->kind != LOOM_RMA_K_PUT && h->kind != LOOM_RMA_K_ACC;
-    char *reply = fetches ? malloc(sizeof(int64_t) + h->bytes) : NULL;
+    loom_rma_out_t *o = fetches ? loom_rma_am_out_alloc(sizeof(int64_t) + h->bytes) : NULL;
+    char *reply = o != NULL ? loom_rma_am_out_data(o) : NULL;
     char *t = loom_rma_am_target_addr(w, h->disp, segs, h->nseg);
     loom_status_t st = LOOM_OK;
     int64_t st64;
@@ -169,7 +210,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
     }
     st64 = st;
     memcpy(reply, &st64, sizeof(st64));
-    loom_rma_am_send(w, src, LOOM_RMA_TAG_REPLY, reply, sizeof(int64_t) + h->bytes);
+    loom_rma_am_out_send(w, src, LOOM_RMA_TAG_REPLY, o, sizeof(int64_t) + h->bytes);
 }
 
 static int loom_rma_lock_grantable(const loom_rma_win_t *w, int type)
@@ -262,16 +303,17 @@ static int loom_rma_am_take(loom_rma_win_t *w)
     int n = 0;
 
     while (loom_p2p_probe_int(LOOM_ANY_SOURCE, LOOM_RMA_TAG_REQ, w->comm, LOOM_CTX_P2P, &ms)) {
-        loom_rma_in_t *in = calloc(1, sizeof(*in));
+        loom_rma_in_t *in = malloc(sizeof(*in) + ms.bytes);   /* the message follows */
 
-        if (in == NULL || (in->buf = malloc(ms.bytes ? ms.bytes : 1)) == NULL ||
+        if (in != NULL) {
+            in->next = NULL;
+            in->buf  = (char *)(in + 1);
+        }
+        if (in == NULL ||
             loom_p2p_irecv_int(in->buf, ms.bytes, ms.source, LOOM_RMA_TAG_REQ, w->comm,
                                LOOM_CTX_P2P, &in->req) != LOOM_OK) {
             loom_error("rma", "rank %d: cannot receive a request of %zu bytes from rank %d",
                        w->rank, ms.bytes, ms.source);
-            if (in != NULL) {
-                free(in->buf);
-            }
             free(in);
             break;
         }
@@ -297,8 +339,7 @@ static int loom_rma_am_poll_win(loom_rma_win_t *w)
         }
         loom_request_release(in->req);
         loom_rma_am_serve(w, in->src, in->buf, in->bytes);
-        free(in->buf);
-        free(in);
+        free(in);   /* and its message */
         ++n;
     }
     for (loom_rma_rop_t **pp = &w->rops; *pp != NULL;) {
@@ -351,7 +392,9 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
 
     memcpy(&st64, rop->tmp, sizeof(st64));
     loom_request_release(rop->req);
-    if (st64 == LOOM_OK) {
+    if (st64 == LOOM_OK && rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
+        memcpy(rop->result, rop->tmp + sizeof(int64_t), rop->bytes);
+    } else if (st64 == LOOM_OK) {
         loom_dt_unpack_range(rop->result, rop->rcount, rop->rdt, 0, rop->bytes,
                              rop->tmp + sizeof(int64_t));
     } else if (w->deferred[rop->target] == LOOM_OK) {
@@ -361,9 +404,120 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
     if (rop->ureq != NULL) {
         loom_rma_ureq_done(rop->ureq);
     }
-    loom_dt_release(rop->rdt);
-    free(rop->tmp);
+    if (rop->rdt != NULL) {
+        loom_dt_release(rop->rdt);
+    }
+    if (rop->tmp != (char *)(rop + 1)) {   /* else in rop's own block */
+        free(rop->tmp);
+    }
     free(rop);
+}
+
+/* ---- one fetch-and-op / compare-and-swap element by active message ---- */
+
+/* the reply's receive (status + @p esize bytes), in one block with its record */
+static loom_status_t loom_rma_am_atomic_rop(loom_rma_win_t *w, int target, size_t esize,
+                                            void *result, loom_rma_rop_t **rop_p)
+{
+    loom_rma_rop_t *rop = malloc(sizeof(*rop) + sizeof(int64_t) + esize);
+    loom_status_t st;
+
+    if (rop == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memset(rop, 0, sizeof(*rop));
+    rop->tmp = (char *)(rop + 1);
+    st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + esize, target, LOOM_RMA_TAG_REPLY,
+                            w->comm, LOOM_CTX_P2P, &rop->req);
+    if (st != LOOM_OK) {
+        free(rop);
+        return st;
+    }
+    rop->target = target;
+    rop->bytes  = esize;
+    rop->result = result;
+    *rop_p = rop;
+    return LOOM_OK;
+}
+
+/* the request: header, one segment, the origin element, the compare element */
+static loom_rma_out_t *loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int64_t start,
+                                              size_t esize, size_t *bytes_p)
+{
+    size_t data = a->origin != NULL ? esize : 0, cmp = a->compare != NULL ? esize : 0;
+    size_t bytes = sizeof(loom_rma_hdr_t) + sizeof(loom_rma_seg_t) + data + cmp;
+    loom_rma_out_t *o = loom_rma_am_out_alloc(bytes);
+    loom_rma_hdr_t h = { 0 };
+    loom_rma_seg_t seg = { 0, esize };
+    char *p;
+
+    if (o == NULL) {
+        return NULL;
+    }
+    h.kind  = (uint8_t)(a->compare != NULL ? LOOM_RMA_K_CAS : LOOM_RMA_K_FOP);
+    h.op    = (uint8_t)a->op;
+    h.basic = (uint8_t)a->basic;
+    h.disp  = start;
+    h.nseg  = 1;
+    h.bytes = esize;
+    p = loom_rma_am_out_data(o);
+    memcpy(p, &h, sizeof(h));
+    memcpy(p + sizeof(h), &seg, sizeof(seg));
+    if (data) {
+        memcpy(p + sizeof(h) + sizeof(seg), a->origin, data);
+    }
+    if (cmp) {
+        memcpy(p + sizeof(h) + sizeof(seg) + data, a->compare, cmp);
+    }
+    *bytes_p = bytes;
+    return o;
+}
+
+/* windows whose accumulates to @p target go by active message (rma_ops.c's choice) */
+static int loom_rma_am_atomic_path(const loom_rma_win_t *w, int target)
+{
+    return !w->direct && !(w->cma && w->cma_acc) && w->flavor != LOOM_RMA_FLAVOR_DYNAMIC &&
+           target != w->rank;
+}
+
+int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_status_t *st_p)
+{
+    size_t esize = loom_datatype_size(a->basic), bytes;
+    int64_t start;
+    loom_rma_rop_t *rop;
+    loom_rma_out_t *o;
+
+    if (!loom_rma_am_atomic_path(w, a->target) || esize == 0 || esize > 8 ||
+        (a->origin == NULL && a->op != LOOM_RMA_OP_NO_OP)) {
+        return 1;
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, a->target)) != LOOM_OK) {
+        return 0;
+    }
+    if (a->disp < 0 ||
+        __builtin_mul_overflow((int64_t)a->disp, (int64_t)w->units[a->target], &start) ||
+        (uint64_t)start > w->sizes[a->target] || esize > w->sizes[a->target] - (uint64_t)start) {
+        *st_p = LOOM_RMA_ERR_RANGE;
+        return 0;
+    }
+    if ((*st_p = loom_rma_am_atomic_rop(w, a->target, esize, a->result, &rop)) != LOOM_OK) {
+        return 0;
+    }
+    if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) == NULL ||
+        (*st_p = loom_rma_am_out_send(w, a->target, LOOM_RMA_TAG_REQ, o, bytes)) != LOOM_OK) {
+        *st_p = o == NULL ? LOOM_ERR_NO_MEMORY : *st_p;
+        (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
+        while (!loom_request_is_complete(rop->req)) {
+            loom_progress();
+        }
+        loom_request_release(rop->req);
+        free(rop);
+        return 0;
+    }
+    *w->rops_tail = rop;
+    w->rops_tail  = &rop->next;
+    ++w->sent[a->target];
+    return 0;
 }
 
 static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)

@@ -12,6 +12,12 @@
  * fence inside it is an error. "FENCE" counts as an epoch after any fence
  * (MPI cannot tell a fence that opens one from one that closes one); a lock
  * may follow it (Open MPI and MPICH allow that too).
+ *
+ * Beside the state, every transition keeps e->ok up to date: one byte per
+ * target saying what the MPI binding's inline fast path may do without
+ * asking (rma_int.h, loom_rma_fast_t: 0 nothing, 1 operations, 2
+ * operations and flush), and one more for flush of all targets. The
+ * answers are the same as loom_rma_epoch_access and _flush give.
  */
 #include "rma_priv.h"
 
@@ -24,7 +30,8 @@ loom_status_t loom_rma_epoch_init(loom_rma_epoch_t *e, int size)
     e->size    = size;
     e->locked  = calloc((size_t)size, 1);
     e->started = calloc((size_t)size, 1);
-    if (e->locked == NULL || e->started == NULL) {
+    e->ok      = calloc((size_t)size + 1, 1);
+    if (e->locked == NULL || e->started == NULL || e->ok == NULL) {
         loom_rma_epoch_fini(e);
         return LOOM_ERR_NO_MEMORY;
     }
@@ -35,7 +42,15 @@ void loom_rma_epoch_fini(loom_rma_epoch_t *e)
 {
     free(e->locked);
     free(e->started);
-    e->locked = e->started = NULL;
+    free(e->ok);
+    e->locked = e->started = e->ok = NULL;
+}
+
+/* every target's fast-path answer @p v, flush of all @p all */
+static void loom_rma_epoch_ok_all(loom_rma_epoch_t *e, uint8_t v, uint8_t all)
+{
+    memset(e->ok, v, (size_t)e->size);
+    e->ok[e->size] = all;
 }
 
 static int loom_rma_epoch_open(const loom_rma_epoch_t *e)
@@ -50,6 +65,7 @@ loom_status_t loom_rma_epoch_fence(loom_rma_epoch_t *e, int assert_flags)
     }
     e->access = (assert_flags & LOOM_RMA_MODE_NOSUCCEED) ? LOOM_RMA_ACCESS_NONE
                                                          : LOOM_RMA_ACCESS_FENCE;
+    loom_rma_epoch_ok_all(e, e->access == LOOM_RMA_ACCESS_FENCE, 0);
     return LOOM_OK;
 }
 
@@ -62,8 +78,13 @@ loom_status_t loom_rma_epoch_lock(loom_rma_epoch_t *e, int target)
         (e->access != LOOM_RMA_ACCESS_LOCK || e->locked[target])) {
         return LOOM_RMA_ERR_SYNC;
     }
+    if (e->access == LOOM_RMA_ACCESS_FENCE) {
+        loom_rma_epoch_ok_all(e, 0, 0);   /* only locked targets from now on */
+    }
     e->access = LOOM_RMA_ACCESS_LOCK;
     e->locked[target] = 1;
+    e->ok[target] = 2;
+    e->ok[e->size] = 2;
     ++e->nlocked;
     return LOOM_OK;
 }
@@ -77,8 +98,10 @@ loom_status_t loom_rma_epoch_unlock(loom_rma_epoch_t *e, int target)
         return LOOM_RMA_ERR_SYNC;
     }
     e->locked[target] = 0;
+    e->ok[target] = 0;
     if (--e->nlocked == 0) {
         e->access = LOOM_RMA_ACCESS_NONE;
+        e->ok[e->size] = 0;
     }
     return LOOM_OK;
 }
@@ -89,6 +112,7 @@ loom_status_t loom_rma_epoch_lock_all(loom_rma_epoch_t *e)
         return LOOM_RMA_ERR_SYNC;
     }
     e->access = LOOM_RMA_ACCESS_LOCK_ALL;
+    loom_rma_epoch_ok_all(e, 2, 2);
     return LOOM_OK;
 }
 
@@ -98,6 +122,7 @@ loom_status_t loom_rma_epoch_unlock_all(loom_rma_epoch_t *e)
         return LOOM_RMA_ERR_SYNC;
     }
     e->access = LOOM_RMA_ACCESS_NONE;
+    loom_rma_epoch_ok_all(e, 0, 0);
     return LOOM_OK;
 }
 
@@ -115,6 +140,8 @@ loom_status_t loom_rma_epoch_start(loom_rma_epoch_t *e, int n, const int ranks[]
     for (int i = 0; i < n; ++i) {
         e->started[ranks[i]] = 1;
     }
+    memcpy(e->ok, e->started, (size_t)e->size);
+    e->ok[e->size] = 0;
     e->access = LOOM_RMA_ACCESS_START;
     return LOOM_OK;
 }
@@ -126,6 +153,7 @@ loom_status_t loom_rma_epoch_complete(loom_rma_epoch_t *e)
     }
     memset(e->started, 0, (size_t)e->size);
     e->access = LOOM_RMA_ACCESS_NONE;
+    loom_rma_epoch_ok_all(e, 0, 0);
     return LOOM_OK;
 }
 

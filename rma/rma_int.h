@@ -156,6 +156,52 @@ int loom_rma_acc_contig(loom_rma_win_t *win, loom_rma_acc_kind_t kind, loom_op_t
                         void *result, size_t count, int target, ptrdiff_t disp,
                         loom_status_t *st_p);
 
+/**
+ * The origin's fast-path view of a window whose pieces are all in one
+ * shared segment (SHARED windows, ALLOCATE ones on one host), for the MPI
+ * binding's inline path (mpi/mpi_win_int.h): every pointer stays valid
+ * until the window is freed and follows its epochs, so the binding copies
+ * the view once at creation. access[r]: 0 no operation to rank r may be
+ * issued now, 1 one may (fence or PSCW access epoch), 2 one may and a
+ * flush of r is allowed (passive target epoch); access[size]: 2 when a
+ * flush of all targets is allowed. Anything the view does not cover
+ * (other windows, types, errors) goes through the calls above.
+ */
+typedef struct loom_rma_fast {
+    char *const          *base;     /* [size] every rank's piece here; NULL: no view */
+    const uint64_t       *sizes;    /* [size] bytes of every piece */
+    const int            *units;    /* [size] disp units */
+    const uint8_t        *access;   /* [size + 1] see above */
+    _Atomic int          *acc_lock; /* held around every accumulate of the window */
+    int                   size;
+} loom_rma_fast_t;
+
+/** @brief Fill @p fast_p (base NULL when @p win is not in a shared segment). */
+void loom_rma_win_fast(loom_rma_win_t *win, loom_rma_fast_t *fast_p);
+
+/** One element's Fetch_and_op or Compare_and_swap (loom_rma_am_atomic). */
+typedef struct loom_rma_am_atomic {
+    loom_datatype_t basic;     /* an element of at most 8 bytes */
+    loom_op_t       op;        /* FOP: one valid on basic, LOOM_REPLACE or LOOM_RMA_OP_NO_OP */
+    const void     *origin;    /* NULL only with LOOM_RMA_OP_NO_OP */
+    const void     *compare;   /* non-NULL: Compare_and_swap (op ignored) */
+    void           *result;
+    int             target;
+    ptrdiff_t       disp;
+} loom_rma_am_atomic_t;
+
+/**
+ * @brief Fetch_and_op / Compare_and_swap of one element on a window whose
+ * accumulates go by active message (not in a shared segment, not CMA
+ * accumulates, not dynamic, not to this rank): one message built in one
+ * block, the reply received into one block, no datatype engine
+ * (rma_am.c). Same protocol and ordering as loom_rma_acc's.
+ * @return 1 if not taken (call loom_rma_acc), else 0 with *st_p LOOM_OK,
+ * LOOM_RMA_ERR_SYNC, _RANGE, LOOM_ERR_INVALID_RANK or a send error.
+ */
+int loom_rma_am_atomic(loom_rma_win_t *win, const loom_rma_am_atomic_t *a,
+                       loom_status_t *st_p);
+
 /** Arguments of an accumulate-like operation. */
 typedef struct loom_rma_acc_args {
     loom_rma_acc_kind_t kind;

@@ -40,6 +40,7 @@ typedef struct loom_rma_epoch {
     uint8_t *locked;      /* [size]: 1 if locked by Win_lock */
     uint8_t *started;     /* [size]: 1 if in the Win_start group */
     int      exposed;     /* Win_post ... Win_wait */
+    uint8_t *ok;          /* [size + 1]: loom_rma_fast_t's access (rma_epoch.c) */
 } loom_rma_epoch_t;
 
 loom_status_t loom_rma_epoch_init(loom_rma_epoch_t *e, int size);

@@ -11,6 +11,10 @@
  * rank 0 creates it, the others map it after a barrier, and rank 0
  * unlinks it after a second one, so nothing is left in /dev/shm even if
  * the job dies later. Every rank agrees on failure with an allreduce.
+ *
+ * loom_rma_win_fast hands the MPI binding a view of such a window (piece
+ * addresses, sizes, disp units, the epoch's per-target answers, the
+ * accumulate lock) for its inline put/get/accumulate/flush path.
  */
 #include "rma_priv.h"
 #include "bootstrap_int.h"
@@ -237,4 +241,18 @@ void loom_rma_shm_unlock(loom_rma_win_t *w, int target)
     } else {
         atomic_fetch_sub_explicit(lw, 1, memory_order_release);
     }
+}
+
+void loom_rma_win_fast(loom_rma_win_t *w, loom_rma_fast_t *f)
+{
+    memset(f, 0, sizeof(*f));
+    if (!w->direct) {
+        return;   /* heap, user or attached memory: the general calls */
+    }
+    f->base     = w->shm_base;
+    f->sizes    = w->sizes;
+    f->units    = w->units;
+    f->access   = w->ep.ok;
+    f->acc_lock = &w->shm->acc_lock;
+    f->size     = w->size;
 }

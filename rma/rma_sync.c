@@ -12,6 +12,9 @@
  *              skips the protocol. Windows in a shared segment lock with CPU atomics on
  *              the target's lock word in the segment instead;
  *   flush      progress until done == sent (shared windows: a fence);
+ *              windows in a shared segment never have anything in flight
+ *              (their operations complete in the call), so their unlock,
+ *              unlock_all and flush skip the waiting altogether;
  *   post/start a POST notice to each origin; start waits for one from
  *              each target; complete flushes and sends COMPLETE; wait/test
  *              count the COMPLETE notices of the post group.
@@ -35,9 +38,10 @@ loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
         return st;
     }
     atomic_thread_fence(memory_order_seq_cst);
-    if (!w->direct) {
-        loom_progress();   /* serve others even when nothing of ours is pending */
+    if (w->direct) {
+        return LOOM_OK;   /* nothing in flight */
     }
+    loom_progress();   /* serve others even when nothing of ours is pending */
     return loom_rma_am_flush(w, target);
 }
 
@@ -133,6 +137,12 @@ loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int as
         return st;
     }
     loom_rma_nocheck(w)[target] = (uint8_t)nocheck;
+    if (loom_rma_is_shm(w)) {   /* a CAS on the lock word: nothing to undo */
+        if (!nocheck) {
+            loom_rma_shm_lock(w, target, lock_type);
+        }
+        return LOOM_OK;
+    }
     st = loom_rma_lock_one(w, lock_type, target, nocheck);
     if (st == LOOM_OK && !nocheck && !loom_rma_is_shm(w)) {
         st = loom_rma_grant_wait(w, target);   /* the grant's own answer */
@@ -156,6 +166,15 @@ loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
         return LOOM_RMA_ERR_SYNC;
     }
     nocheck = loom_rma_nocheck(w)[target];
+    if (w->direct) {   /* nothing in flight; the lock word's release orders the stores */
+        if (nocheck) {
+            atomic_thread_fence(memory_order_seq_cst);
+        } else {
+            loom_rma_shm_unlock(w, target);
+        }
+        loom_rma_nocheck(w)[target] = 0;
+        return loom_rma_epoch_unlock(&w->ep, target);
+    }
     ost = loom_rma_am_flush(w, target);             /* the operations */
     st  = loom_rma_unlock_one(w, target, nocheck);
     if (st == LOOM_OK) {
@@ -219,12 +238,15 @@ loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
     if (w->ep.access != LOOM_RMA_ACCESS_LOCK_ALL) {
         return LOOM_RMA_ERR_SYNC;
     }
-    ost = loom_rma_am_flush(w, -1);
+    if (w->direct) {
+        atomic_thread_fence(memory_order_seq_cst);
+    }
+    ost = w->direct ? LOOM_OK : loom_rma_am_flush(w, -1);
     st  = LOOM_OK;
     for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = loom_rma_unlock_one(w, r, loom_rma_nocheck(w)[r]);
     }
-    if (st == LOOM_OK) {
+    if (st == LOOM_OK && !w->direct) {
         st = loom_rma_am_flush(w, -1);
     }
     memset(loom_rma_nocheck(w), 0, (size_t)w->size);
