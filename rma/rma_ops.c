@@ -517,10 +517,16 @@ static int loom_rma_op_fast(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     return 0;
 }
 
-/* a CMA window: pack the origin, move or combine now, unpack the result */
-static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                     const loom_rma_seg_t *segs, size_t nseg, int64_t start,
-                                     size_t bytes)
+/* how a CMA window (rma_cma.c) or an RDMA one (rma_ib.c, accumulates) runs one */
+typedef loom_status_t (*loom_rma_packed_fn_t)(loom_rma_win_t *w, const loom_rma_cma_op_t *o);
+
+/*
+ * A CMA window, or an accumulate on an RDMA window: pack the origin, move
+ * or combine now by @p run, unpack the result.
+ */
+static loom_status_t loom_rma_op_packed(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                        const loom_rma_seg_t *segs, size_t nseg,
+                                        int64_t start, size_t bytes, loom_rma_packed_fn_t run)
 {
     loom_rma_cma_op_t o = {
         .kind = d->kind, .target = d->target, .start = start, .segs = segs, .nseg = nseg,
@@ -544,7 +550,7 @@ static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t 
     o.in = in;
     o.fetch = fetch;
     if (st == LOOM_OK) {
-        st = loom_rma_cma_op(w, &o);
+        st = run(w, &o);
     }
     if (st == LOOM_OK && fetch != NULL) {
         st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, fetch);
@@ -552,6 +558,55 @@ static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t 
     free(in);
     free(fetch);
     return st;
+}
+
+/*
+ * Put or get on an RDMA window: straight from/to a contiguous origin
+ * buffer, completed by the next flush (@p wait 0: no request to complete
+ * now), else through a packed copy, completed here.
+ */
+static loom_status_t loom_rma_op_rdma(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                      const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                      size_t bytes, int wait)
+{
+    int get = d->kind == LOOM_RMA_K_GET;
+    const void *buf = get ? d->result : d->origin;
+    ptrdiff_t lb;
+    char *tmp;
+    loom_status_t st = LOOM_OK;
+
+    if (loom_rma_contig(buf, get ? d->rcount : d->ocount, get ? d->rdt : d->odt, bytes, &lb)) {
+        return loom_rma_rdma_putget(w, get, d->target, start, segs, nseg,
+                                    (char *)(uintptr_t)buf + lb, wait);
+    }
+    if ((tmp = malloc(bytes ? bytes : 1)) == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if (!get) {
+        st = loom_dt_pack_range(d->origin, d->ocount, d->odt, 0, bytes, tmp);
+    }
+    if (st == LOOM_OK) {
+        st = loom_rma_rdma_putget(w, get, d->target, start, segs, nseg, tmp, 1);
+    }
+    if (st == LOOM_OK && get) {
+        st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, tmp);
+    }
+    free(tmp);
+    return st;
+}
+
+/* an RDMA window's share (rma_ib.c); LOOM_ERR_UNSUPPORTED: use active messages */
+static loom_status_t loom_rma_op_rdma_any(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                          const loom_rma_seg_t *segs, size_t nseg,
+                                          int64_t start, size_t bytes, int wait)
+{
+    if (!loom_rma_rdma_takes(w, d->kind, d->basic)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (!loom_rma_is_acc(d->kind)) {
+        return loom_rma_op_rdma(w, d, segs, nseg, start, bytes, wait);
+    }
+    return loom_rma_op_packed(w, d, segs, nseg, start, bytes, loom_rma_rdma_acc);
 }
 
 static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
@@ -562,6 +617,7 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     int64_t start;
     char *msg;
     loom_request_t ureq = NULL;
+    int taken = 0;   /* by RDMA (rma_ib.c) */
     loom_status_t st = loom_rma_seg_build(d->tcount, d->tdt, &segs, &nseg, &bytes);
 
     if (st != LOOM_OK) {
@@ -573,13 +629,23 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && (w->direct || d->target == w->rank)) {
+    if (st == LOOM_OK && w->rdma != NULL) {
+        st = loom_rma_op_rdma_any(w, d, segs, nseg, start, bytes, ureq != NULL);
+        taken = st != LOOM_ERR_UNSUPPORTED;
+        st = taken ? st : LOOM_OK;   /* not by RDMA: as on any other window */
+        if (taken && ureq != NULL) {
+            loom_rma_ureq_done(ureq);   /* its buffers are free: complete at return */
+        }
+    }
+    if (st != LOOM_OK || taken) {
+        /* done by RDMA, or failed */
+    } else if (w->direct || d->target == w->rank) {
         st = loom_rma_op_here(w, d, segs, nseg, start, bytes);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
     } else if (st == LOOM_OK && w->cma && (w->cma_acc || !loom_rma_is_acc(d->kind))) {
-        st = loom_rma_op_cma(w, d, segs, nseg, start, bytes);
+        st = loom_rma_op_packed(w, d, segs, nseg, start, bytes, loom_rma_cma_op);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
