@@ -366,11 +366,29 @@ static void loom_rma_direct_copy(loom_rma_win_t *w, int get, int target, int64_t
     }
 }
 
+/* put/get of contiguous bytes on an RDMA window: one write/read, completed by the flush */
+static int loom_rma_putget_rdma(loom_rma_win_t *w, int get, void *origin, size_t bytes,
+                                int target, ptrdiff_t disp, loom_status_t *st_p)
+{
+    loom_rma_seg_t seg = { 0, bytes };
+    int64_t start;
+
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK ||
+        !loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        return 0;
+    }
+    *st_p = loom_rma_rdma_putget(w, get, target, start, &seg, 1, origin, 0);
+    return 0;
+}
+
 int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes,
                           int target, ptrdiff_t disp, loom_status_t *st_p)
 {
     int64_t start;
 
+    if (w->rdma != NULL) {
+        return loom_rma_putget_rdma(w, get, origin, bytes, target, disp, st_p);
+    }
     if (!w->direct && !w->cma) {
         return 1;
     }
@@ -422,6 +440,49 @@ static loom_status_t loom_rma_acc_here(loom_rma_acc_kind_t kind, loom_op_t op,
     return op == LOOM_RMA_OP_NO_OP ? LOOM_OK : loom_op_reduce(op, origin, t, count, basic);
 }
 
+/*
+ * The accumulate family on contiguous 8-byte elements of an RDMA window:
+ * the atomics straight from the origin and into the result, no packing.
+ * 1 if not taken (another type, or not 8-byte aligned at the target:
+ * the general path then uses messages, as it would).
+ */
+static int loom_rma_acc_rdma(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t op,
+                             loom_datatype_t basic, const void *origin, const void *compare,
+                             void *result, size_t count, int target, ptrdiff_t disp,
+                             loom_status_t *st_p)
+{
+    static const loom_rma_kind_t kinds[] = {
+        [LOOM_RMA_ACC] = LOOM_RMA_K_ACC, [LOOM_RMA_FOP] = LOOM_RMA_K_FOP,
+        [LOOM_RMA_CAS] = LOOM_RMA_K_CAS,
+    };
+    size_t bytes = sizeof(uint64_t) * count;
+    loom_rma_seg_t seg = { 0, bytes };
+    loom_rma_cma_op_t o = {
+        .kind = kinds[kind], .target = target, .segs = &seg, .nseg = 1, .bytes = bytes,
+        .in = origin, .cmp = compare, .fetch = kind == LOOM_RMA_ACC ? NULL : result,
+        .op = op, .basic = basic,
+    };
+    loom_status_t st;
+
+    if ((kind != LOOM_RMA_ACC && kind != LOOM_RMA_FOP && kind != LOOM_RMA_CAS) ||
+        !loom_rma_rdma_takes(w, o.kind, basic)) {
+        return 1;
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK ||
+        !loom_rma_direct_range(w, target, disp, 0, bytes, &o.start, st_p)) {
+        return 0;
+    }
+    if (kind != LOOM_RMA_CAS && op != LOOM_RMA_OP_NO_OP && op != LOOM_REPLACE &&
+        (*st_p = loom_op_reduce(op, NULL, NULL, 0, basic)) != LOOM_OK) {
+        return 0;
+    }
+    if ((st = loom_rma_rdma_acc(w, &o)) == LOOM_ERR_UNSUPPORTED) {
+        return 1;
+    }
+    *st_p = st;
+    return 0;
+}
+
 int loom_rma_acc_contig(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t op,
                         loom_datatype_t basic, const void *origin, const void *compare,
                         void *result, size_t count, int target, ptrdiff_t disp,
@@ -432,6 +493,10 @@ int loom_rma_acc_contig(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t o
     int fetch = kind != LOOM_RMA_ACC;
     int64_t start;
 
+    if (w->rdma != NULL) {
+        return loom_rma_acc_rdma(w, kind, op, basic, origin, compare, result, count, target,
+                                 disp, st_p);
+    }
     if (!w->direct || esize == 0 || (fetch && (count != 1 || esize > sizeof(old)))) {
         return 1;
     }

@@ -47,6 +47,17 @@ $(VERBS_PP_OMPI): test/verbs/pingpong.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(VERBS_PP_CFLAGS) -o $@ $<
 
+# One-sided latency per operation (test/verbs/bench_rma.sh, against perftest).
+VERBS_RMA_LAT := $(BUILD)/test/verbs/rma_lat
+$(VERBS_RMA_LAT): test/verbs/rma_lat.c $(BUILD)/bin/loomcc $(BUILD)/lib/libloom_mpi.so \
+                  $(BUILD)/lib/libloom.so
+	@mkdir -p $(dir $@)
+	$(BUILD)/bin/loomcc $(VERBS_PP_CFLAGS) -o $@ $<
+
+.PHONY: bench-verbs-rma
+bench-verbs-rma: all $(BUILD)/bin/loomrun $(VERBS_RMA_LAT) $(BUILD)/bench/loom/osu_rma
+	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout 1200 test/verbs/bench_rma.sh
+
 .PHONY: bench-verbs
 bench-verbs: all $(BUILD)/bin/loomrun $(VERBS_PP_LOOM) $(VERBS_PP_OMPI)
 	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout 1800 test/verbs/bench.sh
