@@ -4,7 +4,9 @@
 #                      verbs suite inside it (test/verbs/run.sh): device smoke
 #                      test, transport tests, then the p2p and collectives rank
 #                      programs over LOOM_TRANSPORTS=self,ib (np 2 and 3, every
-#                      message-based collective algorithm once). 1.5-6 min on
+#                      message-based collective algorithm once), and the
+#                      one-sided programs over RDMA windows (steps rma-*,
+#                      about 1.5 min more). 1.5-6 min on
 #                      a 2-core machine under TCG, boot included, depending on
 #                      the host's other load; each step prints its time; the
 #                      guest is killed after VERBS_VM_TIMEOUT s. Needs root
@@ -25,13 +27,15 @@ VERBS_VM_TIMEOUT ?= 1200
 CHECK_EXTRA += check-verbs
 
 .PHONY: check-verbs
-check-verbs: all $(TEST_SUITES) $(TEST_PROGS) $(BUILD)/test/mpi/mpi_dt_zc
+check-verbs: all $(TEST_SUITES) $(TEST_PROGS) $(BUILD)/test/mpi/mpi_dt_zc \
+             $(foreach p,mpi_rma_ib mpi_rma mpi_rma2 mpi_rma_big mpi_rma_err,$(BUILD)/test/mpi/$(p)) \
+             $(BUILD)/test/verbs/rma_lat
 	BUILD=$(BUILD) bash test/verbs/vm.sh --timeout $(VERBS_VM_TIMEOUT) test/verbs/run.sh
 
 CHECK_EXTRA += check-verbs-2host
 
 .PHONY: check-verbs-2host
-check-verbs-2host: all $(TEST_SUITES) $(TEST_PROGS)
+check-verbs-2host: all $(TEST_SUITES) $(TEST_PROGS) $(BUILD)/test/mpi/mpi_rma_ib
 	BUILD=$(BUILD) bash test/verbs/vm.sh --pair --timeout $(VERBS_VM_TIMEOUT) test/verbs/run2.sh
 
 # The same ping-pong source built against loom (loomcc) and Open MPI (mpicc).
