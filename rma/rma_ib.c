@@ -228,8 +228,11 @@ static void loom_rma_rdma_settle_one(loom_rma_win_t *w, int t)
     loom_tl_ep_t *ep = w->rdma->eps[t];
     loom_status_t st;
 
+    /* only the transport's own progress: the adapter completes the work
+     * without any peer's help, and a whole loom_progress pass (every
+     * transport, every window's service) costs more than the poll itself */
     while ((st = ep->iface->ops.rma_flush(ep)) == LOOM_INPROGRESS) {
-        loom_progress();
+        ep->iface->ops.progress(ep->iface);
     }
     if (st != LOOM_OK && w->deferred[t] == LOOM_OK) {
         w->deferred[t] = st;
