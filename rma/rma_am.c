@@ -535,6 +535,7 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
 
 void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
+    loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
     }

@@ -366,11 +366,29 @@ static void loom_rma_direct_copy(loom_rma_win_t *w, int get, int target, int64_t
     }
 }
 
+/* put/get of contiguous bytes on an RDMA window: one write/read, completed by the flush */
+static int loom_rma_putget_rdma(loom_rma_win_t *w, int get, void *origin, size_t bytes,
+                                int target, ptrdiff_t disp, loom_status_t *st_p)
+{
+    loom_rma_seg_t seg = { 0, bytes };
+    int64_t start;
+
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK ||
+        !loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
+        return 0;
+    }
+    *st_p = loom_rma_rdma_putget(w, get, target, start, &seg, 1, origin, 0);
+    return 0;
+}
+
 int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes,
                           int target, ptrdiff_t disp, loom_status_t *st_p)
 {
     int64_t start;
 
+    if (w->rdma != NULL) {
+        return loom_rma_putget_rdma(w, get, origin, bytes, target, disp, st_p);
+    }
     if (!w->direct && !w->cma) {
         return 1;
     }
@@ -422,6 +440,49 @@ static loom_status_t loom_rma_acc_here(loom_rma_acc_kind_t kind, loom_op_t op,
     return op == LOOM_RMA_OP_NO_OP ? LOOM_OK : loom_op_reduce(op, origin, t, count, basic);
 }
 
+/*
+ * The accumulate family on contiguous 8-byte elements of an RDMA window:
+ * the atomics straight from the origin and into the result, no packing.
+ * 1 if not taken (another type, or not 8-byte aligned at the target:
+ * the general path then uses messages, as it would).
+ */
+static int loom_rma_acc_rdma(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t op,
+                             loom_datatype_t basic, const void *origin, const void *compare,
+                             void *result, size_t count, int target, ptrdiff_t disp,
+                             loom_status_t *st_p)
+{
+    static const loom_rma_kind_t kinds[] = {
+        [LOOM_RMA_ACC] = LOOM_RMA_K_ACC, [LOOM_RMA_FOP] = LOOM_RMA_K_FOP,
+        [LOOM_RMA_CAS] = LOOM_RMA_K_CAS,
+    };
+    size_t bytes = sizeof(uint64_t) * count;
+    loom_rma_seg_t seg = { 0, bytes };
+    loom_rma_cma_op_t o = {
+        .kind = kinds[kind], .target = target, .segs = &seg, .nseg = 1, .bytes = bytes,
+        .in = origin, .cmp = compare, .fetch = kind == LOOM_RMA_ACC ? NULL : result,
+        .op = op, .basic = basic,
+    };
+    loom_status_t st;
+
+    if ((kind != LOOM_RMA_ACC && kind != LOOM_RMA_FOP && kind != LOOM_RMA_CAS) ||
+        !loom_rma_rdma_takes(w, o.kind, basic)) {
+        return 1;
+    }
+    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK ||
+        !loom_rma_direct_range(w, target, disp, 0, bytes, &o.start, st_p)) {
+        return 0;
+    }
+    if (kind != LOOM_RMA_CAS && op != LOOM_RMA_OP_NO_OP && op != LOOM_REPLACE &&
+        (*st_p = loom_op_reduce(op, NULL, NULL, 0, basic)) != LOOM_OK) {
+        return 0;
+    }
+    if ((st = loom_rma_rdma_acc(w, &o)) == LOOM_ERR_UNSUPPORTED) {
+        return 1;
+    }
+    *st_p = st;
+    return 0;
+}
+
 int loom_rma_acc_contig(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t op,
                         loom_datatype_t basic, const void *origin, const void *compare,
                         void *result, size_t count, int target, ptrdiff_t disp,
@@ -432,6 +493,10 @@ int loom_rma_acc_contig(loom_rma_win_t *w, loom_rma_acc_kind_t kind, loom_op_t o
     int fetch = kind != LOOM_RMA_ACC;
     int64_t start;
 
+    if (w->rdma != NULL) {
+        return loom_rma_acc_rdma(w, kind, op, basic, origin, compare, result, count, target,
+                                 disp, st_p);
+    }
     if (!w->direct || esize == 0 || (fetch && (count != 1 || esize > sizeof(old)))) {
         return 1;
     }
@@ -517,10 +582,16 @@ static int loom_rma_op_fast(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     return 0;
 }
 
-/* a CMA window: pack the origin, move or combine now, unpack the result */
-static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                     const loom_rma_seg_t *segs, size_t nseg, int64_t start,
-                                     size_t bytes)
+/* how a CMA window (rma_cma.c) or an RDMA one (rma_ib.c, accumulates) runs one */
+typedef loom_status_t (*loom_rma_packed_fn_t)(loom_rma_win_t *w, const loom_rma_cma_op_t *o);
+
+/*
+ * A CMA window, or an accumulate on an RDMA window: pack the origin, move
+ * or combine now by @p run, unpack the result.
+ */
+static loom_status_t loom_rma_op_packed(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                        const loom_rma_seg_t *segs, size_t nseg,
+                                        int64_t start, size_t bytes, loom_rma_packed_fn_t run)
 {
     loom_rma_cma_op_t o = {
         .kind = d->kind, .target = d->target, .start = start, .segs = segs, .nseg = nseg,
@@ -544,7 +615,7 @@ static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t 
     o.in = in;
     o.fetch = fetch;
     if (st == LOOM_OK) {
-        st = loom_rma_cma_op(w, &o);
+        st = run(w, &o);
     }
     if (st == LOOM_OK && fetch != NULL) {
         st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, fetch);
@@ -552,6 +623,55 @@ static loom_status_t loom_rma_op_cma(loom_rma_win_t *w, const loom_rma_opdesc_t 
     free(in);
     free(fetch);
     return st;
+}
+
+/*
+ * Put or get on an RDMA window: straight from/to a contiguous origin
+ * buffer, completed by the next flush (@p wait 0: no request to complete
+ * now), else through a packed copy, completed here.
+ */
+static loom_status_t loom_rma_op_rdma(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                      const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                                      size_t bytes, int wait)
+{
+    int get = d->kind == LOOM_RMA_K_GET;
+    const void *buf = get ? d->result : d->origin;
+    ptrdiff_t lb;
+    char *tmp;
+    loom_status_t st = LOOM_OK;
+
+    if (loom_rma_contig(buf, get ? d->rcount : d->ocount, get ? d->rdt : d->odt, bytes, &lb)) {
+        return loom_rma_rdma_putget(w, get, d->target, start, segs, nseg,
+                                    (char *)(uintptr_t)buf + lb, wait);
+    }
+    if ((tmp = malloc(bytes ? bytes : 1)) == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if (!get) {
+        st = loom_dt_pack_range(d->origin, d->ocount, d->odt, 0, bytes, tmp);
+    }
+    if (st == LOOM_OK) {
+        st = loom_rma_rdma_putget(w, get, d->target, start, segs, nseg, tmp, 1);
+    }
+    if (st == LOOM_OK && get) {
+        st = loom_dt_unpack_range(d->result, d->rcount, d->rdt, 0, bytes, tmp);
+    }
+    free(tmp);
+    return st;
+}
+
+/* an RDMA window's share (rma_ib.c); LOOM_ERR_UNSUPPORTED: use active messages */
+static loom_status_t loom_rma_op_rdma_any(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                          const loom_rma_seg_t *segs, size_t nseg,
+                                          int64_t start, size_t bytes, int wait)
+{
+    if (!loom_rma_rdma_takes(w, d->kind, d->basic)) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if (!loom_rma_is_acc(d->kind)) {
+        return loom_rma_op_rdma(w, d, segs, nseg, start, bytes, wait);
+    }
+    return loom_rma_op_packed(w, d, segs, nseg, start, bytes, loom_rma_rdma_acc);
 }
 
 static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
@@ -562,6 +682,7 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     int64_t start;
     char *msg;
     loom_request_t ureq = NULL;
+    int taken = 0;   /* by RDMA (rma_ib.c) */
     loom_status_t st = loom_rma_seg_build(d->tcount, d->tdt, &segs, &nseg, &bytes);
 
     if (st != LOOM_OK) {
@@ -573,13 +694,23 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && (w->direct || d->target == w->rank)) {
+    if (st == LOOM_OK && w->rdma != NULL) {
+        st = loom_rma_op_rdma_any(w, d, segs, nseg, start, bytes, ureq != NULL);
+        taken = st != LOOM_ERR_UNSUPPORTED;
+        st = taken ? st : LOOM_OK;   /* not by RDMA: as on any other window */
+        if (taken && ureq != NULL) {
+            loom_rma_ureq_done(ureq);   /* its buffers are free: complete at return */
+        }
+    }
+    if (st != LOOM_OK || taken) {
+        /* done by RDMA, or failed */
+    } else if (w->direct || d->target == w->rank) {
         st = loom_rma_op_here(w, d, segs, nseg, start, bytes);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
     } else if (st == LOOM_OK && w->cma && (w->cma_acc || !loom_rma_is_acc(d->kind))) {
-        st = loom_rma_op_cma(w, d, segs, nseg, start, bytes);
+        st = loom_rma_op_packed(w, d, segs, nseg, start, bytes, loom_rma_cma_op);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }

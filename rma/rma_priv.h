@@ -181,6 +181,9 @@ struct loom_rma_win {
                                       (LOOM_RMA_CMA=acc), else active messages */
     uint64_t            *cma_pid;  /* [size] */
     uint64_t            *cma_base; /* [size] window base in its owner's process */
+    /* RDMA windows (rma_ib.c): put/get/8-byte atomics/locks through a
+     * transport's one-sided ops; NULL for every other window */
+    struct loom_rma_rdma *rdma;
     /* dynamic flavor */
     loom_rma_region_t   *regions;
     int                  nregions, cap_regions;
@@ -279,6 +282,44 @@ void loom_rma_cma_free(loom_rma_win_t *win);
 loom_status_t loom_rma_cma_op(loom_rma_win_t *win, const loom_rma_cma_op_t *o);
 void loom_rma_shm_lock(loom_rma_win_t *win, int target, int type);
 void loom_rma_shm_unlock(loom_rma_win_t *win, int target);
+
+/* rma_ib.c: windows over a transport's one-sided ops (RDMA) */
+/**
+ * Collective at Win_create (CREATE and ALLOCATE flavors, neither direct
+ * nor CMA): make the window RDMA if every rank's other ranks are served
+ * by one transport with one-sided ops and every rank registered its
+ * memory; else leave win->rdma NULL (active messages). A communication
+ * error only.
+ */
+loom_status_t loom_rma_rdma_setup(loom_rma_win_t *win);
+/** Deregister and free (after the free's barrier: no peer targets us). */
+void loom_rma_rdma_free(loom_rma_win_t *win);
+/** 1 if an operation of @p kind on @p basic elements goes by RDMA on this window. */
+int loom_rma_rdma_takes(const loom_rma_win_t *win, loom_rma_kind_t kind,
+                        loom_datatype_t basic);
+/**
+ * Put (@p get 0) or get the packed stream @p local to or from the target's
+ * segments at byte @p start; @p wait: complete before returning (else at
+ * the next flush). LOOM_OK, or the error of the posting.
+ */
+loom_status_t loom_rma_rdma_putget(loom_rma_win_t *win, int get, int target, int64_t start,
+                                   const loom_rma_seg_t *segs, size_t nseg, void *local,
+                                   int wait);
+/**
+ * An accumulate-like operation on 8-byte elements by remote atomics,
+ * complete at return (results in o->fetch). LOOM_ERR_UNSUPPORTED, with
+ * nothing done, if an element is not 8-byte aligned at the target (the
+ * caller uses active messages: every operation on that location then does).
+ */
+loom_status_t loom_rma_rdma_acc(loom_rma_win_t *win, const loom_rma_cma_op_t *o);
+/** Passive target locks on the target's lock word by remote atomics. */
+loom_status_t loom_rma_rdma_lock(loom_rma_win_t *win, int target, int type);
+loom_status_t loom_rma_rdma_unlock(loom_rma_win_t *win, int target);
+/**
+ * Progress until the one-sided work to @p target (-1: all) completed; a
+ * failure is kept in win->deferred like a target's reported error.
+ */
+void loom_rma_rdma_settle(loom_rma_win_t *win, int target);
 
 /* generic requests of Rput & co. (rma_ops.c) */
 loom_status_t loom_rma_ureq_alloc(loom_rma_win_t *win, loom_request_t *req_p);

@@ -88,6 +88,9 @@ static loom_status_t loom_rma_lock_one(loom_rma_win_t *w, int type, int target, 
         loom_rma_shm_lock(w, target, type);
         return LOOM_OK;
     }
+    if (w->rdma != NULL) {
+        return loom_rma_rdma_lock(w, target, type);   /* remote atomics (rma_ib.c) */
+    }
     return loom_rma_lock_msg(w, target, LOOM_RMA_K_LOCK, type);
 }
 
@@ -99,6 +102,9 @@ static loom_status_t loom_rma_unlock_one(loom_rma_win_t *w, int target, int noch
     if (loom_rma_is_shm(w)) {
         loom_rma_shm_unlock(w, target);
         return LOOM_OK;
+    }
+    if (w->rdma != NULL) {
+        return loom_rma_rdma_unlock(w, target);
     }
     return loom_rma_lock_msg(w, target, LOOM_RMA_K_UNLOCK, 0);
 }

@@ -10,7 +10,8 @@
  * pieces, so their put/get are memcpy; other ALLOCATE windows are zeroed,
  * 64-byte aligned heap memory; CREATE ones whose ranks share a host reach
  * each other's memory by process_vm_readv/writev when every rank can
- * (rma_cma.c); DYNAMIC ones keep a list of attached regions and take
+ * (rma_cma.c); CREATE and ALLOCATE ones whose peers are served by a
+ * transport with one-sided ops use RDMA (rma_ib.c); DYNAMIC ones keep a list of attached regions and take
  * absolute addresses as displacements (checked by the target).
  */
 #include "rma_priv.h"
@@ -151,9 +152,13 @@ loom_status_t loom_rma_win_create(void *base, size_t size, int disp_unit,
     if (st == LOOM_OK && flavor == LOOM_RMA_FLAVOR_CREATE) {
         st = loom_rma_cma_setup(w);   /* one host: process_vm_readv/writev (rma_cma.c) */
     }
+    if (st == LOOM_OK) {
+        st = loom_rma_rdma_setup(w);  /* other transports' one-sided ops (rma_ib.c) */
+    }
     if (st != LOOM_OK) {
         loom_rma_shm_free(w);
         loom_rma_cma_free(w);
+        loom_rma_rdma_free(w);
         loom_rma_win_destroy(w);
         return st;
     }
@@ -180,6 +185,7 @@ loom_status_t loom_rma_win_free(loom_rma_win_t *w)
     loom_rma_am_unregister(w);
     loom_rma_shm_free(w);
     loom_rma_cma_free(w);
+    loom_rma_rdma_free(w);
     loom_rma_win_destroy(w);
     return st;
 }

@@ -175,6 +175,14 @@ void loom_tl_iface_init(loom_tl_iface_t *iface, const char *name,
     iface->ops.am_send_pack = ops->am_send_pack;
     iface->ops.get_iov      = ops->get_iov;
     iface->ops.get_riov     = ops->get_riov;
+    /* optional: NULL means "no one-sided work" (the RMA layer uses messages) */
+    iface->ops.rma_reg    = ops->rma_reg;
+    iface->ops.rma_dereg  = ops->rma_dereg;
+    iface->ops.rma_ep     = ops->rma_ep;
+    iface->ops.rma_put    = ops->rma_put;
+    iface->ops.rma_get    = ops->rma_get;
+    iface->ops.rma_atomic = ops->rma_atomic;
+    iface->ops.rma_flush  = ops->rma_flush;
     iface->name   = name;
     iface->params = *params;
     iface->ops.query(iface, &iface->caps);

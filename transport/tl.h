@@ -317,7 +317,71 @@ typedef struct loom_tl_ops {
 
     /** Release everything; after the engine's final fence. */
     void (*close)(loom_tl_iface_t *iface);
+
+    /*
+     * One-sided operations for the RMA layer (optional: all NULL where not
+     * offered; a transport offers all of them or none). Work goes onto
+     * endpoints from rma_ep; each endpoint counts the one-sided work posted
+     * on it and the completions, and rma_flush compares the two: there is
+     * no per-operation callback, so a put or an atomic costs no allocation
+     * in the caller. Remote memory is named by an address and the rkey
+     * rma_reg exported on its owner. None of these blocks; all return
+     * LOOM_ERR_NO_RESOURCE when the queue or the descriptors are full
+     * (nothing was posted: progress, then call again).
+     */
+
+    /**
+     * Register [addr, addr+len) of this process once, for remote read,
+     * write and 8-byte atomics by peers, until rma_dereg (no registration
+     * cache: a window lives long). Fills @p rkey for the peers.
+     */
+    loom_status_t (*rma_reg)(loom_tl_iface_t *iface, void *addr, size_t len,
+                             loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
+
+    /** Undo rma_reg (no one-sided work may target the region any more). */
+    void (*rma_dereg)(loom_tl_iface_t *iface, loom_tl_memh_t *memh);
+
+    /**
+     * The endpoint for one-sided work to world rank @p peer, this process
+     * included (a loopback connection, so that atomics on this process's
+     * own memory go through the same adapter as the peers'). May differ
+     * from the p2p endpoint; lives until close. LOOM_ERR_UNREACHABLE if
+     * @p peer cannot be reached this way.
+     */
+    loom_status_t (*rma_ep)(loom_tl_iface_t *iface, int peer, loom_tl_ep_t **ep_p);
+
+    /**
+     * Write @p len bytes at @p local to @p raddr of the peer (RDMA WRITE).
+     * @p local must stay unchanged until rma_flush says the work completed.
+     * LOOM_OK: posted (counted); NO_RESOURCE; other: error (logged).
+     */
+    loom_status_t (*rma_put)(loom_tl_ep_t *ep, const void *local, size_t len, uint64_t raddr,
+                             const loom_tl_rkey_t *rkey);
+
+    /** Read @p len bytes at @p raddr of the peer into @p local (RDMA READ); as rma_put. */
+    loom_status_t (*rma_get)(loom_tl_ep_t *ep, void *local, size_t len, uint64_t raddr,
+                             const loom_tl_rkey_t *rkey);
+
+    /**
+     * An 8-byte atomic at @p raddr (8-byte aligned) of the peer: FADD adds
+     * @p value; CSWAP writes @p value if the target equals @p compare. The
+     * target's old value is written to @p result (any alignment; NULL: not
+     * wanted) by the time rma_flush reports the work complete. As rma_put.
+     */
+    loom_status_t (*rma_atomic)(loom_tl_ep_t *ep, int op, uint64_t value, uint64_t compare,
+                                uint64_t *result, uint64_t raddr, const loom_tl_rkey_t *rkey);
+
+    /**
+     * LOOM_OK when every one-sided work posted on @p ep so far completed
+     * (written at the target, read, results stored), LOOM_INPROGRESS
+     * while some is outstanding (call progress), or the error that failed
+     * the endpoint (work was lost). Never blocks.
+     */
+    loom_status_t (*rma_flush)(loom_tl_ep_t *ep);
 } loom_tl_ops_t;
+
+/** rma_atomic's operations. */
+enum { LOOM_TL_ATOMIC_FADD = 1, LOOM_TL_ATOMIC_CSWAP = 2 };
 
 /** Generic part of every transport's interface; first member of its own. */
 struct loom_tl_iface {

@@ -22,6 +22,16 @@
 #      every root, several communicators, 600 back-to-back and nonblocking
 #      broadcasts, with 0, 5 and 30 % of multicast datagrams dropped; a rank
 #      refused the group (LOOM_IB_MCAST_FAULT) makes all fall back.
+#   5. one-sided over verbs (rma/rma_ib.c; VERBS_STEPS=rma for these only):
+#      test/mpi/mpi_rma_ib (every accumulate op on 8-byte elements by the
+#      atomic verbs against a model, other types and misaligned ones by
+#      messages, contention, put/get by RDMA write/read up to 1.5 MiB,
+#      exclusive locks by atomics) at np 2 and 3, and with a target making
+#      no MPI call ("noprogress": over messages it would hang); the general
+#      one-sided programs mpi_rma, mpi_rma2 (fetch-and-op atomicity, a CAS
+#      spin lock, noprogress), mpi_rma_big and mpi_rma_err over self,ib;
+#      each window must say it runs over ib one-sided ops; rma_lat checks
+#      its data at 8 B.
 # Every step prints its time. Exit status: number of failed steps (0 = all passed).
 #   VERBS_STEPS=regex   run only the steps whose name matches (e.g. 'p2p|coll')
 set -u
@@ -205,6 +215,28 @@ step mcast-np2 240 mcast 2 bcast
 step mcast-np3-drop5 240 mcast 3 bcast:200 LOOM_IB_MCAST_DROP=0.05
 step mcast-np4-drop30 240 mcast 4 bcast:60 LOOM_IB_MCAST_DROP=0.3 LOOM_IB_MCAST_THRESHOLD=20000
 step mcast-fallback-np3 240 mcast 3 fallback:50 LOOM_IB_MCAST_FAULT=1
+
+# rma NP TIMEOUT [VAR=value...] PROG ARGS... : an MPI one-sided program over
+# self,ib (ib_job); it must pass and every rank must have made its windows
+# RDMA ones (rma/rma_ib.c logs each at info)
+rma() {
+    local np=$1 tmo=$2 out r; shift 2
+    out=$(ib_job "$np" "$tmo" "$@") || { echo "$out"; return 1; }
+    echo "$out"
+    grep -q ": passed on $np ranks" <<<"$out" || { echo "no 'passed' line"; return 1; }
+    for ((r = 0; r < np; ++r)); do
+        grep -Eq "^loom\[$r@[^]]*\] INFO rma: rank $r: window of [0-9]+ bytes over ib one-sided ops" \
+            <<<"$out" || { echo "rank $r: no window over ib one-sided ops"; return 1; }
+    done
+}
+mpi=$BUILD/test/mpi
+step rma-ib-np2 200 rma 2 150 "$mpi/mpi_rma_ib" 30
+step rma-ib-noprogress-np3 240 rma 3 200 "$mpi/mpi_rma_ib" 20 noprogress
+step rma-general-np2 200 rma 2 150 "$mpi/mpi_rma" 100
+step rma2-noprogress-np3 200 rma 3 150 "$mpi/mpi_rma2" 50 noprogress
+step rma-big-np2 200 rma 2 150 "$mpi/mpi_rma_big" 1
+step rma-err-np2 120 ib_job 2 100 "$mpi/mpi_rma_err"
+step rma-lat-np2 120 ib_job 2 100 "$BUILD/test/verbs/rma_lat" -n 200
 
 steps_summary "verbs suite"
 exit $?

@@ -18,10 +18,15 @@
 #   5. multicast bcast across the guests (test/verbs/prog_mcast, bcast
 #      algorithm "mcast", over self,ib), also with 5% of the multicast
 #      datagrams dropped
-#   6. nothing of the jobs left on vm2 (processes, /dev/shm)
-#   7. a rank killed on vm2: the job ends within 3 s, one message naming the
+#   6. one-sided over verbs across the guests (test/mpi/mpi_rma_ib, rma/
+#      rma_ib.c): one rank per guest (RDMA windows, also with the target
+#      making no MPI call), and 2 per guest over self,ib (RDMA windows, the
+#      guest mates by loopback rxe) and over self,shm,ib (the guest mates
+#      by shm: such mixed windows keep active messages; same answers)
+#   7. nothing of the jobs left on vm2 (processes, /dev/shm)
+#   8. a rank killed on vm2: the job ends within 3 s, one message naming the
 #      rank, its pid, vm2 and the signal; nothing of the job left on vm2
-#   8. rank 0's ib watchdog (vm1) declares rank 1 (vm2) failed: rank 1 is
+#   9. rank 0's ib watchdog (vm1) declares rank 1 (vm2) failed: rank 1 is
 #      told within 2 s (LOOM_IB_STALL_FAULT, prog_ib_tl stall)
 # Every step prints its time. Exit status: number of failed steps.
 #   VERBS_STEPS=regex   run only the steps whose name matches
@@ -223,6 +228,21 @@ step coll-forced coll 200 LOOM_BCAST_ALGORITHM=scatter_allgather \
     LOOM_ALLTOALL_ALGORITHM=bruck LOOM_BARRIER_ALGORITHM=dissemination
 step mcast-bcast mcast 60
 step mcast-bcast-drop-5pct mcast 40 LOOM_IB_MCAST_DROP=0.05
+# rma HOSTS TRANSPORTS WANT_RDMA ARGS... : mpi_rma_ib across the guests; it
+# must pass, and its windows be RDMA ones (WANT_RDMA 1) or not (0)
+rma() {
+    local hosts=$1 transports=$2 want=$3 n; shift 3
+    job 240 "$BUILD/test/mpi/mpi_rma_ib" "$@"
+    ((rc == 0)) && grep -q "^mpi_rma_ib.*: passed on" <<<"$out" || return 1
+    n=$(grep -c "INFO rma: rank [0-9]*: window of .* over ib one-sided ops" <<<"$out")
+    if ((want && n == 0)) || ((!want && n > 0)); then
+        echo "$n window(s) over ib one-sided ops, wanted $( ((want)) && echo some || echo none)"
+        return 1
+    fi
+}
+step rma-ib-1-per-guest rma vm1:1,vm2:1 self,ib 1 20 noprogress
+step rma-ib-2-per-guest rma vm1:2,vm2:2 self,ib 1 10
+step rma-mixed-shm-ib rma vm1:2,vm2:2 self,shm,ib 0 10
 step vm2-clean-after-jobs left_on_vm2
 step stall-told-vm2 stall_told_remote
 step kill-rank-on-vm2 kill_remote

@@ -92,7 +92,9 @@ loom_status_t loom_tl_ib_qp_create(loom_tl_ib_iface_t *ib, struct ibv_qp **qp_p)
     };
     struct ibv_qp_attr attr = {
         .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = ib->port,
-        .qp_access_flags = IBV_ACCESS_REMOTE_READ,
+        /* remote write and atomics: one-sided work of the RMA layer (ib_rma.c) */
+        .qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+                           IBV_ACCESS_REMOTE_ATOMIC,
     };
     struct ibv_qp *qp;
 
@@ -358,7 +360,7 @@ void loom_tl_ib_send_credits(loom_tl_ib_ep_t *ep)
 }
 
 /* Slow path of send and get: LOOM_OK when the endpoint became usable. */
-static loom_status_t loom_tl_ib_ep_not_ready(loom_tl_ib_ep_t *ep)
+loom_status_t loom_tl_ib_ep_not_ready(loom_tl_ib_ep_t *ep)
 {
     loom_status_t status;
 

@@ -380,6 +380,7 @@ static void loom_tl_ib_close(loom_tl_iface_t *iface)
     loom_tl_ib_iface_t *ib = loom_container_of(iface, loom_tl_ib_iface_t, super);
     loom_list_t *it;
 
+    loom_tl_ib_rma_close(ib);
     loom_tl_ib_ep_destroy_all(ib);
     loom_tl_ib_mc_close(ib);
     loom_tl_ib_ud_close(ib);
@@ -643,6 +644,7 @@ static const char *loom_tl_ib_wc_what(const loom_tl_ib_buf_t *b)
     switch (b->kind) {
     case LOOM_TL_IB_TX: return "send";
     case LOOM_TL_IB_GET: return "RDMA read";
+    case LOOM_TL_IB_RMA: return "one-sided (RDMA write/read/atomic)";
     case LOOM_TL_IB_RX: return "receive";
     case LOOM_TL_IB_MC_RX: return "multicast receive";
     case LOOM_TL_IB_MC_TX: return "multicast send";
@@ -657,6 +659,8 @@ static void loom_tl_ib_wc_error(loom_tl_ib_iface_t *ib, struct ibv_wc *wc)
 
     if (b->kind == LOOM_TL_IB_TX || b->kind == LOOM_TL_IB_GET) {
         ep = b->kind == LOOM_TL_IB_TX ? b->ep : ((loom_tl_ib_get_op_t *)b)->ep;
+    } else if (b->kind == LOOM_TL_IB_RMA) {
+        ep = ((loom_tl_ib_rma_op_t *)(void *)b)->ep;
     }
     if (ep == NULL) {
         ep = loom_tl_ib_ep_by_qpn(ib, wc->qp_num);
@@ -716,6 +720,10 @@ static void loom_tl_ib_completion(loom_tl_ib_iface_t *ib, struct ibv_wc *wc)
         break;
     case LOOM_TL_IB_MC_TX:
         loom_tl_ib_mc_tx_done(ib, b);
+        break;
+    case LOOM_TL_IB_RMA:
+        loom_tl_ib_rma_complete((loom_tl_ib_rma_op_t *)(void *)b,
+                                wc->status == IBV_WC_SUCCESS);
         break;
     }
 }
@@ -807,4 +815,11 @@ const loom_tl_ops_t loom_tl_ib_ops = {
     .mc_leave    = loom_tl_ib_mc_leave,
     .progress    = loom_tl_ib_progress,
     .close       = loom_tl_ib_close,
+    .rma_reg     = loom_tl_ib_rma_reg,
+    .rma_dereg   = loom_tl_ib_rma_dereg,
+    .rma_ep      = loom_tl_ib_rma_ep,
+    .rma_put     = loom_tl_ib_rma_put,
+    .rma_get     = loom_tl_ib_rma_get,
+    .rma_atomic  = loom_tl_ib_rma_atomic,
+    .rma_flush   = loom_tl_ib_rma_flush,
 };

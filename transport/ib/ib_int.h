@@ -88,6 +88,7 @@
 #define LOOM_TL_IB_MC_RX_DEPTH  128   /* multicast QP receive slots (GRH + MTU each) */
 #define LOOM_TL_IB_MC_TX_DEPTH  32    /* multicast QP send slots (MTU each) */
 #define LOOM_TL_IB_MC_MAX_JOINED 16   /* groups joined at once per process */
+#define LOOM_TL_IB_RMA_OPS      256   /* one-sided work in flight per process */
 #define LOOM_TL_IB_MC_MAX_LEN   (1u << 20)  /* cap of LOOM_IB_MCAST_THRESHOLD */
 
 /* What a work request id points at: every descriptor starts with a kind. */
@@ -99,6 +100,7 @@ typedef enum loom_tl_ib_kind {
     LOOM_TL_IB_UD_TX,    /* UD send slot */
     LOOM_TL_IB_MC_RX,    /* multicast QP receive slot */
     LOOM_TL_IB_MC_TX,    /* multicast QP send slot */
+    LOOM_TL_IB_RMA,      /* one-sided work of the RMA layer (ib_rma.c) */
 } loom_tl_ib_kind_t;
 
 /* Connection messages on the UD QP. */
@@ -175,6 +177,9 @@ typedef struct loom_tl_ib_ep {
     int                    fail_notices;      /* FAIL datagrams still to send the peer */
     uint64_t               fail_notice_ns;    /* when the last one went */
     loom_list_t            conn_elem;   /* in ib->connecting */
+    uint64_t               rma_posted;  /* one-sided work posted (ib_rma.c) */
+    uint64_t               rma_done;    /* ... and completed (in error too) */
+    loom_status_t          rma_error;   /* first one-sided work that failed */
 } loom_tl_ib_ep_t;
 
 /* A receive buffer (SRQ) or send buffer; data follows the descriptor. */
@@ -201,6 +206,17 @@ typedef struct loom_tl_ib_get_op {
     uint32_t              rkey;
     loom_status_t         status;
 } loom_tl_ib_get_op_t;
+
+/* One-sided work of the RMA layer (ib_rma.c): a write, read or atomic. */
+typedef struct loom_tl_ib_rma_op {
+    uint8_t               kind;        /* LOOM_TL_IB_RMA */
+    uint8_t               is_read;     /* holds an initiator slot (read, atomic) */
+    struct loom_tl_ib_rma_op *next;
+    loom_tl_ib_ep_t      *ep;
+    loom_tl_ib_region_t  *region;      /* local memory of a write/read, or NULL */
+    uint64_t             *slot;        /* registered 8 bytes of an atomic's result */
+    uint64_t             *result;      /* where the caller wants it, or NULL */
+} loom_tl_ib_rma_op_t;
 
 /* A chunk of registered buffers (receive pool or send pool). */
 typedef struct loom_tl_ib_chunk {
@@ -267,6 +283,12 @@ struct loom_tl_ib_iface {
     struct rdma_event_channel *mc_ch;
     struct rdma_cm_id    *mc_cm;
     loom_list_t           mc_groups;
+    /* one-sided work (ib_rma.c), made on the first rma_ep call */
+    loom_tl_ib_rma_op_t  *rma_ops;      /* LOOM_TL_IB_RMA_OPS descriptors */
+    loom_tl_ib_rma_op_t  *rma_free;
+    uint64_t             *rma_slots;    /* their atomic result slots, registered */
+    struct ibv_mr        *rma_slots_mr;
+    loom_tl_ib_ep_t      *rma_self;     /* loopback endpoint (QP connected to itself) */
     int                   mc_joined;    /* groups holding a membership */
     int                   mc_active;    /* groups with a broadcast in flight */
 };
@@ -311,6 +333,8 @@ loom_status_t loom_tl_ib_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint6
                              const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
 void loom_tl_ib_send_credits(loom_tl_ib_ep_t *ep);
 void loom_tl_ib_get_complete(loom_tl_ib_get_op_t *op, int ok);
+/** Slow path of send and get: LOOM_OK when @p ep became usable, else why not. */
+loom_status_t loom_tl_ib_ep_not_ready(loom_tl_ib_ep_t *ep);
 loom_status_t loom_tl_ib_rx_add(loom_tl_ib_iface_t *ib, int nbufs);
 loom_status_t loom_tl_ib_cq_reserve(loom_tl_ib_iface_t *ib, int entries);
 
@@ -351,6 +375,24 @@ typedef struct loom_tl_ib_mc_stats {
     int           groups_joined;
 } loom_tl_ib_mc_stats_t;
 void loom_tl_ib_mc_stats(loom_tl_ib_mc_stats_t *st);
+
+/* ib_rma.c: one-sided work for the RMA layer (tl.h rma_* ops) */
+loom_status_t loom_tl_ib_rma_reg(loom_tl_iface_t *iface, void *addr, size_t len,
+                                 loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
+void loom_tl_ib_rma_dereg(loom_tl_iface_t *iface, loom_tl_memh_t *memh);
+loom_status_t loom_tl_ib_rma_ep(loom_tl_iface_t *iface, int peer, loom_tl_ep_t **ep_p);
+loom_status_t loom_tl_ib_rma_put(loom_tl_ep_t *tl_ep, const void *local, size_t len,
+                                 uint64_t raddr, const loom_tl_rkey_t *rkey);
+loom_status_t loom_tl_ib_rma_get(loom_tl_ep_t *tl_ep, void *local, size_t len,
+                                 uint64_t raddr, const loom_tl_rkey_t *rkey);
+loom_status_t loom_tl_ib_rma_atomic(loom_tl_ep_t *tl_ep, int op, uint64_t value,
+                                    uint64_t compare, uint64_t *result, uint64_t raddr,
+                                    const loom_tl_rkey_t *rkey);
+loom_status_t loom_tl_ib_rma_flush(loom_tl_ep_t *tl_ep);
+/** A one-sided work request completed (@p ok: successfully). */
+void loom_tl_ib_rma_complete(loom_tl_ib_rma_op_t *op, int ok);
+/** Release the descriptors and the loopback endpoint (at close). */
+void loom_tl_ib_rma_close(loom_tl_ib_iface_t *ib);
 
 /* ib_rcache.c: registration cache (see docs/ib.md) */
 loom_status_t loom_tl_ib_rcache_create(struct ibv_pd *pd, size_t max_bytes,
