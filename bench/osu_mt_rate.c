@@ -9,9 +9,13 @@
  * treats it like a bandwidth: higher is better) and MB/s. Run with -t 1, 2
  * and 4 to see how the rate scales with threads. Validation (default on,
  * untimed, once per size) checks every byte of one window per pair; -c adds
- * the Validation column. It asks for MPI_THREAD_MULTIPLE and fails without it.
+ * the Validation column. It asks for MPI_THREAD_MULTIPLE and fails without it;
+ * -T single (or funneled, serialized) asks for that level instead and runs
+ * its one pair (-t 1 only) on the main thread: the single-threaded run that
+ * MULTIPLE with -t 1 is measured against (compare.sh: mt_rate1s).
  *
  *   osu_mt_rate [-t THREADS] [-m [MIN:]MAX] [-i WINDOWS] [-x WARMUP] [-W WINDOW] [-c]
+ *               [-T single|funneled|serialized|multiple]
  *
  * Built with Open MPI's mpicc and with loomcc (bench/module.mk).
  */
@@ -90,20 +94,23 @@ static void *pair_thread(void *arg)
 int main(int argc, char **argv)
 {
     int all_bad = 0;
-    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:W:c", &opt, &rank, &size);
+    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:W:cT:", &opt, &rank, &size);
 
-    if (provided != MPI_THREAD_MULTIPLE || size != 2 || opt.nthreads < 1 ||
-        opt.nthreads > MAX_THREADS || opt.window < 1 || opt.window > MAX_WINDOW || opt.iters < 1) {
+    if (!osu_mt_usable(&opt, "osu_mt_rate", rank, provided, size)) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (opt.window < 1 || opt.window > MAX_WINDOW || opt.iters < 1 || opt.skip < 0) {
         if (rank == 0) {
-            fprintf(stderr, "osu_mt_rate: needs MPI_THREAD_MULTIPLE (got %d), 2 ranks "
-                    "(got %d), 1..%d threads, a window of 1..%d\n", provided, size,
-                    MAX_THREADS, MAX_WINDOW);
+            fprintf(stderr, "osu_mt_rate: needs a window of 1..%d (got %d), 1 or more "
+                    "windows (got %d), a warmup >= 0 (got %d)\n", MAX_WINDOW, opt.window,
+                    opt.iters, opt.skip);
         }
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (rank == 0) {
         printf("# OSU MPI Multi-threaded Message Rate Test (loom bench)\n");
-        printf("# Threads per rank: %d, window %d\n", opt.nthreads, opt.window);
+        printf("# Threads per rank: %d, window %d, thread level %s\n", opt.nthreads, opt.window,
+               osu_mt_level_name(opt.level));
         printf("%-10s%*s%*s%s\n", "# Size", 20, "Messages/s", 20, "MB/s",
                opt.show_valid ? "        Validation" : "");
     }
@@ -113,7 +120,7 @@ int main(int argc, char **argv)
         double t0, t;
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = MPI_Wtime();
-        osu_mt_run(opt.nthreads, sz, pair_thread);
+        osu_mt_run(opt.nthreads, opt.level, sz, pair_thread);
         for (int k = 0; k < opt.nthreads; ++k) {
             bad |= pair_bad[k];
         }
