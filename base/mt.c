@@ -1,13 +1,29 @@
 /*
  * mt.c: the engine lock (see mt_int.h for the design).
  *
- * The lock is a futex word (0 free, 1 held, 2 held with possible sleepers:
- * the classic three-state futex mutex) plus a thread-local depth that makes
- * it recursive; the depth and the uncontended compare-and-swap / exchange
- * are inline (mt_int.h), so a thread alone never comes here. A pthread
- * mutex did the same job at about 60 more instructions per call (its
- * trylock and unlock, two calls into libc), which one thread under
- * MPI_THREAD_MULTIPLE paid on every MPI call.
+ * Two ways in. The word: a futex (0 free, 1 held, 2 held with possible
+ * sleepers: the classic three-state futex mutex), one compare-and-swap to
+ * take and one exchange to release when nobody waits. The bias: the thread
+ * that took the word LOOM_MT_BIAS_STREAK times in a row, with no other
+ * thread taking it or waiting meanwhile, is made the owner when it releases
+ * it (loom_mt_bias = its token) and from then on enters with a plain store
+ * (owner_in = 1) and a load (is the bias still mine?), and leaves with a
+ * plain store. No atomic read-modify-write: at one thread under
+ * MPI_THREAD_MULTIPLE those two were most of what a call paid over SINGLE.
+ *
+ * Revoking: a thread that took the word and finds a bias clears it, runs
+ * membarrier(PRIVATE_EXPEDITED) and waits until owner_in is 0. The barrier
+ * runs on every CPU that runs a thread of this process, so either the
+ * owner's owner_in = 1 is visible before it returns (we wait for the owner
+ * to leave), or the owner's later check sees the bias gone (it backs out
+ * and takes the word, behind us). This is the asymmetric Dekker handshake
+ * (liburcu's membarrier flavour, folly's asymmetric barriers): the rare
+ * side pays a system call so the common side pays no fence. The revoker
+ * counts as a waiter meanwhile, so an owner blocked in a wait yields at its
+ * next progress pass. Biasing needs the kernel's membarrier (registered in
+ * loom_mt_enable); without it the lock is the word alone. A revocation
+ * costs a few microseconds; the streak keeps threads that alternate from
+ * revoking often (never more than once per LOOM_MT_BIAS_STREAK takes).
  *
  * Fairness: the releasing thread may take the lock straight back, and a
  * thread that waits in loom_wait releases and retakes it every progress
@@ -20,19 +36,34 @@
  * first).
  */
 #include "mt_int.h"
+#include "log_int.h"
 
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 atomic_int loom_mt_active;
 int loom_mt_pinned;
 _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
+_Thread_local unsigned char loom_mt_by_bias __attribute__((tls_model("initial-exec")));
 
 atomic_int loom_mt_word;
 atomic_uint loom_mt_waiters;
-static atomic_uint loom_mt_turns;     /* acquisitions by those threads so far */
+atomic_uintptr_t loom_mt_bias;
+atomic_int loom_mt_owner_in;
+static atomic_uint loom_mt_turns;     /* acquisitions by waiters so far */
+
+/* biasing allowed (membarrier registered); set before threads call */
+static int loom_mt_bias_ok;
+/* the last taker of the word and its run of takes (touched with the word held) */
+static uintptr_t loom_mt_last;
+static unsigned loom_mt_streak;
+
+/* takes of the word in a row, by one thread alone, before it gets the bias */
+#define LOOM_MT_BIAS_STREAK 1024u
 
 /*
  * How long a yielding thread waits for a waiter to take the lock: first a
@@ -52,11 +83,11 @@ static int loom_mt_handed_off(unsigned turns)
 }
 
 /*
- * The lock is taken: mark the word contended (2) and sleep until a release
- * wakes us, then take it as contended (another sleeper may remain, so our
+ * The word is taken: mark it contended (2) and sleep until a release wakes
+ * us, then take it as contended (another sleeper may remain, so our
  * release must wake it). Counted as a waiter meanwhile.
  */
-void loom_mt_acquire_slow(void)
+static __attribute__((noinline)) void loom_mt_wait_word(void)
 {
     atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
     while (atomic_exchange_explicit(&loom_mt_word, 2, memory_order_acquire) != 0) {
@@ -67,9 +98,61 @@ void loom_mt_acquire_slow(void)
     atomic_fetch_add_explicit(&loom_mt_turns, 1, memory_order_relaxed);
 }
 
-void loom_mt_wake(void)
+/*
+ * We hold the word and the lock is biased to another thread: take the bias
+ * away and wait until its owner is out (see the top of the file).
+ */
+static __attribute__((noinline)) void loom_mt_revoke(void)
 {
-    (void)syscall(SYS_futex, &loom_mt_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        /* registered in loom_mt_enable, so this cannot fail; without the
+         * barrier two threads could both be inside */
+        loom_error("mt", "membarrier(PRIVATE_EXPEDITED) failed revoking the engine lock's "
+                   "bias: %m");
+        abort();
+    }
+    atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+    for (unsigned k = 0; atomic_load_explicit(&loom_mt_owner_in, memory_order_acquire); ++k) {
+        if (k < LOOM_MT_HANDOFF_SPINS) {
+            loom_cpu_relax();
+        } else {
+            sched_yield();
+        }
+    }
+    atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+}
+
+void loom_mt_acquire_word(void)
+{
+    int expected = 0;
+    uintptr_t self = loom_mt_self();
+
+    if (loom_unlikely(!atomic_compare_exchange_strong_explicit(
+            &loom_mt_word, &expected, 1, memory_order_acquire, memory_order_relaxed))) {
+        loom_mt_wait_word();
+    }
+    if (loom_mt_last == self) {
+        ++loom_mt_streak;
+    } else {
+        loom_mt_last   = self;
+        loom_mt_streak = 0;
+    }
+    if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) != 0)) {
+        loom_mt_revoke();
+    }
+}
+
+void loom_mt_release_word(void)
+{
+    if (loom_mt_streak >= LOOM_MT_BIAS_STREAK && loom_mt_bias_ok && !loom_mt_someone_waits()) {
+        /* published by the release below: the next taker of the word sees it */
+        atomic_store_explicit(&loom_mt_bias, loom_mt_last, memory_order_relaxed);
+        loom_mt_streak = 0;
+    }
+    if (atomic_exchange_explicit(&loom_mt_word, 0, memory_order_release) == 2) {
+        (void)syscall(SYS_futex, &loom_mt_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
 }
 
 /* release the lock fully (whatever the depth); @return the depth to restore */
@@ -137,10 +220,17 @@ void loom_mt_callout_end(unsigned depth)
 
 void loom_mt_enable(void)
 {
+    /* the bias needs the expedited barrier; registering is per process */
+    loom_mt_bias_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     atomic_store_explicit(&loom_mt_active, 1, memory_order_relaxed);
 }
 
 int loom_mt_held(void)
 {
     return loom_mt_is_active() && loom_mt_depth != 0;
+}
+
+int loom_mt_bias_enabled(void)
+{
+    return loom_mt_bias_ok;
 }

@@ -19,9 +19,11 @@
  * nested in another, PMPI_Isend -> loom_isend, costs an increment and a
  * decrement of a thread-local), and the thread-local uses the initial-exec
  * TLS model (one %fs-relative access, no __tls_get_addr call); the
- * outermost level takes the lock word with one inline compare-and-swap and
- * drops it with one inline exchange (a futex lock, mt.c). Waiters and
- * hand-offs are counted on the slow path only.
+ * outermost level of a thread the lock is biased to (one that took it many
+ * times in a row, alone) enters and leaves with plain stores and loads
+ * (loom_mt_bias below); any other thread takes a futex word (one
+ * compare-and-swap, one exchange, mt.c). Waiters and hand-offs are counted
+ * on the slow path only.
  *
  * Blocking waits do not hold the lock while they spin: the progress engine
  * calls loom_mt_yield() once per pass (p2p/progress.c), which releases the
@@ -40,6 +42,7 @@
 #include "compiler_int.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 /** 1 once the granted thread level is MULTIPLE (set before threads call). */
 extern atomic_int loom_mt_active;
@@ -62,34 +65,66 @@ extern _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-ex
 
 /*
  * The lock word (mt.c): 0 free, 1 held, 2 held and a thread may sleep on it
- * (futex). Taking a free lock is one compare-and-swap, releasing it one
+ * (futex). Taking a free word is one compare-and-swap, releasing it one
  * exchange; the futex calls happen only when a thread had to wait.
  */
 extern atomic_int loom_mt_word;
 
-/** Wait for the lock word as a counted waiter (the lock was taken). */
-void loom_mt_acquire_slow(void);
+/*
+ * The bias (mt.c): a thread that took the word many times in a row with
+ * nobody else asking becomes the lock's owner (loom_mt_bias holds its
+ * token, the address of its loom_mt_depth) and from then on enters with
+ * plain stores and loads: owner_in = 1, then check that the bias is still
+ * its own. Another thread takes the word, clears the bias, runs a
+ * process-wide memory barrier (membarrier: the owner's store is then
+ * visible, or the owner's check sees the bias gone) and waits until
+ * owner_in is 0. So one thread alone pays no atomic read-modify-write.
+ */
+extern atomic_uintptr_t loom_mt_bias;
+extern atomic_int loom_mt_owner_in;
 
-/** Wake one sleeper after a release that found the word at 2. */
-void loom_mt_wake(void);
+/* 1 while this thread's hold came through the bias (owner_in, not the word) */
+extern _Thread_local unsigned char loom_mt_by_bias __attribute__((tls_model("initial-exec")));
 
-/** Take the lock word (depth 0 -> 1). */
-static inline void loom_mt_acquire(void)
+/** Take the word (depth 0 -> 1, not through the bias): may wait, may revoke a bias. */
+void loom_mt_acquire_word(void);
+
+/** Release the word (depth 1 -> 0, a hold not through the bias); may bias it. */
+void loom_mt_release_word(void);
+
+/* this thread's token: the address of its loom_mt_depth */
+static inline uintptr_t loom_mt_self(void)
 {
-    int expected = 0;
-
-    if (loom_unlikely(!atomic_compare_exchange_strong_explicit(
-            &loom_mt_word, &expected, 1, memory_order_acquire, memory_order_relaxed))) {
-        loom_mt_acquire_slow();
-    }
+    return (uintptr_t)&loom_mt_depth;
 }
 
-/** Release the lock word (depth 1 -> 0); wake a sleeper if there may be one. */
+/** Take the lock (depth 0 -> 1): through the bias when it is ours, else the word. */
+static inline void loom_mt_acquire(void)
+{
+    if (atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) == loom_mt_self()) {
+        atomic_store_explicit(&loom_mt_owner_in, 1, memory_order_relaxed);
+        /* the store before the load: the compiler's part here, the CPU's by
+         * the revoker's membarrier */
+        atomic_signal_fence(memory_order_seq_cst);
+        if (loom_likely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) ==
+                        loom_mt_self())) {
+            loom_mt_by_bias = 1;
+            return;
+        }
+        atomic_store_explicit(&loom_mt_owner_in, 0, memory_order_release);   /* revoked */
+    }
+    loom_mt_acquire_word();
+}
+
+/** Release the lock (depth 1 -> 0). */
 static inline void loom_mt_release(void)
 {
-    if (loom_unlikely(atomic_exchange_explicit(&loom_mt_word, 0, memory_order_release) == 2)) {
-        loom_mt_wake();
+    if (loom_likely(loom_mt_by_bias)) {
+        loom_mt_by_bias = 0;
+        atomic_store_explicit(&loom_mt_owner_in, 0, memory_order_release);
+        return;
     }
+    loom_mt_release_word();
 }
 
 /** Take the engine lock (recursive per thread). MULTIPLE mode only. */
@@ -175,6 +210,9 @@ static inline void loom_mt_unpin(void)
 
 /** 1 when the calling thread holds the engine lock (MULTIPLE mode). */
 int loom_mt_held(void);
+
+/** 1 when the lock may be biased (the kernel has membarrier; tests ask). */
+int loom_mt_bias_enabled(void);
 
 static inline int loom_mt_enter(void)
 {
