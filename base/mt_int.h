@@ -59,7 +59,8 @@ static inline int loom_mt_is_active(void)
 /*
  * The calling thread's lock depth (0: it does not hold the lock). Only
  * touched in MULTIPLE mode. Initial-exec: libloom is loaded with the
- * program (or dlopen'ed into glibc's static TLS reserve, which one int fits).
+ * program (or dlopen'ed into glibc's static TLS reserve, which these few
+ * bytes fit).
  */
 extern _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
 
