@@ -1,28 +1,69 @@
 /*
  * mt.c: the engine lock (see mt_int.h for the design).
  *
- * A pthread mutex plus a thread-local depth make it recursive without a
- * recursive mutex. Fairness: pthread mutexes let the releasing thread take
- * the lock straight back, and a thread that waits in loom_wait releases and
- * retakes it every progress pass, so without help a sleeping waiter could
- * starve. loom_mt_yield therefore counts the threads that wait for the lock
- * (loom_mt_waiters) and the acquisitions (loom_mt_turns): when someone
- * waits, the yielding thread spins briefly, then gives up the CPU, until another
- * thread has had its turn (bounded, in case the waiter is descheduled).
- * Both counters are touched only in MULTIPLE mode.
+ * Two ways in. The word: a futex (0 free, 1 held, 2 held with possible
+ * sleepers: the classic three-state futex mutex), one compare-and-swap to
+ * take and one exchange to release when nobody waits. The bias: the thread
+ * that took the word LOOM_MT_BIAS_STREAK times in a row, with no other
+ * thread taking it or waiting meanwhile, is made the owner when it releases
+ * it (loom_mt_bias = its token) and from then on enters with a plain store
+ * (owner_in = 1) and a load (is the bias still mine?), and leaves with a
+ * plain store. No atomic read-modify-write: at one thread under
+ * MPI_THREAD_MULTIPLE those two were most of what a call paid over SINGLE.
+ *
+ * Revoking: a thread that took the word and finds a bias clears it, runs
+ * membarrier(PRIVATE_EXPEDITED) and waits until owner_in is 0. The barrier
+ * runs on every CPU that runs a thread of this process, so either the
+ * owner's owner_in = 1 is visible before it returns (we wait for the owner
+ * to leave), or the owner's later check sees the bias gone (it backs out
+ * and takes the word, behind us). This is the asymmetric Dekker handshake
+ * (liburcu's membarrier flavour, folly's asymmetric barriers): the rare
+ * side pays a system call so the common side pays no fence. The revoker
+ * counts as a waiter meanwhile, so an owner blocked in a wait yields at its
+ * next progress pass. Biasing needs the kernel's membarrier (registered in
+ * loom_mt_enable); without it the lock is the word alone. A revocation
+ * costs a few microseconds; the streak keeps threads that alternate from
+ * revoking often (never more than once per LOOM_MT_BIAS_STREAK takes).
+ *
+ * Fairness: the releasing thread may take the lock straight back, and a
+ * thread that waits in loom_wait releases and retakes it every progress
+ * pass, so without help a sleeping waiter could starve. The slow path
+ * therefore counts the threads that wait (loom_mt_waiters) and the turns
+ * those waiters got (loom_mt_turns): the progress engine yields only when
+ * someone waits (loom_mt_someone_waits), and loom_mt_yield spins briefly,
+ * then gives up the CPU, until a waiter has had its turn (bounded, in case
+ * the waiter is descheduled or a newcomer's compare-and-swap took the lock
+ * first).
  */
 #include "mt_int.h"
+#include "log_int.h"
 
-#include <pthread.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
-int loom_mt_active;
+atomic_int loom_mt_active;
 int loom_mt_pinned;
+_Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
+_Thread_local unsigned char loom_mt_by_bias __attribute__((tls_model("initial-exec")));
 
-static pthread_mutex_t loom_mt_mutex = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local unsigned loom_mt_depth;
-static unsigned loom_mt_waiters;   /* threads blocked in loom_mt_lock (atomic) */
-static unsigned loom_mt_turns;     /* acquisitions so far (atomic) */
+atomic_int loom_mt_word;
+atomic_uint loom_mt_waiters;
+atomic_uintptr_t loom_mt_bias;
+atomic_int loom_mt_owner_in;
+static atomic_uint loom_mt_turns;     /* acquisitions by waiters so far */
+
+/* biasing allowed (membarrier registered); set before threads call */
+static int loom_mt_bias_ok;
+/* the last taker of the word and its run of takes (touched with the word held) */
+static uintptr_t loom_mt_last;
+static unsigned loom_mt_streak;
+
+/* takes of the word in a row, by one thread alone, before it gets the bias */
+#define LOOM_MT_BIAS_STREAK 1024u
 
 /*
  * How long a yielding thread waits for a waiter to take the lock: first a
@@ -34,84 +75,162 @@ static unsigned loom_mt_turns;     /* acquisitions so far (atomic) */
 #define LOOM_MT_HANDOFF_SPINS  256
 #define LOOM_MT_HANDOFF_ROUNDS 2
 
-/* 1 once another thread took the lock since @p turns, or nobody waits */
+/* 1 once a waiter took the lock since @p turns, or nobody waits */
 static int loom_mt_handed_off(unsigned turns)
 {
-    return __atomic_load_n(&loom_mt_turns, __ATOMIC_RELAXED) != turns ||
-           __atomic_load_n(&loom_mt_waiters, __ATOMIC_RELAXED) == 0;
+    return atomic_load_explicit(&loom_mt_turns, memory_order_relaxed) != turns ||
+           atomic_load_explicit(&loom_mt_waiters, memory_order_relaxed) == 0;
 }
 
-static void loom_mt_acquire(void)
+/*
+ * The word is taken: mark it contended (2) and sleep until a release wakes
+ * us, then take it as contended (another sleeper may remain, so our
+ * release must wake it). Counted as a waiter meanwhile.
+ */
+static __attribute__((noinline)) void loom_mt_wait_word(void)
 {
-    if (pthread_mutex_trylock(&loom_mt_mutex) != 0) {
-        __atomic_add_fetch(&loom_mt_waiters, 1, __ATOMIC_RELAXED);
-        pthread_mutex_lock(&loom_mt_mutex);
-        __atomic_sub_fetch(&loom_mt_waiters, 1, __ATOMIC_RELAXED);
+    atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+    while (atomic_exchange_explicit(&loom_mt_word, 2, memory_order_acquire) != 0) {
+        /* returns at once if the word is no longer 2 (released meanwhile) */
+        (void)syscall(SYS_futex, &loom_mt_word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
     }
-    __atomic_add_fetch(&loom_mt_turns, 1, __ATOMIC_RELAXED);
+    atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&loom_mt_turns, 1, memory_order_relaxed);
 }
 
-void loom_mt_lock(void)
+/*
+ * We hold the word and the lock is biased to another thread: take the bias
+ * away and wait until its owner is out (see the top of the file).
+ */
+static __attribute__((noinline)) void loom_mt_revoke(void)
 {
-    if (loom_mt_depth++ == 0) {
-        loom_mt_acquire();
+    atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        /* registered in loom_mt_enable, so this cannot fail; without the
+         * barrier two threads could both be inside */
+        loom_error("mt", "membarrier(PRIVATE_EXPEDITED) failed revoking the engine lock's "
+                   "bias: %m");
+        abort();
+    }
+    atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+    for (unsigned k = 0; atomic_load_explicit(&loom_mt_owner_in, memory_order_acquire); ++k) {
+        if (k < LOOM_MT_HANDOFF_SPINS) {
+            loom_cpu_relax();
+        } else {
+            sched_yield();
+        }
+    }
+    atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+}
+
+void loom_mt_acquire_word(void)
+{
+    int expected = 0;
+    uintptr_t self = loom_mt_self();
+
+    if (loom_unlikely(!atomic_compare_exchange_strong_explicit(
+            &loom_mt_word, &expected, 1, memory_order_acquire, memory_order_relaxed))) {
+        loom_mt_wait_word();
+    }
+    if (loom_mt_last == self) {
+        ++loom_mt_streak;
+    } else {
+        loom_mt_last   = self;
+        loom_mt_streak = 0;
+    }
+    if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) != 0)) {
+        loom_mt_revoke();
     }
 }
 
-void loom_mt_unlock(void)
+void loom_mt_release_word(void)
 {
-    if (--loom_mt_depth == 0) {
-        pthread_mutex_unlock(&loom_mt_mutex);
+    if (loom_mt_streak >= LOOM_MT_BIAS_STREAK && loom_mt_bias_ok && !loom_mt_someone_waits()) {
+        /* published by the release below: the next taker of the word sees it */
+        atomic_store_explicit(&loom_mt_bias, loom_mt_last, memory_order_relaxed);
+        loom_mt_streak = 0;
     }
+    if (atomic_exchange_explicit(&loom_mt_word, 0, memory_order_release) == 2) {
+        (void)syscall(SYS_futex, &loom_mt_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
+/* release the lock fully (whatever the depth); @return the depth to restore */
+static unsigned loom_mt_release_all(void)
+{
+    unsigned depth = loom_mt_depth;
+
+    loom_mt_depth = 0;
+    loom_mt_release();
+    return depth;
+}
+
+/* take the lock back at @p depth (after loom_mt_release_all) */
+static void loom_mt_reacquire(unsigned depth)
+{
+    loom_mt_acquire();
+    loom_mt_depth = depth;
 }
 
 void loom_mt_yield(void)
 {
-    unsigned depth = loom_mt_depth, turns;
+    unsigned depth, turns;
 
-    if (depth == 0 || loom_mt_pinned != 0 ||
-        __atomic_load_n(&loom_mt_waiters, __ATOMIC_RELAXED) == 0) {
+    if (loom_mt_depth == 0 || loom_mt_pinned != 0 || !loom_mt_someone_waits()) {
         return;
     }
-    turns = __atomic_load_n(&loom_mt_turns, __ATOMIC_RELAXED);
-    loom_mt_depth = 0;
-    pthread_mutex_unlock(&loom_mt_mutex);
+    turns = atomic_load_explicit(&loom_mt_turns, memory_order_relaxed);
+    depth = loom_mt_release_all();
     for (int k = 0; k < LOOM_MT_HANDOFF_SPINS && !loom_mt_handed_off(turns); ++k) {
         loom_cpu_relax();
     }
     for (int k = 0; k < LOOM_MT_HANDOFF_ROUNDS && !loom_mt_handed_off(turns); ++k) {
         sched_yield();
     }
-    loom_mt_acquire();
-    loom_mt_depth = depth;
+    loom_mt_reacquire(depth);
+}
+
+void loom_mt_sched_yield(void)
+{
+    unsigned depth;
+
+    if (loom_mt_depth == 0 || loom_mt_pinned != 0) {
+        sched_yield();
+        return;
+    }
+    depth = loom_mt_release_all();
+    sched_yield();
+    loom_mt_reacquire(depth);
 }
 
 unsigned loom_mt_callout_begin(void)
 {
-    unsigned depth = loom_mt_depth;
-
-    if (!loom_mt_active || depth == 0 || loom_mt_pinned != 0) {
+    if (!loom_mt_is_active() || loom_mt_depth == 0 || loom_mt_pinned != 0) {
         return 0;
     }
-    loom_mt_depth = 0;
-    pthread_mutex_unlock(&loom_mt_mutex);
-    return depth;
+    return loom_mt_release_all();
 }
 
 void loom_mt_callout_end(unsigned depth)
 {
     if (depth != 0) {
-        loom_mt_acquire();
-        loom_mt_depth = depth;
+        loom_mt_reacquire(depth);
     }
 }
 
 void loom_mt_enable(void)
 {
-    loom_mt_active = 1;
+    /* the bias needs the expedited barrier; registering is per process */
+    loom_mt_bias_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    atomic_store_explicit(&loom_mt_active, 1, memory_order_relaxed);
 }
 
 int loom_mt_held(void)
 {
-    return loom_mt_active && loom_mt_depth != 0;
+    return loom_mt_is_active() && loom_mt_depth != 0;
+}
+
+int loom_mt_bias_enabled(void)
+{
+    return loom_mt_bias_ok;
 }

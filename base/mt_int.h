@@ -2,22 +2,35 @@
  * mt_int.h: the engine lock for MPI_THREAD_MULTIPLE.
  *
  * loom serializes concurrent calls with one process-wide lock, taken only
- * when the granted thread level is MULTIPLE (loom_mt_active, a plain global
- * set once by loom_init_thread before a second thread may call). Every
- * public entry point (each PMPI_* in mpi/, each native function of
- * include/loom.h) starts with LOOM_MT_GUARD(): in SINGLE, FUNNELED and
- * SERIALIZED runs that is one predictable branch on loom_mt_active, with no
- * TLS access, no atomic and no lock. In MULTIPLE runs the lock is recursive
- * per thread (a thread-local depth; the mutex is taken at depth 0 -> 1), so
- * an entry point that calls another one (an MPI call built on a native
- * one, an attribute callback that calls MPI) does not deadlock itself.
+ * when the granted thread level is MULTIPLE (loom_mt_active, set once by
+ * loom_init_thread before a second thread may call, read with a relaxed
+ * atomic load: a plain load in the machine code, and a read TSan accepts
+ * from any thread). Every public entry point (each PMPI_* in mpi/, each
+ * native function of include/loom.h) starts with LOOM_MT_GUARD(): in
+ * SINGLE, FUNNELED and SERIALIZED runs that is one predictable branch on
+ * loom_mt_active, with no TLS access, no atomic and no lock. In MULTIPLE
+ * runs the lock is recursive per thread (a thread-local depth; the word is
+ * taken at depth 0 -> 1), so an entry point that calls another one (an MPI
+ * call built on a native one, an attribute callback that calls MPI) does
+ * not deadlock itself.
+ *
+ * What MULTIPLE pays per call at one thread, kept small because issue 24
+ * wants it no slower than a SINGLE run: the depth is counted inline (a call
+ * nested in another, PMPI_Isend -> loom_isend, costs an increment and a
+ * decrement of a thread-local), and the thread-local uses the initial-exec
+ * TLS model (one %fs-relative access, no __tls_get_addr call); the
+ * outermost level of a thread the lock is biased to (one that took it many
+ * times in a row, alone) enters and leaves with plain stores and loads
+ * (loom_mt_bias below); any other thread takes a futex word (one
+ * compare-and-swap, one exchange, mt.c). Waiters and hand-offs are counted
+ * on the slow path only.
  *
  * Blocking waits do not hold the lock while they spin: the progress engine
  * calls loom_mt_yield() once per pass (p2p/progress.c), which releases the
  * lock fully (whatever the depth), lets one waiting thread in when there is
  * one, and takes it back with the same depth. Waiting threads sleep in the
- * mutex instead of spinning, so on an oversubscribed node they do not
- * starve the thread that progresses.
+ * kernel (futex) instead of spinning, so on an oversubscribed node they do
+ * not starve the thread that progresses.
  *
  * The guard uses __attribute__((cleanup)) (GCC and clang), so no return
  * path of a guarded function needs editing; scripts/mt_guard.py checks that
@@ -28,21 +41,138 @@
 
 #include "compiler_int.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 /** 1 once the granted thread level is MULTIPLE (set before threads call). */
-extern int loom_mt_active;
+extern atomic_int loom_mt_active;
+
+/**
+ * 1 when MULTIPLE mode is on. A relaxed load: the same plain load as a
+ * non-atomic int, and no data race for TSan when threads read it.
+ */
+static inline int loom_mt_is_active(void)
+{
+    return atomic_load_explicit(&loom_mt_active, memory_order_relaxed);
+}
+
+/*
+ * The calling thread's lock depth (0: it does not hold the lock). Only
+ * touched in MULTIPLE mode. Initial-exec: libloom is loaded with the
+ * program (or dlopen'ed into glibc's static TLS reserve, which these few
+ * bytes fit).
+ */
+extern _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
+
+/*
+ * The lock word (mt.c): 0 free, 1 held, 2 held and a thread may sleep on it
+ * (futex). Taking a free word is one compare-and-swap, releasing it one
+ * exchange; the futex calls happen only when a thread had to wait.
+ */
+extern atomic_int loom_mt_word;
+
+/*
+ * The bias (mt.c): a thread that took the word many times in a row with
+ * nobody else asking becomes the lock's owner (loom_mt_bias holds its
+ * token, the address of its loom_mt_depth) and from then on enters with
+ * plain stores and loads: owner_in = 1, then check that the bias is still
+ * its own. Another thread takes the word, clears the bias, runs a
+ * process-wide memory barrier (membarrier: the owner's store is then
+ * visible, or the owner's check sees the bias gone) and waits until
+ * owner_in is 0. So one thread alone pays no atomic read-modify-write.
+ */
+extern atomic_uintptr_t loom_mt_bias;
+extern atomic_int loom_mt_owner_in;
+
+/* 1 while this thread's hold came through the bias (owner_in, not the word) */
+extern _Thread_local unsigned char loom_mt_by_bias __attribute__((tls_model("initial-exec")));
+
+/** Take the word (depth 0 -> 1, not through the bias): may wait, may revoke a bias. */
+void loom_mt_acquire_word(void);
+
+/** Release the word (depth 1 -> 0, a hold not through the bias); may bias it. */
+void loom_mt_release_word(void);
+
+/* this thread's token: the address of its loom_mt_depth */
+static inline uintptr_t loom_mt_self(void)
+{
+    return (uintptr_t)&loom_mt_depth;
+}
+
+/** Take the lock (depth 0 -> 1): through the bias when it is ours, else the word. */
+static inline void loom_mt_acquire(void)
+{
+    if (atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) == loom_mt_self()) {
+        atomic_store_explicit(&loom_mt_owner_in, 1, memory_order_relaxed);
+        /* the store before the load: the compiler's part here, the CPU's by
+         * the revoker's membarrier */
+        atomic_signal_fence(memory_order_seq_cst);
+        if (loom_likely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) ==
+                        loom_mt_self())) {
+            loom_mt_by_bias = 1;
+            return;
+        }
+        atomic_store_explicit(&loom_mt_owner_in, 0, memory_order_release);   /* revoked */
+    }
+    loom_mt_acquire_word();
+}
+
+/** Release the lock (depth 1 -> 0). */
+static inline void loom_mt_release(void)
+{
+    if (loom_likely(loom_mt_by_bias)) {
+        loom_mt_by_bias = 0;
+        atomic_store_explicit(&loom_mt_owner_in, 0, memory_order_release);
+        return;
+    }
+    loom_mt_release_word();
+}
 
 /** Take the engine lock (recursive per thread). MULTIPLE mode only. */
-void loom_mt_lock(void);
+static inline void loom_mt_lock(void)
+{
+    if (loom_mt_depth++ == 0) {
+        loom_mt_acquire();
+    }
+}
 
 /** Drop one level of the engine lock. MULTIPLE mode only. */
-void loom_mt_unlock(void);
+static inline void loom_mt_unlock(void)
+{
+    if (--loom_mt_depth == 0) {
+        loom_mt_release();
+    }
+}
 
 /**
  * Let another thread in: release the lock fully, hand it to a thread that
  * waits for it (if any), take it back at the same depth. A no-op when this
- * thread does not hold it. MULTIPLE mode only.
+ * thread does not hold it, inside a pinned stretch, or when no thread waits
+ * (loom_mt_someone_waits). MULTIPLE mode only.
  */
 void loom_mt_yield(void);
+
+/** Threads blocked in loom_mt_acquire (kept by its slow path only). */
+extern atomic_uint loom_mt_waiters;
+
+/**
+ * 1 when some thread waits for the engine lock (a relaxed load of
+ * loom_mt_waiters): the progress engine calls loom_mt_yield only then, so a
+ * thread alone never leaves its pass.
+ */
+static inline int loom_mt_someone_waits(void)
+{
+    return atomic_load_explicit(&loom_mt_waiters, memory_order_relaxed) != 0;
+}
+
+/**
+ * Give the CPU away (sched_yield) without holding the engine lock: when this
+ * thread holds it and no pinned stretch runs, release it fully around the
+ * sched_yield and take it back at the same depth; otherwise a plain
+ * sched_yield. For an idle waiter on an oversubscribed node, so a thread
+ * that sleeps on the lock can run meanwhile. MULTIPLE mode only.
+ */
+void loom_mt_sched_yield(void);
 
 /**
  * Before calling user code that may not return (an MPI error handler may
@@ -82,9 +212,12 @@ static inline void loom_mt_unpin(void)
 /** 1 when the calling thread holds the engine lock (MULTIPLE mode). */
 int loom_mt_held(void);
 
+/** 1 when the lock may be biased (the kernel has membarrier; tests ask). */
+int loom_mt_bias_enabled(void);
+
 static inline int loom_mt_enter(void)
 {
-    if (loom_unlikely(loom_mt_active)) {
+    if (loom_unlikely(loom_mt_is_active())) {
         loom_mt_lock();
         return 1;
     }

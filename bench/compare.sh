@@ -158,10 +158,16 @@ bench_args() {
 # pairs (latency_mt) and osu_mt_rate with 1, 2 and 4 threads per rank
 # (mt_rate1, mt_rate2, mt_rate4: messages/s, a rate, so ompi/loom like a
 # bandwidth), np=2. Both programs ask for MPI_THREAD_MULTIPLE (Debian's
-# Open MPI grants it). No fault-injection copies: --short validates them
-# (-c, every row Pass) but runs no fault case for them.
-benches=${benches/ mt / latency_mt mt_rate1 mt_rate2 mt_rate4 }
-p2p_set+="latency_mt mt_rate1 mt_rate2 mt_rate4 "
+# Open MPI grants it). mt_rate1s is osu_mt_rate -t 1 -T single, the
+# single-threaded run (MPI_THREAD_SINGLE, the pair on the main thread),
+# run right after mt_rate1 in each repetition: the table "MULTIPLE at one
+# thread against SINGLE" (mt_single_table, after the per-configuration
+# tables) sets each library's mt_rate1 against its own mt_rate1s (the
+# issue's clause: at 1 thread no slower than the single-threaded run).
+# No fault-injection copies: --short validates them (-c, every row Pass)
+# but runs no fault case for them.
+benches=${benches/ mt / latency_mt mt_rate1 mt_rate1s mt_rate2 mt_rate4 }
+p2p_set+="latency_mt mt_rate1 mt_rate1s mt_rate2 mt_rate4 "
 eval "generic_$(declare -f bin_of)"
 eval "generic_$(declare -f fixed_args)"
 eval "generic2_$(declare -f metric_of)"
@@ -170,6 +176,7 @@ bin_of() { case $1 in mt_rate*) echo osu_mt_rate ;; *) generic_bin_of "$1" ;; es
 fixed_args() {
     case $1 in
         latency_mt) echo "-t 2" ;;
+        mt_rate1s) echo "-t 1 -T single" ;;
         mt_rate*) echo "-t ${1#mt_rate}" ;;
         *) generic_fixed_args "$1" ;;
     esac
@@ -186,6 +193,60 @@ bench_args() {
             fi ;;
         *) generic2_bench_args "$1" ;;
     esac
+}
+
+# mt_single_table md|text: per transport and size, each library's mt_rate1
+# (MULTIPLE, one thread) against its mt_rate1s (SINGLE), from compare.csv
+# (medians) and raw.csv (paired: the median over repetitions of the ratio
+# within one repetition, the two series run back to back). Cost = SINGLE
+# rate / MULTIPLE rate: <= 1 means MULTIPLE at one thread is no slower.
+# Prints nothing when either series is missing.
+mt_single_table() {
+    local md=0 tr rows
+    [[ $1 == md ]] && md=1
+    for tr in $transports; do
+        rows=$(awk -F, -v t="$tr" '
+            NR == FNR { if ($2 == t && $3 == 2 && ($1 == "mt_rate1" || $1 == "mt_rate1s"))
+                            v[$1, $4, $5, $6] = $7; next }
+            $2 == t && $3 == 2 && $1 == "osu_mt_rate1s" { s[$4] = 1; so[$4] = $6; sl[$4] = $7 }
+            $2 == t && $3 == 2 && $1 == "osu_mt_rate1" { mo[$4] = $6; ml[$4] = $7; order[++n] = $4 }
+            function cost(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.3f", a / b) : "-" }
+            function paired(lib, sz,   k, r, q, i, j, x) {
+                k = 0
+                for (r = 1; r <= 999; r++) {
+                    if (!(("mt_rate1", lib, r, sz) in v) || !(("mt_rate1s", lib, r, sz) in v)) continue
+                    if (v["mt_rate1", lib, r, sz] > 0) q[++k] = v["mt_rate1s", lib, r, sz] / v["mt_rate1", lib, r, sz]
+                }
+                if (!k) return "-"
+                for (i = 2; i <= k; i++) for (j = i; j > 1 && q[j] < q[j - 1]; j--) { x = q[j]; q[j] = q[j - 1]; q[j - 1] = x }
+                return sprintf("%.3f", (k % 2) ? q[(k + 1) / 2] : (q[k / 2] + q[k / 2 + 1]) / 2)
+            }
+            END {
+                for (i = 1; i <= n; i++) {
+                    z = order[i]; if (!(z in s)) continue
+                    print z, so[z] == "" ? "-" : so[z], mo[z] == "" ? "-" : mo[z], cost(so[z], mo[z]), paired("ompi", z),
+                          sl[z] == "" ? "-" : sl[z], ml[z] == "" ? "-" : ml[z], cost(sl[z], ml[z]), paired("loom", z)
+                }
+            }' "$out/raw.csv" "$out/compare.csv")
+        [[ -n $rows ]] || continue
+        if ((md)); then
+            echo
+            echo "#### MULTIPLE at one thread against SINGLE (osu_mt_rate -t 1, np=2, $tr), messages/s"
+            echo
+            echo "| size (B) | Open MPI SINGLE | Open MPI MULTIPLE | cost | paired | loom SINGLE | loom MULTIPLE | cost | paired |"
+            echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            echo "$rows" | awk '{ printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'
+            echo
+            echo "cost: SINGLE rate / MULTIPLE rate (medians; <= 1: MULTIPLE no slower);" \
+                 "paired: the median over repetitions of that ratio within one repetition."
+        else
+            echo
+            echo "== MULTIPLE at one thread against SINGLE  osu_mt_rate -t 1  np=2  $tr  (messages/s; cost = SINGLE/MULTIPLE, <= 1: no slower)"
+            printf '%-10s %14s %14s %7s %7s %14s %14s %7s %7s\n' "# Size" "ompi SINGLE" "ompi MULTIPLE" \
+                "cost" "paired" "loom SINGLE" "loom MULTIPLE" "cost" "paired"
+            echo "$rows" | awk '{ printf "%-10s %14s %14s %7s %7s %14s %14s %7s %7s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
+        fi
+    done
 }
 
 # ---- one-sided (issue 23) ------------------------------------------------------
@@ -608,6 +669,8 @@ for c in "${configs[@]}"; do
         table_rows md
     } >>"$out/compare.md"
 done
+mt_single_table text
+mt_single_table md >>"$out/compare.md"
 { echo; echo "$placement_note"; } >>"$out/compare.md"
 echo; echo "$placement_note"
 

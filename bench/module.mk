@@ -183,6 +183,8 @@ $(BENCH_LOOM_MT): $(BUILD)/bench/loom/osu_%: bench/osu_%.c bench/osu_mt.h $(BENC
 	$(call bench_link,LOOMCC,$(BENCH_LOOMCC) -pthread)
 bench-ompi: $(BENCH_OMPI_MT)
 bench-loom: $(BENCH_LOOM_MT)
+# test/mpi/test_mpi_threads_bench.sh runs the loom builds at each thread level
+CHECK_PREREQS += $(BENCH_LOOM_MT)
 
 # One-sided benchmarks (issue 23): bench/osu_rma.c, one program for OSU's
 # put/get latency, put/get bandwidth, accumulate, fetch-and-op and

@@ -11,9 +11,12 @@
  * untimed, once per size): every pair exchanges data that depends on the
  * size, the pair and the direction, and a wrong byte fails the run; -c adds
  * the Validation column. The program asks for MPI_THREAD_MULTIPLE and exits
- * with an error when the library does not grant it.
+ * with an error when the library does not grant it; -T single (or funneled,
+ * serialized) asks for that level instead and runs its one pair (-t 1 only)
+ * on the main thread.
  *
  *   osu_latency_mt [-t THREADS] [-m [MIN:]MAX] [-i ITERS] [-x WARMUP] [-c]
+ *                  [-T single|funneled|serialized|multiple]
  *
  * Written once against the MPI API: built with Open MPI's mpicc and with
  * loomcc (bench/module.mk).
@@ -92,20 +95,22 @@ static void *pair_thread(void *arg)
 int main(int argc, char **argv)
 {
     int all_bad = 0;
-    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:c", &opt, &rank, &size);
+    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:cT:", &opt, &rank, &size);
 
-    if (provided != MPI_THREAD_MULTIPLE || size != 2 || opt.nthreads < 1 ||
-        opt.nthreads > MAX_THREADS || opt.iters < 1 || opt.skip < 0) {
+    if (!osu_mt_usable(&opt, "osu_latency_mt", rank, provided, size)) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (opt.iters < 1 || opt.skip < 0) {
         if (rank == 0) {
-            fprintf(stderr, "osu_latency_mt: needs MPI_THREAD_MULTIPLE (got %d), 2 ranks "
-                    "(got %d), 1..%d threads (got %d)\n", provided, size, MAX_THREADS,
-                    opt.nthreads);
+            fprintf(stderr, "osu_latency_mt: needs 1 or more iterations (got %d), a warmup "
+                    ">= 0 (got %d)\n", opt.iters, opt.skip);
         }
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (rank == 0) {
         printf("# OSU MPI Multi-threaded Latency Test (loom bench)\n");
-        printf("# Number of sending/receiving threads: %d\n", opt.nthreads);
+        printf("# Number of sending/receiving threads: %d, thread level %s\n", opt.nthreads,
+               osu_mt_level_name(opt.level));
         printf("%-10s%*s%s\n", "# Size", 20, "Latency (us)", opt.show_valid ? "        Validation" : "");
     }
     pthread_barrier_init(&bar, NULL, (unsigned)opt.nthreads);
@@ -113,7 +118,7 @@ int main(int argc, char **argv)
         double sum = 0;
         int bad = 0;
         MPI_Barrier(MPI_COMM_WORLD);
-        osu_mt_run(opt.nthreads, sz, pair_thread);
+        osu_mt_run(opt.nthreads, opt.level, sz, pair_thread);
         for (int t = 0; t < opt.nthreads; ++t) {
             sum += pair_time[t];
             bad |= pair_bad[t];

@@ -7,19 +7,28 @@
  * builds them with -pthread for both Open MPI and loom), so each includes
  * this once and nothing else links it.
  *
- *   -t THREADS  -m [MIN:]MAX  -i ITERS  -x WARMUP  -c  (and -W WINDOW where
- *   the program asks for it)
+ *   -t THREADS  -m [MIN:]MAX  -i ITERS  -x WARMUP  -c  (and -W WINDOW, -T LEVEL
+ *   where the program asks for them)
+ *
+ * -T single|funneled|serialized|multiple picks the thread level asked for
+ * (default multiple). Below MULTIPLE only -t 1 is allowed and the one pair
+ * runs on the main thread, no thread is created: that is "the
+ * single-threaded run" the issue measures MULTIPLE with one thread against
+ * (compare.sh's mt_rate1s series).
  */
 #ifndef OSU_MT_H
 #define OSU_MT_H
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define MAX_THREADS 64
+#define OSU_MT_STR_(x) #x
+#define OSU_MT_STR(x)  OSU_MT_STR_(x)
 
 /** Options of a multi-threaded benchmark (each program sets the defaults). */
 typedef struct osu_mt_opts {
@@ -28,6 +37,7 @@ typedef struct osu_mt_opts {
     int    skip;
     int    window;       /* -W, only where the option string has it */
     int    show_valid;   /* -c: print the Validation column */
+    int    level;        /* -T: the thread level asked for (-1: unknown name) */
     size_t min_size;
     size_t max_size;
 } osu_mt_opts_t;
@@ -35,8 +45,35 @@ typedef struct osu_mt_opts {
 /** What one pair's thread runs on: its pair number and the message size. */
 typedef struct { int id; size_t size; } job_t;
 
+/** The MPI_THREAD_* level named @p name (single, ..., multiple); -1 if none. */
+static int osu_mt_level_of(const char *name)
+{
+    static const char *const names[] = { "single", "funneled", "serialized", "multiple" };
+    static const int levels[] = { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
+                                  MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE };
+
+    for (int k = 0; k < 4; ++k) {
+        if (strcmp(name, names[k]) == 0) {
+            return levels[k];
+        }
+    }
+    return -1;
+}
+
+/** The name of thread level @p level (for messages and the output header). */
+static const char *osu_mt_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE:     return "SINGLE";
+    case MPI_THREAD_FUNNELED:   return "FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "SERIALIZED";
+    case MPI_THREAD_MULTIPLE:   return "MULTIPLE";
+    default:                    return "unknown";
+    }
+}
+
 /**
- * Parse @p optstring's options (a subset of "t:m:i:x:W:c") into @p o,
+ * Parse @p optstring's options (a subset of "t:m:i:x:W:cT:") into @p o,
  * leaving the defaults of the ones not given; unknown options are ignored.
  */
 static void osu_mt_parse(int argc, char **argv, const char *optstring, osu_mt_opts_t *o)
@@ -60,6 +97,7 @@ static void osu_mt_parse(int argc, char **argv, const char *optstring, osu_mt_op
         case 'x': o->skip = atoi(optarg); break;
         case 'W': o->window = atoi(optarg); break;
         case 'c': o->show_valid = 1; break;
+        case 'T': o->level = osu_mt_level_of(optarg); break;
         default: break;
         }
     }
@@ -67,13 +105,20 @@ static void osu_mt_parse(int argc, char **argv, const char *optstring, osu_mt_op
 
 /**
  * Run @p fn on @p nthreads threads, thread k on job[k] = { k, @p size },
- * and wait for all of them.
+ * and wait for all of them. Below MULTIPLE (@p level) the one job runs on
+ * the calling (main) thread.
  */
-static void osu_mt_run(int nthreads, size_t size, void *(*fn)(void *))
+static void osu_mt_run(int nthreads, int level, size_t size, void *(*fn)(void *))
 {
     pthread_t th[MAX_THREADS];
     job_t job[MAX_THREADS];
 
+    if (level != MPI_THREAD_MULTIPLE) {
+        job[0].id = 0;
+        job[0].size = size;
+        fn(&job[0]);
+        return;
+    }
     for (int k = 0; k < nthreads; ++k) {
         job[k].id = k;
         job[k].size = size;
@@ -85,20 +130,52 @@ static void osu_mt_run(int nthreads, size_t size, void *(*fn)(void *))
 }
 
 /**
- * MPI_Init_thread asking for MPI_THREAD_MULTIPLE, this rank and the size
- * of MPI_COMM_WORLD in @p rank and @p size, then the options (osu_mt_parse).
- * @return the thread level granted (the caller checks it).
+ * The options (osu_mt_parse), then MPI_Init_thread asking for the level of
+ * -T (MPI_THREAD_MULTIPLE by default; SINGLE when -T named no level, which
+ * osu_mt_usable then rejects), this rank and the size of MPI_COMM_WORLD in
+ * @p rank and @p size.
+ * @return the thread level granted (the caller checks it: osu_mt_usable).
  */
 static int osu_mt_init(int *argc, char ***argv, const char *optstring, osu_mt_opts_t *o,
                        int *rank, int *size)
 {
     int provided;
 
-    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    o->level = MPI_THREAD_MULTIPLE;
+    osu_mt_parse(*argc, *argv, optstring, o);
+    MPI_Init_thread(argc, argv, o->level < 0 ? MPI_THREAD_SINGLE : o->level, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
-    osu_mt_parse(*argc, *argv, optstring, o);
     return provided;
+}
+
+/**
+ * The checks both programs share: a known -T level, granted (@p provided),
+ * 2 ranks (@p size), 1..MAX_THREADS threads, and one thread below MULTIPLE.
+ * Rank 0 (@p rank) prints what was wrong on behalf of @p prog.
+ * @return 1 when the run can go ahead.
+ */
+static int osu_mt_usable(const osu_mt_opts_t *o, const char *prog, int rank, int provided,
+                         int size)
+{
+    const char *why = NULL;
+
+    if (o->level < 0) {
+        why = "-T takes single, funneled, serialized or multiple";
+    } else if (provided < o->level) {
+        why = "the library did not grant the thread level asked for";
+    } else if (size != 2) {
+        why = "it runs on exactly 2 ranks";
+    } else if (o->nthreads < 1 || o->nthreads > MAX_THREADS) {
+        why = "-t takes 1.." OSU_MT_STR(MAX_THREADS) " threads";
+    } else if (o->level != MPI_THREAD_MULTIPLE && o->nthreads != 1) {
+        why = "below MPI_THREAD_MULTIPLE only -t 1 runs";
+    }
+    if (why != NULL && rank == 0) {
+        fprintf(stderr, "%s: %s (asked for %s, granted %s, %d ranks, %d threads)\n", prog, why,
+                osu_mt_level_name(o->level), osu_mt_level_name(provided), size, o->nthreads);
+    }
+    return why == NULL;
 }
 
 /**

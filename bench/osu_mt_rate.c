@@ -5,13 +5,20 @@
  * (-W, default 64) to thread i of rank 1, which pre-posts W receives and
  * answers each window with a zero-byte ack, all pairs at once on
  * MPI_COMM_WORLD with a tag per pair. Reported per size: the aggregate
- * messages per second over all pairs (first value column, so compare.sh
- * treats it like a bandwidth: higher is better) and MB/s. Run with -t 1, 2
+ * messages per second over all pairs in the -i timed windows (first value
+ * column, so compare.sh treats it like a bandwidth: higher is better) and
+ * MB/s. The clock runs from all of rank 0's pairs ready (after the
+ * validation window and the -x warm-up windows) to all done, so thread
+ * start-up is not timed. Run with -t 1, 2
  * and 4 to see how the rate scales with threads. Validation (default on,
  * untimed, once per size) checks every byte of one window per pair; -c adds
- * the Validation column. It asks for MPI_THREAD_MULTIPLE and fails without it.
+ * the Validation column. It asks for MPI_THREAD_MULTIPLE and fails without it;
+ * -T single (or funneled, serialized) asks for that level instead and runs
+ * its one pair (-t 1 only) on the main thread: the single-threaded run that
+ * MULTIPLE with -t 1 is measured against (compare.sh: mt_rate1s).
  *
  *   osu_mt_rate [-t THREADS] [-m [MIN:]MAX] [-i WINDOWS] [-x WARMUP] [-W WINDOW] [-c]
+ *               [-T single|funneled|serialized|multiple]
  *
  * Built with Open MPI's mpicc and with loomcc (bench/module.mk).
  */
@@ -71,6 +78,8 @@ static void one_window(job_t *j, unsigned char *buf, MPI_Request *req, int fill_
     }
 }
 
+static double t_start, t_end;   /* the timed windows of one size (pair 0 writes) */
+
 static void *pair_thread(void *arg)
 {
     job_t *j = arg;
@@ -79,9 +88,22 @@ static void *pair_thread(void *arg)
 
     pair_bad[j->id] = 0;
     one_window(j, buf, req, 1);   /* validation, untimed */
+    for (int i = 0; i < opt.skip; ++i) {
+        one_window(j, buf, req, 0);   /* warm-up, untimed */
+    }
+    /* the clock runs from all pairs ready to all pairs done: thread start-up
+     * and the warm-up stay out, so -t 1 at MULTIPLE (one thread created)
+     * and -T single (none) time the same windows */
     pthread_barrier_wait(&bar);
-    for (int i = 0; i < opt.iters + opt.skip; ++i) {
+    if (j->id == 0) {
+        t_start = MPI_Wtime();
+    }
+    for (int i = 0; i < opt.iters; ++i) {
         one_window(j, buf, req, 0);
+    }
+    pthread_barrier_wait(&bar);
+    if (j->id == 0) {
+        t_end = MPI_Wtime();
     }
     free(buf);
     return NULL;
@@ -90,37 +112,39 @@ static void *pair_thread(void *arg)
 int main(int argc, char **argv)
 {
     int all_bad = 0;
-    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:W:c", &opt, &rank, &size);
+    int size, provided = osu_mt_init(&argc, &argv, "t:m:i:x:W:cT:", &opt, &rank, &size);
 
-    if (provided != MPI_THREAD_MULTIPLE || size != 2 || opt.nthreads < 1 ||
-        opt.nthreads > MAX_THREADS || opt.window < 1 || opt.window > MAX_WINDOW || opt.iters < 1) {
+    if (!osu_mt_usable(&opt, "osu_mt_rate", rank, provided, size)) {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (opt.window < 1 || opt.window > MAX_WINDOW || opt.iters < 1 || opt.skip < 0) {
         if (rank == 0) {
-            fprintf(stderr, "osu_mt_rate: needs MPI_THREAD_MULTIPLE (got %d), 2 ranks "
-                    "(got %d), 1..%d threads, a window of 1..%d\n", provided, size,
-                    MAX_THREADS, MAX_WINDOW);
+            fprintf(stderr, "osu_mt_rate: needs a window of 1..%d (got %d), 1 or more "
+                    "windows (got %d), a warmup >= 0 (got %d)\n", MAX_WINDOW, opt.window,
+                    opt.iters, opt.skip);
         }
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (rank == 0) {
         printf("# OSU MPI Multi-threaded Message Rate Test (loom bench)\n");
-        printf("# Threads per rank: %d, window %d\n", opt.nthreads, opt.window);
+        printf("# Threads per rank: %d, window %d, thread level %s\n", opt.nthreads, opt.window,
+               osu_mt_level_name(opt.level));
         printf("%-10s%*s%*s%s\n", "# Size", 20, "Messages/s", 20, "MB/s",
                opt.show_valid ? "        Validation" : "");
     }
     pthread_barrier_init(&bar, NULL, (unsigned)opt.nthreads);
     for (size_t sz = opt.min_size; sz <= opt.max_size; sz *= 2) {
         int bad = 0;
-        double t0, t;
+        double t;
         MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        osu_mt_run(opt.nthreads, sz, pair_thread);
+        osu_mt_run(opt.nthreads, opt.level, sz, pair_thread);
         for (int k = 0; k < opt.nthreads; ++k) {
             bad |= pair_bad[k];
         }
-        t = MPI_Wtime() - t0;
+        t = t_end - t_start;
         all_bad = osu_mt_agree(bad);
         if (rank == 0) {
-            double msgs = (double)opt.nthreads * opt.window * (opt.iters + opt.skip + 1);
+            double msgs = (double)opt.nthreads * opt.window * opt.iters;
             printf("%-10zu%*.*f%*.*f%s\n", sz, 20, 2, msgs / t, 20, 2, msgs * sz / t / 1e6,
                    osu_mt_valid_col(&opt, all_bad));
             fflush(stdout);

@@ -13,14 +13,19 @@
  * reports too; the user's polling calls also yield after an empty pass when
  * oversubscribed (the collectives' fast path decides its yields itself).
  *
- * MPI_THREAD_MULTIPLE: every pass starts by letting other threads in
- * (loom_mt_yield, base/mt.c), so a thread blocked in a wait holds the engine
- * lock only while a pass runs. Only the outermost pass yields: a pass that
- * runs inside another (a collective's step that waits) may sit in the outer
- * pass's walk of the engine's lists, which another thread's call could
- * change. The stacks of blocking loops (waiters, fast-path collectives) are
- * the yielding thread's: it takes them along and leaves them empty for the
- * next holder of the lock, so they stay per thread.
+ * MPI_THREAD_MULTIPLE: every pass starts by letting other threads in when
+ * one waits for the engine lock (loom_mt_yield, base/mt.c), so a thread
+ * blocked in a wait holds the lock only while a pass runs; a thread alone
+ * pays a load of the waiter count. An idle waiter that gives its core away
+ * on an oversubscribed node releases the lock around the sched_yield
+ * (loom_mt_sched_yield), so a thread asleep in the mutex can use the time
+ * slice instead of waking to a lock still held. Only the outermost level
+ * yields: a pass that runs inside another (a collective's step that waits)
+ * may sit in the outer pass's walk of the engine's lists, which another
+ * thread's call could change. The stacks of blocking loops (waiters,
+ * fast-path collectives) are the yielding thread's: it takes them along and
+ * leaves them empty for the next holder of the lock, so they stay per
+ * thread.
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
@@ -63,15 +68,18 @@ static inline int loom_progress_pass_body(loom_p2p_engine_t *e)
     return n;
 }
 
-/* Let other threads in between passes; this thread's loop stacks go along. */
-static void loom_progress_mt_yield(loom_p2p_engine_t *e)
+/*
+ * Let other threads in (@p yield_fn: loom_mt_yield between passes,
+ * loom_mt_sched_yield when idle); this thread's loop stacks go along.
+ */
+static void loom_progress_mt_yield(loom_p2p_engine_t *e, void (*yield_fn)(void))
 {
     loom_progress_waiter_t *waiter = e->waiter;
     loom_progress_coll_t   *coll   = loom_progress_coll_top;
 
     e->waiter = NULL;
     loom_progress_coll_top = NULL;
-    loom_mt_yield();
+    yield_fn();
     e->waiter = waiter;
     loom_progress_coll_top = coll;
 }
@@ -79,14 +87,15 @@ static void loom_progress_mt_yield(loom_p2p_engine_t *e)
 /*
  * A pass pins the lock while it runs: a pass nested in it (a collective's
  * step that waits) does not yield, nor does a user callback run from it
- * release the lock (loom_mt_callout_begin).
+ * release the lock (loom_mt_callout_begin). It yields only when a thread
+ * waits for the lock: one thread alone keeps it.
  */
 static __attribute__((noinline)) int loom_progress_pass_mt(loom_p2p_engine_t *e)
 {
     int n;
 
-    if (loom_mt_pinned == 0) {
-        loom_progress_mt_yield(e);
+    if (loom_mt_pinned == 0 && loom_unlikely(loom_mt_someone_waits())) {
+        loom_progress_mt_yield(e, loom_mt_yield);
     }
     loom_mt_pin();
     n = loom_progress_pass_body(e);
@@ -97,10 +106,23 @@ static __attribute__((noinline)) int loom_progress_pass_mt(loom_p2p_engine_t *e)
 /* One pass; in MULTIPLE mode the outermost pass first lets other threads in. */
 static inline int loom_progress_pass(loom_p2p_engine_t *e)
 {
-    if (loom_unlikely(loom_mt_active)) {
+    if (loom_unlikely(loom_mt_is_active())) {
         return loom_progress_pass_mt(e);
     }
     return loom_progress_pass_body(e);
+}
+
+/*
+ * Give the core away (ranks outnumber cores). In MULTIPLE mode not with the
+ * engine lock held: the outermost level releases it around the sched_yield.
+ */
+static void loom_progress_sched_yield(void)
+{
+    if (loom_unlikely(loom_mt_is_active())) {
+        loom_progress_mt_yield(&loom_p2p_engine, loom_mt_sched_yield);
+        return;
+    }
+    sched_yield();
 }
 
 loom_progress_hook_fn_t loom_progress_hook;
@@ -188,7 +210,7 @@ int loom_progress_poll_user(void)
     int n = loom_progress_poll();
 
     if (n == 0 && loom_unlikely(loom_p2p_engine.oversubscribed)) {
-        sched_yield();
+        loom_progress_sched_yield();
     }
     return n;
 }
@@ -210,7 +232,7 @@ int loom_progress_oversubscribed(void)
 void loom_progress_idle(void)
 {
     if (loom_p2p_engine.oversubscribed) {
-        sched_yield();
+        loom_progress_sched_yield();
     }
 }
 
@@ -221,7 +243,7 @@ void loom_progress_wait_step(loom_progress_waiter_t *w)
         return;
     }
     if (loom_p2p_engine.oversubscribed) {
-        sched_yield();
+        loom_progress_sched_yield();
     }
     loom_progress_idle_tick(w);
 }

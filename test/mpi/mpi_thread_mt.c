@@ -21,6 +21,10 @@
  *   bsend   every thread sends buffered (MPI_Bsend / MPI_Ibsend) around the
  *           ring through one attached buffer, which a thread's reclaiming
  *           walk shares with the others' new blocks
+ *   bias    the threads take turns calling MPI alone (BIAS_BURST sendrecvs
+ *           to this rank, enough for the engine lock to be biased to that
+ *           thread, base/mt.c), then all run a ring round at once, so the
+ *           others revoke the bias while its owner is inside
  *
  * Every check prints the rank and line and aborts the job (mpi_test_util.h).
  */
@@ -374,6 +378,43 @@ static void bsend(void)
     free(b);
 }
 
+/* ---- bias: one thread alone long enough to own the lock, then all at once ---------- */
+
+#define BIAS_BURST 1200   /* calls alone: above the lock's streak (1024 takes) */
+static int bias_done;     /* iterations whose solo burst has finished (atomic) */
+
+/* BIAS_BURST sendrecvs to this rank on the thread's own communicator, checked */
+static void bias_burst(int t, int it)
+{
+    for (int k = 0; k < BIAS_BURST; ++k) {
+        int v = t * 1000000 + it * 10000 + k, r = -1;
+        MT_OK(MPI_Sendrecv(&v, 1, MPI_INT, rank, k % 32, &r, 1, MPI_INT, rank, k % 32,
+                           thread_comm[t], MPI_STATUS_IGNORE));
+        MT_EQ(r, v);
+    }
+}
+
+static void *bias_thread(void *arg)
+{
+    int t = (int)(long)arg;
+    int *sbuf = malloc(BIG), *rbuf = malloc(BIG);
+
+    MT_CHECK(sbuf != NULL && rbuf != NULL);
+    for (int it = 0; it < iters; ++it) {
+        if (it % nthreads == t) {
+            bias_burst(t, it);
+            __atomic_store_n(&bias_done, it + 1, __ATOMIC_RELEASE);
+        }
+        while (__atomic_load_n(&bias_done, __ATOMIC_ACQUIRE) < it + 1) {
+            sched_yield();
+        }
+        ring_round(MPI_COMM_WORLD, 100 + t, t, it, sbuf, rbuf);   /* all at once */
+    }
+    free(sbuf);
+    free(rbuf);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "p2p";
@@ -405,6 +446,8 @@ int main(int argc, char **argv)
         handoff();
     } else if (strcmp(mode, "bsend") == 0) {
         bsend();
+    } else if (strcmp(mode, "bias") == 0) {
+        run_threads(bias_thread);
     } else {
         MT_FAIL("unknown mode '%s'", mode);
     }

@@ -5,7 +5,9 @@
 # per-thread communicators; wildcard and specific receives of one stream
 # from several threads; Mprobe/Improbe races; collectives on per-thread
 # communicators made concurrently; requests completed by another thread;
-# buffered sends from several threads through one attached buffer.
+# buffered sends from several threads through one attached buffer; threads
+# that take turns alone (the engine lock gets biased to each) and then call
+# at once (the others revoke the bias while its owner is inside).
 # Eager and rendezvous sizes, shm and tcp, 2-4 ranks with 2-4 threads each
 # (oversubscribed on a small machine: the waiting threads sleep in the
 # engine lock). Under a sanitizer build ($BUILD names it) fewer cases run;
@@ -24,10 +26,10 @@ mdl_shun=(-x "WARNING: ThreadSanitizer" -x "ERROR: AddressSanitizer" -x "runtime
 
 if [[ $BUILD == *address* || $BUILD == *thread* ]]; then
     shapes="3:3:10"
-    modes="p2p race mprobe coll handoff bsend"
+    modes="p2p race mprobe coll handoff bsend bias"
 else
     shapes="2:4:40 4:3:30"
-    modes="p2p race mprobe coll handoff bsend"
+    modes="p2p race mprobe coll handoff bsend bias"
 fi
 if [[ $BUILD == *thread* ]]; then
     # a TSan report fails the case even when the program passed
