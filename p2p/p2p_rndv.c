@@ -397,6 +397,9 @@ loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
         loom_p2p_send_rndv_release(peer, rq);
         return st;
     }
+    loom_debug("p2p", "typed send of %zu bytes to rank %d packed while read: RTS after "
+               "%zu bytes, the rest in steps of %zu", rq->len, rq->peer, first,
+               LOOM_P2P_PIPE_CHUNK);
     /*
      * The rest while the receiver reads what is published. Nothing here
      * runs progress (and the call holds the MULTIPLE lock), so no FIN can
