@@ -101,9 +101,13 @@ int loom_p2p_pending_progress(void)
     loom_list_init(&e->get_retry);
     while (!loom_list_is_empty(&retry)) {
         loom_request_t req = loom_list_head_entry(&retry, struct loom_request, list);
+        size_t offset = loom_p2p_req(req)->offset;
+
         loom_list_del(&req->list);
         loom_p2p_rndv_get_next(req);
-        ++n;
+        /* a read that waits again where it was (a pipelined sender still
+         * packing) is no work: an oversubscribed waiter then yields to it */
+        n += !(e->get_retry.prev == &req->list && loom_p2p_req(req)->offset == offset);
     }
     return n;
 }
