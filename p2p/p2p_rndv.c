@@ -79,6 +79,9 @@ struct loom_p2p_riov {
 #define LOOM_P2P_PIPE_CHUNK  ((size_t)64 << 10)
 #define LOOM_P2P_PIPE_FAILED UINT64_MAX
 
+/* a typed receive's bounce where each get costs a request trip (tcp) */
+#define LOOM_P2P_DT_BOUNCE_FAR ((size_t)1 << 20)
+
 /* ---- sender ---------------------------------------------------------------------- */
 
 loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
@@ -184,6 +187,17 @@ static inline size_t loom_p2p_iov_min_piece(const loom_tl_ep_t *ep)
     size_t m = ep->iface->caps.iov_min_piece;
 
     return m != 0 ? m : LOOM_P2P_IOV_MIN_PIECE;
+}
+
+/*
+ * The bounce of a typed receive reading from @p ep: LOOM_P2P_DT_BOUNCE
+ * (in cache for the unpack), or LOOM_P2P_DT_BOUNCE_FAR where each get is
+ * a request the owner answers (caps.rndv_push set: tcp), so that a 4 MiB
+ * message costs 4 request trips instead of 16.
+ */
+static inline size_t loom_p2p_dt_bounce(const loom_tl_ep_t *ep)
+{
+    return ep->iface->caps.rndv_push != 0 ? LOOM_P2P_DT_BOUNCE_FAR : LOOM_P2P_DT_BOUNCE;
 }
 
 /* the average remote piece from which @p ep's get_riov beats a pack */
@@ -658,12 +672,12 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
         }
     }
     if (rq->tmp == NULL) {
-        rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE));
+        rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, loom_p2p_dt_bounce(ep)));
         if (rq->tmp == NULL) {
             return LOOM_ERR_NO_MEMORY;
         }
     }
-    *chunk_p = LOOM_MIN(rest, LOOM_P2P_DT_BOUNCE);
+    *chunk_p = LOOM_MIN(rest, loom_p2p_dt_bounce(ep));
     st = loom_tl_ep_get(ep, rq->tmp, *chunk_p, rq->raddr + rq->offset, &rq->rkey,
                         &rq->comp);
     if (st == LOOM_OK) {
