@@ -15,7 +15,8 @@
  * vector of another stride), checks every byte of the receive buffer
  * (gaps keep their poison), the status (MPI_Get_count, MPI_Get_elements),
  * then repeats with a receive one element short (MPI_ERR_TRUNCATE, the
- * first bytes delivered, Get_elements of the partial data). Values encode
+ * first bytes delivered, Get_elements of the partial data); a column and
+ * a truncated struct also go from each rank to itself. Values encode
  * (sender, case, stream position), so a piece out of place fails.
  * argv[1] == "small": fewer and smaller cases (sanitizer builds).
  */
@@ -27,6 +28,7 @@
 #define POISON 0x5a
 
 static int rank, size, small;
+static int hop = 1;   /* the ring's step: 0 sends to itself (the self transport) */
 
 /* the value of double number @p i of case @p c from rank @p src */
 static double value(int src, int c, size_t i)
@@ -42,7 +44,7 @@ static double value(int src, int c, size_t i)
  */
 static void case_column(int c, size_t rows, int cols, int blk, int truncate)
 {
-    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int next = (rank + hop) % size, prev = (rank + size - hop) % size;
     double *a = malloc(rows * (size_t)cols * sizeof(double));
     size_t want = truncate ? rows - (blk ? (size_t)blk : 1) : rows;
     size_t slots = blk ? 2 * rows : rows + 1;
@@ -124,7 +126,7 @@ static MPI_Datatype particle_type(void)
 
 static void case_struct(int c, size_t n, int truncate)
 {
-    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int next = (rank + hop) % size, prev = (rank + size - hop) % size;
     particle_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
     MPI_Datatype t = particle_type();
     size_t want = truncate ? n - 1 : n;
@@ -181,7 +183,7 @@ static void case_struct(int c, size_t n, int truncate)
  */
 static void case_subarray(int c, int n, int w, int truncate)
 {
-    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int next = (rank + hop) % size, prev = (rank + size - hop) % size;
     int big = n + 2 * w, sizes[3] = { big, big, big }, sub[3] = { n, n, w };
     int starts[3] = { w, w, w };
     size_t cells = (size_t)big * big * big, rows = (size_t)n * n;
@@ -273,6 +275,10 @@ int main(int argc, char **argv)
         case_subarray(++c, small ? 48 : 96, 4, t);   /* 72 KiB, 288 KiB */
         MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     }
+    hop = 0;   /* to itself: the RTS arrives while the sender still packs */
+    case_column(++c, rows[1], 8, 0, 0);
+    case_struct(++c, parts[1], 1);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     MT_PASS("mpi_dt_pipe");
     MT_OK(MPI_Finalize());
     return 0;
