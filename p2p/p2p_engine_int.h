@@ -721,6 +721,18 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
                                      size_t count, loom_dt_t *dt);
 
 /**
+ * Typed rendezvous send @p req of (@p buf, @p count, @p dt), packed while
+ * the receiver reads: where @p peer's transport reads synchronously
+ * (get_riov) and the message is large, the RTS (flagged
+ * LOOM_P2P_RTS_PIPE) leaves after the first bytes are packed and the
+ * rest is packed in steps the receiver reads as they are published.
+ * LOOM_ERR_UNSUPPORTED: not here (nothing sent; the caller packs whole).
+ */
+loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt);
+
+/**
  * The pieces an RTS flagged LOOM_P2P_RTS_RIOV from @p world_src describes
  * (in its @p len-byte @p payload, or read from the sender's memory): a
  * malloc'd copy the receive reads from (freed when it ends). A failed read

@@ -15,6 +15,12 @@
  *               inside the region of rkey, in stream order); the payload is
  *               the n pieces, or with LOOM_P2P_RTS_RIOV_REMOTE the key of
  *               the piece array at raddr, exposed until FIN
+ *   RTS flagged LOOM_P2P_RTS_PIPE: a typed send packed while the receiver
+ *               reads (same host, a transport with get_riov): raddr is the
+ *               packed copy, whose first rsvd bytes are ready; the 64
+ *               bytes before raddr (inside the region of rkey) start with
+ *               a uint64 counting the bytes packed so far (UINT64_MAX: the
+ *               pack failed), written after those bytes; no payload
  *   RNDV_DATA(sreq) + the first `pushed` bytes of that message, sent right
  *               behind its RTS where the transport asks for it
  *               (caps.rndv_push: TCP, whose get costs a request trip), so
@@ -82,13 +88,16 @@ typedef struct loom_p2p_hdr_rts {
     uint64_t       raddr;
     loom_tl_rkey_t rkey;
     uint32_t       pushed;   /* bytes a RNDV_DATA frame brings next (0: none) */
-    uint32_t       rsvd;     /* LOOM_P2P_RTS_RIOV: the sender's pieces */
+    uint32_t       rsvd;     /* LOOM_P2P_RTS_RIOV: the sender's pieces;
+                              * LOOM_P2P_RTS_PIPE: bytes packed when it left */
 } loom_p2p_hdr_rts_t;
 
 /* RTS base.reserved[0]: the sender did not pack (see above) */
 #define LOOM_P2P_RTS_RIOV        0x01u
 /* with it: the pieces stay at raddr; the payload is their array's key */
 #define LOOM_P2P_RTS_RIOV_REMOTE 0x02u
+/* RTS base.reserved[0]: packed while read (see above); alone */
+#define LOOM_P2P_RTS_PIPE        0x04u
 
 /** ACK, FIN, BYE, NAK, CANCEL; and RNDV_DATA, followed by its bytes. */
 typedef struct loom_p2p_hdr_ctl {

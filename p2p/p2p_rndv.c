@@ -39,6 +39,7 @@
 #include "p2p_engine_int.h"
 #include "log_int.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +58,30 @@ typedef struct loom_p2p_riov_send {
 struct loom_p2p_riov {
     loom_status_t error;    /* the array could not be read: the receive fails so */
     int           piecewise; /* get_riov refused this peer: one get() per piece */
+    int           pipe;     /* LOOM_P2P_RTS_PIPE: no pieces; a packed copy that grows */
+    size_t        avail;    /* pipe: bytes the sender published as packed */
     size_t        n;
     size_t        idx;      /* the next byte to read: piece idx, off bytes into it */
     size_t        off;
     struct iovec  iov[];
 };
+
+/*
+ * Pipelined typed sends (LOOM_P2P_RTS_PIPE): the copy starts with a
+ * LOOM_P2P_PIPE_HDR-byte header whose first word counts the bytes packed
+ * so far (LOOM_P2P_PIPE_FAILED: the pack failed); the data follows it.
+ * Messages above LOOM_P2P_PIPE_MIN bytes: the first LOOM_P2P_PIPE_FIRST
+ * bytes are packed before the RTS goes, the rest in LOOM_P2P_PIPE_CHUNK
+ * steps, each published behind it.
+ */
+#define LOOM_P2P_PIPE_HDR    ((size_t)64)
+#define LOOM_P2P_PIPE_MIN    ((size_t)64 << 10)
+#define LOOM_P2P_PIPE_FIRST  ((size_t)32 << 10)
+#define LOOM_P2P_PIPE_CHUNK  ((size_t)64 << 10)
+#define LOOM_P2P_PIPE_FAILED UINT64_MAX
+
+/* a typed receive's bounce where each get costs a request trip (tcp) */
+#define LOOM_P2P_DT_BOUNCE_FAR ((size_t)1 << 20)
 
 /* ---- sender ---------------------------------------------------------------------- */
 
@@ -168,6 +188,17 @@ static inline size_t loom_p2p_iov_min_piece(const loom_tl_ep_t *ep)
     size_t m = ep->iface->caps.iov_min_piece;
 
     return m != 0 ? m : LOOM_P2P_IOV_MIN_PIECE;
+}
+
+/*
+ * The bounce of a typed receive reading from @p ep: LOOM_P2P_DT_BOUNCE
+ * (in cache for the unpack), or LOOM_P2P_DT_BOUNCE_FAR where each get is
+ * a request the owner answers (caps.rndv_push set: tcp), so that a 4 MiB
+ * message costs 4 request trips instead of 16.
+ */
+static inline size_t loom_p2p_dt_bounce(const loom_tl_ep_t *ep)
+{
+    return ep->iface->caps.rndv_push != 0 ? LOOM_P2P_DT_BOUNCE_FAR : LOOM_P2P_DT_BOUNCE;
 }
 
 /* the average remote piece from which @p ep's get_riov beats a pack */
@@ -311,6 +342,99 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
     return st;
 }
 
+/* ---- sender: typed, packed while the receiver reads (pipelined) -------------------- */
+
+/* the packed copy's progress word: its first bytes, the data after them */
+static inline uint64_t *loom_p2p_pipe_word(void *tmp)
+{
+    return (uint64_t *)tmp;
+}
+
+/* pack bytes [from, to) of (buf, count, dt) and publish them as packed */
+static loom_status_t loom_p2p_pipe_pack(void *tmp, const void *buf, size_t count,
+                                        loom_dt_t *dt, size_t from, size_t to)
+{
+    char *data = (char *)tmp + LOOM_P2P_PIPE_HDR;
+    loom_status_t st;
+
+    for (size_t at = from; at < to; at += LOOM_MIN(to - at, LOOM_P2P_PIPE_CHUNK)) {
+        size_t n = LOOM_MIN(to - at, LOOM_P2P_PIPE_CHUNK);
+
+        st = loom_dt_pack_range(buf, count, dt, at, n, data + at);
+        if (st != LOOM_OK) {
+            return st;
+        }
+        /* the bytes before the word: a reader that sees the word sees them */
+        __atomic_store_n(loom_p2p_pipe_word(tmp), (uint64_t)(at + n), __ATOMIC_RELEASE);
+    }
+    return LOOM_OK;
+}
+
+loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_tl_ep_t *ep = peer->ep;
+    size_t first = LOOM_MIN(rq->len, LOOM_P2P_PIPE_FIRST);
+    loom_p2p_hdr_rts_t h;
+    loom_status_t st;
+
+    if (!peer->can_rndv || rq->len <= LOOM_P2P_PIPE_MIN || ep->iface->ops.get_riov == NULL ||
+        ep->iface->ops.get_riov(ep, NULL, 0, NULL, 0, NULL, NULL) != LOOM_OK) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if ((rq->tmp = loom_p2p_tmp_alloc(LOOM_P2P_PIPE_HDR + rq->len)) == NULL) {
+        return LOOM_ERR_UNSUPPORTED;   /* the whole pack reports memory */
+    }
+    rq->count = 0;   /* tmp is a packed copy: freed where the region is released */
+    *loom_p2p_pipe_word(rq->tmp) = 0;
+    memset(&h, 0, sizeof(h));
+    h.base      = *base;
+    h.base.type = LOOM_P2P_RTS;
+    h.base.reserved[0] = LOOM_P2P_RTS_PIPE;
+    h.raddr     = (uint64_t)(uintptr_t)rq->tmp + LOOM_P2P_PIPE_HDR;
+    h.rsvd      = (uint32_t)first;
+    if ((st = loom_p2p_pipe_pack(rq->tmp, buf, count, dt, 0, first)) != LOOM_OK ||
+        (st = loom_tl_mem_pack(ep->iface, rq->tmp, LOOM_P2P_PIPE_HDR + rq->len, &h.rkey,
+                               &rq->memh)) != LOOM_OK) {
+        goto err_free_tmp;
+    }
+    if ((st = loom_p2p_sreq_register(req, &rq->sreq)) != LOOM_OK) {
+        loom_p2p_send_rndv_release(peer, rq);
+        return st;
+    }
+    h.sreq = rq->sreq;
+    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
+    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
+    if (st < 0) {
+        loom_p2p_sreq_take(rq->sreq);
+        loom_p2p_send_rndv_release(peer, rq);
+        return st;
+    }
+    loom_debug("p2p", "typed send of %zu bytes to rank %d packed while read: RTS after "
+               "%zu bytes, the rest in steps of %zu", rq->len, rq->peer, first,
+               LOOM_P2P_PIPE_CHUNK);
+    /*
+     * The rest while the receiver reads what is published. Nothing here
+     * runs progress (and the call holds the MULTIPLE lock), so no FIN can
+     * release the copy before the last byte is packed, and a get the owner
+     * serves itself (shm without CMA) is served only after this.
+     */
+    if (loom_p2p_pipe_pack(rq->tmp, buf, count, dt, first, rq->len) != LOOM_OK) {
+        /* not for a committed type within its stream; the receiver fails */
+        loom_error("p2p", "typed send of %zu bytes to rank %d: the pack failed after the "
+                   "first %zu bytes (the receive fails)", rq->len, rq->peer, first);
+        __atomic_store_n(loom_p2p_pipe_word(rq->tmp), LOOM_P2P_PIPE_FAILED, __ATOMIC_RELEASE);
+    }
+    return st;
+
+err_free_tmp:
+    loom_p2p_tmp_free(rq->tmp);
+    rq->tmp = NULL;
+    return st;
+}
+
 /* ---- receiver ------------------------------------------------------------------ */
 
 /*
@@ -334,6 +458,23 @@ static struct loom_p2p_riov *loom_p2p_riov_nomem(int world_src,
     r->idx = r->off = 0;
     r->error = LOOM_ERR_NO_MEMORY;
     r->piecewise = 0;
+    r->pipe = 0;
+    r->avail = 0;
+    return r;
+}
+
+/* an RTS flagged LOOM_P2P_RTS_PIPE: no pieces, its first rsvd bytes packed */
+static struct loom_p2p_riov *loom_p2p_pipe_take(int world_src, const loom_p2p_hdr_rts_t *h)
+{
+    struct loom_p2p_riov *r = malloc(sizeof(*r));
+
+    if (r == NULL) {
+        return loom_p2p_riov_nomem(world_src, h);
+    }
+    memset(r, 0, sizeof(*r));
+    r->error = LOOM_OK;
+    r->pipe  = 1;
+    r->avail = h->rsvd;
     return r;
 }
 
@@ -342,16 +483,21 @@ struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t
 {
     loom_tl_ep_t *ep = loom_p2p_engine.peers[world_src].ep;
     size_t bytes = (size_t)h->rsvd * sizeof(struct iovec);
-    struct loom_p2p_riov *r = malloc(sizeof(*r) + bytes);
+    struct loom_p2p_riov *r;
     loom_tl_rkey_t akey;
 
-    if (r == NULL) {
+    if (h->base.reserved[0] & LOOM_P2P_RTS_PIPE) {
+        return loom_p2p_pipe_take(world_src, h);
+    }
+    if ((r = malloc(sizeof(*r) + bytes)) == NULL) {
         return loom_p2p_riov_nomem(world_src, h);
     }
     r->n = h->rsvd;
     r->idx = r->off = 0;
     r->error = LOOM_OK;
     r->piecewise = 0;
+    r->pipe = 0;
+    r->avail = 0;
     if (!(h->base.reserved[0] & LOOM_P2P_RTS_RIOV_REMOTE)) {
         memcpy(r->iov, payload, LOOM_MIN(len, bytes));
         return r;
@@ -496,14 +642,15 @@ static void loom_p2p_rndv_finish(loom_request_t req, loom_status_t status)
  * loom_p2p_iov_min_piece bytes on average), else (or once the transport
  * refused get_iov for this peer, or the pieces were small) into a bounce
  * buffer of at most
- * LOOM_P2P_DT_BOUNCE bytes, unpacked when it arrived. *chunk_p: bytes the
- * get covers.
+ * LOOM_P2P_DT_BOUNCE bytes, unpacked when it arrived. It reads no further
+ * than @p end (the message's bytes, or what a pipelined sender packed so
+ * far). *chunk_p: bytes the get covers.
  */
 static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *peer,
-                                          size_t *chunk_p)
+                                          size_t end, size_t *chunk_p)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
-    size_t rest = req->msg.bytes - rq->offset;
+    size_t rest = end - rq->offset;
     loom_tl_ep_t *ep = peer->ep;
     loom_status_t st;
 
@@ -526,12 +673,12 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
         }
     }
     if (rq->tmp == NULL) {
-        rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_DT_BOUNCE));
+        rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, loom_p2p_dt_bounce(ep)));
         if (rq->tmp == NULL) {
             return LOOM_ERR_NO_MEMORY;
         }
     }
-    *chunk_p = LOOM_MIN(rest, LOOM_P2P_DT_BOUNCE);
+    *chunk_p = LOOM_MIN(rest, loom_p2p_dt_bounce(ep));
     st = loom_tl_ep_get(ep, rq->tmp, *chunk_p, rq->raddr + rq->offset, &rq->rkey,
                         &rq->comp);
     if (st == LOOM_OK) {
@@ -647,19 +794,76 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
     return st;
 }
 
+/*
+ * The end of what a pipelined sender packed (LOOM_P2P_RTS_PIPE), at most
+ * @p want: read again from its copy's header when the receive caught up.
+ * A peer that cannot be read synchronously (get_riov refused: CMA one way)
+ * serves its gets from its own progress, which runs only after its pack
+ * ended: all of it is there. *end_p, or an error (the sender failed).
+ */
+static loom_status_t loom_p2p_pipe_avail(loom_request_t req, loom_p2p_peer_t *peer,
+                                         size_t want, size_t *end_p)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    struct loom_p2p_riov *r = rq->riov;
+    loom_tl_ep_t *ep = peer->ep;
+    uint64_t word = 0;
+
+    if (r->avail <= rq->offset && r->avail < want) {
+        struct iovec l = { &word, sizeof(word) };
+        struct iovec rr = { (void *)(uintptr_t)(rq->raddr - LOOM_P2P_PIPE_HDR), sizeof(word) };
+        loom_status_t st = ep->iface->ops.get_riov(ep, &l, 1, &rr, 1, &rq->rkey, NULL);
+
+        if (st == LOOM_ERR_UNSUPPORTED) {
+            word = rq->msg_len;
+        } else if (st != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? LOOM_ERR_TRANSPORT : st;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);   /* the word, then the bytes */
+        if (word == LOOM_P2P_PIPE_FAILED || word > rq->msg_len) {
+            return LOOM_ERR_TRANSPORT;
+        }
+        r->avail = LOOM_MAX(r->avail, (size_t)word);
+    }
+    *end_p = LOOM_MIN(r->avail, want);
+    return LOOM_OK;
+}
+
 void loom_p2p_rndv_get_next(loom_request_t req)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
     loom_p2p_peer_t *peer = &loom_p2p_engine.peers[rq->peer];
     size_t want = req->msg.bytes;
+    int pipe = rq->riov != NULL && rq->riov->pipe;
 
     while (rq->offset < want) {
-        size_t chunk = LOOM_MIN(want - rq->offset, LOOM_P2P_GET_CHUNK);
-        loom_status_t st = rq->riov != NULL ? loom_p2p_rndv_get_riov(req, peer, &chunk)
-            : rq->dt != NULL
-            ? loom_p2p_rndv_get_dt(req, peer, &chunk)
-            : loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
-                             rq->raddr + rq->offset, &rq->rkey, &rq->comp);
+        size_t end = want, chunk;
+        loom_status_t st = pipe ? loom_p2p_pipe_avail(req, peer, want, &end) : LOOM_OK;
+
+        if (st == LOOM_OK && end <= rq->offset) {
+            /*
+             * The sender is still packing: look again at the next progress.
+             * Give the CPU away meanwhile: where the two ranks share a core
+             * (a loaded machine) spinning here would stop the very pack it
+             * waits for until the time slice ends (measured with both ranks
+             * on one cpu: 2-3x the whole pack's time at 256-512 KiB); alone
+             * on its core the call returns at once.
+             */
+            loom_list_add_tail(&loom_p2p_engine.get_retry, &req->list);
+            sched_yield();
+            return;
+        }
+        chunk = LOOM_MIN(end - rq->offset, LOOM_P2P_GET_CHUNK);
+        if (st != LOOM_OK) {
+            /* reported below */
+        } else if (rq->riov != NULL && !pipe) {
+            st = loom_p2p_rndv_get_riov(req, peer, &chunk);
+        } else if (rq->dt != NULL) {
+            st = loom_p2p_rndv_get_dt(req, peer, end, &chunk);
+        } else {
+            st = loom_tl_ep_get(peer->ep, (char *)rq->buf + rq->offset, chunk,
+                                rq->raddr + rq->offset, &rq->rkey, &rq->comp);
+        }
         if (st == LOOM_OK) {
             rq->offset += chunk;
             continue;

@@ -101,9 +101,13 @@ int loom_p2p_pending_progress(void)
     loom_list_init(&e->get_retry);
     while (!loom_list_is_empty(&retry)) {
         loom_request_t req = loom_list_head_entry(&retry, struct loom_request, list);
+        size_t offset = loom_p2p_req(req)->offset;
+
         loom_list_del(&req->list);
         loom_p2p_rndv_get_next(req);
-        ++n;
+        /* a read that waits again where it was (a pipelined sender still
+         * packing) is no work: an oversubscribed waiter then yields to it */
+        n += !(e->get_retry.prev == &req->list && loom_p2p_req(req)->offset == offset);
     }
     return n;
 }
@@ -278,6 +282,10 @@ static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t 
     st = loom_p2p_isend_dt_riov(req, peer, base, buf, count, dt);
     if (st != LOOM_ERR_UNSUPPORTED) {
         return st;   /* not packed: the receiver reads the pieces (p2p_rndv.c) */
+    }
+    st = loom_p2p_isend_dt_pipe(req, peer, base, buf, count, dt);
+    if (st != LOOM_ERR_UNSUPPORTED) {
+        return st;   /* packed in steps the receiver reads as they are ready */
     }
     rq->tmp = loom_p2p_tmp_alloc(rq->len);
     if (rq->tmp == NULL) {

@@ -123,6 +123,16 @@ static void check_unpack(const ref_t *r, size_t count, const ref_list_t *l, ptrd
     CU_ASSERT_EQUAL(loom_dt_cursor_unpack(&cur, stream, 1), LOOM_ERR_TRUNCATED);
     loom_dt_cursor_fini(&cur);
     CU_ASSERT(memcmp(a.raw, b.raw, a.len) == 0);
+    /* two ranges in order, split anywhere (inside an instance too: a bounce's chunks) */
+    for (int t = 0; t < 4; ++t) {
+        size_t k = (size_t)ref_rnd(&rng, (int)total + 1);
+
+        memset(a.raw, 0xa5, a.len);
+        CU_ASSERT_EQUAL(loom_dt_unpack_range(a.base, count, r->dt, 0, k, stream), LOOM_OK);
+        CU_ASSERT_EQUAL(loom_dt_unpack_range(a.base, count, r->dt, k, total - k, stream + k),
+                        LOOM_OK);
+        CU_ASSERT(memcmp(a.raw, b.raw, a.len) == 0);
+    }
     free(a.raw);
     free(b.raw);
     free(stream);

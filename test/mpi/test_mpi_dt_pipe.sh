@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test_mpi_dt_pipe.sh: the pipelined typed rendezvous (issue 20, docs/p2p.md
+# "Derived datatypes"): runs test/mpi/mpi_dt_pipe (large messages of small
+# pieces, sent in a ring at 2-4 ranks with one type and received with
+# another of the same signature: column -> doubles, column -> blocked
+# vector, struct -> struct, 3-D subarray -> vector; each also truncated,
+# with MPI_Get_count / MPI_Get_elements checked; every byte checked,
+# gaps poisoned) over shared memory, where the sender packs in steps the
+# receiver reads as they are published (the debug log must say so), with
+# LOOM_SHM_CMA=off (no pipeline: the whole pack and the owner-served get)
+# and over self,tcp. Under a sanitizer build ($BUILD names it) the
+# program runs its "small" cases.
+#   BUILD=build/release bash test/mpi/test_mpi_dt_pipe.sh
+set -u
+cd "${LOOM_TOP:-$(dirname "$0")/../..}"
+. test/mpi/mpi_driver_lib.sh
+mdl_init mpi_dt_pipe
+mdl_require "$loomrun" "$progs/mpi_dt_pipe"
+mdl_width=30
+mdl_log_filter="ERROR p2p: receive on .* truncated"
+
+case $BUILD in
+*address*|*thread*) arg=small ;;
+*)                  arg="" ;;
+esac
+
+for n in 2 3 4; do
+    run -m "mpi_dt_pipe: passed on $n ranks" 0 "shm.n$n" \
+        env LOOM_LOG=debug:p2p "$loomrun" -n "$n" "$progs/mpi_dt_pipe" $arg
+done
+run -m "mpi_dt_pipe: passed on 2 ranks" 0 shm.cma_off.n2 \
+    env LOOM_SHM_CMA=off "$loomrun" -n 2 "$progs/mpi_dt_pipe" $arg
+run -m "mpi_dt_pipe: passed on 3 ranks" 0 tcp.n3 \
+    env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$progs/mpi_dt_pipe" $arg
+# the pipeline ran (shm with CMA), and truncation names both ends
+expect_log shm.n2 "packed while read" "truncated to the" "from rank"
+expect_log shm.n4 "packed while read"
+
+mdl_summary test_mpi_dt_pipe "(logs in $logdir)"
