@@ -116,7 +116,15 @@ static inline size_t loom_mpi_win_fast_esize(MPI_Datatype dt)
     }
 }
 
-/* elements up to which an inline sum is a plain loop (beyond: loom_op_reduce's) */
+/* 1 if @p a and @p b are aligned for elements of @p esize (4 or 8) bytes: loom_op_reduce
+ * loads typed elements, undefined at a disp unit 1 window's odd displacement */
+static inline int loom_mpi_win_fast_aligned(const void *a, const void *b, size_t esize)
+{
+    return (((uintptr_t)a | (uintptr_t)b) & (esize - 1)) == 0;
+}
+
+/* elements up to which an inline sum is a plain loop (beyond, when aligned:
+ * loom_op_reduce's) */
 #define LOOM_MPI_WIN_FAST_LOOP 8
 
 /*
@@ -148,7 +156,8 @@ static inline int loom_mpi_win_fast_acc(loom_rma_acc_kind_t kind, const void *or
     loom_mpi_win_fast_lock(win->fast.acc_lock);
     if (kind == LOOM_RMA_ACC && op == MPI_REPLACE) {
         memmove(t, origin, esize * (size_t)count);
-    } else if (kind == LOOM_RMA_ACC && count > LOOM_MPI_WIN_FAST_LOOP) {
+    } else if (kind == LOOM_RMA_ACC && count > LOOM_MPI_WIN_FAST_LOOP &&
+               loom_mpi_win_fast_aligned(t, origin, esize)) {
         (void)loom_op_reduce(LOOM_SUM, origin, t, (size_t)count, dt->base);   /* vectorized */
     } else if (kind == LOOM_RMA_ACC) {
         for (size_t i = 0; i < (size_t)count; ++i) {
@@ -338,6 +347,27 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
 }
 
 /*
+ * 0 if the rma layer's contiguous path would reduce at an address not
+ * aligned for @p dt's elements (origin, or the target's element of a window
+ * in one shared segment: disp unit 1 at an odd displacement); that path
+ * hands both to loom_op_reduce, whose typed loads are undefined there.
+ */
+static int loom_mpi_win_acc_fast_aligned(MPI_Win win, const loom_mpi_rma_call_t *c,
+                                         MPI_Datatype dt)
+{
+    size_t esize = loom_datatype_size(dt->base);
+    size_t a = esize & (~esize + 1);   /* its largest power-of-two divisor */
+    const char *t;
+
+    a = a > 16 ? 16 : a == 0 ? 1 : a;
+    if (((uintptr_t)c->oaddr & (a - 1)) != 0) {
+        return 0;
+    }
+    t = loom_mpi_win_fast_addr(win, c->target, c->disp, 0, 0);
+    return t == NULL || ((uintptr_t)t & (a - 1)) == 0;
+}
+
+/*
  * Accumulate of plain types, Fetch_and_op, Compare_and_swap of one
  * predefined element, on a window in a shared segment: the rma layer's
  * contiguous path, before any loom type is looked up. 1 if not taken (the
@@ -363,6 +393,9 @@ static int loom_mpi_win_acc_fast(loom_rma_acc_kind_t kind, const loom_mpi_rma_ca
             return 1;
         }
         lop = op->op;
+    }
+    if (!loom_mpi_win_acc_fast_aligned(win, c, dt)) {
+        return 1;   /* the general path combines through an aligned bounce (rma_apply.c) */
     }
     if (loom_rma_acc_contig(win->rwin, kind, lop, dt->base, c->oaddr, compare, c->raddr,
                             (size_t)c->tcount, c->target, c->disp, &st) != 0) {
