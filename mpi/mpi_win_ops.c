@@ -62,6 +62,9 @@ static inline int loom_mpi_win_fast_putget(int get, void *origin, int ocount,
         (t = loom_mpi_win_fast_addr(win, target, disp, bytes, 1)) == NULL) {
         return 0;
     }
+    if (bytes == 0) {
+        return 1;   /* checked, nothing moves (origin may be NULL: no memcpy of it) */
+    }
     if (get) {
         memcpy(origin, t, bytes);
     } else {
@@ -299,6 +302,18 @@ static int loom_mpi_win_plain(MPI_Datatype dt, int count)
            !dt->haspair;   /* "base x n" (mpi_dtype.c): lb 0, extent == size */
 }
 
+/*
+ * @p buf, or a valid address when it is NULL: MPI allows any buffer when
+ * nothing moves (count 0), and the rma layer's copies would hand NULL to a
+ * 0-byte memcpy, which C leaves undefined (UBSan aborts).
+ */
+static void *loom_mpi_win_buf(const void *buf)
+{
+    static char nothing;
+
+    return buf != NULL ? (void *)(uintptr_t)buf : &nothing;
+}
+
 static int loom_mpi_win_raise_st(MPI_Win win, loom_status_t st, const loom_mpi_rma_call_t *c,
                                  const char *call)
 {
@@ -320,7 +335,7 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
     if (request == NULL && c->target != MPI_PROC_NULL && loom_mpi_win_plain(c->otype, c->ocount) &&
         loom_mpi_win_plain(c->ttype, c->tcount) &&
         (size_t)c->ocount * c->otype->size == (size_t)c->tcount * c->ttype->size &&
-        loom_rma_putget_bytes(win->rwin, get, (void *)(uintptr_t)c->oaddr,
+        loom_rma_putget_bytes(win->rwin, get, loom_mpi_win_buf(c->oaddr),
                               (size_t)c->ocount * c->otype->size, c->target, c->disp, &st) == 0) {
         return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_win_raise_st(win, st, c, call);
     }
