@@ -62,6 +62,9 @@ static inline int loom_mpi_win_fast_putget(int get, void *origin, int ocount,
         (t = loom_mpi_win_fast_addr(win, target, disp, bytes, 1)) == NULL) {
         return 0;
     }
+    if (bytes == 0) {
+        return 1;   /* checked, nothing moves (origin may be NULL: no memcpy of it) */
+    }
     if (get) {
         memcpy(origin, t, bytes);
     } else {
@@ -116,7 +119,15 @@ static inline size_t loom_mpi_win_fast_esize(MPI_Datatype dt)
     }
 }
 
-/* elements up to which an inline sum is a plain loop (beyond: loom_op_reduce's) */
+/* 1 if @p a and @p b are aligned for elements of @p esize (4 or 8) bytes: loom_op_reduce
+ * loads typed elements, undefined at a disp unit 1 window's odd displacement */
+static inline int loom_mpi_win_fast_aligned(const void *a, const void *b, size_t esize)
+{
+    return (((uintptr_t)a | (uintptr_t)b) & (esize - 1)) == 0;
+}
+
+/* elements up to which an inline sum is a plain loop (beyond, when aligned:
+ * loom_op_reduce's) */
 #define LOOM_MPI_WIN_FAST_LOOP 8
 
 /*
@@ -148,7 +159,8 @@ static inline int loom_mpi_win_fast_acc(loom_rma_acc_kind_t kind, const void *or
     loom_mpi_win_fast_lock(win->fast.acc_lock);
     if (kind == LOOM_RMA_ACC && op == MPI_REPLACE) {
         memmove(t, origin, esize * (size_t)count);
-    } else if (kind == LOOM_RMA_ACC && count > LOOM_MPI_WIN_FAST_LOOP) {
+    } else if (kind == LOOM_RMA_ACC && count > LOOM_MPI_WIN_FAST_LOOP &&
+               loom_mpi_win_fast_aligned(t, origin, esize)) {
         (void)loom_op_reduce(LOOM_SUM, origin, t, (size_t)count, dt->base);   /* vectorized */
     } else if (kind == LOOM_RMA_ACC) {
         for (size_t i = 0; i < (size_t)count; ++i) {
@@ -290,6 +302,18 @@ static int loom_mpi_win_plain(MPI_Datatype dt, int count)
            !dt->haspair;   /* "base x n" (mpi_dtype.c): lb 0, extent == size */
 }
 
+/*
+ * @p buf, or a valid address when it is NULL: MPI allows any buffer when
+ * nothing moves (count 0), and the rma layer's copies would hand NULL to a
+ * 0-byte memcpy, which C leaves undefined (UBSan aborts).
+ */
+static void *loom_mpi_win_buf(const void *buf)
+{
+    static char nothing;
+
+    return buf != NULL ? (void *)(uintptr_t)buf : &nothing;
+}
+
 static int loom_mpi_win_raise_st(MPI_Win win, loom_status_t st, const loom_mpi_rma_call_t *c,
                                  const char *call)
 {
@@ -311,7 +335,7 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
     if (request == NULL && c->target != MPI_PROC_NULL && loom_mpi_win_plain(c->otype, c->ocount) &&
         loom_mpi_win_plain(c->ttype, c->tcount) &&
         (size_t)c->ocount * c->otype->size == (size_t)c->tcount * c->ttype->size &&
-        loom_rma_putget_bytes(win->rwin, get, (void *)(uintptr_t)c->oaddr,
+        loom_rma_putget_bytes(win->rwin, get, loom_mpi_win_buf(c->oaddr),
                               (size_t)c->ocount * c->otype->size, c->target, c->disp, &st) == 0) {
         return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_win_raise_st(win, st, c, call);
     }
@@ -335,6 +359,27 @@ static int loom_mpi_win_putget(int get, const loom_mpi_rma_call_t *c, MPI_Win wi
                                   (long long)c->disp, loom_rma_strerror(st));
     }
     return MPI_SUCCESS;
+}
+
+/*
+ * 0 if the rma layer's contiguous path would reduce at an address not
+ * aligned for @p dt's elements (origin, or the target's element of a window
+ * in one shared segment: disp unit 1 at an odd displacement); that path
+ * hands both to loom_op_reduce, whose typed loads are undefined there.
+ */
+static int loom_mpi_win_acc_fast_aligned(MPI_Win win, const loom_mpi_rma_call_t *c,
+                                         MPI_Datatype dt)
+{
+    size_t esize = loom_datatype_size(dt->base);
+    size_t a = esize & (~esize + 1);   /* its largest power-of-two divisor */
+    const char *t;
+
+    a = a > 16 ? 16 : a == 0 ? 1 : a;
+    if (((uintptr_t)c->oaddr & (a - 1)) != 0) {
+        return 0;
+    }
+    t = loom_mpi_win_fast_addr(win, c->target, c->disp, 0, 0);
+    return t == NULL || ((uintptr_t)t & (a - 1)) == 0;
 }
 
 /*
@@ -363,6 +408,9 @@ static int loom_mpi_win_acc_fast(loom_rma_acc_kind_t kind, const loom_mpi_rma_ca
             return 1;
         }
         lop = op->op;
+    }
+    if (!loom_mpi_win_acc_fast_aligned(win, c, dt)) {
+        return 1;   /* the general path combines through an aligned bounce (rma_apply.c) */
     }
     if (loom_rma_acc_contig(win->rwin, kind, lop, dt->base, c->oaddr, compare, c->raddr,
                             (size_t)c->tcount, c->target, c->disp, &st) != 0) {

@@ -8,7 +8,10 @@
  * target (or the origin itself, on a shared segment) walks the pieces
  * against its memory. A piece holds whole basic elements (types are built
  * of them and adjacent pieces merge only whole ones), so an accumulate
- * applies the op piece by piece with loom_op_reduce.
+ * applies the op piece by piece with loom_op_reduce; a piece whose target
+ * (or data) is not aligned for its type (disp unit 1, odd displacement)
+ * goes through aligned stack buffers, as loom_op_reduce loads typed
+ * elements.
  */
 #include "rma_priv.h"
 
@@ -90,6 +93,44 @@ loom_status_t loom_rma_range_check(const loom_rma_seg_t *segs, size_t nseg, int6
     return LOOM_OK;
 }
 
+/* bytes of the aligned bounce buffers below (a multiple of every element size) */
+#define LOOM_RMA_BOUNCE 512
+
+/* 1 if @p p is aligned for elements of @p esize bytes (the largest power of two
+ * dividing esize, at most 16: what loom_op_reduce's typed loads need) */
+static int loom_rma_aligned(const void *p, size_t esize)
+{
+    size_t a = esize & (~esize + 1);
+
+    return ((uintptr_t)p & ((a > 16 ? 16 : a) - 1)) == 0;
+}
+
+/*
+ * dst = in op dst where dst or in is not aligned for the type (a window of
+ * disp unit 1 at an odd displacement, an origin buffer at an odd address):
+ * loom_op_reduce reads typed elements, which is undefined there, so the
+ * elements go through two aligned stack buffers a chunk at a time.
+ */
+static loom_status_t loom_rma_combine_bounce(loom_op_t op, loom_datatype_t basic, char *dst,
+                                             const char *in, size_t len, size_t esize)
+{
+    _Alignas(16) char bin[LOOM_RMA_BOUNCE], bout[LOOM_RMA_BOUNCE];
+    size_t chunk = LOOM_RMA_BOUNCE / esize * esize;
+    loom_status_t st = LOOM_OK;
+
+    for (size_t off = 0; off < len && st == LOOM_OK; off += chunk) {
+        size_t n = len - off < chunk ? len - off : chunk;
+
+        memcpy(bin, in + off, n);
+        memcpy(bout, dst + off, n);
+        st = loom_op_reduce(op, bin, bout, n / esize, basic);
+        if (st == LOOM_OK) {
+            memcpy(dst + off, bout, n);
+        }
+    }
+    return st;
+}
+
 /* combine one piece: dst = in op dst */
 static loom_status_t loom_rma_combine(loom_op_t op, loom_datatype_t basic, char *dst,
                                       const char *in, size_t len)
@@ -105,6 +146,12 @@ static loom_status_t loom_rma_combine(loom_op_t op, loom_datatype_t basic, char 
     }
     if (esize == 0 || len % esize != 0) {
         return LOOM_ERR_INVALID_TYPE;
+    }
+    if (esize > LOOM_RMA_BOUNCE) {
+        return LOOM_ERR_INVALID_TYPE;   /* no basic type is that large */
+    }
+    if (!loom_rma_aligned(dst, esize) || !loom_rma_aligned(in, esize)) {
+        return loom_rma_combine_bounce(op, basic, dst, in, len, esize);
     }
     return loom_op_reduce(op, in, dst, len / esize, basic);
 }
