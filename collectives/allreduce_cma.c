@@ -331,7 +331,7 @@ void loom_coll_cma_publish(loom_coll_state_t *s)
     me->probe  = (uint64_t)(uintptr_t)&loom_coll_cma_probe_byte;
     me->cma_ok = 0;
     me->bad    = 0;
-    loom_coll_shm_arrive(s);
+    loom_coll_shm_arrive_way(s, 0, LOOM_COLL_SHM_WAY_CMA);
 }
 
 loom_status_t loom_coll_cma_join(loom_coll_state_t *s)

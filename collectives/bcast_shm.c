@@ -51,7 +51,7 @@ static loom_status_t loom_coll_bcast_stage_publish(loom_coll_state_t *s, size_t 
         return st;    /* the selection runs it only on a set-up segment */
     }
     memcpy(loom_coll_shm_stage(s), s->rbuf, bytes);
-    loom_coll_shm_arrive(s);
+    loom_coll_shm_arrive_way(s, 0, LOOM_COLL_SHM_WAY_STAGE);
     return LOOM_OK;
 }
 
@@ -81,7 +81,7 @@ static loom_status_t loom_coll_bcast_eager(loom_request_t req, int stage)
         }
         cc = s->shm;
         cc->eager_seq = s->seq;
-        loom_coll_shm_arrive(s);
+        loom_coll_shm_arrive_way(s, 0, stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT);
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:

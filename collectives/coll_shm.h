@@ -138,12 +138,33 @@ _Static_assert(sizeof(loom_coll_shm_aux_t) == LOOM_CACHE_LINE, "the aux line is 
     ((size_t)(size) * (LOOM_COLL_SHM_RANK_BYTES + sizeof(loom_coll_shm_aux_t)) + \
      2 * LOOM_COLL_SHM_STAGE_BYTES)
 
-/* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52
- * | absent << 63 */
-static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes)
+/*
+ * How an operation's data travel, bits 30-31 of its signature: in the
+ * slots (every "shm" algorithm and the fast path), in the bcast stage, or
+ * read in place (every "cma" algorithm and the CMA set-up step). Ranks
+ * may select different algorithms of one kind for one call (a forced
+ * LOOM_<COLL>_ALGORITHM or LOOM_OVERSUBSCRIBED set on some ranks only:
+ * bcast "stage" on one, "cma" on another, 8-64 KiB); with the same
+ * signature a reader would copy a stage or a slot nobody wrote for this
+ * call, or read a buffer an older call published, and return success.
+ * With the way in the signature they fail with a mismatch instead.
+ */
+enum loom_coll_shm_way {
+    LOOM_COLL_SHM_WAY_SLOT  = 0,
+    LOOM_COLL_SHM_WAY_STAGE = 1,
+    LOOM_COLL_SHM_WAY_CMA   = 2,
+};
+#define LOOM_COLL_SHM_SIG_BYTES_MASK 0x3fffffffu   /* bytes mod 1 GiB */
+#define LOOM_COLL_SHM_SIG_WAY_SHIFT  30
+
+/* signature: bytes (30) | way << 30 | seq & 0xffff << 32 | kind << 48
+ * | root11 << 52 | absent << 63 */
+static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes,
+                                         enum loom_coll_shm_way way)
 {
-    return (uint64_t)(uint32_t)bytes | (seq & 0xffffu) << 32 | (uint64_t)kind << 48 |
-           ((uint64_t)root & 0x7ffu) << 52;
+    return (uint64_t)(bytes & LOOM_COLL_SHM_SIG_BYTES_MASK) |
+           (uint64_t)way << LOOM_COLL_SHM_SIG_WAY_SHIFT | (seq & 0xffffu) << 32 |
+           (uint64_t)kind << 48 | ((uint64_t)root & 0x7ffu) << 52;
 }
 
 /*
@@ -281,19 +302,30 @@ loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t m
                                       int peer, uint64_t theirs);
 
 /**
- * Publish this rank's arrival (and signature) at this operation; @p absent:
- * without taking part (LOOM_COLL_SHM_SIG_ABSENT; nothing in the slot).
+ * Publish this rank's arrival (and signature, data travelling @p way) at
+ * this operation.
  */
-static inline void loom_coll_shm_arrive_as(loom_coll_state_t *s, int absent)
+static inline void loom_coll_shm_arrive_way(loom_coll_state_t *s, int absent,
+                                            enum loom_coll_shm_way way)
 {
     loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, s->rank);
     int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
 
     c->sig[s->shm_seq & 1] = loom_coll_shm_sig(s->seq, s->kind, root,
                                                s->kind == LOOM_COLL_BARRIER ? 0 :
-                                               s->count * s->esize) |
+                                               s->count * s->esize, way) |
                              (absent ? LOOM_COLL_SHM_SIG_ABSENT : 0);
     atomic_store_explicit(&c->arrived, s->shm_seq, memory_order_release);
+}
+
+/**
+ * Publish this rank's arrival (and signature) at this operation of a slot
+ * algorithm; @p absent: without taking part (LOOM_COLL_SHM_SIG_ABSENT;
+ * nothing in the slot).
+ */
+static inline void loom_coll_shm_arrive_as(loom_coll_state_t *s, int absent)
+{
+    loom_coll_shm_arrive_way(s, absent, LOOM_COLL_SHM_WAY_SLOT);
 }
 
 /** Publish this rank's arrival (and signature) at this operation. */

@@ -23,6 +23,15 @@
  *   prog_bcast_cma die_early the last rank exits before calling the bcast.
  * Each survivor of a die mode prints "bcast after the death: <status>" and
  * exits 0 when its bcast failed.
+ *   prog_bcast_cma diverge ROOT BYTES  run by the driver with a different
+ *                         LOOM_BCAST_ALGORITHM (or LOOM_OVERSUBSCRIBED) per
+ *                         rank: after a large bcast that every rank runs
+ *                         alike, one bcast of BYTES from ROOT, then a
+ *                         barrier; each rank prints "diverged bcast: <st>"
+ *                         and "barrier after: <st>". A non-root that
+ *                         returns success with bytes that are not the
+ *                         root's prints "diverged bcast: wrong data" (the
+ *                         ranks ran different algorithms of one signature).
  */
 #include <loom.h>
 
@@ -173,6 +182,26 @@ static int run_die(int mode, int delay_ms)
     _exit(st == LOOM_OK ? 5 : 0);
 }
 
+/* diverge mode: one bcast that the ranks select differently (see the top) */
+static int run_diverge(int root, size_t n)
+{
+    loom_status_t st;
+    int wrong = 0;
+
+    fill(buf2, 0, 300000, rank == 0);
+    st = loom_bcast(buf2, 300000, LOOM_BYTE, 0, LOOM_COMM_WORLD);   /* the CMA verdict */
+    fill(buf, root, n, rank == root);
+    st = st != LOOM_OK ? st : loom_bcast(buf, n, LOOM_BYTE, root, LOOM_COMM_WORLD);
+    for (size_t i = 0; st == LOOM_OK && i < n && !wrong; ++i) {
+        wrong = buf[i] != pattern(root, n, i);
+    }
+    fprintf(stderr, "[rank %d] diverged bcast: %s\n", rank,
+            wrong ? "wrong data" : loom_strerror(st));
+    st = loom_barrier(LOOM_COMM_WORLD);
+    fprintf(stderr, "[rank %d] barrier after: %s\n", rank, loom_strerror(st));
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "data";
@@ -192,6 +221,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "die_early") == 0) {
         return run_die(2, delay);
+    }
+    if (strcmp(mode, "diverge") == 0 && argc > 3) {
+        return run_diverge(atoi(argv[2]), (size_t)atol(argv[3]));
     }
     run_data();
     if (failures == 0 && rank == 0) {
