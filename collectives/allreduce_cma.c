@@ -334,20 +334,32 @@ void loom_coll_cma_publish(loom_coll_state_t *s)
     loom_coll_shm_arrive_way(s, 0, LOOM_COLL_SHM_WAY_CMA);
 }
 
+loom_status_t loom_coll_cma_enter(loom_coll_state_t *s)
+{
+    loom_status_t st;
+
+    if (s->phase != PH_ENTER) {
+        return LOOM_OK;
+    }
+    if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
+        return st;    /* the selection runs it only on a set-up segment */
+    }
+    /* published already when this call's set-up step found the verdict */
+    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
+                             memory_order_relaxed) != s->shm_seq) {
+        loom_coll_cma_publish(s);
+    }
+    s->peer  = 0;
+    s->phase = PH_ARRIVED;
+    return LOOM_OK;
+}
+
 loom_status_t loom_coll_cma_join(loom_coll_state_t *s)
 {
     loom_status_t st;
 
-    if (s->phase == PH_ENTER) {
-        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;    /* the selection runs it only on a set-up segment */
-        }
-        /* published already when this call's set-up step found the verdict */
-        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
-                                 memory_order_relaxed) != s->shm_seq) {
-            loom_coll_cma_publish(s);
-        }
-        s->phase = PH_ARRIVED;
+    if ((st = loom_coll_cma_enter(s)) != LOOM_OK) {
+        return st;
     }
     if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
         return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);

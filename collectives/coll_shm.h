@@ -302,6 +302,23 @@ loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t m
                                       int peer, uint64_t theirs);
 
 /**
+ * The root's signature of this operation against ours, once the root
+ * arrived (a non-root that reads from or waits for the root only).
+ * @return LOOM_OK when they agree, else the mismatch (logged).
+ */
+static inline loom_status_t loom_coll_shm_check_root(const loom_coll_state_t *s)
+{
+    size_t par = s->shm_seq & 1;
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
+    uint64_t theirs = loom_coll_shm_ctl(s, s->root)->sig[par];
+
+    if (loom_likely(mine == theirs)) {
+        return LOOM_OK;
+    }
+    return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
+}
+
+/**
  * Publish this rank's arrival (and signature, data travelling @p way) at
  * this operation.
  */
@@ -425,6 +442,15 @@ void loom_coll_cma_publish(loom_coll_state_t *s);
  * LOOM_INPROGRESS meanwhile, or the error.
  */
 loom_status_t loom_coll_cma_join(loom_coll_state_t *s);
+
+/**
+ * First step of a cma algorithm, in its phase 0 (a no-op in any other):
+ * enter the segment (loom_coll_shm_enter) and publish
+ * (loom_coll_cma_publish) unless this call's set-up step did; then
+ * s->phase is 1 (arrived) and s->peer 0.
+ * @return LOOM_OK, or loom_coll_shm_enter's status (phase still 0).
+ */
+loom_status_t loom_coll_cma_enter(loom_coll_state_t *s);
 
 /** A local failure @p st: flag it, publish step 2, leave; @return @p st. */
 loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st);
