@@ -388,18 +388,24 @@ void loom_coll_shm_fold_slots(loom_coll_state_t *s, void *dst);
 /**
  * Compare every rank's signature of this operation with ours, after
  * loom_coll_shm_all_arrived(), ignoring the bits of @p ignore (a catch-up
- * ignores LOOM_COLL_SHM_SIG_ABSENT). @return LOOM_OK or the mismatch (logged).
+ * ignores LOOM_COLL_SHM_SIG_ABSENT, and then also the way of a pair of
+ * which one was absent: an absent rank never selected the operation's
+ * algorithm, so its signature has the slots' way whatever the others
+ * ran). @return LOOM_OK or the mismatch (logged).
  */
 static inline loom_status_t loom_coll_shm_check_sigs(const loom_coll_state_t *s,
                                                      uint64_t ignore)
 {
+    const uint64_t way = (uint64_t)3 << LOOM_COLL_SHM_SIG_WAY_SHIFT;
     size_t par = s->shm_seq & 1;
-    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par] & ~ignore;
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
 
     for (int q = 0; q < s->size; ++q) {
-        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par] & ~ignore;
-        if (loom_unlikely(theirs != mine)) {
-            return loom_coll_shm_sig_error(s->comm, s->seq, mine, q, theirs);
+        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par];
+        uint64_t drop = (ignore & LOOM_COLL_SHM_SIG_ABSENT) &&
+                        ((mine | theirs) & LOOM_COLL_SHM_SIG_ABSENT) ? ignore | way : ignore;
+        if (loom_unlikely((theirs & ~drop) != (mine & ~drop))) {
+            return loom_coll_shm_sig_error(s->comm, s->seq, mine & ~drop, q, theirs & ~drop);
         }
     }
     return LOOM_OK;

@@ -32,6 +32,11 @@
  *                         returns success with bytes that are not the
  *                         root's prints "diverged bcast: wrong data" (the
  *                         ranks ran different algorithms of one signature).
+ *   prog_bcast_cma after  a reduce (eager shm) whose rank 1 passes another
+ *                         count, then a large (cma) bcast, which every rank
+ *                         must fail (rank 1 and up arrive absent), then a
+ *                         barrier and a large bcast, which must work again;
+ *                         prints "after: passed" on rank 0.
  */
 #include <loom.h>
 
@@ -202,6 +207,27 @@ static int run_diverge(int root, size_t n)
     _exit(0);
 }
 
+/* after mode: the calls after a mismatch work again (see the top) */
+static int run_after(void)
+{
+    double x[2] = { 1, 2 }, y[2];
+    loom_status_t st;
+
+    one(0, 300000, "bcast before");                      /* the CMA verdict */
+    (void)loom_reduce(x, y, rank == 1 ? 2 : 1, LOOM_DOUBLE, LOOM_SUM, 0, LOOM_COMM_WORLD);
+    fill(buf, 0, 300000, rank == 0);
+    st = loom_bcast(buf, 300000, LOOM_BYTE, 0, LOOM_COMM_WORLD);
+    CHECK(st != LOOM_OK, "the bcast after the mismatched reduce succeeded");
+    st = loom_barrier(LOOM_COMM_WORLD);
+    CHECK(st == LOOM_OK, "the barrier after the failed bcast: %s", loom_strerror(st));
+    one(size - 1, 300000, "the bcast after the barrier");
+    if (failures == 0 && rank == 0) {
+        printf("after: passed\n");
+    }
+    loom_finalize();   /* the communicator works again */
+    return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "data";
@@ -221,6 +247,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "die_early") == 0) {
         return run_die(2, delay);
+    }
+    if (strcmp(mode, "after") == 0) {
+        return run_after();
     }
     if (strcmp(mode, "diverge") == 0 && argc > 3) {
         return run_diverge(atoi(argv[2]), (size_t)atol(argv[3]));
