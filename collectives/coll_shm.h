@@ -78,7 +78,12 @@ typedef struct loom_coll_cma_info {
     uint64_t rbuf;
     uint64_t probe;    /* a byte the set-up step reads and writes back */
     uint32_t cma_ok;   /* this rank could read every peer (the set-up step only) */
-    uint32_t bad;      /* this rank failed (the others stop too) */
+    /* this rank failed (the others stop too). Atomic (sequentially
+     * consistent): a bcast or scatter reader loads the root's flag after its
+     * read, while the root may be setting it to leave on another rank's
+     * mismatch; set before the root returns, it is seen by a reader whose
+     * read may have met the user's next use of the buffer. */
+    _Atomic uint32_t bad;
 } loom_coll_cma_info_t;
 
 /* operations of at most this many bytes keep their data in the control line */
