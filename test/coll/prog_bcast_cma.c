@@ -37,6 +37,10 @@
  *                         must fail (rank 1 and up arrive absent), then a
  *                         barrier and a large bcast, which must work again;
  *                         prints "after: passed" on rank 0.
+ *   prog_bcast_cma efault the root's buffer ends in 8 unreadable pages
+ *                         (PROT_NONE): each reader's process_vm_readv reads
+ *                         the readable part and then fails (EFAULT); every
+ *                         rank prints "efault bcast: <status>".
  */
 #include <loom.h>
 
@@ -46,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MAXB ((size_t)2400001)
@@ -207,6 +212,26 @@ static int run_diverge(int root, size_t n)
     _exit(0);
 }
 
+/* efault mode: a partly unreadable root buffer (see the top) */
+static int run_efault(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 80 * page;
+    unsigned char *b = buf;
+    loom_status_t st;
+
+    one(0, 300000, "bcast before");                      /* the CMA verdict */
+    if (rank == 0) {
+        b = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (b == MAP_FAILED || mprotect(b + n - 8 * page, 8 * page, PROT_NONE) != 0) {
+            perror("prog_bcast_cma: mmap/mprotect");
+            _exit(1);
+        }
+    }
+    st = loom_bcast(b, n, LOOM_BYTE, 0, LOOM_COMM_WORLD);
+    fprintf(stderr, "[rank %d] efault bcast: %s\n", rank, loom_strerror(st));
+    _exit(0);
+}
+
 /* after mode: the calls after a mismatch work again (see the top) */
 static int run_after(void)
 {
@@ -247,6 +272,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "die_early") == 0) {
         return run_die(2, delay);
+    }
+    if (strcmp(mode, "efault") == 0) {
+        return run_efault();
     }
     if (strcmp(mode, "after") == 0) {
         return run_after();

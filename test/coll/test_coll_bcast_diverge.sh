@@ -8,7 +8,8 @@
 # rank 1 with different settings, every pair of stage/cma/shm and both
 # roots: no "wrong data", no timeout, each rank fails the bcast or the
 # barrier after it, and the message says the selections differ. Then
-# prog_bcast_cma after: the calls after a mismatch work again.
+# prog_bcast_cma after: the calls after a mismatch work again;
+# prog_bcast_cma efault: a partial read then EFAULT fails every rank.
 #   BUILD=build/release bash test/coll/test_coll_bcast_diverge.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -71,5 +72,19 @@ for np in 2 3; do
             grep -v "reduce #" <<<"$log" | tail -n 8 | sed 's/^/    | /'; fail=1
         fi
     done
+done
+
+# a partly unreadable root buffer (cma): every rank fails, none hangs, and
+# the reader's message names both ranks and how much it read
+for np in 2 3; do
+    log=$(LOOM_BCAST_ALGORITHM=cma timeout -k 5 40 $RUN -n "$np" "$PROG" efault 2>&1)
+    rc=$?
+    if [[ $rc == 124 || $rc == 137 ]] || grep -q "efault bcast: success" <<<"$log" ||
+       [[ $(grep -c "efault bcast:" <<<"$log") != "$np" ]] ||
+       ! grep -Eq "rank 1 reading [0-9]+ bytes of rank 0 \(pid [0-9]+\) with process_vm_readv, [0-9]+ of them read: Bad address" <<<"$log"; then
+        echo "FAIL efault np=$np (rc $rc)"; tail -n 8 <<<"$log" | sed 's/^/    | /'; fail=1
+    else
+        echo "ok   efault np=$np: every rank failed, the reader named the read"
+    fi
 done
 exit $fail
