@@ -141,17 +141,19 @@ loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, u
                                  size_t len)
 {
     pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
+    size_t total = len;
 
     while (len > 0) {
         struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
         ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (got <= 0) {
+            int err = got < 0 ? errno : 0;   /* 0 read: errno is stale */
             loom_error("coll", "%s #%llu on %s: rank %d reading %zu bytes of rank "
-                       "%d (pid %d) with process_vm_readv: %s", loom_coll_cma_what(s),
-                       (unsigned long long)s->seq,
-                       s->comm->name, s->rank, len, q, (int)pid,
-                       got == 0 ? "nothing read" : strerror(errno));
-            return errno == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
+                       "%d (pid %d) with process_vm_readv, %zu of them read: %s",
+                       loom_coll_cma_what(s), (unsigned long long)s->seq, s->comm->name,
+                       s->rank, total, q, (int)pid, total - len,
+                       err == 0 ? "nothing read" : strerror(err));
+            return err == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
         }
         dst = (char *)dst + got;
         src += (uint64_t)got;
@@ -267,11 +269,12 @@ static loom_status_t loom_coll_cma_push(loom_coll_state_t *s)
             struct iovec r = { (void *)(uintptr_t)(dst + done), len - done };
             ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
             if (put <= 0) {
+                int err = put < 0 ? errno : 0;   /* 0 written: errno is stale */
                 loom_error("coll", "allreduce #%llu on %s: rank %d writing %zu bytes to "
                            "rank %d (pid %d) with process_vm_writev: %s",
                            (unsigned long long)s->seq, s->comm->name, s->rank, len - done,
-                           q, (int)pid, put == 0 ? "nothing written" : strerror(errno));
-                return errno == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
+                           q, (int)pid, err == 0 ? "nothing written" : strerror(err));
+                return err == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
             }
             done += (size_t)put;
         }
@@ -331,23 +334,35 @@ void loom_coll_cma_publish(loom_coll_state_t *s)
     me->probe  = (uint64_t)(uintptr_t)&loom_coll_cma_probe_byte;
     me->cma_ok = 0;
     me->bad    = 0;
-    loom_coll_shm_arrive(s);
+    loom_coll_shm_arrive_way(s, 0, LOOM_COLL_SHM_WAY_CMA);
+}
+
+loom_status_t loom_coll_cma_enter(loom_coll_state_t *s)
+{
+    loom_status_t st;
+
+    if (s->phase != PH_ENTER) {
+        return LOOM_OK;
+    }
+    if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
+        return st;    /* the selection runs it only on a set-up segment */
+    }
+    /* published already when this call's set-up step found the verdict */
+    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
+                             memory_order_relaxed) != s->shm_seq) {
+        loom_coll_cma_publish(s);
+    }
+    s->peer  = 0;
+    s->phase = PH_ARRIVED;
+    return LOOM_OK;
 }
 
 loom_status_t loom_coll_cma_join(loom_coll_state_t *s)
 {
     loom_status_t st;
 
-    if (s->phase == PH_ENTER) {
-        if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-            return st;    /* the selection runs it only on a set-up segment */
-        }
-        /* published already when this call's set-up step found the verdict */
-        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
-                                 memory_order_relaxed) != s->shm_seq) {
-            loom_coll_cma_publish(s);
-        }
-        s->phase = PH_ARRIVED;
+    if ((st = loom_coll_cma_enter(s)) != LOOM_OK) {
+        return st;
     }
     if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
         return st == LOOM_INPROGRESS ? st : (loom_coll_shm_leave(s), st);

@@ -43,36 +43,7 @@
 #include "coll_shm.h"
 #include "log_int.h"
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_READS };
-
-/* Root's signature of this operation against ours (a non-root, once the
- * root arrived). */
-static loom_status_t loom_coll_bcast_cma_check(loom_coll_state_t *s)
-{
-    size_t par = s->shm_seq & 1;
-    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
-    uint64_t theirs = loom_coll_shm_ctl(s, s->root)->sig[par];
-
-    if (loom_likely(mine == theirs)) {
-        return LOOM_OK;
-    }
-    return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
-}
-
-/* Enter the segment and publish, unless this call's set-up step did. */
-static loom_status_t loom_coll_bcast_cma_enter(loom_coll_state_t *s)
-{
-    loom_status_t st = loom_coll_shm_enter(s);
-
-    if (st != LOOM_OK) {
-        return st;    /* the selection runs it only on a set-up segment */
-    }
-    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
-                             memory_order_relaxed) != s->shm_seq) {
-        loom_coll_cma_publish(s);
-    }
-    return LOOM_OK;
-}
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_READS };   /* 0, 1: loom_coll_cma_enter's */
 
 /* A non-root, after publishing: LOOM_OK once the root's buffer is in ours,
  * LOOM_INPROGRESS while the root has not arrived, or the error. */
@@ -85,7 +56,7 @@ static loom_status_t loom_coll_bcast_cma_read(loom_coll_state_t *s)
                              memory_order_acquire) < s->shm_seq) {
         return loom_coll_idle(s);
     }
-    if ((st = loom_coll_bcast_cma_check(s)) != LOOM_OK ||
+    if ((st = loom_coll_shm_check_root(s)) != LOOM_OK ||
         (st = loom_coll_cma_read(s, s->root, s->rbuf, loom_coll_cma_info(s, s->root)->rbuf,
                                  s->count * s->esize)) != LOOM_OK) {
         return loom_coll_cma_fail(s, st);
@@ -129,12 +100,8 @@ loom_status_t loom_coll_bcast_cma(loom_request_t req)
     loom_coll_state_t *s = loom_coll_state(req);
     loom_status_t st;
 
-    if (s->phase == PH_ENTER) {
-        if ((st = loom_coll_bcast_cma_enter(s)) != LOOM_OK) {
-            return st;
-        }
-        s->peer  = 0;
-        s->phase = PH_ARRIVED;
+    if ((st = loom_coll_cma_enter(s)) != LOOM_OK) {
+        return st;
     }
     if (s->rank == s->root) {
         return loom_coll_bcast_cma_root(s);

@@ -28,20 +28,6 @@
 
 enum phase { PH_ENTER = 0, PH_WAIT };
 
-/* Root's signature of this operation against ours. */
-static loom_status_t loom_coll_bcast_shm_check(loom_coll_state_t *s)
-{
-    size_t par = s->shm_seq & 1;
-    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
-    uint64_t theirs = loom_coll_shm_ctl(s, s->root)->sig[par];
-
-    if (loom_likely(mine == theirs)) {
-        return LOOM_OK;
-    }
-    s->failed = 1;
-    return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
-}
-
 /* The root of "stage": its data into the stage, then its arrival. */
 static loom_status_t loom_coll_bcast_stage_publish(loom_coll_state_t *s, size_t bytes)
 {
@@ -51,7 +37,7 @@ static loom_status_t loom_coll_bcast_stage_publish(loom_coll_state_t *s, size_t 
         return st;    /* the selection runs it only on a set-up segment */
     }
     memcpy(loom_coll_shm_stage(s), s->rbuf, bytes);
-    loom_coll_shm_arrive(s);
+    loom_coll_shm_arrive_way(s, 0, LOOM_COLL_SHM_WAY_STAGE);
     return LOOM_OK;
 }
 
@@ -81,7 +67,7 @@ static loom_status_t loom_coll_bcast_eager(loom_request_t req, int stage)
         }
         cc = s->shm;
         cc->eager_seq = s->seq;
-        loom_coll_shm_arrive(s);
+        loom_coll_shm_arrive_way(s, 0, stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT);
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:
@@ -89,7 +75,8 @@ static loom_status_t loom_coll_bcast_eager(loom_request_t req, int stage)
                                  memory_order_acquire) < s->shm_seq) {
             return loom_coll_idle(s);
         }
-        if ((st = loom_coll_bcast_shm_check(s)) != LOOM_OK) {
+        if ((st = loom_coll_shm_check_root(s)) != LOOM_OK) {
+            s->failed = 1;
             return st;
         }
         memcpy(s->rbuf, stage ? loom_coll_shm_stage(s) : loom_coll_shm_slot(s, s->root),

@@ -374,6 +374,29 @@ int loom_coll_shm_balance_target(const loom_coll_shm_aux_t *aux, int size, int r
     return best >= 0 && crowd - best_n >= 2 ? best : -1;
 }
 
+/* the way of a signature in messages (enum loom_coll_shm_way) */
+static const char *loom_coll_shm_way_name(uint64_t sig)
+{
+    static const char *const names[] = { "shared-memory slots", "bcast stage",
+                                         "in-place reads (cma)", "?" };
+    return names[sig >> LOOM_COLL_SHM_SIG_WAY_SHIFT & 3];
+}
+
+/* Same call, same root and size, data travelling different ways: the
+ * ranks selected different algorithms (coll_shm.h, enum loom_coll_shm_way). */
+static loom_status_t loom_coll_shm_way_error(loom_comm_t comm, uint64_t seq, uint64_t mine,
+                                             int peer, uint64_t theirs)
+{
+    const char *kind = loom_coll_kind_name((int)(mine >> 48 & 0xf));
+
+    loom_error("coll", "%s #%llu on %s: rank %d runs it through the %s but rank %d through "
+               "the %s (the ranks selected different algorithms: is a LOOM_<COLL>_ALGORITHM or "
+               "LOOM_OVERSUBSCRIBED set differently on them?)", kind, (unsigned long long)seq,
+               comm->name, comm->rank, loom_coll_shm_way_name(mine), peer,
+               loom_coll_shm_way_name(theirs));
+    return LOOM_ERR_INVALID_ARG;
+}
+
 loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t mine,
                                       int peer, uint64_t theirs)
 {
@@ -407,10 +430,15 @@ loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t m
                    comm->rank, r1, peer, r2);
         return LOOM_ERR_INVALID_ROOT;
     }
-    loom_error("coll", "%s #%llu on %s: rank %d passed %u bytes but rank %d passed %u "
-               "bytes (different counts or datatypes)", loom_coll_kind_name(k1),
-               (unsigned long long)seq, comm->name, comm->rank, (unsigned)(uint32_t)mine,
-               peer, (unsigned)(uint32_t)theirs);
+    if ((mine ^ theirs) & LOOM_COLL_SHM_SIG_BYTES_MASK) {
+        loom_error("coll", "%s #%llu on %s: rank %d passed %u bytes but rank %d "
+                   "passed %u bytes (different counts or datatypes)", loom_coll_kind_name(k1),
+                   (unsigned long long)seq, comm->name, comm->rank,
+                   (unsigned)(mine & LOOM_COLL_SHM_SIG_BYTES_MASK), peer,
+                   (unsigned)(theirs & LOOM_COLL_SHM_SIG_BYTES_MASK));
+        return LOOM_ERR_INVALID_COUNT;
+    }
+    return loom_coll_shm_way_error(comm, seq, mine, peer, theirs);
     return LOOM_ERR_INVALID_COUNT;
 }
 

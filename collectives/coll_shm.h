@@ -78,7 +78,12 @@ typedef struct loom_coll_cma_info {
     uint64_t rbuf;
     uint64_t probe;    /* a byte the set-up step reads and writes back */
     uint32_t cma_ok;   /* this rank could read every peer (the set-up step only) */
-    uint32_t bad;      /* this rank failed (the others stop too) */
+    /* this rank failed (the others stop too). Atomic (sequentially
+     * consistent): a bcast or scatter reader loads the root's flag after its
+     * read, while the root may be setting it to leave on another rank's
+     * mismatch; set before the root returns, it is seen by a reader whose
+     * read may have met the user's next use of the buffer. */
+    _Atomic uint32_t bad;
 } loom_coll_cma_info_t;
 
 /* operations of at most this many bytes keep their data in the control line */
@@ -138,12 +143,33 @@ _Static_assert(sizeof(loom_coll_shm_aux_t) == LOOM_CACHE_LINE, "the aux line is 
     ((size_t)(size) * (LOOM_COLL_SHM_RANK_BYTES + sizeof(loom_coll_shm_aux_t)) + \
      2 * LOOM_COLL_SHM_STAGE_BYTES)
 
-/* signature: bytes (32) | seq & 0xffff << 32 | kind << 48 | root11 << 52
- * | absent << 63 */
-static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes)
+/*
+ * How an operation's data travel, bits 30-31 of its signature: in the
+ * slots (every "shm" algorithm and the fast path), in the bcast stage, or
+ * read in place (every "cma" algorithm and the CMA set-up step). Ranks
+ * may select different algorithms of one kind for one call (a forced
+ * LOOM_<COLL>_ALGORITHM or LOOM_OVERSUBSCRIBED set on some ranks only:
+ * bcast "stage" on one, "cma" on another, 8-64 KiB); with the same
+ * signature a reader would copy a stage or a slot nobody wrote for this
+ * call, or read a buffer an older call published, and return success.
+ * With the way in the signature they fail with a mismatch instead.
+ */
+enum loom_coll_shm_way {
+    LOOM_COLL_SHM_WAY_SLOT  = 0,
+    LOOM_COLL_SHM_WAY_STAGE = 1,
+    LOOM_COLL_SHM_WAY_CMA   = 2,
+};
+#define LOOM_COLL_SHM_SIG_BYTES_MASK 0x3fffffffu   /* bytes mod 1 GiB */
+#define LOOM_COLL_SHM_SIG_WAY_SHIFT  30
+
+/* signature: bytes (30) | way << 30 | seq & 0xffff << 32 | kind << 48
+ * | root11 << 52 | absent << 63 */
+static inline uint64_t loom_coll_shm_sig(uint64_t seq, int kind, int root, size_t bytes,
+                                         enum loom_coll_shm_way way)
 {
-    return (uint64_t)(uint32_t)bytes | (seq & 0xffffu) << 32 | (uint64_t)kind << 48 |
-           ((uint64_t)root & 0x7ffu) << 52;
+    return (uint64_t)(bytes & LOOM_COLL_SHM_SIG_BYTES_MASK) |
+           (uint64_t)way << LOOM_COLL_SHM_SIG_WAY_SHIFT | (seq & 0xffffu) << 32 |
+           (uint64_t)kind << 48 | ((uint64_t)root & 0x7ffu) << 52;
 }
 
 /*
@@ -281,19 +307,47 @@ loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t m
                                       int peer, uint64_t theirs);
 
 /**
- * Publish this rank's arrival (and signature) at this operation; @p absent:
- * without taking part (LOOM_COLL_SHM_SIG_ABSENT; nothing in the slot).
+ * The root's signature of this operation against ours, once the root
+ * arrived (a non-root that reads from or waits for the root only).
+ * @return LOOM_OK when they agree, else the mismatch (logged).
  */
-static inline void loom_coll_shm_arrive_as(loom_coll_state_t *s, int absent)
+static inline loom_status_t loom_coll_shm_check_root(const loom_coll_state_t *s)
+{
+    size_t par = s->shm_seq & 1;
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
+    uint64_t theirs = loom_coll_shm_ctl(s, s->root)->sig[par];
+
+    if (loom_likely(mine == theirs)) {
+        return LOOM_OK;
+    }
+    return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
+}
+
+/**
+ * Publish this rank's arrival (and signature, data travelling @p way) at
+ * this operation.
+ */
+static inline void loom_coll_shm_arrive_way(loom_coll_state_t *s, int absent,
+                                            enum loom_coll_shm_way way)
 {
     loom_coll_shm_ctl_t *c = loom_coll_shm_ctl(s, s->rank);
     int root = loom_coll_kind_rooted(s->kind) ? s->root : 0;
 
     c->sig[s->shm_seq & 1] = loom_coll_shm_sig(s->seq, s->kind, root,
                                                s->kind == LOOM_COLL_BARRIER ? 0 :
-                                               s->count * s->esize) |
+                                               s->count * s->esize, way) |
                              (absent ? LOOM_COLL_SHM_SIG_ABSENT : 0);
     atomic_store_explicit(&c->arrived, s->shm_seq, memory_order_release);
+}
+
+/**
+ * Publish this rank's arrival (and signature) at this operation of a slot
+ * algorithm; @p absent: without taking part (LOOM_COLL_SHM_SIG_ABSENT;
+ * nothing in the slot).
+ */
+static inline void loom_coll_shm_arrive_as(loom_coll_state_t *s, int absent)
+{
+    loom_coll_shm_arrive_way(s, absent, LOOM_COLL_SHM_WAY_SLOT);
 }
 
 /** Publish this rank's arrival (and signature) at this operation. */
@@ -339,18 +393,24 @@ void loom_coll_shm_fold_slots(loom_coll_state_t *s, void *dst);
 /**
  * Compare every rank's signature of this operation with ours, after
  * loom_coll_shm_all_arrived(), ignoring the bits of @p ignore (a catch-up
- * ignores LOOM_COLL_SHM_SIG_ABSENT). @return LOOM_OK or the mismatch (logged).
+ * ignores LOOM_COLL_SHM_SIG_ABSENT, and then also the way of a pair of
+ * which one was absent: an absent rank never selected the operation's
+ * algorithm, so its signature has the slots' way whatever the others
+ * ran). @return LOOM_OK or the mismatch (logged).
  */
 static inline loom_status_t loom_coll_shm_check_sigs(const loom_coll_state_t *s,
                                                      uint64_t ignore)
 {
+    const uint64_t way = (uint64_t)3 << LOOM_COLL_SHM_SIG_WAY_SHIFT;
     size_t par = s->shm_seq & 1;
-    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par] & ~ignore;
+    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
 
     for (int q = 0; q < s->size; ++q) {
-        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par] & ~ignore;
-        if (loom_unlikely(theirs != mine)) {
-            return loom_coll_shm_sig_error(s->comm, s->seq, mine, q, theirs);
+        uint64_t theirs = loom_coll_shm_ctl(s, q)->sig[par];
+        uint64_t drop = (ignore & LOOM_COLL_SHM_SIG_ABSENT) &&
+                        ((mine | theirs) & LOOM_COLL_SHM_SIG_ABSENT) ? ignore | way : ignore;
+        if (loom_unlikely((theirs & ~drop) != (mine & ~drop))) {
+            return loom_coll_shm_sig_error(s->comm, s->seq, mine & ~drop, q, theirs & ~drop);
         }
     }
     return LOOM_OK;
@@ -393,6 +453,15 @@ void loom_coll_cma_publish(loom_coll_state_t *s);
  * LOOM_INPROGRESS meanwhile, or the error.
  */
 loom_status_t loom_coll_cma_join(loom_coll_state_t *s);
+
+/**
+ * First step of a cma algorithm, in its phase 0 (a no-op in any other):
+ * enter the segment (loom_coll_shm_enter) and publish
+ * (loom_coll_cma_publish) unless this call's set-up step did; then
+ * s->phase is 1 (arrived) and s->peer 0.
+ * @return LOOM_OK, or loom_coll_shm_enter's status (phase still 0).
+ */
+loom_status_t loom_coll_cma_enter(loom_coll_state_t *s);
 
 /** A local failure @p st: flag it, publish step 2, leave; @return @p st. */
 loom_status_t loom_coll_cma_fail(loom_coll_state_t *s, loom_status_t st);

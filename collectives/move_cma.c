@@ -39,42 +39,16 @@
 #include "coll_shm.h"
 #include "log_int.h"
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_MOVED };
-
-/* Enter the segment and publish, unless this call's set-up step did. */
-static loom_status_t loom_coll_move_enter(loom_coll_state_t *s)
-{
-    loom_status_t st;
-
-    if (s->phase != PH_ENTER) {
-        return LOOM_OK;
-    }
-    if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
-        return st;    /* the selection runs it only on a set-up segment */
-    }
-    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
-                             memory_order_relaxed) != s->shm_seq) {
-        loom_coll_cma_publish(s);
-    }
-    s->peer  = 0;
-    s->phase = PH_ARRIVED;
-    return LOOM_OK;
-}
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_MOVED };   /* 0, 1: loom_coll_cma_enter's */
 
 /* A non-root: LOOM_OK once the root arrived with our signature. */
 static loom_status_t loom_coll_move_root_arrived(loom_coll_state_t *s)
 {
-    size_t par = s->shm_seq & 1;
-    uint64_t mine, theirs;
-
     if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
                              memory_order_acquire) < s->shm_seq) {
         return loom_coll_idle(s);
     }
-    mine   = loom_coll_shm_ctl(s, s->rank)->sig[par];
-    theirs = loom_coll_shm_ctl(s, s->root)->sig[par];
-    return mine == theirs ? LOOM_OK
-                          : loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
+    return loom_coll_shm_check_root(s);
 }
 
 /* Every rank arrived (signatures agree); a failure leaves flagged. */
@@ -134,7 +108,7 @@ static loom_status_t loom_coll_move_all(loom_request_t req, int src_blk)
     size_t blk = s->count * s->esize;
     loom_status_t st;
 
-    if ((st = loom_coll_move_enter(s)) != LOOM_OK) {
+    if ((st = loom_coll_cma_enter(s)) != LOOM_OK) {
         return st;
     }
     if (s->phase == PH_ARRIVED) {
@@ -195,7 +169,7 @@ loom_status_t loom_coll_gather_cma(loom_request_t req)
     size_t blk = s->count * s->esize;
     loom_status_t st;
 
-    if ((st = loom_coll_move_enter(s)) != LOOM_OK) {
+    if ((st = loom_coll_cma_enter(s)) != LOOM_OK) {
         return st;
     }
     if (s->rank != s->root) {
@@ -243,7 +217,7 @@ loom_status_t loom_coll_scatter_cma(loom_request_t req)
     size_t blk = s->count * s->esize;
     loom_status_t st;
 
-    if ((st = loom_coll_move_enter(s)) != LOOM_OK) {
+    if ((st = loom_coll_cma_enter(s)) != LOOM_OK) {
         return st;
     }
     if (s->rank != s->root) {

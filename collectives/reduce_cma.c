@@ -44,36 +44,7 @@
 
 #include <stdlib.h>
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_WAIT };
-
-/* A non-root: the root's signature of this operation against ours (once it
- * arrived), so that we never wait for the end of another call's root. */
-static loom_status_t loom_coll_reduce_cma_check_root(loom_coll_state_t *s)
-{
-    size_t par = s->shm_seq & 1;
-    uint64_t mine = loom_coll_shm_ctl(s, s->rank)->sig[par];
-    uint64_t theirs = loom_coll_shm_ctl(s, s->root)->sig[par];
-
-    if (loom_likely(mine == theirs)) {
-        return LOOM_OK;
-    }
-    return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
-}
-
-/* Enter the segment and publish, unless this call's set-up step did. */
-static loom_status_t loom_coll_reduce_cma_enter(loom_coll_state_t *s)
-{
-    loom_status_t st = loom_coll_shm_enter(s);
-
-    if (st != LOOM_OK) {
-        return st;    /* the selection runs it only on a set-up segment */
-    }
-    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->rank)->arrived,
-                             memory_order_relaxed) != s->shm_seq) {
-        loom_coll_cma_publish(s);
-    }
-    return LOOM_OK;
-}
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_WAIT };   /* 0, 1: loom_coll_cma_enter's */
 
 /* whole elements; the peer chunk below WORKSET / 2, our in-place copy above */
 static size_t loom_coll_reduce_cma_chunk(const loom_coll_state_t *s)
@@ -141,7 +112,8 @@ static loom_status_t loom_coll_reduce_cma_wait_root(loom_coll_state_t *s)
                                  memory_order_acquire) < s->shm_seq) {
             return loom_coll_idle(s);
         }
-        if ((st = loom_coll_reduce_cma_check_root(s)) != LOOM_OK) {
+        /* the root's signature: never wait for the end of another call's root */
+        if ((st = loom_coll_shm_check_root(s)) != LOOM_OK) {
             return st;
         }
         s->phase = PH_ROOT_WAIT;
@@ -165,12 +137,8 @@ loom_status_t loom_coll_reduce_cma(loom_request_t req)
     loom_coll_state_t *s = loom_coll_state(req);
     loom_status_t st;
 
-    if (s->phase == PH_ENTER) {
-        if ((st = loom_coll_reduce_cma_enter(s)) != LOOM_OK) {
-            return st;
-        }
-        s->peer  = 0;
-        s->phase = PH_ARRIVED;
+    if ((st = loom_coll_cma_enter(s)) != LOOM_OK) {
+        return st;
     }
     if (s->rank == s->root) {
         if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {

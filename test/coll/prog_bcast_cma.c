@@ -23,6 +23,24 @@
  *   prog_bcast_cma die_early the last rank exits before calling the bcast.
  * Each survivor of a die mode prints "bcast after the death: <status>" and
  * exits 0 when its bcast failed.
+ *   prog_bcast_cma diverge ROOT BYTES  run by the driver with a different
+ *                         LOOM_BCAST_ALGORITHM (or LOOM_OVERSUBSCRIBED) per
+ *                         rank: after a large bcast that every rank runs
+ *                         alike, one bcast of BYTES from ROOT, then a
+ *                         barrier; each rank prints "diverged bcast: <st>"
+ *                         and "barrier after: <st>". A non-root that
+ *                         returns success with bytes that are not the
+ *                         root's prints "diverged bcast: wrong data" (the
+ *                         ranks ran different algorithms of one signature).
+ *   prog_bcast_cma after  a reduce (eager shm) whose rank 1 passes another
+ *                         count, then a large (cma) bcast, which every rank
+ *                         must fail (rank 1 and up arrive absent), then a
+ *                         barrier and a large bcast, which must work again;
+ *                         prints "after: passed" on rank 0.
+ *   prog_bcast_cma efault the root's buffer ends in 8 unreadable pages
+ *                         (PROT_NONE): each reader's process_vm_readv reads
+ *                         the readable part and then fails (EFAULT); every
+ *                         rank prints "efault bcast: <status>".
  */
 #include <loom.h>
 
@@ -32,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MAXB ((size_t)2400001)
@@ -173,6 +192,67 @@ static int run_die(int mode, int delay_ms)
     _exit(st == LOOM_OK ? 5 : 0);
 }
 
+/* diverge mode: one bcast that the ranks select differently (see the top) */
+static int run_diverge(int root, size_t n)
+{
+    loom_status_t st;
+    int wrong = 0;
+
+    fill(buf2, 0, 300000, rank == 0);
+    st = loom_bcast(buf2, 300000, LOOM_BYTE, 0, LOOM_COMM_WORLD);   /* the CMA verdict */
+    fill(buf, root, n, rank == root);
+    st = st != LOOM_OK ? st : loom_bcast(buf, n, LOOM_BYTE, root, LOOM_COMM_WORLD);
+    for (size_t i = 0; st == LOOM_OK && i < n && !wrong; ++i) {
+        wrong = buf[i] != pattern(root, n, i);
+    }
+    fprintf(stderr, "[rank %d] diverged bcast: %s\n", rank,
+            wrong ? "wrong data" : loom_strerror(st));
+    st = loom_barrier(LOOM_COMM_WORLD);
+    fprintf(stderr, "[rank %d] barrier after: %s\n", rank, loom_strerror(st));
+    _exit(0);
+}
+
+/* efault mode: a partly unreadable root buffer (see the top) */
+static int run_efault(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 80 * page;
+    unsigned char *b = buf;
+    loom_status_t st;
+
+    one(0, 300000, "bcast before");                      /* the CMA verdict */
+    if (rank == 0) {
+        b = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (b == MAP_FAILED || mprotect(b + n - 8 * page, 8 * page, PROT_NONE) != 0) {
+            perror("prog_bcast_cma: mmap/mprotect");
+            _exit(1);
+        }
+    }
+    st = loom_bcast(b, n, LOOM_BYTE, 0, LOOM_COMM_WORLD);
+    fprintf(stderr, "[rank %d] efault bcast: %s\n", rank, loom_strerror(st));
+    _exit(0);
+}
+
+/* after mode: the calls after a mismatch work again (see the top) */
+static int run_after(void)
+{
+    double x[2] = { 1, 2 }, y[2];
+    loom_status_t st;
+
+    one(0, 300000, "bcast before");                      /* the CMA verdict */
+    (void)loom_reduce(x, y, rank == 1 ? 2 : 1, LOOM_DOUBLE, LOOM_SUM, 0, LOOM_COMM_WORLD);
+    fill(buf, 0, 300000, rank == 0);
+    st = loom_bcast(buf, 300000, LOOM_BYTE, 0, LOOM_COMM_WORLD);
+    CHECK(st != LOOM_OK, "the bcast after the mismatched reduce succeeded");
+    st = loom_barrier(LOOM_COMM_WORLD);
+    CHECK(st == LOOM_OK, "the barrier after the failed bcast: %s", loom_strerror(st));
+    one(size - 1, 300000, "the bcast after the barrier");
+    if (failures == 0 && rank == 0) {
+        printf("after: passed\n");
+    }
+    loom_finalize();   /* the communicator works again */
+    return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "data";
@@ -192,6 +272,15 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "die_early") == 0) {
         return run_die(2, delay);
+    }
+    if (strcmp(mode, "efault") == 0) {
+        return run_efault();
+    }
+    if (strcmp(mode, "after") == 0) {
+        return run_after();
+    }
+    if (strcmp(mode, "diverge") == 0 && argc > 3) {
+        return run_diverge(atoi(argv[2]), (size_t)atol(argv[3]));
     }
     run_data();
     if (failures == 0 && rank == 0) {
