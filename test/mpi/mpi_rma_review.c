@@ -12,7 +12,7 @@
  *     MPI_ERR_RMA_SYNC outside every epoch; the inline path passed NULL to
  *     memcpy (undefined: UBSan aborts).
  */
-#include "mpi_test_util.h"
+#include "mpi_win_kinds.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,40 +20,12 @@
 
 static int rank, size;
 
-enum { W_ALLOC, W_SHARED, W_CREATE, W_KINDS };
-static const char *const kind_names[] = { "Win_allocate", "Win_allocate_shared",
-                                          "Win_create" };
 
 #define WBYTES 64
 
 static MPI_Win win_open(int kind, char **base_p)
 {
-    MPI_Win win;
-    char *base = NULL;
-
-    if (kind == W_ALLOC) {
-        MT_OK(MPI_Win_allocate(WBYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    } else if (kind == W_SHARED) {
-        MT_OK(MPI_Win_allocate_shared(WBYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    } else {
-        MT_CHECK((base = malloc(WBYTES)) != NULL);
-        MT_OK(MPI_Win_create(base, WBYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    }
-    MT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
-    memset(base, 0, WBYTES);
-    MT_OK(MPI_Win_unlock(rank, win));
-    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
-    *base_p = base;
-    return win;
-}
-
-static void win_close(int kind, MPI_Win *win, char *base)
-{
-    MT_OK(MPI_Win_free(win));
-    if (kind == W_CREATE) {
-        free(base);
-    }
+    return win_open_bytes(kind, WBYTES, base_p);
 }
 
 /* count 0, NULL buffers */

@@ -18,7 +18,7 @@
  * every rank checks its own window exactly (integers, and doubles whose
  * sums are exact), and the values Fetch_and_op / Get_accumulate fetched.
  */
-#include "mpi_test_util.h"
+#include "mpi_win_kinds.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,9 +26,6 @@
 
 static int rank, size;
 
-enum { W_ALLOC, W_SHARED, W_CREATE, W_KINDS };
-static const char *const kind_names[] = { "Win_allocate", "Win_allocate_shared",
-                                          "Win_create" };
 
 #define WBYTES 512
 #define D_INT24 1     /* 24 ints, inline SUM (its vectorized call) */
@@ -40,24 +37,7 @@ static const char *const kind_names[] = { "Win_allocate", "Win_allocate_shared",
 
 static MPI_Win win_open(int kind, char **base_p)
 {
-    MPI_Win win;
-    char *base = NULL;
-
-    if (kind == W_ALLOC) {
-        MT_OK(MPI_Win_allocate(WBYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    } else if (kind == W_SHARED) {
-        MT_OK(MPI_Win_allocate_shared(WBYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    } else {
-        MT_CHECK((base = malloc(WBYTES)) != NULL);
-        MT_OK(MPI_Win_create(base, WBYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    }
-    MT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
-    memset(base, 0, WBYTES);
-    MT_OK(MPI_Win_unlock(rank, win));
-    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
-    *base_p = base;
-    return win;
+    return win_open_bytes(kind, WBYTES, base_p);
 }
 
 /* one round of every unaligned accumulate to @p t; @p k counts rounds from 0 */
@@ -143,10 +123,7 @@ static void test_kind(int kind, int rounds)
     check_mine(base, s, rounds);
     MT_OK(MPI_Win_unlock(rank, win));
     MT_OK(MPI_Type_free(&ct));
-    MT_OK(MPI_Win_free(&win));
-    if (kind == W_CREATE) {
-        free(base);
-    }
+    win_close(kind, &win, base);
     if (rank == 0) {
         printf("  %s: unaligned accumulates exact\n", kind_names[kind]);
     }
