@@ -29,7 +29,7 @@
  *   - with "noprogress": lock/get/put/unlock contention on a target that
  *     makes no MPI call (Win_allocate in a segment, Win_create by CMA).
  */
-#include "mpi_test_util.h"
+#include "mpi_win_kinds.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,18 +44,10 @@ static unsigned char pat(int r, size_t i, int round)
 
 static MPI_Win make_win(int create, size_t bytes, int unit, unsigned char **base_p)
 {
-    MPI_Win win;
+    void *base = NULL;
+    MPI_Win win = win_make(create, bytes, unit, &base);
 
-    if (create) {
-        *base_p = calloc(1, bytes);
-        MT_OK(MPI_Win_create(*base_p, (MPI_Aint)bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD,
-                             &win));
-    } else {
-        MT_OK(MPI_Win_allocate((MPI_Aint)bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD, base_p,
-                               &win));
-        memset(*base_p, 0, bytes);
-    }
-    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    *base_p = base;
     return win;
 }
 

@@ -29,7 +29,7 @@
  *     it exclusively, fetch-and-add and compare-swap its counters and put
  *     a flag; over RDMA no target thread is needed.
  */
-#include "mpi_test_util.h"
+#include "mpi_win_kinds.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -38,20 +38,7 @@ static int rank, size;
 
 static MPI_Win make_win(int create, size_t bytes, int unit, void **base_p)
 {
-    MPI_Win win;
-
-    if (create) {
-        *base_p = calloc(1, bytes);
-        MT_CHECK(*base_p != NULL);
-        MT_OK(MPI_Win_create(*base_p, (MPI_Aint)bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD,
-                             &win));
-    } else {
-        MT_OK(MPI_Win_allocate((MPI_Aint)bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD, base_p,
-                               &win));
-        memset(*base_p, 0, bytes);
-    }
-    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
-    return win;
+    return win_make(create, bytes, unit, base_p);
 }
 
 static void free_win(int create, MPI_Win *win, void *base)

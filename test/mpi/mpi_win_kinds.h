@@ -54,4 +54,26 @@ static inline void win_close(int kind, MPI_Win *win, char *base)
     }
 }
 
+/**
+ * A window of @p bytes with disp unit @p unit: Win_create over calloc'd
+ * memory when @p create, else Win_allocate zeroed; ends with a barrier.
+ */
+static inline MPI_Win win_make(int create, size_t bytes, int unit, void **base_p)
+{
+    MPI_Win win;
+
+    if (create) {
+        *base_p = calloc(1, bytes);
+        MT_CHECK(*base_p != NULL);
+        MT_OK(MPI_Win_create(*base_p, (MPI_Aint)bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &win));
+    } else {
+        MT_OK(MPI_Win_allocate((MPI_Aint)bytes, unit, MPI_INFO_NULL, MPI_COMM_WORLD, base_p,
+                               &win));
+        memset(*base_p, 0, bytes);
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    return win;
+}
+
 #endif
