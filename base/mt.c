@@ -7,14 +7,14 @@
  * that took the word LOOM_MT_BIAS_STREAK times in a row, with no other
  * thread taking it or waiting meanwhile, is made the owner when it releases
  * it (loom_mt_bias = its token) and from then on enters with a plain store
- * (owner_in = 1) and a load (is the bias still mine?), and leaves with a
+ * (its own loom_mt_in = 1) and a load (is the bias still mine?), and leaves with a
  * plain store. No atomic read-modify-write: at one thread under
  * MPI_THREAD_MULTIPLE those two were most of what a call paid over SINGLE.
  *
  * Revoking: a thread that took the word and finds a bias clears it, runs
- * membarrier(PRIVATE_EXPEDITED) and waits until owner_in is 0. The barrier
+ * membarrier(PRIVATE_EXPEDITED) and waits until the owner's loom_mt_in is 0. The barrier
  * runs on every CPU that runs a thread of this process, so either the
- * owner's owner_in = 1 is visible before it returns (we wait for the owner
+ * owner's loom_mt_in = 1 is visible before it returns (we wait for the owner
  * to leave), or the owner's later check sees the bias gone (it backs out
  * and takes the word, behind us). This is the asymmetric Dekker handshake
  * (liburcu's membarrier flavour, folly's asymmetric barriers): the rare
@@ -40,6 +40,7 @@
 
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -48,12 +49,13 @@
 atomic_int loom_mt_active;
 int loom_mt_pinned;
 _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
-_Thread_local unsigned char loom_mt_by_bias __attribute__((tls_model("initial-exec")));
+_Thread_local atomic_int loom_mt_in __attribute__((tls_model("initial-exec")));
+/* this thread had the bias once (its exit hook is armed); it is exiting */
+static _Thread_local unsigned char loom_mt_armed, loom_mt_exiting;
 
 atomic_int loom_mt_word;
 atomic_uint loom_mt_waiters;
 atomic_uintptr_t loom_mt_bias;
-atomic_int loom_mt_owner_in;
 static atomic_uint loom_mt_turns;     /* acquisitions by waiters so far */
 
 /* biasing allowed (membarrier registered); set before threads call */
@@ -61,6 +63,9 @@ static int loom_mt_bias_ok;
 /* the last taker of the word and its run of takes (touched with the word held) */
 static uintptr_t loom_mt_last;
 static unsigned loom_mt_streak;
+/* the exit hook's key and the fork handler are set up (loom_mt_enable) */
+static pthread_key_t loom_mt_exit_key;
+static int loom_mt_hooks_ok;
 
 /* takes of the word in a row, by one thread alone, before it gets the bias */
 #define LOOM_MT_BIAS_STREAK 1024u
@@ -104,16 +109,23 @@ static __attribute__((noinline)) void loom_mt_wait_word(void)
  */
 static __attribute__((noinline)) void loom_mt_revoke(void)
 {
+    /* only the word's holder writes the bias: this load is its last value */
+    const atomic_int *owner_in =
+        (const atomic_int *)atomic_load_explicit(&loom_mt_bias, memory_order_relaxed);
+
     atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
     if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-        /* registered in loom_mt_enable, so this cannot fail; without the
-         * barrier two threads could both be inside */
+        /* registered in loom_mt_enable (and inherited by fork), so only a
+         * filter installed since (seccomp) can fail it; without the barrier
+         * two threads could both be inside */
         loom_error("mt", "membarrier(PRIVATE_EXPEDITED) failed revoking the engine lock's "
                    "bias: %m");
         abort();
     }
     atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
-    for (unsigned k = 0; atomic_load_explicit(&loom_mt_owner_in, memory_order_acquire); ++k) {
+    /* the owner's loom_mt_in outlives this wait: an exiting owner takes the
+     * word first (loom_mt_thread_exit), so after our release */
+    for (unsigned k = 0; atomic_load_explicit(owner_in, memory_order_acquire); ++k) {
         if (k < LOOM_MT_HANDOFF_SPINS) {
             loom_cpu_relax();
         } else {
@@ -143,9 +155,28 @@ void loom_mt_acquire_word(void)
     }
 }
 
+/*
+ * 1 when the calling thread (the word's holder) may get the bias: biasing
+ * is on, the thread is not exiting, and its exit hook is armed (set once
+ * per thread, so a thread that ends while it owns the bias gives it back).
+ */
+static int loom_mt_may_bias(void)
+{
+    if (!loom_mt_bias_ok || loom_mt_exiting) {
+        return 0;
+    }
+    if (!loom_mt_armed) {
+        if (pthread_setspecific(loom_mt_exit_key, (void *)&loom_mt_in) != 0) {
+            return 0;   /* no exit hook, no bias: the word alone stays correct */
+        }
+        loom_mt_armed = 1;
+    }
+    return 1;
+}
+
 void loom_mt_release_word(void)
 {
-    if (loom_mt_streak >= LOOM_MT_BIAS_STREAK && loom_mt_bias_ok && !loom_mt_someone_waits()) {
+    if (loom_mt_streak >= LOOM_MT_BIAS_STREAK && !loom_mt_someone_waits() && loom_mt_may_bias()) {
         /* published by the release below: the next taker of the word sees it */
         atomic_store_explicit(&loom_mt_bias, loom_mt_last, memory_order_relaxed);
         loom_mt_streak = 0;
@@ -218,10 +249,67 @@ void loom_mt_callout_end(unsigned depth)
     }
 }
 
+/*
+ * pthread key destructor of a thread that once had the bias, run as it
+ * exits: take and release the word, so the bias is not left to a thread
+ * that is gone (its token could be reused by a new thread's loom_mt_in)
+ * and no revoker still reads this thread's loom_mt_in when its TLS is
+ * freed (a revoker holds the word while it reads it).
+ */
+static void loom_mt_thread_exit(void *arg)
+{
+    (void)arg;
+    loom_mt_exiting = 1;
+    if (loom_mt_depth != 0) {
+        /* ends inside the engine (pthread_exit from a callback): let go */
+        loom_mt_depth = 0;
+        loom_mt_release();
+    }
+    loom_mt_acquire_word();   /* revokes our own bias if we still have it */
+    if (loom_mt_last == loom_mt_self()) {
+        loom_mt_last   = 0;
+        loom_mt_streak = 0;
+    }
+    loom_mt_release_word();
+}
+
+/*
+ * In a forked child only the forking thread lives: a bias or a word held by
+ * another thread would never be given back, and its waiters are gone.
+ */
+static void loom_mt_fork_child(void)
+{
+    uintptr_t bias = atomic_load_explicit(&loom_mt_bias, memory_order_relaxed);
+
+    if (bias != 0 && bias != loom_mt_self()) {
+        atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
+    }
+    if (loom_mt_depth == 0) {
+        atomic_store_explicit(&loom_mt_word, 0, memory_order_relaxed);
+    } else if (!atomic_load_explicit(&loom_mt_in, memory_order_relaxed)) {
+        atomic_store_explicit(&loom_mt_word, 1, memory_order_relaxed);   /* ours, no sleeper */
+    }
+    atomic_store_explicit(&loom_mt_waiters, 0, memory_order_relaxed);
+    loom_mt_last   = 0;
+    loom_mt_streak = 0;
+}
+
+/* once per process: the exit hook's key and the fork handler */
+static void loom_mt_setup_once(void)
+{
+    loom_mt_hooks_ok = pthread_key_create(&loom_mt_exit_key, loom_mt_thread_exit) == 0 &&
+                       pthread_atfork(NULL, NULL, loom_mt_fork_child) == 0;
+}
+
 void loom_mt_enable(void)
 {
-    /* the bias needs the expedited barrier; registering is per process */
-    loom_mt_bias_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    (void)pthread_once(&once, loom_mt_setup_once);
+    /* the bias needs the expedited barrier (registering is per process)
+     * and the exit hook; without either the lock is the word alone */
+    loom_mt_bias_ok = loom_mt_hooks_ok &&
+                      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     atomic_store_explicit(&loom_mt_active, 1, memory_order_relaxed);
 }
 
