@@ -261,8 +261,10 @@ static void loom_mt_thread_exit(void *arg)
     (void)arg;
     loom_mt_exiting = 1;
     if (loom_mt_depth != 0) {
-        /* ends inside the engine (pthread_exit from a callback): let go */
-        loom_mt_depth = 0;
+        /* ends inside the engine (pthread_exit from a callback): let go,
+         * with any pinned stretch it had open */
+        loom_mt_pinned = 0;
+        loom_mt_depth  = 0;
         loom_mt_release();
     }
     loom_mt_acquire_word();   /* revokes our own bias if we still have it */

@@ -9,7 +9,8 @@
  *   mt_int.h (LOOM_MT_TEST_WINDOW, defined here before the include, so only
  *   this file's inline copy of the fast path has it; libloom has none).
  * - an owner thread that exits with the bias: the bias is given back (not
- *   left to a token a new thread may reuse), and another thread gets in.
+ *   left to a token a new thread may reuse), and another thread gets in;
+ *   also when it ends inside the lock (pthread_exit from a callback).
  * - fork() while another thread holds the lock through the bias: the child
  *   (only the forking thread lives) takes the lock instead of waiting for a
  *   thread it does not have (an alarm turns a hang into a failure).
@@ -148,6 +149,48 @@ static void test_owner_exits(void)
     loom_mt_lock();
     CU_ASSERT_EQUAL(loom_mt_held(), 1);
     loom_mt_unlock();
+}
+
+/* ---- an owner thread that ends inside the lock (pthread_exit from a callback) */
+
+static atomic_int late_got_in;
+
+static void *exit_inside(void *arg)
+{
+    (void)arg;
+    (void)make_biased();
+    loom_mt_lock();
+    loom_mt_lock();
+    loom_mt_pin();
+    pthread_exit(NULL);
+}
+
+static void *late_taker(void *arg)
+{
+    (void)arg;
+    loom_mt_lock();
+    atomic_store(&late_got_in, 1);
+    loom_mt_unlock();
+    return NULL;
+}
+
+static void test_owner_exits_inside(void)
+{
+    pthread_t th;
+    int got = 0;
+
+    atomic_store(&late_got_in, 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, exit_inside, NULL), 0);
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, late_taker, NULL), 0);
+    for (int k = 0; k < 5000 && !got; ++k) {
+        sleep_us(1000);
+        got = atomic_load(&late_got_in);
+    }
+    CU_ASSERT_EQUAL_FATAL(got, 1);   /* else the taker hangs: the lock died with its holder */
+    pthread_join(th, NULL);
+    CU_ASSERT_EQUAL(loom_mt_pinned, 0);
+    CU_ASSERT_EQUAL(atomic_load(&loom_mt_bias), 0);
 }
 
 /* ---- fork while another thread is inside through the bias */
@@ -358,6 +401,7 @@ int main(void)
         { "a stale owner's late store does not let it in beside the new owner",
           test_stale_owner },
         { "an owner thread that exits gives the bias back", test_owner_exits },
+        { "an owner thread that ends inside the lock lets it go", test_owner_exits_inside },
         { "fork while a biased owner is inside", test_fork_child },
         { "stress: bias moving among threads, owners exiting", test_stress },
         { NULL, NULL },
