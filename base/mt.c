@@ -50,7 +50,7 @@ atomic_int loom_mt_active;
 int loom_mt_pinned;
 _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
 _Thread_local atomic_int loom_mt_in __attribute__((tls_model("initial-exec")));
-/* this thread had the bias once (its exit hook is armed); it is exiting */
+/* this thread's exit hook is armed (loom_mt_arm); it is exiting */
 static _Thread_local unsigned char loom_mt_armed, loom_mt_exiting;
 
 atomic_int loom_mt_word;
@@ -135,6 +135,26 @@ static __attribute__((noinline)) void loom_mt_revoke(void)
     atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
 }
 
+/*
+ * Arm the calling thread's exit hook (once per thread, at its first take of
+ * the word): a thread that ends while it owns the bias gives it back, and
+ * one that ends inside the lock lets it go. Not once it is exiting (the
+ * hook ran). A thread whose hook could not be armed never gets the bias.
+ */
+static __attribute__((noinline)) void loom_mt_arm(void)
+{
+    if (loom_mt_hooks_ok && !loom_mt_exiting &&
+        pthread_setspecific(loom_mt_exit_key, (void *)&loom_mt_in) == 0) {
+        loom_mt_armed = 1;
+    }
+}
+
+/* 1 when the calling thread (the word's holder) may get the bias */
+static int loom_mt_may_bias(void)
+{
+    return loom_mt_bias_ok && loom_mt_armed && !loom_mt_exiting;
+}
+
 void loom_mt_acquire_word(void)
 {
     int expected = 0;
@@ -143,6 +163,9 @@ void loom_mt_acquire_word(void)
     if (loom_unlikely(!atomic_compare_exchange_strong_explicit(
             &loom_mt_word, &expected, 1, memory_order_acquire, memory_order_relaxed))) {
         loom_mt_wait_word();
+    }
+    if (loom_unlikely(!loom_mt_armed)) {
+        loom_mt_arm();
     }
     if (loom_mt_last == self) {
         ++loom_mt_streak;
@@ -153,25 +176,6 @@ void loom_mt_acquire_word(void)
     if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) != 0)) {
         loom_mt_revoke();
     }
-}
-
-/*
- * 1 when the calling thread (the word's holder) may get the bias: biasing
- * is on, the thread is not exiting, and its exit hook is armed (set once
- * per thread, so a thread that ends while it owns the bias gives it back).
- */
-static int loom_mt_may_bias(void)
-{
-    if (!loom_mt_bias_ok || loom_mt_exiting) {
-        return 0;
-    }
-    if (!loom_mt_armed) {
-        if (pthread_setspecific(loom_mt_exit_key, (void *)&loom_mt_in) != 0) {
-            return 0;   /* no exit hook, no bias: the word alone stays correct */
-        }
-        loom_mt_armed = 1;
-    }
-    return 1;
 }
 
 void loom_mt_release_word(void)
@@ -250,8 +254,9 @@ void loom_mt_callout_end(unsigned depth)
 }
 
 /*
- * pthread key destructor of a thread that once had the bias, run as it
- * exits: take and release the word, so the bias is not left to a thread
+ * pthread key destructor of a thread that took the word, run as it exits
+ * (a bias is only given to such a thread): let go of the lock if it ends
+ * inside it, then take and release the word, so the bias is not left to a thread
  * that is gone (its token could be reused by a new thread's loom_mt_in)
  * and no revoker still reads this thread's loom_mt_in when its TLS is
  * freed (a revoker holds the word while it reads it).
