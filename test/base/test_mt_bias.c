@@ -252,6 +252,7 @@ static void test_fork_child(void)
 static long counter;
 static atomic_int occupancy, overlaps, turn;
 static atomic_long made;   /* bumps each thread counted on its own */
+static atomic_int biased_rounds;   /* rounds whose alone stretch ended biased */
 static int stress_rounds, stress_alone, stress_race;
 
 static void bump(void)
@@ -281,6 +282,9 @@ static void *stress_worker(void *arg)
             bump();   /* mostly alone: the bias comes to us */
         }
         n += stress_alone;
+        if (atomic_load(&loom_mt_bias) == loom_mt_self()) {
+            atomic_fetch_add(&biased_rounds, 1);
+        }
         atomic_fetch_add(&turn, 1);
         for (int k = 0; k < stress_race; ++k) {
             bump();
@@ -310,6 +314,7 @@ static int stress_run(int exiters)
     atomic_store(&overlaps, 0);
     atomic_store(&turn, 0);
     atomic_store(&made, 0);
+    atomic_store(&biased_rounds, 0);
     for (intptr_t i = 0; i < STRESS_THREADS; ++i) {
         if (pthread_create(&th[i], NULL, stress_worker, (void *)i) != 0) {
             return 0;
@@ -343,6 +348,8 @@ static void test_stress(void)
     CU_ASSERT_EQUAL(atomic_load(&overlaps), 0);
     CU_ASSERT_EQUAL(counter, atomic_load(&made));
     CU_ASSERT_EQUAL(atomic_load(&occupancy), 0);
+    /* the bias did move among the threads (about every round does) */
+    CU_ASSERT_EQUAL(atomic_load(&biased_rounds) > 0, loom_mt_bias_enabled());
     CU_ASSERT_EQUAL(atomic_load(&loom_mt_word) != 0 || loom_mt_held(), 0);
 }
 
