@@ -57,6 +57,8 @@ atomic_int loom_mt_word;
 atomic_uint loom_mt_waiters;
 atomic_uintptr_t loom_mt_bias;
 static atomic_uint loom_mt_turns;     /* acquisitions by waiters so far */
+/* the owner token a revoker is reading the flag of (0: none) */
+static atomic_uintptr_t loom_mt_revoking;
 
 /* biasing allowed (membarrier registered); set before threads call */
 static int loom_mt_bias_ok;
@@ -109,10 +111,18 @@ static __attribute__((noinline)) void loom_mt_wait_word(void)
  */
 static __attribute__((noinline)) void loom_mt_revoke(void)
 {
-    /* only the word's holder writes the bias: this load is its last value */
-    const atomic_int *owner_in =
-        (const atomic_int *)atomic_load_explicit(&loom_mt_bias, memory_order_relaxed);
+    uintptr_t owner = atomic_load_explicit(&loom_mt_bias, memory_order_relaxed);
+    const atomic_int *owner_in = (const atomic_int *)owner;
 
+    /* announce whose flag we are about to read, then check the owner did not
+     * drop the bias as it exits (loom_mt_thread_exit): either we see it
+     * dropped, or the owner sees our announcement and waits for us before
+     * its flag goes away (both sides sequentially consistent) */
+    atomic_store_explicit(&loom_mt_revoking, owner, memory_order_seq_cst);
+    if (atomic_load_explicit(&loom_mt_bias, memory_order_seq_cst) != owner) {
+        atomic_store_explicit(&loom_mt_revoking, 0, memory_order_release);
+        return;
+    }
     atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
     if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
         /* registered in loom_mt_enable (and inherited by fork), so only a
@@ -123,8 +133,8 @@ static __attribute__((noinline)) void loom_mt_revoke(void)
         abort();
     }
     atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
-    /* the owner's loom_mt_in outlives this wait: an exiting owner takes the
-     * word first (loom_mt_thread_exit), so after our release */
+    /* the owner's loom_mt_in outlives this wait: an exiting owner waits
+     * while loom_mt_revoking names it (loom_mt_thread_exit) */
     for (unsigned k = 0; atomic_load_explicit(owner_in, memory_order_acquire); ++k) {
         if (k < LOOM_MT_HANDOFF_SPINS) {
             loom_cpu_relax();
@@ -133,6 +143,7 @@ static __attribute__((noinline)) void loom_mt_revoke(void)
         }
     }
     atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+    atomic_store_explicit(&loom_mt_revoking, 0, memory_order_release);
 }
 
 /*
@@ -173,7 +184,8 @@ void loom_mt_acquire_word(void)
         loom_mt_last   = self;
         loom_mt_streak = 0;
     }
-    if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) != 0)) {
+    /* acquire: a bias an exiting owner dropped (0) orders its last stretch before ours */
+    if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) != 0)) {
         loom_mt_revoke();
     }
 }
@@ -255,29 +267,32 @@ void loom_mt_callout_end(unsigned depth)
 
 /*
  * pthread key destructor of a thread that took the word, run as it exits
- * (a bias is only given to such a thread): let go of the lock if it ends
- * inside it, then take and release the word, so the bias is not left to a thread
- * that is gone (its token could be reused by a new thread's loom_mt_in)
- * and no revoker still reads this thread's loom_mt_in when its TLS is
- * freed (a revoker holds the word while it reads it).
+ * (a bias is only given to such a thread). It does not take the word: the
+ * thread joining this one may hold the engine lock (a user callback run
+ * under it), and would wait for us forever. Instead: let go of the lock if
+ * the thread ends inside it (pthread_exit from a callback), drop the bias
+ * if it is ours (a new thread may reuse our token), and wait while a
+ * revoker still reads our loom_mt_in (freed with our TLS); that revoker
+ * sees our flag 0 and is done within a few loads.
  */
 static void loom_mt_thread_exit(void *arg)
 {
+    uintptr_t self = loom_mt_self();
+
     (void)arg;
     loom_mt_exiting = 1;
     if (loom_mt_depth != 0) {
-        /* ends inside the engine (pthread_exit from a callback): let go,
-         * with any pinned stretch it had open */
+        /* let go, with any pinned stretch it had open */
         loom_mt_pinned = 0;
         loom_mt_depth  = 0;
         loom_mt_release();
     }
-    loom_mt_acquire_word();   /* revokes our own bias if we still have it */
-    if (loom_mt_last == loom_mt_self()) {
-        loom_mt_last   = 0;
-        loom_mt_streak = 0;
+    (void)atomic_compare_exchange_strong_explicit(&loom_mt_bias, &self, 0,
+                                                  memory_order_seq_cst, memory_order_seq_cst);
+    self = loom_mt_self();
+    while (atomic_load_explicit(&loom_mt_revoking, memory_order_seq_cst) == self) {
+        sched_yield();
     }
-    loom_mt_release_word();
 }
 
 /*
@@ -297,6 +312,7 @@ static void loom_mt_fork_child(void)
         atomic_store_explicit(&loom_mt_word, 1, memory_order_relaxed);   /* ours, no sleeper */
     }
     atomic_store_explicit(&loom_mt_waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&loom_mt_revoking, 0, memory_order_relaxed);
     loom_mt_last   = 0;
     loom_mt_streak = 0;
 }

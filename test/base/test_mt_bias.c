@@ -10,7 +10,8 @@
  *   this file's inline copy of the fast path has it; libloom has none).
  * - an owner thread that exits with the bias: the bias is given back (not
  *   left to a token a new thread may reuse), and another thread gets in;
- *   also when it ends inside the lock (pthread_exit from a callback).
+ *   also when it ends inside the lock (pthread_exit from a callback), and
+ *   its exit does not wait for the lock (the joiner may hold it).
  * - fork() while another thread holds the lock through the bias: the child
  *   (only the forking thread lives) takes the lock instead of waiting for a
  *   thread it does not have (an alarm turns a hang into a failure).
@@ -199,6 +200,44 @@ static void test_owner_exits_inside(void)
 {
     owner_exits_inside(1);
     owner_exits_inside(0);
+}
+
+/* ---- a thread exits while the thread joining it holds the lock */
+
+static void *biased_then_exit(void *arg)
+{
+    (void)arg;
+    atomic_store(&stale_was_biased, make_biased());
+    sem_post(&stalled);
+    while (sem_wait(&resume) != 0) {
+    }
+    return NULL;
+}
+
+static void test_exit_joined_under_lock(void)
+{
+    pthread_t th;
+    struct timespec until;
+    int rc;
+
+    sem_init(&stalled, 0, 0);
+    sem_init(&resume, 0, 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, biased_then_exit, NULL), 0);
+    while (sem_wait(&stalled) != 0) {
+    }
+    CU_ASSERT_EQUAL(atomic_load(&stale_was_biased), loom_mt_bias_enabled());
+    loom_mt_lock();   /* revokes its bias; a user callback run under the lock joins it */
+    sem_post(&resume);
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 10;
+    rc = pthread_timedjoin_np(th, NULL, &until);
+    CU_ASSERT_EQUAL(rc, 0);   /* its exit did not wait for the lock we hold */
+    loom_mt_unlock();
+    if (rc != 0) {
+        pthread_join(th, NULL);
+    }
+    sem_destroy(&stalled);
+    sem_destroy(&resume);
 }
 
 /* ---- fork while another thread is inside through the bias */
@@ -417,6 +456,7 @@ int main(void)
           test_stale_owner },
         { "an owner thread that exits gives the bias back", test_owner_exits },
         { "an owner thread that ends inside the lock lets it go", test_owner_exits_inside },
+        { "a thread exits while its joiner holds the lock", test_exit_joined_under_lock },
         { "fork while a biased owner is inside", test_fork_child },
         { "stress: bias moving among threads, owners exiting", test_stress },
         { NULL, NULL },
