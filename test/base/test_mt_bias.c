@@ -15,7 +15,7 @@
  * - fork() while another thread holds the lock through the bias: the child
  *   (only the forking thread lives) takes the lock instead of waiting for a
  *   thread it does not have (an alarm turns a hang into a failure).
- * - no membarrier (a seccomp filter makes it fail with ENOSYS, in a forked
+ * - no membarrier (a seccomp filter makes it fail with ENOSYS, then EPERM, in a forked
  *   child): no bias is ever given and the word alone keeps exclusion.
  * - a stress run: threads that take turns being alone (so the bias moves
  *   among them) and race, plus short-lived threads that get the bias and
@@ -394,12 +394,13 @@ static void test_stress(void)
 
 /* ---- no membarrier: a seccomp filter fails it with ENOSYS */
 
-static int deny_membarrier(void)
+/* make membarrier fail with @p err in this process (seccomp filter) */
+static int deny_membarrier(int err)
 {
     struct sock_filter filter[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_membarrier, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = { .len = sizeof filter / sizeof filter[0], .filter = filter };
@@ -408,7 +409,7 @@ static int deny_membarrier(void)
            prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
 }
 
-static void test_no_membarrier(void)
+static void no_membarrier(int err)
 {
     pid_t pid;
     int status = 0;
@@ -419,10 +420,10 @@ static void test_no_membarrier(void)
     pid = fork();
     if (pid == 0) {
         alarm(60);
-        if (!deny_membarrier()) {
+        if (!deny_membarrier(err)) {
             _exit(10);
         }
-        if (syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) != -1) {
+        if (syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) != -1 || errno != err) {
             _exit(11);
         }
         loom_mt_enable();   /* registration fails now */
@@ -439,6 +440,12 @@ static void test_no_membarrier(void)
     waitpid(pid, &status, 0);
     CU_ASSERT(WIFEXITED(status));
     CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
+static void test_no_membarrier(void)
+{
+    no_membarrier(ENOSYS);   /* an old kernel */
+    no_membarrier(EPERM);    /* a container's seccomp profile */
 }
 
 static void test_enable(void)
