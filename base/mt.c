@@ -25,6 +25,14 @@
  * costs a few microseconds; the streak keeps threads that alternate from
  * revoking often (never more than once per LOOM_MT_BIAS_STREAK takes).
  *
+ * Lifetimes: the owner's flag is thread-local, so the bias must not outlive
+ * its thread. Each thread that takes the word arms a pthread key destructor
+ * (loom_mt_thread_exit) that, as it exits, lets go of the lock if it ends
+ * inside it, drops its bias with a compare-and-swap, and waits while a
+ * revoker announces in loom_mt_revoking that it reads that flag. It never
+ * takes the word: its joiner may hold the lock. A forked child drops a
+ * bias or word held by a thread it does not have (loom_mt_fork_child).
+ *
  * Fairness: the releasing thread may take the lock straight back, and a
  * thread that waits in loom_wait releases and retakes it every progress
  * pass, so without help a sleeping waiter could starve. The slow path
