@@ -7,14 +7,14 @@
  * that took the word LOOM_MT_BIAS_STREAK times in a row, with no other
  * thread taking it or waiting meanwhile, is made the owner when it releases
  * it (loom_mt_bias = its token) and from then on enters with a plain store
- * (owner_in = 1) and a load (is the bias still mine?), and leaves with a
+ * (its own loom_mt_in = 1) and a load (is the bias still mine?), and leaves with a
  * plain store. No atomic read-modify-write: at one thread under
  * MPI_THREAD_MULTIPLE those two were most of what a call paid over SINGLE.
  *
  * Revoking: a thread that took the word and finds a bias clears it, runs
- * membarrier(PRIVATE_EXPEDITED) and waits until owner_in is 0. The barrier
+ * membarrier(PRIVATE_EXPEDITED) and waits until the owner's loom_mt_in is 0. The barrier
  * runs on every CPU that runs a thread of this process, so either the
- * owner's owner_in = 1 is visible before it returns (we wait for the owner
+ * owner's loom_mt_in = 1 is visible before it returns (we wait for the owner
  * to leave), or the owner's later check sees the bias gone (it backs out
  * and takes the word, behind us). This is the asymmetric Dekker handshake
  * (liburcu's membarrier flavour, folly's asymmetric barriers): the rare
@@ -24,6 +24,14 @@
  * loom_mt_enable); without it the lock is the word alone. A revocation
  * costs a few microseconds; the streak keeps threads that alternate from
  * revoking often (never more than once per LOOM_MT_BIAS_STREAK takes).
+ *
+ * Lifetimes: the owner's flag is thread-local, so the bias must not outlive
+ * its thread. Each thread that takes the word arms a pthread key destructor
+ * (loom_mt_thread_exit) that, as it exits, lets go of the lock if it ends
+ * inside it, drops its bias with a compare-and-swap, and waits while a
+ * revoker announces in loom_mt_revoking that it reads that flag. It never
+ * takes the word: its joiner may hold the lock. A forked child drops a
+ * bias or word held by a thread it does not have (loom_mt_fork_child).
  *
  * Fairness: the releasing thread may take the lock straight back, and a
  * thread that waits in loom_wait releases and retakes it every progress
@@ -40,6 +48,7 @@
 
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -48,19 +57,25 @@
 atomic_int loom_mt_active;
 int loom_mt_pinned;
 _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
-_Thread_local unsigned char loom_mt_by_bias __attribute__((tls_model("initial-exec")));
+_Thread_local atomic_int loom_mt_in __attribute__((tls_model("initial-exec")));
+/* this thread's exit hook is armed (loom_mt_arm); it is exiting */
+static _Thread_local unsigned char loom_mt_armed, loom_mt_exiting;
 
 atomic_int loom_mt_word;
 atomic_uint loom_mt_waiters;
 atomic_uintptr_t loom_mt_bias;
-atomic_int loom_mt_owner_in;
 static atomic_uint loom_mt_turns;     /* acquisitions by waiters so far */
+/* the owner token a revoker is reading the flag of (0: none) */
+static atomic_uintptr_t loom_mt_revoking;
 
 /* biasing allowed (membarrier registered); set before threads call */
 static int loom_mt_bias_ok;
 /* the last taker of the word and its run of takes (touched with the word held) */
 static uintptr_t loom_mt_last;
 static unsigned loom_mt_streak;
+/* the exit hook's key and the fork handler are set up (loom_mt_enable) */
+static pthread_key_t loom_mt_exit_key;
+static int loom_mt_hooks_ok;
 
 /* takes of the word in a row, by one thread alone, before it gets the bias */
 #define LOOM_MT_BIAS_STREAK 1024u
@@ -104,16 +119,31 @@ static __attribute__((noinline)) void loom_mt_wait_word(void)
  */
 static __attribute__((noinline)) void loom_mt_revoke(void)
 {
+    uintptr_t owner = atomic_load_explicit(&loom_mt_bias, memory_order_relaxed);
+    const atomic_int *owner_in = (const atomic_int *)owner;
+
+    /* announce whose flag we are about to read, then check the owner did not
+     * drop the bias as it exits (loom_mt_thread_exit): either we see it
+     * dropped, or the owner sees our announcement and waits for us before
+     * its flag goes away (both sides sequentially consistent) */
+    atomic_store_explicit(&loom_mt_revoking, owner, memory_order_seq_cst);
+    if (atomic_load_explicit(&loom_mt_bias, memory_order_seq_cst) != owner) {
+        atomic_store_explicit(&loom_mt_revoking, 0, memory_order_release);
+        return;
+    }
     atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
     if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-        /* registered in loom_mt_enable, so this cannot fail; without the
-         * barrier two threads could both be inside */
+        /* registered in loom_mt_enable (and inherited by fork), so only a
+         * filter installed since (seccomp) can fail it; without the barrier
+         * two threads could both be inside */
         loom_error("mt", "membarrier(PRIVATE_EXPEDITED) failed revoking the engine lock's "
                    "bias: %m");
         abort();
     }
     atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
-    for (unsigned k = 0; atomic_load_explicit(&loom_mt_owner_in, memory_order_acquire); ++k) {
+    /* the owner's loom_mt_in outlives this wait: an exiting owner waits
+     * while loom_mt_revoking names it (loom_mt_thread_exit) */
+    for (unsigned k = 0; atomic_load_explicit(owner_in, memory_order_acquire); ++k) {
         if (k < LOOM_MT_HANDOFF_SPINS) {
             loom_cpu_relax();
         } else {
@@ -121,6 +151,27 @@ static __attribute__((noinline)) void loom_mt_revoke(void)
         }
     }
     atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+    atomic_store_explicit(&loom_mt_revoking, 0, memory_order_release);
+}
+
+/*
+ * Arm the calling thread's exit hook (once per thread, at its first take of
+ * the word): a thread that ends while it owns the bias gives it back, and
+ * one that ends inside the lock lets it go. Not once it is exiting (the
+ * hook ran). A thread whose hook could not be armed never gets the bias.
+ */
+static __attribute__((noinline)) void loom_mt_arm(void)
+{
+    if (loom_mt_hooks_ok && !loom_mt_exiting &&
+        pthread_setspecific(loom_mt_exit_key, (void *)&loom_mt_in) == 0) {
+        loom_mt_armed = 1;
+    }
+}
+
+/* 1 when the calling thread (the word's holder) may get the bias */
+static int loom_mt_may_bias(void)
+{
+    return loom_mt_bias_ok && loom_mt_armed && !loom_mt_exiting;
 }
 
 void loom_mt_acquire_word(void)
@@ -132,20 +183,24 @@ void loom_mt_acquire_word(void)
             &loom_mt_word, &expected, 1, memory_order_acquire, memory_order_relaxed))) {
         loom_mt_wait_word();
     }
+    if (loom_unlikely(!loom_mt_armed)) {
+        loom_mt_arm();
+    }
     if (loom_mt_last == self) {
         ++loom_mt_streak;
     } else {
         loom_mt_last   = self;
         loom_mt_streak = 0;
     }
-    if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) != 0)) {
+    /* acquire: a bias an exiting owner dropped (0) orders its last stretch before ours */
+    if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) != 0)) {
         loom_mt_revoke();
     }
 }
 
 void loom_mt_release_word(void)
 {
-    if (loom_mt_streak >= LOOM_MT_BIAS_STREAK && loom_mt_bias_ok && !loom_mt_someone_waits()) {
+    if (loom_mt_streak >= LOOM_MT_BIAS_STREAK && !loom_mt_someone_waits() && loom_mt_may_bias()) {
         /* published by the release below: the next taker of the word sees it */
         atomic_store_explicit(&loom_mt_bias, loom_mt_last, memory_order_relaxed);
         loom_mt_streak = 0;
@@ -218,10 +273,74 @@ void loom_mt_callout_end(unsigned depth)
     }
 }
 
+/*
+ * pthread key destructor of a thread that took the word, run as it exits
+ * (a bias is only given to such a thread). It does not take the word: the
+ * thread joining this one may hold the engine lock (a user callback run
+ * under it), and would wait for us forever. Instead: let go of the lock if
+ * the thread ends inside it (pthread_exit from a callback), drop the bias
+ * if it is ours (a new thread may reuse our token), and wait while a
+ * revoker still reads our loom_mt_in (freed with our TLS); that revoker
+ * sees our flag 0 and is done within a few loads.
+ */
+static void loom_mt_thread_exit(void *arg)
+{
+    uintptr_t self = loom_mt_self();
+
+    (void)arg;
+    loom_mt_exiting = 1;
+    if (loom_mt_depth != 0) {
+        /* let go, with any pinned stretch it had open */
+        loom_mt_pinned = 0;
+        loom_mt_depth  = 0;
+        loom_mt_release();
+    }
+    (void)atomic_compare_exchange_strong_explicit(&loom_mt_bias, &self, 0,
+                                                  memory_order_seq_cst, memory_order_seq_cst);
+    self = loom_mt_self();
+    while (atomic_load_explicit(&loom_mt_revoking, memory_order_seq_cst) == self) {
+        sched_yield();
+    }
+}
+
+/*
+ * In a forked child only the forking thread lives: a bias or a word held by
+ * another thread would never be given back, and its waiters are gone.
+ */
+static void loom_mt_fork_child(void)
+{
+    uintptr_t bias = atomic_load_explicit(&loom_mt_bias, memory_order_relaxed);
+
+    if (bias != 0 && bias != loom_mt_self()) {
+        atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
+    }
+    if (loom_mt_depth == 0) {
+        atomic_store_explicit(&loom_mt_word, 0, memory_order_relaxed);
+    } else if (!atomic_load_explicit(&loom_mt_in, memory_order_relaxed)) {
+        atomic_store_explicit(&loom_mt_word, 1, memory_order_relaxed);   /* ours, no sleeper */
+    }
+    atomic_store_explicit(&loom_mt_waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&loom_mt_revoking, 0, memory_order_relaxed);
+    loom_mt_last   = 0;
+    loom_mt_streak = 0;
+}
+
+/* once per process: the exit hook's key and the fork handler */
+static void loom_mt_setup_once(void)
+{
+    loom_mt_hooks_ok = pthread_key_create(&loom_mt_exit_key, loom_mt_thread_exit) == 0 &&
+                       pthread_atfork(NULL, NULL, loom_mt_fork_child) == 0;
+}
+
 void loom_mt_enable(void)
 {
-    /* the bias needs the expedited barrier; registering is per process */
-    loom_mt_bias_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    (void)pthread_once(&once, loom_mt_setup_once);
+    /* the bias needs the expedited barrier (registering is per process)
+     * and the exit hook; without either the lock is the word alone */
+    loom_mt_bias_ok = loom_mt_hooks_ok &&
+                      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     atomic_store_explicit(&loom_mt_active, 1, memory_order_relaxed);
 }
 

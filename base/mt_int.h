@@ -74,18 +74,24 @@ extern atomic_int loom_mt_word;
 /*
  * The bias (mt.c): a thread that took the word many times in a row with
  * nobody else asking becomes the lock's owner (loom_mt_bias holds its
- * token, the address of its loom_mt_depth) and from then on enters with
- * plain stores and loads: owner_in = 1, then check that the bias is still
- * its own. Another thread takes the word, clears the bias, runs a
+ * token, the address of its own loom_mt_in) and from then on enters with
+ * plain stores and loads: its loom_mt_in = 1, then check that the bias is
+ * still its own. Another thread takes the word, clears the bias, runs a
  * process-wide memory barrier (membarrier: the owner's store is then
- * visible, or the owner's check sees the bias gone) and waits until
- * owner_in is 0. So one thread alone pays no atomic read-modify-write.
+ * visible, or the owner's check sees the bias gone) and waits until that
+ * owner's loom_mt_in is 0. So one thread alone pays no atomic
+ * read-modify-write.
+ *
+ * The "inside" flag is per thread, not one global: a thread that read the
+ * bias as its own and was then preempted before its store may run that
+ * store (and the 0 that backs it out) long after the bias moved to another
+ * thread; with one shared flag that late 0 erased the new owner's 1 and a
+ * revoker walked in beside it. Its own flag only ever says where it is.
  */
 extern atomic_uintptr_t loom_mt_bias;
-extern atomic_int loom_mt_owner_in;
 
-/* 1 while this thread's hold came through the bias (owner_in, not the word) */
-extern _Thread_local unsigned char loom_mt_by_bias __attribute__((tls_model("initial-exec")));
+/* 1 while this thread holds the lock through the bias (read by a revoker) */
+extern _Thread_local atomic_int loom_mt_in __attribute__((tls_model("initial-exec")));
 
 /** Take the word (depth 0 -> 1, not through the bias): may wait, may revoke a bias. */
 void loom_mt_acquire_word(void);
@@ -93,26 +99,28 @@ void loom_mt_acquire_word(void);
 /** Release the word (depth 1 -> 0, a hold not through the bias); may bias it. */
 void loom_mt_release_word(void);
 
-/* this thread's token: the address of its loom_mt_depth */
+/* this thread's token: the address of its loom_mt_in */
 static inline uintptr_t loom_mt_self(void)
 {
-    return (uintptr_t)&loom_mt_depth;
+    return (uintptr_t)&loom_mt_in;
 }
 
 /** Take the lock (depth 0 -> 1): through the bias when it is ours, else the word. */
 static inline void loom_mt_acquire(void)
 {
     if (atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) == loom_mt_self()) {
-        atomic_store_explicit(&loom_mt_owner_in, 1, memory_order_relaxed);
+#ifdef LOOM_MT_TEST_WINDOW
+        LOOM_MT_TEST_WINDOW();   /* a test's seam: stall here, as a preempted thread would */
+#endif
+        atomic_store_explicit(&loom_mt_in, 1, memory_order_relaxed);
         /* the store before the load: the compiler's part here, the CPU's by
          * the revoker's membarrier */
         atomic_signal_fence(memory_order_seq_cst);
         if (loom_likely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) ==
                         loom_mt_self())) {
-            loom_mt_by_bias = 1;
             return;
         }
-        atomic_store_explicit(&loom_mt_owner_in, 0, memory_order_release);   /* revoked */
+        atomic_store_explicit(&loom_mt_in, 0, memory_order_release);   /* revoked */
     }
     loom_mt_acquire_word();
 }
@@ -120,9 +128,8 @@ static inline void loom_mt_acquire(void)
 /** Release the lock (depth 1 -> 0). */
 static inline void loom_mt_release(void)
 {
-    if (loom_likely(loom_mt_by_bias)) {
-        loom_mt_by_bias = 0;
-        atomic_store_explicit(&loom_mt_owner_in, 0, memory_order_release);
+    if (loom_likely(atomic_load_explicit(&loom_mt_in, memory_order_relaxed))) {
+        atomic_store_explicit(&loom_mt_in, 0, memory_order_release);
         return;
     }
     loom_mt_release_word();
