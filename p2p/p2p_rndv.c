@@ -795,6 +795,29 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
 }
 
 /*
+ * The sender's progress word of a pipelined receive, read twice in one
+ * get_riov (the kernel copies the two pieces one after the other). The
+ * sender stores it whole (8 aligned bytes), but process_vm_readv copies
+ * with no promise of a single 8-byte load (rep movsb on FSRM cpus): a read
+ * crossing a store could mix the bytes of two values and claim bytes not
+ * yet packed (at a carry: 0x00ff8000 -> 0x01008000 read as 0x01ff8000).
+ * Two reads that agree were not torn (values only grow); two that differ
+ * keep the last known count. *word_p, or the transport's answer.
+ */
+static loom_status_t loom_p2p_pipe_word_read(loom_tl_ep_t *ep, const loom_p2p_req_t *rq,
+                                             size_t known, uint64_t *word_p)
+{
+    uint64_t w[2] = { 0, 0 };
+    void *at = (void *)(uintptr_t)(rq->raddr - LOOM_P2P_PIPE_HDR);
+    struct iovec l = { w, sizeof(w) };
+    struct iovec r[2] = { { at, sizeof(w[0]) }, { at, sizeof(w[0]) } };
+    loom_status_t st = ep->iface->ops.get_riov(ep, &l, 1, r, 2, &rq->rkey, NULL);
+
+    *word_p = w[0] == w[1] ? w[1] : known;
+    return st;
+}
+
+/*
  * The end of what a pipelined sender packed (LOOM_P2P_RTS_PIPE), at most
  * @p want: read again from its copy's header when the receive caught up.
  * A peer that cannot be read synchronously (get_riov refused: CMA one way)
@@ -806,13 +829,10 @@ static loom_status_t loom_p2p_pipe_avail(loom_request_t req, loom_p2p_peer_t *pe
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
     struct loom_p2p_riov *r = rq->riov;
-    loom_tl_ep_t *ep = peer->ep;
     uint64_t word = 0;
 
     if (r->avail <= rq->offset && r->avail < want) {
-        struct iovec l = { &word, sizeof(word) };
-        struct iovec rr = { (void *)(uintptr_t)(rq->raddr - LOOM_P2P_PIPE_HDR), sizeof(word) };
-        loom_status_t st = ep->iface->ops.get_riov(ep, &l, 1, &rr, 1, &rq->rkey, NULL);
+        loom_status_t st = loom_p2p_pipe_word_read(peer->ep, rq, r->avail, &word);
 
         if (st == LOOM_ERR_UNSUPPORTED) {
             word = rq->msg_len;
