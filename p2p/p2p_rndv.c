@@ -795,6 +795,23 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
 }
 
 /*
+ * Order the read of a pipelined sender's progress word before the reads of
+ * the bytes it covers (two get_riov calls: the kernel's loads, which a
+ * fence in program order between the calls orders too). gcc refuses
+ * atomic_thread_fence under -fsanitize=thread (-Wtsan, an error with
+ * WERROR=1), and TSan sees neither the kernel's loads nor the other
+ * process's stores: there a compiler barrier, enough on x86's TSO.
+ */
+static inline void loom_p2p_pipe_acquire(void)
+{
+#if defined(__SANITIZE_THREAD__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__ __volatile__("" ::: "memory");
+#else
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+}
+
+/*
  * The sender's progress word of a pipelined receive, read twice in one
  * get_riov (the kernel copies the two pieces one after the other). The
  * sender stores it whole (8 aligned bytes), but process_vm_readv copies
@@ -839,7 +856,7 @@ static loom_status_t loom_p2p_pipe_avail(loom_request_t req, loom_p2p_peer_t *pe
         } else if (st != LOOM_OK) {
             return st == LOOM_INPROGRESS ? LOOM_ERR_TRANSPORT : st;
         }
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);   /* the word, then the bytes */
+        loom_p2p_pipe_acquire();   /* the word, then the bytes */
         if (word == LOOM_P2P_PIPE_FAILED || word > rq->msg_len) {
             return LOOM_ERR_TRANSPORT;
         }
