@@ -795,6 +795,46 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
 }
 
 /*
+ * Order the read of a pipelined sender's progress word before the reads of
+ * the bytes it covers (two get_riov calls: the kernel's loads, which a
+ * fence in program order between the calls orders too). gcc refuses
+ * atomic_thread_fence under -fsanitize=thread (-Wtsan, an error with
+ * WERROR=1), and TSan sees neither the kernel's loads nor the other
+ * process's stores: there a compiler barrier, enough on x86's TSO.
+ */
+static inline void loom_p2p_pipe_acquire(void)
+{
+#if defined(__SANITIZE_THREAD__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__ __volatile__("" ::: "memory");
+#else
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+}
+
+/*
+ * The sender's progress word of a pipelined receive, read twice in one
+ * get_riov (the kernel copies the two pieces one after the other). The
+ * sender stores it whole (8 aligned bytes), but process_vm_readv copies
+ * with no promise of a single 8-byte load (rep movsb on FSRM cpus): a read
+ * crossing a store could mix the bytes of two values and claim bytes not
+ * yet packed (at a carry: 0x00ff8000 -> 0x01008000 read as 0x01ff8000).
+ * Two reads that agree were not torn (values only grow); two that differ
+ * keep the last known count. *word_p, or the transport's answer.
+ */
+static loom_status_t loom_p2p_pipe_word_read(loom_tl_ep_t *ep, const loom_p2p_req_t *rq,
+                                             size_t known, uint64_t *word_p)
+{
+    uint64_t w[2] = { 0, 0 };
+    void *at = (void *)(uintptr_t)(rq->raddr - LOOM_P2P_PIPE_HDR);
+    struct iovec l = { w, sizeof(w) };
+    struct iovec r[2] = { { at, sizeof(w[0]) }, { at, sizeof(w[0]) } };
+    loom_status_t st = ep->iface->ops.get_riov(ep, &l, 1, r, 2, &rq->rkey, NULL);
+
+    *word_p = w[0] == w[1] ? w[1] : known;
+    return st;
+}
+
+/*
  * The end of what a pipelined sender packed (LOOM_P2P_RTS_PIPE), at most
  * @p want: read again from its copy's header when the receive caught up.
  * A peer that cannot be read synchronously (get_riov refused: CMA one way)
@@ -806,20 +846,17 @@ static loom_status_t loom_p2p_pipe_avail(loom_request_t req, loom_p2p_peer_t *pe
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
     struct loom_p2p_riov *r = rq->riov;
-    loom_tl_ep_t *ep = peer->ep;
     uint64_t word = 0;
 
     if (r->avail <= rq->offset && r->avail < want) {
-        struct iovec l = { &word, sizeof(word) };
-        struct iovec rr = { (void *)(uintptr_t)(rq->raddr - LOOM_P2P_PIPE_HDR), sizeof(word) };
-        loom_status_t st = ep->iface->ops.get_riov(ep, &l, 1, &rr, 1, &rq->rkey, NULL);
+        loom_status_t st = loom_p2p_pipe_word_read(peer->ep, rq, r->avail, &word);
 
         if (st == LOOM_ERR_UNSUPPORTED) {
             word = rq->msg_len;
         } else if (st != LOOM_OK) {
             return st == LOOM_INPROGRESS ? LOOM_ERR_TRANSPORT : st;
         }
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);   /* the word, then the bytes */
+        loom_p2p_pipe_acquire();   /* the word, then the bytes */
         if (word == LOOM_P2P_PIPE_FAILED || word > rq->msg_len) {
             return LOOM_ERR_TRANSPORT;
         }

@@ -15,7 +15,7 @@ set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
 . test/mpi/mpi_driver_lib.sh
 mdl_init mpi_dt_pipe
-mdl_require "$loomrun" "$progs/mpi_dt_pipe"
+mdl_require "$loomrun" "$progs/mpi_dt_pipe" "$progs/mpi_dt_pipe_edge"
 mdl_width=30
 mdl_log_filter="ERROR p2p: receive on .* truncated"
 
@@ -32,6 +32,14 @@ run -m "mpi_dt_pipe: passed on 2 ranks" 0 shm.cma_off.n2 \
     env LOOM_SHM_CMA=off "$loomrun" -n 2 "$progs/mpi_dt_pipe" $arg
 run -m "mpi_dt_pipe: passed on 3 ranks" 0 tcp.n3 \
     env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$progs/mpi_dt_pipe" $arg
+# the receive side's corner cases (mpi_dt_pipe_edge.c): any source, Mprobe/
+# Mrecv, posted after the pack, contiguous bytes, truncated below the first
+# published bytes, a type of negative lb with holes
+run -m "mpi_dt_pipe_edge: passed on 2 ranks" 0 edge.shm.n2 \
+    env LOOM_LOG=debug:p2p "$loomrun" -n 2 "$progs/mpi_dt_pipe_edge"
+run -m "mpi_dt_pipe_edge: passed on 3 ranks" 0 edge.tcp.n3 \
+    env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$progs/mpi_dt_pipe_edge"
+expect_log edge.shm.n2 "packed while read" "tag 4 truncated to the 800-byte"
 # the pipeline ran (shm with CMA), and truncation names both ends
 expect_log shm.n2 "packed while read" "truncated to the" "from rank"
 expect_log shm.n4 "packed while read"
