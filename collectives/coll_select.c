@@ -188,13 +188,7 @@ static const loom_coll_rule_t gather_rules[] = {
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
-/* scatter at <= 4 ranks: linear (the root posts p-1 sends at once, one
- * round) beat binomial (two dependent rounds, larger messages that go
- * rendezvous sooner) on tcp (1 B-1 KiB 9.7 us against 14.8; Open MPI 11.6)
- * and on shm (16-32 KiB 5-8 us against 10-19); session 11,
- * docs/collectives.md */
 static const loom_coll_rule_t scatter_rules[] = {
-    {4, ANY_B, "linear"},
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
