@@ -10,6 +10,12 @@
  *
  * The ranges are contiguous in rank order, so every exchange is one
  * message straight into the result: log2(p) (+2) steps.
+ *
+ * The own block is not copied into the result before the first exchange:
+ * that exchange sends straight from sendbuf and the copy runs while the
+ * peer reads it (a copy first, then a send from the fresh copy, cost 2-4x
+ * at np 2 on shm; docs/collectives.md). An extra rank skips the copy: its
+ * buddy sends the whole result back, its own block included.
  */
 #include "coll_int.h"
 
@@ -25,34 +31,40 @@ static size_t agrd_span(const loom_coll_state_t *s, int r0, int r1, size_t *off_
     return (hi - lo) * s->esize;
 }
 
+/* own block into the result, unless in place */
+static void agrd_copy_own(loom_coll_state_t *s)
+{
+    void *own = loom_coll_at(s->rbuf, loom_coll_block_off(s, s->rank), s->esize);
+
+    if (s->sbuf != own) {
+        memcpy(own, s->sbuf, loom_coll_block_len(s, s->rank) * s->esize);
+    }
+}
+
 loom_status_t loom_coll_allgather_recursive_doubling(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
     size_t total, off, len, roff, rlen, z;
     loom_pat_rd_t rd;
     loom_status_t st;
-    int d, lo, plo;
-    void *own;
+    int d, lo, plo, first;
 
     loom_pat_rd_init(&rd, s->rank, s->size);
     total = agrd_span(s, 0, s->size, &z);
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            own = loom_coll_at(s->rbuf, loom_coll_block_off(s, s->rank), s->esize);
-            if (s->sbuf != own) {
-                memcpy(own, s->sbuf, loom_coll_block_len(s, s->rank) * s->esize);
-            }
-            if (rd.newrank < 0) {
+            if (rd.newrank < 0) {   /* the whole result comes back, own block included */
                 len = agrd_span(s, s->rank, s->rank + 1, &off);
-                if ((st = loom_coll_send(s, (char *)s->rbuf + off, len, rd.buddy)) != LOOM_OK ||
+                if ((st = loom_coll_send(s, s->sbuf, len, rd.buddy)) != LOOM_OK ||
                     (st = loom_coll_recv(s, s->rbuf, total, rd.buddy)) != LOOM_OK) {
                     return st;
                 }
                 s->phase = PH_POST_WAIT;
                 break;
             }
-            if (rd.buddy >= 0) {
+            if (rd.buddy >= 0) {   /* else the copy overlaps the first exchange */
+                agrd_copy_own(s);
                 len = agrd_span(s, rd.buddy, rd.buddy + 1, &off);
                 if ((st = loom_coll_recv(s, (char *)s->rbuf + off, len, rd.buddy)) != LOOM_OK) {
                     return st;
@@ -81,9 +93,14 @@ loom_status_t loom_coll_allgather_recursive_doubling(loom_request_t req)
             len  = agrd_span(s, loom_pat_rd_first(&rd, lo), loom_pat_rd_first(&rd, lo + d), &off);
             rlen = agrd_span(s, loom_pat_rd_first(&rd, plo), loom_pat_rd_first(&rd, plo + d), &roff);
             s->peer = loom_pat_rd_real(&rd, rd.newrank ^ d);
+            first = d == 1 && rd.buddy < 0;   /* the range is this rank's block alone */
             if ((st = loom_coll_recv(s, (char *)s->rbuf + roff, rlen, s->peer)) != LOOM_OK ||
-                (st = loom_coll_send(s, (char *)s->rbuf + off, len, s->peer)) != LOOM_OK) {
+                (st = loom_coll_send(s, first ? s->sbuf : (char *)s->rbuf + off, len,
+                                     s->peer)) != LOOM_OK) {
                 return st;
+            }
+            if (first) {
+                agrd_copy_own(s);
             }
             s->phase = PH_STEP_WAIT;
             /* fall through */

@@ -9,6 +9,9 @@
  *
  * p-1 steps, each rank sends n(p-1)/p bytes: large blocks. Blocks follow
  * s->layout, so per-rank counts work unchanged.
+ *
+ * Step 0 sends the own block straight from sendbuf and copies it into the
+ * result while that message moves (docs/collectives.md, "allgather at np 2").
  */
 #include "coll_int.h"
 
@@ -24,10 +27,6 @@ loom_status_t loom_coll_allgather_ring(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            own = loom_coll_at(s->rbuf, loom_coll_block_off(s, r), s->esize);
-            if (s->sbuf != own) {
-                memcpy(own, s->sbuf, loom_coll_block_len(s, r) * s->esize);
-            }
             s->phase = PH_STEP;
             /* fall through */
         case PH_STEP:
@@ -37,13 +36,17 @@ loom_status_t loom_coll_allgather_ring(loom_request_t req)
             }
             sb = loom_pat_ring_ag_send_block(r, s->step, p);
             rb = loom_pat_ring_ag_recv_block(r, s->step, p);
+            own = loom_coll_at(s->rbuf, loom_coll_block_off(s, sb), s->esize);
             if ((st = loom_coll_recv(s, loom_coll_at(s->rbuf, loom_coll_block_off(s, rb), s->esize),
                                      loom_coll_block_len(s, rb) * s->esize,
                                      loom_pat_mod(r - 1, p))) != LOOM_OK ||
-                (st = loom_coll_send(s, loom_coll_at(s->rbuf, loom_coll_block_off(s, sb), s->esize),
+                (st = loom_coll_send(s, s->step == 0 ? s->sbuf : own,
                                      loom_coll_block_len(s, sb) * s->esize,
                                      loom_pat_mod(r + 1, p))) != LOOM_OK) {
                 return st;
+            }
+            if (s->step == 0 && s->sbuf != own) {   /* own block: while the first block moves */
+                memcpy(own, s->sbuf, loom_coll_block_len(s, r) * s->esize);
             }
             s->phase = PH_WAIT;
             /* fall through */
