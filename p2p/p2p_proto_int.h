@@ -98,6 +98,14 @@ typedef struct loom_p2p_hdr_rts {
 #define LOOM_P2P_RTS_RIOV_REMOTE 0x02u
 /* RTS base.reserved[0]: packed while read (see above); alone */
 #define LOOM_P2P_RTS_PIPE        0x04u
+/*
+ * A pipelined RTS's raddr is LOOM_P2P_PIPE_HDR bytes into the sender's
+ * copy; the header's first 8 bytes count the bytes packed so far, and only
+ * grow (the sender packs all before its send call returns), or say
+ * LOOM_P2P_PIPE_FAILED.
+ */
+#define LOOM_P2P_PIPE_HDR        ((size_t)64)
+#define LOOM_P2P_PIPE_FAILED     UINT64_MAX
 
 /** ACK, FIN, BYE, NAK, CANCEL; and RNDV_DATA, followed by its bytes. */
 typedef struct loom_p2p_hdr_ctl {

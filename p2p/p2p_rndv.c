@@ -69,16 +69,14 @@ struct loom_p2p_riov {
 /*
  * Pipelined typed sends (LOOM_P2P_RTS_PIPE): the copy starts with a
  * LOOM_P2P_PIPE_HDR-byte header whose first word counts the bytes packed
- * so far (LOOM_P2P_PIPE_FAILED: the pack failed); the data follows it.
- * Messages above LOOM_P2P_PIPE_MIN bytes: the first LOOM_P2P_PIPE_FIRST
- * bytes are packed before the RTS goes, the rest in LOOM_P2P_PIPE_CHUNK
- * steps, each published behind it.
+ * so far (LOOM_P2P_PIPE_FAILED: the pack failed; both in p2p_proto_int.h);
+ * the data follows it. Messages above LOOM_P2P_PIPE_MIN bytes: the first
+ * LOOM_P2P_PIPE_FIRST bytes are packed before the RTS goes, the rest in
+ * LOOM_P2P_PIPE_CHUNK steps, each published behind it.
  */
-#define LOOM_P2P_PIPE_HDR    ((size_t)64)
 #define LOOM_P2P_PIPE_MIN    ((size_t)64 << 10)
 #define LOOM_P2P_PIPE_FIRST  ((size_t)32 << 10)
 #define LOOM_P2P_PIPE_CHUNK  ((size_t)64 << 10)
-#define LOOM_P2P_PIPE_FAILED UINT64_MAX
 
 /* a typed receive's bounce where each get costs a request trip (tcp) */
 #define LOOM_P2P_DT_BOUNCE_FAR ((size_t)1 << 20)

@@ -91,19 +91,52 @@ static void tame_rts_pieces(uint8_t *f, size_t len)
     }
 }
 
-/* a whole RTS (with pieces or not) reads rts_src, at most all of it */
+/*
+ * A pipelined RTS (LOOM_P2P_RTS_PIPE) points at a packed copy whose
+ * LOOM_P2P_PIPE_HDR-byte header counts the bytes packed so far. A live
+ * sender packs the whole message before its send call returns, so the
+ * count always reaches the length; a count that never grows is a sender
+ * that never returns (a hung peer), which this target cannot model. So
+ * each pipelined RTS of an input gets a copy of its own whose count says
+ * "all packed" (a shared one could be lowered under an earlier receive by
+ * a later, shorter message); past MAX_PIPE of them the flag is dropped.
+ */
+#define MAX_PIPE 8
+static uint8_t rts_pipe[MAX_PIPE][LOOM_P2P_PIPE_HDR + sizeof(rts_src)]
+    __attribute__((aligned(64)));
+static unsigned pipe_used;   /* of rts_pipe, in this input */
+
+static uint64_t tame_rts_pipe(uint8_t *f, uint64_t mlen)
+{
+    uint8_t *flags = f + offsetof(loom_p2p_hdr_t, reserved);
+    uint8_t *copy;
+
+    if (!(*flags & LOOM_P2P_RTS_PIPE)) {
+        return (uint64_t)(uintptr_t)rts_src;
+    }
+    if (pipe_used == MAX_PIPE) {
+        *flags &= (uint8_t)~LOOM_P2P_RTS_PIPE;
+        return (uint64_t)(uintptr_t)rts_src;
+    }
+    copy = rts_pipe[pipe_used++];
+    memcpy(copy, &mlen, sizeof(mlen));
+    return (uint64_t)(uintptr_t)(copy + LOOM_P2P_PIPE_HDR);
+}
+
+/* a whole RTS (with pieces or not) reads rts_src (or its pipelined copy), at most all of it */
 static void tame_rts(uint8_t *f, size_t len)
 {
-    uint64_t addr = (uint64_t)(uintptr_t)rts_src, mlen;
+    uint64_t addr, mlen;
 
     if (len < sizeof(loom_p2p_hdr_rts_t) || f[0] != LOOM_P2P_RTS) {
         return;
     }
     tame_rts_pieces(f, len);
-    memcpy(f + offsetof(loom_p2p_hdr_rts_t, raddr), &addr, sizeof(addr));
     memcpy(&mlen, f + offsetof(loom_p2p_hdr_t, len), sizeof(mlen));
     mlen %= sizeof(rts_src) + 1;
     memcpy(f + offsetof(loom_p2p_hdr_t, len), &mlen, sizeof(mlen));
+    addr = tame_rts_pipe(f, mlen);
+    memcpy(f + offsetof(loom_p2p_hdr_rts_t, raddr), &addr, sizeof(addr));
 }
 
 /* receive everything that is waiting on one context of @p comm */
@@ -177,6 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctxs[0] = loom_comm_ctx(LOOM_COMM_WORLD, LOOM_CTX_P2P);
     ctxs[1] = loom_comm_ctx(LOOM_COMM_WORLD, LOOM_CTX_COLL);
     ctxs[2] = loom_comm_ctx(LOOM_COMM_SELF, LOOM_CTX_P2P);
+    pipe_used = 0;
     nposted = data[0] % (MAX_POSTED + 1);
     for (size_t i = 0; i < nposted; ++i) {
         if (loom_irecv(rbufs[i], 8, LOOM_BYTE, LOOM_ANY_SOURCE, LOOM_ANY_TAG,
