@@ -476,8 +476,9 @@ static loom_rma_out_t *loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int
 /* windows whose accumulates to @p target go by active message (rma_ops.c's choice) */
 static int loom_rma_am_atomic_path(const loom_rma_win_t *w, int target)
 {
-    return !w->direct && !(w->cma && w->cma_acc) && w->flavor != LOOM_RMA_FLAVOR_DYNAMIC &&
-           target != w->rank;
+    /* not over RDMA: its 8-byte atomics are the window's one path (rma_ib.c) */
+    return !w->direct && !(w->cma && w->cma_acc) && w->rdma == NULL &&
+           w->flavor != LOOM_RMA_FLAVOR_DYNAMIC && target != w->rank;
 }
 
 int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_status_t *st_p)
