@@ -134,20 +134,29 @@ static void other_start(pthread_t *th)
     }
 }
 
-static void test_yield_hands_off(void)
+/*
+ * Held at depth 2, @p yield_until must let a waiting thread in and give
+ * the depth back: both unlocks are still needed afterwards.
+ */
+static void check_yield_releases(int (*yield_until)(int rounds))
 {
     pthread_t th;
 
     loom_mt_lock();
     loom_mt_lock();
     other_start(&th);
-    CU_ASSERT_EQUAL(yield_until_other_ran(100000), 1);
+    CU_ASSERT_EQUAL(yield_until(100000), 1);
     CU_ASSERT_EQUAL(loom_mt_held(), 1);   /* the depth came back */
     loom_mt_unlock();
     CU_ASSERT_EQUAL(loom_mt_held(), 1);
     loom_mt_unlock();
     CU_ASSERT_EQUAL(loom_mt_held(), 0);
     pthread_join(th, NULL);
+}
+
+static void test_yield_hands_off(void)
+{
+    check_yield_releases(yield_until_other_ran);
 }
 
 static void test_pinned_does_not_yield(void)
@@ -264,18 +273,7 @@ static void test_waiter_counted(void)
 
 static void test_sched_yield_releases(void)
 {
-    pthread_t th;
-
-    loom_mt_lock();
-    loom_mt_lock();
-    other_start(&th);
-    CU_ASSERT_EQUAL(sched_yield_until_other_ran(100000), 1);
-    CU_ASSERT_EQUAL(loom_mt_held(), 1);   /* the depth came back */
-    loom_mt_unlock();
-    CU_ASSERT_EQUAL(loom_mt_held(), 1);
-    loom_mt_unlock();
-    CU_ASSERT_EQUAL(loom_mt_held(), 0);
-    pthread_join(th, NULL);
+    check_yield_releases(sched_yield_until_other_ran);
 }
 
 static void test_pinned_sched_yield_keeps_lock(void)
