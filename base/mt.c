@@ -7,14 +7,14 @@
  * that took the word LOOM_MT_BIAS_STREAK times in a row, with no other
  * thread taking it or waiting meanwhile, is made the owner when it releases
  * it (loom_mt_bias = its token) and from then on enters with a plain store
- * (its own loom_mt_in = 1) and a load (is the bias still mine?), and leaves with a
+ * (its own depth = 1) and a load (is the bias still mine?), and leaves with a
  * plain store. No atomic read-modify-write: at one thread under
  * MPI_THREAD_MULTIPLE those two were most of what a call paid over SINGLE.
  *
  * Revoking: a thread that took the word and finds a bias clears it, runs
- * membarrier(PRIVATE_EXPEDITED) and waits until the owner's loom_mt_in is 0. The barrier
+ * membarrier(PRIVATE_EXPEDITED) and waits until the owner's depth is 0. The barrier
  * runs on every CPU that runs a thread of this process, so either the
- * owner's loom_mt_in = 1 is visible before it returns (we wait for the owner
+ * owner's depth = 1 is visible before it returns (we wait for the owner
  * to leave), or the owner's later check sees the bias gone (it backs out
  * and takes the word, behind us). This is the asymmetric Dekker handshake
  * (liburcu's membarrier flavour, folly's asymmetric barriers): the rare
@@ -25,7 +25,7 @@
  * costs a few microseconds; the streak keeps threads that alternate from
  * revoking often (never more than once per LOOM_MT_BIAS_STREAK takes).
  *
- * Lifetimes: the owner's flag is thread-local, so the bias must not outlive
+ * Lifetimes: the owner's depth is thread-local, so the bias must not outlive
  * its thread. Each thread that takes the word arms a pthread key destructor
  * (loom_mt_thread_exit) that, as it exits, lets go of the lock if it ends
  * inside it, drops its bias with a compare-and-swap, and waits while a
@@ -56,8 +56,7 @@
 
 atomic_int loom_mt_active;
 int loom_mt_pinned;
-_Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
-_Thread_local atomic_int loom_mt_in __attribute__((tls_model("initial-exec")));
+_Thread_local atomic_uint loom_mt_depth __attribute__((tls_model("initial-exec")));
 /* this thread's exit hook is armed (loom_mt_arm); it is exiting */
 static _Thread_local unsigned char loom_mt_armed, loom_mt_exiting;
 
@@ -120,7 +119,7 @@ static __attribute__((noinline)) void loom_mt_wait_word(void)
 static __attribute__((noinline)) void loom_mt_revoke(void)
 {
     uintptr_t owner = atomic_load_explicit(&loom_mt_bias, memory_order_relaxed);
-    const atomic_int *owner_in = (const atomic_int *)owner;
+    const atomic_uint *owner_depth = (const atomic_uint *)owner;
 
     /* announce whose flag we are about to read, then check the owner did not
      * drop the bias as it exits (loom_mt_thread_exit): either we see it
@@ -141,9 +140,9 @@ static __attribute__((noinline)) void loom_mt_revoke(void)
         abort();
     }
     atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
-    /* the owner's loom_mt_in outlives this wait: an exiting owner waits
+    /* the owner's depth outlives this wait: an exiting owner waits
      * while loom_mt_revoking names it (loom_mt_thread_exit) */
-    for (unsigned k = 0; atomic_load_explicit(owner_in, memory_order_acquire); ++k) {
+    for (unsigned k = 0; atomic_load_explicit(owner_depth, memory_order_acquire); ++k) {
         if (k < LOOM_MT_HANDOFF_SPINS) {
             loom_cpu_relax();
         } else {
@@ -163,7 +162,7 @@ static __attribute__((noinline)) void loom_mt_revoke(void)
 static __attribute__((noinline)) void loom_mt_arm(void)
 {
     if (loom_mt_hooks_ok && !loom_mt_exiting &&
-        pthread_setspecific(loom_mt_exit_key, (void *)&loom_mt_in) == 0) {
+        pthread_setspecific(loom_mt_exit_key, (void *)&loom_mt_depth) == 0) {
         loom_mt_armed = 1;
     }
 }
@@ -196,6 +195,7 @@ void loom_mt_acquire_word(void)
     if (loom_unlikely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) != 0)) {
         loom_mt_revoke();
     }
+    atomic_store_explicit(&loom_mt_depth, LOOM_MT_WORD | 1u, memory_order_relaxed);
 }
 
 void loom_mt_release_word(void)
@@ -210,28 +210,29 @@ void loom_mt_release_word(void)
     }
 }
 
-/* release the lock fully (whatever the depth); @return the depth to restore */
+/* release the lock fully (whatever the depth); @return the count to restore */
 static unsigned loom_mt_release_all(void)
 {
-    unsigned depth = loom_mt_depth;
+    unsigned d = loom_mt_depth_get();
 
-    loom_mt_depth = 0;
-    loom_mt_release();
-    return depth;
+    loom_mt_release(d);
+    return d & ~LOOM_MT_WORD;
 }
 
-/* take the lock back at @p depth (after loom_mt_release_all) */
-static void loom_mt_reacquire(unsigned depth)
+/* take the lock back at @p count (after loom_mt_release_all), through
+ * whichever way it comes */
+static void loom_mt_reacquire(unsigned count)
 {
     loom_mt_acquire();
-    loom_mt_depth = depth;
+    atomic_store_explicit(&loom_mt_depth, (loom_mt_depth_get() & LOOM_MT_WORD) | count,
+                          memory_order_relaxed);
 }
 
 void loom_mt_yield(void)
 {
     unsigned depth, turns;
 
-    if (loom_mt_depth == 0 || loom_mt_pinned != 0 || !loom_mt_someone_waits()) {
+    if (loom_mt_depth_get() == 0 || loom_mt_pinned != 0 || !loom_mt_someone_waits()) {
         return;
     }
     turns = atomic_load_explicit(&loom_mt_turns, memory_order_relaxed);
@@ -249,7 +250,7 @@ void loom_mt_sched_yield(void)
 {
     unsigned depth;
 
-    if (loom_mt_depth == 0 || loom_mt_pinned != 0) {
+    if (loom_mt_depth_get() == 0 || loom_mt_pinned != 0) {
         sched_yield();
         return;
     }
@@ -260,7 +261,7 @@ void loom_mt_sched_yield(void)
 
 unsigned loom_mt_callout_begin(void)
 {
-    if (!loom_mt_is_active() || loom_mt_depth == 0 || loom_mt_pinned != 0) {
+    if (!loom_mt_is_active() || loom_mt_depth_get() == 0 || loom_mt_pinned != 0) {
         return 0;
     }
     return loom_mt_release_all();
@@ -280,8 +281,8 @@ void loom_mt_callout_end(unsigned depth)
  * under it), and would wait for us forever. Instead: let go of the lock if
  * the thread ends inside it (pthread_exit from a callback), drop the bias
  * if it is ours (a new thread may reuse our token), and wait while a
- * revoker still reads our loom_mt_in (freed with our TLS); that revoker
- * sees our flag 0 and is done within a few loads.
+ * revoker still reads our depth (freed with our TLS); that revoker
+ * sees it 0 and is done within a few loads.
  */
 static void loom_mt_thread_exit(void *arg)
 {
@@ -289,11 +290,10 @@ static void loom_mt_thread_exit(void *arg)
 
     (void)arg;
     loom_mt_exiting = 1;
-    if (loom_mt_depth != 0) {
+    if (loom_mt_depth_get() != 0) {
         /* let go, with any pinned stretch it had open */
         loom_mt_pinned = 0;
-        loom_mt_depth  = 0;
-        loom_mt_release();
+        loom_mt_release(loom_mt_depth_get());
     }
     (void)atomic_compare_exchange_strong_explicit(&loom_mt_bias, &self, 0,
                                                   memory_order_seq_cst, memory_order_seq_cst);
@@ -314,11 +314,10 @@ static void loom_mt_fork_child(void)
     if (bias != 0 && bias != loom_mt_self()) {
         atomic_store_explicit(&loom_mt_bias, 0, memory_order_relaxed);
     }
-    if (loom_mt_depth == 0) {
-        atomic_store_explicit(&loom_mt_word, 0, memory_order_relaxed);
-    } else if (!atomic_load_explicit(&loom_mt_in, memory_order_relaxed)) {
-        atomic_store_explicit(&loom_mt_word, 1, memory_order_relaxed);   /* ours, no sleeper */
-    }
+    /* held by us through the word: ours, no sleeper; else free (a thread
+     * that held it, or revoked our bias holding it, is not in the child) */
+    atomic_store_explicit(&loom_mt_word, (loom_mt_depth_get() & LOOM_MT_WORD) ? 1 : 0,
+                          memory_order_relaxed);
     atomic_store_explicit(&loom_mt_waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&loom_mt_revoking, 0, memory_order_relaxed);
     loom_mt_last   = 0;
@@ -346,7 +345,7 @@ void loom_mt_enable(void)
 
 int loom_mt_held(void)
 {
-    return loom_mt_is_active() && loom_mt_depth != 0;
+    return loom_mt_is_active() && loom_mt_depth_get() != 0;
 }
 
 int loom_mt_bias_enabled(void)

@@ -9,20 +9,21 @@
  * native function of include/loom.h) starts with LOOM_MT_GUARD(): in
  * SINGLE, FUNNELED and SERIALIZED runs that is one predictable branch on
  * loom_mt_active, with no TLS access, no atomic and no lock. In MULTIPLE
- * runs the lock is recursive per thread (a thread-local depth; the word is
+ * runs the lock is recursive per thread (a thread-local depth; the lock is
  * taken at depth 0 -> 1), so an entry point that calls another one (an MPI
  * call built on a native one, an attribute callback that calls MPI) does
  * not deadlock itself.
  *
  * What MULTIPLE pays per call at one thread, kept small because issue 24
- * wants it no slower than a SINGLE run: the depth is counted inline (a call
- * nested in another, PMPI_Isend -> loom_isend, costs an increment and a
- * decrement of a thread-local), and the thread-local uses the initial-exec
- * TLS model (one %fs-relative access, no __tls_get_addr call); the
- * outermost level of a thread the lock is biased to (one that took it many
- * times in a row, alone) enters and leaves with plain stores and loads
- * (loom_mt_bias below); any other thread takes a futex word (one
- * compare-and-swap, one exchange, mt.c). Waiters and hand-offs are counted
+ * wants it no slower than a SINGLE run: the hot MPI calls that forward to
+ * one native call take no lock of their own (mpi/mpi_p2p.c), the depth is
+ * counted inline (a nested call costs a load and a store of a
+ * thread-local), and the thread-local uses the initial-exec TLS model (one
+ * %fs-relative access, no __tls_get_addr call); the outermost level of a
+ * thread the lock is biased to (one that took it many times in a row,
+ * alone) enters with a store of its depth and a check of the bias and
+ * leaves with a store (loom_mt_bias below); any other thread takes a futex
+ * word (one compare-and-swap, one exchange, mt.c). Waiters and hand-offs are counted
  * on the slow path only.
  *
  * Blocking waits do not hold the lock while they spin: the progress engine
@@ -57,12 +58,29 @@ static inline int loom_mt_is_active(void)
 }
 
 /*
- * The calling thread's lock depth (0: it does not hold the lock). Only
- * touched in MULTIPLE mode. Initial-exec: libloom is loaded with the
- * program (or dlopen'ed into glibc's static TLS reserve, which these few
- * bytes fit).
+ * The calling thread's lock depth (0: it does not hold the lock), with
+ * LOOM_MT_WORD set when the hold is through the word rather than the bias.
+ * Only touched in MULTIPLE mode, only written by its own thread; a revoker
+ * reads the bias owner's (below), hence atomic (relaxed: plain moves).
+ * Initial-exec: libloom is loaded with the program (or dlopen'ed into
+ * glibc's static TLS reserve, which these few bytes fit).
  */
-extern _Thread_local unsigned loom_mt_depth __attribute__((tls_model("initial-exec")));
+extern _Thread_local atomic_uint loom_mt_depth __attribute__((tls_model("initial-exec")));
+
+/* the depth's flag: this thread holds the lock through the word */
+#define LOOM_MT_WORD 0x80000000u
+
+/* the calling thread's depth word (count and LOOM_MT_WORD) */
+static inline unsigned loom_mt_depth_get(void)
+{
+    return atomic_load_explicit(&loom_mt_depth, memory_order_relaxed);
+}
+
+/* the calling thread's hold count (0: it does not hold the lock) */
+static inline unsigned loom_mt_count(void)
+{
+    return loom_mt_depth_get() & ~LOOM_MT_WORD;
+}
 
 /*
  * The lock word (mt.c): 0 free, 1 held, 2 held and a thread may sleep on it
@@ -74,35 +92,36 @@ extern atomic_int loom_mt_word;
 /*
  * The bias (mt.c): a thread that took the word many times in a row with
  * nobody else asking becomes the lock's owner (loom_mt_bias holds its
- * token, the address of its own loom_mt_in) and from then on enters with
- * plain stores and loads: its loom_mt_in = 1, then check that the bias is
+ * token, the address of its own loom_mt_depth) and from then on enters
+ * with plain stores and loads: its depth = 1, then check that the bias is
  * still its own. Another thread takes the word, clears the bias, runs a
  * process-wide memory barrier (membarrier: the owner's store is then
  * visible, or the owner's check sees the bias gone) and waits until that
- * owner's loom_mt_in is 0. So one thread alone pays no atomic
- * read-modify-write.
+ * owner's depth is 0. So one thread alone pays no atomic read-modify-write,
+ * and the depth it keeps anyway is the flag that says it is inside.
  *
- * The "inside" flag is per thread, not one global: a thread that read the
- * bias as its own and was then preempted before its store may run that
- * store (and the 0 that backs it out) long after the bias moved to another
- * thread; with one shared flag that late 0 erased the new owner's 1 and a
- * revoker walked in beside it. Its own flag only ever says where it is.
+ * The flag is per thread, not one global: a thread that read the bias as
+ * its own and was then preempted before its store may run that store (and
+ * the 0 that backs it out) long after the bias moved to another thread;
+ * with one shared flag that late 0 erased the new owner's 1 and a revoker
+ * walked in beside it. Its own depth only ever says where it is. A depth
+ * is nonzero only while its thread holds the lock (through the bias or the
+ * word) or is between that store and the check: a thread waiting for the
+ * word has depth 0, so a revoker never waits for a thread that waits for
+ * it.
  */
 extern atomic_uintptr_t loom_mt_bias;
 
-/* 1 while this thread holds the lock through the bias (read by a revoker) */
-extern _Thread_local atomic_int loom_mt_in __attribute__((tls_model("initial-exec")));
-
-/** Take the word (depth 0 -> 1, not through the bias): may wait, may revoke a bias. */
+/** Take the word (depth 0 -> LOOM_MT_WORD | 1): may wait, may revoke a bias. */
 void loom_mt_acquire_word(void);
 
-/** Release the word (depth 1 -> 0, a hold not through the bias); may bias it. */
+/** Release the word (after the depth went to 0 from a hold through it); may bias it. */
 void loom_mt_release_word(void);
 
-/* this thread's token: the address of its loom_mt_in */
+/* this thread's token: the address of its loom_mt_depth */
 static inline uintptr_t loom_mt_self(void)
 {
-    return (uintptr_t)&loom_mt_in;
+    return (uintptr_t)&loom_mt_depth;
 }
 
 /** Take the lock (depth 0 -> 1): through the bias when it is ours, else the word. */
@@ -112,7 +131,7 @@ static inline void loom_mt_acquire(void)
 #ifdef LOOM_MT_TEST_WINDOW
         LOOM_MT_TEST_WINDOW();   /* a test's seam: stall here, as a preempted thread would */
 #endif
-        atomic_store_explicit(&loom_mt_in, 1, memory_order_relaxed);
+        atomic_store_explicit(&loom_mt_depth, 1, memory_order_relaxed);
         /* the store before the load: the compiler's part here, the CPU's by
          * the revoker's membarrier */
         atomic_signal_fence(memory_order_seq_cst);
@@ -120,34 +139,45 @@ static inline void loom_mt_acquire(void)
                         loom_mt_self())) {
             return;
         }
-        atomic_store_explicit(&loom_mt_in, 0, memory_order_release);   /* revoked */
+        atomic_store_explicit(&loom_mt_depth, 0, memory_order_release);   /* revoked */
     }
     loom_mt_acquire_word();
 }
 
-/** Release the lock (depth 1 -> 0). */
-static inline void loom_mt_release(void)
+/** Release a hold whose count just went to 0; @p d: the depth word before. */
+static inline void loom_mt_release(unsigned d)
 {
-    if (loom_likely(atomic_load_explicit(&loom_mt_in, memory_order_relaxed))) {
-        atomic_store_explicit(&loom_mt_in, 0, memory_order_release);
+    if (loom_likely(!(d & LOOM_MT_WORD))) {
+        atomic_store_explicit(&loom_mt_depth, 0, memory_order_release);   /* the bias */
         return;
     }
+    atomic_store_explicit(&loom_mt_depth, 0, memory_order_relaxed);
     loom_mt_release_word();
 }
 
 /** Take the engine lock (recursive per thread). MULTIPLE mode only. */
 static inline void loom_mt_lock(void)
 {
-    if (loom_mt_depth++ == 0) {
+    unsigned d = loom_mt_depth_get();
+
+    if (loom_likely(d == 0)) {
         loom_mt_acquire();
+    } else {
+        atomic_store_explicit(&loom_mt_depth, d + 1, memory_order_relaxed);
     }
 }
 
 /** Drop one level of the engine lock. MULTIPLE mode only. */
 static inline void loom_mt_unlock(void)
 {
-    if (--loom_mt_depth == 0) {
-        loom_mt_release();
+    unsigned d = loom_mt_depth_get();
+
+    if (loom_likely(d == 1)) {
+        atomic_store_explicit(&loom_mt_depth, 0, memory_order_release);   /* the bias */
+    } else if (d == (LOOM_MT_WORD | 1u)) {
+        loom_mt_release(d);
+    } else {
+        atomic_store_explicit(&loom_mt_depth, d - 1, memory_order_relaxed);
     }
 }
 

@@ -4,6 +4,15 @@
  * truncation are checked by loom and come back as MPI classes. Ready mode
  * is standard mode (MPI allows it: a correct ready send is a correct
  * standard send).
+ *
+ * Threads: the eight hot calls (the blocking and nonblocking sends, MPI_Recv,
+ * MPI_Irecv) take no engine lock of their own. Their fast path reads only
+ * what is fixed while the handles are live (the communicator's and the
+ * datatype's magic, flags and loom handle; the library state) and then
+ * makes one native call, which takes the lock itself (LOOM_MT_GUARD in
+ * p2p/). Their slow and error paths (derived types, bad arguments, raising
+ * an error through the handler) lock on entry. So MPI_THREAD_MULTIPLE pays
+ * one lock per call, not a lock and a nested one.
  */
 #include "mpi_int.h"
 #include "mt_int.h"
@@ -56,10 +65,32 @@ static inline int loom_mpi_p2p_args_ok(MPI_Comm comm, MPI_Datatype dt, int count
 static __attribute__((noinline)) int loom_mpi_p2p_bad(MPI_Comm comm, MPI_Datatype dt,
                                                       int count, const char *call)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     size_t n;
 
     return loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
+}
+
+/* a native call of a hot p2p call failed: raise it, under the engine lock */
+static __attribute__((noinline)) int loom_mpi_p2p_raise(MPI_Comm comm, loom_status_t st,
+                                                        const char *call)
+{
+    LOOM_MT_GUARD();
+    return loom_mpi_raise_loom(comm, st, call);
+}
+
+/* a blocking send whose arguments the inline check refused: a
+ * non-contiguous derived type (packed, mpi_dtype_p2p.c) or an error */
+static __attribute__((noinline)) int loom_mpi_send_slow(int sync, const void *buf, int count,
+                                                        MPI_Datatype dt, int dest, int tag,
+                                                        MPI_Comm comm, const char *call)
+{
+    LOOM_MT_GUARD();
+    if (loom_mpi_comm_live(comm) && loom_mpi_type_noncontig(dt)) {
+        return loom_mpi_dt_send(sync, buf, count, dt, dest, tag, comm, call);
+    }
+    return loom_mpi_p2p_bad(comm, dt, count, call);
 }
 
 /*
@@ -75,14 +106,11 @@ static inline int loom_mpi_send(loom_mpi_send_fn_t fn, const void *buf, int coun
     loom_status_t st;
 
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, dt, count))) {
-        if (loom_mpi_comm_live(comm) && loom_mpi_type_noncontig(dt)) {
-            return loom_mpi_dt_send(fn == loom_ssend ? 's' : 0, buf, count, dt, dest, tag,
-                                    comm, call);
-        }
-        return loom_mpi_p2p_bad(comm, dt, count, call);
+        return loom_mpi_send_slow(fn == loom_ssend ? 's' : 0, buf, count, dt, dest, tag, comm,
+                                  call);
     }
     st = fn(buf, (size_t)count * dt->n, dt->base, dest, tag, comm->comm);
-    return loom_likely(st == LOOM_OK) ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
+    return loom_likely(st == LOOM_OK) ? MPI_SUCCESS : loom_mpi_p2p_raise(comm, st, call);
 }
 
 /* a nonblocking send whose arguments the inline check refused: a
@@ -93,6 +121,7 @@ static __attribute__((noinline)) int loom_mpi_isend_slow(loom_mpi_isend_fn_t fn,
                                                          MPI_Comm comm, MPI_Request *request,
                                                          const char *call)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     size_t n;
     int rc;
@@ -115,14 +144,14 @@ static inline int loom_mpi_isend(loom_mpi_isend_fn_t fn, const void *buf, int co
         return loom_mpi_isend_slow(fn, buf, count, dt, dest, tag, comm, request, call);
     }
     st = fn(buf, (size_t)count * dt->n, dt->base, dest, tag, comm->comm, request);
-    return loom_likely(st == LOOM_OK) ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
+    return loom_likely(st == LOOM_OK) ? MPI_SUCCESS : loom_mpi_p2p_raise(comm, st, call);
 }
 
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     return loom_mpi_send(loom_send, buf, count, datatype, dest, tag, comm, "MPI_Send");
 }
 
@@ -130,7 +159,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     return loom_mpi_send(loom_ssend, buf, count, datatype, dest, tag, comm, "MPI_Ssend");
 }
 
@@ -138,7 +167,7 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     return loom_mpi_send(loom_send, buf, count, datatype, dest, tag, comm, "MPI_Rsend");
 }
 
@@ -146,7 +175,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     return loom_mpi_isend(loom_isend, buf, count, datatype, dest, tag, comm, request,
                           "MPI_Isend");
 }
@@ -155,7 +184,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     return loom_mpi_isend(loom_issend, buf, count, datatype, dest, tag, comm, request,
                           "MPI_Issend");
 }
@@ -164,24 +193,35 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     return loom_mpi_isend(loom_isend, buf, count, datatype, dest, tag, comm, request,
                           "MPI_Irsend");
+}
+
+/* MPI_Recv whose arguments the inline check refused: a non-contiguous
+ * derived type (received into a temporary, mpi_dtype_p2p.c) or an error */
+static __attribute__((noinline)) int loom_mpi_recv_slow(void *buf, int count,
+                                                        MPI_Datatype datatype, int source,
+                                                        int tag, MPI_Comm comm,
+                                                        MPI_Status *status)
+{
+    LOOM_MT_GUARD();
+    if (loom_mpi_comm_live(comm) && loom_mpi_type_noncontig(datatype)) {
+        return loom_mpi_dt_recv_any(buf, count, datatype, source, tag, comm, NULL, status,
+                                    "MPI_Recv");
+    }
+    return loom_mpi_p2p_bad(comm, datatype, count, "MPI_Recv");
 }
 
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
               MPI_Comm comm, MPI_Status *status)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     loom_status_t st;
 
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count))) {
-        if (loom_mpi_comm_live(comm) && loom_mpi_type_noncontig(datatype)) {
-            return loom_mpi_dt_recv_any(buf, count, datatype, source, tag, comm, NULL, status,
-                                        "MPI_Recv");
-        }
-        return loom_mpi_p2p_bad(comm, datatype, count, "MPI_Recv");
+        return loom_mpi_recv_slow(buf, count, datatype, source, tag, comm, status);
     }
     int serr = loom_mpi_status_error_get(status);
     st = loom_recv(buf, (size_t)count * datatype->n, datatype->base, source, tag,
@@ -190,7 +230,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     if (loom_likely(st == LOOM_OK)) {
         return MPI_SUCCESS;
     }
-    return loom_mpi_raise_loom(comm, st, "MPI_Recv");
+    return loom_mpi_p2p_raise(comm, st, "MPI_Recv");
 }
 
 /* MPI_Irecv whose arguments the inline check refused: a non-contiguous
@@ -200,6 +240,7 @@ static __attribute__((noinline)) int loom_mpi_irecv_slow(void *buf, int count,
                                                          int tag, MPI_Comm comm,
                                                          MPI_Request *request)
 {
+    LOOM_MT_GUARD();
     loom_comm_t lcomm;
     size_t n;
     int rc;
@@ -216,7 +257,7 @@ static __attribute__((noinline)) int loom_mpi_irecv_slow(void *buf, int count,
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
-    LOOM_MT_GUARD();
+    /* LOOM_MT_NO_GUARD: one guarded native call; slow and error paths lock */
     loom_status_t st;
 
     if (loom_unlikely(!loom_mpi_p2p_args_ok(comm, datatype, count) || request == NULL)) {
@@ -225,7 +266,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     st = loom_irecv(buf, (size_t)count * datatype->n, datatype->base, source, tag,
                     comm->comm, request);
     return loom_likely(st == LOOM_OK) ? MPI_SUCCESS
-                                      : loom_mpi_raise_loom(comm, st, "MPI_Irecv");
+                                      : loom_mpi_p2p_raise(comm, st, "MPI_Irecv");
 }
 
 /* Post the receive, send, then complete the receive (so two ranks that

@@ -208,9 +208,9 @@ static void test_bias_alone(void)
     CU_ASSERT_EQUAL_FATAL(make_biased(), 1);
     loom_mt_lock();
     CU_ASSERT_EQUAL(atomic_load(&loom_mt_word), 0);        /* no read-modify-write */
-    CU_ASSERT_EQUAL(atomic_load(&loom_mt_in), 1);
+    CU_ASSERT_EQUAL(atomic_load(&loom_mt_depth), 1);          /* through the bias */
     loom_mt_unlock();
-    CU_ASSERT_EQUAL(atomic_load(&loom_mt_in), 0);
+    CU_ASSERT_EQUAL(atomic_load(&loom_mt_depth), 0);
 }
 
 /* another thread revokes the bias, and gets in only once the owner is out */

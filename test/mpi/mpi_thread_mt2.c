@@ -224,29 +224,66 @@ static void *errjmp_helper(void *arg)
     return NULL;
 }
 
+/* the calls of errjmp: each fails, in the native call or in the MPI layer's
+ * argument checks (mpi_p2p.c's hot calls lock only on those paths) */
+static const char *const errjmp_calls[] = {
+    "MPI_Send to no such rank", "MPI_Isend to no such rank", "MPI_Recv from no such rank",
+    "MPI_Irecv from no such rank", "MPI_Ssend of a negative count",
+    "MPI_Irecv of MPI_DATATYPE_NULL",
+};
+#define ERRJMP_NCALLS ((int)(sizeof(errjmp_calls) / sizeof(errjmp_calls[0])))
+
+/* run errjmp call @p k (it must not return) */
+static void errjmp_call(int k)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    int v = 1;
+
+    switch (k) {
+    case 0: (void)MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD); break;
+    case 1: (void)MPI_Isend(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD, &req); break;
+    case 2: (void)MPI_Recv(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); break;
+    case 3: (void)MPI_Irecv(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD, &req); break;
+    case 4: (void)MPI_Ssend(&v, -1, MPI_INT, rank, 0, MPI_COMM_WORLD); break;
+    default: (void)MPI_Irecv(&v, 1, MPI_DATATYPE_NULL, rank, 0, MPI_COMM_WORLD, &req); break;
+    }
+}
+
+static const int errjmp_want[] = {
+    MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_RANK, MPI_ERR_COUNT, MPI_ERR_TYPE,
+};
+
+/* a handler that longjmp's out of each failing call, then another thread
+ * must still get the engine lock */
 static void errjmp(void)
 {
     MPI_Errhandler eh;
     pthread_t th;
     struct timespec until;
-    int v = 1, rc;
+    int rc;
 
     MT_OK(MPI_Comm_create_errhandler(errjmp_handler, &eh));
     MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
-    if (setjmp(errjmp_env) == 0) {
-        (void)MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD);   /* no such rank */
-        MT_FAIL("MPI_Send to rank %d returned instead of calling the handler", size);
+    for (int k = 0; k < ERRJMP_NCALLS; ++k) {
+        errjmp_class = -1;
+        if (setjmp(errjmp_env) == 0) {
+            errjmp_call(k);
+            MT_FAIL("%s returned instead of calling the handler", errjmp_calls[k]);
+        }
+        if (errjmp_class != errjmp_want[k]) {
+            MT_FAIL("%s: the handler got class %d, want %d", errjmp_calls[k], errjmp_class,
+                    errjmp_want[k]);
+        }
+        MT_EQ(pthread_create(&th, NULL, errjmp_helper, NULL), 0);
+        MT_EQ(clock_gettime(CLOCK_REALTIME, &until), 0);
+        until.tv_sec += 10;
+        rc = pthread_timedjoin_np(th, NULL, &until);
+        if (rc == ETIMEDOUT) {
+            MT_FAIL("a thread's MPI_Comm_rank still waits for the engine lock 10 s after an "
+                    "error handler longjmp'd out of %s", errjmp_calls[k]);
+        }
+        MT_EQ(rc, 0);
     }
-    MT_EQ(errjmp_class, MPI_ERR_RANK);
-    MT_EQ(pthread_create(&th, NULL, errjmp_helper, NULL), 0);
-    MT_EQ(clock_gettime(CLOCK_REALTIME, &until), 0);
-    until.tv_sec += 10;
-    rc = pthread_timedjoin_np(th, NULL, &until);
-    if (rc == ETIMEDOUT) {
-        MT_FAIL("a thread's MPI_Comm_rank still waits for the engine lock 10 s after an "
-                "error handler longjmp'd out of MPI_Send");
-    }
-    MT_EQ(rc, 0);
     MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     MT_OK(MPI_Errhandler_free(&eh));
 }
