@@ -15,6 +15,9 @@ loom_config_var_t loom_base_config_vars[LOOM_BASE_CFG_COUNT] = {
         0, 1000000,
         "seconds a bootstrap (PMIx) fence or get waits for the other ranks before failing (0 "
         "= forever)"),
+    [LOOM_BASE_CFG_MT_SPIN] = LOOM_CONFIG_VAR_RANGE("LOOM_MT_SPIN", INT, "200", 0, 1000000,
+        "MPI_THREAD_MULTIPLE: checks a thread that finds the engine lock taken makes (a "
+        "spin-wait hint between them) before it sleeps on it"),
 };
 
 /* LOOM_LOG's grammar is the log's: apply it (and refuse what it refuses) */

@@ -1,6 +1,6 @@
 /*
  * base_config_int.h: base's own LOOM_* variables (the log, the bootstrap, the
- * oversubscription switch); the table is in base_config.c, the machinery
+ * oversubscription switch, the engine lock's spin); the table is in base_config.c, the machinery
  * in config_int.h. Read them as loom_config_int(LOOM_BASE_CFG(BOOTSTRAP_TIMEOUT)).
  */
 #ifndef LOOM_BASE_CONFIG_INT_H
@@ -12,6 +12,7 @@ enum {
     LOOM_BASE_CFG_LOG,
     LOOM_BASE_CFG_OVERSUBSCRIBED,
     LOOM_BASE_CFG_BOOTSTRAP_TIMEOUT,
+    LOOM_BASE_CFG_MT_SPIN,
     LOOM_BASE_CFG_COUNT
 };
 

@@ -44,6 +44,7 @@
  * first).
  */
 #include "mt_int.h"
+#include "base_config_int.h"
 #include "log_int.h"
 
 #include <linux/futex.h>
@@ -69,6 +70,8 @@ static atomic_uintptr_t loom_mt_revoking;
 
 /* biasing allowed (membarrier registered); set before threads call */
 static int loom_mt_bias_ok;
+/* checks of a taken word before sleeping on it (LOOM_MT_SPIN; set before threads call) */
+static unsigned loom_mt_spins;
 /* the last taker of the word and its run of takes (touched with the word held) */
 static uintptr_t loom_mt_last;
 static unsigned loom_mt_streak;
@@ -97,6 +100,33 @@ static int loom_mt_handed_off(unsigned turns)
 }
 
 /*
+ * The word is taken: before sleeping, watch it for loom_mt_spins checks and
+ * take it as soon as it is free. Counted as a waiter already, so a holder
+ * in a progress pass yields to us at its next pass (loom_mt_yield), and
+ * that hand-off then costs no futex wake-up and no sleep, which is most of
+ * what two threads sharing the engine lock paid. Bounded: a holder that
+ * runs long (or is descheduled) sends us to sleep on the futex.
+ * @return 1 when the word is ours (the count of turns kept as the sleep path does)
+ */
+static int loom_mt_spin_word(void)
+{
+    for (unsigned k = 0; k < loom_mt_spins; ++k) {
+        int expected = 0;
+
+        if (atomic_load_explicit(&loom_mt_word, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&loom_mt_word, &expected, 1,
+                                                    memory_order_acquire,
+                                                    memory_order_relaxed)) {
+            atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&loom_mt_turns, 1, memory_order_relaxed);
+            return 1;
+        }
+        loom_cpu_relax();
+    }
+    return 0;
+}
+
+/*
  * The word is taken: mark it contended (2) and sleep until a release wakes
  * us, then take it as contended (another sleeper may remain, so our
  * release must wake it). Counted as a waiter meanwhile.
@@ -104,6 +134,9 @@ static int loom_mt_handed_off(unsigned turns)
 static __attribute__((noinline)) void loom_mt_wait_word(void)
 {
     atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
+    if (loom_mt_spin_word()) {
+        return;
+    }
     while (atomic_exchange_explicit(&loom_mt_word, 2, memory_order_acquire) != 0) {
         /* returns at once if the word is no longer 2 (released meanwhile) */
         (void)syscall(SYS_futex, &loom_mt_word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
@@ -336,6 +369,7 @@ void loom_mt_enable(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
 
     (void)pthread_once(&once, loom_mt_setup_once);
+    loom_mt_spins = (unsigned)loom_config_int(LOOM_BASE_CFG(MT_SPIN));
     /* the bias needs the expedited barrier (registering is per process)
      * and the exit hook; without either the lock is the word alone */
     loom_mt_bias_ok = loom_mt_hooks_ok &&
