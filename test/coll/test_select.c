@@ -237,6 +237,28 @@ static void test_cma_setup(void)
                            "rabenseifner");
 }
 
+/*
+ * Small gather and scatter on one node: the eager slot algorithms (session
+ * 12); scatter only while the root's p blocks fit its slot. Off the node,
+ * and for the v variants, the message algorithms. After test_cma_setup
+ * (node2's segment is set up).
+ */
+static void test_gather_scatter_shm(void)
+{
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 1, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8 << 10, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0)->name,
+                           "binomial");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 1)->name, "linear");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 1, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 4 << 10, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (4 << 10) + 1, 0, 0)->name,
+                           "binomial");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 1)->name, "linear");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_GATHER, 8, 0, 0)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 8, 0, 0)->name, "binomial");
+}
+
 int main(void)
 {
     CU_pSuite suite;
@@ -258,6 +280,7 @@ int main(void)
     CU_add_test(suite, "bcast: multicast off gives the tree", test_mcast_tree);
     CU_add_test(suite, "fast members only on node", test_fast_members);
     CU_add_test(suite, "allreduce: the CMA set-up step and each verdict", test_cma_setup);
+    CU_add_test(suite, "gather, scatter: eager slots on one node", test_gather_scatter_shm);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failed = CU_get_number_of_failures();
