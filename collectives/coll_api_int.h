@@ -6,6 +6,7 @@
 #define LOOM_COLL_API_INT_H
 
 #include "coll_int.h"
+#include "coll_comm_int.h"
 #include "p2p_int.h"   /* loom_p2p_error: the LOOM_ERRORS policy */
 
 #include <stddef.h>
@@ -38,6 +39,29 @@ static inline int loom_coll_overlap(const void *a, size_t alen, const void *b, s
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
 
     return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
+}
+
+/*
+ * The algorithm the selection gives the blocking call of @p type on @p bytes
+ * (remembered per communicator for the last size), when its fast member
+ * may run now (loom_coll_comm_fast_ready); NULL otherwise: the comm is not
+ * valid, has no collective state yet (its first collective takes the
+ * request path, which creates it), or its segment is not set up or busy.
+ */
+static inline const loom_coll_alg_t *loom_coll_blocking_alg(loom_comm_t comm,
+                                                            loom_coll_type_t type,
+                                                            size_t bytes)
+{
+    loom_coll_comm_t *cc;
+
+    if (loom_unlikely(comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC) ||
+        (cc = comm->coll_priv) == NULL || !loom_coll_comm_fast_ready(cc)) {
+        return NULL;
+    }
+    if (loom_likely(cc->fast_alg[type] != NULL && cc->fast_bytes[type] == bytes)) {
+        return cc->fast_alg[type];
+    }
+    return loom_coll_select_blocking(cc, comm, type, bytes);
 }
 
 #endif /* LOOM_COLL_API_INT_H */

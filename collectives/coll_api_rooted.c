@@ -4,6 +4,7 @@
  */
 #include "coll_int.h"
 #include "coll_api_int.h"
+#include "coll_shm.h"
 #include "log_int.h"
 #include "mt_int.h"
 
@@ -137,11 +138,48 @@ loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
                                   "loom_igather", req_p);
 }
 
+/*
+ * Can a blocking gather (@p gather) or scatter take the fast member of the
+ * selected algorithm? Only calls the request path would accept as they are:
+ * a valid root, blocks of a positive size, the root's buffers present and
+ * apart (or in place), this rank's block present. Anything else takes the
+ * request path, which reports it.
+ */
+static const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole,
+                                                  size_t count, loom_datatype_t dt, int root,
+                                                  loom_comm_t comm, loom_coll_type_t type)
+{
+    size_t esize = loom_datatype_size(dt), bytes;
+    const loom_coll_alg_t *alg;
+    int is_root;
+
+    if (esize == 0 || count == 0 || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
+        (alg = loom_coll_blocking_alg(comm, type, count * esize)) == NULL ||
+        alg->fast.move == NULL || root < 0 || root >= comm->size) {
+        return NULL;
+    }
+    bytes   = count * esize;
+    is_root = comm->rank == root;
+    if (own == NULL || (own == LOOM_IN_PLACE && !is_root) ||
+        (is_root && (whole == NULL || whole == LOOM_IN_PLACE ||
+                     (own != LOOM_IN_PLACE &&
+                      loom_coll_overlap(own, bytes, whole, bytes * (size_t)comm->size))))) {
+        return NULL;
+    }
+    return alg;
+}
+
 loom_status_t loom_gather(const void *sendbuf, void *recvbuf, size_t count,
                           loom_datatype_t dt, int root, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(sendbuf, recvbuf, count, dt, root, comm,
+                                                     LOOM_COLL_GATHER);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), root, comm);
+    }
     return loom_coll_finish(loom_coll_gather_start(sendbuf, count, recvbuf, NULL, NULL, dt,
                                                    root, comm, 0, "loom_gather", &req),
                             &req, "loom_gather");
@@ -224,7 +262,13 @@ loom_status_t loom_scatter(const void *sendbuf, void *recvbuf, size_t count,
                            loom_datatype_t dt, int root, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(recvbuf, sendbuf, count, dt, root, comm,
+                                                     LOOM_COLL_SCATTER);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), root, comm);
+    }
     return loom_coll_finish(loom_coll_scatter_start(sendbuf, NULL, NULL, recvbuf, count,
                                                     dt, root, comm, 0, "loom_scatter",
                                                     &req),

@@ -94,13 +94,15 @@ static const loom_coll_alg_t gather_algs[] = {
     ALG("binomial", loom_coll_gather_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_gather_linear, VEC, "the root receives from every rank"),
     ALG("cma", loom_coll_gather_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "the root reads every block with process_vm_readv; the others wait until it has"),
-    ALG("shm", loom_coll_gather_shm, LOOM_COLL_ALG_SHM, "eager: every non-root copies its block into its slot of a shared segment and returns; the root waits for all and copies out"),
+    ALG("shm", loom_coll_gather_shm, LOOM_COLL_ALG_SHM, "eager: every non-root copies its block into its slot of a shared segment and returns; the root waits for all and copies out",
+        .fast.move = loom_coll_fast_gather),
 };
 static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
     ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have"),
-    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only"),
+    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only",
+        .fast.move = loom_coll_fast_scatter),
 };
 static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
