@@ -661,7 +661,13 @@ loom_status_t loom_allgather(const void *sendbuf, void *recvbuf, size_t count,
                              loom_datatype_t dt, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(sendbuf, recvbuf, count, dt, 0, comm,
+                                                     LOOM_COLL_ALLGATHER);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), 0, comm);
+    }
     return loom_coll_finish(loom_coll_allgather_start(sendbuf, count, recvbuf, NULL, NULL,
                                                       dt, comm, "loom_allgather", &req),
                             &req, "loom_allgather");

@@ -30,6 +30,20 @@ loom_status_t loom_coll_check_vec(const loom_coll_state_t *s, const size_t *coun
                                   const size_t *displs, const char *what, const char *who,
                                   size_t *total_p, size_t *extent_p);
 
+/**
+ * Can a blocking gather, scatter (@p root), allgather or alltoall (@p type)
+ * take the fast member of the selected algorithm? Only calls the request
+ * path would accept as they are: blocks of a positive size within the shm
+ * slots, a valid root, this rank's input (@p own: sendbuf, a scatter's
+ * recvbuf) present, the whole buffer (@p whole: the root's, or every rank's
+ * recvbuf) present and apart from @p own (or @p own in place). Anything
+ * else takes the request path, which reports it (coll_api_rooted.c).
+ * @return the algorithm, or NULL.
+ */
+const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole, size_t count,
+                                           loom_datatype_t dt, int root, loom_comm_t comm,
+                                           loom_coll_type_t type);
+
 /* Largest byte count of one buffer: no C object is larger than PTRDIFF_MAX. */
 #define LOOM_COLL_MAX_BYTES ((size_t)PTRDIFF_MAX)
 

@@ -138,32 +138,26 @@ loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
                                   "loom_igather", req_p);
 }
 
-/*
- * Can a blocking gather (@p gather) or scatter take the fast member of the
- * selected algorithm? Only calls the request path would accept as they are:
- * a valid root, blocks of a positive size, the root's buffers present and
- * apart (or in place), this rank's block present. Anything else takes the
- * request path, which reports it.
- */
-static const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole,
-                                                  size_t count, loom_datatype_t dt, int root,
-                                                  loom_comm_t comm, loom_coll_type_t type)
+const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole, size_t count,
+                                           loom_datatype_t dt, int root, loom_comm_t comm,
+                                           loom_coll_type_t type)
 {
-    size_t esize = loom_datatype_size(dt), bytes;
+    size_t esize = loom_datatype_size(dt), bytes, own_bytes;
+    int rooted = type == LOOM_COLL_GATHER || type == LOOM_COLL_SCATTER, is_root;
     const loom_coll_alg_t *alg;
-    int is_root;
 
     if (esize == 0 || count == 0 || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
         (alg = loom_coll_blocking_alg(comm, type, count * esize)) == NULL ||
-        alg->fast.move == NULL || root < 0 || root >= comm->size) {
+        alg->fast.move == NULL || (rooted && (root < 0 || root >= comm->size))) {
         return NULL;
     }
-    bytes   = count * esize;
-    is_root = comm->rank == root;
+    bytes     = count * esize;
+    own_bytes = type == LOOM_COLL_ALLTOALL ? bytes * (size_t)comm->size : bytes;
+    is_root   = !rooted || comm->rank == root;
     if (own == NULL || (own == LOOM_IN_PLACE && !is_root) ||
         (is_root && (whole == NULL || whole == LOOM_IN_PLACE ||
                      (own != LOOM_IN_PLACE &&
-                      loom_coll_overlap(own, bytes, whole, bytes * (size_t)comm->size))))) {
+                      loom_coll_overlap(own, own_bytes, whole, bytes * (size_t)comm->size))))) {
         return NULL;
     }
     return alg;
@@ -373,7 +367,13 @@ loom_status_t loom_alltoall(const void *sendbuf, void *recvbuf, size_t count,
                             loom_datatype_t dt, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(sendbuf, recvbuf, count, dt, 0, comm,
+                                                     LOOM_COLL_ALLTOALL);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), 0, comm);
+    }
     return loom_coll_finish(loom_coll_alltoall_start(sendbuf, NULL, NULL, recvbuf, NULL,
                                                      NULL, count, dt, comm, 0,
                                                      "loom_alltoall", &req),

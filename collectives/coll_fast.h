@@ -57,4 +57,20 @@ loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, 
 loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
                                      loom_comm_t comm);
 
+/**
+ * loom_allgather() of blocks of @p bytes (at most LOOM_COLL_SHM_MAX_BYTES)
+ * on the shared segment (allgather_shm.c's steps; @p root unused);
+ * @p sbuf may be LOOM_IN_PLACE.
+ */
+loom_status_t loom_coll_fast_allgather(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                       loom_comm_t comm);
+
+/**
+ * loom_alltoall() of blocks of @p bytes (p x @p bytes within
+ * LOOM_COLL_SHM_MAX_BYTES) on the shared segment (alltoall_shm.c's steps;
+ * @p root unused); @p sbuf may be LOOM_IN_PLACE.
+ */
+loom_status_t loom_coll_fast_alltoall(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                      loom_comm_t comm);
+
 #endif /* LOOM_COLL_FAST_H */

@@ -87,7 +87,8 @@ static const loom_coll_alg_t allgather_algs[] = {
     ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
     ALG("ring", loom_coll_allgather_ring, VEC, "p-1 steps passing blocks to the right"),
     ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
-    ALG("shm", loom_coll_allgather_shm, LOOM_COLL_ALG_SHM, "every rank's block in its slot of a shared segment, read by every rank"),
+    ALG("shm", loom_coll_allgather_shm, LOOM_COLL_ALG_SHM, "every rank's block in its slot of a shared segment, read by every rank",
+        .fast.move = loom_coll_fast_allgather),
     ALG("cma", loom_coll_allgather_cma, LOOM_COLL_ALG_CMA, "every rank reads every other rank's block with process_vm_readv; the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t gather_algs[] = {
@@ -107,7 +108,8 @@ static const loom_coll_alg_t scatter_algs[] = {
 static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
     ALG("bruck", loom_coll_alltoall_bruck, 0, "ceil(log2 p) steps of packed blocks"),
-    ALG("shm", loom_coll_alltoall_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "every rank's p blocks in its slot of a shared segment (p x block <= 8 KiB), each rank reads its own"),
+    ALG("shm", loom_coll_alltoall_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "every rank's p blocks in its slot of a shared segment (p x block <= 8 KiB), each rank reads its own",
+        .fast.move = loom_coll_fast_alltoall),
     ALG("cma", loom_coll_alltoall_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_NO_IN_PLACE, "every rank reads its block of every other rank's sendbuf with process_vm_readv (not in place); the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t neighbor_algs[] = {
@@ -175,10 +177,15 @@ static const loom_coll_rule_t allreduce_rules[] = {
     {ANY_P, 4 * MiB, "rabenseifner"},
     {ANY_P, ANY_B, "ring"},
 };
-/* cma above 4 KiB blocks when every rank has a core (np 2 here: 8 KiB 3.5
+/* shm (blocking calls: its fast member) up to 1 KiB blocks: one arrival
+ * round, no message (np 2, 1-1024 B: 0.32-0.72 us against bruck's
+ * 0.46-1.1 and Open MPI's 0.42-1.0; at 2-4 KiB it was slower than the
+ * messages, the 2(p - 1) block copies through other cores' caches);
+ * cma above 4 KiB blocks when every rank has a core (np 2 here: 8 KiB 3.5
  * us against recursive doubling's 8-10, 1 MiB 0.4 ms against 1.9;
  * docs/collectives.md); it waits twice, so ranks sharing cores skip it */
 static const loom_coll_rule_t allgather_rules[] = {
+    {ANY_P, 1 * KiB, "shm"},
     {ANY_P, 1 * KiB, "bruck"},
     {ANY_P, 4 * KiB, "recursive_doubling"},
     {ANY_P, ANY_B, "cma"},
@@ -198,12 +205,12 @@ static const loom_coll_rule_t scatter_rules[] = {
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
-/* shm: more than 2 ranks on one node, p x block <= 8 KiB (the slot); at
- * 2 ranks bruck is one exchange and was as fast (docs/collectives.md,
- * issue 21) */
+/* shm: on one node, blocks up to 1 KiB and p x block <= 8 KiB (the slot);
+ * with its blocking fast member also at 2 ranks (np 2, 1-1024 B: 0.34-0.7
+ * us against bruck's 0.48-1.1 and Open MPI's 0.42-1.1; at 2 KiB it was
+ * slower than the messages; docs/collectives.md, session 12) */
 static const loom_coll_rule_t alltoall_rules[] = {
-    {2, 256, "bruck"},
-    {ANY_P, 256, "shm"},
+    {ANY_P, 1 * KiB, "shm"},
     {ANY_P, 256, "bruck"},
     {ANY_P, ANY_B, "pairwise"},
 };

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_coll_s12.sh: the eager shared-memory gather and scatter (session 12,
-# issue 21: gather_shm.c, scatter_shm.c and their blocking fast members in
-# coll_fast.c). prog_coll's data checks (int32 and long double+int blocks,
-# roots size-1 and size/2, in place at the root, v variants, nonblocking)
-# with gather and scatter forced to shm at np 1-8, and with the table; both
+# issue 21: gather_shm.c, scatter_shm.c) and the blocking fast members of
+# gather, scatter, allgather and alltoall shm (coll_fast.c). prog_coll's
+# data checks (int32 and long double+int blocks, roots size-1 and size/2,
+# in place, v variants, nonblocking) with the four forced to shm at np 1-8,
+# with the table and with the message algorithms below shm; both
 # roots calling scatter at once (eager: the barrier after it fails with
 # the root mismatch, the one after that works); a gather whose ranks pass
 # different counts (the root names both). Each case can fail: a wrong byte
@@ -42,11 +43,12 @@ case $BUILD in
     *-address*|*-thread*|*-undefined*) NPS="1 2 3 5" ;;
 esac
 for np in $NPS; do
-    data "$np" "gather/scatter shm forced" LOOM_GATHER_ALGORITHM=shm LOOM_SCATTER_ALGORITHM=shm
+    data "$np" "gather/scatter/allgather/alltoall shm forced" LOOM_GATHER_ALGORITHM=shm \
+        LOOM_SCATTER_ALGORITHM=shm LOOM_ALLGATHER_ALGORITHM=shm LOOM_ALLTOALL_ALGORITHM=shm
 done
 data 4 "table" LOOM_COLL_REBALANCE=1
-data 3 "binomial (the rule below shm)" LOOM_GATHER_ALGORITHM=binomial \
-    LOOM_SCATTER_ALGORITHM=binomial
+data 3 "the message algorithms below shm" LOOM_GATHER_ALGORITHM=binomial \
+    LOOM_SCATTER_ALGORITHM=binomial LOOM_ALLGATHER_ALGORITHM=bruck LOOM_ALLTOALL_ALGORITHM=bruck
 
 # mismatch <case> <regex>: a clear error naming both ranks, never a hang
 mismatch() {

@@ -18,6 +18,7 @@
 #include "coll_int.h"
 #include "coll_comm_int.h"
 #include "coll_select.h"
+#include "coll_fast.h"
 #include "p2p_int.h"
 
 #include <CUnit/Basic.h>
@@ -255,6 +256,19 @@ static void test_gather_scatter_shm(void)
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (4 << 10) + 1, 0, 0)->name,
                            "binomial");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 1)->name, "linear");
+    /* allgather and alltoall: shm (its fast member) up to 1 KiB blocks */
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 1 << 10, 0, 0)->fast.move,
+                        loom_coll_fast_allgather);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 2 << 10, 0, 0)->name,
+                           "recursive_doubling");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLTOALL, 1 << 10, 0, 0)->fast.move,
+                        loom_coll_fast_alltoall);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLTOALL, 2 << 10, 0, 0)->name,
+                           "pairwise");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 0)->fast.move,
+                        loom_coll_fast_gather);
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 0)->fast.move,
+                        loom_coll_fast_scatter);
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_GATHER, 8, 0, 0)->name, "binomial");
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 8, 0, 0)->name, "binomial");
 }
