@@ -394,6 +394,9 @@ typedef struct loom_coll_alg {
                                           * stage; forcing runs it anyway) */
 #define LOOM_COLL_ALG_NO_IN_PLACE 0x80u /* cannot run an in-place call
                                          * (alltoall cma) */
+#define LOOM_COLL_ALG_OWN_CORES 0x400u /* the table gives it only when every
+                                        * rank has a core (scatter shm;
+                                        * forcing runs it anyway) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or

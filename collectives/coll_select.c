@@ -102,7 +102,7 @@ static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
     ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have"),
-    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only",
+    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_OWN_CORES, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only; the table skips it when ranks outnumber cores",
         .fast.move = loom_coll_fast_scatter),
 };
 static const loom_coll_alg_t alltoall_algs[] = {
@@ -397,7 +397,12 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay. Conversely bcast
  * "stage" (two copies, a root that does not wait) is given only when ranks
  * share cores: with a core each, "cma"'s single copy was faster (np 2,
- * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11).
+ * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11). Scatter "shm" is given
+ * only when every rank has a core: its root may publish call n+1 only once
+ * every rank arrived at n (two slots), so with ranks sharing cores every
+ * call waits for a context switch, where the binomial tree's eager messages
+ * let the root run many calls ahead (np 4 on 2 cores, 1-16 B, load 19:
+ * 5.3-5.9 us against binomial's 2.9-3.6 at best; docs/collectives.md).
  */
 static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 {
@@ -405,7 +410,8 @@ static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 
     return ((alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
             shared) ||
-           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared);
+           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared) ||
+           ((alg->flags & LOOM_COLL_ALG_OWN_CORES) && shared);
 }
 
 /* The forced algorithm if it can run the call, else the table's answer. */
