@@ -163,29 +163,6 @@ loom_status_t loom_coll_check_root(const loom_coll_state_t *s, int root,
     return LOOM_OK;
 }
 
-/*
- * The algorithm the selection gives the blocking call of @p type on @p bytes
- * (remembered per communicator for the last size), when its fast member
- * may run now (loom_coll_comm_fast_ready); NULL otherwise: the comm is not
- * valid, has no collective state yet (its first collective takes the
- * request path, which creates it), or its segment is not set up or busy.
- */
-static inline const loom_coll_alg_t *loom_coll_blocking_alg(loom_comm_t comm,
-                                                            loom_coll_type_t type,
-                                                            size_t bytes)
-{
-    loom_coll_comm_t *cc;
-
-    if (loom_unlikely(comm == LOOM_COMM_NULL || comm->magic != LOOM_COMM_MAGIC) ||
-        (cc = comm->coll_priv) == NULL || !loom_coll_comm_fast_ready(cc)) {
-        return NULL;
-    }
-    if (loom_likely(cc->fast_alg[type] != NULL && cc->fast_bytes[type] == bytes)) {
-        return cc->fast_alg[type];
-    }
-    return loom_coll_select_blocking(cc, comm, type, bytes);
-}
-
 /* ---- barrier, bcast ------------------------------------------------------------ */
 
 static loom_status_t loom_coll_barrier_start(loom_comm_t comm, const char *who,
@@ -684,7 +661,13 @@ loom_status_t loom_allgather(const void *sendbuf, void *recvbuf, size_t count,
                              loom_datatype_t dt, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(sendbuf, recvbuf, count, dt, 0, comm,
+                                                     LOOM_COLL_ALLGATHER);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), 0, comm);
+    }
     return loom_coll_finish(loom_coll_allgather_start(sendbuf, count, recvbuf, NULL, NULL,
                                                       dt, comm, "loom_allgather", &req),
                             &req, "loom_allgather");

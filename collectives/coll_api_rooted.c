@@ -4,6 +4,7 @@
  */
 #include "coll_int.h"
 #include "coll_api_int.h"
+#include "coll_shm.h"
 #include "log_int.h"
 #include "mt_int.h"
 
@@ -137,11 +138,42 @@ loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
                                   "loom_igather", req_p);
 }
 
+const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole, size_t count,
+                                           loom_datatype_t dt, int root, loom_comm_t comm,
+                                           loom_coll_type_t type)
+{
+    size_t esize = loom_datatype_size(dt), bytes, own_bytes;
+    int rooted = type == LOOM_COLL_GATHER || type == LOOM_COLL_SCATTER, is_root;
+    const loom_coll_alg_t *alg;
+
+    if (esize == 0 || count == 0 || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
+        (alg = loom_coll_blocking_alg(comm, type, count * esize)) == NULL ||
+        alg->fast.move == NULL || (rooted && (root < 0 || root >= comm->size))) {
+        return NULL;
+    }
+    bytes     = count * esize;
+    own_bytes = type == LOOM_COLL_ALLTOALL ? bytes * (size_t)comm->size : bytes;
+    is_root   = !rooted || comm->rank == root;
+    if (own == NULL || (own == LOOM_IN_PLACE && !is_root) ||
+        (is_root && (whole == NULL || whole == LOOM_IN_PLACE ||
+                     (own != LOOM_IN_PLACE &&
+                      loom_coll_overlap(own, own_bytes, whole, bytes * (size_t)comm->size))))) {
+        return NULL;
+    }
+    return alg;
+}
+
 loom_status_t loom_gather(const void *sendbuf, void *recvbuf, size_t count,
                           loom_datatype_t dt, int root, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(sendbuf, recvbuf, count, dt, root, comm,
+                                                     LOOM_COLL_GATHER);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), root, comm);
+    }
     return loom_coll_finish(loom_coll_gather_start(sendbuf, count, recvbuf, NULL, NULL, dt,
                                                    root, comm, 0, "loom_gather", &req),
                             &req, "loom_gather");
@@ -224,7 +256,13 @@ loom_status_t loom_scatter(const void *sendbuf, void *recvbuf, size_t count,
                            loom_datatype_t dt, int root, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(recvbuf, sendbuf, count, dt, root, comm,
+                                                     LOOM_COLL_SCATTER);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), root, comm);
+    }
     return loom_coll_finish(loom_coll_scatter_start(sendbuf, NULL, NULL, recvbuf, count,
                                                     dt, root, comm, 0, "loom_scatter",
                                                     &req),
@@ -329,7 +367,13 @@ loom_status_t loom_alltoall(const void *sendbuf, void *recvbuf, size_t count,
                             loom_datatype_t dt, loom_comm_t comm)
 {
     LOOM_MT_GUARD();
+    const loom_coll_alg_t *alg = loom_coll_move_fast(sendbuf, recvbuf, count, dt, 0, comm,
+                                                     LOOM_COLL_ALLTOALL);
     loom_request_t req = NULL;
+
+    if (alg != NULL) {
+        return alg->fast.move(sendbuf, recvbuf, count * loom_datatype_size(dt), 0, comm);
+    }
     return loom_coll_finish(loom_coll_alltoall_start(sendbuf, NULL, NULL, recvbuf, NULL,
                                                      NULL, count, dt, comm, 0,
                                                      "loom_alltoall", &req),

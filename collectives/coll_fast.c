@@ -1,12 +1,15 @@
 /*
- * coll_fast.c: blocking barrier, small bcast, small reduce and small
- * allreduce on one node without a request.
+ * coll_fast.c: blocking barrier, small bcast, small reduce, small
+ * allreduce, small gather, scatter, allgather and alltoall on one node
+ * without a request.
  *
  * These are the `fast` members of the shm algorithms' entries: when the
  * selection gives the shared-memory algorithm (coll_api.c asks) and
  * nothing else is queued on the communicator's segment, loom_barrier(),
- * loom_bcast(), loom_reduce() and loom_allreduce() run the very steps of
- * barrier_shm.c, bcast_shm.c, reduce_shm.c and allreduce_shm.c
+ * loom_bcast(), loom_reduce(), loom_allreduce(), loom_gather(),
+ * loom_scatter(), loom_allgather() and loom_alltoall() run the very steps
+ * of barrier_shm.c, bcast_shm.c, reduce_shm.c, allreduce_shm.c,
+ * gather_shm.c, scatter_shm.c, allgather_shm.c and alltoall_shm.c
  * (same operation numbers, same slots, same signatures, so ranks on the
  * fast path and ranks on the request path agree) straight from the call:
  *
@@ -522,4 +525,135 @@ loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
         loom_coll_fast_fold(&s, rbuf, how);
     }
     return loom_coll_fast_end(&s, st, "loom_reduce");
+}
+
+/* gather_shm.c's eager steps: the non-roots publish their block and
+ * return, the root waits for everybody and copies the blocks out */
+loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                    loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
+    loom_coll_state_t s;
+    loom_status_t st;
+
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_GATHER, root);
+    s.count = bytes;
+    s.esize = 1;
+    st = loom_coll_fast_pre(&s, "loom_gather");
+    cc->eager_seq = s.seq;
+    if (s.rank != root) {
+        if (st == LOOM_OK) {
+            loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf, bytes);
+        }
+        loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+        return loom_coll_fast_end(&s, st, "loom_gather");
+    }
+    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+    if (st == LOOM_OK && (st = loom_coll_fast_wait(&s, "loom_gather")) == LOOM_OK) {
+        for (int q = 0; q < s.size; ++q) {
+            char *dst = (char *)rbuf + (size_t)q * bytes;
+            if (q != root) {
+                loom_copy_small(dst, loom_coll_shm_slot(&s, q), bytes);
+            } else if (sbuf != LOOM_IN_PLACE) {
+                memcpy(dst, sbuf, bytes);
+            }
+        }
+    }
+    return loom_coll_fast_end(&s, st, "loom_gather");
+}
+
+/* scatter_shm.c's eager steps: the root publishes its p blocks and returns,
+ * the others wait for the root only */
+loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                     loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
+    loom_coll_state_t s;
+    loom_status_t st;
+
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_SCATTER, root);
+    s.count = bytes;
+    s.esize = 1;
+    st = loom_coll_fast_pre(&s, "loom_scatter");
+    cc->eager_seq = s.seq;
+    if (s.rank == root) {
+        if (st == LOOM_OK) {
+            memcpy(loom_coll_shm_slot_whole(&s, s.rank), sbuf, bytes * (size_t)s.size);
+        }
+        loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+        if (st == LOOM_OK && rbuf != LOOM_IN_PLACE) {
+            memcpy(rbuf, (const char *)sbuf + (size_t)s.rank * bytes, bytes);
+        }
+        return loom_coll_fast_end(&s, st, "loom_scatter");
+    }
+    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+    if (st == LOOM_OK && (st = loom_coll_fast_wait_one(&s, root, "loom_scatter")) == LOOM_OK) {
+        loom_copy_small(rbuf, (const char *)loom_coll_shm_slot_whole(&s, root) +
+                              (size_t)s.rank * bytes, bytes);
+    }
+    return loom_coll_fast_end(&s, st, "loom_scatter");
+}
+
+/* allgather_shm.c's steps: every rank publishes its block, waits for
+ * everybody and copies every block out */
+loom_status_t loom_coll_fast_allgather(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                       loom_comm_t comm)
+{
+    (void)root;
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
+    char *own = (char *)rbuf + (size_t)comm->rank * bytes;
+    loom_coll_state_t s;
+    loom_status_t st;
+
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLGATHER, 0);
+    s.count = bytes;
+    s.esize = 1;
+    if (loom_unlikely((st = loom_coll_fast_pre(&s, "loom_allgather")) != LOOM_OK)) {
+        loom_coll_shm_arrive_as(&s, 1);
+        return loom_coll_fast_end(&s, st, "loom_allgather");
+    }
+    loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? own : sbuf, bytes);
+    loom_coll_shm_arrive(&s);
+    if ((st = loom_coll_fast_wait(&s, "loom_allgather")) == LOOM_OK) {
+        for (int q = 0; q < s.size; ++q) {
+            if (q != s.rank) {
+                loom_copy_small((char *)rbuf + (size_t)q * bytes, loom_coll_shm_slot(&s, q),
+                                bytes);
+            }
+        }
+        if (sbuf != LOOM_IN_PLACE) {
+            loom_copy_small(own, sbuf, bytes);
+        }
+    }
+    return loom_coll_fast_end(&s, st, "loom_allgather");
+}
+
+/* alltoall_shm.c's steps: every rank publishes its p blocks in its whole
+ * slot, waits for everybody and copies its block of every slot out */
+loom_status_t loom_coll_fast_alltoall(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                      loom_comm_t comm)
+{
+    (void)root;
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
+    loom_coll_state_t s;
+    loom_status_t st;
+
+    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_ALLTOALL, 0);
+    s.count = bytes;
+    s.esize = 1;
+    if (loom_unlikely((st = loom_coll_fast_pre(&s, "loom_alltoall")) != LOOM_OK)) {
+        loom_coll_shm_arrive_as(&s, 1);
+        return loom_coll_fast_end(&s, st, "loom_alltoall");
+    }
+    memcpy(loom_coll_shm_slot_whole(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
+           bytes * (size_t)s.size);
+    loom_coll_shm_arrive(&s);
+    if ((st = loom_coll_fast_wait(&s, "loom_alltoall")) == LOOM_OK) {
+        for (int q = 0; q < s.size; ++q) {
+            loom_copy_small((char *)rbuf + (size_t)q * bytes,
+                            (const char *)loom_coll_shm_slot_whole(&s, q) +
+                            (size_t)s.rank * bytes, bytes);
+        }
+    }
+    return loom_coll_fast_end(&s, st, "loom_alltoall");
 }

@@ -38,4 +38,39 @@ loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
                                     const loom_coll_fast_ar_t *how, int root,
                                     loom_comm_t comm);
 
+/**
+ * loom_gather() of blocks of @p bytes (the root's p blocks within
+ * LOOM_COLL_SHM_MAX_BYTES each) on the shared segment (gather_shm.c's
+ * eager steps): the non-roots copy their block into their slot and
+ * return, the root waits for every arrival and copies the blocks out;
+ * @p sbuf may be LOOM_IN_PLACE at the root.
+ */
+loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                    loom_comm_t comm);
+
+/**
+ * loom_scatter() of blocks of @p bytes (p x @p bytes within
+ * LOOM_COLL_SHM_MAX_BYTES) on the shared segment (scatter_shm.c's eager
+ * steps): the root copies its p blocks into its slot and returns, the
+ * others wait for the root only; @p rbuf may be LOOM_IN_PLACE at the root.
+ */
+loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                     loom_comm_t comm);
+
+/**
+ * loom_allgather() of blocks of @p bytes (at most LOOM_COLL_SHM_MAX_BYTES)
+ * on the shared segment (allgather_shm.c's steps; @p root unused);
+ * @p sbuf may be LOOM_IN_PLACE.
+ */
+loom_status_t loom_coll_fast_allgather(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                       loom_comm_t comm);
+
+/**
+ * loom_alltoall() of blocks of @p bytes (p x @p bytes within
+ * LOOM_COLL_SHM_MAX_BYTES) on the shared segment (alltoall_shm.c's steps;
+ * @p root unused); @p sbuf may be LOOM_IN_PLACE.
+ */
+loom_status_t loom_coll_fast_alltoall(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                      loom_comm_t comm);
+
 #endif /* LOOM_COLL_FAST_H */

@@ -349,12 +349,17 @@ typedef loom_status_t (*loom_coll_fast_reduce_fn_t)(const void *sbuf, void *rbuf
                                                     size_t count,
                                                     const loom_coll_fast_ar_t *how,
                                                     int root, loom_comm_t comm);
+/* gather and scatter: @p bytes per rank's block; @p sbuf (gather) or
+ * @p rbuf (scatter) may be LOOM_IN_PLACE at the root */
+typedef loom_status_t (*loom_coll_fast_move_fn_t)(const void *sbuf, void *rbuf, size_t bytes,
+                                                  int root, loom_comm_t comm);
 /* one member, of the table's kind (NULL: none) */
 typedef union loom_coll_fast {
     loom_coll_fast_barrier_fn_t   barrier;
     loom_coll_fast_bcast_fn_t     bcast;
     loom_coll_fast_allreduce_fn_t allreduce;
     loom_coll_fast_reduce_fn_t    reduce;
+    loom_coll_fast_move_fn_t      move;       /* gather, scatter */
 } loom_coll_fast_t;
 
 typedef struct loom_coll_alg {
@@ -389,6 +394,9 @@ typedef struct loom_coll_alg {
                                           * stage; forcing runs it anyway) */
 #define LOOM_COLL_ALG_NO_IN_PLACE 0x80u /* cannot run an in-place call
                                          * (alltoall cma) */
+#define LOOM_COLL_ALG_OWN_CORES 0x400u /* the table gives it only when every
+                                        * rank has a core (scatter shm;
+                                        * forcing runs it anyway) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
@@ -453,8 +461,10 @@ LOOM_COLL_PROTO(loom_coll_allgather_bruck);
 LOOM_COLL_PROTO(loom_coll_allgather_shm);
 LOOM_COLL_PROTO(loom_coll_gather_binomial);
 LOOM_COLL_PROTO(loom_coll_gather_linear);
+LOOM_COLL_PROTO(loom_coll_gather_shm);
 LOOM_COLL_PROTO(loom_coll_scatter_binomial);
 LOOM_COLL_PROTO(loom_coll_scatter_linear);
+LOOM_COLL_PROTO(loom_coll_scatter_shm);
 LOOM_COLL_PROTO(loom_coll_alltoall_pairwise);
 LOOM_COLL_PROTO(loom_coll_alltoall_bruck);
 LOOM_COLL_PROTO(loom_coll_alltoall_shm);

@@ -87,23 +87,29 @@ static const loom_coll_alg_t allgather_algs[] = {
     ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
     ALG("ring", loom_coll_allgather_ring, VEC, "p-1 steps passing blocks to the right"),
     ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
-    ALG("shm", loom_coll_allgather_shm, LOOM_COLL_ALG_SHM, "every rank's block in its slot of a shared segment, read by every rank"),
+    ALG("shm", loom_coll_allgather_shm, LOOM_COLL_ALG_SHM, "every rank's block in its slot of a shared segment, read by every rank",
+        .fast.move = loom_coll_fast_allgather),
     ALG("cma", loom_coll_allgather_cma, LOOM_COLL_ALG_CMA, "every rank reads every other rank's block with process_vm_readv; the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t gather_algs[] = {
     ALG("binomial", loom_coll_gather_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_gather_linear, VEC, "the root receives from every rank"),
     ALG("cma", loom_coll_gather_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "the root reads every block with process_vm_readv; the others wait until it has"),
+    ALG("shm", loom_coll_gather_shm, LOOM_COLL_ALG_SHM, "eager: every non-root copies its block into its slot of a shared segment and returns; the root waits for all and copies out",
+        .fast.move = loom_coll_fast_gather),
 };
 static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
     ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have"),
+    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_OWN_CORES, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only; the table skips it when ranks outnumber cores",
+        .fast.move = loom_coll_fast_scatter),
 };
 static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
     ALG("bruck", loom_coll_alltoall_bruck, 0, "ceil(log2 p) steps of packed blocks"),
-    ALG("shm", loom_coll_alltoall_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "every rank's p blocks in its slot of a shared segment (p x block <= 8 KiB), each rank reads its own"),
+    ALG("shm", loom_coll_alltoall_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "every rank's p blocks in its slot of a shared segment (p x block <= 8 KiB), each rank reads its own",
+        .fast.move = loom_coll_fast_alltoall),
     ALG("cma", loom_coll_alltoall_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_NO_IN_PLACE, "every rank reads its block of every other rank's sendbuf with process_vm_readv (not in place); the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t neighbor_algs[] = {
@@ -171,10 +177,15 @@ static const loom_coll_rule_t allreduce_rules[] = {
     {ANY_P, 4 * MiB, "rabenseifner"},
     {ANY_P, ANY_B, "ring"},
 };
-/* cma above 4 KiB blocks when every rank has a core (np 2 here: 8 KiB 3.5
+/* shm (blocking calls: its fast member) up to 1 KiB blocks: one arrival
+ * round, no message (np 2, 1-1024 B: 0.32-0.72 us against bruck's
+ * 0.46-1.1 and Open MPI's 0.42-1.0; at 2-4 KiB it was slower than the
+ * messages, the 2(p - 1) block copies through other cores' caches);
+ * cma above 4 KiB blocks when every rank has a core (np 2 here: 8 KiB 3.5
  * us against recursive doubling's 8-10, 1 MiB 0.4 ms against 1.9;
  * docs/collectives.md); it waits twice, so ranks sharing cores skip it */
 static const loom_coll_rule_t allgather_rules[] = {
+    {ANY_P, 1 * KiB, "shm"},
     {ANY_P, 1 * KiB, "bruck"},
     {ANY_P, 4 * KiB, "recursive_doubling"},
     {ANY_P, ANY_B, "cma"},
@@ -185,19 +196,21 @@ static const loom_coll_rule_t allgather_rules[] = {
  * holds p blocks when it is not rank 0): only for small blocks, where its
  * log p latency pays; large blocks go straight to and from their place */
 static const loom_coll_rule_t gather_rules[] = {
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
 static const loom_coll_rule_t scatter_rules[] = {
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
-/* shm: more than 2 ranks on one node, p x block <= 8 KiB (the slot); at
- * 2 ranks bruck is one exchange and was as fast (docs/collectives.md,
- * issue 21) */
+/* shm: on one node, blocks up to 1 KiB and p x block <= 8 KiB (the slot);
+ * with its blocking fast member also at 2 ranks (np 2, 1-1024 B: 0.34-0.7
+ * us against bruck's 0.48-1.1 and Open MPI's 0.42-1.1; at 2 KiB it was
+ * slower than the messages; docs/collectives.md, session 12) */
 static const loom_coll_rule_t alltoall_rules[] = {
-    {2, 256, "bruck"},
-    {ANY_P, 256, "shm"},
+    {ANY_P, 1 * KiB, "shm"},
     {ANY_P, 256, "bruck"},
     {ANY_P, ANY_B, "pairwise"},
 };
@@ -384,7 +397,12 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay. Conversely bcast
  * "stage" (two copies, a root that does not wait) is given only when ranks
  * share cores: with a core each, "cma"'s single copy was faster (np 2,
- * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11).
+ * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11). Scatter "shm" is given
+ * only when every rank has a core: its root may publish call n+1 only once
+ * every rank arrived at n (two slots), so with ranks sharing cores every
+ * call waits for a context switch, where the binomial tree's eager messages
+ * let the root run many calls ahead (np 4 on 2 cores, 1-16 B, load 19:
+ * 5.3-5.9 us against binomial's 2.9-3.6 at best; docs/collectives.md).
  */
 static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 {
@@ -392,7 +410,8 @@ static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 
     return ((alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
             shared) ||
-           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared);
+           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared) ||
+           ((alg->flags & LOOM_COLL_ALG_OWN_CORES) && shared);
 }
 
 /* The forced algorithm if it can run the call, else the table's answer. */

@@ -450,6 +450,16 @@ static int run_mismatch(const char *c)
         expect("reduce", st, LOOM_ERR_INVALID_ROOT);
         st = loom_gather(a, b, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
         expect("gather", st, LOOM_ERR_INVALID_ROOT);
+    } else if (strcmp(c, "root_scatter") == 0) { /* every rank its own root */
+        st = loom_scatter(a, b, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
+        expect("scatter", st, LOOM_OK);          /* an eager root waits for nobody */
+        st = loom_barrier(LOOM_COMM_WORLD);      /* which catches up with the scatter */
+        expect("barrier after scatter", st, LOOM_ERR_INVALID_ROOT);
+        st = loom_barrier(LOOM_COMM_WORLD);      /* and the segment still works */
+        expect("second barrier", st, LOOM_OK);
+    } else if (strcmp(c, "count_gather") == 0) { /* 8 bytes against 16 */
+        st = loom_gather(a, b, rank + 1, LOOM_DOUBLE, 0, LOOM_COMM_WORLD);
+        expect("gather", st, rank == 0 ? LOOM_ERR_INVALID_COUNT : ANY_ST);
     } else if (strcmp(c, "root_msg") == 0) {     /* the same, forced binomial */
         st = loom_bcast(a, 4, LOOM_DOUBLE, rank, LOOM_COMM_WORLD);
         expect("bcast", st, LOOM_OK);            /* a root only sends */

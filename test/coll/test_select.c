@@ -18,6 +18,7 @@
 #include "coll_int.h"
 #include "coll_comm_int.h"
 #include "coll_select.h"
+#include "coll_fast.h"
 #include "p2p_int.h"
 
 #include <CUnit/Basic.h>
@@ -237,6 +238,41 @@ static void test_cma_setup(void)
                            "rabenseifner");
 }
 
+/*
+ * Small gather and scatter on one node: the eager slot algorithms (session
+ * 12); scatter only while the root's p blocks fit its slot. Off the node,
+ * and for the v variants, the message algorithms. After test_cma_setup
+ * (node2's segment is set up).
+ */
+static void test_gather_scatter_shm(void)
+{
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 1, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8 << 10, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0)->name,
+                           "binomial");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 1)->name, "linear");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 1, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 4 << 10, 0, 0)->name, "shm");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (4 << 10) + 1, 0, 0)->name,
+                           "binomial");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 1)->name, "linear");
+    /* allgather and alltoall: shm (its fast member) up to 1 KiB blocks */
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 1 << 10, 0, 0)->fast.move,
+                        loom_coll_fast_allgather);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 2 << 10, 0, 0)->name,
+                           "recursive_doubling");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLTOALL, 1 << 10, 0, 0)->fast.move,
+                        loom_coll_fast_alltoall);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLTOALL, 2 << 10, 0, 0)->name,
+                           "pairwise");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 0)->fast.move,
+                        loom_coll_fast_gather);
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 0)->fast.move,
+                        loom_coll_fast_scatter);
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_GATHER, 8, 0, 0)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 8, 0, 0)->name, "binomial");
+}
+
 int main(void)
 {
     CU_pSuite suite;
@@ -258,6 +294,7 @@ int main(void)
     CU_add_test(suite, "bcast: multicast off gives the tree", test_mcast_tree);
     CU_add_test(suite, "fast members only on node", test_fast_members);
     CU_add_test(suite, "allreduce: the CMA set-up step and each verdict", test_cma_setup);
+    CU_add_test(suite, "gather, scatter: eager slots on one node", test_gather_scatter_shm);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failed = CU_get_number_of_failures();
