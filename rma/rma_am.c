@@ -222,29 +222,33 @@ static void loom_rma_lock_grant(loom_rma_win_t *w, int src, int type)
 {
     if (type == LOOM_RMA_LOCK_SHARED) {
         ++w->nshared;
+        w->lkst[src] = LOOM_RMA_LK_SHARED;
     } else {
         w->excl = src;
+        w->lkst[src] = LOOM_RMA_LK_EXCL;
     }
     loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
 }
 
+/*
+ * The origin does not wait for the grant (rma_sync.c): the operations and
+ * the UNLOCK it sends meanwhile are held (loom_rma_am_hold) until then.
+ * One LOCK per origin at a time (its epoch rules), so the FIFO of waiters,
+ * sized at creation, never grows.
+ */
 static void loom_rma_am_lock(loom_rma_win_t *w, int src, int type)
 {
+    if (w->lkst[src] != LOOM_RMA_LK_NONE || w->nwait >= w->size) {
+        loom_error("rma", "rank %d: a second lock request from rank %d before its unlock",
+                   w->rank, src);
+        loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_RMA_ERR_SYNC);
+        return;
+    }
     if (w->nwait == 0 && loom_rma_lock_grantable(w, type)) {
         loom_rma_lock_grant(w, src, type);
         return;
     }
-    if (w->nwait == w->cap_wait) {
-        int cap = w->cap_wait ? 2 * w->cap_wait : 8;
-        loom_rma_waiter_t *q = realloc(w->waiters, (size_t)cap * sizeof(*q));
-
-        if (q == NULL) {
-            loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_ERR_NO_MEMORY);
-            return;
-        }
-        w->waiters  = q;
-        w->cap_wait = cap;
-    }
+    w->lkst[src] = LOOM_RMA_LK_WAIT;
     w->waiters[w->nwait].src    = src;
     w->waiters[w->nwait++].type = type;
 }
@@ -253,11 +257,12 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
 {
     int i = 0;
 
-    if (w->excl == src) {
+    if (w->lkst[src] == LOOM_RMA_LK_EXCL) {
         w->excl = -1;
-    } else if (w->nshared > 0) {
+    } else if (w->lkst[src] == LOOM_RMA_LK_SHARED) {
         --w->nshared;
     }
+    w->lkst[src] = LOOM_RMA_LK_NONE;
     loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
     while (i < w->nwait && loom_rma_lock_grantable(w, w->waiters[i].type)) {
         loom_rma_lock_grant(w, w->waiters[i].src, w->waiters[i].type);
@@ -326,6 +331,52 @@ static int loom_rma_am_take(loom_rma_win_t *w)
     return n;
 }
 
+/*
+ * 1 if @p in must wait for its origin's lock: an operation or UNLOCK from
+ * an origin whose LOCK is queued here. Answers (ACK), LOCK and PSCW
+ * notices never wait (an ACK held here could be what the holder waits for).
+ */
+static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *in)
+{
+    loom_rma_kind_t k;
+
+    if (w->lkst[in->src] != LOOM_RMA_LK_WAIT || in->bytes < sizeof(loom_rma_hdr_t)) {
+        return 0;
+    }
+    k = (loom_rma_kind_t)((const loom_rma_hdr_t *)(const void *)in->buf)->kind;
+    return k != LOOM_RMA_K_ACK && k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST &&
+           k != LOOM_RMA_K_COMPLETE;
+}
+
+/*
+ * Serve the held requests whose origin got its lock, in arrival order. An
+ * UNLOCK served here may grant another origin, whose requests may lie
+ * before it: so each serve starts the scan again from the head.
+ */
+static int loom_rma_am_held_serve(loom_rma_win_t *w)
+{
+    loom_rma_in_t **pp = &w->held;
+    int n = 0;
+
+    while (*pp != NULL) {
+        loom_rma_in_t *in = *pp;
+
+        if (w->lkst[in->src] == LOOM_RMA_LK_WAIT) {
+            pp = &in->next;
+            continue;
+        }
+        *pp = in->next;
+        if (w->held_tail == &in->next) {
+            w->held_tail = pp;
+        }
+        loom_rma_am_serve(w, in->src, in->buf, in->bytes);
+        free(in);
+        ++n;
+        pp = &w->held;
+    }
+    return n;
+}
+
 static int loom_rma_am_poll_win(loom_rma_win_t *w)
 {
     int n = loom_rma_am_take(w);
@@ -338,9 +389,18 @@ static int loom_rma_am_poll_win(loom_rma_win_t *w)
             w->in_tail = &w->in;
         }
         loom_request_release(in->req);
+        ++n;
+        if (loom_rma_am_must_hold(w, in)) {
+            in->next = NULL;
+            *w->held_tail = in;
+            w->held_tail  = &in->next;
+            continue;
+        }
         loom_rma_am_serve(w, in->src, in->buf, in->bytes);
         free(in);   /* and its message */
-        ++n;
+        if (w->held != NULL) {
+            n += loom_rma_am_held_serve(w);   /* it may have granted a lock */
+        }
     }
     for (loom_rma_rop_t **pp = &w->rops; *pp != NULL;) {
         loom_rma_rop_t *rop = *pp;

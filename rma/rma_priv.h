@@ -156,6 +156,9 @@ typedef struct loom_rma_waiter {
     int type;
 } loom_rma_waiter_t;
 
+/* an origin's lock at this target (win->lkst) */
+enum { LOOM_RMA_LK_NONE = 0, LOOM_RMA_LK_SHARED, LOOM_RMA_LK_EXCL, LOOM_RMA_LK_WAIT };
+
 struct loom_rma_win {
     struct loom_rma_win *next;     /* all windows (the progress hook walks them) */
     loom_comm_t          comm;     /* private duplicate */
@@ -195,11 +198,13 @@ struct loom_rma_win {
     int                 *posts;        /* [size] Win_post notices received */
     /* target */
     loom_rma_in_t       *in, **in_tail;
+    loom_rma_in_t       *held, **held_tail; /* requests of origins whose LOCK waits */
     loom_rma_out_t      *out;
     int                  excl;         /* exclusive holder or -1 */
     int                  nshared;
-    loom_rma_waiter_t   *waiters;
-    int                  nwait, cap_wait;
+    uint8_t             *lkst;         /* [size] each origin's lock here (LOOM_RMA_LK_*) */
+    loom_rma_waiter_t   *waiters;      /* [size]: one LOCK per origin at most */
+    int                  nwait;
     int                 *completes;    /* [size] Win_complete notices received */
     int                 *post_ranks, npost;
     int                 *start_ranks, nstart;

@@ -7,9 +7,12 @@
  *   fence      flush every target (done == sent), then a barrier on the
  *              window's communicator;
  *   lock       active messages: LOCK, answered when granted (the target
- *              queues it while an incompatible holder exists); unlock
- *              flushes, sends UNLOCK and waits its answer. MPI_MODE_NOCHECK
- *              skips the protocol. Windows in a shared segment lock with CPU atomics on
+ *              queues it while an incompatible holder exists, and holds
+ *              the origin's operations and UNLOCK until then); lock
+ *              returns at once (to its own rank: at the grant); unlock
+ *              sends UNLOCK behind the operations and waits for every
+ *              answer (served in order: one round trip for lock, op,
+ *              unlock). MPI_MODE_NOCHECK skips the protocol. Windows in a shared segment lock with CPU atomics on
  *              the target's lock word in the segment instead;
  *   flush      progress until done == sent (shared windows: a fence);
  *              windows in a shared segment never have anything in flight
@@ -150,8 +153,11 @@ loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int as
         return LOOM_OK;
     }
     st = loom_rma_lock_one(w, lock_type, target, nocheck);
-    if (st == LOOM_OK && !nocheck && !loom_rma_is_shm(w)) {
-        st = loom_rma_grant_wait(w, target);   /* the grant's own answer */
+    /* Active messages: the target holds our operations and UNLOCK until it
+     * grants (rma_am.c), so only our own memory, accessed here, waits for
+     * the grant; a refusal reaches the next flush or unlock. RDMA: granted. */
+    if (st == LOOM_OK && !nocheck && w->rdma == NULL && target == w->rank) {
+        st = loom_rma_grant_wait(w, target);
     }
     if (st != LOOM_OK) {   /* not granted: the target holds nothing for us */
         loom_rma_nocheck(w)[target] = 0;
@@ -181,10 +187,13 @@ loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
         loom_rma_nocheck(w)[target] = 0;
         return loom_rma_epoch_unlock(&w->ep, target);
     }
-    ost = loom_rma_am_flush(w, target);             /* the operations */
-    st  = loom_rma_unlock_one(w, target, nocheck);
-    if (st == LOOM_OK) {
-        st = loom_rma_am_flush(w, target);          /* the unlock's answer */
+    if (w->rdma != NULL) {   /* the lock word's release is not ordered with the operations */
+        ost = loom_rma_am_flush(w, target);
+        st  = loom_rma_unlock_one(w, target, nocheck);
+        st  = st == LOOM_OK ? loom_rma_am_flush(w, target) : st;
+    } else {   /* served in order: the UNLOCK goes behind the operations, one wait */
+        st  = loom_rma_unlock_one(w, target, nocheck);
+        ost = loom_rma_am_flush(w, target);   /* operations, grant, the unlock's answer */
     }
     loom_rma_nocheck(w)[target] = 0;
     loom_rma_epoch_unlock(&w->ep, target);
@@ -230,6 +239,12 @@ loom_status_t loom_rma_lock_all(loom_rma_win_t *w, int assert_flags)
     if (nocheck || loom_rma_is_shm(w)) {
         return LOOM_OK;
     }
+    if (w->rdma == NULL) {
+        /* the other targets hold our operations until they grant (rma_am.c);
+         * our own memory is accessed here, so its grant is waited for */
+        st = loom_rma_grant_wait(w, w->rank);
+        return st != LOOM_OK ? loom_rma_lock_all_undo(w, w->size, st) : LOOM_OK;
+    }
     loom_rma_am_settle(w, -1);
     for (r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = w->deferred[r];   /* no operation yet: only the grants answered */
@@ -247,13 +262,22 @@ loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
     if (w->direct) {
         atomic_thread_fence(memory_order_seq_cst);
     }
-    ost = w->direct ? LOOM_OK : loom_rma_am_flush(w, -1);
+    /* RDMA: the operations before the lock words are released; active
+     * messages: each UNLOCK goes behind the operations to its target (served
+     * in order), and one wait covers everything */
+    ost = w->rdma != NULL ? loom_rma_am_flush(w, -1) : LOOM_OK;
     st  = LOOM_OK;
     for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = loom_rma_unlock_one(w, r, loom_rma_nocheck(w)[r]);
     }
-    if (st == LOOM_OK && !w->direct) {
-        st = loom_rma_am_flush(w, -1);
+    if (!w->direct) {
+        loom_status_t fst = loom_rma_am_flush(w, -1);
+
+        if (w->rdma == NULL) {
+            ost = fst;
+        } else if (st == LOOM_OK) {
+            st = fst;
+        }
     }
     memset(loom_rma_nocheck(w), 0, (size_t)w->size);
     loom_rma_epoch_unlock_all(&w->ep);
