@@ -57,7 +57,8 @@ void loom_rma_am_unregister(loom_rma_win_t *w)
     }
 }
 
-loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, size_t bytes)
+static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, void *buf,
+                                          size_t bytes)
 {
     loom_rma_out_t *o = malloc(sizeof(*o));
     loom_status_t st;
@@ -76,6 +77,95 @@ loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, 
     o->next = w->out;
     w->out = o;
     return LOOM_OK;
+}
+
+/* ---- batches of small puts and accumulates (origin) ---- */
+
+/*
+ * A BATCH message is a header (kind BATCH, nseg = entries, bytes = the
+ * entries' bytes), then per entry a uint64_t length and the request
+ * (header, segments, data) padded to 8 bytes. The target applies them in
+ * order and answers one ACK whose nseg counts them (rma_am.c's serve).
+ * Requests up to LOOM_RMA_AGG_MAX bytes are batched: puts of a few hundred
+ * bytes cost one message per batch instead of a message and an answer
+ * each (issue 23, tcp put bandwidth).
+ */
+enum { LOOM_RMA_AGG_BYTES = 32768, LOOM_RMA_AGG_MAX = 4096 };
+
+static size_t loom_rma_pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* send what is queued for @p dest; a failed send takes its operations out of the count */
+static void loom_rma_am_push(loom_rma_win_t *w, int dest)
+{
+    loom_rma_agg_t *a = &w->agg[dest];
+    loom_rma_hdr_t h = { 0 };
+    loom_status_t st;
+
+    if (a->n == 0) {
+        return;
+    }
+    h.kind  = LOOM_RMA_K_BATCH;
+    h.nseg  = a->n;
+    h.bytes = a->len - sizeof(h);
+    memcpy(a->buf, &h, sizeof(h));
+    st = loom_rma_am_send_raw(w, dest, LOOM_RMA_TAG_REQ, a->buf, a->len);   /* takes buf */
+    if (st != LOOM_OK) {
+        loom_error("rma", "rank %d: cannot send %llu queued operations to rank %d: %s",
+                   w->rank, (unsigned long long)a->n, dest, loom_strerror(st));
+        w->sent[dest] -= a->n;
+        if (w->deferred[dest] == LOOM_OK) {
+            w->deferred[dest] = st;
+        }
+    }
+    a->buf = NULL;
+    a->len = 0;
+    a->n   = 0;
+}
+
+static void loom_rma_am_push_all(loom_rma_win_t *w, int dest)
+{
+    for (int r = dest < 0 ? 0 : dest; r < (dest < 0 ? w->size : dest + 1); ++r) {
+        loom_rma_am_push(w, r);
+    }
+}
+
+int loom_rma_am_queue(loom_rma_win_t *w, int dest, const void *msg, size_t bytes)
+{
+    loom_rma_agg_t *a = &w->agg[dest];
+    size_t need = sizeof(uint64_t) + loom_rma_pad8(bytes);
+    uint64_t len = bytes;
+
+    if (bytes > LOOM_RMA_AGG_MAX) {
+        return 0;
+    }
+    if (a->n > 0 && a->len + need > LOOM_RMA_AGG_BYTES) {
+        loom_rma_am_push(w, dest);
+    }
+    if (a->buf == NULL) {
+        if ((a->buf = malloc(LOOM_RMA_AGG_BYTES)) == NULL) {
+            return 0;   /* sent alone, as if too large */
+        }
+        a->len = sizeof(loom_rma_hdr_t);
+    }
+    memcpy(a->buf + a->len, &len, sizeof(len));
+    memcpy(a->buf + a->len + sizeof(len), msg, bytes);
+    memset(a->buf + a->len + sizeof(len) + bytes, 0, loom_rma_pad8(bytes) - bytes);
+    a->len += need;
+    ++a->n;
+    ++w->sent[dest];
+    return 1;
+}
+
+/* every request to @p dest goes behind the ones queued for it */
+loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, size_t bytes)
+{
+    if (tag == LOOM_RMA_TAG_REQ) {
+        loom_rma_am_push(w, dest);
+    }
+    return loom_rma_am_send_raw(w, dest, tag, buf, bytes);
 }
 
 /* a send record with @p bytes of message after it (o->buf NULL: nothing else to free) */
@@ -98,9 +188,13 @@ static void *loom_rma_am_out_data(loom_rma_out_t *o)
 static loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
                                           loom_rma_out_t *o, size_t bytes)
 {
-    loom_status_t st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm,
-                                          LOOM_CTX_P2P, 0, &o->req);
+    loom_status_t st;
 
+    if (tag == LOOM_RMA_TAG_REQ) {
+        loom_rma_am_push(w, dest);   /* behind the queued requests */
+    }
+    st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm, LOOM_CTX_P2P,
+                            0, &o->req);
     if (st != LOOM_OK) {
         free(o);
         return st;
@@ -110,7 +204,9 @@ static loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
     return LOOM_OK;
 }
 
-loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg)
+/* a control message; an ACK's @p n: how many operations it answers (0: one) */
+static loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind,
+                                        int arg, uint64_t n)
 {
     loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
     loom_rma_hdr_t *h;
@@ -122,7 +218,13 @@ loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind
     memset(h, 0, sizeof(*h));
     h->kind = (uint8_t)kind;
     h->arg  = arg;
+    h->nseg = n;
     return loom_rma_am_out_send(w, dest, LOOM_RMA_TAG_REQ, o, sizeof(*h));
+}
+
+loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg)
+{
+    return loom_rma_am_ctrl_n(w, dest, kind, arg, 0);
 }
 
 /* ---- the target's service ---- */
@@ -274,6 +376,66 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
     }
 }
 
+/* a put or accumulate of a BATCH: applied, no answer of its own */
+static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const char *req,
+                                           size_t bytes)
+{
+    loom_rma_hdr_t h;
+    const loom_rma_seg_t *segs;
+    char *t;
+
+    memcpy(&h, req, sizeof(h));
+    if ((h.kind != LOOM_RMA_K_PUT && h.kind != LOOM_RMA_K_ACC) ||
+        h.nseg > (bytes - sizeof(h)) / sizeof(*segs) ||
+        h.bytes > bytes - sizeof(h) - h.nseg * sizeof(*segs)) {
+        loom_error("rma", "rank %d: a malformed batched request (kind %d, %zu bytes) from "
+                   "rank %d", w->rank, h.kind, bytes, src);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    segs = (const loom_rma_seg_t *)(const void *)(req + sizeof(h));
+    if ((t = loom_rma_am_target_addr(w, h.disp, segs, h.nseg)) == NULL) {
+        loom_debug("rma", "rank %d: request of rank %d outside the window (disp %lld)",
+                   w->rank, src, (long long)h.disp);
+        return LOOM_RMA_ERR_RANGE;
+    }
+    return loom_rma_apply((loom_rma_kind_t)h.kind, (loom_op_t)h.op, (loom_datatype_t)h.basic,
+                          t, segs, h.nseg, req + sizeof(h) + h.nseg * sizeof(*segs), NULL,
+                          NULL);
+}
+
+/* the entries of a BATCH in order, then one ACK for all (the first error) */
+static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
+                                    const char *body, size_t bytes)
+{
+    loom_status_t st = LOOM_OK, est;
+    size_t off = 0;
+    uint64_t n;
+
+    for (n = 0; n < h->nseg; ++n) {
+        uint64_t len;
+
+        if (bytes - off < sizeof(len)) {
+            break;
+        }
+        memcpy(&len, body + off, sizeof(len));
+        off += sizeof(len);
+        if (len < sizeof(loom_rma_hdr_t) || len > bytes - off) {
+            break;
+        }
+        est = loom_rma_am_apply_one(w, src, body + off, (size_t)len);
+        st  = st == LOOM_OK ? est : st;
+        off += loom_rma_pad8((size_t)len);
+        off  = off > bytes ? bytes : off;
+    }
+    if (n < h->nseg) {
+        loom_error("rma", "rank %d: a batch from rank %d ends after %llu of its %llu "
+                   "requests", w->rank, src, (unsigned long long)n,
+                   (unsigned long long)h->nseg);
+        st = st == LOOM_OK ? LOOM_ERR_INVALID_ARG : st;
+    }
+    loom_rma_am_ctrl_n(w, src, LOOM_RMA_K_ACK, st, h->nseg);   /* every one answered */
+}
+
 static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_t bytes)
 {
     loom_rma_hdr_t h;
@@ -293,7 +455,10 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
         if (h.arg != LOOM_OK && w->deferred[src] == LOOM_OK) {
             w->deferred[src] = h.arg;
         }
-        ++w->done[src];
+        w->done[src] += h.nseg != 0 ? h.nseg : 1;   /* a batch's answer counts all */
+        break;
+    case LOOM_RMA_K_BATCH:
+        loom_rma_am_serve_batch(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
         break;
     default:
         loom_rma_am_serve_op(w, src, &h, buf + sizeof(h));
@@ -596,6 +761,7 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
 
 void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
+    loom_rma_am_push_all(w, target);
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
@@ -628,6 +794,7 @@ loom_status_t loom_rma_am_flush(loom_rma_win_t *w, int target)
 
 void loom_rma_am_drain(loom_rma_win_t *w)
 {
+    loom_rma_am_push_all(w, -1);
     while (w->out != NULL || w->in != NULL) {
         loom_progress();
     }

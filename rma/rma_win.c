@@ -32,9 +32,10 @@ static loom_status_t loom_rma_win_arrays(loom_rma_win_t *w)
     w->completes = calloc(n, sizeof(*w->completes));
     w->deferred  = calloc(n, sizeof(*w->deferred));   /* all LOOM_OK (0) */
     w->lkst      = calloc(n, sizeof(*w->lkst));       /* all LOOM_RMA_LK_NONE */
+    w->agg       = calloc(n, sizeof(*w->agg));        /* buffers on first use */
     w->waiters   = calloc(n, sizeof(*w->waiters));    /* a lock never waits for memory */
     if (!w->sizes || !w->units || !w->sent || !w->done || !w->posts || !w->completes ||
-        !w->deferred || !w->lkst || !w->waiters) {
+        !w->deferred || !w->lkst || !w->waiters || !w->agg) {
         return LOOM_ERR_NO_MEMORY;
     }
     return loom_rma_epoch_init(&w->ep, w->size);
@@ -55,6 +56,10 @@ static void loom_rma_win_destroy(loom_rma_win_t *w)
     free(w->regions);
     free(w->waiters);
     free(w->lkst);
+    for (int r = 0; w->agg != NULL && r < w->size; ++r) {
+        free(w->agg[r].buf);
+    }
+    free(w->agg);
     while (w->held != NULL) {   /* only if an origin broke the protocol */
         loom_rma_in_t *in = w->held;
 
