@@ -12,8 +12,9 @@
  *              returns at once (to its own rank: at the grant); unlock
  *              sends UNLOCK behind the operations and waits for every
  *              answer (served in order: one round trip for lock, op,
- *              unlock). MPI_MODE_NOCHECK skips the protocol. Windows in a shared segment lock with CPU atomics on
- *              the target's lock word in the segment instead;
+ *              unlock). MPI_MODE_NOCHECK skips the protocol. Windows
+ *              in a shared segment lock with CPU atomics on the
+ *              target's lock word in the segment instead;
  *   flush      progress until done == sent (shared windows: a fence);
  *              windows in a shared segment never have anything in flight
  *              (their operations complete in the call), so their unlock,
@@ -31,6 +32,16 @@
 static int loom_rma_is_shm(const loom_rma_win_t *w)
 {
     return w->direct || w->cma;
+}
+
+/*
+ * Locks by LOCK/UNLOCK messages, served in order with the operations (so an
+ * UNLOCK may follow them unwaited); lock words (shared segment, RDMA) are
+ * not ordered with messages in flight: flush first there.
+ */
+static int loom_rma_locks_by_msg(const loom_rma_win_t *w)
+{
+    return !loom_rma_is_shm(w) && w->rdma == NULL;
 }
 
 loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
@@ -118,6 +129,15 @@ static uint8_t *loom_rma_nocheck(loom_rma_win_t *w)
     return w->ep.started;   /* unused while a passive epoch is open */
 }
 
+static void loom_rma_nocheck_clear(loom_rma_win_t *w)
+{
+    /* size > 0 always; said so for GCC, which otherwise warns of a
+     * negative size after inlining the flushes before the call */
+    if (w->size > 0) {
+        memset(loom_rma_nocheck(w), 0, (size_t)w->size);
+    }
+}
+
 /*
  * Wait for the grant of @p target and return its own answer: an error
  * deferred earlier for that target (none should be) stays for the next
@@ -156,7 +176,7 @@ loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int as
     /* Active messages: the target holds our operations and UNLOCK until it
      * grants (rma_am.c), so only our own memory, accessed here, waits for
      * the grant; a refusal reaches the next flush or unlock. RDMA: granted. */
-    if (st == LOOM_OK && !nocheck && w->rdma == NULL && target == w->rank) {
+    if (st == LOOM_OK && !nocheck && loom_rma_locks_by_msg(w) && target == w->rank) {
         st = loom_rma_grant_wait(w, target);
     }
     if (st != LOOM_OK) {   /* not granted: the target holds nothing for us */
@@ -187,7 +207,7 @@ loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
         loom_rma_nocheck(w)[target] = 0;
         return loom_rma_epoch_unlock(&w->ep, target);
     }
-    if (w->rdma != NULL) {   /* the lock word's release is not ordered with the operations */
+    if (!loom_rma_locks_by_msg(w)) {   /* the operations, then the lock word */
         ost = loom_rma_am_flush(w, target);
         st  = loom_rma_unlock_one(w, target, nocheck);
         st  = st == LOOM_OK ? loom_rma_am_flush(w, target) : st;
@@ -239,7 +259,7 @@ loom_status_t loom_rma_lock_all(loom_rma_win_t *w, int assert_flags)
     if (nocheck || loom_rma_is_shm(w)) {
         return LOOM_OK;
     }
-    if (w->rdma == NULL) {
+    if (loom_rma_locks_by_msg(w)) {
         /* the other targets hold our operations until they grant (rma_am.c);
          * our own memory is accessed here, so its grant is waited for */
         st = loom_rma_grant_wait(w, w->rank);
@@ -262,10 +282,10 @@ loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
     if (w->direct) {
         atomic_thread_fence(memory_order_seq_cst);
     }
-    /* RDMA: the operations before the lock words are released; active
+    /* lock words (CMA, RDMA): the operations before they are released;
      * messages: each UNLOCK goes behind the operations to its target (served
      * in order), and one wait covers everything */
-    ost = w->rdma != NULL ? loom_rma_am_flush(w, -1) : LOOM_OK;
+    ost = !w->direct && !loom_rma_locks_by_msg(w) ? loom_rma_am_flush(w, -1) : LOOM_OK;
     st  = LOOM_OK;
     for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = loom_rma_unlock_one(w, r, loom_rma_nocheck(w)[r]);
@@ -273,13 +293,13 @@ loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
     if (!w->direct) {
         loom_status_t fst = loom_rma_am_flush(w, -1);
 
-        if (w->rdma == NULL) {
+        if (loom_rma_locks_by_msg(w)) {
             ost = fst;
         } else if (st == LOOM_OK) {
             st = fst;
         }
     }
-    memset(loom_rma_nocheck(w), 0, (size_t)w->size);
+    loom_rma_nocheck_clear(w);
     loom_rma_epoch_unlock_all(&w->ep);
     return ost != LOOM_OK ? ost : st;
 }
