@@ -336,26 +336,57 @@ static void loom_rma_lock_grant(loom_rma_win_t *w, int src, int type)
  * The origin does not wait for the grant (rma_sync.c): the operations and
  * the UNLOCK it sends meanwhile are held (loom_rma_am_hold) until then.
  * One LOCK per origin at a time (its epoch rules), so the FIFO of waiters,
- * sized at creation, never grows.
+ * sized at creation, never grows. Returns 1 if granted now (nothing sent:
+ * the caller answers), 0 if queued (answered at the grant), or an error.
  */
-static void loom_rma_am_lock(loom_rma_win_t *w, int src, int type)
+static int loom_rma_am_lock_try(loom_rma_win_t *w, int src, int type)
 {
     if (w->lkst[src] != LOOM_RMA_LK_NONE || w->nwait >= w->size) {
         loom_error("rma", "rank %d: a second lock request from rank %d before its unlock",
                    w->rank, src);
-        loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_RMA_ERR_SYNC);
-        return;
+        return LOOM_RMA_ERR_SYNC;
     }
     if (w->nwait == 0 && loom_rma_lock_grantable(w, type)) {
-        loom_rma_lock_grant(w, src, type);
-        return;
+        if (type == LOOM_RMA_LOCK_SHARED) {
+            ++w->nshared;
+            w->lkst[src] = LOOM_RMA_LK_SHARED;
+        } else {
+            w->excl = src;
+            w->lkst[src] = LOOM_RMA_LK_EXCL;
+        }
+        return 1;
     }
     w->lkst[src] = LOOM_RMA_LK_WAIT;
     w->waiters[w->nwait].src    = src;
     w->waiters[w->nwait++].type = type;
+    return 0;
 }
 
-static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
+/* take back the queued LOCK of @p src (its batch could not be held) */
+static void loom_rma_am_unwait(loom_rma_win_t *w, int src)
+{
+    for (int i = 0; i < w->nwait; ++i) {
+        if (w->waiters[i].src == src) {
+            memmove(w->waiters + i, w->waiters + i + 1,
+                    (size_t)(w->nwait - i - 1) * sizeof(*w->waiters));
+            --w->nwait;
+            break;
+        }
+    }
+    w->lkst[src] = LOOM_RMA_LK_NONE;
+}
+
+static void loom_rma_am_lock(loom_rma_win_t *w, int src, int type)
+{
+    int r = loom_rma_am_lock_try(w, src, type);
+
+    if (r != 0) {
+        loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, r == 1 ? LOOM_OK : r);
+    }
+}
+
+/* release what @p src holds and grant the waiters that now can (no answer to @p src) */
+static void loom_rma_am_release(loom_rma_win_t *w, int src)
 {
     int i = 0;
 
@@ -365,7 +396,6 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
         --w->nshared;
     }
     w->lkst[src] = LOOM_RMA_LK_NONE;
-    loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
     while (i < w->nwait && loom_rma_lock_grantable(w, w->waiters[i].type)) {
         loom_rma_lock_grant(w, w->waiters[i].src, w->waiters[i].type);
         ++i;
@@ -374,6 +404,12 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
         memmove(w->waiters, w->waiters + i, (size_t)(w->nwait - i) * sizeof(*w->waiters));
         w->nwait -= i;
     }
+}
+
+static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
+{
+    loom_rma_am_release(w, src);
+    loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
 }
 
 /* a put or accumulate of a BATCH: applied, no answer of its own */
@@ -403,15 +439,73 @@ static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const cha
                           NULL);
 }
 
-/* the entries of a BATCH in order, then one ACK for all (the first error) */
+/*
+ * The entries of a BATCH after a LOCK that must wait: a BATCH of their
+ * own, held until the grant (the LOCK is answered by the grant, they by
+ * the held batch's ACK). 0, or an error: no memory.
+ */
+static loom_status_t loom_rma_am_hold_rest(loom_rma_win_t *w, int src, const char *rest,
+                                           size_t bytes, uint64_t n)
+{
+    loom_rma_in_t *in = malloc(sizeof(*in) + sizeof(loom_rma_hdr_t) + bytes);
+    loom_rma_hdr_t h = { 0 };
+
+    if (in == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    h.kind  = LOOM_RMA_K_BATCH;
+    h.nseg  = n;
+    h.bytes = bytes;
+    in->next  = NULL;
+    in->req   = NULL;
+    in->src   = src;
+    in->bytes = sizeof(h) + bytes;
+    in->buf   = (char *)(in + 1);
+    memcpy(in->buf, &h, sizeof(h));
+    memcpy(in->buf + sizeof(h), rest, bytes);
+    *w->held_tail = in;
+    w->held_tail  = &in->next;
+    return LOOM_OK;
+}
+
+/*
+ * One entry of a BATCH (@p len bytes at @p req); returns its status and
+ * sets *@p wait_p if it is a LOCK that waits (the rest must be held).
+ */
+static loom_status_t loom_rma_am_batch_entry(loom_rma_win_t *w, int src, const char *req,
+                                             size_t len, int *wait_p)
+{
+    loom_rma_hdr_t e;
+    int r;
+
+    memcpy(&e, req, sizeof(e));
+    switch ((loom_rma_kind_t)e.kind) {
+    case LOOM_RMA_K_LOCK:
+        r = loom_rma_am_lock_try(w, src, e.arg);
+        *wait_p = r == 0;
+        return r == 1 || r == 0 ? LOOM_OK : (loom_status_t)r;
+    case LOOM_RMA_K_UNLOCK:
+        loom_rma_am_release(w, src);
+        return LOOM_OK;
+    default:
+        return loom_rma_am_apply_one(w, src, req, len);
+    }
+}
+
+/*
+ * The entries of a BATCH in order, then one ACK for all of them (the first
+ * error). A LOCK that must wait ends the service here: the entries after it
+ * are held as a BATCH of their own, and the LOCK is answered at its grant.
+ */
 static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                                     const char *body, size_t bytes)
 {
     loom_status_t st = LOOM_OK, est;
+    uint64_t n, answered = 0;
     size_t off = 0;
-    uint64_t n;
+    int wait = 0;
 
-    for (n = 0; n < h->nseg; ++n) {
+    for (n = 0; n < h->nseg && !wait; ++n) {
         uint64_t len;
 
         if (bytes - off < sizeof(len)) {
@@ -422,18 +516,29 @@ static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_h
         if (len < sizeof(loom_rma_hdr_t) || len > bytes - off) {
             break;
         }
-        est = loom_rma_am_apply_one(w, src, body + off, (size_t)len);
+        est = loom_rma_am_batch_entry(w, src, body + off, (size_t)len, &wait);
         st  = st == LOOM_OK ? est : st;
+        answered += !wait;
         off += loom_rma_pad8((size_t)len);
         off  = off > bytes ? bytes : off;
     }
-    if (n < h->nseg) {
+    if (wait && n < h->nseg &&
+        (est = loom_rma_am_hold_rest(w, src, body + off, bytes - off, h->nseg - n)) != LOOM_OK) {
+        loom_error("rma", "rank %d: no memory to hold %llu requests of rank %d until its "
+                   "lock; refusing the lock", w->rank, (unsigned long long)(h->nseg - n), src);
+        loom_rma_am_unwait(w, src);   /* the LOCK and the rest answered with the error */
+        answered += 1 + h->nseg - n;
+        st = st == LOOM_OK ? est : st;
+    } else if (!wait && n < h->nseg) {
         loom_error("rma", "rank %d: a batch from rank %d ends after %llu of its %llu "
                    "requests", w->rank, src, (unsigned long long)n,
                    (unsigned long long)h->nseg);
+        answered = h->nseg;
         st = st == LOOM_OK ? LOOM_ERR_INVALID_ARG : st;
     }
-    loom_rma_am_ctrl_n(w, src, LOOM_RMA_K_ACK, st, h->nseg);   /* every one answered */
+    if (answered > 0) {
+        loom_rma_am_ctrl_n(w, src, LOOM_RMA_K_ACK, st, answered);
+    }
 }
 
 static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_t bytes)

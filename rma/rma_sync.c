@@ -85,7 +85,17 @@ loom_status_t loom_rma_fence(loom_rma_win_t *w, int assert_flags)
 static loom_status_t loom_rma_lock_msg(loom_rma_win_t *w, int target, loom_rma_kind_t kind,
                                        int type)
 {
-    loom_status_t st = loom_rma_am_ctrl(w, target, kind, type);
+    loom_rma_hdr_t h = { 0 };
+    loom_status_t st;
+
+    /* another rank: an entry of its batch, so lock, the operations and unlock
+     * travel as one message and are answered by one ACK (rma_am.c) */
+    h.kind = (uint8_t)kind;
+    h.arg  = type;
+    if (target != w->rank && loom_rma_am_queue(w, target, &h, sizeof(h))) {
+        return LOOM_OK;   /* counted */
+    }
+    st = loom_rma_am_ctrl(w, target, kind, type);
 
     if (st == LOOM_OK) {
         ++w->sent[target];
