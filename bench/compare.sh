@@ -253,10 +253,16 @@ mt_single_table() {
 # Not in the default set: `--bench rma` runs bench/osu_rma.c (np=2) as
 # rma_<test>_<sync>_<window>: test put, get, put_bw, acc, fop, cas (get_bw
 # by name only), sync fence, lock, flush, window alloc (MPI_Win_allocate) or
-# create (MPI_Win_create); e.g. --bench rma_put_flush_alloc. Open MPI runs
-# its default one-sided component (4.1.4 here: osc rdma over btl vader;
-# under btl self,tcp osc sm, shared memory, for Win_allocate on one host,
-# while MPI_Win_create fails with MPI_ERR_WIN; the table header says so).
+# create (MPI_Win_create); e.g. --bench rma_put_flush_alloc. Over shm Open
+# MPI runs its default one-sided component (4.1.4 here: osc rdma over btl
+# vader). Over tcp it runs osc pt2pt (--mca osc pt2pt): active messages
+# over ob1 and btl tcp, like loom's windows under LOOM_TRANSPORTS=self,tcp;
+# its default there would be osc sm (shared memory) for Win_allocate on one
+# host, and MPI_Win_create would fail with MPI_ERR_WIN. osc pt2pt in 4.1.4
+# needs no option: it refuses windows under MPI_THREAD_MULTIPLE ("does not
+# support MPI_THREAD_MULTIPLE in this release", MPI_ERR_WIN), so osu_rma
+# initializes with MPI_Init (SINGLE) under both libraries. The table
+# header names the component.
 # Open MPI 4.1.4's osc rdma crashes in MPI_Compare_and_swap of
 # MPI_LONG_LONG on Win_allocate windows over vader (rma_cas_*_alloc: its
 # runs fail). Short mode: sizes 1..64 KiB (fop, cas:
@@ -291,8 +297,14 @@ bench_args() {
 }
 # the label of a table: which one-sided component Open MPI ran ($b: the loop's bench)
 rma_tr_label() {
-    if is_rma "${b:-}"; then echo "$(generic_tr_label "$1"); Open MPI one-sided: its default osc (rdma over vader; under self,tcp: sm for Win_allocate, Win_create fails)"
-    else generic_tr_label "$1"; fi
+    if ! is_rma "${b:-}"; then generic_tr_label "$1"
+    elif [[ $1 == tcp ]]; then echo "$(generic_tr_label "$1"); Open MPI one-sided: osc pt2pt (active messages over ob1/tcp, --mca osc pt2pt)"
+    else echo "$(generic_tr_label "$1"); Open MPI one-sided: its default osc (rdma over vader)"; fi
+}
+# mpirun's prefix for a one-sided run over tcp adds osc pt2pt ($b: run_one's bench)
+rma_ompi_cmd() {
+    if is_rma "${b:-}" && [[ $1 == tcp ]]; then echo "$(generic_ompi_cmd "$@") --mca osc pt2pt"
+    else generic_ompi_cmd "$@"; fi
 }
 
 ncores=$(nproc)
@@ -354,6 +366,7 @@ loom_cmd() { # transport np -> loomrun prefix
     [[ $1 == tcp ]] && env="env LOOM_TRANSPORTS=self,tcp "
     echo "${env}$LOOMRUN -q --timeout $run_timeout --bind-to $(bind_for "$2") -np $2"
 }
+eval "generic_$(declare -f ompi_cmd)"; ompi_cmd() { rma_ompi_cmd "$@"; }   # one-sided block above
 
 # Parse an OSU output into "size,value" lines (barrier: size 0).
 parse_osu() {

@@ -57,7 +57,8 @@ void loom_rma_am_unregister(loom_rma_win_t *w)
     }
 }
 
-loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, size_t bytes)
+static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, void *buf,
+                                          size_t bytes)
 {
     loom_rma_out_t *o = malloc(sizeof(*o));
     loom_status_t st;
@@ -76,6 +77,95 @@ loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, 
     o->next = w->out;
     w->out = o;
     return LOOM_OK;
+}
+
+/* ---- batches of small puts and accumulates (origin) ---- */
+
+/*
+ * A BATCH message is a header (kind BATCH, nseg = entries, bytes = the
+ * entries' bytes), then per entry a uint64_t length and the request
+ * (header, segments, data) padded to 8 bytes. The target applies them in
+ * order and answers one ACK whose nseg counts them (rma_am.c's serve).
+ * Requests up to LOOM_RMA_AGG_MAX bytes are batched: puts of a few hundred
+ * bytes cost one message per batch instead of a message and an answer
+ * each (issue 23, tcp put bandwidth).
+ */
+enum { LOOM_RMA_AGG_BYTES = 32768, LOOM_RMA_AGG_MAX = 4096 };
+
+static size_t loom_rma_pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* send what is queued for @p dest; a failed send takes its operations out of the count */
+static void loom_rma_am_push(loom_rma_win_t *w, int dest)
+{
+    loom_rma_agg_t *a = &w->agg[dest];
+    loom_rma_hdr_t h = { 0 };
+    loom_status_t st;
+
+    if (a->n == 0) {
+        return;
+    }
+    h.kind  = LOOM_RMA_K_BATCH;
+    h.nseg  = a->n;
+    h.bytes = a->len - sizeof(h);
+    memcpy(a->buf, &h, sizeof(h));
+    st = loom_rma_am_send_raw(w, dest, LOOM_RMA_TAG_REQ, a->buf, a->len);   /* takes buf */
+    if (st != LOOM_OK) {
+        loom_error("rma", "rank %d: cannot send %llu queued operations to rank %d: %s",
+                   w->rank, (unsigned long long)a->n, dest, loom_strerror(st));
+        w->sent[dest] -= a->n;
+        if (w->deferred[dest] == LOOM_OK) {
+            w->deferred[dest] = st;
+        }
+    }
+    a->buf = NULL;
+    a->len = 0;
+    a->n   = 0;
+}
+
+static void loom_rma_am_push_all(loom_rma_win_t *w, int dest)
+{
+    for (int r = dest < 0 ? 0 : dest; r < (dest < 0 ? w->size : dest + 1); ++r) {
+        loom_rma_am_push(w, r);
+    }
+}
+
+int loom_rma_am_queue(loom_rma_win_t *w, int dest, const void *msg, size_t bytes)
+{
+    loom_rma_agg_t *a = &w->agg[dest];
+    size_t need = sizeof(uint64_t) + loom_rma_pad8(bytes);
+    uint64_t len = bytes;
+
+    if (bytes > LOOM_RMA_AGG_MAX) {
+        return 0;
+    }
+    if (a->n > 0 && a->len + need > LOOM_RMA_AGG_BYTES) {
+        loom_rma_am_push(w, dest);
+    }
+    if (a->buf == NULL) {
+        if ((a->buf = malloc(LOOM_RMA_AGG_BYTES)) == NULL) {
+            return 0;   /* sent alone, as if too large */
+        }
+        a->len = sizeof(loom_rma_hdr_t);
+    }
+    memcpy(a->buf + a->len, &len, sizeof(len));
+    memcpy(a->buf + a->len + sizeof(len), msg, bytes);
+    memset(a->buf + a->len + sizeof(len) + bytes, 0, loom_rma_pad8(bytes) - bytes);
+    a->len += need;
+    ++a->n;
+    ++w->sent[dest];
+    return 1;
+}
+
+/* every request to @p dest goes behind the ones queued for it */
+loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, size_t bytes)
+{
+    if (tag == LOOM_RMA_TAG_REQ) {
+        loom_rma_am_push(w, dest);
+    }
+    return loom_rma_am_send_raw(w, dest, tag, buf, bytes);
 }
 
 /* a send record with @p bytes of message after it (o->buf NULL: nothing else to free) */
@@ -98,9 +188,13 @@ static void *loom_rma_am_out_data(loom_rma_out_t *o)
 static loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
                                           loom_rma_out_t *o, size_t bytes)
 {
-    loom_status_t st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm,
-                                          LOOM_CTX_P2P, 0, &o->req);
+    loom_status_t st;
 
+    if (tag == LOOM_RMA_TAG_REQ) {
+        loom_rma_am_push(w, dest);   /* behind the queued requests */
+    }
+    st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm, LOOM_CTX_P2P,
+                            0, &o->req);
     if (st != LOOM_OK) {
         free(o);
         return st;
@@ -110,7 +204,9 @@ static loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
     return LOOM_OK;
 }
 
-loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg)
+/* a control message; an ACK's @p n: how many operations it answers (0: one) */
+static loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind,
+                                        int arg, uint64_t n)
 {
     loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
     loom_rma_hdr_t *h;
@@ -122,7 +218,13 @@ loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind
     memset(h, 0, sizeof(*h));
     h->kind = (uint8_t)kind;
     h->arg  = arg;
+    h->nseg = n;
     return loom_rma_am_out_send(w, dest, LOOM_RMA_TAG_REQ, o, sizeof(*h));
+}
+
+loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg)
+{
+    return loom_rma_am_ctrl_n(w, dest, kind, arg, 0);
 }
 
 /* ---- the target's service ---- */
@@ -222,43 +324,78 @@ static void loom_rma_lock_grant(loom_rma_win_t *w, int src, int type)
 {
     if (type == LOOM_RMA_LOCK_SHARED) {
         ++w->nshared;
+        w->lkst[src] = LOOM_RMA_LK_SHARED;
     } else {
         w->excl = src;
+        w->lkst[src] = LOOM_RMA_LK_EXCL;
     }
     loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
+}
+
+/*
+ * The origin does not wait for the grant (rma_sync.c): the operations and
+ * the UNLOCK it sends meanwhile are held (loom_rma_am_hold) until then.
+ * One LOCK per origin at a time (its epoch rules), so the FIFO of waiters,
+ * sized at creation, never grows. Returns 1 if granted now (nothing sent:
+ * the caller answers), 0 if queued (answered at the grant), or an error.
+ */
+static int loom_rma_am_lock_try(loom_rma_win_t *w, int src, int type)
+{
+    if (w->lkst[src] != LOOM_RMA_LK_NONE || w->nwait >= w->size) {
+        loom_error("rma", "rank %d: a second lock request from rank %d before its unlock",
+                   w->rank, src);
+        return LOOM_RMA_ERR_SYNC;
+    }
+    if (w->nwait == 0 && loom_rma_lock_grantable(w, type)) {
+        if (type == LOOM_RMA_LOCK_SHARED) {
+            ++w->nshared;
+            w->lkst[src] = LOOM_RMA_LK_SHARED;
+        } else {
+            w->excl = src;
+            w->lkst[src] = LOOM_RMA_LK_EXCL;
+        }
+        return 1;
+    }
+    w->lkst[src] = LOOM_RMA_LK_WAIT;
+    w->waiters[w->nwait].src    = src;
+    w->waiters[w->nwait++].type = type;
+    return 0;
+}
+
+/* take back the queued LOCK of @p src (its batch could not be held) */
+static void loom_rma_am_unwait(loom_rma_win_t *w, int src)
+{
+    for (int i = 0; i < w->nwait; ++i) {
+        if (w->waiters[i].src == src) {
+            memmove(w->waiters + i, w->waiters + i + 1,
+                    (size_t)(w->nwait - i - 1) * sizeof(*w->waiters));
+            --w->nwait;
+            break;
+        }
+    }
+    w->lkst[src] = LOOM_RMA_LK_NONE;
 }
 
 static void loom_rma_am_lock(loom_rma_win_t *w, int src, int type)
 {
-    if (w->nwait == 0 && loom_rma_lock_grantable(w, type)) {
-        loom_rma_lock_grant(w, src, type);
-        return;
-    }
-    if (w->nwait == w->cap_wait) {
-        int cap = w->cap_wait ? 2 * w->cap_wait : 8;
-        loom_rma_waiter_t *q = realloc(w->waiters, (size_t)cap * sizeof(*q));
+    int r = loom_rma_am_lock_try(w, src, type);
 
-        if (q == NULL) {
-            loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_ERR_NO_MEMORY);
-            return;
-        }
-        w->waiters  = q;
-        w->cap_wait = cap;
+    if (r != 0) {
+        loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, r == 1 ? LOOM_OK : r);
     }
-    w->waiters[w->nwait].src    = src;
-    w->waiters[w->nwait++].type = type;
 }
 
-static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
+/* release what @p src holds and grant the waiters that now can (no answer to @p src) */
+static void loom_rma_am_release(loom_rma_win_t *w, int src)
 {
     int i = 0;
 
-    if (w->excl == src) {
+    if (w->lkst[src] == LOOM_RMA_LK_EXCL) {
         w->excl = -1;
-    } else if (w->nshared > 0) {
+    } else if (w->lkst[src] == LOOM_RMA_LK_SHARED) {
         --w->nshared;
     }
-    loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
+    w->lkst[src] = LOOM_RMA_LK_NONE;
     while (i < w->nwait && loom_rma_lock_grantable(w, w->waiters[i].type)) {
         loom_rma_lock_grant(w, w->waiters[i].src, w->waiters[i].type);
         ++i;
@@ -266,6 +403,141 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
     if (i > 0) {
         memmove(w->waiters, w->waiters + i, (size_t)(w->nwait - i) * sizeof(*w->waiters));
         w->nwait -= i;
+    }
+}
+
+static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
+{
+    loom_rma_am_release(w, src);
+    loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
+}
+
+/* a put or accumulate of a BATCH: applied, no answer of its own */
+static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const char *req,
+                                           size_t bytes)
+{
+    loom_rma_hdr_t h;
+    const loom_rma_seg_t *segs;
+    char *t;
+
+    memcpy(&h, req, sizeof(h));
+    if ((h.kind != LOOM_RMA_K_PUT && h.kind != LOOM_RMA_K_ACC) ||
+        h.nseg > (bytes - sizeof(h)) / sizeof(*segs) ||
+        h.bytes > bytes - sizeof(h) - h.nseg * sizeof(*segs)) {
+        loom_error("rma", "rank %d: a malformed batched request (kind %d, %zu bytes) from "
+                   "rank %d", w->rank, h.kind, bytes, src);
+        return LOOM_ERR_INVALID_ARG;
+    }
+    segs = (const loom_rma_seg_t *)(const void *)(req + sizeof(h));
+    if ((t = loom_rma_am_target_addr(w, h.disp, segs, h.nseg)) == NULL) {
+        loom_debug("rma", "rank %d: request of rank %d outside the window (disp %lld)",
+                   w->rank, src, (long long)h.disp);
+        return LOOM_RMA_ERR_RANGE;
+    }
+    return loom_rma_apply((loom_rma_kind_t)h.kind, (loom_op_t)h.op, (loom_datatype_t)h.basic,
+                          t, segs, h.nseg, req + sizeof(h) + h.nseg * sizeof(*segs), NULL,
+                          NULL);
+}
+
+/*
+ * The entries of a BATCH after a LOCK that must wait: a BATCH of their
+ * own, held until the grant (the LOCK is answered by the grant, they by
+ * the held batch's ACK). 0, or an error: no memory.
+ */
+static loom_status_t loom_rma_am_hold_rest(loom_rma_win_t *w, int src, const char *rest,
+                                           size_t bytes, uint64_t n)
+{
+    loom_rma_in_t *in = malloc(sizeof(*in) + sizeof(loom_rma_hdr_t) + bytes);
+    loom_rma_hdr_t h = { 0 };
+
+    if (in == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    h.kind  = LOOM_RMA_K_BATCH;
+    h.nseg  = n;
+    h.bytes = bytes;
+    in->next  = NULL;
+    in->req   = NULL;
+    in->src   = src;
+    in->bytes = sizeof(h) + bytes;
+    in->buf   = (char *)(in + 1);
+    memcpy(in->buf, &h, sizeof(h));
+    memcpy(in->buf + sizeof(h), rest, bytes);
+    *w->held_tail = in;
+    w->held_tail  = &in->next;
+    return LOOM_OK;
+}
+
+/*
+ * One entry of a BATCH (@p len bytes at @p req); returns its status and
+ * sets *@p wait_p if it is a LOCK that waits (the rest must be held).
+ */
+static loom_status_t loom_rma_am_batch_entry(loom_rma_win_t *w, int src, const char *req,
+                                             size_t len, int *wait_p)
+{
+    loom_rma_hdr_t e;
+    int r;
+
+    memcpy(&e, req, sizeof(e));
+    switch ((loom_rma_kind_t)e.kind) {
+    case LOOM_RMA_K_LOCK:
+        r = loom_rma_am_lock_try(w, src, e.arg);
+        *wait_p = r == 0;
+        return r == 1 || r == 0 ? LOOM_OK : (loom_status_t)r;
+    case LOOM_RMA_K_UNLOCK:
+        loom_rma_am_release(w, src);
+        return LOOM_OK;
+    default:
+        return loom_rma_am_apply_one(w, src, req, len);
+    }
+}
+
+/*
+ * The entries of a BATCH in order, then one ACK for all of them (the first
+ * error). A LOCK that must wait ends the service here: the entries after it
+ * are held as a BATCH of their own, and the LOCK is answered at its grant.
+ */
+static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
+                                    const char *body, size_t bytes)
+{
+    loom_status_t st = LOOM_OK, est;
+    uint64_t n, answered = 0;
+    size_t off = 0;
+    int wait = 0;
+
+    for (n = 0; n < h->nseg && !wait; ++n) {
+        uint64_t len;
+
+        if (bytes - off < sizeof(len)) {
+            break;
+        }
+        memcpy(&len, body + off, sizeof(len));
+        off += sizeof(len);
+        if (len < sizeof(loom_rma_hdr_t) || len > bytes - off) {
+            break;
+        }
+        est = loom_rma_am_batch_entry(w, src, body + off, (size_t)len, &wait);
+        st  = st == LOOM_OK ? est : st;
+        answered += !wait;
+        off += loom_rma_pad8((size_t)len);
+        off  = off > bytes ? bytes : off;
+    }
+    if (wait && n < h->nseg &&
+        (est = loom_rma_am_hold_rest(w, src, body + off, bytes - off, h->nseg - n)) != LOOM_OK) {
+        loom_error("rma", "rank %d: no memory to hold %llu requests of rank %d until its "
+                   "lock; refusing the lock", w->rank, (unsigned long long)(h->nseg - n), src);
+        loom_rma_am_unwait(w, src);   /* the LOCK and the rest answered with the error */
+        answered += 1 + h->nseg - n;
+        st = st == LOOM_OK ? est : st;
+    } else if (!wait && n < h->nseg) {
+        loom_error("rma", "rank %d: a batch from rank %d ends after %llu of its %llu "
+                   "requests", w->rank, src, (unsigned long long)n,
+                   (unsigned long long)h->nseg);
+        answered = h->nseg;
+        st = st == LOOM_OK ? LOOM_ERR_INVALID_ARG : st;
+    }
+    if (answered > 0) {
+        loom_rma_am_ctrl_n(w, src, LOOM_RMA_K_ACK, st, answered);
     }
 }
 
@@ -288,7 +560,10 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
         if (h.arg != LOOM_OK && w->deferred[src] == LOOM_OK) {
             w->deferred[src] = h.arg;
         }
-        ++w->done[src];
+        w->done[src] += h.nseg != 0 ? h.nseg : 1;   /* a batch's answer counts all */
+        break;
+    case LOOM_RMA_K_BATCH:
+        loom_rma_am_serve_batch(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
         break;
     default:
         loom_rma_am_serve_op(w, src, &h, buf + sizeof(h));
@@ -326,6 +601,52 @@ static int loom_rma_am_take(loom_rma_win_t *w)
     return n;
 }
 
+/*
+ * 1 if @p in must wait for its origin's lock: an operation or UNLOCK from
+ * an origin whose LOCK is queued here. Answers (ACK), LOCK and PSCW
+ * notices never wait (an ACK held here could be what the holder waits for).
+ */
+static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *in)
+{
+    loom_rma_kind_t k;
+
+    if (w->lkst[in->src] != LOOM_RMA_LK_WAIT || in->bytes < sizeof(loom_rma_hdr_t)) {
+        return 0;
+    }
+    k = (loom_rma_kind_t)((const loom_rma_hdr_t *)(const void *)in->buf)->kind;
+    return k != LOOM_RMA_K_ACK && k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST &&
+           k != LOOM_RMA_K_COMPLETE;
+}
+
+/*
+ * Serve the held requests whose origin got its lock, in arrival order. An
+ * UNLOCK served here may grant another origin, whose requests may lie
+ * before it: so each serve starts the scan again from the head.
+ */
+static int loom_rma_am_held_serve(loom_rma_win_t *w)
+{
+    loom_rma_in_t **pp = &w->held;
+    int n = 0;
+
+    while (*pp != NULL) {
+        loom_rma_in_t *in = *pp;
+
+        if (w->lkst[in->src] == LOOM_RMA_LK_WAIT) {
+            pp = &in->next;
+            continue;
+        }
+        *pp = in->next;
+        if (w->held_tail == &in->next) {
+            w->held_tail = pp;
+        }
+        loom_rma_am_serve(w, in->src, in->buf, in->bytes);
+        free(in);
+        ++n;
+        pp = &w->held;
+    }
+    return n;
+}
+
 static int loom_rma_am_poll_win(loom_rma_win_t *w)
 {
     int n = loom_rma_am_take(w);
@@ -338,9 +659,18 @@ static int loom_rma_am_poll_win(loom_rma_win_t *w)
             w->in_tail = &w->in;
         }
         loom_request_release(in->req);
+        ++n;
+        if (loom_rma_am_must_hold(w, in)) {
+            in->next = NULL;
+            *w->held_tail = in;
+            w->held_tail  = &in->next;
+            continue;
+        }
         loom_rma_am_serve(w, in->src, in->buf, in->bytes);
         free(in);   /* and its message */
-        ++n;
+        if (w->held != NULL) {
+            n += loom_rma_am_held_serve(w);   /* it may have granted a lock */
+        }
     }
     for (loom_rma_rop_t **pp = &w->rops; *pp != NULL;) {
         loom_rma_rop_t *rop = *pp;
@@ -536,6 +866,7 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
 
 void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
+    loom_rma_am_push_all(w, target);
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
@@ -568,6 +899,7 @@ loom_status_t loom_rma_am_flush(loom_rma_win_t *w, int target)
 
 void loom_rma_am_drain(loom_rma_win_t *w)
 {
+    loom_rma_am_push_all(w, -1);
     while (w->out != NULL || w->in != NULL) {
         loom_progress();
     }

@@ -186,6 +186,10 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
     loom_rma_rop_t *rop = NULL;
     loom_status_t st;
 
+    if (!loom_rma_fetches(d->kind) && loom_rma_am_queue(w, d->target, msg, msgbytes)) {
+        free(msg);   /* copied into the batch, counted */
+        return LOOM_OK;
+    }
     if (loom_rma_fetches(d->kind) &&
         (st = loom_rma_rop_post(w, d, bytes, ureq, &rop)) != LOOM_OK) {
         free(msg);

@@ -93,6 +93,7 @@ typedef enum loom_rma_kind {
     LOOM_RMA_K_ACK,
     LOOM_RMA_K_POST,
     LOOM_RMA_K_COMPLETE,
+    LOOM_RMA_K_BATCH,      /* small puts/accumulates in one message (rma_am.c) */
 } loom_rma_kind_t;
 
 /**
@@ -131,6 +132,13 @@ typedef struct loom_rma_in {
     char               *buf;
 } loom_rma_in_t;
 
+/* small puts/accumulates to one target, sent as one BATCH message (rma_am.c) */
+typedef struct loom_rma_agg {
+    char    *buf;     /* LOOM_RMA_AGG_BYTES, or NULL */
+    size_t   len;     /* header + entries so far */
+    uint64_t n;       /* entries */
+} loom_rma_agg_t;
+
 /* a send in flight (its buffer freed when it completes) */
 typedef struct loom_rma_out {
     struct loom_rma_out *next;
@@ -155,6 +163,9 @@ typedef struct loom_rma_waiter {
     int src;
     int type;
 } loom_rma_waiter_t;
+
+/* an origin's lock at this target (win->lkst) */
+enum { LOOM_RMA_LK_NONE = 0, LOOM_RMA_LK_SHARED, LOOM_RMA_LK_EXCL, LOOM_RMA_LK_WAIT };
 
 struct loom_rma_win {
     struct loom_rma_win *next;     /* all windows (the progress hook walks them) */
@@ -189,17 +200,20 @@ struct loom_rma_win {
     int                  nregions, cap_regions;
     /* origin */
     uint64_t            *sent, *done;  /* [size] operations issued / completed */
+    loom_rma_agg_t      *agg;          /* [size] operations not sent yet (rma_am.c) */
     loom_status_t       *deferred;     /* [size] first error each target reported,
                                           until a flush of it takes it */
     loom_rma_rop_t      *rops, **rops_tail;
     int                 *posts;        /* [size] Win_post notices received */
     /* target */
     loom_rma_in_t       *in, **in_tail;
+    loom_rma_in_t       *held, **held_tail; /* requests of origins whose LOCK waits */
     loom_rma_out_t      *out;
     int                  excl;         /* exclusive holder or -1 */
     int                  nshared;
-    loom_rma_waiter_t   *waiters;
-    int                  nwait, cap_wait;
+    uint8_t             *lkst;         /* [size] each origin's lock here (LOOM_RMA_LK_*) */
+    loom_rma_waiter_t   *waiters;      /* [size]: one LOCK per origin at most */
+    int                  nwait;
     int                 *completes;    /* [size] Win_complete notices received */
     int                 *post_ranks, npost;
     int                 *start_ranks, nstart;
@@ -238,6 +252,14 @@ loom_status_t loom_rma_am_flush(loom_rma_win_t *win, int target);
 void loom_rma_am_settle(loom_rma_win_t *win, int target);
 /** Return and clear the deferred error of @p target (-1: the first of any target). */
 loom_status_t loom_rma_am_take_err(loom_rma_win_t *win, int target);
+/**
+ * Queue a small put or accumulate request (@p msg, @p bytes: header,
+ * segments, data) to @p dest behind the ones before it; it leaves with
+ * them as one message at the next request to @p dest, settle or drain,
+ * or when the batch is full. Counts it in sent[dest]. 1 if queued (the
+ * message was copied: the caller still owns @p msg), 0 if too large.
+ */
+int loom_rma_am_queue(loom_rma_win_t *win, int dest, const void *msg, size_t bytes);
 /** Progress until the window's sends left (before free). */
 void loom_rma_am_drain(loom_rma_win_t *win);
 /** The address of target bytes [disp, disp + ...) at this rank, checked (target side). */

@@ -7,10 +7,14 @@
  *   fence      flush every target (done == sent), then a barrier on the
  *              window's communicator;
  *   lock       active messages: LOCK, answered when granted (the target
- *              queues it while an incompatible holder exists); unlock
- *              flushes, sends UNLOCK and waits its answer. MPI_MODE_NOCHECK
- *              skips the protocol. Windows in a shared segment lock with CPU atomics on
- *              the target's lock word in the segment instead;
+ *              queues it while an incompatible holder exists, and holds
+ *              the origin's operations and UNLOCK until then); lock
+ *              returns at once (to its own rank: at the grant); unlock
+ *              sends UNLOCK behind the operations and waits for every
+ *              answer (served in order: one round trip for lock, op,
+ *              unlock). MPI_MODE_NOCHECK skips the protocol. Windows
+ *              in a shared segment lock with CPU atomics on the
+ *              target's lock word in the segment instead;
  *   flush      progress until done == sent (shared windows: a fence);
  *              windows in a shared segment never have anything in flight
  *              (their operations complete in the call), so their unlock,
@@ -28,6 +32,16 @@
 static int loom_rma_is_shm(const loom_rma_win_t *w)
 {
     return w->direct || w->cma;
+}
+
+/*
+ * Locks by LOCK/UNLOCK messages, served in order with the operations (so an
+ * UNLOCK may follow them unwaited); lock words (shared segment, RDMA) are
+ * not ordered with messages in flight: flush first there.
+ */
+static int loom_rma_locks_by_msg(const loom_rma_win_t *w)
+{
+    return !loom_rma_is_shm(w) && w->rdma == NULL;
 }
 
 loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
@@ -71,7 +85,17 @@ loom_status_t loom_rma_fence(loom_rma_win_t *w, int assert_flags)
 static loom_status_t loom_rma_lock_msg(loom_rma_win_t *w, int target, loom_rma_kind_t kind,
                                        int type)
 {
-    loom_status_t st = loom_rma_am_ctrl(w, target, kind, type);
+    loom_rma_hdr_t h = { 0 };
+    loom_status_t st;
+
+    /* another rank: an entry of its batch, so lock, the operations and unlock
+     * travel as one message and are answered by one ACK (rma_am.c) */
+    h.kind = (uint8_t)kind;
+    h.arg  = type;
+    if (target != w->rank && loom_rma_am_queue(w, target, &h, sizeof(h))) {
+        return LOOM_OK;   /* counted */
+    }
+    st = loom_rma_am_ctrl(w, target, kind, type);
 
     if (st == LOOM_OK) {
         ++w->sent[target];
@@ -115,6 +139,15 @@ static uint8_t *loom_rma_nocheck(loom_rma_win_t *w)
     return w->ep.started;   /* unused while a passive epoch is open */
 }
 
+static void loom_rma_nocheck_clear(loom_rma_win_t *w)
+{
+    /* size > 0 always; said so for GCC, which otherwise warns of a
+     * negative size after inlining the flushes before the call */
+    if (w->size > 0) {
+        memset(loom_rma_nocheck(w), 0, (size_t)w->size);
+    }
+}
+
 /*
  * Wait for the grant of @p target and return its own answer: an error
  * deferred earlier for that target (none should be) stays for the next
@@ -150,8 +183,11 @@ loom_status_t loom_rma_lock(loom_rma_win_t *w, int lock_type, int target, int as
         return LOOM_OK;
     }
     st = loom_rma_lock_one(w, lock_type, target, nocheck);
-    if (st == LOOM_OK && !nocheck && !loom_rma_is_shm(w)) {
-        st = loom_rma_grant_wait(w, target);   /* the grant's own answer */
+    /* Active messages: the target holds our operations and UNLOCK until it
+     * grants (rma_am.c), so only our own memory, accessed here, waits for
+     * the grant; a refusal reaches the next flush or unlock. RDMA: granted. */
+    if (st == LOOM_OK && !nocheck && loom_rma_locks_by_msg(w) && target == w->rank) {
+        st = loom_rma_grant_wait(w, target);
     }
     if (st != LOOM_OK) {   /* not granted: the target holds nothing for us */
         loom_rma_nocheck(w)[target] = 0;
@@ -181,10 +217,13 @@ loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
         loom_rma_nocheck(w)[target] = 0;
         return loom_rma_epoch_unlock(&w->ep, target);
     }
-    ost = loom_rma_am_flush(w, target);             /* the operations */
-    st  = loom_rma_unlock_one(w, target, nocheck);
-    if (st == LOOM_OK) {
-        st = loom_rma_am_flush(w, target);          /* the unlock's answer */
+    if (!loom_rma_locks_by_msg(w)) {   /* the operations, then the lock word */
+        ost = loom_rma_am_flush(w, target);
+        st  = loom_rma_unlock_one(w, target, nocheck);
+        st  = st == LOOM_OK ? loom_rma_am_flush(w, target) : st;
+    } else {   /* served in order: the UNLOCK goes behind the operations, one wait */
+        st  = loom_rma_unlock_one(w, target, nocheck);
+        ost = loom_rma_am_flush(w, target);   /* operations, grant, the unlock's answer */
     }
     loom_rma_nocheck(w)[target] = 0;
     loom_rma_epoch_unlock(&w->ep, target);
@@ -230,6 +269,12 @@ loom_status_t loom_rma_lock_all(loom_rma_win_t *w, int assert_flags)
     if (nocheck || loom_rma_is_shm(w)) {
         return LOOM_OK;
     }
+    if (loom_rma_locks_by_msg(w)) {
+        /* the other targets hold our operations until they grant (rma_am.c);
+         * our own memory is accessed here, so its grant is waited for */
+        st = loom_rma_grant_wait(w, w->rank);
+        return st != LOOM_OK ? loom_rma_lock_all_undo(w, w->size, st) : LOOM_OK;
+    }
     loom_rma_am_settle(w, -1);
     for (r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = w->deferred[r];   /* no operation yet: only the grants answered */
@@ -247,15 +292,24 @@ loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
     if (w->direct) {
         atomic_thread_fence(memory_order_seq_cst);
     }
-    ost = w->direct ? LOOM_OK : loom_rma_am_flush(w, -1);
+    /* lock words (CMA, RDMA): the operations before they are released;
+     * messages: each UNLOCK goes behind the operations to its target (served
+     * in order), and one wait covers everything */
+    ost = !w->direct && !loom_rma_locks_by_msg(w) ? loom_rma_am_flush(w, -1) : LOOM_OK;
     st  = LOOM_OK;
     for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = loom_rma_unlock_one(w, r, loom_rma_nocheck(w)[r]);
     }
-    if (st == LOOM_OK && !w->direct) {
-        st = loom_rma_am_flush(w, -1);
+    if (!w->direct) {
+        loom_status_t fst = loom_rma_am_flush(w, -1);
+
+        if (loom_rma_locks_by_msg(w)) {
+            ost = fst;
+        } else if (st == LOOM_OK) {
+            st = fst;
+        }
     }
-    memset(loom_rma_nocheck(w), 0, (size_t)w->size);
+    loom_rma_nocheck_clear(w);
     loom_rma_epoch_unlock_all(&w->ep);
     return ost != LOOM_OK ? ost : st;
 }

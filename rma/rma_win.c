@@ -31,8 +31,11 @@ static loom_status_t loom_rma_win_arrays(loom_rma_win_t *w)
     w->posts     = calloc(n, sizeof(*w->posts));
     w->completes = calloc(n, sizeof(*w->completes));
     w->deferred  = calloc(n, sizeof(*w->deferred));   /* all LOOM_OK (0) */
+    w->lkst      = calloc(n, sizeof(*w->lkst));       /* all LOOM_RMA_LK_NONE */
+    w->agg       = calloc(n, sizeof(*w->agg));        /* buffers on first use */
+    w->waiters   = calloc(n, sizeof(*w->waiters));    /* a lock never waits for memory */
     if (!w->sizes || !w->units || !w->sent || !w->done || !w->posts || !w->completes ||
-        !w->deferred) {
+        !w->deferred || !w->lkst || !w->waiters || !w->agg) {
         return LOOM_ERR_NO_MEMORY;
     }
     return loom_rma_epoch_init(&w->ep, w->size);
@@ -52,6 +55,17 @@ static void loom_rma_win_destroy(loom_rma_win_t *w)
     free(w->deferred);
     free(w->regions);
     free(w->waiters);
+    free(w->lkst);
+    for (int r = 0; w->agg != NULL && r < w->size; ++r) {
+        free(w->agg[r].buf);
+    }
+    free(w->agg);
+    while (w->held != NULL) {   /* only if an origin broke the protocol */
+        loom_rma_in_t *in = w->held;
+
+        w->held = in->next;
+        free(in);
+    }
     free(w->post_ranks);
     free(w->start_ranks);
     loom_rma_epoch_fini(&w->ep);
@@ -130,6 +144,7 @@ loom_status_t loom_rma_win_create(void *base, size_t size, int disp_unit,
     w->excl      = -1;
     w->rops_tail = &w->rops;
     w->in_tail   = &w->in;
+    w->held_tail = &w->held;
     if (hints != NULL) {
         w->hints = *hints;
     }
