@@ -325,6 +325,51 @@ static loom_coll_shm_ctl_t *loom_coll_check_ctl(const loom_coll_comm_t *cc, int 
                                            (size_t)r * LOOM_COLL_SHM_RANK_BYTES);
 }
 
+/* waiting[] entries: tag | SET, and MSG when the collective waits for
+ * messages, outside the segment (s->shm == NULL) */
+#define LOOM_COLL_WAITING_SET (1ull << 32)
+#define LOOM_COLL_WAITING_MSG (1ull << 33)
+
+/*
+ * The ranks selected different algorithms for collective @p seq (a
+ * LOOM_<COLL>_ALGORITHM or LOOM_OVERSUBSCRIBED set on some ranks only):
+ * this rank ran it through the segment (@p here_shm) and rank @p peer by
+ * messages, or the other way round.
+ */
+static loom_status_t loom_coll_ways_report(loom_coll_state_t *s, uint64_t seq, int kind,
+                                           int here_shm, int peer)
+{
+    const char *shm = "through the shared-memory segment", *msg = "by messages";
+
+    loom_error("coll", "%s #%llu on %s: rank %d runs it %s but rank %d %s (the ranks selected "
+               "different algorithms: is a LOOM_%s_ALGORITHM or LOOM_OVERSUBSCRIBED set "
+               "differently on them?)", loom_coll_kind_name(kind), (unsigned long long)seq,
+               s->comm->name, s->comm->rank, here_shm ? shm : msg, peer,
+               here_shm ? msg : shm, loom_coll_kind_var(kind));
+    return LOOM_ERR_INVALID_ARG;
+}
+
+/*
+ * Rank @p q waits by messages (@p w has LOOM_COLL_WAITING_MSG) in the last
+ * eager operation this rank ran through the segment and left without
+ * seeing the others (cc->eager_seq): it never arrives there, and this rank,
+ * catching up on it, would wait for it forever. Never legitimate: a rank
+ * that runs a collective through the segment does not mark its wait MSG.
+ */
+static loom_status_t loom_coll_check_eager_peer(loom_coll_state_t *s, loom_coll_comm_t *cc,
+                                                int q, uint64_t w)
+{
+    uint64_t *recp = loom_coll_record(s->comm, cc->eager_seq);
+
+    if (!(w & LOOM_COLL_WAITING_MSG) || recp == NULL || (*recp & LOOM_COLL_REC_FAILED) ||
+        (uint32_t)*recp != (uint32_t)w) {
+        return LOOM_OK;
+    }
+    *recp |= LOOM_COLL_REC_FAILED;
+    return loom_coll_ways_report(s, cc->eager_seq,
+                                 (int)((uint32_t)w >> LOOM_COLL_TAG_KIND_SHIFT & 0xf), 1, q);
+}
+
 /* One node: publish what we wait in, compare what the others wait in. */
 static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
 {
@@ -339,7 +384,9 @@ static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
         return LOOM_OK;
     }
     atomic_store_explicit(&loom_coll_check_ctl(cc, comm->rank)->waiting[s->seq & 1],
-                          (uint64_t)tag | 1ull << 32, memory_order_relaxed);
+                          (uint64_t)tag | LOOM_COLL_WAITING_SET |
+                          (s->shm == NULL ? LOOM_COLL_WAITING_MSG : 0),
+                          memory_order_relaxed);
     for (int i = 0; i < 2 * comm->size; ++i) {
         int q = i / 2;
         uint64_t w = atomic_load_explicit(&loom_coll_check_ctl(cc, q)->waiting[i & 1],
@@ -347,8 +394,12 @@ static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
         uint64_t d = (comm->coll_seq - (uint32_t)w) & LOOM_COLL_TAG_SEQ_MASK;
         uint64_t *recp;
 
-        if (q == comm->rank || !(w >> 32) || d == 0 || d > LOOM_COLL_RECENT) {
+        if (q == comm->rank || !(w & LOOM_COLL_WAITING_SET) || d == 0 ||
+            d > LOOM_COLL_RECENT) {
             continue;
+        }
+        if ((st = loom_coll_check_eager_peer(s, cc, q, w)) != LOOM_OK) {
+            return st;
         }
         recp = loom_coll_record(comm, comm->coll_seq - d);
         if (recp == NULL || (*recp & LOOM_COLL_REC_FAILED) ||
@@ -361,6 +412,38 @@ static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
         st = loom_coll_mismatch_report(s, comm->coll_seq - d, *recp, &ms, 0);
         *recp |= LOOM_COLL_REC_FAILED;
         return st;
+    }
+    return LOOM_OK;
+}
+
+/*
+ * This collective runs by messages (s->shm == NULL) on a communicator with
+ * a segment: has a rank arrived in the segment at an operation we never
+ * numbered (beyond cc->next_seq) carrying this collective's number? Then
+ * it ran this call through the segment (an eager root or contributor that
+ * returned at once) and sends us nothing: fail instead of waiting for it.
+ * Its arrival's signature is stable while we read it: it may publish its
+ * next operation only once we arrive at this one.
+ */
+static loom_status_t loom_coll_check_ways(loom_coll_state_t *s)
+{
+    loom_comm_t comm = s->comm;
+    loom_coll_comm_t *cc = comm->coll_priv;
+
+    if (s->shm != NULL || cc == NULL || cc->state != LOOM_COLL_SHM_READY) {
+        return LOOM_OK;
+    }
+    for (int q = 0; q < comm->size; ++q) {
+        const loom_coll_shm_ctl_t *c = loom_coll_check_ctl(cc, q);
+        uint64_t a = atomic_load_explicit(&c->arrived, memory_order_acquire), sig;
+
+        if (q == comm->rank || a <= cc->next_seq) {
+            continue;
+        }
+        sig = c->sig[a & 1];
+        if ((sig >> 32 & LOOM_COLL_TAG_SEQ_MASK) == (s->seq & LOOM_COLL_TAG_SEQ_MASK)) {
+            return loom_coll_ways_report(s, s->seq, s->kind, 0, q);
+        }
     }
     return LOOM_OK;
 }
@@ -391,7 +474,8 @@ loom_status_t loom_coll_check_mismatch(loom_coll_state_t *s, int shm)
 {
     loom_status_t st = loom_coll_check_messages(s, shm);
 
-    if (st == LOOM_OK && (st = loom_coll_check_waiting(s)) != LOOM_OK) {
+    if (st == LOOM_OK && ((st = loom_coll_check_ways(s)) != LOOM_OK ||
+                          (st = loom_coll_check_waiting(s)) != LOOM_OK)) {
         /* found without a message: drop what already came for that call, so
          * no sender is left waiting on a rendezvous we will never match */
         (void)loom_coll_check_messages(s, shm);
