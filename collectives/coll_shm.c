@@ -458,6 +458,20 @@ loom_status_t loom_coll_shm_wait(loom_coll_state_t *s)
     return st;
 }
 
+loom_status_t loom_coll_shm_wait_root(loom_coll_state_t *s)
+{
+    loom_status_t st;
+
+    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
+                             memory_order_acquire) < s->shm_seq) {
+        return loom_coll_idle(s);
+    }
+    if ((st = loom_coll_shm_check_root(s)) != LOOM_OK) {
+        s->failed = 1;
+    }
+    return st;
+}
+
 loom_status_t loom_coll_shm_publish_in(loom_coll_state_t *s, int whole, const void *src,
                                        size_t bytes)
 {

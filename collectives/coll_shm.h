@@ -324,6 +324,14 @@ static inline loom_status_t loom_coll_shm_check_root(const loom_coll_state_t *s)
 }
 
 /**
+ * Wait step of a non-root that reads the root's data (bcast, scatter):
+ * LOOM_OK once the root arrived at this operation (acquire) with our
+ * signature, LOOM_INPROGRESS meanwhile (running the mismatch check on the
+ * slow path), or the mismatch (s->failed set).
+ */
+loom_status_t loom_coll_shm_wait_root(loom_coll_state_t *s);
+
+/**
  * Publish this rank's arrival (and signature, data travelling @p way) at
  * this operation.
  */
