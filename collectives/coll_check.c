@@ -27,6 +27,14 @@
  * ranks' with its own records: two ranks that both think they are the root
  * of a reduce wait to receive, send nothing, and are still caught. Counts that differ inside one algorithm show up as a receive of
  * the wrong size (loom_coll_wait in coll_util.c).
+ *
+ * Ranks whose selections differ for one call (a LOOM_<COLL>_ALGORITHM or
+ * LOOM_OVERSUBSCRIBED set on some ranks only), one running it through the
+ * segment and returning at once (an eager root or contributor), the other
+ * by messages: the rank waiting for messages finds the other's arrival in
+ * the segment carrying its call's number (loom_coll_check_ways) and fails,
+ * naming both ranks; the eager rank fails at its next call on the segment,
+ * whose catch-up finds the first rank at another collective.
  */
 #include "coll_shm.h"
 #include "log_int.h"
@@ -325,51 +333,6 @@ static loom_coll_shm_ctl_t *loom_coll_check_ctl(const loom_coll_comm_t *cc, int 
                                            (size_t)r * LOOM_COLL_SHM_RANK_BYTES);
 }
 
-/* waiting[] entries: tag | SET, and MSG when the collective waits for
- * messages, outside the segment (s->shm == NULL) */
-#define LOOM_COLL_WAITING_SET (1ull << 32)
-#define LOOM_COLL_WAITING_MSG (1ull << 33)
-
-/*
- * The ranks selected different algorithms for collective @p seq (a
- * LOOM_<COLL>_ALGORITHM or LOOM_OVERSUBSCRIBED set on some ranks only):
- * this rank ran it through the segment (@p here_shm) and rank @p peer by
- * messages, or the other way round.
- */
-static loom_status_t loom_coll_ways_report(loom_coll_state_t *s, uint64_t seq, int kind,
-                                           int here_shm, int peer)
-{
-    const char *shm = "through the shared-memory segment", *msg = "by messages";
-
-    loom_error("coll", "%s #%llu on %s: rank %d runs it %s but rank %d %s (the ranks selected "
-               "different algorithms: is a LOOM_%s_ALGORITHM or LOOM_OVERSUBSCRIBED set "
-               "differently on them?)", loom_coll_kind_name(kind), (unsigned long long)seq,
-               s->comm->name, s->comm->rank, here_shm ? shm : msg, peer,
-               here_shm ? msg : shm, loom_coll_kind_var(kind));
-    return LOOM_ERR_INVALID_ARG;
-}
-
-/*
- * Rank @p q waits by messages (@p w has LOOM_COLL_WAITING_MSG) in the last
- * eager operation this rank ran through the segment and left without
- * seeing the others (cc->eager_seq): it never arrives there, and this rank,
- * catching up on it, would wait for it forever. Never legitimate: a rank
- * that runs a collective through the segment does not mark its wait MSG.
- */
-static loom_status_t loom_coll_check_eager_peer(loom_coll_state_t *s, loom_coll_comm_t *cc,
-                                                int q, uint64_t w)
-{
-    uint64_t *recp = loom_coll_record(s->comm, cc->eager_seq);
-
-    if (!(w & LOOM_COLL_WAITING_MSG) || recp == NULL || (*recp & LOOM_COLL_REC_FAILED) ||
-        (uint32_t)*recp != (uint32_t)w) {
-        return LOOM_OK;
-    }
-    *recp |= LOOM_COLL_REC_FAILED;
-    return loom_coll_ways_report(s, cc->eager_seq,
-                                 (int)((uint32_t)w >> LOOM_COLL_TAG_KIND_SHIFT & 0xf), 1, q);
-}
-
 /* One node: publish what we wait in, compare what the others wait in. */
 static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
 {
@@ -384,9 +347,7 @@ static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
         return LOOM_OK;
     }
     atomic_store_explicit(&loom_coll_check_ctl(cc, comm->rank)->waiting[s->seq & 1],
-                          (uint64_t)tag | LOOM_COLL_WAITING_SET |
-                          (s->shm == NULL ? LOOM_COLL_WAITING_MSG : 0),
-                          memory_order_relaxed);
+                          (uint64_t)tag | 1ull << 32, memory_order_relaxed);
     for (int i = 0; i < 2 * comm->size; ++i) {
         int q = i / 2;
         uint64_t w = atomic_load_explicit(&loom_coll_check_ctl(cc, q)->waiting[i & 1],
@@ -394,12 +355,8 @@ static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
         uint64_t d = (comm->coll_seq - (uint32_t)w) & LOOM_COLL_TAG_SEQ_MASK;
         uint64_t *recp;
 
-        if (q == comm->rank || !(w & LOOM_COLL_WAITING_SET) || d == 0 ||
-            d > LOOM_COLL_RECENT) {
+        if (q == comm->rank || !(w >> 32) || d == 0 || d > LOOM_COLL_RECENT) {
             continue;
-        }
-        if ((st = loom_coll_check_eager_peer(s, cc, q, w)) != LOOM_OK) {
-            return st;
         }
         recp = loom_coll_record(comm, comm->coll_seq - d);
         if (recp == NULL || (*recp & LOOM_COLL_REC_FAILED) ||
@@ -442,7 +399,13 @@ static loom_status_t loom_coll_check_ways(loom_coll_state_t *s)
         }
         sig = c->sig[a & 1];
         if ((sig >> 32 & LOOM_COLL_TAG_SEQ_MASK) == (s->seq & LOOM_COLL_TAG_SEQ_MASK)) {
-            return loom_coll_ways_report(s, s->seq, s->kind, 0, q);
+            loom_error("coll", "%s #%llu on %s: rank %d runs it by messages but rank %d "
+                       "through the shared-memory segment (the ranks selected different "
+                       "algorithms: is a LOOM_%s_ALGORITHM or LOOM_OVERSUBSCRIBED set "
+                       "differently on them?)", loom_coll_kind_name(s->kind),
+                       (unsigned long long)s->seq, comm->name, comm->rank, q,
+                       loom_coll_kind_var(s->kind));
+            return LOOM_ERR_INVALID_ARG;
         }
     }
     return LOOM_OK;
