@@ -372,6 +372,9 @@ static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status
     loom_coll_comm_t *cc = s->shm;
 
     cc->done_seq = s->shm_seq;
+    if (loom_unlikely(st != LOOM_OK) && cc->synced_seq < s->shm_seq) {
+        cc->eager_seq = s->seq;   /* left unsynced: the next one's catch-up names it */
+    }
     cc->recent[s->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
                                              (s->failed ? LOOM_COLL_REC_FAILED : 0);
     return st == LOOM_OK ? LOOM_OK : loom_p2p_error(st, who);

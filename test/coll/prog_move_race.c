@@ -29,6 +29,9 @@
  *                         the senders'), "barrier after: <status>" and
  *                         "second barrier: <status>" (the second may not
  *                         come: its peer may have left after failing).
+ *                         A 5th argument LATE: that rank calls KIND 50 ms
+ *                         after the others (so a rank on the segment finds
+ *                         the other's message before the other finds it).
  */
 #include <loom.h>
 
@@ -212,7 +215,7 @@ static int run_stress(unsigned iters)
 }
 
 /* diverge mode: one call the ranks may select differently (see the top) */
-static int run_diverge(const char *kind, int root, size_t n)
+static int run_diverge(const char *kind, int root, size_t n, int late)
 {
     unsigned char *a = calloc(MAXB, (size_t)size), *b = calloc(MAXB, (size_t)size);
     int c = -1, wrong = 0;
@@ -223,6 +226,9 @@ static int run_diverge(const char *kind, int root, size_t n)
     }
     (void)loom_barrier(LOOM_COMM_WORLD);     /* the segment exists from here */
     (void)loom_barrier(LOOM_COMM_WORLD);
+    if (rank == late) {
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
     if (strcmp(kind, "gather") == 0) {
         c = 0;
         fill_block(a, 1, c, rank, root, n);
@@ -277,9 +283,10 @@ int main(int argc, char **argv)
     if (strcmp(mode, "stress") == 0) {
         rc = run_stress(argc > 2 ? (unsigned)atoi(argv[2]) : 300);
     } else if (strcmp(mode, "diverge") == 0 && argc > 4) {
-        rc = run_diverge(argv[2], atoi(argv[3]), (size_t)atol(argv[4]));
+        rc = run_diverge(argv[2], atoi(argv[3]), (size_t)atol(argv[4]),
+                         argc > 5 ? atoi(argv[5]) : -1);
     } else {
-        CHECK(0, "usage: prog_move_race stress [ITERS] | diverge KIND ROOT BYTES");
+        CHECK(0, "usage: prog_move_race stress [ITERS] | diverge KIND ROOT BYTES [LATE]");
     }
     if (failures) {
         fprintf(stderr, "rank %d: %d failures\n", rank, failures);
