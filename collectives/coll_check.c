@@ -400,9 +400,10 @@ static loom_status_t loom_coll_check_ways(loom_coll_state_t *s)
         sig = c->sig[a & 1];
         if ((sig >> 32 & LOOM_COLL_TAG_SEQ_MASK) == (s->seq & LOOM_COLL_TAG_SEQ_MASK)) {
             loom_error("coll", "%s #%llu on %s: rank %d runs it by messages but rank %d "
-                       "through the shared-memory segment (the ranks selected different "
-                       "algorithms: is a LOOM_%s_ALGORITHM or LOOM_OVERSUBSCRIBED set "
-                       "differently on them?)", loom_coll_kind_name(s->kind),
+                       "through the shared-memory segment (the ranks passed different "
+                       "counts or datatypes, or selected different algorithms: is a "
+                       "LOOM_%s_ALGORITHM or LOOM_OVERSUBSCRIBED set differently on "
+                       "them?)", loom_coll_kind_name(s->kind),
                        (unsigned long long)s->seq, comm->name, comm->rank, q,
                        loom_coll_kind_var(s->kind));
             return LOOM_ERR_INVALID_ARG;

@@ -29,6 +29,8 @@
  *                         the senders'), "barrier after: <status>" and
  *                         "second barrier: <status>" (the second may not
  *                         come: its peer may have left after failing).
+ *                         MOVE_RACE_BYTES in a rank's environment: its
+ *                         BYTES (ranks passing different counts).
  *                         A 5th argument LATE: that rank calls KIND 50 ms
  *                         after the others (so a rank on the segment finds
  *                         the other's message before the other finds it).
@@ -228,6 +230,9 @@ static int run_diverge(const char *kind, int root, size_t n, int late)
     (void)loom_barrier(LOOM_COMM_WORLD);
     if (rank == late) {
         nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    if (getenv("MOVE_RACE_BYTES") != NULL) {   /* this rank's own count */
+        n = (size_t)atol(getenv("MOVE_RACE_BYTES"));
     }
     if (strcmp(kind, "gather") == 0) {
         c = 0;

@@ -76,7 +76,8 @@ diverge() {
         fi
         grep -q "\[rank $r\] barrier after:" <<<"$log" || bad="${bad:-rank $r did not finish}"
     done
-    grep -q "selected different algorithms" <<<"$log" || bad="${bad:-no mismatch message}"
+    grep -Eq "selected different algorithms|passed different counts" <<<"$log" ||
+        bad="${bad:-no mismatch message}"
     if [[ -n $bad ]]; then
         echo "FAIL diverge $label ($*): $bad"; grep -v WARN <<<"$log" | tail -n 8 |
             sed 's/^/    | /'
@@ -98,6 +99,12 @@ for root in 0 1; do
 done
 diverge "alltoall bruck | shm" LOOM_ALLTOALL_ALGORITHM=bruck LOOM_ALLTOALL_ALGORITHM=shm \
     alltoall 0 100
+# different counts on either side of gather shm's 8 KiB limit: the same
+# split, by the table
+diverge "gather 8192 | 8193 bytes, the table" MOVE_RACE_BYTES=8192 MOVE_RACE_BYTES=8193 \
+    gather 0 8192
+diverge "gather 8192 | 8193 bytes, the table" MOVE_RACE_BYTES=8192 MOVE_RACE_BYTES=8193 \
+    gather 1 8192
 # the segment rank late: it finds the other's message first and fails its
 # allgather before every rank arrived; the barrier after it catches up on
 # that allgather and must name it (#2), not the last eager call (#0)
