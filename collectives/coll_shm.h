@@ -1,7 +1,7 @@
 /*
  * coll_shm.h: the per-communicator shared-memory segment of the on-node
  * collective algorithms ("shm" of barrier, bcast, reduce, allreduce,
- * allgather and alltoall; allreduce "cma").
+ * allgather, alltoall, gather and scatter; the "cma" algorithms).
  *
  * When every rank of a communicator is on this node, the first shared-memory
  * collective on it creates a segment
@@ -38,9 +38,10 @@
  *
  * Eager operations. Most operations wait for every rank's arrival, which
  * gives the rule above for the next one for free (cc->synced_seq = n).
- * bcast's root and reduce's non-roots do not wait for anybody: they
- * publish and return (bcast's non-roots wait for the root only, reduce's
- * root for everybody). The next operation n+1 then first waits until
+ * bcast's and scatter's roots and reduce's and gather's non-roots do not
+ * wait for anybody: they publish and return (bcast's and scatter's
+ * non-roots wait for the root only, reduce's and gather's root for
+ * everybody). The next operation n+1 then first waits until
  * every rank arrived at n and compares every rank's signature of n
  * (loom_coll_shm_catch_up): two ranks that both took themselves for the
  * root of a bcast learn it there, as with messages (a root only sends).
