@@ -7,12 +7,14 @@
 #     and not, block sizes at and around 8 B, 1 KiB, 8 KiB / p and 8 KiB,
 #     every byte checked; with the four forced to shm and with the table.
 #   diverge: ranks whose tables answer differently (LOOM_OVERSUBSCRIBED or
-#     LOOM_<KIND>_ALGORITHM on one rank only): an eager shm rank that
+#     LOOM_<KIND>_ALGORITHM on one rank only, or counts on either side of
+#     gather shm's 8 KiB limit): an eager shm rank that
 #     returned at once left the rank running the call by messages waiting
 #     for a message nobody sends, and itself waiting at its next call for
 #     an arrival that never comes (a hang until the launcher's timeout).
 #     Now: no hang, no wrong data, every rank fails the call or the barrier
-#     after it, and a message says the ranks selected different algorithms.
+#     after it, a message names the cause, and no error names a call that
+#     succeeded (a catch-up after a failed allgather named "#0" before).
 #   BUILD=build/release bash test/coll/test_coll_move_race.sh
 # (LOOM_RACE_TIMEOUT: loomrun --timeout per case, 30 s; shorter to see the
 # old hangs fail fast)
