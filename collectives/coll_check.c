@@ -27,6 +27,14 @@
  * ranks' with its own records: two ranks that both think they are the root
  * of a reduce wait to receive, send nothing, and are still caught. Counts that differ inside one algorithm show up as a receive of
  * the wrong size (loom_coll_wait in coll_util.c).
+ *
+ * Ranks whose selections differ for one call (a LOOM_<COLL>_ALGORITHM or
+ * LOOM_OVERSUBSCRIBED set on some ranks only), one running it through the
+ * segment and returning at once (an eager root or contributor), the other
+ * by messages: the rank waiting for messages finds the other's arrival in
+ * the segment carrying its call's number (loom_coll_check_ways) and fails,
+ * naming both ranks; the eager rank fails at its next call on the segment,
+ * whose catch-up finds the first rank at another collective.
  */
 #include "coll_shm.h"
 #include "log_int.h"
@@ -365,6 +373,45 @@ static loom_status_t loom_coll_check_waiting(loom_coll_state_t *s)
     return LOOM_OK;
 }
 
+/*
+ * This collective runs by messages (s->shm == NULL) on a communicator with
+ * a segment: has a rank arrived in the segment at an operation we never
+ * numbered (beyond cc->next_seq) carrying this collective's number? Then
+ * it ran this call through the segment (an eager root or contributor that
+ * returned at once) and sends us nothing: fail instead of waiting for it.
+ * Its arrival's signature is stable while we read it: it may publish its
+ * next operation only once we arrive at this one.
+ */
+static loom_status_t loom_coll_check_ways(loom_coll_state_t *s)
+{
+    loom_comm_t comm = s->comm;
+    loom_coll_comm_t *cc = comm->coll_priv;
+
+    if (s->shm != NULL || cc == NULL || cc->state != LOOM_COLL_SHM_READY) {
+        return LOOM_OK;
+    }
+    for (int q = 0; q < comm->size; ++q) {
+        const loom_coll_shm_ctl_t *c = loom_coll_check_ctl(cc, q);
+        uint64_t a = atomic_load_explicit(&c->arrived, memory_order_acquire), sig;
+
+        if (q == comm->rank || a <= cc->next_seq) {
+            continue;
+        }
+        sig = c->sig[a & 1];
+        if ((sig >> 32 & LOOM_COLL_TAG_SEQ_MASK) == (s->seq & LOOM_COLL_TAG_SEQ_MASK)) {
+            loom_error("coll", "%s #%llu on %s: rank %d runs it by messages but rank %d "
+                       "through the shared-memory segment (the ranks passed different "
+                       "counts or datatypes, or selected different algorithms: is a "
+                       "LOOM_%s_ALGORITHM or LOOM_OVERSUBSCRIBED set differently on "
+                       "them?)", loom_coll_kind_name(s->kind),
+                       (unsigned long long)s->seq, comm->name, comm->rank, q,
+                       loom_coll_kind_var(s->kind));
+            return LOOM_ERR_INVALID_ARG;
+        }
+    }
+    return LOOM_OK;
+}
+
 /* Judge (and drain) the earliest unexpected messages from every rank. */
 static loom_status_t loom_coll_check_messages(loom_coll_state_t *s, int shm)
 {
@@ -391,7 +438,8 @@ loom_status_t loom_coll_check_mismatch(loom_coll_state_t *s, int shm)
 {
     loom_status_t st = loom_coll_check_messages(s, shm);
 
-    if (st == LOOM_OK && (st = loom_coll_check_waiting(s)) != LOOM_OK) {
+    if (st == LOOM_OK && ((st = loom_coll_check_ways(s)) != LOOM_OK ||
+                          (st = loom_coll_check_waiting(s)) != LOOM_OK)) {
         /* found without a message: drop what already came for that call, so
          * no sender is left waiting on a rendezvous we will never match */
         (void)loom_coll_check_messages(s, shm);

@@ -372,9 +372,35 @@ static inline loom_status_t loom_coll_fast_end(loom_coll_state_t *s, loom_status
     loom_coll_comm_t *cc = s->shm;
 
     cc->done_seq = s->shm_seq;
+    if (loom_unlikely(st != LOOM_OK) && cc->synced_seq < s->shm_seq) {
+        cc->eager_seq = s->seq;   /* left unsynced: the next one's catch-up names it */
+    }
     cc->recent[s->seq % LOOM_COLL_RECENT] |= LOOM_COLL_REC_DONE |
                                              (s->failed ? LOOM_COLL_REC_FAILED : 0);
     return st == LOOM_OK ? LOOM_OK : loom_p2p_error(st, who);
+}
+
+/*
+ * First steps of an eager operation (bcast, reduce, gather, scatter: some
+ * ranks return without seeing the others): take its numbers, catch up on
+ * the eager operation before it, and name this one the last eager one.
+ * @return LOOM_OK, or the previous operation's mismatch (the caller still
+ * arrives, as absent).
+ */
+static inline loom_status_t loom_coll_fast_eager_start(loom_coll_state_t *s, loom_comm_t comm,
+                                                       loom_coll_type_t type, int root,
+                                                       size_t count, size_t esize,
+                                                       const char *call)
+{
+    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
+    loom_status_t st;
+
+    loom_coll_fast_start(s, comm, cc, type, root);
+    s->count = count;
+    s->esize = esize;
+    st = loom_coll_fast_pre(s, call);
+    cc->eager_seq = s->seq;
+    return st;
 }
 
 loom_status_t loom_coll_fast_barrier(loom_comm_t comm)
@@ -474,15 +500,10 @@ static inline loom_status_t loom_coll_fast_wait_one(loom_coll_state_t *s, int q,
 loom_status_t loom_coll_fast_bcast(void *buf, size_t count, size_t esize, int root,
                                    loom_comm_t comm)
 {
-    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     loom_coll_state_t s;
-    loom_status_t st;
+    loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_BCAST, root, count,
+                                                  esize, "loom_bcast");
 
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_BCAST, root);
-    s.count = count;
-    s.esize = esize;
-    st = loom_coll_fast_pre(&s, "loom_bcast");
-    cc->eager_seq = s.seq;
     if (s.rank == root) {
         if (st == LOOM_OK) {
             loom_copy_small(loom_coll_shm_slot(&s, s.rank), buf, count * esize);
@@ -503,15 +524,10 @@ loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
                                     const loom_coll_fast_ar_t *how, int root,
                                     loom_comm_t comm)
 {
-    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     loom_coll_state_t s;
-    loom_status_t st;
+    loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_REDUCE, root, count,
+                                                  how->esize, "loom_reduce");
 
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_REDUCE, root);
-    s.count = count;
-    s.esize = how->esize;
-    st = loom_coll_fast_pre(&s, "loom_reduce");
-    cc->eager_seq = s.seq;
     if (st == LOOM_OK) {
         loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf == LOOM_IN_PLACE ? rbuf : sbuf,
                         count * how->esize);
@@ -532,15 +548,10 @@ loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
 loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, int root,
                                     loom_comm_t comm)
 {
-    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     loom_coll_state_t s;
-    loom_status_t st;
+    loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_GATHER, root, bytes, 1,
+                                                  "loom_gather");
 
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_GATHER, root);
-    s.count = bytes;
-    s.esize = 1;
-    st = loom_coll_fast_pre(&s, "loom_gather");
-    cc->eager_seq = s.seq;
     if (s.rank != root) {
         if (st == LOOM_OK) {
             loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf, bytes);
@@ -567,15 +578,10 @@ loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, 
 loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
                                      loom_comm_t comm)
 {
-    loom_coll_comm_t *cc = comm->coll_priv;    /* idle: loom_coll_comm_fast_ready */
     loom_coll_state_t s;
-    loom_status_t st;
+    loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_SCATTER, root, bytes, 1,
+                                                  "loom_scatter");
 
-    loom_coll_fast_start(&s, comm, cc, LOOM_COLL_SCATTER, root);
-    s.count = bytes;
-    s.esize = 1;
-    st = loom_coll_fast_pre(&s, "loom_scatter");
-    cc->eager_seq = s.seq;
     if (s.rank == root) {
         if (st == LOOM_OK) {
             memcpy(loom_coll_shm_slot_whole(&s, s.rank), sbuf, bytes * (size_t)s.size);

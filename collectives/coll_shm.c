@@ -414,8 +414,11 @@ loom_status_t loom_coll_shm_sig_error(loom_comm_t comm, uint64_t seq, uint64_t m
     if (s1 != s2) {
         loom_error("coll", "collective #%llu on %s: rank %d is at collective #%u (mod "
                    "65536) but rank %d at #%u, both in the shared-memory %s: a rank "
-                   "skipped or added a collective", (unsigned long long)seq, comm->name,
-                   comm->rank, s1, peer, s2, loom_coll_kind_name(k1));
+                   "skipped or added a collective, or ran one by messages that the other "
+                   "ran here (the ranks selected different algorithms: is a "
+                   "LOOM_<COLL>_ALGORITHM or LOOM_OVERSUBSCRIBED set differently on them?)",
+                   (unsigned long long)seq, comm->name, comm->rank, s1, peer, s2,
+                   loom_coll_kind_name(k1));
         return LOOM_ERR_INVALID_ARG;
     }
     if (k1 != k2) {
@@ -452,6 +455,20 @@ loom_status_t loom_coll_shm_wait(loom_coll_state_t *s)
     st = loom_coll_shm_check(s);
     s->failed |= st != LOOM_OK;
     ((loom_coll_comm_t *)s->shm)->synced_seq = s->shm_seq;
+    return st;
+}
+
+loom_status_t loom_coll_shm_wait_root(loom_coll_state_t *s)
+{
+    loom_status_t st;
+
+    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
+                             memory_order_acquire) < s->shm_seq) {
+        return loom_coll_idle(s);
+    }
+    if ((st = loom_coll_shm_check_root(s)) != LOOM_OK) {
+        s->failed = 1;
+    }
     return st;
 }
 

@@ -1,7 +1,7 @@
 /*
  * coll_shm.h: the per-communicator shared-memory segment of the on-node
  * collective algorithms ("shm" of barrier, bcast, reduce, allreduce,
- * allgather and alltoall; allreduce "cma").
+ * allgather, alltoall, gather and scatter; the "cma" algorithms).
  *
  * When every rank of a communicator is on this node, the first shared-memory
  * collective on it creates a segment
@@ -38,9 +38,10 @@
  *
  * Eager operations. Most operations wait for every rank's arrival, which
  * gives the rule above for the next one for free (cc->synced_seq = n).
- * bcast's root and reduce's non-roots do not wait for anybody: they
- * publish and return (bcast's non-roots wait for the root only, reduce's
- * root for everybody). The next operation n+1 then first waits until
+ * bcast's and scatter's roots and reduce's and gather's non-roots do not
+ * wait for anybody: they publish and return (bcast's and scatter's
+ * non-roots wait for the root only, reduce's and gather's root for
+ * everybody). The next operation n+1 then first waits until
  * every rank arrived at n and compares every rank's signature of n
  * (loom_coll_shm_catch_up): two ranks that both took themselves for the
  * root of a bcast learn it there, as with messages (a root only sends).
@@ -322,6 +323,14 @@ static inline loom_status_t loom_coll_shm_check_root(const loom_coll_state_t *s)
     }
     return loom_coll_shm_sig_error(s->comm, s->seq, mine, s->root, theirs);
 }
+
+/**
+ * Wait step of a non-root that reads the root's data (bcast, scatter):
+ * LOOM_OK once the root arrived at this operation (acquire) with our
+ * signature, LOOM_INPROGRESS meanwhile (running the mismatch check on the
+ * slow path), or the mismatch (s->failed set).
+ */
+loom_status_t loom_coll_shm_wait_root(loom_coll_state_t *s);
 
 /**
  * Publish this rank's arrival (and signature, data travelling @p way) at

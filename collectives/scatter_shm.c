@@ -62,12 +62,7 @@ loom_status_t loom_coll_scatter_shm(loom_request_t req)
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:
-        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
-                                 memory_order_acquire) < s->shm_seq) {
-            return loom_coll_idle(s);
-        }
-        if ((st = loom_coll_shm_check_root(s)) != LOOM_OK) {
-            s->failed = 1;
+        if ((st = loom_coll_shm_wait_root(s)) != LOOM_OK) {
             return st;
         }
         memcpy(s->rbuf, (const char *)loom_coll_shm_slot_whole(s, s->root) +
