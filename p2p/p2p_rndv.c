@@ -903,12 +903,19 @@ static loom_status_t loom_p2p_pipe_word_read(loom_tl_ep_t *ep, const loom_p2p_re
  * packs in that same progress, so the word it copies is whole; the answer
  * lands in r->word (loom_p2p_rndv_get_done). LOOM_INPROGRESS, or an error.
  */
+static int loom_p2p_pipe_word_told;   /* said once per process (debug log) */
+
 static loom_status_t loom_p2p_pipe_word_get(loom_request_t req, loom_p2p_peer_t *peer)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
     struct loom_p2p_riov *r = rq->riov;
     loom_status_t st;
 
+    if (!loom_p2p_pipe_word_told) {
+        loom_p2p_pipe_word_told = 1;
+        loom_debug("p2p", "pipelined receive of %zu bytes from rank %d: CMA refused, its "
+                   "progress word read with get()", rq->msg_len, rq->peer);
+    }
     r->word_get = 1;
     st = loom_tl_ep_get(peer->ep, &r->word, sizeof(r->word), rq->raddr - LOOM_P2P_PIPE_HDR,
                         &rq->rkey, &rq->comp);
