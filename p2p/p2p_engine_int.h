@@ -57,8 +57,6 @@
 #define LOOM_P2P_RIOV_INLINE    128
 /* rq->count of a send whose rq->tmp is its piece array (loom_p2p_riov_send_t) */
 #define LOOM_P2P_TMP_RIOV       ((size_t)1)
-/* rq->count of a send whose rq->tmp is a pipelined packed copy (p2p_rndv.c) */
-#define LOOM_P2P_TMP_PIPE       ((size_t)2)
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
 /* passes between polls of a transport that serves no peer */
@@ -426,12 +424,6 @@ static inline void loom_p2p_recv_complete(loom_request_t req, loom_status_t stat
  */
 /** Give back a send's piece array (p2p_rndv.c): its exposure, its memory. */
 void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces);
-/** Stop packing a pipelined send's copy if it still packs (p2p_rndv.c). */
-void loom_p2p_pipe_send_release(void *copy);
-/** Pipelined typed sends still packing in the progress pass (p2p_rndv.c). */
-extern loom_list_t loom_p2p_pipe_packing;
-/** Pack one step of each of them; returns how many moved (p2p_rndv.c). */
-int loom_p2p_pipe_progress(void);
 
 static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
 {
@@ -439,8 +431,6 @@ static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_re
     if (loom_unlikely(rq->tmp != NULL)) {
         if (rq->count == LOOM_P2P_TMP_RIOV) {
             loom_p2p_riov_send_release(peer, rq->tmp);   /* p2p_rndv.c */
-        } else if (rq->count == LOOM_P2P_TMP_PIPE) {
-            loom_p2p_pipe_send_release(rq->tmp);
         }
         loom_p2p_tmp_free(rq->tmp);
         rq->tmp = NULL;

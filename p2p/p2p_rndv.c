@@ -59,8 +59,6 @@ struct loom_p2p_riov {
     loom_status_t error;    /* the array could not be read: the receive fails so */
     int           piecewise; /* get_riov refused this peer: one get() per piece */
     int           pipe;     /* LOOM_P2P_RTS_PIPE: no pieces; a packed copy that grows */
-    int           word_get; /* pipe, sender not readable by CMA: a get() of its word flies */
-    uint64_t      word;     /* ... and lands here */
     size_t        avail;    /* pipe: bytes the sender published as packed */
     size_t        n;
     size_t        idx;      /* the next byte to read: piece idx, off bytes into it */
@@ -344,90 +342,32 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
 
 /* ---- sender: typed, packed while the receiver reads (pipelined) -------------------- */
 
-/*
- * The packed copy's header (LOOM_P2P_PIPE_HDR bytes, the data after it).
- * The receiver reads only its first word; the rest is this rank's own
- * state of the pack, kept there so that the release of the copy (FIN,
- * NAK, failure: loom_p2p_send_rndv_release) finds it without the request.
- */
-typedef struct loom_p2p_pipe_send {
-    uint64_t         word;    /* bytes packed so far (release-stored); or FAILED */
-    loom_list_t      link;    /* on loom_p2p_pipe_packing until the pack ended */
-    const void      *buf;     /* the send's (buf, count, dt) */
-    size_t           count;
-    loom_dt_t       *dt;      /* a reference while packing (the user may free the type) */
-    size_t           len;     /* the message's bytes */
-    int              peer;    /* world rank (for the error message) */
-} loom_p2p_pipe_send_t;
-
-_Static_assert(sizeof(loom_p2p_pipe_send_t) <= LOOM_P2P_PIPE_HDR,
-               "the pipelined copy's state must fit its header");
-
-loom_list_t loom_p2p_pipe_packing = LOOM_LIST_HEAD_INIT(loom_p2p_pipe_packing);
-
-/* pack bytes [from, to) of the send of @p ps and publish them as packed */
-static loom_status_t loom_p2p_pipe_pack(loom_p2p_pipe_send_t *ps, size_t from, size_t to)
+/* the packed copy's progress word: its first bytes, the data after them */
+static inline uint64_t *loom_p2p_pipe_word(void *tmp)
 {
-    char *data = (char *)ps + LOOM_P2P_PIPE_HDR;
-    loom_status_t st = loom_dt_pack_range(ps->buf, ps->count, ps->dt, from, to - from,
-                                          data + from);
+    return (uint64_t *)tmp;
+}
 
-    if (st == LOOM_OK) {
+/* pack bytes [from, to) of (buf, count, dt) and publish them as packed */
+static loom_status_t loom_p2p_pipe_pack(void *tmp, const void *buf, size_t count,
+                                        loom_dt_t *dt, size_t from, size_t to)
+{
+    char *data = (char *)tmp + LOOM_P2P_PIPE_HDR;
+    loom_status_t st;
+
+    for (size_t at = from; at < to; at += LOOM_MIN(to - at, LOOM_P2P_PIPE_CHUNK)) {
+        size_t n = LOOM_MIN(to - at, LOOM_P2P_PIPE_CHUNK);
+
+        st = loom_dt_pack_range(buf, count, dt, at, n, data + at);
+        if (st != LOOM_OK) {
+            return st;
+        }
         /* the bytes before the word: a reader that sees the word sees them */
-        __atomic_store_n(&ps->word, (uint64_t)to, __ATOMIC_RELEASE);
+        __atomic_store_n(loom_p2p_pipe_word(tmp), (uint64_t)(at + n), __ATOMIC_RELEASE);
     }
-    return st;
+    return LOOM_OK;
 }
 
-/* the pack of @p ps ended (all of it, or failed): leave the list, drop the type */
-static void loom_p2p_pipe_done(loom_p2p_pipe_send_t *ps)
-{
-    loom_list_del(&ps->link);
-    loom_dt_release(ps->dt);
-    ps->dt = NULL;
-}
-
-void loom_p2p_pipe_send_release(void *copy)
-{
-    loom_p2p_pipe_send_t *ps = copy;
-
-    if (ps->dt != NULL) {   /* released before the pack ended (truncated receive, failure) */
-        loom_p2p_pipe_done(ps);
-    }
-}
-
-int loom_p2p_pipe_progress(void)
-{
-    loom_list_t *e, *next;
-    int n = 0;
-
-    for (e = loom_p2p_pipe_packing.next; e != &loom_p2p_pipe_packing; e = next) {
-        loom_p2p_pipe_send_t *ps = loom_container_of(e, loom_p2p_pipe_send_t, link);
-        size_t at = (size_t)ps->word, to = LOOM_MIN(ps->len, at + LOOM_P2P_PIPE_CHUNK);
-
-        next = e->next;
-        if (loom_p2p_pipe_pack(ps, at, to) != LOOM_OK) {
-            /* not for a committed type within its stream; the receiver fails */
-            loom_error("p2p", "typed send of %zu bytes to rank %d: the pack failed after "
-                       "the first %zu bytes (the receive fails)", ps->len, ps->peer, at);
-            __atomic_store_n(&ps->word, LOOM_P2P_PIPE_FAILED, __ATOMIC_RELEASE);
-            to = ps->len;
-        }
-        if (to == ps->len) {
-            loom_p2p_pipe_done(ps);
-        }
-        ++n;
-    }
-    return n;
-}
-
-/*
- * A pipelined typed send: pack the first LOOM_P2P_PIPE_FIRST bytes, send
- * the RTS, and leave the rest to the progress pass (loom_p2p_pipe_progress,
- * a step of LOOM_P2P_PIPE_CHUNK per pass): a rank waiting for its
- * receives packs its sends meanwhile, and every RTS of a halo exchange
- * leaves at once instead of each after the previous face's whole pack.
- */
 loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
                                      const loom_p2p_hdr_t *base, const void *buf,
                                      size_t count, loom_dt_t *dt)
@@ -435,7 +375,6 @@ loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
     loom_p2p_req_t *rq = loom_p2p_req(req);
     loom_tl_ep_t *ep = peer->ep;
     size_t first = LOOM_MIN(rq->len, LOOM_P2P_PIPE_FIRST);
-    loom_p2p_pipe_send_t *ps;
     loom_p2p_hdr_rts_t h;
     loom_status_t st;
 
@@ -443,22 +382,19 @@ loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
         ep->iface->ops.get_riov(ep, NULL, 0, NULL, 0, NULL, NULL) != LOOM_OK) {
         return LOOM_ERR_UNSUPPORTED;
     }
-    if ((ps = loom_p2p_tmp_alloc(LOOM_P2P_PIPE_HDR + rq->len)) == NULL) {
+    if ((rq->tmp = loom_p2p_tmp_alloc(LOOM_P2P_PIPE_HDR + rq->len)) == NULL) {
         return LOOM_ERR_UNSUPPORTED;   /* the whole pack reports memory */
     }
-    *ps = (loom_p2p_pipe_send_t){ .buf = buf, .count = count, .dt = dt, .len = rq->len,
-                                  .peer = rq->peer };
-    loom_list_init(&ps->link);
-    rq->tmp   = ps;
-    rq->count = 0;   /* a packed copy (LOOM_P2P_TMP_PIPE once it packs in progress) */
+    rq->count = 0;   /* tmp is a packed copy: freed where the region is released */
+    *loom_p2p_pipe_word(rq->tmp) = 0;
     memset(&h, 0, sizeof(h));
     h.base      = *base;
     h.base.type = LOOM_P2P_RTS;
     h.base.reserved[0] = LOOM_P2P_RTS_PIPE;
-    h.raddr     = (uint64_t)(uintptr_t)ps + LOOM_P2P_PIPE_HDR;
+    h.raddr     = (uint64_t)(uintptr_t)rq->tmp + LOOM_P2P_PIPE_HDR;
     h.rsvd      = (uint32_t)first;
-    if ((st = loom_p2p_pipe_pack(ps, 0, first)) != LOOM_OK ||
-        (st = loom_tl_mem_pack(ep->iface, ps, LOOM_P2P_PIPE_HDR + rq->len, &h.rkey,
+    if ((st = loom_p2p_pipe_pack(rq->tmp, buf, count, dt, 0, first)) != LOOM_OK ||
+        (st = loom_tl_mem_pack(ep->iface, rq->tmp, LOOM_P2P_PIPE_HDR + rq->len, &h.rkey,
                                &rq->memh)) != LOOM_OK) {
         goto err_free_tmp;
     }
@@ -468,10 +404,6 @@ loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
     }
     h.sreq = rq->sreq;
     req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
-    /* packing from here on: a release (even a failed send below) ends it */
-    loom_dt_retain(dt);
-    loom_list_add_tail(&loom_p2p_pipe_packing, &ps->link);
-    rq->count = LOOM_P2P_TMP_PIPE;
     st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
     if (st < 0) {
         loom_p2p_sreq_take(rq->sreq);
@@ -479,8 +411,20 @@ loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
         return st;
     }
     loom_debug("p2p", "typed send of %zu bytes to rank %d packed while read: RTS after "
-               "%zu bytes, the rest in steps of %zu in the progress pass", rq->len, rq->peer,
-               first, LOOM_P2P_PIPE_CHUNK);
+               "%zu bytes, the rest in steps of %zu", rq->len, rq->peer, first,
+               LOOM_P2P_PIPE_CHUNK);
+    /*
+     * The rest while the receiver reads what is published. Nothing here
+     * runs progress (and the call holds the MULTIPLE lock), so no FIN can
+     * release the copy before the last byte is packed, and a get the owner
+     * serves itself (shm without CMA) is served only after this.
+     */
+    if (loom_p2p_pipe_pack(rq->tmp, buf, count, dt, first, rq->len) != LOOM_OK) {
+        /* not for a committed type within its stream; the receiver fails */
+        loom_error("p2p", "typed send of %zu bytes to rank %d: the pack failed after the "
+                   "first %zu bytes (the receive fails)", rq->len, rq->peer, first);
+        __atomic_store_n(loom_p2p_pipe_word(rq->tmp), LOOM_P2P_PIPE_FAILED, __ATOMIC_RELEASE);
+    }
     return st;
 
 err_free_tmp:
@@ -513,7 +457,6 @@ static struct loom_p2p_riov *loom_p2p_riov_nomem(int world_src,
     r->error = LOOM_ERR_NO_MEMORY;
     r->piecewise = 0;
     r->pipe = 0;
-    r->word_get = 0;
     r->avail = 0;
     return r;
 }
@@ -552,7 +495,6 @@ struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t
     r->error = LOOM_OK;
     r->piecewise = 0;
     r->pipe = 0;
-    r->word_get = 0;
     r->avail = 0;
     if (!(h->base.reserved[0] & LOOM_P2P_RTS_RIOV_REMOTE)) {
         memcpy(r->iov, payload, LOOM_MIN(len, bytes));
@@ -898,45 +840,11 @@ static loom_status_t loom_p2p_pipe_word_read(loom_tl_ep_t *ep, const loom_p2p_re
 }
 
 /*
- * The sender's progress word through a plain get() its owner serves from
- * its progress (get_riov refused: CMA allowed one way only). The owner
- * packs in that same progress, so the word it copies is whole; the answer
- * lands in r->word (loom_p2p_rndv_get_done). LOOM_INPROGRESS, or an error.
- */
-static int loom_p2p_pipe_word_told;   /* said once per process (debug log) */
-
-static loom_status_t loom_p2p_pipe_word_get(loom_request_t req, loom_p2p_peer_t *peer)
-{
-    loom_p2p_req_t *rq = loom_p2p_req(req);
-    struct loom_p2p_riov *r = rq->riov;
-    loom_status_t st;
-
-    if (!loom_p2p_pipe_word_told) {
-        loom_p2p_pipe_word_told = 1;
-        loom_debug("p2p", "pipelined receive of %zu bytes from rank %d: CMA refused, its "
-                   "progress word read with get()", rq->msg_len, rq->peer);
-    }
-    r->word_get = 1;
-    st = loom_tl_ep_get(peer->ep, &r->word, sizeof(r->word), rq->raddr - LOOM_P2P_PIPE_HDR,
-                        &rq->rkey, &rq->comp);
-    if (st == LOOM_OK) {
-        r->word_get = 0;
-        r->avail = LOOM_MAX(r->avail, (size_t)r->word);
-        return r->word == LOOM_P2P_PIPE_FAILED || r->word > rq->msg_len ? LOOM_ERR_TRANSPORT
-                                                                        : LOOM_OK;
-    }
-    if (st != LOOM_INPROGRESS) {
-        r->word_get = 0;
-    }
-    return st;
-}
-
-/*
  * The end of what a pipelined sender packed (LOOM_P2P_RTS_PIPE), at most
  * @p want: read again from its copy's header when the receive caught up.
  * A peer that cannot be read synchronously (get_riov refused: CMA one way)
- * is asked for the word with a get() (LOOM_INPROGRESS: the answer comes
- * to loom_p2p_rndv_get_done). *end_p, or an error (the sender failed).
+ * serves its gets from its own progress, which runs only after its pack
+ * ended: all of it is there. *end_p, or an error (the sender failed).
  */
 static loom_status_t loom_p2p_pipe_avail(loom_request_t req, loom_p2p_peer_t *peer,
                                          size_t want, size_t *end_p)
@@ -949,10 +857,7 @@ static loom_status_t loom_p2p_pipe_avail(loom_request_t req, loom_p2p_peer_t *pe
         loom_status_t st = loom_p2p_pipe_word_read(peer->ep, rq, r->avail, &word);
 
         if (st == LOOM_ERR_UNSUPPORTED) {
-            if ((st = loom_p2p_pipe_word_get(req, peer)) != LOOM_OK) {
-                return st;
-            }
-            word = r->avail;
+            word = rq->msg_len;
         } else if (st != LOOM_OK) {
             return st == LOOM_INPROGRESS ? LOOM_ERR_TRANSPORT : st;
         }
@@ -977,13 +882,6 @@ void loom_p2p_rndv_get_next(loom_request_t req)
         size_t end = want, chunk;
         loom_status_t st = pipe ? loom_p2p_pipe_avail(req, peer, want, &end) : LOOM_OK;
 
-        if (st == LOOM_INPROGRESS) {
-            return;   /* the word's get(): loom_p2p_rndv_get_done goes on */
-        }
-        if (st == LOOM_ERR_NO_RESOURCE) {
-            loom_list_add_tail(&loom_p2p_engine.get_retry, &req->list);
-            return;
-        }
         if (st == LOOM_OK && end <= rq->offset) {
             /*
              * The sender is still packing: look again at the next progress.
@@ -994,9 +892,7 @@ void loom_p2p_rndv_get_next(loom_request_t req)
              * on its core the call returns at once.
              */
             loom_list_add_tail(&loom_p2p_engine.get_retry, &req->list);
-            if (loom_list_is_empty(&loom_p2p_pipe_packing)) {
-                sched_yield();   /* not while this rank has packing of its own to do */
-            }
+            sched_yield();
             return;
         }
         chunk = LOOM_MIN(end - rq->offset, LOOM_P2P_GET_CHUNK);
@@ -1037,25 +933,6 @@ static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status)
     loom_p2p_req_t *rq = loom_container_of(comp, loom_p2p_req_t, comp);
     loom_request_t req = loom_container_of((void *)rq, struct loom_request, p2p);
 
-    if (rq->riov != NULL && rq->riov->word_get) {   /* a pipelined sender's word */
-        struct loom_p2p_riov *r = rq->riov;
-
-        r->word_get = 0;
-        if (status == LOOM_OK && (r->word == LOOM_P2P_PIPE_FAILED || r->word > rq->msg_len)) {
-            status = LOOM_ERR_TRANSPORT;
-        }
-        if (status != LOOM_OK) {
-            loom_error("p2p", "rank %s: pipelined receive of %zu bytes from rank %d (%s): "
-                       "the sender's pack failed or its word is unreadable: %s",
-                       loom_log_identity(), rq->msg_len, rq->peer,
-                       loom_p2p_peer_host(rq->peer), loom_strerror(status));
-            loom_p2p_rndv_get_failed(req, status);
-            return;
-        }
-        r->avail = LOOM_MAX(r->avail, (size_t)r->word);
-        loom_p2p_rndv_get_next(req);
-        return;
-    }
     if (status != LOOM_OK) {
         loom_error("p2p", "rank %s: rendezvous read of %zu bytes from rank %d (%s) "
                    "failed: %s", loom_log_identity(), rq->inflight, rq->peer,

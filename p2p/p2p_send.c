@@ -90,10 +90,6 @@ int loom_p2p_pending_progress(void)
     loom_list_for_each_safe(peer, tmp, &e->pending_peers, pending_link) {
         n += loom_p2p_peer_drain(peer);
     }
-    /* own pipelined sends first: a receive of this rank may wait on them */
-    if (!loom_list_is_empty(&loom_p2p_pipe_packing)) {
-        n += loom_p2p_pipe_progress();
-    }
     if (loom_list_is_empty(&e->get_retry)) {
         return n;
     }

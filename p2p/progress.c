@@ -53,8 +53,7 @@ static inline int loom_progress_pass_body(loom_p2p_engine_t *e)
         }
     }
     if (loom_unlikely(!loom_list_is_empty(&e->pending_peers) ||
-                      !loom_list_is_empty(&e->get_retry) ||
-                      !loom_list_is_empty(&loom_p2p_pipe_packing))) {
+                      !loom_list_is_empty(&e->get_retry))) {
         n += loom_p2p_pending_progress();
     }
     if (!loom_list_is_empty(&e->generic_active)) {

@@ -8,8 +8,8 @@
 # gaps poisoned) over shared memory, where the sender packs in steps the
 # receiver reads as they are published (the debug log must say so), with
 # LOOM_SHM_CMA=off (no pipeline: the whole pack and the owner-served get),
-# with CMA off on rank 1 only (the others pipeline to it; it reads their
-# progress word with a get() they serve) and over self,tcp. Under a sanitizer build ($BUILD names it) the
+# with CMA off on rank 1 only (the others pipeline to it; it gets their
+# copies whole) and over self,tcp. Under a sanitizer build ($BUILD names it) the
 # program runs its "small" cases.
 #   BUILD=build/release bash test/mpi/test_mpi_dt_pipe.sh
 set -u
@@ -32,8 +32,8 @@ done
 run -m "mpi_dt_pipe: passed on 2 ranks" 0 shm.cma_off.n2 \
     env LOOM_SHM_CMA=off "$loomrun" -n 2 "$progs/mpi_dt_pipe" $arg
 # CMA one way only: rank 1 turns it off, the others still read it, so they
-# pipeline to it while it can read neither their pieces nor their progress
-# word (it asks for the word with a get() their progress serves)
+# pipeline to it while it cannot read their copies (it reads each whole with
+# a get() their progress serves once the pack ended)
 oneway='[ "$PMIX_RANK" = 1 ] && export LOOM_SHM_CMA=off; exec "$@"'
 for n in 2 3; do
     run -m "mpi_dt_pipe: passed on $n ranks" 0 "oneway.n$n" \
@@ -54,8 +54,8 @@ expect_log edge.shm.n2 "packed while read" "tag 4 truncated to the 800-byte"
 # the pipeline ran (shm with CMA), and truncation names both ends
 expect_log shm.n2 "packed while read" "truncated to the" "from rank"
 expect_log shm.n4 "packed while read"
-expect_log oneway.n2 "to rank 1 packed while read" "progress word read with get()"
-expect_log oneway.n3 "to rank 1 packed while read" "progress word read with get()"
-expect_log edge.oneway.n2 "to rank 1 packed while read" "progress word read with get()"
+expect_log oneway.n2 "to rank 1 packed while read"
+expect_log oneway.n3 "to rank 1 packed while read"
+expect_log edge.oneway.n2 "to rank 1 packed while read"
 
 mdl_summary test_mpi_dt_pipe "(logs in $logdir)"
