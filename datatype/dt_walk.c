@@ -242,6 +242,30 @@ static bool flat_vec(const dt_node_t *n)
            (n->blocklen == 1 || c->extent == (ptrdiff_t)c->size);
 }
 
+/*
+ * IOV of stream bytes [off, off + len) of equal blocks of bs contiguous
+ * bytes, stride apart (stride != bs: no two blocks touch): the first
+ * block through emit (it may extend the previous piece), the others one
+ * entry each in a tight loop until the array is full. Through emit a
+ * column of doubles cost ~90 instructions a piece.
+ */
+static int iov_strided(dt_walk_t *w, char *base, size_t bs, ptrdiff_t stride, size_t off,
+                       size_t len, const dt_node_t *leaf)
+{
+    size_t k = off / bs, o = off % bs, take = bs - o < len ? bs - o : len;
+
+    if (emit(w, base + (ptrdiff_t)k * stride + o, take, leaf) != 0) {
+        return 1;
+    }
+    for (len -= take, ++k; len > 0 && w->iov_n < w->iov_max; len -= take, ++k) {
+        take = bs < len ? bs : len;
+        w->iov[w->iov_n++] = (struct iovec){ .iov_base = base + (ptrdiff_t)k * stride,
+                                             .iov_len = take };
+        w->done += take;
+    }
+    return len > 0;
+}
+
 static int walk_vec(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, size_t len)
 {
     const dt_node_t *c = n->child;
@@ -249,6 +273,9 @@ static int walk_vec(dt_walk_t *w, const dt_node_t *n, char *base, size_t off, si
 
     if (flat_vec(n) && is_copy(w)) {
         return strided(w, base, bs, n->stride, off, len, c);
+    }
+    if (flat_vec(n) && w->op == DT_OP_IOV && n->stride != (ptrdiff_t)bs) {
+        return iov_strided(w, base, bs, n->stride, off, len, c);
     }
     for (; len > 0; len -= take, o = 0, ++k) {
         take = bs - o < len ? bs - o : len;
