@@ -22,10 +22,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -365,6 +365,9 @@ static void loom_bootstrap_set_cpu_info(void)
     } else {
         info->oversubscribed = info->local_size > info->num_cores;
     }
+    /* loomrun always sets LOOM_OVERSUBSCRIBED (0 or 1), so this share holds
+     * whatever it says */
+    info->threads_fit = info->num_cores / (info->local_size > 0 ? info->local_size : 1);
 }
 
 /* The launcher's note pipe (bootstrap_int.h): the fd its variable names,

@@ -219,7 +219,7 @@ loom_status_t loom_ssend(const void *buf, size_t count, loom_datatype_t dt, int 
 static inline const void *loom_p2p_recv_direct_wait(loom_p2p_peer_t *peer, size_t *len_p)
 {
     const loom_p2p_engine_t *e = &loom_p2p_engine;
-    unsigned spins = e->oversubscribed ? 1 : LOOM_P2P_DIRECT_SPINS;
+    unsigned spins = loom_progress_crowded() ? 1 : LOOM_P2P_DIRECT_SPINS;
     const void *data;
 
     /* nothing posted (no earlier receive can claim the frame) and nothing
@@ -230,7 +230,9 @@ static inline const void *loom_p2p_recv_direct_wait(loom_p2p_peer_t *peer, size_
             return data;
         }
         loom_cpu_relax();
-        if (--spins == 0) {
+        /* MULTIPLE: not while another thread waits for the engine lock
+         * (the general path's passes hand it over) */
+        if (--spins == 0 || loom_unlikely(loom_mt_someone_waits())) {
             break;
         }
         if (spins % LOOM_P2P_DIRECT_POLLS == 0) {

@@ -25,6 +25,7 @@
 #include "mpool_int.h"
 #include "tl.h"
 #include "dt_int.h"
+#include "mt_int.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -494,6 +495,18 @@ static inline void loom_progress_waiter_init(loom_progress_waiter_t *w, const ch
     w->probe_comm = NULL;
     w->prev       = loom_p2p_engine.waiter;
     loom_p2p_engine.waiter = w;
+}
+
+/**
+ * 1 when an idle loop should give its core away instead of spinning: ranks
+ * outnumber cores, or (MULTIPLE) more of this rank's threads use MPI than
+ * its share of the cores (the comment above loom_progress_wait_step).
+ */
+static inline int loom_progress_crowded(void)
+{
+    return loom_p2p_engine.oversubscribed ||
+           (loom_unlikely(loom_mt_is_active()) &&
+            loom_mt_nthreads() > loom_p2p_engine.job->threads_fit);
 }
 
 /** Pop @p w (the innermost waiter) off the stack of blocking loops. */

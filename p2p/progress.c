@@ -19,7 +19,8 @@
  * pays a load of the waiter count. An idle waiter that gives its core away
  * on an oversubscribed node releases the lock around the sched_yield
  * (loom_mt_sched_yield), so a thread asleep in the mutex can use the time
- * slice instead of waking to a lock still held. Only the outermost level
+ * slice instead of waking to a lock still held; so does one whose rank has
+ * more threads in MPI than its share of the cores (loom_progress_crowded). Only the outermost level
  * yields: a pass that runs inside another (a collective's step that waits)
  * may sit in the outer pass's walk of the engine's lists, which another
  * thread's call could change. The stacks of blocking loops (waiters,
@@ -209,7 +210,7 @@ int loom_progress_poll_user(void)
 {
     int n = loom_progress_poll();
 
-    if (n == 0 && loom_unlikely(loom_p2p_engine.oversubscribed)) {
+    if (n == 0 && loom_unlikely(loom_progress_crowded())) {
         loom_progress_sched_yield();
     }
     return n;
@@ -236,13 +237,25 @@ void loom_progress_idle(void)
     }
 }
 
+/*
+ * Ranks may fit the cores while their threads do not: 2 ranks on 2 cores
+ * with 2 threads each in MPI calls. Then every idle loop spins against
+ * three other threads for two cores, the thread a message waits for gets a
+ * core only when a time slice ends, and the rate swings 100-fold from run
+ * to run (osu_mt_rate -t 2: 0.3-40 M messages/s; yielding: 12 M every
+ * run). So in MULTIPLE mode an idle loop also gives its core away while
+ * more threads of this rank use MPI (loom_mt_nthreads: took the engine lock
+ * and still live) than the rank's share of the cores (bootstrap's
+ * threads_fit, assuming the other ranks run as many): see
+ * loom_progress_crowded (p2p_engine_int.h).
+ */
 void loom_progress_wait_step(loom_progress_waiter_t *w)
 {
     if (loom_progress_pass(&loom_p2p_engine) != 0) {
         loom_progress_busy(w);
         return;
     }
-    if (loom_p2p_engine.oversubscribed) {
+    if (loom_progress_crowded()) {
         loom_progress_sched_yield();
     }
     loom_progress_idle_tick(w);
@@ -257,8 +270,8 @@ void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what)
     loom_tl_iface_t *direct = NULL;
     loom_progress_waiter_t w;
 
-    /* oversubscribed ranks yield on every idle pass instead of spinning */
-    if (world_peer >= 0 && !e->oversubscribed && e->peers[world_peer].ep != NULL) {
+    /* crowded ranks yield on every idle pass instead of spinning */
+    if (world_peer >= 0 && !loom_progress_crowded() && e->peers[world_peer].ep != NULL) {
         direct = e->peers[world_peer].ep->iface;
     }
     loom_progress_waiter_init(&w, what);
