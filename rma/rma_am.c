@@ -864,12 +864,19 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
     return 1;
 }
 
+/*
+ * Each pass sends what was queued since the last one: under
+ * MPI_THREAD_MULTIPLE another thread may queue a request to @p target while
+ * this one waits (its progress passes let that thread in), and the request
+ * counts in sent[] at once; waiting for it without sending it would never end.
+ */
 void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
     loom_rma_am_push_all(w, target);
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
+        loom_rma_am_push_all(w, target);
     }
 }
 

@@ -1,0 +1,93 @@
+/*
+ * mpi_rma_rev12.c: review of the session 12 active-message protocol
+ * (batched small puts/accumulates, lazy lock): the cases it got wrong.
+ *
+ *   mtflush  MPI_THREAD_MULTIPLE, two threads of rank 0 under lock_all:
+ *            thread A flushes rank 1 while rank 1 makes no MPI call for a
+ *            while; meanwhile thread B puts a small block to rank 1 (it is
+ *            batched, and counted in the flush's wait) and then waits for A
+ *            outside MPI. A's flush must send B's batch, not wait forever
+ *            for an answer to a request nobody sends (an alarm fails the
+ *            run). Rank 1 then checks both blocks.
+ *
+ * usage: mpi_rma_rev12 mtflush   (2 ranks; meant for LOOM_TRANSPORTS=self,tcp,
+ * where every window goes by active messages)
+ */
+#include "mpi_test_util.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BLK 64
+
+static MPI_Win mt_win;
+static pthread_barrier_t mt_bar;
+
+/* thread B: a batched put issued while thread A waits in its flush */
+static void *mt_putter(void *arg)
+{
+    unsigned char buf[BLK];
+
+    (void)arg;
+    usleep(100 * 1000);   /* A is in MPI_Win_flush by now */
+    memset(buf, 0xB2, sizeof(buf));
+    MT_OK(MPI_Put(buf, BLK, MPI_BYTE, 1, BLK, BLK, MPI_BYTE, mt_win));
+    pthread_barrier_wait(&mt_bar);   /* outside MPI until A's flush returned */
+    return NULL;
+}
+
+static void test_mtflush(int rank)
+{
+    unsigned char *mem, buf[BLK];
+    pthread_t th;
+
+    MT_OK(MPI_Win_allocate(2 * BLK, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &mt_win));
+    memset(mem, 0, 2 * BLK);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        MT_EQ(pthread_barrier_init(&mt_bar, NULL, 2), 0);
+        MT_OK(MPI_Win_lock_all(0, mt_win));
+        memset(buf, 0xA1, sizeof(buf));
+        MT_OK(MPI_Put(buf, BLK, MPI_BYTE, 1, 0, BLK, MPI_BYTE, mt_win));
+        MT_EQ(pthread_create(&th, NULL, mt_putter, NULL), 0);
+        alarm(20);   /* a flush that never returns fails the run */
+        MT_OK(MPI_Win_flush(1, mt_win));
+        pthread_barrier_wait(&mt_bar);
+        alarm(0);
+        MT_EQ(pthread_join(th, NULL), 0);
+        MT_OK(MPI_Win_unlock_all(mt_win));
+        pthread_barrier_destroy(&mt_bar);
+    } else if (rank == 1) {
+        usleep(400 * 1000);   /* no MPI call: rank 0's flush waits meanwhile */
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 1) {
+        for (int i = 0; i < BLK; i++) {
+            MT_EQ(mem[i], 0xA1);
+            MT_EQ(mem[BLK + i], 0xB2);
+        }
+    }
+    MT_OK(MPI_Win_free(&mt_win));
+}
+
+int main(int argc, char **argv)
+{
+    int provided, rank, size;
+
+    MT_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    MT_EQ(provided, MPI_THREAD_MULTIPLE);
+    MT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    MT_CHECK(size >= 2);
+    if (argc > 1 && strcmp(argv[1], "mtflush") == 0) {
+        test_mtflush(rank);
+    } else {
+        MT_FAIL("usage: mpi_rma_rev12 mtflush");
+    }
+    MT_OK(MPI_Finalize());
+    if (rank == 0) {
+        printf("mpi_rma_rev12 %s: ok\n", argv[1]);
+    }
+    return 0;
+}
