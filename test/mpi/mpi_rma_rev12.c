@@ -9,9 +9,15 @@
  *            outside MPI. A's flush must send B's batch, not wait forever
  *            for an answer to a request nobody sends (an alarm fails the
  *            run). Rank 1 then checks both blocks.
+ *   mtstress two threads per rank under one lock_all: each puts its own
+ *            block to every rank and accumulates into one counter per
+ *            rank, flushing now one target, now all, K rounds (the batch
+ *            queues are shared by the threads: TSan checks the engine
+ *            lock covers them); every block and counter checked at the end.
  *
- * usage: mpi_rma_rev12 mtflush   (2 ranks; meant for LOOM_TRANSPORTS=self,tcp,
- * where every window goes by active messages)
+ * usage: mpi_rma_rev12 mtflush | mtstress [K]   (mtflush: 2 ranks or more;
+ * meant for LOOM_TRANSPORTS=self,tcp, where every window goes by active
+ * messages)
  */
 #include "mpi_test_util.h"
 
@@ -71,6 +77,75 @@ static void test_mtflush(int rank)
     MT_OK(MPI_Win_free(&mt_win));
 }
 
+#define NTH 2
+
+static int st_rank, st_size, st_k;
+static MPI_Win st_win;
+
+/* one thread's rounds: its block at every rank, +1 on every rank's counter */
+static void *st_worker(void *arg)
+{
+    int th = (int)(long)arg;
+    long long one = 1;
+    unsigned char buf[BLK];
+
+    for (int i = 0; i < st_k; i++) {
+        for (int t = 0; t < st_size; t++) {
+            MPI_Aint slot = (MPI_Aint)(8 + (st_rank * NTH + th) * BLK);
+
+            memset(buf, (unsigned char)(st_rank * 16 + th * 4 + i % 4 + 1), sizeof(buf));
+            MT_OK(MPI_Put(buf, BLK, MPI_BYTE, t, slot, BLK, MPI_BYTE, st_win));
+            MT_OK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, t, 0, 1, MPI_LONG_LONG, MPI_SUM,
+                                 st_win));
+            if ((i + t) % 3 == 0) {
+                MT_OK(MPI_Win_flush(t, st_win));
+            }
+        }
+        if (i % 4 == th) {
+            MT_OK(MPI_Win_flush_all(st_win));
+        }
+    }
+    return NULL;
+}
+
+static void test_mtstress(int rank, int size, int k)
+{
+    size_t bytes = 8 + (size_t)size * NTH * BLK;
+    unsigned char *mem;
+    pthread_t th[NTH];
+    long long cnt;
+
+    st_rank = rank;
+    st_size = size;
+    st_k = k;
+    MT_OK(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &st_win));
+    memset(mem, 0, bytes);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_lock_all(0, st_win));
+    for (long t = 0; t < NTH; t++) {
+        MT_EQ(pthread_create(&th[t], NULL, st_worker, (void *)t), 0);
+    }
+    for (int t = 0; t < NTH; t++) {
+        MT_EQ(pthread_join(th[t], NULL), 0);
+    }
+    MT_OK(MPI_Win_unlock_all(st_win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, st_win));
+    memcpy(&cnt, mem, sizeof(cnt));
+    MT_EQ(cnt, (long long)size * NTH * k);
+    for (int o = 0; o < size; o++) {
+        for (int t = 0; t < NTH; t++) {
+            const unsigned char *b = mem + 8 + (o * NTH + t) * BLK;
+
+            for (int i = 0; i < BLK; i++) {
+                MT_EQ(b[i], (unsigned char)(o * 16 + t * 4 + (k - 1) % 4 + 1));
+            }
+        }
+    }
+    MT_OK(MPI_Win_unlock(rank, st_win));
+    MT_OK(MPI_Win_free(&st_win));
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank, size;
@@ -82,8 +157,10 @@ int main(int argc, char **argv)
     MT_CHECK(size >= 2);
     if (argc > 1 && strcmp(argv[1], "mtflush") == 0) {
         test_mtflush(rank);
+    } else if (argc > 1 && strcmp(argv[1], "mtstress") == 0) {
+        test_mtstress(rank, size, argc > 2 ? atoi(argv[2]) : 50);
     } else {
-        MT_FAIL("usage: mpi_rma_rev12 mtflush");
+        MT_FAIL("usage: mpi_rma_rev12 mtflush | mtstress [K]");
     }
     MT_OK(MPI_Finalize());
     if (rank == 0) {
