@@ -14,8 +14,14 @@
  *            rank, flushing now one target, now all, K rounds (the batch
  *            queues are shared by the threads: TSan checks the engine
  *            lock covers them); every block and counter checked at the end.
+ *   mixlock  every rank, target 0 included, K rounds of: an exclusive lock
+ *            on rank 0 (get, flush, put of a counter and a pair of words:
+ *            a non-atomic increment), then a lock_all whose reads of rank
+ *            0's pair must never be torn; exclusive requests wait behind
+ *            shared holders from several origins and the target itself
+ *            locks its own memory: the final count is K x size.
  *
- * usage: mpi_rma_rev12 mtflush | mtstress [K]   (mtflush: 2 ranks or more;
+ * usage: mpi_rma_rev12 mtflush | mtstress [K] | mixlock [K]   (mtflush: 2 ranks or more;
  * meant for LOOM_TRANSPORTS=self,tcp, where every window goes by active
  * messages)
  */
@@ -146,6 +152,42 @@ static void test_mtstress(int rank, int size, int k)
     MT_OK(MPI_Win_free(&st_win));
 }
 
+static void test_mixlock(int rank, int size, int k)
+{
+    long long *mem, v, pair[2];
+    MPI_Win win;
+
+    MT_OK(MPI_Win_allocate(3 * sizeof(long long), sizeof(long long), MPI_INFO_NULL,
+                           MPI_COMM_WORLD, &mem, &win));
+    mem[0] = mem[1] = mem[2] = 0;
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < k; i++) {
+        MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        MT_OK(MPI_Get(&v, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win));
+        MT_OK(MPI_Win_flush(0, win));
+        v++;
+        pair[0] = pair[1] = v;
+        MT_OK(MPI_Put(&v, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win));
+        MT_OK(MPI_Put(pair, 2, MPI_LONG_LONG, 0, 1, 2, MPI_LONG_LONG, win));
+        MT_OK(MPI_Win_unlock(0, win));
+        MT_OK(MPI_Win_lock_all(0, win));
+        MT_OK(MPI_Get(pair, 2, MPI_LONG_LONG, 0, 1, 2, MPI_LONG_LONG, win));
+        MT_OK(MPI_Win_flush(0, win));
+        if (pair[0] != pair[1]) {
+            MT_FAIL("round %d: lock_all reader saw a torn pair %lld/%lld", i, pair[0], pair[1]);
+        }
+        MT_OK(MPI_Win_unlock_all(win));
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        MT_EQ(mem[0], (long long)k * size);
+        MT_EQ(mem[1], (long long)k * size);
+        MT_OK(MPI_Win_unlock(0, win));
+    }
+    MT_OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank, size;
@@ -154,13 +196,15 @@ int main(int argc, char **argv)
     MT_EQ(provided, MPI_THREAD_MULTIPLE);
     MT_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    MT_CHECK(size >= 2);
     if (argc > 1 && strcmp(argv[1], "mtflush") == 0) {
+        MT_CHECK(size >= 2);
         test_mtflush(rank);
     } else if (argc > 1 && strcmp(argv[1], "mtstress") == 0) {
         test_mtstress(rank, size, argc > 2 ? atoi(argv[2]) : 50);
+    } else if (argc > 1 && strcmp(argv[1], "mixlock") == 0) {
+        test_mixlock(rank, size, argc > 2 ? atoi(argv[2]) : 50);
     } else {
-        MT_FAIL("usage: mpi_rma_rev12 mtflush | mtstress [K]");
+        MT_FAIL("usage: mpi_rma_rev12 mtflush | mtstress [K] | mixlock [K]");
     }
     MT_OK(MPI_Finalize());
     if (rank == 0) {
