@@ -320,7 +320,8 @@ static int loom_rma_lock_grantable(const loom_rma_win_t *w, int type)
     return w->excl < 0 && (type == LOOM_RMA_LOCK_SHARED || w->nshared == 0);
 }
 
-static void loom_rma_lock_grant(loom_rma_win_t *w, int src, int type)
+/* @p src now holds the lock (no answer sent) */
+static void loom_rma_lock_take(loom_rma_win_t *w, int src, int type)
 {
     if (type == LOOM_RMA_LOCK_SHARED) {
         ++w->nshared;
@@ -329,6 +330,12 @@ static void loom_rma_lock_grant(loom_rma_win_t *w, int src, int type)
         w->excl = src;
         w->lkst[src] = LOOM_RMA_LK_EXCL;
     }
+}
+
+/* a queued LOCK granted: take it and answer */
+static void loom_rma_lock_grant(loom_rma_win_t *w, int src, int type)
+{
+    loom_rma_lock_take(w, src, type);
     loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
 }
 
@@ -347,13 +354,7 @@ static int loom_rma_am_lock_try(loom_rma_win_t *w, int src, int type)
         return LOOM_RMA_ERR_SYNC;
     }
     if (w->nwait == 0 && loom_rma_lock_grantable(w, type)) {
-        if (type == LOOM_RMA_LOCK_SHARED) {
-            ++w->nshared;
-            w->lkst[src] = LOOM_RMA_LK_SHARED;
-        } else {
-            w->excl = src;
-            w->lkst[src] = LOOM_RMA_LK_EXCL;
-        }
+        loom_rma_lock_take(w, src, type);
         return 1;
     }
     w->lkst[src] = LOOM_RMA_LK_WAIT;
@@ -864,12 +865,19 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
     return 1;
 }
 
+/*
+ * Each pass sends what was queued since the last one: under
+ * MPI_THREAD_MULTIPLE another thread may queue a request to @p target while
+ * this one waits (its progress passes let that thread in), and the request
+ * counts in sent[] at once; waiting for it without sending it would never end.
+ */
 void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
     loom_rma_am_push_all(w, target);
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
+        loom_rma_am_push_all(w, target);
     }
 }
 
