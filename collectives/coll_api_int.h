@@ -37,7 +37,8 @@ loom_status_t loom_coll_check_vec(const loom_coll_state_t *s, const size_t *coun
  * slots, a valid root, this rank's input (@p own: sendbuf, a scatter's
  * recvbuf) present, the whole buffer (@p whole: the root's, or every rank's
  * recvbuf) present and apart from @p own (or @p own in place). Anything
- * else takes the request path, which reports it (coll_api_rooted.c).
+ * else takes the request path, which reports it (coll_api.c, below the
+ * rooted calls of coll_api_rooted.c that use it too).
  * @return the algorithm, or NULL.
  */
 const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole, size_t count,

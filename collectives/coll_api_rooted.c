@@ -4,7 +4,6 @@
  */
 #include "coll_int.h"
 #include "coll_api_int.h"
-#include "coll_shm.h"
 #include "log_int.h"
 #include "mt_int.h"
 
@@ -136,31 +135,6 @@ loom_status_t loom_igather(const void *sendbuf, void *recvbuf, size_t count,
     LOOM_MT_GUARD();
     return loom_coll_gather_start(sendbuf, count, recvbuf, NULL, NULL, dt, root, comm, 0,
                                   "loom_igather", req_p);
-}
-
-const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole, size_t count,
-                                           loom_datatype_t dt, int root, loom_comm_t comm,
-                                           loom_coll_type_t type)
-{
-    size_t esize = loom_datatype_size(dt), bytes, own_bytes;
-    int rooted = type == LOOM_COLL_GATHER || type == LOOM_COLL_SCATTER, is_root;
-    const loom_coll_alg_t *alg;
-
-    if (esize == 0 || count == 0 || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
-        (alg = loom_coll_blocking_alg(comm, type, count * esize)) == NULL ||
-        alg->fast.move == NULL || (rooted && (root < 0 || root >= comm->size))) {
-        return NULL;
-    }
-    bytes     = count * esize;
-    own_bytes = type == LOOM_COLL_ALLTOALL ? bytes * (size_t)comm->size : bytes;
-    is_root   = !rooted || comm->rank == root;
-    if (own == NULL || (own == LOOM_IN_PLACE && !is_root) ||
-        (is_root && (whole == NULL || whole == LOOM_IN_PLACE ||
-                     (own != LOOM_IN_PLACE &&
-                      loom_coll_overlap(own, own_bytes, whole, bytes * (size_t)comm->size))))) {
-        return NULL;
-    }
-    return alg;
 }
 
 loom_status_t loom_gather(const void *sendbuf, void *recvbuf, size_t count,
