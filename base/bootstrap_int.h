@@ -25,8 +25,9 @@ typedef struct loom_bootstrap_info {
     int          singleton;       /* 1 when no launcher was found */
     int          oversubscribed;  /* 1 when idle polling must yield the CPU */
     int          num_cores;       /* online cores of this node */
-    int          threads_fit;     /* MULTIPLE: threads per rank in MPI that fit the cores
-                                   * before idle loops must yield (cores / local ranks) */
+    int          threads_fit;     /* MULTIPLE: threads per rank idle in blocking loops that
+                                   * fit the cores before they must yield (cores / local
+                                   * ranks) */
     const int   *local_peers;     /* world ranks on this node, ascending, local_size entries */
     const int   *node_of_rank;    /* node index of every rank (same node <=> equal), size entries */
     const char *const *hostnames; /* host name of every rank, size entries */

@@ -65,7 +65,6 @@ atomic_int loom_mt_word;
 atomic_uint loom_mt_waiters;
 atomic_uintptr_t loom_mt_bias;
 static atomic_uint loom_mt_turns;     /* acquisitions by waiters so far */
-static atomic_int loom_mt_threads;    /* live threads that took the word (armed) */
 /* the owner token a revoker is reading the flag of (0: none) */
 static atomic_uintptr_t loom_mt_revoking;
 
@@ -198,7 +197,6 @@ static __attribute__((noinline)) void loom_mt_arm(void)
     if (loom_mt_hooks_ok && !loom_mt_exiting &&
         pthread_setspecific(loom_mt_exit_key, (void *)&loom_mt_depth) == 0) {
         loom_mt_armed = 1;
-        atomic_fetch_add_explicit(&loom_mt_threads, 1, memory_order_relaxed);
     }
 }
 
@@ -325,7 +323,6 @@ static void loom_mt_thread_exit(void *arg)
 
     (void)arg;
     loom_mt_exiting = 1;
-    atomic_fetch_sub_explicit(&loom_mt_threads, 1, memory_order_relaxed);
     if (loom_mt_depth_get() != 0) {
         /* let go, with any pinned stretch it had open */
         loom_mt_pinned = 0;
@@ -358,7 +355,6 @@ static void loom_mt_fork_child(void)
     atomic_store_explicit(&loom_mt_revoking, 0, memory_order_relaxed);
     loom_mt_last   = 0;
     loom_mt_streak = 0;
-    atomic_store_explicit(&loom_mt_threads, loom_mt_armed ? 1 : 0, memory_order_relaxed);
 }
 
 /* once per process: the exit hook's key and the fork handler */
@@ -379,11 +375,6 @@ void loom_mt_enable(void)
     loom_mt_bias_ok = loom_mt_hooks_ok &&
                       syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     atomic_store_explicit(&loom_mt_active, 1, memory_order_relaxed);
-}
-
-int loom_mt_nthreads(void)
-{
-    return atomic_load_explicit(&loom_mt_threads, memory_order_relaxed);
 }
 
 int loom_mt_held(void)

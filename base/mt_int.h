@@ -223,12 +223,6 @@ unsigned loom_mt_callout_begin(void);
 /** After the user code: take the lock back at @p depth (0: nothing to do). */
 void loom_mt_callout_end(unsigned depth);
 
-/**
- * Live threads that have taken the engine lock (counted at a thread's first
- * take of the word, uncounted as it exits). MULTIPLE mode only.
- */
-int loom_mt_nthreads(void);
-
 /** Turn MULTIPLE mode on (loom_init_thread; before other threads call). */
 void loom_mt_enable(void);
 

@@ -478,6 +478,7 @@ typedef struct loom_progress_waiter {
     int         reported;  /* this idle stretch was reported (timeout) */
     int         what_is_op;/* @what is a collective's op_name: the call is "loom_<what>" */
     const char *what;      /* "loom_wait", "loom_finalize", ... */
+    int         mt_idle;   /* MULTIPLE: counted in loom_progress_mt_idlers (until fini) */
     struct loom_progress_waiter *prev;
     /* loom_probe: what it looks for (for the report) */
     loom_comm_t probe_comm;
@@ -491,27 +492,39 @@ static inline void loom_progress_waiter_init(loom_progress_waiter_t *w, const ch
     w->start      = 0;
     w->reported   = 0;
     w->what_is_op = 0;
+    w->mt_idle    = 0;
     w->what       = what;
     w->probe_comm = NULL;
     w->prev       = loom_p2p_engine.waiter;
     loom_p2p_engine.waiter = w;
 }
 
+/** MULTIPLE: threads of this rank idle in a blocking loop (progress.c). */
+extern atomic_int loom_progress_mt_idlers;
+
 /**
  * 1 when an idle loop should give its core away instead of spinning: ranks
- * outnumber cores, or (MULTIPLE) more of this rank's threads use MPI than
- * its share of the cores (the comment above loom_progress_wait_step).
+ * outnumber cores, or (MULTIPLE) more of this rank's threads idle in
+ * blocking loops than its share of the cores (the comment above
+ * loom_progress_wait_step).
  */
 static inline int loom_progress_crowded(void)
 {
     return loom_p2p_engine.oversubscribed ||
            (loom_unlikely(loom_mt_is_active()) &&
-            loom_mt_nthreads() > loom_p2p_engine.job->threads_fit);
+            atomic_load_explicit(&loom_progress_mt_idlers, memory_order_relaxed) >
+                loom_p2p_engine.job->threads_fit);
 }
+
+/** MULTIPLE: a blocking loop that went idle ends (loom_progress_waiter_fini). */
+void loom_progress_mt_idle_end(loom_progress_waiter_t *w);
 
 /** Pop @p w (the innermost waiter) off the stack of blocking loops. */
 static inline void loom_progress_waiter_fini(loom_progress_waiter_t *w)
 {
+    if (loom_unlikely(w->mt_idle)) {
+        loom_progress_mt_idle_end(w);
+    }
     loom_p2p_engine.waiter = w->prev;
 }
 

@@ -20,7 +20,8 @@
  * on an oversubscribed node releases the lock around the sched_yield
  * (loom_mt_sched_yield), so a thread asleep in the mutex can use the time
  * slice instead of waking to a lock still held; so does one whose rank has
- * more threads in MPI than its share of the cores (loom_progress_crowded). Only the outermost level
+ * more threads idle in blocking loops than its share of the cores
+ * (loom_progress_crowded). Only the outermost level
  * yields: a pass that runs inside another (a collective's step that waits)
  * may sit in the outer pass's walk of the engine's lists, which another
  * thread's call could change. The stacks of blocking loops (waiters,
@@ -239,21 +240,39 @@ void loom_progress_idle(void)
 
 /*
  * Ranks may fit the cores while their threads do not: 2 ranks on 2 cores
- * with 2 threads each in MPI calls. Then every idle loop spins against
- * three other threads for two cores, the thread a message waits for gets a
- * core only when a time slice ends, and the rate swings 100-fold from run
- * to run (osu_mt_rate -t 2: 0.3-40 M messages/s; yielding: 12 M every
- * run). So in MULTIPLE mode an idle loop also gives its core away while
- * more threads of this rank use MPI (loom_mt_nthreads: took the engine lock
- * and still live) than the rank's share of the cores (bootstrap's
- * threads_fit, assuming the other ranks run as many): see
- * loom_progress_crowded (p2p_engine_int.h).
+ * with 2 threads each waiting in MPI calls. Then every idle loop spins
+ * against three other threads for two cores, the thread a message waits
+ * for gets a core only when a time slice ends, and the rate swings
+ * 100-fold from run to run (osu_mt_rate -t 2: 0.3-40 M messages/s;
+ * yielding: 12 M every run). So in MULTIPLE mode the threads of this rank
+ * idle in a blocking loop are counted (from the loop's first empty pass to
+ * its end), and an idle loop gives its core away, as on an oversubscribed
+ * node, while more of them idle than the rank's share of the cores
+ * (bootstrap's threads_fit, assuming the other ranks run as many); one
+ * thread alone keeps spinning (loom_progress_crowded).
  */
+atomic_int loom_progress_mt_idlers;
+
+static __attribute__((noinline)) void loom_progress_mt_idle(loom_progress_waiter_t *w)
+{
+    w->mt_idle = 1;
+    atomic_fetch_add_explicit(&loom_progress_mt_idlers, 1, memory_order_relaxed);
+}
+
+void loom_progress_mt_idle_end(loom_progress_waiter_t *w)
+{
+    w->mt_idle = 0;
+    atomic_fetch_sub_explicit(&loom_progress_mt_idlers, 1, memory_order_relaxed);
+}
+
 void loom_progress_wait_step(loom_progress_waiter_t *w)
 {
     if (loom_progress_pass(&loom_p2p_engine) != 0) {
         loom_progress_busy(w);
         return;
+    }
+    if (loom_unlikely(loom_mt_is_active()) && !w->mt_idle) {
+        loom_progress_mt_idle(w);
     }
     if (loom_progress_crowded()) {
         loom_progress_sched_yield();

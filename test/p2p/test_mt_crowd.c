@@ -1,0 +1,129 @@
+/*
+ * test_mt_crowd.c: under MPI_THREAD_MULTIPLE the threads of a rank that
+ * idle in blocking loops are counted (progress.c, loom_progress_mt_idlers),
+ * and idle loops give their core away (loom_progress_crowded) once more of
+ * them idle than the rank's share of the cores (bootstrap's threads_fit),
+ * not before, and the count goes back to 0 when the loops end. A singleton
+ * job, not oversubscribed; threads block in loom_recv from self until the
+ * main thread sends them their messages. This binary defines sched_yield,
+ * so the library's calls land here and are counted.
+ */
+#include "../common/cunit_main.h"
+#include <loom.h>
+#include "p2p_engine_int.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static atomic_ulong yields;
+
+int sched_yield(void)
+{
+    atomic_fetch_add(&yields, 1);
+    return 0;
+}
+
+#define MAX_THREADS 16
+#define TAG0        100
+
+static int values[MAX_THREADS];
+
+static void *recv_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+
+    if (loom_recv(&values[t], 1, LOOM_INT32, 0, TAG0 + t, LOOM_COMM_WORLD,
+                  LOOM_STATUS_IGNORE) != LOOM_OK) {
+        values[t] = -1;
+    }
+    return NULL;
+}
+
+/* wait (up to 10 s) until @p n threads idle in blocking loops */
+static int wait_idlers(int n)
+{
+    for (int k = 0; k < 100000; ++k) {
+        if (atomic_load(&loom_progress_mt_idlers) == n) {
+            return 1;
+        }
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+/* @p n threads block in loom_recv; check the count and the verdict, then
+ * release them and check both went back */
+static void run_idle(int n, int want_crowded)
+{
+    pthread_t th[MAX_THREADS];
+
+    for (int t = 0; t < n; ++t) {
+        values[t] = 0;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&th[t], NULL, recv_thread, (void *)(intptr_t)t),
+                              0);
+    }
+    CU_ASSERT(wait_idlers(n));
+    CU_ASSERT_EQUAL(loom_progress_crowded(), want_crowded);
+    if (want_crowded) {
+        unsigned long before = atomic_load(&yields);
+        for (int k = 0; k < 100000 && atomic_load(&yields) == before; ++k) {
+            struct timespec ts = { 0, 100000 };
+            nanosleep(&ts, NULL);
+        }
+        CU_ASSERT(atomic_load(&yields) > before);   /* the idle loops give their cores away */
+    }
+    for (int t = 0; t < n; ++t) {
+        int v = 1000 + t;
+        CU_ASSERT_EQUAL(loom_send(&v, 1, LOOM_INT32, 0, TAG0 + t, LOOM_COMM_WORLD), LOOM_OK);
+    }
+    for (int t = 0; t < n; ++t) {
+        pthread_join(th[t], NULL);
+        CU_ASSERT_EQUAL(values[t], 1000 + t);
+    }
+    CU_ASSERT_EQUAL(atomic_load(&loom_progress_mt_idlers), 0);
+    CU_ASSERT_EQUAL(loom_progress_crowded(), 0);
+}
+
+/* as many idle threads as the rank's share of the cores: they spin */
+static void test_fit_spins(void)
+{
+    run_idle(loom_p2p_engine.job->threads_fit, 0);
+}
+
+/* one more: crowded, the idle loops yield */
+static void test_crowd_yields(void)
+{
+    run_idle(loom_p2p_engine.job->threads_fit + 1, 1);
+}
+
+int main(void)
+{
+    static const loom_test_case_t cases[] = {
+        { "threads idle within the rank's cores spin", test_fit_spins },
+        { "one idle thread more makes the rank crowded", test_crowd_yields },
+        { NULL, NULL },
+    };
+    int provided = -1, rc;
+
+    setenv("LOOM_ERRORS", "return", 1);
+    setenv("LOOM_OVERSUBSCRIBED", "0", 1);
+    unsetenv("PMIX_NAMESPACE");
+    unsetenv("PMIX_RANK");
+    if (loom_init_thread(NULL, NULL, LOOM_THREAD_MULTIPLE, &provided) != LOOM_OK ||
+        provided != LOOM_THREAD_MULTIPLE) {
+        fprintf(stderr, "loom_init_thread(MULTIPLE) failed\n");
+        return 1;
+    }
+    if (loom_p2p_engine.oversubscribed || loom_p2p_engine.job->threads_fit < 1 ||
+        loom_p2p_engine.job->threads_fit + 1 > MAX_THREADS) {
+        fprintf(stderr, "unexpected job: oversubscribed %d, threads_fit %d\n",
+                loom_p2p_engine.oversubscribed, loom_p2p_engine.job->threads_fit);
+        return 1;
+    }
+    rc = loom_test_run_suite("p2p_mt_crowd", cases, NULL, NULL);
+    return loom_finalize() == LOOM_OK ? rc : 1;
+}
