@@ -1,7 +1,7 @@
 /*
  * base_config_int.h: base's own LOOM_* variables (the log, the bootstrap, the
- * oversubscription switch, the engine lock's spin); the table is in base_config.c, the machinery
- * in config_int.h. Read them as loom_config_int(LOOM_BASE_CFG(BOOTSTRAP_TIMEOUT)).
+ * oversubscription switch, the engine lock's spin); the table is in
+ * base_config.c, the machinery in config_int.h. Read them as loom_config_int(LOOM_BASE_CFG(BOOTSTRAP_TIMEOUT)).
  */
 #ifndef LOOM_BASE_CONFIG_INT_H
 #define LOOM_BASE_CONFIG_INT_H

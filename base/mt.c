@@ -106,7 +106,7 @@ static int loom_mt_handed_off(unsigned turns)
  * that hand-off then costs no futex wake-up and no sleep, which is most of
  * what two threads sharing the engine lock paid. Bounded: a holder that
  * runs long (or is descheduled) sends us to sleep on the futex.
- * @return 1 when the word is ours (the count of turns kept as the sleep path does)
+ * @return 1 when the word is ours
  */
 static int loom_mt_spin_word(void)
 {
@@ -117,8 +117,6 @@ static int loom_mt_spin_word(void)
             atomic_compare_exchange_strong_explicit(&loom_mt_word, &expected, 1,
                                                     memory_order_acquire,
                                                     memory_order_relaxed)) {
-            atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&loom_mt_turns, 1, memory_order_relaxed);
             return 1;
         }
         loom_cpu_relax();
@@ -127,19 +125,19 @@ static int loom_mt_spin_word(void)
 }
 
 /*
- * The word is taken: mark it contended (2) and sleep until a release wakes
- * us, then take it as contended (another sleeper may remain, so our
- * release must wake it). Counted as a waiter meanwhile.
+ * The word is taken: spin for it a while (loom_mt_spin_word), then mark it
+ * contended (2) and sleep until a release wakes us, then take it as
+ * contended (another sleeper may remain, so our release must wake it).
+ * Counted as a waiter meanwhile.
  */
 static __attribute__((noinline)) void loom_mt_wait_word(void)
 {
     atomic_fetch_add_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
-    if (loom_mt_spin_word()) {
-        return;
-    }
-    while (atomic_exchange_explicit(&loom_mt_word, 2, memory_order_acquire) != 0) {
-        /* returns at once if the word is no longer 2 (released meanwhile) */
-        (void)syscall(SYS_futex, &loom_mt_word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+    if (!loom_mt_spin_word()) {
+        while (atomic_exchange_explicit(&loom_mt_word, 2, memory_order_acquire) != 0) {
+            /* returns at once if the word is no longer 2 (released meanwhile) */
+            (void)syscall(SYS_futex, &loom_mt_word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+        }
     }
     atomic_fetch_sub_explicit(&loom_mt_waiters, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&loom_mt_turns, 1, memory_order_relaxed);

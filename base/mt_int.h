@@ -23,8 +23,8 @@
  * thread the lock is biased to (one that took it many times in a row,
  * alone) enters with a store of its depth and a check of the bias and
  * leaves with a store (loom_mt_bias below); any other thread takes a futex
- * word (one compare-and-swap, one exchange, mt.c). Waiters and hand-offs are counted
- * on the slow path only.
+ * word (one compare-and-swap, one exchange, mt.c). Waiters and hand-offs
+ * are counted on the slow path only.
  *
  * Blocking waits do not hold the lock while they spin: the progress engine
  * calls loom_mt_yield() once per pass (p2p/progress.c), which releases the
@@ -74,12 +74,6 @@ extern _Thread_local atomic_uint loom_mt_depth __attribute__((tls_model("initial
 static inline unsigned loom_mt_depth_get(void)
 {
     return atomic_load_explicit(&loom_mt_depth, memory_order_relaxed);
-}
-
-/* the calling thread's hold count (0: it does not hold the lock) */
-static inline unsigned loom_mt_count(void)
-{
-    return loom_mt_depth_get() & ~LOOM_MT_WORD;
 }
 
 /*

@@ -65,8 +65,7 @@ static inline int loom_mpi_p2p_args_ok(MPI_Comm comm, MPI_Datatype dt, int count
 static __attribute__((noinline)) int loom_mpi_p2p_bad(MPI_Comm comm, MPI_Datatype dt,
                                                       int count, const char *call)
 {
-    LOOM_MT_GUARD();
-    loom_comm_t lcomm;
+    loom_comm_t lcomm;   /* called under the lock: loom_mpi_send_slow, loom_mpi_recv_slow */
     size_t n;
 
     return loom_mpi_p2p_args(comm, dt, count, call, &lcomm, &n);
