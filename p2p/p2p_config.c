@@ -24,6 +24,10 @@ loom_config_var_t loom_p2p_config_vars[LOOM_P2P_CFG_COUNT] = {
         0, 1000000,
         "seconds without progress in a blocking call before this rank reports its pending "
         "operations (0 = never)"),
+    [LOOM_P2P_CFG_MT_IDLE_SPIN] = LOOM_CONFIG_VAR_RANGE("LOOM_MT_IDLE_SPIN", INT, "64", 0,
+        1000000,
+        "MPI_THREAD_MULTIPLE, more threads waiting than cores: empty progress passes a "
+        "blocking call makes before it gives its core to another thread (0 = at once)"),
 };
 
 loom_config_table_t loom_p2p_config = LOOM_CONFIG_TABLE("p2p", loom_p2p_config_vars, NULL);

@@ -217,6 +217,7 @@ typedef struct loom_p2p_engine {
                                                   * not received yet (struct loom_message) */
     int                          errors_return;  /* LOOM_ERRORS=return */
     double                       progress_timeout;
+    unsigned                     mt_idle_spin;   /* LOOM_MT_IDLE_SPIN (progress.c) */
     unsigned                     peer_failures;  /* peers found failed so far */
     struct loom_progress_waiter *waiter;         /* innermost blocking loop (never NULL
                                                   * once initialized: the bottom is the
@@ -514,6 +515,31 @@ static inline int loom_progress_crowded(void)
            (loom_unlikely(loom_mt_is_active()) &&
             atomic_load_explicit(&loom_progress_mt_idlers, memory_order_relaxed) >
                 loom_p2p_engine.job->threads_fit);
+}
+
+/**
+ * The crowding rule's verdict on one pass of a blocking wait (pure, checked
+ * case by case in test/p2p/test_mt_crowd.c; the reasons are above
+ * loom_progress_wait_step): 1 when the waiting thread should give its core
+ * away now.
+ * @param crowded  loom_progress_crowded()
+ * @param oversub  ranks outnumber cores (the engine's oversubscribed)
+ * @param mt       MULTIPLE mode (other threads of this rank may wait)
+ * @param moved    the pass moved frames
+ * @param done     the wait's own condition now holds (it ends)
+ * @param idle     empty passes of this wait in a row before this one
+ * @param spin     LOOM_MT_IDLE_SPIN
+ */
+static inline int loom_progress_yield_verdict(int crowded, int oversub, int mt, int moved,
+                                              int done, unsigned idle, unsigned spin)
+{
+    if (!crowded || done) {
+        return 0;
+    }
+    if (moved) {
+        return mt;   /* frames for another of this rank's threads: its turn */
+    }
+    return oversub || idle >= spin;
 }
 
 /** MULTIPLE: a blocking loop that went idle ends (loom_progress_waiter_fini). */

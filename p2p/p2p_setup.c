@@ -230,6 +230,7 @@ static loom_status_t loom_p2p_setup_policy(void)
         return LOOM_ERR_CONFIG;
     }
     loom_p2p_engine.progress_timeout = loom_config_double(LOOM_P2P_CFG(PROGRESS_TIMEOUT));
+    loom_p2p_engine.mt_idle_spin = (unsigned)loom_config_int(LOOM_P2P_CFG(MT_IDLE_SPIN));
     return LOOM_OK;
 }
 

@@ -250,6 +250,18 @@ void loom_progress_idle(void)
  * node, while more of them idle than the rank's share of the cores
  * (bootstrap's threads_fit, assuming the other ranks run as many); one
  * thread alone keeps spinning (loom_progress_crowded).
+ *
+ * How soon (loom_progress_yield_verdict): a crowded wait first spins
+ * LOOM_MT_IDLE_SPIN empty passes (default 64, a few microseconds), since
+ * the reply it waits for usually comes within a round trip and a yield
+ * at the first empty pass hands the core to a thread with nothing to do:
+ * two thread pairs ping-ponging on two cores then switch threads on
+ * nearly every message (osu_latency_mt -t 2: 3-25 us a hop, about 1.7
+ * sched_yield calls per round trip) instead of running a pair at a time
+ * (0.1-0.4 us). And a wait on one request whose pass moved frames that did
+ * not complete it yields at once: they were most likely another thread's,
+ * which now has work. Ranks outnumbering cores still yield at every empty
+ * pass (that thread's peer needs the core).
  */
 atomic_int loom_progress_mt_idlers;
 
@@ -265,19 +277,44 @@ void loom_progress_mt_idle_end(loom_progress_waiter_t *w)
     atomic_fetch_sub_explicit(&loom_progress_mt_idlers, 1, memory_order_relaxed);
 }
 
+/* the pass of @p w found nothing: count it idle, yield when the rule says */
+static void loom_progress_wait_idle(loom_progress_waiter_t *w)
+{
+    const loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    if (loom_unlikely(loom_mt_is_active()) && !w->mt_idle) {
+        loom_progress_mt_idle(w);
+    }
+    if (loom_progress_yield_verdict(loom_progress_crowded(), e->oversubscribed,
+                                    loom_mt_is_active(), 0, 0, w->idle, e->mt_idle_spin)) {
+        loom_progress_sched_yield();
+    }
+    loom_progress_idle_tick(w);
+}
+
 void loom_progress_wait_step(loom_progress_waiter_t *w)
 {
     if (loom_progress_pass(&loom_p2p_engine) != 0) {
         loom_progress_busy(w);
         return;
     }
-    if (loom_unlikely(loom_mt_is_active()) && !w->mt_idle) {
-        loom_progress_mt_idle(w);
-    }
-    if (loom_progress_crowded()) {
+    loom_progress_wait_idle(w);
+}
+
+/*
+ * MULTIPLE, crowded: @p moved frames did not complete @p req, the request
+ * this thread waits on, so they were most likely another thread's (a reply
+ * it waits for): that thread now has work and this core may be the one it
+ * needs.
+ */
+static void loom_progress_wait_moved(loom_request_t req)
+{
+    const loom_p2p_engine_t *e = &loom_p2p_engine;
+
+    if (loom_progress_yield_verdict(loom_progress_crowded(), e->oversubscribed, 1, 1,
+                                    req->complete, 0, e->mt_idle_spin)) {
         loom_progress_sched_yield();
     }
-    loom_progress_idle_tick(w);
 }
 
 /* transport polls between full passes while a call waits on one peer */
@@ -295,20 +332,26 @@ void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what)
     }
     loom_progress_waiter_init(&w, what);
     while (!req->complete) {
+        int n = 0;
+
         if (direct != NULL) {
             unsigned k = LOOM_PROGRESS_DIRECT_POLLS;
-            int n = 0;
             do {
                 n += loom_tl_iface_progress(direct);
             } while (!req->complete && --k != 0);
-            if (n != 0) {
-                loom_progress_busy(&w);   /* frames flowed: not an idle stretch */
-            }
             if (req->complete) {
                 break;
             }
         }
-        loom_progress_wait_step(&w);
+        n += loom_progress_pass(e);
+        if (n == 0) {
+            loom_progress_wait_idle(&w);
+            continue;
+        }
+        loom_progress_busy(&w);   /* frames flowed: not an idle stretch */
+        if (loom_unlikely(loom_mt_is_active())) {
+            loom_progress_wait_moved(req);
+        }
     }
     loom_progress_waiter_fini(&w);
 }

@@ -6,7 +6,8 @@
  * not before, and the count goes back to 0 when the loops end. A singleton
  * job, not oversubscribed; threads block in loom_recv from self until the
  * main thread sends them their messages. This binary defines sched_yield,
- * so the library's calls land here and are counted.
+ * so the library's calls land here and are counted. The yield verdict
+ * (how soon a crowded wait yields) is checked case by case.
  */
 #include "../common/cunit_main.h"
 #include <loom.h>
@@ -100,9 +101,58 @@ static void test_crowd_yields(void)
     run_idle(loom_p2p_engine.job->threads_fit + 1, 1);
 }
 
+/*
+ * The verdict, case by case (written out here, not derived from the
+ * function): not crowded or done never yields; frames that moved without
+ * completing the wait yield in MULTIPLE mode only; an empty pass yields at
+ * once when ranks outnumber cores, else only from the spin-th empty pass on.
+ */
+static void test_verdict(void)
+{
+    static const struct {
+        int crowded, oversub, mt, moved, done;
+        unsigned idle, spin;
+        int want;
+    } cases[] = {
+        { 0, 0, 1, 0, 0, 1000, 64, 0 },   /* not crowded: spin on */
+        { 0, 0, 1, 1, 0, 0, 64, 0 },
+        { 1, 0, 1, 0, 1, 1000, 64, 0 },   /* done: return, no yield */
+        { 1, 1, 1, 1, 1, 0, 64, 0 },
+        { 1, 0, 1, 1, 0, 0, 64, 1 },      /* another thread's frames */
+        { 1, 1, 1, 1, 0, 0, 64, 1 },
+        { 1, 1, 0, 1, 0, 0, 64, 0 },      /* one thread: its own protocol moved */
+        { 1, 0, 1, 0, 0, 0, 64, 0 },      /* crowded threads: spin first */
+        { 1, 0, 1, 0, 0, 63, 64, 0 },
+        { 1, 0, 1, 0, 0, 64, 64, 1 },
+        { 1, 0, 1, 0, 0, 5000, 64, 1 },
+        { 1, 0, 1, 0, 0, 0, 0, 1 },       /* LOOM_MT_IDLE_SPIN=0: at once */
+        { 1, 1, 0, 0, 0, 0, 64, 1 },      /* ranks outnumber cores: at once */
+        { 1, 1, 1, 0, 0, 0, 64, 1 },
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        int got = loom_progress_yield_verdict(cases[i].crowded, cases[i].oversub, cases[i].mt,
+                                              cases[i].moved, cases[i].done, cases[i].idle,
+                                              cases[i].spin);
+        if (got != cases[i].want) {
+            fprintf(stderr, "verdict case %zu: got %d, want %d\n", i, got, cases[i].want);
+        }
+        CU_ASSERT_EQUAL(got, cases[i].want);
+    }
+}
+
+/* the default spin reaches the engine; a crowded idle loop still yields
+ * (test_crowd_yields) after it */
+static void test_spin_default(void)
+{
+    CU_ASSERT_EQUAL(loom_p2p_engine.mt_idle_spin, 64u);
+}
+
 int main(void)
 {
     static const loom_test_case_t cases[] = {
+        { "the yield verdict, case by case", test_verdict },
+        { "LOOM_MT_IDLE_SPIN defaults to 64", test_spin_default },
         { "threads idle within the rank's cores spin", test_fit_spins },
         { "one idle thread more makes the rank crowded", test_crowd_yields },
         { NULL, NULL },
@@ -111,6 +161,7 @@ int main(void)
 
     setenv("LOOM_ERRORS", "return", 1);
     setenv("LOOM_OVERSUBSCRIBED", "0", 1);
+    unsetenv("LOOM_MT_IDLE_SPIN");
     unsetenv("PMIX_NAMESPACE");
     unsetenv("PMIX_RANK");
     if (loom_init_thread(NULL, NULL, LOOM_THREAD_MULTIPLE, &provided) != LOOM_OK ||
