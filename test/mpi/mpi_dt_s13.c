@@ -1,9 +1,10 @@
 /*
  * mpi_dt_s13: the typed paths session 13 changed (docs/p2p.md "Derived
  * datatypes"), checked byte for byte: a subarray of one row (one block of
- * bytes past 0, now the plain byte path) and the faces of a 3-D halo (a
+ * bytes past 0, now the plain byte path), the faces of a 3-D halo (a
  * vector of planes of rows, now copied a plane at a time), at eager,
- * rendezvous and pipelined sizes.
+ * rendezvous and pipelined sizes, and a 2.4 MB strided message (over tcp
+ * a typed receive of more than one bounce, now double-buffered).
  *
  * Design. Every rank sends to the next one (ring; one rank: to itself) and
  * receives from the previous one with ANOTHER type of the same signature
@@ -16,8 +17,9 @@
  * a poison stream over the type's pieces must leave the whole buffer
  * poison (nothing outside the type's map was written). Each case also
  * runs: received with MPI_ANY_SOURCE (status source and tag checked);
- * truncated (7 doubles short: MPI_ERR_TRUNCATE in the status, the first
- * values delivered, MPI_Get_elements of them); and received as a type of
+ * truncated (into a strided type 7 doubles short: MPI_ERR_TRUNCATE in the
+ * status, the first values delivered, MPI_Get_elements of them); and
+ * received as a type of
  * 3 doubles (MPI_Get_count MPI_UNDEFINED where the doubles are not a
  * multiple of 3, MPI_Get_elements the doubles).
  * argv[1] == "small": the largest sizes are left out (sanitizer builds).
@@ -168,7 +170,7 @@ static void exchange(int c, const layout_t *s, const layout_t *r0, size_t n, int
 {
     int next = (rank + 1) % size, prev = (rank + size - 1) % size, count = -1, elems = -1;
     MPI_Datatype triple;
-    layout_t r = *r0, tr = contig_doubles(n - 7);
+    layout_t r = *r0, tr = strided((int)n - 7);
     size_t want = mode == 2 ? n - 7 : n;
     char *a = fill_send(s, n, c), *b;
     MPI_Request rq[2];
@@ -208,6 +210,7 @@ static void exchange(int c, const layout_t *s, const layout_t *r0, size_t n, int
     }
     check_recv(&r, b, want, prev, c);
     MT_OK(MPI_Type_free(&triple));
+    layout_free(&tr);
     free(a);
     free(b);
 }
@@ -239,6 +242,13 @@ int main(int argc, char **argv)
         run_case(c++, &s, &v, (size_t)rows[i]);
         run_case(c++, &v, &s, (size_t)rows[i]);
         layout_free(&s);
+        layout_free(&v);
+    }
+    if (!small) {
+        /* 2.4 MB, strided on both sides: over tcp, several chunks of a double bounce */
+        layout_t v = strided(300000);
+
+        run_case(c++, &v, &v, 300000);
         layout_free(&v);
     }
     for (size_t i = 0; i < sizeof(nw) / sizeof(nw[0]) - (small ? 1 : 0); i++) {
