@@ -46,9 +46,10 @@ int loom_dt_is_contig(const loom_dt_t *dt, size_t count)
     if (b == NULL) {
         return 0;
     }
-    if (b->kind == DT_IDX && b->count == 1 && b->blens[0] == 1 &&
+    if (b->kind == DT_IDX && b->count == 1 &&
         b->child->kind == DT_LEAF && b->child->extent == (ptrdiff_t)b->child->size) {
-        /* one run at a displacement */
+        /* one run at a displacement: blens[0] runs of the child back to back
+         * (a subarray of one row is one block of bytes past 0) */
     } else if (b->kind != DT_LEAF) {
         return 0;
     }

@@ -202,6 +202,28 @@ static inline size_t loom_p2p_dt_bounce(const loom_tl_ep_t *ep)
     return ep->iface->caps.rndv_push != 0 ? LOOM_P2P_DT_BOUNCE_FAR : LOOM_P2P_DT_BOUNCE;
 }
 
+/*
+ * A typed receive of more than one bounce from @p ep where each get is a
+ * request the owner answers (caps.rndv_push: tcp) takes two bounces and
+ * asks for the next chunk before it unpacks the one that arrived
+ * (loom_p2p_rndv_get_ahead), so the owner streams while this rank
+ * unpacks; with one bounce the wire idled during every unpack.
+ */
+static inline int loom_p2p_dt_double(loom_request_t req, const loom_tl_ep_t *ep)
+{
+    return ep->iface->caps.rndv_push != 0 && req->msg.bytes > loom_p2p_dt_bounce(ep);
+}
+
+/*
+ * The half of a double bounce (@p b bytes each) that the chunk at
+ * @p offset uses: chunks start at P + k b (P: the pushed bytes), so
+ * ceil(offset / b) alternates from one chunk to the next.
+ */
+static inline char *loom_p2p_dt_half(const loom_p2p_req_t *rq, size_t offset, size_t b)
+{
+    return (char *)rq->tmp + ((offset + b - 1) / b % 2) * b;
+}
+
 /* the average remote piece from which @p ep's get_riov beats a pack */
 static inline size_t loom_p2p_riov_min_piece(const loom_tl_ep_t *ep)
 {
@@ -651,9 +673,10 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
                                           size_t end, size_t *chunk_p)
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
-    size_t rest = end - rq->offset;
+    size_t rest = end - rq->offset, b;
     loom_tl_ep_t *ep = peer->ep;
     loom_status_t st;
+    char *dst;
 
     if (rq->tmp == NULL && ep->iface->ops.get_iov != NULL) {
         struct iovec iov[LOOM_P2P_GET_IOV];
@@ -689,17 +712,19 @@ static loom_status_t loom_p2p_rndv_get_dt(loom_request_t req, loom_p2p_peer_t *p
                               (const void *)(uintptr_t)(rq->raddr + rq->offset), rest);
         return LOOM_OK;
     }
+    b = loom_p2p_dt_bounce(ep);
     if (rq->tmp == NULL) {
-        rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, loom_p2p_dt_bounce(ep)));
+        rq->tmp = loom_p2p_tmp_alloc(loom_p2p_dt_double(req, ep) ? 2 * b
+                                                                : LOOM_MIN(req->msg.bytes, b));
         if (rq->tmp == NULL) {
             return LOOM_ERR_NO_MEMORY;
         }
     }
-    *chunk_p = LOOM_MIN(rest, loom_p2p_dt_bounce(ep));
-    st = loom_tl_ep_get(ep, rq->tmp, *chunk_p, rq->raddr + rq->offset, &rq->rkey,
-                        &rq->comp);
+    *chunk_p = LOOM_MIN(rest, b);
+    dst = loom_p2p_dt_double(req, ep) ? loom_p2p_dt_half(rq, rq->offset, b) : rq->tmp;
+    st = loom_tl_ep_get(ep, dst, *chunk_p, rq->raddr + rq->offset, &rq->rkey, &rq->comp);
     if (st == LOOM_OK) {
-        loom_p2p_rndv_copy_in(req, rq->offset, rq->tmp, *chunk_p);
+        loom_p2p_rndv_copy_in(req, rq->offset, dst, *chunk_p);
     }
     return st;
 }
@@ -940,16 +965,54 @@ void loom_p2p_rndv_get_next(loom_request_t req)
     loom_p2p_rndv_try_finish(req);
 }
 
+/*
+ * A chunk of a double-bounced typed receive arrived (loom_p2p_dt_double):
+ * ask for the next one into the other half first, then unpack this one.
+ * Any outcome of that get but "in flight" is left to get_next, after the
+ * unpack (a get done at once is read again; a refused one is retried or
+ * reported there), so nothing completes the receive before its bytes are
+ * in place.
+ */
+static void loom_p2p_rndv_get_ahead(loom_request_t req, loom_p2p_peer_t *peer)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    size_t b = loom_p2p_dt_bounce(peer->ep), off = rq->offset, n = rq->inflight;
+    const char *data = loom_p2p_dt_half(rq, off, b);
+    loom_status_t st = LOOM_OK;
+
+    rq->offset   = off + n;
+    rq->inflight = 0;
+    if (rq->offset < req->msg.bytes) {
+        size_t chunk = LOOM_MIN(req->msg.bytes - rq->offset, b);
+
+        st = loom_tl_ep_get(peer->ep, loom_p2p_dt_half(rq, rq->offset, b), chunk,
+                            rq->raddr + rq->offset, &rq->rkey, &rq->comp);
+        if (st == LOOM_INPROGRESS) {
+            rq->inflight = chunk;
+        }
+    }
+    loom_p2p_rndv_copy_in(req, off, data, n);
+    if (st != LOOM_INPROGRESS) {
+        loom_p2p_rndv_get_next(req);
+    }
+}
+
 static void loom_p2p_rndv_get_done(loom_tl_comp_t *comp, loom_status_t status)
 {
     loom_p2p_req_t *rq = loom_container_of(comp, loom_p2p_req_t, comp);
     loom_request_t req = loom_container_of((void *)rq, struct loom_request, p2p);
+    loom_p2p_peer_t *peer = &loom_p2p_engine.peers[rq->peer];
 
     if (status != LOOM_OK) {
         loom_error("p2p", "rank %s: rendezvous read of %zu bytes from rank %d (%s) "
                    "failed: %s", loom_log_identity(), rq->inflight, rq->peer,
                    loom_p2p_peer_host(rq->peer), loom_strerror(status));
         loom_p2p_rndv_get_failed(req, status);
+        return;
+    }
+    if (rq->dt != NULL && rq->tmp != NULL && rq->riov == NULL &&
+        loom_p2p_dt_double(req, peer->ep)) {
+        loom_p2p_rndv_get_ahead(req, peer);   /* the next get first, then unpack */
         return;
     }
     if (rq->dt != NULL && rq->tmp != NULL) {   /* a typed receive's bounce: unpack it */

@@ -209,6 +209,17 @@ static void test_commit_optimisations(void)
     CU_ASSERT(loom_dt_is_contig(loom_dt_basic(LOOM_DOUBLE), 9));
     CU_ASSERT(loom_dt_is_contig(loom_dt_basic(LOOM_DOUBLE_INT), 1));
     CU_ASSERT(!loom_dt_is_contig(loom_dt_basic(LOOM_DOUBLE_INT), 2));
+    {
+        /* one block of several elements past 0 (a subarray of one row): one range */
+        int64_t bl1[1] = { 3 }, d1[1] = { 2 };
+        loom_dt_t *one = NULL;
+
+        CU_ASSERT_EQUAL(loom_dt_create_indexed(1, bl1, d1, I32, &one), LOOM_OK);
+        CU_ASSERT_EQUAL(loom_dt_commit(one), LOOM_OK);
+        CU_ASSERT(loom_dt_is_contig(one, 1));
+        CU_ASSERT(loom_dt_is_contig(one, 2));   /* lb 8, extent 12 = size: back to back */
+        loom_dt_release(one);
+    }
     loom_dt_release(v);
     loom_dt_release(x);
     loom_dt_release(ib);

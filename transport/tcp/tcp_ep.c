@@ -19,7 +19,9 @@
  * overtakes every stream but one already half written, and a stream goes
  * back to the tail after each chunk (round robin between streams). The
  * requester receives each chunk in place and completes the get when every
- * byte arrived.
+ * byte arrived. A get asked from inside another's completion is written at
+ * once instead of corked: its caller (a typed receive double-buffering its
+ * bounce, p2p_rndv.c) unpacks the bytes that arrived while these stream.
  */
 #include "tcp_int.h"
 #include "log_int.h"
@@ -716,7 +718,9 @@ static void loom_tcp_get_complete(loom_tcp_get_t *g, loom_status_t status)
     loom_tcp_slots_remove(&iface->get_table, g->idx);
     loom_mpool_put(&iface->get_pool, g);
     if (!iface->closing) {
+        iface->in_get_cb++;
         comp->cb(comp, status);
+        iface->in_get_cb--;
     }
 }
 
@@ -765,6 +769,15 @@ loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_
         goto err_remove_slot;
     }
     loom_list_add_tail(&ep->gets, &g->link);
+    if (iface->in_get_cb > 0 && iface->corking) {
+        /*
+         * The next get of a message whose last one just arrived: the caller
+         * works on that one (a typed receive unpacks its bounce) before
+         * progress uncorks, so ask now and the owner streams meanwhile (a
+         * write failure fails the connection and this get with it).
+         */
+        (void)loom_tcp_ep_flush(ep);
+    }
     return LOOM_INPROGRESS;
 
 err_remove_slot:
