@@ -23,8 +23,13 @@
  *
  * Allocation: a received request and its record are one block (the record,
  * then the message), and so are a send the layer builds itself (control
- * messages, replies) and its record (loom_rma_am_send_alloc): one malloc
- * and one free per message on the target's path instead of two of each.
+ * messages, replies) and its record (rma_send.c): one malloc and one free
+ * per message on the target's path instead of two of each.
+ *
+ * Large contiguous puts and gets (rma_zcopy.c) are served in two steps:
+ * the header posts the data's receive or send, and the origin's later
+ * requests are held, like those of an origin whose lock waits, until the
+ * data moved (loom_rma_zc_poll from each pass).
  */
 #include "rma_priv.h"
 #include "log_int.h"
@@ -55,176 +60,6 @@ void loom_rma_am_unregister(loom_rma_win_t *w)
     if (loom_rma_wins == NULL) {
         loom_progress_hook_set(NULL);   /* no window: progress pays nothing */
     }
-}
-
-static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, void *buf,
-                                          size_t bytes)
-{
-    loom_rma_out_t *o = malloc(sizeof(*o));
-    loom_status_t st;
-
-    if (o == NULL) {
-        free(buf);
-        return LOOM_ERR_NO_MEMORY;
-    }
-    st = loom_p2p_isend_int(buf, bytes, dest, tag, w->comm, LOOM_CTX_P2P, 0, &o->req);
-    if (st != LOOM_OK) {
-        free(buf);
-        free(o);
-        return st;
-    }
-    o->buf = buf;
-    o->next = w->out;
-    w->out = o;
-    return LOOM_OK;
-}
-
-/* ---- batches of small puts and accumulates (origin) ---- */
-
-/*
- * A BATCH message is a header (kind BATCH, nseg = entries, bytes = the
- * entries' bytes), then per entry a uint64_t length and the request
- * (header, segments, data) padded to 8 bytes. The target applies them in
- * order and answers one ACK whose nseg counts them (rma_am.c's serve).
- * Requests up to LOOM_RMA_AGG_MAX bytes are batched: puts of a few hundred
- * bytes cost one message per batch instead of a message and an answer
- * each (issue 23, tcp put bandwidth).
- */
-enum { LOOM_RMA_AGG_BYTES = 32768, LOOM_RMA_AGG_MAX = 4096 };
-
-static size_t loom_rma_pad8(size_t n)
-{
-    return (n + 7) & ~(size_t)7;
-}
-
-/* send what is queued for @p dest; a failed send takes its operations out of the count */
-static void loom_rma_am_push(loom_rma_win_t *w, int dest)
-{
-    loom_rma_agg_t *a = &w->agg[dest];
-    loom_rma_hdr_t h = { 0 };
-    loom_status_t st;
-
-    if (a->n == 0) {
-        return;
-    }
-    h.kind  = LOOM_RMA_K_BATCH;
-    h.nseg  = a->n;
-    h.bytes = a->len - sizeof(h);
-    memcpy(a->buf, &h, sizeof(h));
-    st = loom_rma_am_send_raw(w, dest, LOOM_RMA_TAG_REQ, a->buf, a->len);   /* takes buf */
-    if (st != LOOM_OK) {
-        loom_error("rma", "rank %d: cannot send %llu queued operations to rank %d: %s",
-                   w->rank, (unsigned long long)a->n, dest, loom_strerror(st));
-        w->sent[dest] -= a->n;
-        if (w->deferred[dest] == LOOM_OK) {
-            w->deferred[dest] = st;
-        }
-    }
-    a->buf = NULL;
-    a->len = 0;
-    a->n   = 0;
-}
-
-static void loom_rma_am_push_all(loom_rma_win_t *w, int dest)
-{
-    for (int r = dest < 0 ? 0 : dest; r < (dest < 0 ? w->size : dest + 1); ++r) {
-        loom_rma_am_push(w, r);
-    }
-}
-
-int loom_rma_am_queue(loom_rma_win_t *w, int dest, const void *msg, size_t bytes)
-{
-    loom_rma_agg_t *a = &w->agg[dest];
-    size_t need = sizeof(uint64_t) + loom_rma_pad8(bytes);
-    uint64_t len = bytes;
-
-    if (bytes > LOOM_RMA_AGG_MAX) {
-        return 0;
-    }
-    if (a->n > 0 && a->len + need > LOOM_RMA_AGG_BYTES) {
-        loom_rma_am_push(w, dest);
-    }
-    if (a->buf == NULL) {
-        if ((a->buf = malloc(LOOM_RMA_AGG_BYTES)) == NULL) {
-            return 0;   /* sent alone, as if too large */
-        }
-        a->len = sizeof(loom_rma_hdr_t);
-    }
-    memcpy(a->buf + a->len, &len, sizeof(len));
-    memcpy(a->buf + a->len + sizeof(len), msg, bytes);
-    memset(a->buf + a->len + sizeof(len) + bytes, 0, loom_rma_pad8(bytes) - bytes);
-    a->len += need;
-    ++a->n;
-    ++w->sent[dest];
-    return 1;
-}
-
-/* every request to @p dest goes behind the ones queued for it */
-loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, size_t bytes)
-{
-    if (tag == LOOM_RMA_TAG_REQ) {
-        loom_rma_am_push(w, dest);
-    }
-    return loom_rma_am_send_raw(w, dest, tag, buf, bytes);
-}
-
-/* a send record with @p bytes of message after it (o->buf NULL: nothing else to free) */
-static loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes)
-{
-    loom_rma_out_t *o = malloc(sizeof(*o) + bytes);
-
-    if (o != NULL) {
-        o->buf = NULL;
-    }
-    return o;
-}
-
-static void *loom_rma_am_out_data(loom_rma_out_t *o)
-{
-    return o + 1;
-}
-
-/* send the message that follows @p o (from loom_rma_am_out_alloc); frees @p o on failure */
-static loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
-                                          loom_rma_out_t *o, size_t bytes)
-{
-    loom_status_t st;
-
-    if (tag == LOOM_RMA_TAG_REQ) {
-        loom_rma_am_push(w, dest);   /* behind the queued requests */
-    }
-    st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm, LOOM_CTX_P2P,
-                            0, &o->req);
-    if (st != LOOM_OK) {
-        free(o);
-        return st;
-    }
-    o->next = w->out;
-    w->out = o;
-    return LOOM_OK;
-}
-
-/* a control message; an ACK's @p n: how many operations it answers (0: one) */
-static loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind,
-                                        int arg, uint64_t n)
-{
-    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
-    loom_rma_hdr_t *h;
-
-    if (o == NULL) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    h = loom_rma_am_out_data(o);
-    memset(h, 0, sizeof(*h));
-    h->kind = (uint8_t)kind;
-    h->arg  = arg;
-    h->nseg = n;
-    return loom_rma_am_out_send(w, dest, LOOM_RMA_TAG_REQ, o, sizeof(*h));
-}
-
-loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg)
-{
-    return loom_rma_am_ctrl_n(w, dest, kind, arg, 0);
 }
 
 /* ---- the target's service ---- */
@@ -542,6 +377,26 @@ static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_h
     }
 }
 
+/* a large put or get's header (rma_zcopy.c): its one segment, checked here */
+static void loom_rma_am_serve_zc(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
+                                 const char *body, size_t bytes)
+{
+    loom_rma_seg_t seg;
+    char *t;
+
+    if (h->nseg != 1 || bytes < sizeof(seg)) {
+        loom_error("rma", "rank %d: a malformed large %s request from rank %d", w->rank,
+                   h->kind == LOOM_RMA_K_GET ? "get" : "put", src);
+        return;
+    }
+    memcpy(&seg, body, sizeof(seg));
+    if ((t = loom_rma_am_target_addr(w, h->disp, &seg, 1)) == NULL) {
+        loom_debug("rma", "rank %d: large request of rank %d outside the window (disp %lld)",
+                   w->rank, src, (long long)h->disp);
+    }
+    loom_rma_zc_serve(w, src, h, &seg, t);
+}
+
 static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_t bytes)
 {
     loom_rma_hdr_t h;
@@ -566,6 +421,13 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
     case LOOM_RMA_K_BATCH:
         loom_rma_am_serve_batch(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
         break;
+    case LOOM_RMA_K_PUT:
+    case LOOM_RMA_K_GET:
+        if ((h.pad & LOOM_RMA_HDR_ZCOPY) != 0) {
+            loom_rma_am_serve_zc(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
+            break;
+        }
+        /* fall through */
     default:
         loom_rma_am_serve_op(w, src, &h, buf + sizeof(h));
         break;
@@ -602,21 +464,33 @@ static int loom_rma_am_take(loom_rma_win_t *w)
     return n;
 }
 
+/* the origin @p src's requests wait (its LOCK is queued, or its data still moves) */
+static int loom_rma_am_blocked(const loom_rma_win_t *w, int src)
+{
+    return w->lkst[src] == LOOM_RMA_LK_WAIT || loom_rma_zc_busy(w, src);
+}
+
 /*
- * 1 if @p in must wait for its origin's lock: an operation or UNLOCK from
- * an origin whose LOCK is queued here. Answers (ACK), LOCK and PSCW
- * notices never wait (an ACK held here could be what the holder waits for).
+ * 1 if @p in must wait: an operation or UNLOCK from an origin whose LOCK
+ * is queued here, or any request but an answer from an origin whose large
+ * put or get is still moving its data (rma_zcopy.c: its UNLOCK must not
+ * release the lock before). Answers (ACK) never wait (an ACK held here
+ * could be what the holder waits for); nor do LOCK and PSCW notices behind
+ * a queued LOCK.
  */
 static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *in)
 {
     loom_rma_kind_t k;
 
-    if (w->lkst[in->src] != LOOM_RMA_LK_WAIT || in->bytes < sizeof(loom_rma_hdr_t)) {
+    if (!loom_rma_am_blocked(w, in->src) || in->bytes < sizeof(loom_rma_hdr_t)) {
         return 0;
     }
     k = (loom_rma_kind_t)((const loom_rma_hdr_t *)(const void *)in->buf)->kind;
-    return k != LOOM_RMA_K_ACK && k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST &&
-           k != LOOM_RMA_K_COMPLETE;
+    if (k == LOOM_RMA_K_ACK) {
+        return 0;
+    }
+    return loom_rma_zc_busy(w, in->src) ||
+           (k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST && k != LOOM_RMA_K_COMPLETE);
 }
 
 /*
@@ -632,7 +506,7 @@ static int loom_rma_am_held_serve(loom_rma_win_t *w)
     while (*pp != NULL) {
         loom_rma_in_t *in = *pp;
 
-        if (w->lkst[in->src] == LOOM_RMA_LK_WAIT) {
+        if (loom_rma_am_blocked(w, in->src)) {
             pp = &in->next;
             continue;
         }
@@ -651,6 +525,10 @@ static int loom_rma_am_held_serve(loom_rma_win_t *w)
 static int loom_rma_am_poll_win(loom_rma_win_t *w)
 {
     int n = loom_rma_am_take(w);
+
+    if (w->zc != NULL && loom_rma_zc_poll(w) > 0 && w->held != NULL) {
+        n += loom_rma_am_held_serve(w);   /* an origin's data moved: its requests go on */
+    }
 
     while (w->in != NULL && loom_request_is_complete(w->in->req)) {
         loom_rma_in_t *in = w->in;
@@ -717,13 +595,37 @@ static int loom_rma_poll(void)
     return n;
 }
 
+/*
+ * A large get's reply came straight into the result (rma_zcopy.c): all its
+ * bytes, or an 8-byte reply that carries the target's error instead.
+ */
+static int64_t loom_rma_rop_direct_status(const loom_rma_rop_t *rop)
+{
+    int64_t st64;
+
+    if (rop->req->msg.error == LOOM_OK && rop->req->msg.bytes == rop->bytes) {
+        return LOOM_OK;
+    }
+    if (rop->req->msg.error == LOOM_OK && rop->req->msg.bytes == sizeof(st64)) {
+        memcpy(&st64, rop->result, sizeof(st64));
+        return st64 != LOOM_OK ? st64 : LOOM_ERR_INVALID_ARG;
+    }
+    return rop->req->msg.error != LOOM_OK ? rop->req->msg.error : LOOM_ERR_INVALID_ARG;
+}
+
 void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
 {
     int64_t st64;
 
-    memcpy(&st64, rop->tmp, sizeof(st64));
+    if (rop->tmp == NULL) {
+        st64 = loom_rma_rop_direct_status(rop);
+    } else {
+        memcpy(&st64, rop->tmp, sizeof(st64));
+    }
     loom_request_release(rop->req);
-    if (st64 == LOOM_OK && rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
+    if (rop->tmp == NULL) {
+        /* the data is in place */
+    } else if (st64 == LOOM_OK && rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
         memcpy(rop->result, rop->tmp + sizeof(int64_t), rop->bytes);
     } else if (st64 == LOOM_OK) {
         loom_dt_unpack_range(rop->result, rop->rcount, rop->rdt, 0, rop->bytes,
@@ -908,7 +810,7 @@ loom_status_t loom_rma_am_flush(loom_rma_win_t *w, int target)
 void loom_rma_am_drain(loom_rma_win_t *w)
 {
     loom_rma_am_push_all(w, -1);
-    while (w->out != NULL || w->in != NULL) {
+    while (w->out != NULL || w->in != NULL || w->zc != NULL) {
         loom_progress();
     }
 }

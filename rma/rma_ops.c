@@ -678,6 +678,30 @@ static loom_status_t loom_rma_op_rdma_any(loom_rma_win_t *w, const loom_rma_opde
     return loom_rma_op_packed(w, d, segs, nseg, start, bytes, loom_rma_rdma_acc);
 }
 
+/*
+ * Active messages: a put or get of at least win->zc_min bytes whose target
+ * is one segment and origin buffer one run of bytes goes by rma_zcopy.c
+ * (no request: the R-forms complete at once on the copying path). 1 if
+ * taken, with *st_p.
+ */
+static int loom_rma_op_zc(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                          const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                          size_t bytes, loom_request_t ureq, loom_status_t *st_p)
+{
+    int get = d->kind == LOOM_RMA_K_GET;
+    const void *buf = get ? d->result : d->origin;
+    ptrdiff_t lb;
+
+    if (w->zc_min == 0 || bytes < w->zc_min || nseg != 1 || ureq != NULL ||
+        (d->kind != LOOM_RMA_K_PUT && !get) ||
+        !loom_rma_contig(buf, get ? d->rcount : d->ocount, get ? d->rdt : d->odt, bytes, &lb)) {
+        return 0;
+    }
+    *st_p = loom_rma_zc_start(w, get, d->target, start, segs, (char *)(uintptr_t)buf + lb,
+                              bytes);
+    return 1;
+}
+
 static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                                          loom_request_t *req_p)
 {
@@ -718,6 +742,8 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
+    } else if (st == LOOM_OK && loom_rma_op_zc(w, d, segs, nseg, start, bytes, ureq, &st)) {
+        /* a large contiguous put or get, data straight between memories */
     } else if (st == LOOM_OK) {
         st = loom_rma_msg_build(d, segs, nseg, start, bytes, &msg, &msgbytes);
         if (st == LOOM_OK) {

@@ -151,7 +151,8 @@ typedef struct loom_rma_rop {
     struct loom_rma_rop *next;
     loom_request_t       req;      /* the receive of the reply */
     int                  target;
-    char                *tmp;      /* int64 status + data */
+    char                *tmp;      /* int64 status + data; NULL: the data comes
+                                      straight into result (rma_zcopy.c) */
     size_t               bytes;    /* data bytes */
     void                *result;   /* unpack here */
     size_t               rcount;
@@ -209,6 +210,10 @@ struct loom_rma_win {
     loom_rma_in_t       *in, **in_tail;
     loom_rma_in_t       *held, **held_tail; /* requests of origins whose LOCK waits */
     loom_rma_out_t      *out;
+    struct loom_rma_zc  *zc;           /* data moving to/from this window (rma_zcopy.c) */
+    uint32_t            *zc_busy;      /* [size] of each origin, in zc */
+    size_t               zc_min;       /* origin: puts/gets of this many bytes or more
+                                          go by rma_zcopy.c (0: none) */
     int                  excl;         /* exclusive holder or -1 */
     int                  nshared;
     uint8_t             *lkst;         /* [size] each origin's lock here (LOOM_RMA_LK_*) */
@@ -222,7 +227,7 @@ struct loom_rma_win {
 };
 
 /* tags on the window's private communicator */
-enum { LOOM_RMA_TAG_REQ = 1, LOOM_RMA_TAG_REPLY = 2 };
+enum { LOOM_RMA_TAG_REQ = 1, LOOM_RMA_TAG_REPLY = 2, LOOM_RMA_TAG_DATA = 3 };
 
 /* an active message's header; segments, data and the CAS compare follow */
 typedef struct loom_rma_hdr {
@@ -236,13 +241,75 @@ typedef struct loom_rma_hdr {
     uint64_t bytes;    /* data bytes */
 } loom_rma_hdr_t;
 
-/* rma_am.c */
-void loom_rma_am_register(loom_rma_win_t *win);
-void loom_rma_am_unregister(loom_rma_win_t *win);
+/* an active message's header flag (pad): a large put or get whose data
+ * moves as a message of its own, straight from/to user and window memory */
+enum { LOOM_RMA_HDR_ZCOPY = 1 };
+
+static inline size_t loom_rma_pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* rma_send.c: sending requests, answers and batches */
 loom_status_t loom_rma_am_send(loom_rma_win_t *win, int dest, int tag, void *buf,
                                size_t bytes);
 loom_status_t loom_rma_am_ctrl(loom_rma_win_t *win, int dest, loom_rma_kind_t kind,
                                int arg);
+/** A control message; an ACK's @p n: how many operations it answers (0: one). */
+loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *win, int dest, loom_rma_kind_t kind,
+                                 int arg, uint64_t n);
+/** A send record with @p bytes of message after it (buf NULL), or NULL. */
+loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes);
+/** The message that follows @p o. */
+void *loom_rma_am_out_data(loom_rma_out_t *o);
+/**
+ * Send the @p bytes of message that follow @p o; a REQ leaves behind the
+ * requests queued for @p dest. On failure frees @p o.
+ */
+loom_status_t loom_rma_am_out_send(loom_rma_win_t *win, int dest, int tag,
+                                   loom_rma_out_t *o, size_t bytes);
+/** Send what is queued for @p dest (-1: every rank). */
+void loom_rma_am_push_all(loom_rma_win_t *win, int dest);
+/**
+ * Queue a small put or accumulate request (@p msg, @p bytes: header,
+ * segments, data) to @p dest behind the ones before it; it leaves with
+ * them as one message at the next request to @p dest, settle or drain,
+ * or when the batch is full. Counts it in sent[dest]. 1 if queued (the
+ * message was copied: the caller still owns @p msg), 0 if too large.
+ */
+int loom_rma_am_queue(loom_rma_win_t *win, int dest, const void *msg, size_t bytes);
+
+/* rma_zcopy.c: large contiguous puts and gets, data straight between memories */
+/**
+ * Origin: put (@p get 0) or get @p bytes at @p local, contiguous, to or
+ * from target bytes [start + seg.off, + bytes) by a header and a data
+ * message of their own. Counts it in sent[target]. LOOM_OK or a send error
+ * (nothing counted).
+ */
+loom_status_t loom_rma_zc_start(loom_rma_win_t *win, int get, int target, int64_t start,
+                                const loom_rma_seg_t *seg, void *local, size_t bytes);
+/**
+ * Target: serve the header @p h of @p src: post the receive of a put's data
+ * into window memory @p t, or send a get's data from it (@p t NULL: the
+ * target bytes are not in the window: the put's data is received and
+ * dropped, the get answered by the error alone). Until that data moved,
+ * loom_rma_zc_busy(src) holds the origin's later requests.
+ */
+void loom_rma_zc_serve(loom_rma_win_t *win, int src, const loom_rma_hdr_t *h,
+                       const loom_rma_seg_t *seg, char *t);
+/** Target: reap finished data transfers (a put's ACK leaves then). @return how many. */
+int loom_rma_zc_poll(loom_rma_win_t *win);
+/** 1 while data of @p src's operations still moves to or from this window. */
+static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
+{
+    return win->zc_busy[src] != 0;
+}
+/** The window's threshold (LOOM_RMA_ZCOPY, read at creation; 0: never). */
+size_t loom_rma_zc_min(void);
+
+/* rma_am.c */
+void loom_rma_am_register(loom_rma_win_t *win);
+void loom_rma_am_unregister(loom_rma_win_t *win);
 /**
  * Progress until every operation to @p target (-1: all) completed; return
  * and clear the first error @p target (-1: any target) reported.
@@ -252,14 +319,6 @@ loom_status_t loom_rma_am_flush(loom_rma_win_t *win, int target);
 void loom_rma_am_settle(loom_rma_win_t *win, int target);
 /** Return and clear the deferred error of @p target (-1: the first of any target). */
 loom_status_t loom_rma_am_take_err(loom_rma_win_t *win, int target);
-/**
- * Queue a small put or accumulate request (@p msg, @p bytes: header,
- * segments, data) to @p dest behind the ones before it; it leaves with
- * them as one message at the next request to @p dest, settle or drain,
- * or when the batch is full. Counts it in sent[dest]. 1 if queued (the
- * message was copied: the caller still owns @p msg), 0 if too large.
- */
-int loom_rma_am_queue(loom_rma_win_t *win, int dest, const void *msg, size_t bytes);
 /** Progress until the window's sends left (before free). */
 void loom_rma_am_drain(loom_rma_win_t *win);
 /** The address of target bytes [disp, disp + ...) at this rank, checked (target side). */
