@@ -470,15 +470,41 @@ static int loom_rma_am_blocked(const loom_rma_win_t *w, int src)
     return w->lkst[src] == LOOM_RMA_LK_WAIT || loom_rma_zc_busy(w, src);
 }
 
+/* the header of a large put or get (rma_zcopy.c)? */
+static int loom_rma_am_is_zc(const loom_rma_in_t *in)
+{
+    loom_rma_hdr_t h;
+
+    memcpy(&h, in->buf, sizeof(h));
+    return (h.kind == LOOM_RMA_K_PUT || h.kind == LOOM_RMA_K_GET) &&
+           (h.pad & LOOM_RMA_HDR_ZCOPY) != 0;
+}
+
+/* 1 if a request of @p src lies in the held queue before @p end (NULL: anywhere) */
+static int loom_rma_am_held_from(const loom_rma_win_t *w, int src, const loom_rma_in_t *end)
+{
+    for (const loom_rma_in_t *in = w->held; in != end; in = in->next) {
+        if (in->src == src) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /*
- * 1 if @p in must wait: an operation or UNLOCK from an origin whose LOCK
- * is queued here, or any request but an answer from an origin whose large
- * put or get is still moving its data (rma_zcopy.c: its UNLOCK must not
- * release the lock before). Answers (ACK) never wait (an ACK held here
- * could be what the holder waits for); nor do LOCK and PSCW notices behind
- * a queued LOCK.
+ * 1 if @p in (not before @p before in the held queue) must wait: an
+ * operation or UNLOCK from an origin whose LOCK is queued here, or any
+ * request but an answer from an origin whose large put or get is still
+ * moving its data (rma_zcopy.c: its UNLOCK must not release the lock
+ * before). Answers (ACK) never wait (an ACK held here could be what the
+ * holder waits for); nor do LOCK and PSCW notices behind a queued LOCK; nor
+ * does the next large put or get of an origin whose data moves, when none
+ * of its requests waits before it: transfers of one epoch may overlap
+ * (MPI leaves conflicting ones undefined), so its receive is posted at
+ * once instead of a round trip after the last one's end.
  */
-static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *in)
+static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
+                             const loom_rma_in_t *before)
 {
     loom_rma_kind_t k;
 
@@ -489,8 +515,15 @@ static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *i
     if (k == LOOM_RMA_K_ACK) {
         return 0;
     }
-    return loom_rma_zc_busy(w, in->src) ||
-           (k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST && k != LOOM_RMA_K_COMPLETE);
+    if (w->lkst[in->src] != LOOM_RMA_LK_WAIT) {   /* only data moving */
+        return !loom_rma_am_is_zc(in) || loom_rma_am_held_from(w, in->src, before);
+    }
+    return k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST && k != LOOM_RMA_K_COMPLETE;
+}
+
+static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *in)
+{
+    return loom_rma_am_waits(w, in, NULL);
 }
 
 /*
@@ -506,7 +539,7 @@ static int loom_rma_am_held_serve(loom_rma_win_t *w)
     while (*pp != NULL) {
         loom_rma_in_t *in = *pp;
 
-        if (loom_rma_am_blocked(w, in->src)) {
+        if (loom_rma_am_waits(w, in, in)) {
             pp = &in->next;
             continue;
         }
