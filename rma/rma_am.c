@@ -656,15 +656,17 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
         memcpy(&st64, rop->tmp, sizeof(st64));
     }
     loom_request_release(rop->req);
-    if (rop->tmp == NULL) {
-        /* the data is in place */
-    } else if (st64 == LOOM_OK && rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
+    if (st64 != LOOM_OK) {
+        if (w->deferred[rop->target] == LOOM_OK) {
+            w->deferred[rop->target] = (loom_status_t)st64;
+        }
+    } else if (rop->tmp == NULL) {
+        /* the data came in place */
+    } else if (rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
         memcpy(rop->result, rop->tmp + sizeof(int64_t), rop->bytes);
-    } else if (st64 == LOOM_OK) {
+    } else {
         loom_dt_unpack_range(rop->result, rop->rcount, rop->rdt, 0, rop->bytes,
                              rop->tmp + sizeof(int64_t));
-    } else if (w->deferred[rop->target] == LOOM_OK) {
-        w->deferred[rop->target] = (loom_status_t)st64;
     }
     ++w->done[rop->target];
     if (rop->ureq != NULL) {
