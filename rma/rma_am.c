@@ -3,7 +3,8 @@
  * and the target's side of it.
  *
  * Every request is one message (header, target segments, packed data) with
- * tag REQ on the window's private communicator. The target finds them from
+ * tag REQ on the window's private communicator (a large contiguous put or
+ * get: the header alone, its data apart, rma_zcopy.c). The target finds them from
  * the progress hook (p2p_int.h): a probe of its unexpected queue (no
  * progress, no allocation when nothing came), a receive of the message it
  * found into a buffer of its size, and service in arrival order once the
@@ -662,6 +663,9 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
         }
     } else if (rop->tmp == NULL) {
         /* the data came in place */
+    }
+    if (rop->tmp == NULL) {
+        --w->zc_gets[rop->target];   /* an UNLOCK to it may leave (rma_zcopy.c) */
     } else if (rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
         memcpy(rop->result, rop->tmp + sizeof(int64_t), rop->bytes);
     } else {

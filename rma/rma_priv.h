@@ -211,7 +211,8 @@ struct loom_rma_win {
     loom_rma_in_t       *held, **held_tail; /* requests of origins whose LOCK waits */
     loom_rma_out_t      *out;
     struct loom_rma_zc  *zc;           /* data moving to/from this window (rma_zcopy.c) */
-    uint32_t            *zc_busy;      /* [size] of each origin, in zc */
+    uint32_t            *zc_busy;      /* [size] puts of each origin, in zc */
+    uint32_t            *zc_gets;      /* origin: [size] large gets awaiting data */
     size_t               zc_min;       /* origin: puts/gets of this many bytes or more
                                           go by rma_zcopy.c (0: none) */
     int                  excl;         /* exclusive holder or -1 */
@@ -304,6 +305,13 @@ static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
 {
     return win->zc_busy[src] != 0;
 }
+/**
+ * Origin: progress until the large gets from @p target delivered their
+ * data, before an UNLOCK to it: the target sends them from its window and
+ * does not hold our later requests behind them, so the lock must not be
+ * released while the window is still read.
+ */
+void loom_rma_zc_gets_settle(loom_rma_win_t *win, int target);
 /** The window's threshold (LOOM_RMA_ZCOPY, read at creation; 0: never). */
 size_t loom_rma_zc_min(void);
 

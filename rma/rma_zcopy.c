@@ -26,12 +26,17 @@
  * 64 KiB) an early DATA waits at the target as a request-to-send: no
  * buffer holds it.
  *
- * A request served in two steps: until its data moved, the origin's later
- * requests are held (zc_busy, rma_am.c's held queue), as those of an
- * origin whose lock waits: an UNLOCK behind a put must not release the
- * lock while the put's data is still arriving, nor one behind a get while
- * the window is still being read. Accumulates keep the batched path: they
- * are applied whole by the target's CPU, so they stay atomic and ordered.
+ * A request served in two steps: until a put's data is in, the origin's
+ * later requests are held (zc_busy, rma_am.c's held queue), as those of an
+ * origin whose lock waits: an UNLOCK behind the put must not release the
+ * lock while its data still arrives. A get's window must not change
+ * either until it was read; there the origin waits: its UNLOCK to that
+ * target leaves only once its large gets delivered their data
+ * (loom_rma_zc_gets_settle), so the target holds nothing behind a get and
+ * answers the UNLOCK without waiting for its send's completion (tcp: the
+ * origin's FIN, a further round trip). Fence and complete flush first
+ * anyway. Accumulates keep the batched path: they are applied whole by
+ * the target's CPU, so they stay atomic and ordered.
  *
  * Taken only where the origin buffer is contiguous, the target type one
  * segment, and no request is returned (the R-forms keep the copying path,
@@ -131,7 +136,15 @@ static loom_status_t loom_rma_zc_get(loom_rma_win_t *w, int target, loom_rma_out
     *w->rops_tail = rop;
     w->rops_tail  = &rop->next;
     ++w->sent[target];
+    ++w->zc_gets[target];
     return LOOM_OK;
+}
+
+void loom_rma_zc_gets_settle(loom_rma_win_t *w, int target)
+{
+    while (w->zc_gets[target] != 0) {
+        loom_progress();
+    }
 }
 
 /*
@@ -249,7 +262,7 @@ void loom_rma_zc_serve(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
     }
     z->next = w->zc;
     w->zc   = z;
-    ++w->zc_busy[src];
+    w->zc_busy[src] += !get;   /* a get: its origin's UNLOCK waits for the data */
     return;
 
 err_free_z:
@@ -279,8 +292,8 @@ int loom_rma_zc_poll(loom_rma_win_t *w)
         loom_request_release(z->req);
         if (!z->get) {
             loom_rma_am_ctrl(w, z->src, LOOM_RMA_K_ACK, st);
+            --w->zc_busy[z->src];
         }
-        --w->zc_busy[z->src];
         free(z->scratch);
         free(z);
         ++n;

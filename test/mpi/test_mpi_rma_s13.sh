@@ -19,8 +19,8 @@ mdl_init mpi_rma_s13
 mdl_require "$loomrun" "$progs"/mpi_rma_s13
 
 case "$BUILD" in
-*-address*|*-thread*|*-undefined*) tcp_ranks="2 3"; shm_ranks="3"; k=4 ;;
-*)                                 tcp_ranks="2 3 4"; shm_ranks="2 3"; k=20 ;;
+*-address*|*-thread*|*-undefined*) tcp_ranks="2 3"; shm_ranks="3"; k=10 ;;
+*)                                 tcp_ranks="2 3 4"; shm_ranks="2 3"; k=100 ;;
 esac
 prog=$progs/mpi_rma_s13
 
