@@ -65,47 +65,6 @@ void loom_rma_am_unregister(loom_rma_win_t *w)
 
 /* ---- the target's service ---- */
 
-/* 1 if the addresses [lo, hi) lie in attached regions (possibly several adjacent ones) */
-static int loom_rma_dyn_covered(const loom_rma_win_t *w, uintptr_t lo, uintptr_t hi)
-{
-    while (lo < hi) {
-        int i;
-
-        for (i = 0; i < w->nregions; ++i) {
-            uintptr_t b = (uintptr_t)w->regions[i].base;
-
-            if (lo >= b && lo - b < w->regions[i].size) {
-                lo = b + w->regions[i].size;
-                break;
-            }
-        }
-        if (i == w->nregions) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-char *loom_rma_am_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_seg_t *segs,
-                              size_t nseg)
-{
-    if (w->flavor != LOOM_RMA_FLAVOR_DYNAMIC) {
-        return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? w->base + disp
-                                                                           : NULL;
-    }
-    /* every segment inside attached memory; one operation may span regions
-     * attached next to each other (MPICH rma/win_dynamic_rma_flush_get) */
-    for (size_t i = 0; i < nseg; ++i) {
-        uintptr_t lo = (uintptr_t)(disp + segs[i].off);
-
-        if (segs[i].len > 0 && (disp + segs[i].off < 0 || UINTPTR_MAX - lo < segs[i].len ||
-                                !loom_rma_dyn_covered(w, lo, lo + segs[i].len))) {
-            return NULL;
-        }
-    }
-    return (char *)(uintptr_t)disp;
-}
-
 /* the data of a get-like operation back to @p src: int64 status + data */
 static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                                  const char *body)
@@ -115,7 +74,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
     int fetches = h->kind != LOOM_RMA_K_PUT && h->kind != LOOM_RMA_K_ACC;
     loom_rma_out_t *o = fetches ? loom_rma_am_out_alloc(sizeof(int64_t) + h->bytes) : NULL;
     char *reply = o != NULL ? loom_rma_am_out_data(o) : NULL;
-    char *t = loom_rma_am_target_addr(w, h->disp, segs, h->nseg);
+    char *t = loom_rma_target_addr(w, h->disp, segs, h->nseg);
     loom_status_t st = LOOM_OK;
     int64_t st64;
 
@@ -138,12 +97,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
         loom_error("rma", "rank %d: no memory for a reply of %llu bytes to rank %d; "
                    "answering with the error only", w->rank,
                    (unsigned long long)h->bytes, src);
-        if ((reply = malloc(sizeof(int64_t))) == NULL) {
-            return;   /* not even 8 bytes */
-        }
-        st64 = st;
-        memcpy(reply, &st64, sizeof(st64));
-        loom_rma_am_send(w, src, LOOM_RMA_TAG_REPLY, reply, sizeof(int64_t));
+        loom_rma_am_reply_err(w, src, st);
         return;
     }
     st64 = st;
@@ -266,7 +220,7 @@ static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const cha
         return LOOM_ERR_INVALID_ARG;
     }
     segs = (const loom_rma_seg_t *)(const void *)(req + sizeof(h));
-    if ((t = loom_rma_am_target_addr(w, h.disp, segs, h.nseg)) == NULL) {
+    if ((t = loom_rma_target_addr(w, h.disp, segs, h.nseg)) == NULL) {
         loom_debug("rma", "rank %d: request of rank %d outside the window (disp %lld)",
                    w->rank, src, (long long)h.disp);
         return LOOM_RMA_ERR_RANGE;
@@ -305,17 +259,50 @@ static loom_status_t loom_rma_am_hold_rest(loom_rma_win_t *w, int src, const cha
     return LOOM_OK;
 }
 
+/* a get-like entry of a BATCH: answered by its own REPLY, not the batch's ACK */
+static int loom_rma_am_entry_fetches(const loom_rma_hdr_t *e)
+{
+    return e->kind == LOOM_RMA_K_GET || e->kind == LOOM_RMA_K_GACC ||
+           e->kind == LOOM_RMA_K_FOP || e->kind == LOOM_RMA_K_CAS;
+}
+
+/* serve a get-like entry of @p len bytes at @p req, checked; its REPLY answers it */
+static loom_status_t loom_rma_am_fetch_entry(loom_rma_win_t *w, int src,
+                                             const loom_rma_hdr_t *e, const char *req,
+                                             size_t len)
+{
+    size_t room = len - sizeof(*e), data = 0;
+
+    if (e->kind != LOOM_RMA_K_GET && (e->op != LOOM_RMA_OP_NO_OP || e->kind == LOOM_RMA_K_CAS)) {
+        data = e->kind == LOOM_RMA_K_CAS ? 2 * e->bytes : e->bytes;
+    }
+    if (e->nseg > room / sizeof(loom_rma_seg_t) || e->bytes > UINT32_MAX ||
+        data > room - e->nseg * sizeof(loom_rma_seg_t)) {
+        loom_error("rma", "rank %d: a malformed batched request (kind %d, %zu bytes) from "
+                   "rank %d", w->rank, e->kind, len, src);
+        loom_rma_am_reply_err(w, src, LOOM_ERR_INVALID_ARG);
+        return LOOM_OK;
+    }
+    loom_rma_am_serve_op(w, src, e, req + sizeof(*e));
+    return LOOM_OK;
+}
+
 /*
  * One entry of a BATCH (@p len bytes at @p req); returns its status and
- * sets *@p wait_p if it is a LOCK that waits (the rest must be held).
+ * sets *@p wait_p if it is a LOCK that waits (the rest must be held),
+ * *@p own_p if it is get-like (answered by its REPLY, not the ACK).
  */
 static loom_status_t loom_rma_am_batch_entry(loom_rma_win_t *w, int src, const char *req,
-                                             size_t len, int *wait_p)
+                                             size_t len, int *wait_p, int *own_p)
 {
     loom_rma_hdr_t e;
     int r;
 
     memcpy(&e, req, sizeof(e));
+    *own_p = loom_rma_am_entry_fetches(&e);
+    if (*own_p) {
+        return loom_rma_am_fetch_entry(w, src, &e, req, len);
+    }
     switch ((loom_rma_kind_t)e.kind) {
     case LOOM_RMA_K_LOCK:
         r = loom_rma_am_lock_try(w, src, e.arg);
@@ -330,17 +317,49 @@ static loom_status_t loom_rma_am_batch_entry(loom_rma_win_t *w, int src, const c
 }
 
 /*
+ * The @p n entries at @p rest that cannot be held for their LOCK: the
+ * get-like ones answered by an error REPLY now; returns how many others
+ * the ACK answers.
+ */
+static uint64_t loom_rma_am_refuse_rest(loom_rma_win_t *w, int src, const char *rest,
+                                        size_t bytes, uint64_t n, loom_status_t st)
+{
+    uint64_t others = 0;
+    size_t off = 0;
+
+    for (uint64_t i = 0; i < n; ++i) {
+        uint64_t len;
+        loom_rma_hdr_t e;
+
+        if (bytes - off < sizeof(len) + sizeof(e)) {
+            others += n - i;   /* malformed: answered by the ACK */
+            break;
+        }
+        memcpy(&len, rest + off, sizeof(len));
+        memcpy(&e, rest + off + sizeof(len), sizeof(e));
+        if (loom_rma_am_entry_fetches(&e)) {
+            loom_rma_am_reply_err(w, src, st);
+        } else {
+            ++others;
+        }
+        off += sizeof(len) + loom_rma_pad8((size_t)len);
+        off  = off > bytes ? bytes : off;
+    }
+    return others;
+}
+
+/*
  * The entries of a BATCH in order, then one ACK for all of them (the first
- * error). A LOCK that must wait ends the service here: the entries after it
+ * error) but the get-like ones, each answered by its REPLY. A LOCK that must wait ends the service here: the entries after it
  * are held as a BATCH of their own, and the LOCK is answered at its grant.
  */
 static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                                     const char *body, size_t bytes)
 {
     loom_status_t st = LOOM_OK, est;
-    uint64_t n, answered = 0;
+    uint64_t n, answered = 0, own_n = 0;
     size_t off = 0;
-    int wait = 0;
+    int wait = 0, own = 0;
 
     for (n = 0; n < h->nseg && !wait; ++n) {
         uint64_t len;
@@ -353,9 +372,10 @@ static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_h
         if (len < sizeof(loom_rma_hdr_t) || len > bytes - off) {
             break;
         }
-        est = loom_rma_am_batch_entry(w, src, body + off, (size_t)len, &wait);
+        est = loom_rma_am_batch_entry(w, src, body + off, (size_t)len, &wait, &own);
         st  = st == LOOM_OK ? est : st;
-        answered += !wait;
+        answered += !wait && !own;
+        own_n    += own;
         off += loom_rma_pad8((size_t)len);
         off  = off > bytes ? bytes : off;
     }
@@ -364,13 +384,14 @@ static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_h
         loom_error("rma", "rank %d: no memory to hold %llu requests of rank %d until its "
                    "lock; refusing the lock", w->rank, (unsigned long long)(h->nseg - n), src);
         loom_rma_am_unwait(w, src);   /* the LOCK and the rest answered with the error */
-        answered += 1 + h->nseg - n;
+        answered += 1 + loom_rma_am_refuse_rest(w, src, body + off, bytes - off, h->nseg - n,
+                                                est);
         st = st == LOOM_OK ? est : st;
     } else if (!wait && n < h->nseg) {
         loom_error("rma", "rank %d: a batch from rank %d ends after %llu of its %llu "
                    "requests", w->rank, src, (unsigned long long)n,
                    (unsigned long long)h->nseg);
-        answered = h->nseg;
+        answered = h->nseg - own_n;   /* get-like ones among the rest: lost */
         st = st == LOOM_OK ? LOOM_ERR_INVALID_ARG : st;
     }
     if (answered > 0) {
@@ -391,7 +412,7 @@ static void loom_rma_am_serve_zc(loom_rma_win_t *w, int src, const loom_rma_hdr_
         return;
     }
     memcpy(&seg, body, sizeof(seg));
-    if ((t = loom_rma_am_target_addr(w, h->disp, &seg, 1)) == NULL) {
+    if ((t = loom_rma_target_addr(w, h->disp, &seg, 1)) == NULL) {
         loom_debug("rma", "rank %d: large request of rank %d outside the window (disp %lld)",
                    w->rank, src, (long long)h->disp);
     }
@@ -776,7 +797,14 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if ((*st_p = loom_rma_am_atomic_rop(w, a->target, esize, a->result, &rop)) != LOOM_OK) {
         return 0;
     }
-    if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) == NULL ||
+    if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) != NULL &&
+        loom_rma_am_queue_fetch(w, a->target, loom_rma_am_out_data(o), bytes, rop)) {
+        free(o);   /* copied into the batch, counted */
+        *w->rops_tail = rop;
+        w->rops_tail  = &rop->next;
+        return 0;
+    }
+    if (o == NULL ||
         (*st_p = loom_rma_am_out_send(w, a->target, LOOM_RMA_TAG_REQ, o, bytes)) != LOOM_OK) {
         *st_p = o == NULL ? LOOM_ERR_NO_MEMORY : *st_p;
         (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */

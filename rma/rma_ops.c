@@ -195,6 +195,16 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
         free(msg);
         return st;
     }
+    /* a small get-like one joins the batch too (answered by its REPLY), but
+     * not an R-form's: its request's wait would not send the batch */
+    if (rop != NULL && ureq == NULL &&
+        loom_rma_am_queue_fetch(w, d->target, msg, msgbytes, rop)) {
+        free(msg);   /* copied, counted */
+        loom_dt_retain(d->rdt);
+        *w->rops_tail = rop;
+        w->rops_tail  = &rop->next;
+        return LOOM_OK;
+    }
     st = loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
     if (st != LOOM_OK) {
         if (rop != NULL) {
@@ -279,7 +289,7 @@ static loom_status_t loom_rma_op_here(loom_rma_win_t *w, const loom_rma_opdesc_t
     if (w->direct) {
         t = w->shm_base[d->target] + start;
         lock = loom_rma_is_acc(d->kind) ? &w->shm->acc_lock : NULL;
-    } else if ((t = loom_rma_am_target_addr(w, start, segs, nseg)) == NULL) {
+    } else if ((t = loom_rma_target_addr(w, start, segs, nseg)) == NULL) {
         if (w->deferred[d->target] == LOOM_OK) {
             w->deferred[d->target] = LOOM_RMA_ERR_RANGE;
         }

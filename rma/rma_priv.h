@@ -79,6 +79,14 @@ loom_status_t loom_rma_seg_build(size_t count, loom_dt_t *dt, loom_rma_seg_t **s
 loom_status_t loom_rma_range_check(const loom_rma_seg_t *segs, size_t nseg, int64_t start,
                                    size_t winsize);
 
+/**
+ * The address of target bytes [disp + segs...) at this rank (target side),
+ * or NULL if some segment lies outside the window (dynamic: outside the
+ * attached regions; one operation may span regions attached side by side).
+ */
+char *loom_rma_target_addr(loom_rma_win_t *win, int64_t disp, const loom_rma_seg_t *segs,
+                           size_t nseg);
+
 /** What loom_rma_apply does. */
 typedef enum loom_rma_kind {
     LOOM_RMA_K_PUT = 1,
@@ -137,6 +145,8 @@ typedef struct loom_rma_agg {
     char    *buf;     /* LOOM_RMA_AGG_BYTES, or NULL */
     size_t   len;     /* header + entries so far */
     uint64_t n;       /* entries */
+    uint64_t nfetch;  /* of them get-like: answered by their own REPLY */
+    uint64_t gen;     /* batches pushed so far (loom_rma_rop_t.batch) */
 } loom_rma_agg_t;
 
 /* a send in flight (its buffer freed when it completes) */
@@ -158,6 +168,7 @@ typedef struct loom_rma_rop {
     size_t               rcount;
     loom_dt_t           *rdt;      /* retained */
     loom_request_t       ureq;     /* user request (Rget...) or NULL */
+    uint64_t             batch;    /* queued in batch (agg gen + 1) to target, or 0 */
 } loom_rma_rop_t;
 
 typedef struct loom_rma_waiter {
@@ -269,6 +280,8 @@ void *loom_rma_am_out_data(loom_rma_out_t *o);
  */
 loom_status_t loom_rma_am_out_send(loom_rma_win_t *win, int dest, int tag,
                                    loom_rma_out_t *o, size_t bytes);
+/** A get-like request's reply that carries the error @p st alone (8 bytes). */
+void loom_rma_am_reply_err(loom_rma_win_t *win, int dest, loom_status_t st);
 /** Send what is queued for @p dest (-1: every rank). */
 void loom_rma_am_push_all(loom_rma_win_t *win, int dest);
 /**
@@ -279,6 +292,14 @@ void loom_rma_am_push_all(loom_rma_win_t *win, int dest);
  * message was copied: the caller still owns @p msg), 0 if too large.
  */
 int loom_rma_am_queue(loom_rma_win_t *win, int dest, const void *msg, size_t bytes);
+/**
+ * As loom_rma_am_queue for a small get-like request whose reply @p rop
+ * (posted, not yet on win->rops) awaits: the target answers it with its
+ * REPLY, not the batch's ACK. If the batch cannot be sent, the receive is
+ * cancelled and @p rop completes with the error.
+ */
+int loom_rma_am_queue_fetch(loom_rma_win_t *win, int dest, const void *msg, size_t bytes,
+                            loom_rma_rop_t *rop);
 
 /* rma_zcopy.c: large contiguous puts and gets, data straight between memories */
 /**
@@ -329,9 +350,6 @@ void loom_rma_am_settle(loom_rma_win_t *win, int target);
 loom_status_t loom_rma_am_take_err(loom_rma_win_t *win, int target);
 /** Progress until the window's sends left (before free). */
 void loom_rma_am_drain(loom_rma_win_t *win);
-/** The address of target bytes [disp, disp + ...) at this rank, checked (target side). */
-char *loom_rma_am_target_addr(loom_rma_win_t *win, int64_t disp, const loom_rma_seg_t *segs,
-                              size_t nseg);
 /** Finish a reply (origin side): unpack, count, complete the user request. */
 void loom_rma_rop_finish(loom_rma_win_t *win, loom_rma_rop_t *rop);
 

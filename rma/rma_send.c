@@ -44,12 +44,34 @@ static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, 
  * A BATCH message is a header (kind BATCH, nseg = entries, bytes = the
  * entries' bytes), then per entry a uint64_t length and the request
  * (header, segments, data) padded to 8 bytes. The target applies them in
- * order and answers one ACK whose nseg counts them (rma_am.c's serve).
+ * order and answers one ACK whose nseg counts them (rma_am.c's serve),
+ * but for the get-like entries (session 13), each answered by its REPLY
+ * to the receive its origin posted before queueing it: lock, get, unlock
+ * to a rank is then one message out and two back.
  * Requests up to LOOM_RMA_AGG_MAX bytes are batched: puts of a few hundred
  * bytes cost one message per batch instead of a message and an answer
  * each (issue 23, tcp put bandwidth).
  */
 enum { LOOM_RMA_AGG_BYTES = 32768, LOOM_RMA_AGG_MAX = 4096 };
+
+/*
+ * The get-like requests of a batch that could not be sent: cancel their
+ * receives; each then completes with @p st (the status word of its reply
+ * buffer) and counts as answered, as it counted as sent.
+ */
+static void loom_rma_am_push_failed(loom_rma_win_t *w, int dest, loom_status_t st)
+{
+    loom_rma_agg_t *a = &w->agg[dest];
+    int64_t st64 = st;
+
+    for (loom_rma_rop_t *rop = w->rops; rop != NULL && a->nfetch > 0; rop = rop->next) {
+        if (rop->target == dest && rop->batch == a->gen + 1) {
+            memcpy(rop->tmp, &st64, sizeof(st64));
+            (void)loom_cancel(&rop->req);   /* nothing can match it: never sent */
+            --a->nfetch;
+        }
+    }
+}
 
 /* send what is queued for @p dest; a failed send takes its operations out of the count */
 static void loom_rma_am_push(loom_rma_win_t *w, int dest)
@@ -69,14 +91,17 @@ static void loom_rma_am_push(loom_rma_win_t *w, int dest)
     if (st != LOOM_OK) {
         loom_error("rma", "rank %d: cannot send %llu queued operations to rank %d: %s",
                    w->rank, (unsigned long long)a->n, dest, loom_strerror(st));
-        w->sent[dest] -= a->n;
+        w->sent[dest] -= a->n - a->nfetch;   /* those complete with the error */
         if (w->deferred[dest] == LOOM_OK) {
             w->deferred[dest] = st;
         }
+        loom_rma_am_push_failed(w, dest, st);
     }
     a->buf = NULL;
     a->len = 0;
     a->n   = 0;
+    a->nfetch = 0;
+    ++a->gen;
 }
 
 void loom_rma_am_push_all(loom_rma_win_t *w, int dest)
@@ -111,6 +136,31 @@ int loom_rma_am_queue(loom_rma_win_t *w, int dest, const void *msg, size_t bytes
     ++a->n;
     ++w->sent[dest];
     return 1;
+}
+
+int loom_rma_am_queue_fetch(loom_rma_win_t *w, int dest, const void *msg, size_t bytes,
+                            loom_rma_rop_t *rop)
+{
+    if (!loom_rma_am_queue(w, dest, msg, bytes)) {
+        return 0;
+    }
+    rop->batch = w->agg[dest].gen + 1;   /* after the push a full batch made */
+    ++w->agg[dest].nfetch;
+    return 1;
+}
+
+void loom_rma_am_reply_err(loom_rma_win_t *w, int dest, loom_status_t st)
+{
+    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(int64_t));
+    int64_t st64 = st;
+
+    if (o == NULL) {
+        loom_error("rma", "rank %d: no memory to answer rank %d (%s)", w->rank, dest,
+                   loom_rma_strerror(st));
+        return;
+    }
+    memcpy(loom_rma_am_out_data(o), &st64, sizeof(st64));
+    (void)loom_rma_am_out_send(w, dest, LOOM_RMA_TAG_REPLY, o, sizeof(st64));
 }
 
 /* every request to @p dest goes behind the ones queued for it */

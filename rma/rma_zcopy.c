@@ -196,20 +196,6 @@ loom_status_t loom_rma_zc_start(loom_rma_win_t *w, int get, int target, int64_t 
 
 /* ---- target ---- */
 
-/* a get that cannot be served: the status alone, in an 8-byte reply */
-static void loom_rma_zc_refuse_get(loom_rma_win_t *w, int src, loom_status_t st)
-{
-    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(int64_t));
-    int64_t st64 = st;
-
-    if (o == NULL) {
-        loom_error("rma", "rank %d: no memory to answer a get of rank %d", w->rank, src);
-        return;
-    }
-    memcpy(loom_rma_am_out_data(o), &st64, sizeof(st64));
-    (void)loom_rma_am_out_send(w, src, LOOM_RMA_TAG_REPLY, o, sizeof(st64));
-}
-
 /* post the receive of a put's data: into the window, or (@p t NULL) a scratch buffer */
 static loom_status_t loom_rma_zc_recv(loom_rma_win_t *w, loom_rma_zc_t *z,
                                       const loom_rma_hdr_t *h, const loom_rma_seg_t *seg,
@@ -269,7 +255,7 @@ err_free_z:
     free(z);
 err_answer:
     if (get) {
-        loom_rma_zc_refuse_get(w, src, st);
+        loom_rma_am_reply_err(w, src, st);   /* the status alone */
     } else {
         loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, st);
     }
