@@ -26,6 +26,12 @@
  *            window: MPI_ERR_RMA_RANGE at the call; origin and target
  *            sizes that differ: MPI_ERR_TYPE at the call; nothing sent, the
  *            next epoch clean;
+ *   fetch    small gets, fetch-and-ops and compare-and-swaps, now batched
+ *            with the puts and the lock: under a contended exclusive lock
+ *            every rank runs a chain of 20 FOP SUMs on one counter (each
+ *            old value one more than the last), CAS hits and misses, and
+ *            gets of words it put in an earlier epoch; under lock_all, 40
+ *            gets from every other rank in one flush;
  *   range    (dynamic windows) a large put and a large get outside the
  *            target's attached memory: MPI_ERR_RMA_RANGE at the flush, the
  *            requests before and after them applied, the next epoch clean.
@@ -373,6 +379,68 @@ static void test_errors(MPI_Win win, unsigned char *mem)
     free(src);
 }
 
+static void test_fetch(MPI_Win win, unsigned char *mem)
+{
+    long long *w = (long long *)(void *)mem, one = 1, old = -1, prev = -1, got[40];
+    long long mine = 1000 + rank, cmp, res;
+    int t = size - 1;
+
+    memset(mem, 0, win_bytes);
+    for (int i = 0; i < 40; i++) {
+        w[64 + i] = rank * 100 + i;   /* read by the others under lock_all */
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    for (int i = 0; i < 20; i++) {   /* one chain, no flush between: batched in order */
+        MT_OK(MPI_Fetch_and_op(&one, i == 0 ? &prev : &old, MPI_LONG_LONG, t, at(t, 0),
+                               MPI_SUM, win));
+        if (i > 0) {
+            MT_OK(MPI_Win_flush(t, win));
+            MT_EQ(old, prev + i);
+        }
+    }
+    MT_OK(MPI_Put(&mine, 1, MPI_LONG_LONG, t, at(t, 8 * (size_t)(8 + rank)), 1, MPI_LONG_LONG,
+                  win));
+    MT_OK(MPI_Win_unlock(t, win));
+    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    cmp = 1000 + rank;
+    res = -1;
+    mine = 2000 + rank;
+    MT_OK(MPI_Compare_and_swap(&mine, &cmp, &res, MPI_LONG_LONG, t, at(t, 8 * (size_t)(8 + rank)),
+                               win));
+    MT_OK(MPI_Win_flush(t, win));   /* MPI orders a CAS and a get only by a flush */
+    MT_OK(MPI_Get(&old, 1, MPI_LONG_LONG, t, at(t, 8 * (size_t)(8 + rank)), 1, MPI_LONG_LONG,
+                  win));
+    MT_OK(MPI_Win_unlock(t, win));
+    MT_EQ(res, 1000 + rank);   /* hit */
+    MT_EQ(old, 2000 + rank);
+    MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+    MT_OK(MPI_Compare_and_swap(&mine, &cmp, &res, MPI_LONG_LONG, t, at(t, 8 * (size_t)(8 + rank)),
+                               win));
+    MT_OK(MPI_Win_unlock(t, win));
+    MT_EQ(res, 2000 + rank);   /* miss: unchanged */
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == t) {
+        MT_EQ(w[0], 20LL * size);
+    }
+    MT_OK(MPI_Win_lock_all(0, win));
+    for (int o = 0; o < size; o++) {
+        if (o == rank) {
+            continue;
+        }
+        for (int i = 0; i < 40; i++) {
+            MT_OK(MPI_Get(&got[i], 1, MPI_LONG_LONG, o, at(o, 8 * (size_t)(64 + i)), 1,
+                          MPI_LONG_LONG, win));
+        }
+        MT_OK(MPI_Win_flush(o, win));
+        for (int i = 0; i < 40; i++) {
+            MT_EQ(got[i], o * 100 + i);
+        }
+    }
+    MT_OK(MPI_Win_unlock_all(win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* dynamic only: large requests outside the attached memory, found by the target */
 static void test_range(MPI_Win win, unsigned char *mem)
 {
@@ -457,6 +525,7 @@ int main(int argc, char **argv)
         test_excl(win, mem, size - 1, k);
         test_lb(win, mem);
         test_pscw(win, mem);
+        test_fetch(win, mem);
         if (dyn) {
             test_range(win, mem);
         } else {
