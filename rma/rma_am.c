@@ -3,7 +3,8 @@
  * and the target's side of it.
  *
  * Every request is one message (header, target segments, packed data) with
- * tag REQ on the window's private communicator. The target finds them from
+ * tag REQ on the window's private communicator (a large contiguous put or
+ * get: the header alone, its data apart, rma_zcopy.c). The target finds them from
  * the progress hook (p2p_int.h): a probe of its unexpected queue (no
  * progress, no allocation when nothing came), a receive of the message it
  * found into a buffer of its size, and service in arrival order once the
@@ -23,8 +24,13 @@
  *
  * Allocation: a received request and its record are one block (the record,
  * then the message), and so are a send the layer builds itself (control
- * messages, replies) and its record (loom_rma_am_send_alloc): one malloc
- * and one free per message on the target's path instead of two of each.
+ * messages, replies) and its record (rma_send.c): one malloc and one free
+ * per message on the target's path instead of two of each.
+ *
+ * Large contiguous puts and gets (rma_zcopy.c) are served in two steps:
+ * the header posts the data's receive or send, and the origin's later
+ * requests are held, like those of an origin whose lock waits, until the
+ * data moved (loom_rma_zc_poll from each pass).
  */
 #include "rma_priv.h"
 #include "log_int.h"
@@ -57,218 +63,7 @@ void loom_rma_am_unregister(loom_rma_win_t *w)
     }
 }
 
-static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, void *buf,
-                                          size_t bytes)
-{
-    loom_rma_out_t *o = malloc(sizeof(*o));
-    loom_status_t st;
-
-    if (o == NULL) {
-        free(buf);
-        return LOOM_ERR_NO_MEMORY;
-    }
-    st = loom_p2p_isend_int(buf, bytes, dest, tag, w->comm, LOOM_CTX_P2P, 0, &o->req);
-    if (st != LOOM_OK) {
-        free(buf);
-        free(o);
-        return st;
-    }
-    o->buf = buf;
-    o->next = w->out;
-    w->out = o;
-    return LOOM_OK;
-}
-
-/* ---- batches of small puts and accumulates (origin) ---- */
-
-/*
- * A BATCH message is a header (kind BATCH, nseg = entries, bytes = the
- * entries' bytes), then per entry a uint64_t length and the request
- * (header, segments, data) padded to 8 bytes. The target applies them in
- * order and answers one ACK whose nseg counts them (rma_am.c's serve).
- * Requests up to LOOM_RMA_AGG_MAX bytes are batched: puts of a few hundred
- * bytes cost one message per batch instead of a message and an answer
- * each (issue 23, tcp put bandwidth).
- */
-enum { LOOM_RMA_AGG_BYTES = 32768, LOOM_RMA_AGG_MAX = 4096 };
-
-static size_t loom_rma_pad8(size_t n)
-{
-    return (n + 7) & ~(size_t)7;
-}
-
-/* send what is queued for @p dest; a failed send takes its operations out of the count */
-static void loom_rma_am_push(loom_rma_win_t *w, int dest)
-{
-    loom_rma_agg_t *a = &w->agg[dest];
-    loom_rma_hdr_t h = { 0 };
-    loom_status_t st;
-
-    if (a->n == 0) {
-        return;
-    }
-    h.kind  = LOOM_RMA_K_BATCH;
-    h.nseg  = a->n;
-    h.bytes = a->len - sizeof(h);
-    memcpy(a->buf, &h, sizeof(h));
-    st = loom_rma_am_send_raw(w, dest, LOOM_RMA_TAG_REQ, a->buf, a->len);   /* takes buf */
-    if (st != LOOM_OK) {
-        loom_error("rma", "rank %d: cannot send %llu queued operations to rank %d: %s",
-                   w->rank, (unsigned long long)a->n, dest, loom_strerror(st));
-        w->sent[dest] -= a->n;
-        if (w->deferred[dest] == LOOM_OK) {
-            w->deferred[dest] = st;
-        }
-    }
-    a->buf = NULL;
-    a->len = 0;
-    a->n   = 0;
-}
-
-static void loom_rma_am_push_all(loom_rma_win_t *w, int dest)
-{
-    for (int r = dest < 0 ? 0 : dest; r < (dest < 0 ? w->size : dest + 1); ++r) {
-        loom_rma_am_push(w, r);
-    }
-}
-
-int loom_rma_am_queue(loom_rma_win_t *w, int dest, const void *msg, size_t bytes)
-{
-    loom_rma_agg_t *a = &w->agg[dest];
-    size_t need = sizeof(uint64_t) + loom_rma_pad8(bytes);
-    uint64_t len = bytes;
-
-    if (bytes > LOOM_RMA_AGG_MAX) {
-        return 0;
-    }
-    if (a->n > 0 && a->len + need > LOOM_RMA_AGG_BYTES) {
-        loom_rma_am_push(w, dest);
-    }
-    if (a->buf == NULL) {
-        if ((a->buf = malloc(LOOM_RMA_AGG_BYTES)) == NULL) {
-            return 0;   /* sent alone, as if too large */
-        }
-        a->len = sizeof(loom_rma_hdr_t);
-    }
-    memcpy(a->buf + a->len, &len, sizeof(len));
-    memcpy(a->buf + a->len + sizeof(len), msg, bytes);
-    memset(a->buf + a->len + sizeof(len) + bytes, 0, loom_rma_pad8(bytes) - bytes);
-    a->len += need;
-    ++a->n;
-    ++w->sent[dest];
-    return 1;
-}
-
-/* every request to @p dest goes behind the ones queued for it */
-loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, size_t bytes)
-{
-    if (tag == LOOM_RMA_TAG_REQ) {
-        loom_rma_am_push(w, dest);
-    }
-    return loom_rma_am_send_raw(w, dest, tag, buf, bytes);
-}
-
-/* a send record with @p bytes of message after it (o->buf NULL: nothing else to free) */
-static loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes)
-{
-    loom_rma_out_t *o = malloc(sizeof(*o) + bytes);
-
-    if (o != NULL) {
-        o->buf = NULL;
-    }
-    return o;
-}
-
-static void *loom_rma_am_out_data(loom_rma_out_t *o)
-{
-    return o + 1;
-}
-
-/* send the message that follows @p o (from loom_rma_am_out_alloc); frees @p o on failure */
-static loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
-                                          loom_rma_out_t *o, size_t bytes)
-{
-    loom_status_t st;
-
-    if (tag == LOOM_RMA_TAG_REQ) {
-        loom_rma_am_push(w, dest);   /* behind the queued requests */
-    }
-    st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm, LOOM_CTX_P2P,
-                            0, &o->req);
-    if (st != LOOM_OK) {
-        free(o);
-        return st;
-    }
-    o->next = w->out;
-    w->out = o;
-    return LOOM_OK;
-}
-
-/* a control message; an ACK's @p n: how many operations it answers (0: one) */
-static loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind,
-                                        int arg, uint64_t n)
-{
-    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
-    loom_rma_hdr_t *h;
-
-    if (o == NULL) {
-        return LOOM_ERR_NO_MEMORY;
-    }
-    h = loom_rma_am_out_data(o);
-    memset(h, 0, sizeof(*h));
-    h->kind = (uint8_t)kind;
-    h->arg  = arg;
-    h->nseg = n;
-    return loom_rma_am_out_send(w, dest, LOOM_RMA_TAG_REQ, o, sizeof(*h));
-}
-
-loom_status_t loom_rma_am_ctrl(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg)
-{
-    return loom_rma_am_ctrl_n(w, dest, kind, arg, 0);
-}
-
 /* ---- the target's service ---- */
-
-/* 1 if the addresses [lo, hi) lie in attached regions (possibly several adjacent ones) */
-static int loom_rma_dyn_covered(const loom_rma_win_t *w, uintptr_t lo, uintptr_t hi)
-{
-    while (lo < hi) {
-        int i;
-
-        for (i = 0; i < w->nregions; ++i) {
-            uintptr_t b = (uintptr_t)w->regions[i].base;
-
-            if (lo >= b && lo - b < w->regions[i].size) {
-                lo = b + w->regions[i].size;
-                break;
-            }
-        }
-        if (i == w->nregions) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-char *loom_rma_am_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_seg_t *segs,
-                              size_t nseg)
-{
-    if (w->flavor != LOOM_RMA_FLAVOR_DYNAMIC) {
-        return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? w->base + disp
-                                                                           : NULL;
-    }
-    /* every segment inside attached memory; one operation may span regions
-     * attached next to each other (MPICH rma/win_dynamic_rma_flush_get) */
-    for (size_t i = 0; i < nseg; ++i) {
-        uintptr_t lo = (uintptr_t)(disp + segs[i].off);
-
-        if (segs[i].len > 0 && (disp + segs[i].off < 0 || UINTPTR_MAX - lo < segs[i].len ||
-                                !loom_rma_dyn_covered(w, lo, lo + segs[i].len))) {
-            return NULL;
-        }
-    }
-    return (char *)(uintptr_t)disp;
-}
 
 /* the data of a get-like operation back to @p src: int64 status + data */
 static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
@@ -279,7 +74,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
     int fetches = h->kind != LOOM_RMA_K_PUT && h->kind != LOOM_RMA_K_ACC;
     loom_rma_out_t *o = fetches ? loom_rma_am_out_alloc(sizeof(int64_t) + h->bytes) : NULL;
     char *reply = o != NULL ? loom_rma_am_out_data(o) : NULL;
-    char *t = loom_rma_am_target_addr(w, h->disp, segs, h->nseg);
+    char *t = loom_rma_target_addr(w, h->disp, segs, h->nseg);
     loom_status_t st = LOOM_OK;
     int64_t st64;
 
@@ -302,12 +97,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
         loom_error("rma", "rank %d: no memory for a reply of %llu bytes to rank %d; "
                    "answering with the error only", w->rank,
                    (unsigned long long)h->bytes, src);
-        if ((reply = malloc(sizeof(int64_t))) == NULL) {
-            return;   /* not even 8 bytes */
-        }
-        st64 = st;
-        memcpy(reply, &st64, sizeof(st64));
-        loom_rma_am_send(w, src, LOOM_RMA_TAG_REPLY, reply, sizeof(int64_t));
+        loom_rma_am_reply_err(w, src, st);
         return;
     }
     st64 = st;
@@ -430,7 +220,7 @@ static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const cha
         return LOOM_ERR_INVALID_ARG;
     }
     segs = (const loom_rma_seg_t *)(const void *)(req + sizeof(h));
-    if ((t = loom_rma_am_target_addr(w, h.disp, segs, h.nseg)) == NULL) {
+    if ((t = loom_rma_target_addr(w, h.disp, segs, h.nseg)) == NULL) {
         loom_debug("rma", "rank %d: request of rank %d outside the window (disp %lld)",
                    w->rank, src, (long long)h.disp);
         return LOOM_RMA_ERR_RANGE;
@@ -469,17 +259,50 @@ static loom_status_t loom_rma_am_hold_rest(loom_rma_win_t *w, int src, const cha
     return LOOM_OK;
 }
 
+/* a get-like entry of a BATCH: answered by its own REPLY, not the batch's ACK */
+static int loom_rma_am_entry_fetches(const loom_rma_hdr_t *e)
+{
+    return e->kind == LOOM_RMA_K_GET || e->kind == LOOM_RMA_K_GACC ||
+           e->kind == LOOM_RMA_K_FOP || e->kind == LOOM_RMA_K_CAS;
+}
+
+/* serve a get-like entry of @p len bytes at @p req, checked; its REPLY answers it */
+static loom_status_t loom_rma_am_fetch_entry(loom_rma_win_t *w, int src,
+                                             const loom_rma_hdr_t *e, const char *req,
+                                             size_t len)
+{
+    size_t room = len - sizeof(*e), data = 0;
+
+    if (e->kind != LOOM_RMA_K_GET && (e->op != LOOM_RMA_OP_NO_OP || e->kind == LOOM_RMA_K_CAS)) {
+        data = e->kind == LOOM_RMA_K_CAS ? 2 * e->bytes : e->bytes;
+    }
+    if (e->nseg > room / sizeof(loom_rma_seg_t) || e->bytes > UINT32_MAX ||
+        data > room - e->nseg * sizeof(loom_rma_seg_t)) {
+        loom_error("rma", "rank %d: a malformed batched request (kind %d, %zu bytes) from "
+                   "rank %d", w->rank, e->kind, len, src);
+        loom_rma_am_reply_err(w, src, LOOM_ERR_INVALID_ARG);
+        return LOOM_OK;
+    }
+    loom_rma_am_serve_op(w, src, e, req + sizeof(*e));
+    return LOOM_OK;
+}
+
 /*
  * One entry of a BATCH (@p len bytes at @p req); returns its status and
- * sets *@p wait_p if it is a LOCK that waits (the rest must be held).
+ * sets *@p wait_p if it is a LOCK that waits (the rest must be held),
+ * *@p own_p if it is get-like (answered by its REPLY, not the ACK).
  */
 static loom_status_t loom_rma_am_batch_entry(loom_rma_win_t *w, int src, const char *req,
-                                             size_t len, int *wait_p)
+                                             size_t len, int *wait_p, int *own_p)
 {
     loom_rma_hdr_t e;
     int r;
 
     memcpy(&e, req, sizeof(e));
+    *own_p = loom_rma_am_entry_fetches(&e);
+    if (*own_p) {
+        return loom_rma_am_fetch_entry(w, src, &e, req, len);
+    }
     switch ((loom_rma_kind_t)e.kind) {
     case LOOM_RMA_K_LOCK:
         r = loom_rma_am_lock_try(w, src, e.arg);
@@ -494,17 +317,49 @@ static loom_status_t loom_rma_am_batch_entry(loom_rma_win_t *w, int src, const c
 }
 
 /*
+ * The @p n entries at @p rest that cannot be held for their LOCK: the
+ * get-like ones answered by an error REPLY now; returns how many others
+ * the ACK answers.
+ */
+static uint64_t loom_rma_am_refuse_rest(loom_rma_win_t *w, int src, const char *rest,
+                                        size_t bytes, uint64_t n, loom_status_t st)
+{
+    uint64_t others = 0;
+    size_t off = 0;
+
+    for (uint64_t i = 0; i < n; ++i) {
+        uint64_t len;
+        loom_rma_hdr_t e;
+
+        if (bytes - off < sizeof(len) + sizeof(e)) {
+            others += n - i;   /* malformed: answered by the ACK */
+            break;
+        }
+        memcpy(&len, rest + off, sizeof(len));
+        memcpy(&e, rest + off + sizeof(len), sizeof(e));
+        if (loom_rma_am_entry_fetches(&e)) {
+            loom_rma_am_reply_err(w, src, st);
+        } else {
+            ++others;
+        }
+        off += sizeof(len) + loom_rma_pad8((size_t)len);
+        off  = off > bytes ? bytes : off;
+    }
+    return others;
+}
+
+/*
  * The entries of a BATCH in order, then one ACK for all of them (the first
- * error). A LOCK that must wait ends the service here: the entries after it
+ * error) but the get-like ones, each answered by its REPLY. A LOCK that must wait ends the service here: the entries after it
  * are held as a BATCH of their own, and the LOCK is answered at its grant.
  */
 static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                                     const char *body, size_t bytes)
 {
     loom_status_t st = LOOM_OK, est;
-    uint64_t n, answered = 0;
+    uint64_t n, answered = 0, own_n = 0;
     size_t off = 0;
-    int wait = 0;
+    int wait = 0, own = 0;
 
     for (n = 0; n < h->nseg && !wait; ++n) {
         uint64_t len;
@@ -517,9 +372,10 @@ static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_h
         if (len < sizeof(loom_rma_hdr_t) || len > bytes - off) {
             break;
         }
-        est = loom_rma_am_batch_entry(w, src, body + off, (size_t)len, &wait);
+        est = loom_rma_am_batch_entry(w, src, body + off, (size_t)len, &wait, &own);
         st  = st == LOOM_OK ? est : st;
-        answered += !wait;
+        answered += !wait && !own;
+        own_n    += own;
         off += loom_rma_pad8((size_t)len);
         off  = off > bytes ? bytes : off;
     }
@@ -528,18 +384,39 @@ static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_h
         loom_error("rma", "rank %d: no memory to hold %llu requests of rank %d until its "
                    "lock; refusing the lock", w->rank, (unsigned long long)(h->nseg - n), src);
         loom_rma_am_unwait(w, src);   /* the LOCK and the rest answered with the error */
-        answered += 1 + h->nseg - n;
+        answered += 1 + loom_rma_am_refuse_rest(w, src, body + off, bytes - off, h->nseg - n,
+                                                est);
         st = st == LOOM_OK ? est : st;
     } else if (!wait && n < h->nseg) {
         loom_error("rma", "rank %d: a batch from rank %d ends after %llu of its %llu "
                    "requests", w->rank, src, (unsigned long long)n,
                    (unsigned long long)h->nseg);
-        answered = h->nseg;
+        answered = h->nseg - own_n;   /* get-like ones among the rest: lost */
         st = st == LOOM_OK ? LOOM_ERR_INVALID_ARG : st;
     }
     if (answered > 0) {
         loom_rma_am_ctrl_n(w, src, LOOM_RMA_K_ACK, st, answered);
     }
+}
+
+/* a large put or get's header (rma_zcopy.c): its one segment, checked here */
+static void loom_rma_am_serve_zc(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
+                                 const char *body, size_t bytes)
+{
+    loom_rma_seg_t seg;
+    char *t;
+
+    if (h->nseg != 1 || bytes < sizeof(seg)) {
+        loom_error("rma", "rank %d: a malformed large %s request from rank %d", w->rank,
+                   h->kind == LOOM_RMA_K_GET ? "get" : "put", src);
+        return;
+    }
+    memcpy(&seg, body, sizeof(seg));
+    if ((t = loom_rma_target_addr(w, h->disp, &seg, 1)) == NULL) {
+        loom_debug("rma", "rank %d: large request of rank %d outside the window (disp %lld)",
+                   w->rank, src, (long long)h->disp);
+    }
+    loom_rma_zc_serve(w, src, h, &seg, t);
 }
 
 static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_t bytes)
@@ -566,6 +443,13 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
     case LOOM_RMA_K_BATCH:
         loom_rma_am_serve_batch(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
         break;
+    case LOOM_RMA_K_PUT:
+    case LOOM_RMA_K_GET:
+        if ((h.pad & LOOM_RMA_HDR_ZCOPY) != 0) {
+            loom_rma_am_serve_zc(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
+            break;
+        }
+        /* fall through */
     default:
         loom_rma_am_serve_op(w, src, &h, buf + sizeof(h));
         break;
@@ -602,21 +486,66 @@ static int loom_rma_am_take(loom_rma_win_t *w)
     return n;
 }
 
+/* the origin @p src's requests wait (its LOCK is queued, or its data still moves) */
+static int loom_rma_am_blocked(const loom_rma_win_t *w, int src)
+{
+    return w->lkst[src] == LOOM_RMA_LK_WAIT || loom_rma_zc_busy(w, src);
+}
+
+/* the header of a large put or get (rma_zcopy.c)? */
+static int loom_rma_am_is_zc(const loom_rma_in_t *in)
+{
+    loom_rma_hdr_t h;
+
+    memcpy(&h, in->buf, sizeof(h));
+    return (h.kind == LOOM_RMA_K_PUT || h.kind == LOOM_RMA_K_GET) &&
+           (h.pad & LOOM_RMA_HDR_ZCOPY) != 0;
+}
+
+/* 1 if a request of @p src lies in the held queue before @p end (NULL: anywhere) */
+static int loom_rma_am_held_from(const loom_rma_win_t *w, int src, const loom_rma_in_t *end)
+{
+    for (const loom_rma_in_t *in = w->held; in != end; in = in->next) {
+        if (in->src == src) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /*
- * 1 if @p in must wait for its origin's lock: an operation or UNLOCK from
- * an origin whose LOCK is queued here. Answers (ACK), LOCK and PSCW
- * notices never wait (an ACK held here could be what the holder waits for).
+ * 1 if @p in (not before @p before in the held queue) must wait: an
+ * operation or UNLOCK from an origin whose LOCK is queued here, or any
+ * request but an answer from an origin whose large put or get is still
+ * moving its data (rma_zcopy.c: its UNLOCK must not release the lock
+ * before). Answers (ACK) never wait (an ACK held here could be what the
+ * holder waits for); nor do LOCK and PSCW notices behind a queued LOCK; nor
+ * does the next large put or get of an origin whose data moves, when none
+ * of its requests waits before it: transfers of one epoch may overlap
+ * (MPI leaves conflicting ones undefined), so its receive is posted at
+ * once instead of a round trip after the last one's end.
  */
-static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *in)
+static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
+                             const loom_rma_in_t *before)
 {
     loom_rma_kind_t k;
 
-    if (w->lkst[in->src] != LOOM_RMA_LK_WAIT || in->bytes < sizeof(loom_rma_hdr_t)) {
+    if (!loom_rma_am_blocked(w, in->src) || in->bytes < sizeof(loom_rma_hdr_t)) {
         return 0;
     }
     k = (loom_rma_kind_t)((const loom_rma_hdr_t *)(const void *)in->buf)->kind;
-    return k != LOOM_RMA_K_ACK && k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST &&
-           k != LOOM_RMA_K_COMPLETE;
+    if (k == LOOM_RMA_K_ACK) {
+        return 0;
+    }
+    if (w->lkst[in->src] != LOOM_RMA_LK_WAIT) {   /* only data moving */
+        return !loom_rma_am_is_zc(in) || loom_rma_am_held_from(w, in->src, before);
+    }
+    return k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST && k != LOOM_RMA_K_COMPLETE;
+}
+
+static int loom_rma_am_must_hold(const loom_rma_win_t *w, const loom_rma_in_t *in)
+{
+    return loom_rma_am_waits(w, in, NULL);
 }
 
 /*
@@ -632,7 +561,7 @@ static int loom_rma_am_held_serve(loom_rma_win_t *w)
     while (*pp != NULL) {
         loom_rma_in_t *in = *pp;
 
-        if (w->lkst[in->src] == LOOM_RMA_LK_WAIT) {
+        if (loom_rma_am_waits(w, in, in)) {
             pp = &in->next;
             continue;
         }
@@ -651,6 +580,10 @@ static int loom_rma_am_held_serve(loom_rma_win_t *w)
 static int loom_rma_am_poll_win(loom_rma_win_t *w)
 {
     int n = loom_rma_am_take(w);
+
+    if (w->zc != NULL && loom_rma_zc_poll(w) > 0 && w->held != NULL) {
+        n += loom_rma_am_held_serve(w);   /* an origin's data moved: its requests go on */
+    }
 
     while (w->in != NULL && loom_request_is_complete(w->in->req)) {
         loom_rma_in_t *in = w->in;
@@ -717,19 +650,48 @@ static int loom_rma_poll(void)
     return n;
 }
 
+/*
+ * A large get's reply came straight into the result (rma_zcopy.c): all its
+ * bytes, or an 8-byte reply that carries the target's error instead.
+ */
+static int64_t loom_rma_rop_direct_status(const loom_rma_rop_t *rop)
+{
+    int64_t st64;
+
+    if (rop->req->msg.error == LOOM_OK && rop->req->msg.bytes == rop->bytes) {
+        return LOOM_OK;
+    }
+    if (rop->req->msg.error == LOOM_OK && rop->req->msg.bytes == sizeof(st64)) {
+        memcpy(&st64, rop->result, sizeof(st64));
+        return st64 != LOOM_OK ? st64 : LOOM_ERR_INVALID_ARG;
+    }
+    return rop->req->msg.error != LOOM_OK ? rop->req->msg.error : LOOM_ERR_INVALID_ARG;
+}
+
 void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
 {
     int64_t st64;
 
-    memcpy(&st64, rop->tmp, sizeof(st64));
+    if (rop->tmp == NULL) {
+        st64 = loom_rma_rop_direct_status(rop);
+    } else {
+        memcpy(&st64, rop->tmp, sizeof(st64));
+    }
     loom_request_release(rop->req);
-    if (st64 == LOOM_OK && rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
+    if (st64 != LOOM_OK) {
+        if (w->deferred[rop->target] == LOOM_OK) {
+            w->deferred[rop->target] = (loom_status_t)st64;
+        }
+    } else if (rop->tmp == NULL) {
+        /* the data came in place */
+    }
+    if (rop->tmp == NULL) {
+        --w->zc_gets[rop->target];   /* an UNLOCK to it may leave (rma_zcopy.c) */
+    } else if (rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
         memcpy(rop->result, rop->tmp + sizeof(int64_t), rop->bytes);
-    } else if (st64 == LOOM_OK) {
+    } else {
         loom_dt_unpack_range(rop->result, rop->rcount, rop->rdt, 0, rop->bytes,
                              rop->tmp + sizeof(int64_t));
-    } else if (w->deferred[rop->target] == LOOM_OK) {
-        w->deferred[rop->target] = (loom_status_t)st64;
     }
     ++w->done[rop->target];
     if (rop->ureq != NULL) {
@@ -835,7 +797,14 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if ((*st_p = loom_rma_am_atomic_rop(w, a->target, esize, a->result, &rop)) != LOOM_OK) {
         return 0;
     }
-    if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) == NULL ||
+    if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) != NULL &&
+        loom_rma_am_queue_fetch(w, a->target, loom_rma_am_out_data(o), bytes, rop)) {
+        free(o);   /* copied into the batch, counted */
+        *w->rops_tail = rop;
+        w->rops_tail  = &rop->next;
+        return 0;
+    }
+    if (o == NULL ||
         (*st_p = loom_rma_am_out_send(w, a->target, LOOM_RMA_TAG_REQ, o, bytes)) != LOOM_OK) {
         *st_p = o == NULL ? LOOM_ERR_NO_MEMORY : *st_p;
         (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
@@ -908,7 +877,7 @@ loom_status_t loom_rma_am_flush(loom_rma_win_t *w, int target)
 void loom_rma_am_drain(loom_rma_win_t *w)
 {
     loom_rma_am_push_all(w, -1);
-    while (w->out != NULL || w->in != NULL) {
+    while (w->out != NULL || w->in != NULL || w->zc != NULL) {
         loom_progress();
     }
 }

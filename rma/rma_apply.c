@@ -11,7 +11,9 @@
  * applies the op piece by piece with loom_op_reduce; a piece whose target
  * (or data) is not aligned for its type (disp unit 1, odd displacement)
  * goes through aligned stack buffers, as loom_op_reduce loads typed
- * elements.
+ * elements. The target's own check of where the pieces land (its size, or
+ * a dynamic window's attached regions) is here too: the active-message
+ * service and the origin's operations on its own memory both use it.
  */
 #include "rma_priv.h"
 
@@ -304,4 +306,47 @@ const char *loom_rma_strerror(loom_status_t st)
     case (int)LOOM_RMA_ERR_DISP:     return "invalid displacement unit";
     default:                         return loom_strerror(st);
     }
+}
+
+/* ---- a target address of the window (target side) ---- */
+
+/* 1 if the addresses [lo, hi) lie in attached regions (possibly several adjacent ones) */
+static int loom_rma_dyn_covered(const loom_rma_win_t *w, uintptr_t lo, uintptr_t hi)
+{
+    while (lo < hi) {
+        int i;
+
+        for (i = 0; i < w->nregions; ++i) {
+            uintptr_t b = (uintptr_t)w->regions[i].base;
+
+            if (lo >= b && lo - b < w->regions[i].size) {
+                lo = b + w->regions[i].size;
+                break;
+            }
+        }
+        if (i == w->nregions) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+char *loom_rma_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_seg_t *segs,
+                           size_t nseg)
+{
+    if (w->flavor != LOOM_RMA_FLAVOR_DYNAMIC) {
+        return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? w->base + disp
+                                                                           : NULL;
+    }
+    /* every segment inside attached memory; one operation may span regions
+     * attached next to each other (MPICH rma/win_dynamic_rma_flush_get) */
+    for (size_t i = 0; i < nseg; ++i) {
+        uintptr_t lo = (uintptr_t)(disp + segs[i].off);
+
+        if (segs[i].len > 0 && (disp + segs[i].off < 0 || UINTPTR_MAX - lo < segs[i].len ||
+                                !loom_rma_dyn_covered(w, lo, lo + segs[i].len))) {
+            return NULL;
+        }
+    }
+    return (char *)(uintptr_t)disp;
 }

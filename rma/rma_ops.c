@@ -195,6 +195,16 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
         free(msg);
         return st;
     }
+    /* a small get-like one joins the batch too (answered by its REPLY), but
+     * not an R-form's: its request's wait would not send the batch */
+    if (rop != NULL && ureq == NULL &&
+        loom_rma_am_queue_fetch(w, d->target, msg, msgbytes, rop)) {
+        free(msg);   /* copied, counted */
+        loom_dt_retain(d->rdt);
+        *w->rops_tail = rop;
+        w->rops_tail  = &rop->next;
+        return LOOM_OK;
+    }
     st = loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
     if (st != LOOM_OK) {
         if (rop != NULL) {
@@ -279,7 +289,7 @@ static loom_status_t loom_rma_op_here(loom_rma_win_t *w, const loom_rma_opdesc_t
     if (w->direct) {
         t = w->shm_base[d->target] + start;
         lock = loom_rma_is_acc(d->kind) ? &w->shm->acc_lock : NULL;
-    } else if ((t = loom_rma_am_target_addr(w, start, segs, nseg)) == NULL) {
+    } else if ((t = loom_rma_target_addr(w, start, segs, nseg)) == NULL) {
         if (w->deferred[d->target] == LOOM_OK) {
             w->deferred[d->target] = LOOM_RMA_ERR_RANGE;
         }
@@ -678,6 +688,30 @@ static loom_status_t loom_rma_op_rdma_any(loom_rma_win_t *w, const loom_rma_opde
     return loom_rma_op_packed(w, d, segs, nseg, start, bytes, loom_rma_rdma_acc);
 }
 
+/*
+ * Active messages: a put or get of at least win->zc_min bytes whose target
+ * is one segment and origin buffer one run of bytes goes by rma_zcopy.c
+ * (no request: the R-forms complete at once on the copying path). 1 if
+ * taken, with *st_p.
+ */
+static int loom_rma_op_zc(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                          const loom_rma_seg_t *segs, size_t nseg, int64_t start,
+                          size_t bytes, loom_request_t ureq, loom_status_t *st_p)
+{
+    int get = d->kind == LOOM_RMA_K_GET;
+    const void *buf = get ? d->result : d->origin;
+    ptrdiff_t lb;
+
+    if (w->zc_min == 0 || bytes < w->zc_min || nseg != 1 || ureq != NULL ||
+        (d->kind != LOOM_RMA_K_PUT && !get) ||
+        !loom_rma_contig(buf, get ? d->rcount : d->ocount, get ? d->rdt : d->odt, bytes, &lb)) {
+        return 0;
+    }
+    *st_p = loom_rma_zc_start(w, get, d->target, start, segs, (char *)(uintptr_t)buf + lb,
+                              bytes);
+    return 1;
+}
+
 static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                                          loom_request_t *req_p)
 {
@@ -718,6 +752,8 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
+    } else if (st == LOOM_OK && loom_rma_op_zc(w, d, segs, nseg, start, bytes, ureq, &st)) {
+        /* a large contiguous put or get, data straight between memories */
     } else if (st == LOOM_OK) {
         st = loom_rma_msg_build(d, segs, nseg, start, bytes, &msg, &msgbytes);
         if (st == LOOM_OK) {

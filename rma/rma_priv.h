@@ -79,6 +79,14 @@ loom_status_t loom_rma_seg_build(size_t count, loom_dt_t *dt, loom_rma_seg_t **s
 loom_status_t loom_rma_range_check(const loom_rma_seg_t *segs, size_t nseg, int64_t start,
                                    size_t winsize);
 
+/**
+ * The address of target bytes [disp + segs...) at this rank (target side),
+ * or NULL if some segment lies outside the window (dynamic: outside the
+ * attached regions; one operation may span regions attached side by side).
+ */
+char *loom_rma_target_addr(loom_rma_win_t *win, int64_t disp, const loom_rma_seg_t *segs,
+                           size_t nseg);
+
 /** What loom_rma_apply does. */
 typedef enum loom_rma_kind {
     LOOM_RMA_K_PUT = 1,
@@ -137,6 +145,8 @@ typedef struct loom_rma_agg {
     char    *buf;     /* LOOM_RMA_AGG_BYTES, or NULL */
     size_t   len;     /* header + entries so far */
     uint64_t n;       /* entries */
+    uint64_t nfetch;  /* of them get-like: answered by their own REPLY */
+    uint64_t gen;     /* batches pushed so far (loom_rma_rop_t.batch) */
 } loom_rma_agg_t;
 
 /* a send in flight (its buffer freed when it completes) */
@@ -151,12 +161,14 @@ typedef struct loom_rma_rop {
     struct loom_rma_rop *next;
     loom_request_t       req;      /* the receive of the reply */
     int                  target;
-    char                *tmp;      /* int64 status + data */
+    char                *tmp;      /* int64 status + data; NULL: the data comes
+                                      straight into result (rma_zcopy.c) */
     size_t               bytes;    /* data bytes */
     void                *result;   /* unpack here */
     size_t               rcount;
     loom_dt_t           *rdt;      /* retained */
     loom_request_t       ureq;     /* user request (Rget...) or NULL */
+    uint64_t             batch;    /* queued in batch (agg gen + 1) to target, or 0 */
 } loom_rma_rop_t;
 
 typedef struct loom_rma_waiter {
@@ -209,6 +221,11 @@ struct loom_rma_win {
     loom_rma_in_t       *in, **in_tail;
     loom_rma_in_t       *held, **held_tail; /* requests of origins whose LOCK waits */
     loom_rma_out_t      *out;
+    struct loom_rma_zc  *zc;           /* data moving to/from this window (rma_zcopy.c) */
+    uint32_t            *zc_busy;      /* [size] puts of each origin, in zc */
+    uint32_t            *zc_gets;      /* origin: [size] large gets awaiting data */
+    size_t               zc_min;       /* origin: puts/gets of this many bytes or more
+                                          go by rma_zcopy.c (0: none) */
     int                  excl;         /* exclusive holder or -1 */
     int                  nshared;
     uint8_t             *lkst;         /* [size] each origin's lock here (LOOM_RMA_LK_*) */
@@ -222,7 +239,7 @@ struct loom_rma_win {
 };
 
 /* tags on the window's private communicator */
-enum { LOOM_RMA_TAG_REQ = 1, LOOM_RMA_TAG_REPLY = 2 };
+enum { LOOM_RMA_TAG_REQ = 1, LOOM_RMA_TAG_REPLY = 2, LOOM_RMA_TAG_DATA = 3 };
 
 /* an active message's header; segments, data and the CAS compare follow */
 typedef struct loom_rma_hdr {
@@ -236,13 +253,92 @@ typedef struct loom_rma_hdr {
     uint64_t bytes;    /* data bytes */
 } loom_rma_hdr_t;
 
-/* rma_am.c */
-void loom_rma_am_register(loom_rma_win_t *win);
-void loom_rma_am_unregister(loom_rma_win_t *win);
+/* an active message's header flag (pad): a large put or get whose data
+ * moves as a message of its own, straight from/to user and window memory */
+enum { LOOM_RMA_HDR_ZCOPY = 1 };
+
+static inline size_t loom_rma_pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* rma_send.c: sending requests, answers and batches */
 loom_status_t loom_rma_am_send(loom_rma_win_t *win, int dest, int tag, void *buf,
                                size_t bytes);
 loom_status_t loom_rma_am_ctrl(loom_rma_win_t *win, int dest, loom_rma_kind_t kind,
                                int arg);
+/** A control message; an ACK's @p n: how many operations it answers (0: one). */
+loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *win, int dest, loom_rma_kind_t kind,
+                                 int arg, uint64_t n);
+/** A send record with @p bytes of message after it (buf NULL), or NULL. */
+loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes);
+/** The message that follows @p o. */
+void *loom_rma_am_out_data(loom_rma_out_t *o);
+/**
+ * Send the @p bytes of message that follow @p o; a REQ leaves behind the
+ * requests queued for @p dest. On failure frees @p o.
+ */
+loom_status_t loom_rma_am_out_send(loom_rma_win_t *win, int dest, int tag,
+                                   loom_rma_out_t *o, size_t bytes);
+/** A get-like request's reply that carries the error @p st alone (8 bytes). */
+void loom_rma_am_reply_err(loom_rma_win_t *win, int dest, loom_status_t st);
+/** Send what is queued for @p dest (-1: every rank). */
+void loom_rma_am_push_all(loom_rma_win_t *win, int dest);
+/**
+ * Queue a small put or accumulate request (@p msg, @p bytes: header,
+ * segments, data) to @p dest behind the ones before it; it leaves with
+ * them as one message at the next request to @p dest, settle or drain,
+ * or when the batch is full. Counts it in sent[dest]. 1 if queued (the
+ * message was copied: the caller still owns @p msg), 0 if too large.
+ */
+int loom_rma_am_queue(loom_rma_win_t *win, int dest, const void *msg, size_t bytes);
+/**
+ * As loom_rma_am_queue for a small get-like request whose reply @p rop
+ * (posted, not yet on win->rops) awaits: the target answers it with its
+ * REPLY, not the batch's ACK. If the batch cannot be sent, the receive is
+ * cancelled and @p rop completes with the error.
+ */
+int loom_rma_am_queue_fetch(loom_rma_win_t *win, int dest, const void *msg, size_t bytes,
+                            loom_rma_rop_t *rop);
+
+/* rma_zcopy.c: large contiguous puts and gets, data straight between memories */
+/**
+ * Origin: put (@p get 0) or get @p bytes at @p local, contiguous, to or
+ * from target bytes [start + seg.off, + bytes) by a header and a data
+ * message of their own. Counts it in sent[target]. LOOM_OK or a send error
+ * (nothing counted).
+ */
+loom_status_t loom_rma_zc_start(loom_rma_win_t *win, int get, int target, int64_t start,
+                                const loom_rma_seg_t *seg, void *local, size_t bytes);
+/**
+ * Target: serve the header @p h of @p src: post the receive of a put's data
+ * into window memory @p t, or send a get's data from it (@p t NULL: the
+ * target bytes are not in the window: the put's data is received and
+ * dropped, the get answered by the error alone). Until that data moved,
+ * loom_rma_zc_busy(src) holds the origin's later requests.
+ */
+void loom_rma_zc_serve(loom_rma_win_t *win, int src, const loom_rma_hdr_t *h,
+                       const loom_rma_seg_t *seg, char *t);
+/** Target: reap finished data transfers (a put's ACK leaves then). @return how many. */
+int loom_rma_zc_poll(loom_rma_win_t *win);
+/** 1 while data of @p src's operations still moves to or from this window. */
+static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
+{
+    return win->zc_busy[src] != 0;
+}
+/**
+ * Origin: progress until the large gets from @p target delivered their
+ * data, before an UNLOCK to it: the target sends them from its window and
+ * does not hold our later requests behind them, so the lock must not be
+ * released while the window is still read.
+ */
+void loom_rma_zc_gets_settle(loom_rma_win_t *win, int target);
+/** The window's threshold (LOOM_RMA_ZCOPY, read at creation; 0: never). */
+size_t loom_rma_zc_min(void);
+
+/* rma_am.c */
+void loom_rma_am_register(loom_rma_win_t *win);
+void loom_rma_am_unregister(loom_rma_win_t *win);
 /**
  * Progress until every operation to @p target (-1: all) completed; return
  * and clear the first error @p target (-1: any target) reported.
@@ -252,19 +348,8 @@ loom_status_t loom_rma_am_flush(loom_rma_win_t *win, int target);
 void loom_rma_am_settle(loom_rma_win_t *win, int target);
 /** Return and clear the deferred error of @p target (-1: the first of any target). */
 loom_status_t loom_rma_am_take_err(loom_rma_win_t *win, int target);
-/**
- * Queue a small put or accumulate request (@p msg, @p bytes: header,
- * segments, data) to @p dest behind the ones before it; it leaves with
- * them as one message at the next request to @p dest, settle or drain,
- * or when the batch is full. Counts it in sent[dest]. 1 if queued (the
- * message was copied: the caller still owns @p msg), 0 if too large.
- */
-int loom_rma_am_queue(loom_rma_win_t *win, int dest, const void *msg, size_t bytes);
 /** Progress until the window's sends left (before free). */
 void loom_rma_am_drain(loom_rma_win_t *win);
-/** The address of target bytes [disp, disp + ...) at this rank, checked (target side). */
-char *loom_rma_am_target_addr(loom_rma_win_t *win, int64_t disp, const loom_rma_seg_t *segs,
-                              size_t nseg);
 /** Finish a reply (origin side): unpack, count, complete the user request. */
 void loom_rma_rop_finish(loom_rma_win_t *win, loom_rma_rop_t *rop);
 

@@ -90,6 +90,9 @@ static loom_status_t loom_rma_lock_msg(loom_rma_win_t *w, int target, loom_rma_k
 
     /* another rank: an entry of its batch, so lock, the operations and unlock
      * travel as one message and are answered by one ACK (rma_am.c) */
+    if (kind == LOOM_RMA_K_UNLOCK) {
+        loom_rma_zc_gets_settle(w, target);   /* its window is read no more */
+    }
     h.kind = (uint8_t)kind;
     h.arg  = type;
     if (target != w->rank && loom_rma_am_queue(w, target, &h, sizeof(h))) {

@@ -34,8 +34,12 @@ static loom_status_t loom_rma_win_arrays(loom_rma_win_t *w)
     w->lkst      = calloc(n, sizeof(*w->lkst));       /* all LOOM_RMA_LK_NONE */
     w->agg       = calloc(n, sizeof(*w->agg));        /* buffers on first use */
     w->waiters   = calloc(n, sizeof(*w->waiters));    /* a lock never waits for memory */
+    w->zc_busy   = calloc(n, sizeof(*w->zc_busy));
+    w->zc_gets   = calloc(n, sizeof(*w->zc_gets));
+    w->zc_min    = loom_rma_zc_min();
     if (!w->sizes || !w->units || !w->sent || !w->done || !w->posts || !w->completes ||
-        !w->deferred || !w->lkst || !w->waiters || !w->agg) {
+        !w->deferred || !w->lkst || !w->waiters || !w->agg || !w->zc_busy ||
+        !w->zc_gets) {
         return LOOM_ERR_NO_MEMORY;
     }
     return loom_rma_epoch_init(&w->ep, w->size);
@@ -56,6 +60,8 @@ static void loom_rma_win_destroy(loom_rma_win_t *w)
     free(w->regions);
     free(w->waiters);
     free(w->lkst);
+    free(w->zc_busy);
+    free(w->zc_gets);
     for (int r = 0; w->agg != NULL && r < w->size; ++r) {
         free(w->agg[r].buf);
     }

@@ -1,0 +1,288 @@
+/*
+ * rma_zcopy.c: large contiguous puts and gets over active messages, with
+ * the data moved straight between the origin's memory and the window.
+ *
+ * The batched path (rma_send.c, rma_am.c) carries the data inside the
+ * request: the origin packs it into a temporary buffer, the target
+ * receives that into another and copies it into the window; a get's reply
+ * goes the same way back. At 64 KiB and more those temporary buffers cost
+ * more than the copies: glibc maps each one afresh and gives it back at
+ * free, so every megabyte is faulted in again on both sides (docs/rma.md).
+ * osc pt2pt's protocol for large transfers, which this file builds:
+ *
+ *   put  origin: REQ(header: PUT, ZCOPY, disp, one segment, bytes)
+ *                DATA(bytes, sent from the origin buffer)
+ *        target: serving the header posts the receive of DATA into the
+ *                window; once it completed, ACK (the origin counts it)
+ *   get  origin: posts the receive of REPLY into its result buffer, then
+ *                REQ(header: GET, ZCOPY, ...)
+ *        target: serving the header sends REPLY from the window (an error:
+ *                an 8-byte REPLY carrying the status instead)
+ *
+ * DATA and REPLY messages of one origin match in the order they were sent
+ * (the p2p engine does not overtake), and the target serves headers in the
+ * order sent, so each posted receive meets its own data without a tag of
+ * its own. Over transports with rendezvous (tcp above its eager limit,
+ * 64 KiB) an early DATA waits at the target as a request-to-send: no
+ * buffer holds it.
+ *
+ * A request served in two steps: until a put's data is in, the origin's
+ * later requests are held (zc_busy, rma_am.c's held queue), as those of an
+ * origin whose lock waits: an UNLOCK behind the put must not release the
+ * lock while its data still arrives. A get's window must not change
+ * either until it was read; there the origin waits: its UNLOCK to that
+ * target leaves only once its large gets delivered their data
+ * (loom_rma_zc_gets_settle), so the target holds nothing behind a get and
+ * answers the UNLOCK without waiting for its send's completion (tcp: the
+ * origin's FIN, a further round trip). Fence and complete flush first
+ * anyway. Accumulates keep the batched path: they are applied whole by
+ * the target's CPU, so they stay atomic and ordered.
+ *
+ * Taken only where the origin buffer is contiguous, the target type one
+ * segment, and no request is returned (the R-forms keep the copying path,
+ * which completes them at once).
+ */
+#include "rma_priv.h"
+#include "log_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* a data transfer at the target: a put's receive or a get's send */
+typedef struct loom_rma_zc {
+    struct loom_rma_zc *next;
+    loom_request_t      req;
+    int                 src;
+    int                 get;
+    loom_status_t       st;        /* put: the answer (RANGE: data dropped) */
+    void               *scratch;   /* a refused put's data lands here */
+} loom_rma_zc_t;
+
+enum { LOOM_RMA_ZCOPY_DEFAULT = 65536 };
+
+size_t loom_rma_zc_min(void)
+{
+    const char *env = getenv("LOOM_RMA_ZCOPY");
+    char *end;
+    unsigned long long v;
+
+    if (env == NULL || *env == '\0') {
+        return LOOM_RMA_ZCOPY_DEFAULT;
+    }
+    v = strtoull(env, &end, 10);
+    if (*end != '\0') {
+        loom_warn("rma", "LOOM_RMA_ZCOPY=%s is not a byte count; using %d", env,
+                  LOOM_RMA_ZCOPY_DEFAULT);
+        return LOOM_RMA_ZCOPY_DEFAULT;
+    }
+    /* below a batch entry's size the batched path is always better */
+    return v == 0 ? 0 : v < 4096 ? 4096 : (size_t)v;
+}
+
+/* ---- origin ---- */
+
+static loom_rma_out_t *loom_rma_zc_hdr(int get, int64_t start, const loom_rma_seg_t *seg,
+                                       size_t bytes, size_t *len_p)
+{
+    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t) + sizeof(*seg));
+    loom_rma_hdr_t h = { 0 };
+    char *p;
+
+    if (o == NULL) {
+        return NULL;
+    }
+    h.kind  = (uint8_t)(get ? LOOM_RMA_K_GET : LOOM_RMA_K_PUT);
+    h.pad   = LOOM_RMA_HDR_ZCOPY;
+    h.disp  = start;
+    h.nseg  = 1;
+    h.bytes = bytes;
+    p = loom_rma_am_out_data(o);
+    memcpy(p, &h, sizeof(h));
+    memcpy(p + sizeof(h), seg, sizeof(*seg));
+    *len_p = sizeof(h) + sizeof(*seg);
+    return o;
+}
+
+/* the reply's receive, straight into @p local (rma_am.c's loom_rma_rop_finish ends it) */
+static loom_status_t loom_rma_zc_get(loom_rma_win_t *w, int target, loom_rma_out_t *o,
+                                     size_t len, void *local, size_t bytes)
+{
+    loom_rma_rop_t *rop = calloc(1, sizeof(*rop));
+    loom_status_t st;
+
+    if (rop == NULL) {
+        free(o);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    st = loom_p2p_irecv_int(local, bytes, target, LOOM_RMA_TAG_REPLY, w->comm, LOOM_CTX_P2P,
+                            &rop->req);
+    if (st != LOOM_OK) {
+        free(o);
+        free(rop);
+        return st;
+    }
+    if ((st = loom_rma_am_out_send(w, target, LOOM_RMA_TAG_REQ, o, len)) != LOOM_OK) {
+        (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
+        while (!loom_request_is_complete(rop->req)) {
+            loom_progress();
+        }
+        loom_request_release(rop->req);
+        free(rop);
+        return st;
+    }
+    rop->target = target;
+    rop->bytes  = bytes;
+    rop->result = local;
+    *w->rops_tail = rop;
+    w->rops_tail  = &rop->next;
+    ++w->sent[target];
+    ++w->zc_gets[target];
+    return LOOM_OK;
+}
+
+void loom_rma_zc_gets_settle(loom_rma_win_t *w, int target)
+{
+    while (w->zc_gets[target] != 0) {
+        loom_progress();
+    }
+}
+
+/*
+ * The header, then the data from @p local. A data send that fails after
+ * its header left (no request memory, a failed peer) leaves the target
+ * waiting for it: the operation is not counted and the error is the
+ * call's, and that origin's later requests to the target stay held.
+ */
+static loom_status_t loom_rma_zc_put(loom_rma_win_t *w, int target, loom_rma_out_t *o,
+                                     size_t len, const void *local, size_t bytes)
+{
+    loom_rma_out_t *d = loom_rma_am_out_alloc(0);
+    loom_status_t st;
+
+    if (d == NULL) {
+        free(o);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    if ((st = loom_rma_am_out_send(w, target, LOOM_RMA_TAG_REQ, o, len)) != LOOM_OK) {
+        free(d);
+        return st;
+    }
+    st = loom_p2p_isend_int(local, bytes, target, LOOM_RMA_TAG_DATA, w->comm, LOOM_CTX_P2P, 0,
+                            &d->req);
+    if (st != LOOM_OK) {
+        loom_error("rma", "rank %d: the %zu data bytes of a put to rank %d cannot be sent "
+                   "after its header: %s", w->rank, bytes, target, loom_strerror(st));
+        free(d);
+        return st;
+    }
+    d->next = w->out;   /* d->buf NULL: the user's memory, not freed */
+    w->out  = d;
+    ++w->sent[target];
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_zc_start(loom_rma_win_t *w, int get, int target, int64_t start,
+                                const loom_rma_seg_t *seg, void *local, size_t bytes)
+{
+    size_t len;
+    loom_rma_out_t *o = loom_rma_zc_hdr(get, start, seg, bytes, &len);
+
+    if (o == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    return get ? loom_rma_zc_get(w, target, o, len, local, bytes)
+               : loom_rma_zc_put(w, target, o, len, local, bytes);
+}
+
+/* ---- target ---- */
+
+/* post the receive of a put's data: into the window, or (@p t NULL) a scratch buffer */
+static loom_status_t loom_rma_zc_recv(loom_rma_win_t *w, loom_rma_zc_t *z,
+                                      const loom_rma_hdr_t *h, const loom_rma_seg_t *seg,
+                                      char *t)
+{
+    static char sink;
+    void *buf = t != NULL ? t + seg->off : NULL;
+    size_t bytes = (size_t)h->bytes;
+
+    if (t == NULL) {
+        /* the origin sends the data anyway: take it whole, then drop it
+         * (a short receive would log a truncation); no memory: truncate */
+        z->scratch = malloc(bytes);
+        buf = z->scratch != NULL ? z->scratch : &sink;
+        bytes = z->scratch != NULL ? bytes : 0;
+        z->st = LOOM_RMA_ERR_RANGE;
+    }
+    return loom_p2p_irecv_int(buf, bytes, z->src, LOOM_RMA_TAG_DATA, w->comm, LOOM_CTX_P2P,
+                              &z->req);
+}
+
+void loom_rma_zc_serve(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
+                       const loom_rma_seg_t *seg, char *t)
+{
+    int get = h->kind == LOOM_RMA_K_GET;
+    loom_rma_zc_t *z = calloc(1, sizeof(*z));
+    loom_status_t st;
+
+    if (z == NULL) {
+        loom_error("rma", "rank %d: no memory to serve a %s of %llu bytes from rank %d",
+                   w->rank, get ? "get" : "put", (unsigned long long)h->bytes, src);
+        st = LOOM_ERR_NO_MEMORY;
+        goto err_answer;
+    }
+    z->src = src;
+    z->get = get;
+    if (get && t == NULL) {
+        st = LOOM_RMA_ERR_RANGE;
+        goto err_free_z;
+    }
+    st = get ? loom_p2p_isend_int(t + seg->off, (size_t)h->bytes, src, LOOM_RMA_TAG_REPLY,
+                                  w->comm, LOOM_CTX_P2P, 0, &z->req)
+             : loom_rma_zc_recv(w, z, h, seg, t);
+    if (st != LOOM_OK) {
+        loom_error("rma", "rank %d: cannot %s the %llu data bytes of a %s of rank %d: %s",
+                   w->rank, get ? "send" : "receive", (unsigned long long)h->bytes,
+                   get ? "get" : "put", src, loom_strerror(st));
+        free(z->scratch);
+        goto err_free_z;
+    }
+    z->next = w->zc;
+    w->zc   = z;
+    w->zc_busy[src] += !get;   /* a get: its origin's UNLOCK waits for the data */
+    return;
+
+err_free_z:
+    free(z);
+err_answer:
+    if (get) {
+        loom_rma_am_reply_err(w, src, st);   /* the status alone */
+    } else {
+        loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, st);
+    }
+}
+
+int loom_rma_zc_poll(loom_rma_win_t *w)
+{
+    int n = 0;
+
+    for (loom_rma_zc_t **pp = &w->zc; *pp != NULL;) {
+        loom_rma_zc_t *z = *pp;
+        loom_status_t st;
+
+        if (!loom_request_is_complete(z->req)) {
+            pp = &z->next;
+            continue;
+        }
+        *pp = z->next;
+        st = z->st != LOOM_OK ? z->st : z->req->msg.error;
+        loom_request_release(z->req);
+        if (!z->get) {
+            loom_rma_am_ctrl(w, z->src, LOOM_RMA_K_ACK, st);
+            --w->zc_busy[z->src];
+        }
+        free(z->scratch);
+        free(z);
+        ++n;
+    }
+    return n;
+}
