@@ -52,8 +52,8 @@
 # runs with more ranks than cores are always unbound. --ompi-bind is the old
 # name of the same option.
 # --iters N passes -i N -x max(N/10,1) to every benchmark in full mode, and
-# -i max(N/50,2) -x 1 to bw and bibw (OSU's own defaults otherwise; 10000
-# latency iterations take long on a busy host).
+# -i max(N/50,2) -x 1 to bw and bibw, -x max(N/10,100) to latency_mt (OSU's
+# own defaults otherwise; 10000 latency iterations take long on a busy host).
 # --tables-only runs nothing: it remakes the tables, placements and plots of
 # --out from its raw.csv, raw/floors.csv and raw/pairs.csv (pass the same
 # --bench, --transports and --np-coll), e.g. after editing raw/ by hand.
@@ -187,7 +187,14 @@ bench_args() {
         latency_mt|mt_rate*)
             # sizes to 64 KiB: Open MPI's MULTIPLE build, threads outnumbering
             # cores, took over 10 minutes for one run of the 4 MiB default
+            # --iters keeps latency_mt's warm-up at OSU's own (100 round
+            # trips, LAT_SKIP_SMALL): the first round trips of the first
+            # size are the process's first threaded calls (loom, at -x 20:
+            # a stall of 2-10 ms among the first 100 in half the runs, which
+            # made the first size's median; at -x 100 none was timed)
             if ((short)); then echo "-m 1:65536 -i 10 -x 2 -c"
+            elif [[ -n $iters && $1 == latency_mt ]]; then
+                echo "-m 1:65536 -i $iters -x $((iters / 10 > 100 ? iters / 10 : 100))"
             elif [[ -n $iters ]]; then echo "-m 1:65536 -i $iters -x $((iters / 10 > 0 ? iters / 10 : 1))"
             else echo "-m 1:65536"
             fi ;;
