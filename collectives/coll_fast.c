@@ -573,31 +573,47 @@ loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, 
     return loom_coll_fast_end(&s, st, "loom_gather");
 }
 
-/* scatter_shm.c's eager steps: the root publishes its p blocks and returns,
- * the others wait for the root only */
-loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
-                                     loom_comm_t comm)
+/* scatter_shm.c's eager steps: the root publishes its p blocks (in its
+ * whole slot, or in the stage: @p stage) and returns, the others wait for
+ * the root only */
+static inline loom_status_t loom_coll_fast_scatter_in(const void *sbuf, void *rbuf, size_t bytes,
+                                                      int root, loom_comm_t comm, int stage)
 {
     loom_coll_state_t s;
     loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_SCATTER, root, bytes, 1,
                                                   "loom_scatter");
+    enum loom_coll_shm_way way = stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT;
 
     if (s.rank == root) {
         if (st == LOOM_OK) {
-            memcpy(loom_coll_shm_slot_whole(&s, s.rank), sbuf, bytes * (size_t)s.size);
+            memcpy(stage ? loom_coll_shm_stage(&s) : loom_coll_shm_slot_whole(&s, s.rank), sbuf,
+                   bytes * (size_t)s.size);
         }
-        loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+        loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
         if (st == LOOM_OK && rbuf != LOOM_IN_PLACE) {
             memcpy(rbuf, (const char *)sbuf + (size_t)s.rank * bytes, bytes);
         }
         return loom_coll_fast_end(&s, st, "loom_scatter");
     }
-    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+    loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
     if (st == LOOM_OK && (st = loom_coll_fast_wait_one(&s, root, "loom_scatter")) == LOOM_OK) {
-        loom_copy_small(rbuf, (const char *)loom_coll_shm_slot_whole(&s, root) +
+        loom_copy_small(rbuf, (const char *)(stage ? loom_coll_shm_stage(&s) :
+                                             loom_coll_shm_slot_whole(&s, root)) +
                               (size_t)s.rank * bytes, bytes);
     }
     return loom_coll_fast_end(&s, st, "loom_scatter");
+}
+
+loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                     loom_comm_t comm)
+{
+    return loom_coll_fast_scatter_in(sbuf, rbuf, bytes, root, comm, 0);
+}
+
+loom_status_t loom_coll_fast_scatter_stage(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                           loom_comm_t comm)
+{
+    return loom_coll_fast_scatter_in(sbuf, rbuf, bytes, root, comm, 1);
 }
 
 /* allgather_shm.c's steps: every rank publishes its block, waits for

@@ -58,6 +58,13 @@ loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes,
                                      loom_comm_t comm);
 
 /**
+ * loom_scatter() as loom_coll_fast_scatter, through the segment's stage
+ * (scatter "stage": p x @p bytes within LOOM_COLL_SHM_STAGE_BYTES).
+ */
+loom_status_t loom_coll_fast_scatter_stage(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                           loom_comm_t comm);
+
+/**
  * loom_allgather() of blocks of @p bytes (at most LOOM_COLL_SHM_MAX_BYTES)
  * on the shared segment (allgather_shm.c's steps; @p root unused);
  * @p sbuf may be LOOM_IN_PLACE.

@@ -102,8 +102,10 @@ static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
     ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have"),
-    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_OWN_CORES, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only; the table skips it when ranks outnumber cores",
+    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only",
         .fast.move = loom_coll_fast_scatter),
+    ALG("stage", loom_coll_scatter_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_SHM_STAGE, "eager like shm, through the 64 KiB stage of the shared segment (p x block <= 64 KiB)",
+        .fast.move = loom_coll_fast_scatter_stage),
 };
 static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
@@ -202,6 +204,7 @@ static const loom_coll_rule_t gather_rules[] = {
 };
 static const loom_coll_rule_t scatter_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage"},
     {ANY_P, 32 * KiB, "binomial"},
     {ANY_P, ANY_B, "linear"},
 };
@@ -373,7 +376,9 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_SHM_ALL) &&
-        bytes > LOOM_COLL_SHM_MAX_BYTES / (size_t)(comm->size > 0 ? comm->size : 1)) {
+        bytes > ((alg->flags & LOOM_COLL_ALG_SHM_STAGE) ? LOOM_COLL_SHM_STAGE_BYTES
+                                                        : LOOM_COLL_SHM_MAX_BYTES) /
+                (size_t)(comm->size > 0 ? comm->size : 1)) {
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_CMA) &&
@@ -397,12 +402,10 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay. Conversely bcast
  * "stage" (two copies, a root that does not wait) is given only when ranks
  * share cores: with a core each, "cma"'s single copy was faster (np 2,
- * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11). Scatter "shm" is given
- * only when every rank has a core: its root may publish call n+1 only once
- * every rank arrived at n (two slots), so with ranks sharing cores every
- * call waits for a context switch, where the binomial tree's eager messages
- * let the root run many calls ahead (np 4 on 2 cores, 1-16 B, load 19:
- * 5.3-5.9 us against binomial's 2.9-3.6 at best; docs/collectives.md).
+ * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11). Scatter "shm" and
+ * "stage" run whether or not ranks share cores (session 13: np 4 on 2
+ * cores, 1-128 B, 0.1-0.7 us against binomial's 1.8-5.4 and Open MPI's
+ * 0.1-2.4; session 12 had kept binomial there; docs/collectives.md).
  */
 static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 {
@@ -410,8 +413,7 @@ static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 
     return ((alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
             shared) ||
-           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared) ||
-           ((alg->flags & LOOM_COLL_ALG_OWN_CORES) && shared);
+           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared);
 }
 
 /* The forced algorithm if it can run the call, else the table's answer. */

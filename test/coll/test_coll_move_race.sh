@@ -88,10 +88,11 @@ diverge() {
         echo "ok   diverge $label ($*)"
     fi
 }
-O1=LOOM_OVERSUBSCRIBED=1 O0=LOOM_OVERSUBSCRIBED=0
 for root in 0 1; do
-    # the table: scatter shm only where every rank has a core (LOOM_COLL_ALG_OWN_CORES)
-    diverge "table, LOOM_OVERSUBSCRIBED on rank 0 only" $O1 $O0 scatter $root 16
+    # scatter shm against stage (session 13; the table no longer depends
+    # on LOOM_OVERSUBSCRIBED for scatter): slot against stage, by the way
+    diverge "scatter shm | stage" LOOM_SCATTER_ALGORITHM=shm LOOM_SCATTER_ALGORITHM=stage \
+        scatter $root 16
     diverge "gather binomial | shm" LOOM_GATHER_ALGORITHM=binomial LOOM_GATHER_ALGORITHM=shm \
         gather $root 16
     diverge "scatter binomial | shm" LOOM_SCATTER_ALGORITHM=binomial \

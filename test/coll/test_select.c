@@ -240,7 +240,8 @@ static void test_cma_setup(void)
 
 /*
  * Small gather and scatter on one node: the eager slot algorithms (session
- * 12); scatter only while the root's p blocks fit its slot. Off the node,
+ * 12); scatter while the root's p blocks fit its slot, then the stage
+ * (session 13, whether or not ranks outnumber cores). Off the node,
  * and for the v variants, the message algorithms. After test_cma_setup
  * (node2's segment is set up).
  */
@@ -253,8 +254,12 @@ static void test_gather_scatter_shm(void)
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 1)->name, "linear");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 1, 0, 0)->name, "shm");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 4 << 10, 0, 0)->name, "shm");
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (4 << 10) + 1, 0, 0)->name,
-                           "binomial");
+    /* above the slot, the stage (session 13) while p x block fits 64 KiB */
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (4 << 10) + 1, 0, 0)->fast.move,
+                        loom_coll_fast_scatter_stage);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 32 << 10, 0, 0)->name, "stage");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (32 << 10) + 1, 0, 0)->name,
+                           "linear");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 1)->name, "linear");
     /* allgather and alltoall: shm (its fast member) up to 1 KiB blocks */
     CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 1 << 10, 0, 0)->fast.move,
