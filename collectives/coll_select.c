@@ -140,7 +140,13 @@ typedef struct loom_coll_rule {
     int         max_ranks;  /* rule applies to p <= max_ranks */
     size_t      max_bytes;  /* and to message sizes <= max_bytes */
     const char *alg;
+    int         shared;     /* LOOM_COLL_RULE_SHARED: only when ranks outnumber cores */
 } loom_coll_rule_t;
+
+/* a rule's `shared`: it applies only when ranks outnumber cores
+ * (loom_progress_oversubscribed), where a rank waiting for another costs
+ * a context switch and the choice between algorithms turns on wake-ups */
+#define LOOM_COLL_RULE_SHARED 1
 
 #define ANY_P INT_MAX
 #define ANY_B SIZE_MAX
@@ -148,8 +154,8 @@ typedef struct loom_coll_rule {
 #define MiB ((size_t)1024 * 1024)
 
 static const loom_coll_rule_t barrier_rules[] = {
-    {ANY_P, ANY_B, "shm"},
-    {ANY_P, ANY_B, "dissemination"},
+    {ANY_P, ANY_B, "shm", 0},
+    {ANY_P, ANY_B, "dissemination", 0},
 };
 /* stage (only when ranks share cores): the root copies into the segment and
  * returns, np 4 on 2 cores 8-64 KiB 4-11 us against cma's 16-29 (load 11);
@@ -157,27 +163,27 @@ static const loom_coll_rule_t barrier_rules[] = {
  * cores (np 4 on 2 cores, 16 KiB-1 MiB: 2-25x faster than the trees by
  * message, which need both ranks of every handoff running; docs/collectives.md) */
 static const loom_coll_rule_t bcast_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 1 * MiB, "mcast"},
-    {2, ANY_B, "binomial"},
-    {ANY_P, 32 * KiB, "binomial"},
-    {ANY_P, 2 * MiB, "scatter_allgather"},
-    {ANY_P, ANY_B, "chain"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 1 * MiB, "mcast", 0},
+    {2, ANY_B, "binomial", 0},
+    {ANY_P, 32 * KiB, "binomial", 0},
+    {ANY_P, 2 * MiB, "scatter_allgather", 0},
+    {ANY_P, ANY_B, "chain", 0},
 };
 static const loom_coll_rule_t reduce_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 64 * KiB, "binomial"},
-    {ANY_P, ANY_B, "rabenseifner"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 64 * KiB, "binomial", 0},
+    {ANY_P, ANY_B, "rabenseifner", 0},
 };
 static const loom_coll_rule_t allreduce_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 16 * KiB, "recursive_doubling"},
-    {ANY_P, 4 * MiB, "rabenseifner"},
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, 4 * MiB, "rabenseifner", 0},
+    {ANY_P, ANY_B, "ring", 0},
 };
 /* shm (blocking calls: its fast member) up to 1 KiB blocks: one arrival
  * round, no message (np 2, 1-1024 B: 0.32-0.72 us against bruck's
@@ -187,56 +193,72 @@ static const loom_coll_rule_t allreduce_rules[] = {
  * us against recursive doubling's 8-10, 1 MiB 0.4 ms against 1.9;
  * docs/collectives.md); it waits twice, so ranks sharing cores skip it */
 static const loom_coll_rule_t allgather_rules[] = {
-    {ANY_P, 1 * KiB, "shm"},
-    {ANY_P, 1 * KiB, "bruck"},
-    {ANY_P, 4 * KiB, "recursive_doubling"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 16 * KiB, "recursive_doubling"},
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, 1 * KiB, "shm", 0},
+    {ANY_P, 1 * KiB, "bruck", 0},
+    {ANY_P, 4 * KiB, "recursive_doubling", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, ANY_B, "ring", 0},
 };
 /* binomial forwards whole subtrees through temporary buffers (the root
  * holds p blocks when it is not rank 0): only for small blocks, where its
  * log p latency pays; large blocks go straight to and from their place */
+/* cma (session 13) up to 32 KiB blocks on one node: the root reads every
+ * block, one wait per rank, where binomial's inner ranks wait for their
+ * children and forward whole subtrees (best of 4-5 runs, load 7-10: np 4
+ * 16/32 KiB 12.7/17.1 us against binomial's 20.5/24.8, np 8 32/47 against
+ * 45/68; above, linear was faster; docs/collectives.md) */
 static const loom_coll_rule_t gather_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, 32 * KiB, "binomial"},
-    {ANY_P, ANY_B, "linear"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, 32 * KiB, "cma", 0},
+    {ANY_P, 32 * KiB, "binomial", 0},
+    {ANY_P, ANY_B, "linear", 0},
 };
+/* session 13: stage (p x block <= 64 KiB) to 8 KiB blocks, and to its
+ * limit when ranks share cores (np 4, 4-16 KiB: 3.4-5.2 us against cma's
+ * 7.9-20); cma on one node at 2 ranks (16 KiB-1 MiB: 0.25-0.85x Open
+ * MPI, best of 4) and up to 128 KiB blocks (np 8 16-32 KiB 8-30 us
+ * against binomial's 220-255; above, linear was faster at np 4 and 8);
+ * binomial's rendezvous levels forward whole subtrees, each level a
+ * wake-up when ranks share cores (docs/collectives.md) */
 static const loom_coll_rule_t scatter_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage"},
-    {ANY_P, 32 * KiB, "binomial"},
-    {ANY_P, ANY_B, "linear"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, 8 * KiB, "stage", 0},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage", LOOM_COLL_RULE_SHARED},
+    {2, ANY_B, "cma", 0},
+    {ANY_P, 128 * KiB, "cma", 0},
+    {ANY_P, 32 * KiB, "binomial", 0},
+    {ANY_P, ANY_B, "linear", 0},
 };
 /* shm: on one node, blocks up to 1 KiB and p x block <= 8 KiB (the slot);
  * with its blocking fast member also at 2 ranks (np 2, 1-1024 B: 0.34-0.7
  * us against bruck's 0.48-1.1 and Open MPI's 0.42-1.1; at 2 KiB it was
  * slower than the messages; docs/collectives.md, session 12) */
 static const loom_coll_rule_t alltoall_rules[] = {
-    {ANY_P, 1 * KiB, "shm"},
-    {ANY_P, 256, "bruck"},
-    {ANY_P, ANY_B, "pairwise"},
+    {ANY_P, 1 * KiB, "shm", 0},
+    {ANY_P, 256, "bruck", 0},
+    {ANY_P, ANY_B, "pairwise", 0},
 };
 static const loom_coll_rule_t reduce_scatter_rules[] = {
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, ANY_B, "ring", 0},
 };
 static const loom_coll_rule_t neighbor_rules[] = {
-    {ANY_P, ANY_B, "linear"},
+    {ANY_P, ANY_B, "linear", 0},
 };
 /* bytes: the whole vector of one rank (scan), the total input (reduce_scatter),
  * the average block (alltoallw) */
 static const loom_coll_rule_t scan_rules[] = {
-    {2, ANY_B, "chain"},
-    {ANY_P, 256 * KiB, "recursive_doubling"},
-    {ANY_P, ANY_B, "chain"},
+    {2, ANY_B, "chain", 0},
+    {ANY_P, 256 * KiB, "recursive_doubling", 0},
+    {ANY_P, ANY_B, "chain", 0},
 };
 static const loom_coll_rule_t reduce_scatterv_rules[] = {
-    {ANY_P, 64 * KiB, "pairwise"},
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, 64 * KiB, "pairwise", 0},
+    {ANY_P, ANY_B, "ring", 0},
 };
 static const loom_coll_rule_t alltoallw_rules[] = {
-    {8, 64 * KiB, "linear"},
-    {ANY_P, ANY_B, "pairwise"},
+    {8, 64 * KiB, "linear", 0},
+    {ANY_P, ANY_B, "pairwise", 0},
 };
 
 #define TABLE(n, algs, rules, cfg) \
@@ -441,7 +463,8 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
     }
     for (size_t i = 0; i < t->num_rules; ++i) {
         const loom_coll_rule_t *r = &t->rules[i];
-        if (comm->size <= r->max_ranks && bytes <= r->max_bytes) {
+        if (comm->size <= r->max_ranks && bytes <= r->max_bytes &&
+            (!r->shared || loom_progress_oversubscribed())) {
             alg = loom_coll_rule_alg[type][i];
             if (loom_coll_eligible(alg, comm, bytes, s, cma_no) && !loom_coll_needs_cores(alg)) {
                 return alg;
@@ -687,7 +710,8 @@ void loom_coll_selection_print(FILE *out)
                 fprintf(out, "  %-10d ", r->max_ranks);
             }
             loom_coll_print_size(out, r->max_bytes);
-            fprintf(out, "  %s\n", r->alg);
+            fprintf(out, "  %s%s\n", r->alg,
+                    r->shared ? " (only when ranks outnumber cores)" : "");
         }
         fprintf(out, "  algorithms:\n");
         for (size_t i = 0; i < t->num_algs; ++i) {

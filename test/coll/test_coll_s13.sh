@@ -2,10 +2,12 @@
 # test_coll_s13.sh: session 13 (issue 21) on-node scatter: the eager shm
 # scatter now also when ranks outnumber cores, and scatter "stage" (the
 # root's p blocks through the segment's 64 KiB stage, p x block <= 64 KiB;
-# scatter_shm.c, its fast member in coll_fast.c).
+# scatter_shm.c, its fast member in coll_fast.c); the table's gather cma
+# (8-32 KiB blocks) and scatter cma (2 ranks, or to 128 KiB blocks).
 #   - prog_coll's data checks (two types, roots size-1 and size/2, in place,
 #     v variants, nonblocking) with scatter forced to stage at np 1-8, and
-#     with the table oversubscribed (LOOM_OVERSUBSCRIBED=1) and not;
+#     with the table oversubscribed (LOOM_OVERSUBSCRIBED=1, np 2, 4, 8) and
+#     not, with process_vm_readv refused (verdict "no": binomial, linear);
 #   - prog_move_race stress (back-to-back eager calls, roots changing, slow
 #     ranks, blocks at and around 8 KiB / p, 8 KiB and 64 KiB / p, every
 #     byte checked) with scatter forced to stage, and the table
@@ -65,8 +67,13 @@ esac
 for np in $NPS; do
     data "$np" "scatter stage forced" LOOM_SCATTER_ALGORITHM=stage
 done
-data 4 "table, oversubscribed" LOOM_OVERSUBSCRIBED=1
+# the table: gather cma to 32 KiB blocks, scatter stage / cma / linear
+for np in 2 4 8; do
+    data "$np" "table, oversubscribed" LOOM_OVERSUBSCRIBED=1
+done
 data 2 "table, every rank a core" LOOM_OVERSUBSCRIBED=0
+data 3 "table, process_vm_readv refused" LOOM_SHM_CMA=off
+data 3 "gather/scatter cma forced" LOOM_GATHER_ALGORITHM=cma LOOM_SCATTER_ALGORITHM=cma
 for np in $SNPS; do
     stress "$np" "$ITERS" "scatter stage forced" LOOM_SCATTER_ALGORITHM=stage
 done
