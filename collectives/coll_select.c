@@ -191,13 +191,19 @@ static const loom_coll_rule_t allreduce_rules[] = {
  * messages, the 2(p - 1) block copies through other cores' caches);
  * cma above 4 KiB blocks when every rank has a core (np 2 here: 8 KiB 3.5
  * us against recursive doubling's 8-10, 1 MiB 0.4 ms against 1.9;
- * docs/collectives.md); it waits twice, so ranks sharing cores skip it */
+ * docs/collectives.md); it waits twice, so ranks sharing cores skip it.
+ * When ranks share cores recursive doubling at every size (session 13):
+ * the ring's p - 1 dependent rendezvous steps are each a wake-up (best of
+ * 3, load 6-7: np 4 32 KiB-1 MiB ring 76-3460 us, recursive doubling
+ * 64-1650, Open MPI 115-1800; np 8 32-256 KiB ring 855-4660, recursive
+ * doubling 550-2820, Open MPI 450-2710) */
 static const loom_coll_rule_t allgather_rules[] = {
     {ANY_P, 1 * KiB, "shm", 0},
     {ANY_P, 1 * KiB, "bruck", 0},
     {ANY_P, 4 * KiB, "recursive_doubling", 0},
     {ANY_P, ANY_B, "cma", 0},
     {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, ANY_B, "recursive_doubling", LOOM_COLL_RULE_SHARED},
     {ANY_P, ANY_B, "ring", 0},
 };
 /* binomial forwards whole subtrees through temporary buffers (the root
