@@ -145,7 +145,10 @@ typedef struct loom_coll_rule {
 
 /* a rule's `shared`: it applies only when ranks outnumber cores
  * (loom_progress_oversubscribed), where a rank waiting for another costs
- * a context switch and the choice between algorithms turns on wake-ups */
+ * a context switch and the choice between algorithms turns on wake-ups;
+ * and only on a communicator of one node (loom_coll_shm_eligible), since
+ * "oversubscribed" is a property of each node and every rank must pick
+ * the same message algorithm */
 #define LOOM_COLL_RULE_SHARED 1
 
 #define ANY_P INT_MAX
@@ -470,7 +473,7 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
     for (size_t i = 0; i < t->num_rules; ++i) {
         const loom_coll_rule_t *r = &t->rules[i];
         if (comm->size <= r->max_ranks && bytes <= r->max_bytes &&
-            (!r->shared || loom_progress_oversubscribed())) {
+            (!r->shared || (loom_progress_oversubscribed() && loom_coll_shm_eligible(comm)))) {
             alg = loom_coll_rule_alg[type][i];
             if (loom_coll_eligible(alg, comm, bytes, s, cma_no) && !loom_coll_needs_cores(alg)) {
                 return alg;

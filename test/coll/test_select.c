@@ -309,6 +309,10 @@ static void test_gather_scatter_shm(void)
                         loom_coll_fast_scatter);
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_GATHER, 8, 0, 0)->name, "binomial");
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 8, 0, 0)->name, "binomial");
+    /* off a node never a rule of ranks sharing cores (a per-node property):
+     * a large allgather is the ring whatever this node says */
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLGATHER, 1 << 20, 0, 0)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 1 << 20, 0, 0)->name, "linear");
 }
 
 int main(void)
