@@ -459,6 +459,7 @@ LOOM_COLL_PROTO(loom_coll_allgather_shm);
 LOOM_COLL_PROTO(loom_coll_gather_binomial);
 LOOM_COLL_PROTO(loom_coll_gather_linear);
 LOOM_COLL_PROTO(loom_coll_gather_shm);
+LOOM_COLL_PROTO(loom_coll_gather_stage);    /* gather_shm.c */
 LOOM_COLL_PROTO(loom_coll_scatter_binomial);
 LOOM_COLL_PROTO(loom_coll_scatter_linear);
 LOOM_COLL_PROTO(loom_coll_scatter_shm);

@@ -97,6 +97,8 @@ static const loom_coll_alg_t gather_algs[] = {
     ALG("cma", loom_coll_gather_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "the root reads every block with process_vm_readv; the others wait until it has"),
     ALG("shm", loom_coll_gather_shm, LOOM_COLL_ALG_SHM, "eager: every non-root copies its block into its slot of a shared segment and returns; the root waits for all and copies out",
         .fast.move = loom_coll_fast_gather),
+    ALG("stage", loom_coll_gather_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_SHM_STAGE, "eager like shm, block r in the 64 KiB stage of the shared segment (p x block <= 64 KiB)",
+        .fast.move = loom_coll_fast_gather_stage),
 };
 static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
@@ -216,9 +218,13 @@ static const loom_coll_rule_t allgather_rules[] = {
  * block, one wait per rank, where binomial's inner ranks wait for their
  * children and forward whole subtrees (best of 4-5 runs, load 7-10: np 4
  * 16/32 KiB 12.7/17.1 us against binomial's 20.5/24.8, np 8 32/47 against
- * 45/68; above, linear was faster; docs/collectives.md) */
+ * 45/68; above, linear was faster; docs/collectives.md). When ranks share
+ * cores, first stage (p x block <= 64 KiB): its non-roots leave at once,
+ * where cma's wait for the root to be scheduled (by the argument that
+ * made gather shm win, session 12; not measured: load 10+) */
 static const loom_coll_rule_t gather_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage", LOOM_COLL_RULE_SHARED},
     {ANY_P, 32 * KiB, "cma", 0},
     {ANY_P, 32 * KiB, "binomial", 0},
     {ANY_P, ANY_B, "linear", 0},

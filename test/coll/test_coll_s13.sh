@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# test_coll_s13.sh: session 13 (issue 21) on-node scatter: the eager shm
-# scatter now also when ranks outnumber cores, and scatter "stage" (the
-# root's p blocks through the segment's 64 KiB stage, p x block <= 64 KiB;
-# scatter_shm.c, its fast member in coll_fast.c); the table's gather cma
-# (8-32 KiB blocks) and scatter cma (2 ranks, or to 128 KiB blocks).
+# test_coll_s13.sh: session 13 (issue 21) on-node gather and scatter: the
+# eager shm scatter now also when ranks outnumber cores, scatter and gather
+# "stage" (the p blocks through the segment's 64 KiB stage, p x block <=
+# 64 KiB; scatter_shm.c, gather_shm.c, their fast members in coll_fast.c);
+# the table's gather cma (8-32 KiB blocks) and scatter cma (2 ranks, or to
+# 128 KiB blocks).
 #   - prog_coll's data checks (two types, roots size-1 and size/2, in place,
-#     v variants, nonblocking) with scatter forced to stage at np 1-8, and
+#     v variants, nonblocking) with both forced to stage at np 1-8, and
 #     with the table oversubscribed (LOOM_OVERSUBSCRIBED=1, np 2, 4, 8) and
 #     not, with process_vm_readv refused (verdict "no": binomial, linear);
 #   - prog_move_race stress (back-to-back eager calls, roots changing, slow
 #     ranks, blocks at and around 8 KiB / p, 8 KiB and 64 KiB / p, every
-#     byte checked) with scatter forced to stage, and the table
+#     byte checked) with both forced to stage, and the table
 #     oversubscribed;
-#   - LOOM_DETERMINISTIC=1 with scatter shm, stage and binomial: prog_coll's
+#   - LOOM_DETERMINISTIC=1 with both shm, stage and binomial: prog_coll's
 #     deterministic checks (bitwise reductions in between) pass in each.
-# A one-byte change to the stage copy fails the data checks.
+# A one-byte change to either stage copy fails the data checks.
 #   BUILD=build/release bash test/coll/test_coll_s13.sh
 set -u
 BUILD=${BUILD:-build/release}
@@ -65,7 +66,8 @@ case $BUILD in
     *-address*|*-thread*|*-undefined*) NPS="1 2 3 5"; SNPS="2 5"; ITERS=90 ;;
 esac
 for np in $NPS; do
-    data "$np" "scatter stage forced" LOOM_SCATTER_ALGORITHM=stage
+    data "$np" "gather and scatter stage forced" LOOM_GATHER_ALGORITHM=stage \
+        LOOM_SCATTER_ALGORITHM=stage
 done
 # the table: gather cma to 32 KiB blocks, scatter stage / cma / linear
 for np in 2 4 8; do
@@ -75,11 +77,13 @@ data 2 "table, every rank a core" LOOM_OVERSUBSCRIBED=0
 data 3 "table, process_vm_readv refused" LOOM_SHM_CMA=off
 data 3 "gather/scatter cma forced" LOOM_GATHER_ALGORITHM=cma LOOM_SCATTER_ALGORITHM=cma
 for np in $SNPS; do
-    stress "$np" "$ITERS" "scatter stage forced" LOOM_SCATTER_ALGORITHM=stage
+    stress "$np" "$ITERS" "gather and scatter stage forced" LOOM_GATHER_ALGORITHM=stage \
+        LOOM_SCATTER_ALGORITHM=stage
 done
 stress 4 "$ITERS" "table, oversubscribed" LOOM_OVERSUBSCRIBED=1
 for a in shm stage binomial; do
-    data 3 "deterministic, scatter $a" LOOM_DETERMINISTIC=1 LOOM_SCATTER_ALGORITHM=$a
+    data 3 "deterministic, gather and scatter $a" LOOM_DETERMINISTIC=1 \
+        LOOM_GATHER_ALGORITHM=$a LOOM_SCATTER_ALGORITHM=$a
 done
 rm -f "$log"
 exit $fail

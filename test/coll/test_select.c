@@ -268,10 +268,16 @@ static void test_gather_scatter_shm(void)
     /* above it cma to 32 KiB (session 13): the set-up step while the CMA
      * verdict is unknown, cma after "yes", binomial after "no"; then linear */
     cc->cma = LOOM_COLL_CMA_UNKNOWN;
-    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0),
-                        &loom_coll_alg_cma_setup);
+    if (shared) {    /* the staged eager gather first (p x block <= 64 KiB) */
+        CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0)->fast.move,
+                            loom_coll_fast_gather_stage);
+    } else {
+        CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0),
+                            &loom_coll_alg_cma_setup);
+    }
     cc->cma = LOOM_COLL_CMA_YES;
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 32 << 10, 0, 0)->name, "cma");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 32 << 10, 0, 0)->name,
+                           shared ? "stage" : "cma");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (32 << 10) + 1, 0, 0)->name,
                            "linear");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 1)->name, "linear");
