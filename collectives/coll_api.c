@@ -658,7 +658,11 @@ const loom_coll_alg_t *loom_coll_move_fast(const void *own, const void *whole, s
     int rooted = type == LOOM_COLL_GATHER || type == LOOM_COLL_SCATTER, is_root;
     const loom_coll_alg_t *alg;
 
-    if (esize == 0 || count == 0 || count > LOOM_COLL_SHM_MAX_BYTES / esize ||
+    /* gather and scatter "stage" move blocks up to the stage; the
+     * selection below bounds every algorithm's blocks exactly */
+    size_t limit = rooted ? LOOM_COLL_SHM_STAGE_BYTES : LOOM_COLL_SHM_MAX_BYTES;
+
+    if (esize == 0 || count == 0 || count > limit / esize ||
         (alg = loom_coll_blocking_alg(comm, type, count * esize)) == NULL ||
         alg->fast.move == NULL || (rooted && (root < 0 || root >= comm->size))) {
         return NULL;

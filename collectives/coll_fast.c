@@ -543,28 +543,33 @@ loom_status_t loom_coll_fast_reduce(const void *sbuf, void *rbuf, size_t count,
     return loom_coll_fast_end(&s, st, "loom_reduce");
 }
 
-/* gather_shm.c's eager steps: the non-roots publish their block and
- * return, the root waits for everybody and copies the blocks out */
-loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, int root,
-                                    loom_comm_t comm)
+/* gather_shm.c's eager steps: the non-roots publish their block (in their
+ * slot, or block r of the stage: @p stage) and return, the root waits for
+ * everybody and copies the blocks out */
+static inline loom_status_t loom_coll_fast_gather_in(const void *sbuf, void *rbuf, size_t bytes,
+                                                     int root, loom_comm_t comm, int stage)
 {
     loom_coll_state_t s;
     loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_GATHER, root, bytes, 1,
                                                   "loom_gather");
+    enum loom_coll_shm_way way = stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT;
 
     if (s.rank != root) {
         if (st == LOOM_OK) {
-            loom_copy_small(loom_coll_shm_slot(&s, s.rank), sbuf, bytes);
+            loom_copy_small(stage ? (char *)loom_coll_shm_stage(&s) + (size_t)s.rank * bytes
+                                  : (char *)loom_coll_shm_slot(&s, s.rank), sbuf, bytes);
         }
-        loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+        loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
         return loom_coll_fast_end(&s, st, "loom_gather");
     }
-    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+    loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
     if (st == LOOM_OK && (st = loom_coll_fast_wait(&s, "loom_gather")) == LOOM_OK) {
         for (int q = 0; q < s.size; ++q) {
             char *dst = (char *)rbuf + (size_t)q * bytes;
             if (q != root) {
-                loom_copy_small(dst, loom_coll_shm_slot(&s, q), bytes);
+                loom_copy_small(dst, stage ? (const char *)loom_coll_shm_stage(&s) +
+                                             (size_t)q * bytes
+                                           : (const char *)loom_coll_shm_slot(&s, q), bytes);
             } else if (sbuf != LOOM_IN_PLACE) {
                 memcpy(dst, sbuf, bytes);
             }
@@ -573,31 +578,59 @@ loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, 
     return loom_coll_fast_end(&s, st, "loom_gather");
 }
 
-/* scatter_shm.c's eager steps: the root publishes its p blocks and returns,
- * the others wait for the root only */
-loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
-                                     loom_comm_t comm)
+loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                    loom_comm_t comm)
+{
+    return loom_coll_fast_gather_in(sbuf, rbuf, bytes, root, comm, 0);
+}
+
+loom_status_t loom_coll_fast_gather_stage(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                          loom_comm_t comm)
+{
+    return loom_coll_fast_gather_in(sbuf, rbuf, bytes, root, comm, 1);
+}
+
+/* scatter_shm.c's eager steps: the root publishes its p blocks (in its
+ * whole slot, or in the stage: @p stage) and returns, the others wait for
+ * the root only */
+static inline loom_status_t loom_coll_fast_scatter_in(const void *sbuf, void *rbuf, size_t bytes,
+                                                      int root, loom_comm_t comm, int stage)
 {
     loom_coll_state_t s;
     loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_SCATTER, root, bytes, 1,
                                                   "loom_scatter");
+    enum loom_coll_shm_way way = stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT;
 
     if (s.rank == root) {
         if (st == LOOM_OK) {
-            memcpy(loom_coll_shm_slot_whole(&s, s.rank), sbuf, bytes * (size_t)s.size);
+            memcpy(stage ? loom_coll_shm_stage(&s) : loom_coll_shm_slot_whole(&s, s.rank), sbuf,
+                   bytes * (size_t)s.size);
         }
-        loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+        loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
         if (st == LOOM_OK && rbuf != LOOM_IN_PLACE) {
             memcpy(rbuf, (const char *)sbuf + (size_t)s.rank * bytes, bytes);
         }
         return loom_coll_fast_end(&s, st, "loom_scatter");
     }
-    loom_coll_shm_arrive_as(&s, st != LOOM_OK);
+    loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
     if (st == LOOM_OK && (st = loom_coll_fast_wait_one(&s, root, "loom_scatter")) == LOOM_OK) {
-        loom_copy_small(rbuf, (const char *)loom_coll_shm_slot_whole(&s, root) +
+        loom_copy_small(rbuf, (const char *)(stage ? loom_coll_shm_stage(&s) :
+                                             loom_coll_shm_slot_whole(&s, root)) +
                               (size_t)s.rank * bytes, bytes);
     }
     return loom_coll_fast_end(&s, st, "loom_scatter");
+}
+
+loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                     loom_comm_t comm)
+{
+    return loom_coll_fast_scatter_in(sbuf, rbuf, bytes, root, comm, 0);
+}
+
+loom_status_t loom_coll_fast_scatter_stage(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                           loom_comm_t comm)
+{
+    return loom_coll_fast_scatter_in(sbuf, rbuf, bytes, root, comm, 1);
 }
 
 /* allgather_shm.c's steps: every rank publishes its block, waits for

@@ -49,6 +49,13 @@ loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, 
                                     loom_comm_t comm);
 
 /**
+ * loom_gather() as loom_coll_fast_gather, through the segment's stage
+ * (gather "stage": p x @p bytes within LOOM_COLL_SHM_STAGE_BYTES).
+ */
+loom_status_t loom_coll_fast_gather_stage(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                          loom_comm_t comm);
+
+/**
  * loom_scatter() of blocks of @p bytes (p x @p bytes within
  * LOOM_COLL_SHM_MAX_BYTES) on the shared segment (scatter_shm.c's eager
  * steps): the root copies its p blocks into its slot and returns, the
@@ -56,6 +63,13 @@ loom_status_t loom_coll_fast_gather(const void *sbuf, void *rbuf, size_t bytes, 
  */
 loom_status_t loom_coll_fast_scatter(const void *sbuf, void *rbuf, size_t bytes, int root,
                                      loom_comm_t comm);
+
+/**
+ * loom_scatter() as loom_coll_fast_scatter, through the segment's stage
+ * (scatter "stage": p x @p bytes within LOOM_COLL_SHM_STAGE_BYTES).
+ */
+loom_status_t loom_coll_fast_scatter_stage(const void *sbuf, void *rbuf, size_t bytes, int root,
+                                           loom_comm_t comm);
 
 /**
  * loom_allgather() of blocks of @p bytes (at most LOOM_COLL_SHM_MAX_BYTES)

@@ -394,9 +394,6 @@ typedef struct loom_coll_alg {
                                           * stage; forcing runs it anyway) */
 #define LOOM_COLL_ALG_NO_IN_PLACE 0x80u /* cannot run an in-place call
                                          * (alltoall cma) */
-#define LOOM_COLL_ALG_OWN_CORES 0x400u /* the table gives it only when every
-                                        * rank has a core (scatter shm;
-                                        * forcing runs it anyway) */
 
 /**
  * The algorithm that runs this call: the forced LOOM_<COLL>_ALGORITHM or
@@ -462,9 +459,11 @@ LOOM_COLL_PROTO(loom_coll_allgather_shm);
 LOOM_COLL_PROTO(loom_coll_gather_binomial);
 LOOM_COLL_PROTO(loom_coll_gather_linear);
 LOOM_COLL_PROTO(loom_coll_gather_shm);
+LOOM_COLL_PROTO(loom_coll_gather_stage);    /* gather_shm.c */
 LOOM_COLL_PROTO(loom_coll_scatter_binomial);
 LOOM_COLL_PROTO(loom_coll_scatter_linear);
 LOOM_COLL_PROTO(loom_coll_scatter_shm);
+LOOM_COLL_PROTO(loom_coll_scatter_stage);   /* scatter_shm.c */
 LOOM_COLL_PROTO(loom_coll_alltoall_pairwise);
 LOOM_COLL_PROTO(loom_coll_alltoall_bruck);
 LOOM_COLL_PROTO(loom_coll_alltoall_shm);

@@ -97,13 +97,17 @@ static const loom_coll_alg_t gather_algs[] = {
     ALG("cma", loom_coll_gather_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "the root reads every block with process_vm_readv; the others wait until it has"),
     ALG("shm", loom_coll_gather_shm, LOOM_COLL_ALG_SHM, "eager: every non-root copies its block into its slot of a shared segment and returns; the root waits for all and copies out",
         .fast.move = loom_coll_fast_gather),
+    ALG("stage", loom_coll_gather_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_SHM_STAGE, "eager like shm, block r in the 64 KiB stage of the shared segment (p x block <= 64 KiB)",
+        .fast.move = loom_coll_fast_gather_stage),
 };
 static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
     ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have"),
-    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_OWN_CORES, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only; the table skips it when ranks outnumber cores",
+    ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only",
         .fast.move = loom_coll_fast_scatter),
+    ALG("stage", loom_coll_scatter_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_SHM_STAGE, "eager like shm, through the 64 KiB stage of the shared segment (p x block <= 64 KiB)",
+        .fast.move = loom_coll_fast_scatter_stage),
 };
 static const loom_coll_alg_t alltoall_algs[] = {
     ALG("pairwise", loom_coll_alltoall_pairwise, VEC, "p-1 steps: send to r+s, receive from r-s"),
@@ -138,7 +142,16 @@ typedef struct loom_coll_rule {
     int         max_ranks;  /* rule applies to p <= max_ranks */
     size_t      max_bytes;  /* and to message sizes <= max_bytes */
     const char *alg;
+    int         shared;     /* LOOM_COLL_RULE_SHARED: only when ranks outnumber cores */
 } loom_coll_rule_t;
+
+/* a rule's `shared`: it applies only when ranks outnumber cores
+ * (loom_progress_oversubscribed), where a rank waiting for another costs
+ * a context switch and the choice between algorithms turns on wake-ups;
+ * and only on a communicator of one node (loom_coll_shm_eligible), since
+ * "oversubscribed" is a property of each node and every rank must pick
+ * the same message algorithm */
+#define LOOM_COLL_RULE_SHARED 1
 
 #define ANY_P INT_MAX
 #define ANY_B SIZE_MAX
@@ -146,8 +159,8 @@ typedef struct loom_coll_rule {
 #define MiB ((size_t)1024 * 1024)
 
 static const loom_coll_rule_t barrier_rules[] = {
-    {ANY_P, ANY_B, "shm"},
-    {ANY_P, ANY_B, "dissemination"},
+    {ANY_P, ANY_B, "shm", 0},
+    {ANY_P, ANY_B, "dissemination", 0},
 };
 /* stage (only when ranks share cores): the root copies into the segment and
  * returns, np 4 on 2 cores 8-64 KiB 4-11 us against cma's 16-29 (load 11);
@@ -155,27 +168,27 @@ static const loom_coll_rule_t barrier_rules[] = {
  * cores (np 4 on 2 cores, 16 KiB-1 MiB: 2-25x faster than the trees by
  * message, which need both ranks of every handoff running; docs/collectives.md) */
 static const loom_coll_rule_t bcast_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 1 * MiB, "mcast"},
-    {2, ANY_B, "binomial"},
-    {ANY_P, 32 * KiB, "binomial"},
-    {ANY_P, 2 * MiB, "scatter_allgather"},
-    {ANY_P, ANY_B, "chain"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 1 * MiB, "mcast", 0},
+    {2, ANY_B, "binomial", 0},
+    {ANY_P, 32 * KiB, "binomial", 0},
+    {ANY_P, 2 * MiB, "scatter_allgather", 0},
+    {ANY_P, ANY_B, "chain", 0},
 };
 static const loom_coll_rule_t reduce_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 64 * KiB, "binomial"},
-    {ANY_P, ANY_B, "rabenseifner"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 64 * KiB, "binomial", 0},
+    {ANY_P, ANY_B, "rabenseifner", 0},
 };
 static const loom_coll_rule_t allreduce_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 16 * KiB, "recursive_doubling"},
-    {ANY_P, 4 * MiB, "rabenseifner"},
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, 4 * MiB, "rabenseifner", 0},
+    {ANY_P, ANY_B, "ring", 0},
 };
 /* shm (blocking calls: its fast member) up to 1 KiB blocks: one arrival
  * round, no message (np 2, 1-1024 B: 0.32-0.72 us against bruck's
@@ -183,57 +196,84 @@ static const loom_coll_rule_t allreduce_rules[] = {
  * messages, the 2(p - 1) block copies through other cores' caches);
  * cma above 4 KiB blocks when every rank has a core (np 2 here: 8 KiB 3.5
  * us against recursive doubling's 8-10, 1 MiB 0.4 ms against 1.9;
- * docs/collectives.md); it waits twice, so ranks sharing cores skip it */
+ * docs/collectives.md); it waits twice, so ranks sharing cores skip it.
+ * When ranks share cores recursive doubling at every size (session 13):
+ * the ring's p - 1 dependent rendezvous steps are each a wake-up (best of
+ * 3, load 6-7: np 4 32 KiB-1 MiB ring 76-3460 us, recursive doubling
+ * 64-1650, Open MPI 115-1800; np 8 32-256 KiB ring 855-4660, recursive
+ * doubling 550-2820, Open MPI 450-2710) */
 static const loom_coll_rule_t allgather_rules[] = {
-    {ANY_P, 1 * KiB, "shm"},
-    {ANY_P, 1 * KiB, "bruck"},
-    {ANY_P, 4 * KiB, "recursive_doubling"},
-    {ANY_P, ANY_B, "cma"},
-    {ANY_P, 16 * KiB, "recursive_doubling"},
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, 1 * KiB, "shm", 0},
+    {ANY_P, 1 * KiB, "bruck", 0},
+    {ANY_P, 4 * KiB, "recursive_doubling", 0},
+    {ANY_P, ANY_B, "cma", 0},
+    {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, ANY_B, "recursive_doubling", LOOM_COLL_RULE_SHARED},
+    {ANY_P, ANY_B, "ring", 0},
 };
 /* binomial forwards whole subtrees through temporary buffers (the root
  * holds p blocks when it is not rank 0): only for small blocks, where its
  * log p latency pays; large blocks go straight to and from their place */
+/* cma (session 13) up to 32 KiB blocks on one node: the root reads every
+ * block, one wait per rank, where binomial's inner ranks wait for their
+ * children and forward whole subtrees (best of 4-5 runs, load 7-10: np 4
+ * 16/32 KiB 12.7/17.1 us against binomial's 20.5/24.8, np 8 32/47 against
+ * 45/68; above, linear was faster; docs/collectives.md). When ranks share
+ * cores, first stage (p x block <= 64 KiB): its non-roots leave at once,
+ * where cma's wait for the root to be scheduled (by the argument that
+ * made gather shm win, session 12; not measured: load 10+) */
 static const loom_coll_rule_t gather_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, 32 * KiB, "binomial"},
-    {ANY_P, ANY_B, "linear"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage", LOOM_COLL_RULE_SHARED},
+    {ANY_P, 32 * KiB, "cma", 0},
+    {ANY_P, 32 * KiB, "binomial", 0},
+    {ANY_P, ANY_B, "linear", 0},
 };
+/* session 13: stage (p x block <= 64 KiB) to 8 KiB blocks, and to its
+ * limit when ranks share cores (np 4, 4-16 KiB: 3.4-5.2 us against cma's
+ * 7.9-20); cma on one node at 2 ranks (16 KiB-1 MiB: 0.25-0.85x Open
+ * MPI, best of 4) and up to 128 KiB blocks (np 8 16-32 KiB 8-30 us
+ * against binomial's 220-255; above, linear was faster at np 4 and 8);
+ * binomial's rendezvous levels forward whole subtrees, each level a
+ * wake-up when ranks share cores (docs/collectives.md) */
 static const loom_coll_rule_t scatter_rules[] = {
-    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm"},
-    {ANY_P, 32 * KiB, "binomial"},
-    {ANY_P, ANY_B, "linear"},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
+    {ANY_P, 8 * KiB, "stage", 0},
+    {ANY_P, LOOM_COLL_SHM_STAGE_BYTES, "stage", LOOM_COLL_RULE_SHARED},
+    {2, ANY_B, "cma", 0},
+    {ANY_P, 128 * KiB, "cma", 0},
+    {ANY_P, 32 * KiB, "binomial", 0},
+    {ANY_P, ANY_B, "linear", 0},
 };
 /* shm: on one node, blocks up to 1 KiB and p x block <= 8 KiB (the slot);
  * with its blocking fast member also at 2 ranks (np 2, 1-1024 B: 0.34-0.7
  * us against bruck's 0.48-1.1 and Open MPI's 0.42-1.1; at 2 KiB it was
  * slower than the messages; docs/collectives.md, session 12) */
 static const loom_coll_rule_t alltoall_rules[] = {
-    {ANY_P, 1 * KiB, "shm"},
-    {ANY_P, 256, "bruck"},
-    {ANY_P, ANY_B, "pairwise"},
+    {ANY_P, 1 * KiB, "shm", 0},
+    {ANY_P, 256, "bruck", 0},
+    {ANY_P, ANY_B, "pairwise", 0},
 };
 static const loom_coll_rule_t reduce_scatter_rules[] = {
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, ANY_B, "ring", 0},
 };
 static const loom_coll_rule_t neighbor_rules[] = {
-    {ANY_P, ANY_B, "linear"},
+    {ANY_P, ANY_B, "linear", 0},
 };
 /* bytes: the whole vector of one rank (scan), the total input (reduce_scatter),
  * the average block (alltoallw) */
 static const loom_coll_rule_t scan_rules[] = {
-    {2, ANY_B, "chain"},
-    {ANY_P, 256 * KiB, "recursive_doubling"},
-    {ANY_P, ANY_B, "chain"},
+    {2, ANY_B, "chain", 0},
+    {ANY_P, 256 * KiB, "recursive_doubling", 0},
+    {ANY_P, ANY_B, "chain", 0},
 };
 static const loom_coll_rule_t reduce_scatterv_rules[] = {
-    {ANY_P, 64 * KiB, "pairwise"},
-    {ANY_P, ANY_B, "ring"},
+    {ANY_P, 64 * KiB, "pairwise", 0},
+    {ANY_P, ANY_B, "ring", 0},
 };
 static const loom_coll_rule_t alltoallw_rules[] = {
-    {8, 64 * KiB, "linear"},
-    {ANY_P, ANY_B, "pairwise"},
+    {8, 64 * KiB, "linear", 0},
+    {ANY_P, ANY_B, "pairwise", 0},
 };
 
 #define TABLE(n, algs, rules, cfg) \
@@ -373,7 +413,9 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_SHM_ALL) &&
-        bytes > LOOM_COLL_SHM_MAX_BYTES / (size_t)(comm->size > 0 ? comm->size : 1)) {
+        bytes > ((alg->flags & LOOM_COLL_ALG_SHM_STAGE) ? LOOM_COLL_SHM_STAGE_BYTES
+                                                        : LOOM_COLL_SHM_MAX_BYTES) /
+                (size_t)(comm->size > 0 ? comm->size : 1)) {
         return 0;
     }
     if ((alg->flags & LOOM_COLL_ALG_CMA) &&
@@ -397,12 +439,10 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay. Conversely bcast
  * "stage" (two copies, a root that does not wait) is given only when ranks
  * share cores: with a core each, "cma"'s single copy was faster (np 2,
- * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11). Scatter "shm" is given
- * only when every rank has a core: its root may publish call n+1 only once
- * every rank arrived at n (two slots), so with ranks sharing cores every
- * call waits for a context switch, where the binomial tree's eager messages
- * let the root run many calls ahead (np 4 on 2 cores, 1-16 B, load 19:
- * 5.3-5.9 us against binomial's 2.9-3.6 at best; docs/collectives.md).
+ * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11). Scatter "shm" and
+ * "stage" run whether or not ranks share cores (session 13: np 4 on 2
+ * cores, 1-128 B, 0.1-0.7 us against binomial's 1.8-5.4 and Open MPI's
+ * 0.1-2.4; session 12 had kept binomial there; docs/collectives.md).
  */
 static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 {
@@ -410,8 +450,7 @@ static int loom_coll_needs_cores(const loom_coll_alg_t *alg)
 
     return ((alg->flags & LOOM_COLL_ALG_CMA) && !(alg->flags & LOOM_COLL_ALG_ONE_WAIT) &&
             shared) ||
-           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared) ||
-           ((alg->flags & LOOM_COLL_ALG_OWN_CORES) && shared);
+           ((alg->flags & LOOM_COLL_ALG_SHARED_CORES) && !shared);
 }
 
 /* The forced algorithm if it can run the call, else the table's answer. */
@@ -439,7 +478,8 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
     }
     for (size_t i = 0; i < t->num_rules; ++i) {
         const loom_coll_rule_t *r = &t->rules[i];
-        if (comm->size <= r->max_ranks && bytes <= r->max_bytes) {
+        if (comm->size <= r->max_ranks && bytes <= r->max_bytes &&
+            (!r->shared || (loom_progress_oversubscribed() && loom_coll_shm_eligible(comm)))) {
             alg = loom_coll_rule_alg[type][i];
             if (loom_coll_eligible(alg, comm, bytes, s, cma_no) && !loom_coll_needs_cores(alg)) {
                 return alg;
@@ -685,7 +725,8 @@ void loom_coll_selection_print(FILE *out)
                 fprintf(out, "  %-10d ", r->max_ranks);
             }
             loom_coll_print_size(out, r->max_bytes);
-            fprintf(out, "  %s\n", r->alg);
+            fprintf(out, "  %s%s\n", r->alg,
+                    r->shared ? " (only when ranks outnumber cores)" : "");
         }
         fprintf(out, "  algorithms:\n");
         for (size_t i = 0; i < t->num_algs; ++i) {

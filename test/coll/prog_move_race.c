@@ -5,7 +5,8 @@
  *
  *   prog_move_race stress ITERS  ITERS rounds; round k picks a block size
  *                         from a list at and around the thresholds (the
- *                         8-byte control-line field, 1 KiB, 8 KiB / p, 8 KiB)
+ *                         8-byte control-line field, 1 KiB, 8 KiB / p, 8 KiB,
+ *                         the scatter stage's 64 KiB / p)
  *                         and a root k % p, then runs gather, scatter,
  *                         allgather, alltoall (and a bcast now and then)
  *                         back to back, the root's input changing every
@@ -47,7 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAXB ((size_t)8193)
+#define MAXB ((size_t)65537)   /* a block of the scatter stage's limit at p = 1, + 1 */
 
 static int rank, size, failures;
 
@@ -178,9 +179,9 @@ static void race_alltoall(unsigned k, size_t n, unsigned char *a, unsigned char 
 
 static int run_stress(unsigned iters)
 {
-    size_t p = (size_t)size, slot = 8192 / p;
+    size_t p = (size_t)size, slot = 8192 / p, stage = 65536 / p;
     size_t sizes[] = { 1, 7, 8, 9, 16, 1023, 1024, 1025, slot - 1, slot, slot + 1,
-                       4096, 8191, 8192, 8193 };
+                       4096, 8191, 8192, 8193, stage - 1, stage, stage + 1 };
     size_t nsizes = sizeof(sizes) / sizeof(sizes[0]);
     unsigned char *a = malloc(MAXB * p), *b = malloc(MAXB * p);
 
@@ -195,8 +196,10 @@ static int run_stress(unsigned iters)
         race_gather(k, n, root, inpl, a, b);
         race_scatter(k, n, (root + 1) % size, inpl, a, b);
         race_gather(k + 1, n, (root + 1) % size, !inpl, a, b);
-        if (n * p <= 8192) {    /* the shm alltoall's and scatter's range */
+        if (n * p <= 65536) {   /* the eager scatter's range (shm, stage) */
             race_scatter(k + 1, n, root, !inpl, a, b);
+        }
+        if (n * p <= 8192) {    /* the shm alltoall's range */
             race_alltoall(k, n, a, b);
         }
         race_allgather(k, n, inpl, a, b);

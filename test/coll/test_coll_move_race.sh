@@ -78,7 +78,7 @@ diverge() {
         fi
         grep -q "\[rank $r\] barrier after:" <<<"$log" || bad="${bad:-rank $r did not finish}"
     done
-    grep -Eq "selected different algorithms|passed different counts" <<<"$log" ||
+    grep -Eq "selected different algorithms|passed different counts|passed [0-9]+ bytes but rank [01] passed [0-9]+ bytes" <<<"$log" ||
         bad="${bad:-no mismatch message}"
     if [[ -n $bad ]]; then
         echo "FAIL diverge $label ($*): $bad"; grep -v WARN <<<"$log" | tail -n 8 |
@@ -88,10 +88,11 @@ diverge() {
         echo "ok   diverge $label ($*)"
     fi
 }
-O1=LOOM_OVERSUBSCRIBED=1 O0=LOOM_OVERSUBSCRIBED=0
 for root in 0 1; do
-    # the table: scatter shm only where every rank has a core (LOOM_COLL_ALG_OWN_CORES)
-    diverge "table, LOOM_OVERSUBSCRIBED on rank 0 only" $O1 $O0 scatter $root 16
+    # scatter shm against stage (session 13; the table no longer depends
+    # on LOOM_OVERSUBSCRIBED for scatter): slot against stage, by the way
+    diverge "scatter shm | stage" LOOM_SCATTER_ALGORITHM=shm LOOM_SCATTER_ALGORITHM=stage \
+        scatter $root 16
     diverge "gather binomial | shm" LOOM_GATHER_ALGORITHM=binomial LOOM_GATHER_ALGORITHM=shm \
         gather $root 16
     diverge "scatter binomial | shm" LOOM_SCATTER_ALGORITHM=binomial \
@@ -101,12 +102,15 @@ for root in 0 1; do
 done
 diverge "alltoall bruck | shm" LOOM_ALLTOALL_ALGORITHM=bruck LOOM_ALLTOALL_ALGORITHM=shm \
     alltoall 0 100
-# different counts on either side of gather shm's 8 KiB limit: the same
-# split, by the table
+# different counts on either side of gather shm's 8 KiB limit, by the
+# table: shm against cma since session 13 (both on the segment: the
+# signatures name both sizes), shm against messages where CMA is refused
 diverge "gather 8192 | 8193 bytes, the table" MOVE_RACE_BYTES=8192 MOVE_RACE_BYTES=8193 \
     gather 0 8192
 diverge "gather 8192 | 8193 bytes, the table" MOVE_RACE_BYTES=8192 MOVE_RACE_BYTES=8193 \
     gather 1 8192
+diverge "gather 8192 | 8193 bytes, CMA refused" "MOVE_RACE_BYTES=8192 LOOM_SHM_CMA=off" \
+    "MOVE_RACE_BYTES=8193 LOOM_SHM_CMA=off" gather 0 8192
 # the segment rank late: it finds the other's message first and fails its
 # allgather before every rank arrived; the barrier after it catches up on
 # that allgather and must name it (#2), not the last eager call (#0)

@@ -41,6 +41,19 @@ static const loom_coll_alg_t *pick_on(loom_comm_t comm, loom_coll_type_t type, s
     return loom_coll_select(type, comm, bytes, &s);
 }
 
+/* a call of @p type on node2 selected again once its CMA step has run */
+static const loom_coll_alg_t *after_cma_of(loom_coll_type_t type, size_t bytes)
+{
+    loom_coll_state_t s;
+
+    memset(&s, 0, sizeof(s));
+    s.comm   = &node2;
+    s.size   = node2.size;
+    s.esize  = 8;
+    s.layout = LOOM_COLL_LAYOUT_UNIFORM;
+    return loom_coll_select_after_cma(type, &node2, bytes, &s);
+}
+
 /* an allreduce on node2 selected again once its CMA step has run */
 static const loom_coll_alg_t *after_cma(size_t bytes, int ordered)
 {
@@ -240,21 +253,52 @@ static void test_cma_setup(void)
 
 /*
  * Small gather and scatter on one node: the eager slot algorithms (session
- * 12); scatter only while the root's p blocks fit its slot. Off the node,
+ * 12); scatter while the root's p blocks fit its slot, then the stage
+ * (session 13, whether or not ranks outnumber cores). Off the node,
  * and for the v variants, the message algorithms. After test_cma_setup
  * (node2's segment is set up).
  */
 static void test_gather_scatter_shm(void)
 {
+    loom_coll_comm_t *cc = node2.coll_priv;
+    int shared = loom_progress_oversubscribed();
+
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 1, 0, 0)->name, "shm");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8 << 10, 0, 0)->name, "shm");
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0)->name,
-                           "binomial");
+    /* above it cma to 32 KiB (session 13): the set-up step while the CMA
+     * verdict is unknown, cma after "yes", binomial after "no"; then linear */
+    cc->cma = LOOM_COLL_CMA_UNKNOWN;
+    if (shared) {    /* the staged eager gather first (p x block <= 64 KiB) */
+        CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0)->fast.move,
+                            loom_coll_fast_gather_stage);
+    } else {
+        CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0),
+                            &loom_coll_alg_cma_setup);
+    }
+    cc->cma = LOOM_COLL_CMA_YES;
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 32 << 10, 0, 0)->name,
+                           shared ? "stage" : "cma");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (32 << 10) + 1, 0, 0)->name,
+                           "linear");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 1)->name, "linear");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 1, 0, 0)->name, "shm");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 4 << 10, 0, 0)->name, "shm");
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (4 << 10) + 1, 0, 0)->name,
-                           "binomial");
+    /* above the slot, the stage (session 13) to 8 KiB blocks, and to
+     * p x block = 64 KiB when ranks outnumber cores; then cma (any block
+     * size at 2 ranks) */
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (4 << 10) + 1, 0, 0)->fast.move,
+                        loom_coll_fast_scatter_stage);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8 << 10, 0, 0)->name, "stage");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 32 << 10, 0, 0)->name,
+                           shared ? "stage" : "cma");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, (32 << 10) + 1, 0, 0)->name,
+                           "cma");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 1 << 20, 0, 0)->name, "cma");
+    cc->cma = LOOM_COLL_CMA_NO;    /* the step's answer on "no": the rules below cma */
+    CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_GATHER, 16 << 10)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_SCATTER, 16 << 10)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_SCATTER, 1 << 20)->name, "linear");
+    cc->cma = LOOM_COLL_CMA_UNKNOWN;
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 1)->name, "linear");
     /* allgather and alltoall: shm (its fast member) up to 1 KiB blocks */
     CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 1 << 10, 0, 0)->fast.move,
@@ -271,6 +315,10 @@ static void test_gather_scatter_shm(void)
                         loom_coll_fast_scatter);
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_GATHER, 8, 0, 0)->name, "binomial");
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 8, 0, 0)->name, "binomial");
+    /* off a node never a rule of ranks sharing cores (a per-node property):
+     * a large allgather is the ring whatever this node says */
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLGATHER, 1 << 20, 0, 0)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 1 << 20, 0, 0)->name, "linear");
 }
 
 int main(void)
