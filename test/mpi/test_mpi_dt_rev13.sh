@@ -2,9 +2,10 @@
 # test_mpi_dt_rev13.sh: the review of session 13's double bounce (a typed
 # receive over tcp of more than one 1 MiB bounce, p2p_rndv.c
 # loom_p2p_rndv_get_ahead): runs test/mpi/mpi_dt_rev13 (messages on the
-# chunk edges, 1 MiB + 1 to 3 MiB - 1, received into a vector of single
-# bytes: plain, MPI_ANY_SOURCE, truncated mid-chunk and at a chunk's end,
-# posted after the RTS arrived; every byte and gap checked) over self,tcp
+# chunk edges, P + 1 MiB + 1 to P + 3 MiB - 1 for P = 0 and P = tcp's
+# push, received into a vector of single bytes: plain, MPI_ANY_SOURCE,
+# truncated mid-chunk and at a chunk's end, posted after the RTS arrived;
+# every byte and gap checked) over self,tcp
 # at 2 and 3 ranks (each rank sends and receives at once), and on one rank
 # and over shared memory for comparison. The same sizes under the
 # sanitizers (a few MB each).
