@@ -22,6 +22,8 @@
  * byte arrived. A get asked from inside another's completion is written at
  * once instead of corked: its caller (a typed receive double-buffering its
  * bounce, p2p_rndv.c) unpacks the bytes that arrived while these stream.
+ * Should that write fail the connection, the get is refused, never
+ * completed inside the call (test/tcp/test_tcp_rev13.c).
  */
 #include "tcp_int.h"
 #include "log_int.h"
