@@ -22,6 +22,8 @@
  * byte arrived. A get asked from inside another's completion is written at
  * once instead of corked: its caller (a typed receive double-buffering its
  * bounce, p2p_rndv.c) unpacks the bytes that arrived while these stream.
+ * Should that write fail the connection, the get is refused, never
+ * completed inside the call (test/tcp/test_tcp_rev13.c).
  */
 #include "tcp_int.h"
 #include "log_int.h"
@@ -765,19 +767,26 @@ loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_
     req.cookie = rk.cookie;
     req.region = rk.region;
     st = loom_tcp_ep_send_frame(ep, LOOM_TCP_GET_REQ, &req, sizeof(req), NULL, 0, 0);
+    if (st == LOOM_OK && iface->in_get_cb > 0 && iface->corking) {
+        /*
+         * The next get of a message whose last one just arrived: the caller
+         * works on that one (a typed receive unpacks its bounce) before
+         * progress uncorks, so ask now and the owner streams meanwhile. A
+         * write that fails the connection fails the gets listed on it, and
+         * their completions run now: this one is not listed yet, so it is
+         * refused instead of completing inside this call (tl.h: a get that
+         * answers LOOM_INPROGRESS completes from a later progress, and the
+         * caller still uses its buffer after the call).
+         */
+        (void)loom_tcp_ep_flush(ep);
+        if (ep->state >= LOOM_TCP_EP_CLOSED) {
+            st = LOOM_ERR_PEER_FAILED;
+        }
+    }
     if (st != LOOM_OK) {
         goto err_remove_slot;
     }
     loom_list_add_tail(&ep->gets, &g->link);
-    if (iface->in_get_cb > 0 && iface->corking) {
-        /*
-         * The next get of a message whose last one just arrived: the caller
-         * works on that one (a typed receive unpacks its bounce) before
-         * progress uncorks, so ask now and the owner streams meanwhile (a
-         * write failure fails the connection and this get with it).
-         */
-        (void)loom_tcp_ep_flush(ep);
-    }
     return LOOM_INPROGRESS;
 
 err_remove_slot:
