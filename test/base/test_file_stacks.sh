@@ -94,6 +94,7 @@ check_stack p2p p2p
 check_stack collectives collectives collectives/patterns
 check_stack runtime runtime
 check_stack rma rma
+check_stack datatype datatype
 
 ((fail == 0)) && echo "file stacks: all passed" || echo "file stacks: $fail failed"
 exit $((fail != 0))
