@@ -19,10 +19,16 @@
  *            the same bytes before the flush: no crash, no hang;
  *   lockall  lock_all, large puts to and gets from every rank (itself
  *            too), unlock_all: every byte, exclusive lockers in between;
+ *   sync     fence and PSCW epochs of large puts and gets, a free right
+ *            after an epoch of large gets from every rank;
+ *   errget   (dynamic window) get, fetch-and-op, CAS, get-accumulate, Rget
+ *            and a large get outside the target's attached memory:
+ *            MPI_ERR_RMA_RANGE at the flush, the result buffer untouched
+ *            (a large get: but the 8 bytes of its error reply);
  *   mt       MPI_THREAD_MULTIPLE: two threads of every rank put and get
  *            large blocks under one lock_all, each flushing its own;
  *
- * usage: mpi_rma_rev13 order|twowin|flushes|lockall|mt [K]
+ * usage: mpi_rma_rev13 order|twowin|flushes|lockall|sync|errget|mt [K]
  */
 #include "mpi_test_util.h"
 
@@ -310,6 +316,128 @@ static void run_lockall(int k)
     free(got);
 }
 
+/* ---- sync ---- */
+
+/* fence and PSCW epochs of large puts and gets, and a free right behind one */
+static void run_sync(int k)
+{
+    size_t slot = BIG, bytes = 2 * slot;
+    unsigned char *mem = calloc(1, bytes), *buf = malloc(BIG), *got = malloc(BIG);
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    MPI_Group world, peers;
+    int pr[2] = { to, from };
+    MPI_Win win;
+
+    MT_CHECK(mem && buf && got);
+    MT_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    MT_OK(MPI_Group_incl(world, to == from ? 1 : 2, pr, &peers));
+    for (int r = 0; r < k; ++r) {
+        MT_OK(MPI_Win_create(mem, (MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        MT_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+        fill(buf, BIG, rank, to, r);
+        MT_OK(MPI_Put(buf, BIG, MPI_BYTE, to, 0, BIG, MPI_BYTE, win));
+        MT_OK(MPI_Win_fence(0, win));
+        check(mem, BIG, from, rank, r, "fence put");
+        fill(mem + slot, BIG, rank, rank, r + 1);
+        MT_OK(MPI_Win_fence(0, win));
+        MT_OK(MPI_Get(got, BIG, MPI_BYTE, from, (MPI_Aint)slot, BIG, MPI_BYTE, win));
+        MT_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+        check(got, BIG, from, from, r + 1, "fence get");
+        /* PSCW: put to the next, get from the previous */
+        MT_OK(MPI_Win_post(peers, 0, win));
+        MT_OK(MPI_Win_start(peers, 0, win));
+        fill(buf, BIG, rank, to, r + 2);
+        MT_OK(MPI_Put(buf, BIG, MPI_BYTE, to, 0, BIG, MPI_BYTE, win));
+        MT_OK(MPI_Get(got, BIG, MPI_BYTE, from, (MPI_Aint)slot, BIG, MPI_BYTE, win));
+        MT_OK(MPI_Win_complete(win));
+        MT_OK(MPI_Win_wait(win));
+        check(got, BIG, from, from, r + 1, "pscw get");
+        check(mem, BIG, from, rank, r + 2, "pscw put");
+        /* the last epoch's large gets, then the free */
+        MT_OK(MPI_Win_lock_all(0, win));
+        for (int i = 0; i < size; ++i) {
+            MT_OK(MPI_Get(got, BIG, MPI_BYTE, i, (MPI_Aint)slot, BIG, MPI_BYTE, win));
+            MT_OK(MPI_Win_flush(i, win));
+            check(got, BIG, i, i, r + 1, "get before free");
+        }
+        MT_OK(MPI_Win_unlock_all(win));
+        MT_OK(MPI_Win_free(&win));
+    }
+    MT_OK(MPI_Group_free(&peers));
+    MT_OK(MPI_Group_free(&world));
+    free(mem);
+    free(buf);
+    free(got);
+}
+
+/* ---- errget ---- */
+
+static void untouched(const unsigned char *b, size_t from, size_t n, const char *what)
+{
+    for (size_t i = from; i < n; ++i) {
+        if (b[i] != 0xa5) {
+            MT_FAIL("%s: result byte %zu written (%u) by a failed operation", what, i, b[i]);
+        }
+    }
+}
+
+/*
+ * Dynamic windows: get-like operations outside the target's attached
+ * memory fail with MPI_ERR_RMA_RANGE at the flush and leave the result
+ * buffer as it was (a large get: all but the 8 bytes its error reply
+ * carries, docs/rma.md).
+ */
+static void run_errget(int k)
+{
+    size_t n = 4096;
+    unsigned char *mem = calloc(1, n), *res = malloc(BIG);
+    MPI_Aint *addr = malloc((size_t)size * sizeof(*addr)), mine;
+    long one = 1, cmp = 0;
+    MPI_Win win;
+
+    MT_CHECK(mem && res && addr);
+    MT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MT_OK(MPI_Win_attach(win, mem, (MPI_Aint)n));
+    MT_OK(MPI_Get_address(mem, &mine));
+    MT_OK(MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD));
+    for (int r = 0; r < k; ++r) {
+        int t = (rank + 1 + r) % size;
+        MPI_Aint out = addr[t] + (MPI_Aint)n + 64;   /* past the attached memory */
+        MPI_Request rq;
+
+        MT_OK(MPI_Win_lock_all(0, win));
+        memset(res, 0xa5, BIG);
+        MT_OK(MPI_Get(res, 256, MPI_BYTE, t, out, 256, MPI_BYTE, win));
+        MT_ERR(MPI_Win_flush(t, win), MPI_ERR_RMA_RANGE);
+        untouched(res, 0, BIG, "get");
+        MT_OK(MPI_Fetch_and_op(&one, res, MPI_LONG, t, out, MPI_SUM, win));
+        MT_ERR(MPI_Win_flush(t, win), MPI_ERR_RMA_RANGE);
+        untouched(res, 0, BIG, "fetch_and_op");
+        MT_OK(MPI_Compare_and_swap(&one, &cmp, res, MPI_LONG, t, out, win));
+        MT_ERR(MPI_Win_flush(t, win), MPI_ERR_RMA_RANGE);
+        untouched(res, 0, BIG, "compare_and_swap");
+        MT_OK(MPI_Get_accumulate(&one, 1, MPI_LONG, res, 1, MPI_LONG, t, out, 1, MPI_LONG,
+                                 MPI_SUM, win));
+        MT_ERR(MPI_Win_flush(t, win), MPI_ERR_RMA_RANGE);
+        untouched(res, 0, BIG, "get_accumulate");
+        MT_OK(MPI_Rget(res, 512, MPI_BYTE, t, out, 512, MPI_BYTE, win, &rq));
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);   /* its error reaches the flush */
+        MT_ERR(MPI_Win_flush(t, win), MPI_ERR_RMA_RANGE);
+        untouched(res, 0, BIG, "rget");
+        MT_OK(MPI_Get(res, BIG, MPI_BYTE, t, out, BIG, MPI_BYTE, win));
+        MT_ERR(MPI_Win_flush(t, win), MPI_ERR_RMA_RANGE);
+        untouched(res, t == rank ? 0 : 8, BIG, "large get");
+        MT_OK(MPI_Win_unlock_all(win));
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_detach(win, mem));
+    MT_OK(MPI_Win_free(&win));
+    free(addr);
+    free(mem);
+    free(res);
+}
+
 /* ---- mt ---- */
 
 typedef struct mt_arg {
@@ -391,6 +519,10 @@ int main(int argc, char **argv)
         run_lockall(k);
     } else if (strcmp(mode, "mt") == 0) {
         run_mt(k);
+    } else if (strcmp(mode, "sync") == 0) {
+        run_sync(k);
+    } else if (strcmp(mode, "errget") == 0) {
+        run_errget(k);
     } else {
         MT_FAIL("unknown mode %s", mode);
     }

@@ -4,7 +4,9 @@
 # program order of accumulates and fetches, small requests behind a large
 # put's data, two windows and the user's messages interleaved, every flush
 # form with large transfers in flight, lock_all to every rank with an
-# exclusive block, two threads of one origin (MPI_THREAD_MULTIPLE). Over
+# exclusive block, fence/PSCW epochs and a free behind large gets,
+# failed get-like operations that must leave the result alone (dynamic
+# windows), two threads of one origin (MPI_THREAD_MULTIPLE). Over
 # self,tcp (every window by active messages), over shm with LOOM_RMA_CMA=off
 # and with LOOM_RMA_ZCOPY=4096. Sanitizer builds run fewer ranks and rounds.
 #   BUILD=build/release bash test/mpi/test_mpi_rma_rev13.sh
@@ -21,7 +23,7 @@ esac
 prog=$progs/mpi_rma_rev13
 
 for n in $ranks; do
-    for m in order twowin flushes lockall mt; do
+    for m in order twowin flushes lockall sync errget mt; do
         run 0 "mpi_rma_rev13.tcp.$m.n$n" timeout 60 env LOOM_TRANSPORTS=self,tcp \
             "$loomrun" -n "$n" "$prog" "$m" "$k"
     done
