@@ -806,12 +806,7 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if (o == NULL ||
         (*st_p = loom_rma_am_out_send(w, a->target, LOOM_RMA_TAG_REQ, o, bytes)) != LOOM_OK) {
         *st_p = o == NULL ? LOOM_ERR_NO_MEMORY : *st_p;
-        (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
-        while (!loom_request_is_complete(rop->req)) {
-            loom_progress();
-        }
-        loom_request_release(rop->req);
-        free(rop);
+        loom_rma_rop_unpost(rop);
         return 0;
     }
     *w->rops_tail = rop;
