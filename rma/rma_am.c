@@ -678,15 +678,14 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
         memcpy(&st64, rop->tmp, sizeof(st64));
     }
     loom_request_release(rop->req);
-    if (st64 != LOOM_OK) {
-        if (w->deferred[rop->target] == LOOM_OK) {
-            w->deferred[rop->target] = (loom_status_t)st64;
-        }
-    } else if (rop->tmp == NULL) {
-        /* the data came in place */
+    if (st64 != LOOM_OK && w->deferred[rop->target] == LOOM_OK) {
+        w->deferred[rop->target] = (loom_status_t)st64;
     }
-    if (rop->tmp == NULL) {
+    if (rop->tmp == NULL) {   /* the data came in place */
         --w->zc_gets[rop->target];   /* an UNLOCK to it may leave (rma_zcopy.c) */
+    } else if (st64 != LOOM_OK) {
+        /* an error reply (or a cancelled receive) carries the status alone:
+         * the rest of tmp is not data, the result stays as it was */
     } else if (rop->rdt == NULL) {   /* loom_rma_am_atomic's: plain bytes */
         memcpy(rop->result, rop->tmp + sizeof(int64_t), rop->bytes);
     } else {
@@ -807,12 +806,7 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if (o == NULL ||
         (*st_p = loom_rma_am_out_send(w, a->target, LOOM_RMA_TAG_REQ, o, bytes)) != LOOM_OK) {
         *st_p = o == NULL ? LOOM_ERR_NO_MEMORY : *st_p;
-        (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
-        while (!loom_request_is_complete(rop->req)) {
-            loom_progress();
-        }
-        loom_request_release(rop->req);
-        free(rop);
+        loom_rma_rop_unpost(rop);
         return 0;
     }
     *w->rops_tail = rop;

@@ -208,13 +208,7 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
     st = loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
     if (st != LOOM_OK) {
         if (rop != NULL) {
-            (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
-            while (!loom_request_is_complete(rop->req)) {
-                loom_progress();
-            }
-            loom_request_release(rop->req);
-            free(rop->tmp);
-            free(rop);
+            loom_rma_rop_unpost(rop);
         }
         return st;
     }

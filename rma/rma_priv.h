@@ -280,6 +280,11 @@ void *loom_rma_am_out_data(loom_rma_out_t *o);
  */
 loom_status_t loom_rma_am_out_send(loom_rma_win_t *win, int dest, int tag,
                                    loom_rma_out_t *o, size_t bytes);
+/**
+ * Cancel the posted receive of @p rop's reply (its request was never
+ * sent), wait until it completed, and free @p rop (not on win->rops).
+ */
+void loom_rma_rop_unpost(loom_rma_rop_t *rop);
 /** A get-like request's reply that carries the error @p st alone (8 bytes). */
 void loom_rma_am_reply_err(loom_rma_win_t *win, int dest, loom_status_t st);
 /** Send what is queued for @p dest (-1: every rank). */

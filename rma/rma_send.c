@@ -149,6 +149,19 @@ int loom_rma_am_queue_fetch(loom_rma_win_t *w, int dest, const void *msg, size_t
     return 1;
 }
 
+void loom_rma_rop_unpost(loom_rma_rop_t *rop)
+{
+    (void)loom_cancel(&rop->req);   /* nothing can match it: its request never left */
+    while (!loom_request_is_complete(rop->req)) {
+        loom_progress();
+    }
+    loom_request_release(rop->req);
+    if (rop->tmp != (char *)(rop + 1)) {   /* else in rop's own block */
+        free(rop->tmp);
+    }
+    free(rop);
+}
+
 void loom_rma_am_reply_err(loom_rma_win_t *w, int dest, loom_status_t st)
 {
     loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(int64_t));
@@ -189,8 +202,8 @@ void *loom_rma_am_out_data(loom_rma_out_t *o)
 }
 
 /* send the message that follows @p o (from loom_rma_am_out_alloc); frees @p o on failure */
-loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
-                                          loom_rma_out_t *o, size_t bytes)
+loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag, loom_rma_out_t *o,
+                                   size_t bytes)
 {
     loom_status_t st;
 
@@ -209,8 +222,8 @@ loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag,
 }
 
 /* a control message; an ACK's @p n: how many operations it answers (0: one) */
-loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind,
-                                        int arg, uint64_t n)
+loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg,
+                                 uint64_t n)
 {
     loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
     loom_rma_hdr_t *h;

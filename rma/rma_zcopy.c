@@ -122,12 +122,7 @@ static loom_status_t loom_rma_zc_get(loom_rma_win_t *w, int target, loom_rma_out
         return st;
     }
     if ((st = loom_rma_am_out_send(w, target, LOOM_RMA_TAG_REQ, o, len)) != LOOM_OK) {
-        (void)loom_cancel(&rop->req);   /* nothing can match it: no request left */
-        while (!loom_request_is_complete(rop->req)) {
-            loom_progress();
-        }
-        loom_request_release(rop->req);
-        free(rop);
+        loom_rma_rop_unpost(rop);
         return st;
     }
     rop->target = target;
