@@ -70,7 +70,7 @@ size_t loom_rma_zc_min(void)
         return LOOM_RMA_ZCOPY_DEFAULT;
     }
     v = strtoull(env, &end, 10);
-    if (*end != '\0') {
+    if (*end != '\0' || end == env || strchr(env, '-') != NULL) {   /* strtoull takes "-1" */
         loom_warn("rma", "LOOM_RMA_ZCOPY=%s is not a byte count; using %d", env,
                   LOOM_RMA_ZCOPY_DEFAULT);
         return LOOM_RMA_ZCOPY_DEFAULT;

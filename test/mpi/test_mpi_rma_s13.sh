@@ -44,5 +44,10 @@ run 0 mpi_rma_s13.tcp.nozcopy.n3 timeout 90 env LOOM_TRANSPORTS=self,tcp LOOM_RM
 run 0 mpi_rma_s13.tcp.zcopy4k.n3 timeout 90 env LOOM_TRANSPORTS=self,tcp LOOM_RMA_ZCOPY=4096 \
     "$loomrun" -n 3 "$prog" dynamic "$k"
 run 0 mpi_rma_s13.singleton timeout 30 "$prog" create "$k"
+# a threshold that is not a byte count is named and the default used
+for bad in -1 12k; do
+    run -m "LOOM_RMA_ZCOPY=$bad is not a byte count" 0 "mpi_rma_s13.badzcopy$bad" timeout 90 \
+        env LOOM_TRANSPORTS=self,tcp LOOM_RMA_ZCOPY=$bad "$loomrun" -n 2 "$prog" create 2
+done
 
 mdl_summary "mpi rma s13" "(logs in $logdir)"
