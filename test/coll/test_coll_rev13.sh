@@ -8,7 +8,10 @@
 #     shared-cores rule read the segment's state and hung: ring against
 #     recursive doubling), np 3-5, oversubscribed;
 #   - chain: bcast, scatter and gather through the 64 KiB stage back to back
-#     without a barrier, roots moving, slow ranks in turn, every byte.
+#     without a barrier, roots moving, slow ranks in turn, every byte;
+#   - wayname: np 2, rank 0 with scatter (gather) "stage", rank 1 with
+#     "shm" (prog_move_race diverge): both fail, and the message names the
+#     segment's stage, not the "bcast stage" of a scatter or gather.
 #   BUILD=build/release bash test/coll/test_coll_rev13.sh
 set -u
 BUILD=${BUILD:-build/release}
@@ -16,14 +19,17 @@ TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
 RUN="$BUILD/bin/loomrun -q --timeout 30"
 PROG=$BUILD/test/coll/prog_rev13
+RACE=$BUILD/test/coll/prog_move_race
 export LOOM_ERRORS=return
 fail=0
 log=/tmp/loom-coll-rev13-$$.log
 
-if [[ ! -x $PROG ]]; then
-    echo "FAIL: $PROG is missing (make BUILD=$BUILD tests)"
-    exit 1
-fi
+for p in "$PROG" "$RACE"; do
+    if [[ ! -x $p ]]; then
+        echo "FAIL: $p is missing (make BUILD=$BUILD tests)"
+        exit 1
+    fi
+done
 
 # run <np> <label> <case args...> -- <env...>: the case must print "<case>: passed"
 run() {
@@ -54,5 +60,29 @@ for np in $CNPS; do
         LOOM_BCAST_ALGORITHM=stage LOOM_SCATTER_ALGORITHM=stage LOOM_GATHER_ALGORITHM=stage
     run "$np" "chain with the table, oversubscribed" chain "$ITERS" -- LOOM_OVERSUBSCRIBED=1
 done
+
+# wayname <kind> <root>: rank 0 selects stage, rank 1 shm; both must fail
+# and name the way each took
+wayname() {
+    local kind=$1 root=$2 K=${1^^} bad=""
+    timeout -k 5 40 $RUN -n 2 env E0="LOOM_${K}_ALGORITHM=stage" E1="LOOM_${K}_ALGORITHM=shm" \
+        sh -c 'if [ "$PMIX_RANK" = 0 ]; then export $E0; else export $E1; fi; exec "$@"' \
+        sh "$RACE" diverge "$kind" "$root" 1000 >"$log" 2>&1
+    grep -q "exceeded --timeout" "$log" && bad="timed out"
+    grep -q "wrong data" "$log" && bad="${bad:-a rank returned wrong data}"
+    grep -q "$kind #2 on WORLD: rank 0 runs it through the segment's 64 KiB stage but rank 1 through the shared-memory slots" "$log" ||
+        bad="${bad:-the message of rank 0 does not name both ways}"
+    grep -q "bcast stage" "$log" && bad="${bad:-a $kind names the bcast stage}"
+    if [[ -n $bad ]]; then
+        echo "FAIL wayname $kind root $root: $bad"; grep -v WARN "$log" | tail -6; fail=1
+    else
+        echo "ok   wayname $kind root $root"
+    fi
+}
+for root in 0 1; do
+    wayname scatter $root
+    wayname gather $root
+done
 rm -f "$log"
 exit $fail
+
