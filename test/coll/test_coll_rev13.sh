@@ -11,7 +11,9 @@
 #     without a barrier, roots moving, slow ranks in turn, every byte;
 #   - wayname: np 2, rank 0 with scatter (gather) "stage", rank 1 with
 #     "shm" (prog_move_race diverge): both fail, and the message names the
-#     segment's stage, not the "bcast stage" of a scatter or gather.
+#     segment's stage, not the "bcast stage" of a scatter or gather;
+#   - late0: np 3, allgather 32 KiB by messages on rank 0 against the CMA
+#     step on the others: no error names a call that succeeded.
 #   BUILD=build/release bash test/coll/test_coll_rev13.sh
 set -u
 BUILD=${BUILD:-build/release}
@@ -83,6 +85,30 @@ for root in 0 1; do
     wayname scatter $root
     wayname gather $root
 done
+
+# late0: np 3 with CMA refused, rank 0 oversubscribed (allgather of 32 KiB
+# blocks by messages, 50 ms late) and the others not (the CMA step on the
+# segment, verdict "no"): every rank fails, none hangs or returns wrong
+# data, and no error names the warm-up barriers #0/#1 (the catch-up of the
+# barrier after named "collective #0": the step's own leave on the error
+# left the failed call unnamed)
+late0() {
+    local bad=""
+    LOOM_SHM_CMA=off timeout -k 5 40 $RUN -n 3 env E0=LOOM_OVERSUBSCRIBED=1 \
+        E1=LOOM_OVERSUBSCRIBED=0 \
+        sh -c 'if [ "$PMIX_RANK" = 0 ]; then export $E0; else export $E1; fi; exec "$@"' \
+        sh "$RACE" diverge allgather 0 32768 0 >"$log" 2>&1
+    grep -q "exceeded --timeout" "$log" && bad="timed out"
+    grep -q "wrong data" "$log" && bad="${bad:-a rank returned wrong data}"
+    grep -Eq "(collective|[a-z]) #[01] on WORLD" "$log" && bad="${bad:-an error names a warm-up call}"
+    grep -q "selected different algorithms" "$log" || bad="${bad:-no mismatch message}"
+    if [[ -n $bad ]]; then
+        echo "FAIL late0 allgather np 3: $bad"; grep -v WARN "$log" | tail -6; fail=1
+    else
+        echo "ok   late0 allgather np 3"
+    fi
+}
+late0
 rm -f "$log"
 exit $fail
 
