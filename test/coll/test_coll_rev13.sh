@@ -63,13 +63,20 @@ for np in $CNPS; do
     run "$np" "chain with the table, oversubscribed" chain "$ITERS" -- LOOM_OVERSUBSCRIBED=1
 done
 
+# split <np> <rank 0's env> <the others' env> <prog_move_race args...>: into $log
+split() {
+    local np=$1 e0=$2 e1=$3
+    shift 3
+    timeout -k 5 40 $RUN -n "$np" env E0="$e0" E1="$e1" \
+        sh -c 'if [ "$PMIX_RANK" = 0 ]; then export $E0; else export $E1; fi; exec "$@"' \
+        sh "$RACE" "$@" >"$log" 2>&1
+}
+
 # wayname <kind> <root>: rank 0 selects stage, rank 1 shm; both must fail
 # and name the way each took
 wayname() {
     local kind=$1 root=$2 K=${1^^} bad=""
-    timeout -k 5 40 $RUN -n 2 env E0="LOOM_${K}_ALGORITHM=stage" E1="LOOM_${K}_ALGORITHM=shm" \
-        sh -c 'if [ "$PMIX_RANK" = 0 ]; then export $E0; else export $E1; fi; exec "$@"' \
-        sh "$RACE" diverge "$kind" "$root" 1000 >"$log" 2>&1
+    split 2 "LOOM_${K}_ALGORITHM=stage" "LOOM_${K}_ALGORITHM=shm" diverge "$kind" "$root" 1000
     grep -q "exceeded --timeout" "$log" && bad="timed out"
     grep -q "wrong data" "$log" && bad="${bad:-a rank returned wrong data}"
     grep -q "$kind #2 on WORLD: rank 0 runs it through the segment's 64 KiB stage but rank 1 through the shared-memory slots" "$log" ||
@@ -94,10 +101,7 @@ done
 # left the failed call unnamed)
 late0() {
     local bad=""
-    LOOM_SHM_CMA=off timeout -k 5 40 $RUN -n 3 env E0=LOOM_OVERSUBSCRIBED=1 \
-        E1=LOOM_OVERSUBSCRIBED=0 \
-        sh -c 'if [ "$PMIX_RANK" = 0 ]; then export $E0; else export $E1; fi; exec "$@"' \
-        sh "$RACE" diverge allgather 0 32768 0 >"$log" 2>&1
+    LOOM_SHM_CMA=off split 3 LOOM_OVERSUBSCRIBED=1 LOOM_OVERSUBSCRIBED=0 diverge allgather 0 32768 0
     grep -q "exceeded --timeout" "$log" && bad="timed out"
     grep -q "wrong data" "$log" && bad="${bad:-a rank returned wrong data}"
     grep -Eq "(collective|[a-z]) #[01] on WORLD" "$log" && bad="${bad:-an error names a warm-up call}"
