@@ -76,3 +76,9 @@ int loom_coll_shm_eligible(loom_comm_t comm)
     loom_coll_comm_t *cc = loom_coll_comm_get(comm);
     return cc != NULL && cc->eligible && cc->state != LOOM_COLL_SHM_FAILED;
 }
+
+int loom_coll_comm_one_node(loom_comm_t comm)
+{
+    loom_coll_comm_t *cc = loom_coll_comm_get(comm);
+    return cc != NULL && cc->eligible;
+}

@@ -96,4 +96,14 @@ loom_coll_comm_t *loom_coll_comm_get(loom_comm_t comm);
  *  failed (cached per communicator; coll_comm.c). */
 int loom_coll_shm_eligible(loom_comm_t comm);
 
+/**
+ * 1 if every rank of @p comm is on this node and shared memory is allowed
+ * (LOOM_TRANSPORTS): fixed when the communicator's state is made, so every
+ * rank gives the same answer at any moment. Unlike
+ * loom_coll_shm_eligible(), it does not change when the segment's set-up
+ * verdict arrives (at different times on different ranks), so a choice
+ * between message algorithms may depend on it (coll_select.c).
+ */
+int loom_coll_comm_one_node(loom_comm_t comm);
+
 #endif /* LOOM_COLL_COMM_INT_H */

@@ -148,9 +148,14 @@ typedef struct loom_coll_rule {
 /* a rule's `shared`: it applies only when ranks outnumber cores
  * (loom_progress_oversubscribed), where a rank waiting for another costs
  * a context switch and the choice between algorithms turns on wake-ups;
- * and only on a communicator of one node (loom_coll_shm_eligible), since
+ * and only on a communicator of one node (loom_coll_comm_one_node), since
  * "oversubscribed" is a property of each node and every rank must pick
- * the same message algorithm */
+ * the same message algorithm. Not loom_coll_shm_eligible: it turns false
+ * when a failed segment's verdict arrives, which a rank that waited for an
+ * ibarrier knows and a rank that did not yet may not: allgather at 32 KiB
+ * then ran the ring on one rank and recursive doubling on another and hung
+ * (review of session 13, test_coll_rev13.sh "verdict"). A shared rule's
+ * shm algorithm still meets the eligibility (and the set-up step) below. */
 #define LOOM_COLL_RULE_SHARED 1
 
 #define ANY_P INT_MAX
@@ -479,7 +484,7 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
     for (size_t i = 0; i < t->num_rules; ++i) {
         const loom_coll_rule_t *r = &t->rules[i];
         if (comm->size <= r->max_ranks && bytes <= r->max_bytes &&
-            (!r->shared || (loom_progress_oversubscribed() && loom_coll_shm_eligible(comm)))) {
+            (!r->shared || (loom_progress_oversubscribed() && loom_coll_comm_one_node(comm)))) {
             alg = loom_coll_rule_alg[type][i];
             if (loom_coll_eligible(alg, comm, bytes, s, cma_no) && !loom_coll_needs_cores(alg)) {
                 return alg;

@@ -374,10 +374,12 @@ int loom_coll_shm_balance_target(const loom_coll_shm_aux_t *aux, int size, int r
     return best >= 0 && crowd - best_n >= 2 ? best : -1;
 }
 
-/* the way of a signature in messages (enum loom_coll_shm_way) */
+/* the way of a signature in messages (enum loom_coll_shm_way); the stage
+ * serves bcast, scatter and gather "stage" alike, so it is not named for
+ * one of them */
 static const char *loom_coll_shm_way_name(uint64_t sig)
 {
-    static const char *const names[] = { "shared-memory slots", "bcast stage",
+    static const char *const names[] = { "shared-memory slots", "segment's 64 KiB stage",
                                          "in-place reads (cma)", "?" };
     return names[sig >> LOOM_COLL_SHM_SIG_WAY_SHIFT & 3];
 }

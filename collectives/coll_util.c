@@ -244,12 +244,15 @@ void loom_coll_state_cleanup(loom_request_t req)
     s->tmp_kind = TMP_NONE;
     if (cc != NULL && cc->done_seq + 1 == s->shm_seq) {
         cc->done_seq = s->shm_seq;    /* a failed shm operation: let the next run */
-        if (cc->synced_seq < s->shm_seq) {
-            cc->eager_seq = s->seq;   /* left unsynced: the next one's catch-up names it */
-        }
         if (cc->state == LOOM_COLL_SHM_SETUP) {
             cc->state = LOOM_COLL_SHM_FAILED;  /* half set up: never trust it */
         }
+    }
+    if (cc != NULL && cc->done_seq == s->shm_seq && cc->synced_seq < s->shm_seq) {
+        /* left unsynced (here, or by the algorithm's own leave on its
+         * error: a CMA step that found a peer's message): the next one's
+         * catch-up names this call, not an older eager one (#0 if none) */
+        cc->eager_seq = s->seq;
     }
     if (s->op_held) {
         s->op_held = 0;
