@@ -530,11 +530,18 @@ static inline int loom_progress_crowded(void)
  * @param idle     empty passes of this wait in a row before this one
  * @param spin     LOOM_MT_IDLE_SPIN
  */
+/** Empty passes after which even an uncrowded MULTIPLE wait yields once
+ * per pass (progress.c: a runnable sibling outside loom is not counted). */
+#define LOOM_PROGRESS_MT_LONE_SPIN 1024u
+
 static inline int loom_progress_yield_verdict(int crowded, int oversub, int mt, int moved,
                                               int done, unsigned idle, unsigned spin)
 {
-    if (!crowded || done) {
+    if (done) {
         return 0;
+    }
+    if (!crowded) {   /* a sibling outside loom may need the core: not for long */
+        return mt && !moved && idle >= LOOM_PROGRESS_MT_LONE_SPIN;
     }
     if (moved) {
         return mt;   /* frames for another of this rank's threads: its turn */

@@ -262,6 +262,16 @@ void loom_progress_idle(void)
  * not complete it yields at once: they were most likely another thread's,
  * which now has work. Ranks outnumbering cores still yield at every empty
  * pass (that thread's peer needs the core).
+ *
+ * Idle threads are not the only ones that may need the core: a sibling
+ * woken from the program's own barrier, or computing between two calls, is
+ * runnable but not counted, and two threads of different pairs, one per
+ * core, each waiting for a thread that cannot run, spun a whole time slice
+ * (perf sched: 3.4 ms each; osu_latency_mt's first round trips, 4-10 us a
+ * hop at its first size in about half the runs). So in MULTIPLE mode even
+ * an uncrowded wait yields once it has been idle LOOM_PROGRESS_MT_LONE_SPIN
+ * (1024) passes in a row, a few tens of microseconds; with nobody else
+ * runnable on the core the yield returns at once.
  */
 atomic_int loom_progress_mt_idlers;
 

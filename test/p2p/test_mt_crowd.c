@@ -103,9 +103,10 @@ static void test_crowd_yields(void)
 
 /*
  * The verdict, case by case (written out here, not derived from the
- * function): not crowded or done never yields; frames that moved without
- * completing the wait yield in MULTIPLE mode only; an empty pass yields at
- * once when ranks outnumber cores, else only from the spin-th empty pass on.
+ * function): done never yields; not crowded yields only in MULTIPLE mode
+ * from the 1024th empty pass on; frames that moved without completing the
+ * wait yield in MULTIPLE mode only; an empty pass yields at once when ranks
+ * outnumber cores, else only from the spin-th empty pass on.
  */
 static void test_verdict(void)
 {
@@ -116,6 +117,10 @@ static void test_verdict(void)
     } cases[] = {
         { 0, 0, 1, 0, 0, 1000, 64, 0 },   /* not crowded: spin on */
         { 0, 0, 1, 1, 0, 0, 64, 0 },
+        { 0, 0, 1, 0, 0, 1023, 64, 0 },   /* ... up to the lone spin */
+        { 0, 0, 1, 0, 0, 1024, 64, 1 },   /* then yield: a sibling outside loom */
+        { 0, 0, 1, 1, 0, 5000, 64, 0 },
+        { 0, 0, 0, 0, 0, 100000, 64, 0 }, /* one thread (not MULTIPLE): never */
         { 1, 0, 1, 0, 1, 1000, 64, 0 },   /* done: return, no yield */
         { 1, 1, 1, 1, 1, 0, 64, 0 },
         { 1, 0, 1, 1, 0, 0, 64, 1 },      /* another thread's frames */
