@@ -67,7 +67,7 @@ static loom_status_t loom_coll_bcast_eager(loom_request_t req, int stage)
         }
         cc = s->shm;
         cc->eager_seq = s->seq;
-        loom_coll_shm_arrive_way(s, 0, stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT);
+        loom_coll_shm_arrive_way(s, 0, loom_coll_shm_way_of(stage));
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:

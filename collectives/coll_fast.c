@@ -552,12 +552,11 @@ static inline loom_status_t loom_coll_fast_gather_in(const void *sbuf, void *rbu
     loom_coll_state_t s;
     loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_GATHER, root, bytes, 1,
                                                   "loom_gather");
-    enum loom_coll_shm_way way = stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT;
+    enum loom_coll_shm_way way = loom_coll_shm_way_of(stage);
 
     if (s.rank != root) {
         if (st == LOOM_OK) {
-            loom_copy_small(stage ? (char *)loom_coll_shm_stage(&s) + (size_t)s.rank * bytes
-                                  : (char *)loom_coll_shm_slot(&s, s.rank), sbuf, bytes);
+            loom_copy_small(loom_coll_shm_gather_block(&s, s.rank, bytes, stage), sbuf, bytes);
         }
         loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
         return loom_coll_fast_end(&s, st, "loom_gather");
@@ -567,9 +566,7 @@ static inline loom_status_t loom_coll_fast_gather_in(const void *sbuf, void *rbu
         for (int q = 0; q < s.size; ++q) {
             char *dst = (char *)rbuf + (size_t)q * bytes;
             if (q != root) {
-                loom_copy_small(dst, stage ? (const char *)loom_coll_shm_stage(&s) +
-                                             (size_t)q * bytes
-                                           : (const char *)loom_coll_shm_slot(&s, q), bytes);
+                loom_copy_small(dst, loom_coll_shm_gather_block(&s, q, bytes, stage), bytes);
             } else if (sbuf != LOOM_IN_PLACE) {
                 memcpy(dst, sbuf, bytes);
             }
@@ -599,12 +596,11 @@ static inline loom_status_t loom_coll_fast_scatter_in(const void *sbuf, void *rb
     loom_coll_state_t s;
     loom_status_t st = loom_coll_fast_eager_start(&s, comm, LOOM_COLL_SCATTER, root, bytes, 1,
                                                   "loom_scatter");
-    enum loom_coll_shm_way way = stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT;
+    enum loom_coll_shm_way way = loom_coll_shm_way_of(stage);
 
     if (s.rank == root) {
         if (st == LOOM_OK) {
-            memcpy(stage ? loom_coll_shm_stage(&s) : loom_coll_shm_slot_whole(&s, s.rank), sbuf,
-                   bytes * (size_t)s.size);
+            memcpy(loom_coll_shm_scatter_area(&s, root, stage), sbuf, bytes * (size_t)s.size);
         }
         loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
         if (st == LOOM_OK && rbuf != LOOM_IN_PLACE) {
@@ -614,9 +610,8 @@ static inline loom_status_t loom_coll_fast_scatter_in(const void *sbuf, void *rb
     }
     loom_coll_shm_arrive_way(&s, st != LOOM_OK, way);
     if (st == LOOM_OK && (st = loom_coll_fast_wait_one(&s, root, "loom_scatter")) == LOOM_OK) {
-        loom_copy_small(rbuf, (const char *)(stage ? loom_coll_shm_stage(&s) :
-                                             loom_coll_shm_slot_whole(&s, root)) +
-                              (size_t)s.rank * bytes, bytes);
+        loom_copy_small(rbuf, loom_coll_shm_scatter_area(&s, root, stage) + (size_t)s.rank * bytes,
+                        bytes);
     }
     return loom_coll_fast_end(&s, st, "loom_scatter");
 }

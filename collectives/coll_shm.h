@@ -290,6 +290,32 @@ static inline void *loom_coll_shm_slot_whole(const loom_coll_state_t *s, int r)
            (size_t)(s->shm_seq & 1) * LOOM_COLL_SHM_MAX_BYTES;
 }
 
+/** The signature way of an eager gather/scatter: the stage (@p stage) or slots. */
+static inline enum loom_coll_shm_way loom_coll_shm_way_of(int stage)
+{
+    return stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT;
+}
+
+/**
+ * Gather "shm"/"stage": where comm rank @p q's block of @p blk bytes is in
+ * this operation: block q of the stage (@p stage), or q's own slot.
+ */
+static inline char *loom_coll_shm_gather_block(const loom_coll_state_t *s, int q, size_t blk,
+                                               int stage)
+{
+    return stage ? (char *)loom_coll_shm_stage(s) + (size_t)q * blk
+                 : (char *)loom_coll_shm_slot(s, q);
+}
+
+/**
+ * Scatter "shm"/"stage": where root @p root's p blocks travel in this
+ * operation: the stage (@p stage), or the root's whole slot.
+ */
+static inline char *loom_coll_shm_scatter_area(const loom_coll_state_t *s, int root, int stage)
+{
+    return stage ? (char *)loom_coll_shm_stage(s) : (char *)loom_coll_shm_slot_whole(s, root);
+}
+
 /**
  * Report whether every rank has arrived at this operation (s->peer counts
  * ranks seen so far). @return 1 when all arrived.

@@ -43,17 +43,9 @@ static loom_status_t loom_coll_gather_shm_put(loom_coll_state_t *s, size_t blk, 
     if ((st = loom_coll_shm_enter(s)) != LOOM_OK) {
         return st;    /* the selection runs it only on a set-up segment */
     }
-    memcpy((char *)loom_coll_shm_stage(s) + (size_t)s->rank * blk, s->sbuf, blk);
+    memcpy(loom_coll_shm_gather_block(s, s->rank, blk, 1), s->sbuf, blk);
     loom_coll_shm_arrive_way(s, 0, LOOM_COLL_SHM_WAY_STAGE);
     return LOOM_OK;
-}
-
-/* Where rank @p q's block of this operation is. */
-static const void *loom_coll_gather_shm_block(const loom_coll_state_t *s, int q, size_t blk,
-                                              int stage)
-{
-    return stage ? (const char *)loom_coll_shm_stage(s) + (size_t)q * blk
-                 : loom_coll_shm_slot(s, q);
 }
 
 /* "shm" (@p stage 0: every rank's slot) and "stage" (1: the segment's stage). */
@@ -77,7 +69,7 @@ static loom_status_t loom_coll_gather_eager(loom_request_t req, int stage)
             return st;    /* the selection runs it only on a set-up segment */
         }
         ((loom_coll_comm_t *)s->shm)->eager_seq = s->seq;
-        loom_coll_shm_arrive_way(s, 0, stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT);
+        loom_coll_shm_arrive_way(s, 0, loom_coll_shm_way_of(stage));
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:
@@ -87,7 +79,7 @@ static loom_status_t loom_coll_gather_eager(loom_request_t req, int stage)
         for (int q = 0; q < s->size; ++q) {
             char *dst = (char *)s->rbuf + (size_t)q * blk;
             if (q != s->rank) {
-                memcpy(dst, loom_coll_gather_shm_block(s, q, blk, stage), blk);
+                memcpy(dst, loom_coll_shm_gather_block(s, q, blk, stage), blk);
             } else if (dst != s->sbuf) {
                 memcpy(dst, s->sbuf, blk);
             }

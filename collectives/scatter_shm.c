@@ -37,12 +37,6 @@
 
 enum phase { PH_ENTER = 0, PH_WAIT };
 
-/* Where the root's p blocks travel: its whole slot, or the stage. */
-static char *loom_coll_scatter_shm_area(const loom_coll_state_t *s, int stage)
-{
-    return stage ? (char *)loom_coll_shm_stage(s) : (char *)loom_coll_shm_slot_whole(s, s->root);
-}
-
 /* The root: every block into its slot (stage), arrive, its own block out, leave. */
 static loom_status_t loom_coll_scatter_shm_root(loom_coll_state_t *s, size_t blk, int stage)
 {
@@ -52,8 +46,8 @@ static loom_status_t loom_coll_scatter_shm_root(loom_coll_state_t *s, size_t blk
     if (st != LOOM_OK) {
         return st;    /* the selection runs it only on a set-up segment */
     }
-    memcpy(loom_coll_scatter_shm_area(s, stage), s->sbuf, blk * (size_t)s->size);
-    loom_coll_shm_arrive_way(s, 0, stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT);
+    memcpy(loom_coll_shm_scatter_area(s, s->root, stage), s->sbuf, blk * (size_t)s->size);
+    loom_coll_shm_arrive_way(s, 0, loom_coll_shm_way_of(stage));
     ((loom_coll_comm_t *)s->shm)->eager_seq = s->seq;
     own = (const char *)s->sbuf + (size_t)s->rank * blk;
     if (own != s->rbuf) {
@@ -79,14 +73,15 @@ static loom_status_t loom_coll_scatter_eager(loom_request_t req, int stage)
             return st;
         }
         ((loom_coll_comm_t *)s->shm)->eager_seq = s->seq;
-        loom_coll_shm_arrive_way(s, 0, stage ? LOOM_COLL_SHM_WAY_STAGE : LOOM_COLL_SHM_WAY_SLOT);
+        loom_coll_shm_arrive_way(s, 0, loom_coll_shm_way_of(stage));
         s->phase = PH_WAIT;
         /* fall through */
     case PH_WAIT:
         if ((st = loom_coll_shm_wait_root(s)) != LOOM_OK) {
             return st;
         }
-        memcpy(s->rbuf, loom_coll_scatter_shm_area(s, stage) + (size_t)s->rank * blk, blk);
+        memcpy(s->rbuf, loom_coll_shm_scatter_area(s, s->root, stage) + (size_t)s->rank * blk,
+               blk);
         loom_coll_shm_leave(s);
         return LOOM_OK;
     }
