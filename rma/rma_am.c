@@ -799,8 +799,7 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) != NULL &&
         loom_rma_am_queue_fetch(w, a->target, loom_rma_am_out_data(o), bytes, rop)) {
         free(o);   /* copied into the batch, counted */
-        *w->rops_tail = rop;
-        w->rops_tail  = &rop->next;
+        loom_rma_rop_track(w, rop);
         return 0;
     }
     if (o == NULL ||
@@ -809,8 +808,7 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
         loom_rma_rop_unpost(rop);
         return 0;
     }
-    *w->rops_tail = rop;
-    w->rops_tail  = &rop->next;
+    loom_rma_rop_track(w, rop);
     ++w->sent[a->target];
     return 0;
 }

@@ -201,8 +201,7 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
         loom_rma_am_queue_fetch(w, d->target, msg, msgbytes, rop)) {
         free(msg);   /* copied, counted */
         loom_dt_retain(d->rdt);
-        *w->rops_tail = rop;
-        w->rops_tail  = &rop->next;
+        loom_rma_rop_track(w, rop);
         return LOOM_OK;
     }
     st = loom_rma_am_send(w, d->target, LOOM_RMA_TAG_REQ, msg, msgbytes);
@@ -214,8 +213,7 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
     }
     if (rop != NULL) {
         loom_dt_retain(d->rdt);
-        *w->rops_tail = rop;
-        w->rops_tail  = &rop->next;
+        loom_rma_rop_track(w, rop);
     }
     ++w->sent[d->target];
     return LOOM_OK;

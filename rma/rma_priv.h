@@ -285,6 +285,12 @@ loom_status_t loom_rma_am_out_send(loom_rma_win_t *win, int dest, int tag,
  * sent), wait until it completed, and free @p rop (not on win->rops).
  */
 void loom_rma_rop_unpost(loom_rma_rop_t *rop);
+/** Track @p rop (its request is sent or batched) on @p win->rops, in issue order. */
+static inline void loom_rma_rop_track(loom_rma_win_t *win, loom_rma_rop_t *rop)
+{
+    *win->rops_tail = rop;
+    win->rops_tail  = &rop->next;
+}
 /** A get-like request's reply that carries the error @p st alone (8 bytes). */
 void loom_rma_am_reply_err(loom_rma_win_t *win, int dest, loom_status_t st);
 /** Send what is queued for @p dest (-1: every rank). */

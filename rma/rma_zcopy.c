@@ -128,8 +128,7 @@ static loom_status_t loom_rma_zc_get(loom_rma_win_t *w, int target, loom_rma_out
     rop->target = target;
     rop->bytes  = bytes;
     rop->result = local;
-    *w->rops_tail = rop;
-    w->rops_tail  = &rop->next;
+    loom_rma_rop_track(w, rop);
     ++w->sent[target];
     ++w->zc_gets[target];
     return LOOM_OK;
