@@ -517,6 +517,10 @@ static inline int loom_progress_crowded(void)
                 loom_p2p_engine.job->threads_fit);
 }
 
+/** Empty passes after which even an uncrowded MULTIPLE wait yields once
+ * per pass (progress.c: a runnable sibling outside loom is not counted). */
+#define LOOM_PROGRESS_MT_LONE_SPIN 1024u
+
 /**
  * The crowding rule's verdict on one pass of a blocking wait (pure, checked
  * case by case in test/p2p/test_mt_crowd.c; the reasons are above
@@ -530,10 +534,6 @@ static inline int loom_progress_crowded(void)
  * @param idle     empty passes of this wait in a row before this one
  * @param spin     LOOM_MT_IDLE_SPIN
  */
-/** Empty passes after which even an uncrowded MULTIPLE wait yields once
- * per pass (progress.c: a runnable sibling outside loom is not counted). */
-#define LOOM_PROGRESS_MT_LONE_SPIN 1024u
-
 static inline int loom_progress_yield_verdict(int crowded, int oversub, int mt, int moved,
                                               int done, unsigned idle, unsigned spin)
 {
