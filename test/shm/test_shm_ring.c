@@ -85,7 +85,7 @@ static void producer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_t n,
  * number), length and, if @p verify, every byte. @return mismatches.
  */
 static uint64_t consumer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_t n,
-                         uint32_t max_len, int verify, uint64_t *sum_p)
+                         uint32_t max_len, int verify, uint64_t *sum_p, uint64_t *slots_p)
 {
     loom_shm_ring_rx_t rx;
     uint64_t bad = 0, sum = LOOM_HASH_FNV1A64_INIT;
@@ -109,6 +109,7 @@ static uint64_t consumer(void *mem, uint32_t nslots, uint32_t slot_size, uint64_
             }
         }
         sum = loom_hash_fnv1a64(sum, slot->data, slot->len);
+        *slots_p += loom_shm_ring_rx_span(slot);
         loom_shm_ring_rx_release(&rx);
         ++i;
     }
@@ -123,7 +124,7 @@ static void run_pair(uint32_t nslots, uint32_t slot_size, uint64_t n, uint32_t m
     size_t bytes = loom_shm_ring_bytes(nslots, slot_size);
     void *mem = shared_map(bytes + sizeof(ring_report_t));
     ring_report_t *rep;
-    uint64_t sum = 0, bad;
+    uint64_t sum = 0, bad, slots = 0;
     int wstatus = 0;
     pid_t pid;
 
@@ -148,7 +149,7 @@ static void run_pair(uint32_t nslots, uint32_t slot_size, uint64_t n, uint32_t m
         }
         usleep(1000);
     }
-    bad = consumer(mem, nslots, slot_size, n, max_len, verify, &sum);
+    bad = consumer(mem, nslots, slot_size, n, max_len, verify, &sum, &slots);
     CU_ASSERT_EQUAL(waitpid(pid, &wstatus, 0), pid);
     CU_ASSERT(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
     CU_ASSERT_EQUAL(bad, 0);
@@ -157,8 +158,11 @@ static void run_pair(uint32_t nslots, uint32_t slot_size, uint64_t n, uint32_t m
     if (expect_full) {
         CU_ASSERT(atomic_load(&rep->full_events) > 0);
     }
-    /* the ring is empty again: tail caught up with every frame */
-    CU_ASSERT_EQUAL(atomic_load(&((loom_shm_ring_t *)mem)->tail), n);
+    /* the ring is empty again: tail caught up with every frame's slots */
+    CU_ASSERT_EQUAL(atomic_load(&((loom_shm_ring_t *)mem)->tail), slots);
+    CU_ASSERT(slots >= n);
+    CU_ASSERT(max_len + LOOM_SHM_SLOT_HDR > loom_shm_ring_stride(slot_size) ? slots > n
+                                                                            : slots == n);
     munmap(mem, bytes + sizeof(ring_report_t));
 }
 
@@ -183,7 +187,129 @@ static void test_geometry(void)
         CU_ASSERT((st / LOOM_CACHE_LINE) % 2 == 1);
     }
     CU_ASSERT_EQUAL(loom_shm_ring_stride(8192), 8192 + 64);
-    CU_ASSERT_EQUAL(loom_shm_ring_bytes(64, 8192), 64 + 64 * (size_t)(8192 + 64));
+    /* the spill area: LOOM_SHM_RING_SPAN_MAX - 1 slots after the last */
+    CU_ASSERT_EQUAL(loom_shm_ring_bytes(64, 8192),
+                    64 + (64 + LOOM_SHM_RING_SPAN_MAX - 1) * (size_t)(8192 + 64));
+}
+
+/* How many slots a frame spans, and what a run of slots carries. */
+static void test_span_arith(void)
+{
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(176, 192), 1);   /* one three-line cell, full */
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(177, 192), 2);
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(24 + 256, 192), 2);   /* a 256-byte message */
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(368, 192), 2);
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(369, 192), 3);
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(560, 192), 3);
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(561, 192), 4);
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(0, 320), 1);
+    CU_ASSERT_EQUAL(loom_shm_ring_span_of(305, 320), 2);
+    for (uint32_t n = 1; n <= LOOM_SHM_RING_SPAN_MAX; ++n) {
+        uint32_t cap = loom_shm_ring_span_bytes(n, 192);
+        CU_ASSERT_EQUAL(cap, n * 192 - 16);
+        CU_ASSERT_EQUAL(loom_shm_ring_span_of(cap, 192), n);
+        CU_ASSERT_EQUAL(loom_shm_ring_span_of(cap + 1, 192), n + 1);
+    }
+}
+
+/*
+ * A spanning frame's bytes overwrite the seq words of the slots it covers.
+ * Frames of two slots carry, where the covered slot's seq word lies, the
+ * number the NEXT lap's frame at that slot will publish; once the ring is
+ * read, frames of one slot follow. The consumer must see each covered slot
+ * as empty until the producer really writes it (without the release's
+ * zeroing, peek took the stale bytes for a frame).
+ */
+static void test_span_stale_seq(void)
+{
+    const uint32_t nslots = 8, cell = 192, len = 300;
+    size_t bytes = loom_shm_ring_bytes(nslots, cell);
+    void *mem = shared_map(bytes);
+    loom_shm_ring_tx_t tx;
+    loom_shm_ring_rx_t rx;
+    uint8_t buf[512];
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+    loom_shm_ring_format(mem, nslots, cell);
+    loom_shm_ring_tx_init(&tx, mem, nslots, cell);
+    loom_shm_ring_rx_init(&rx, mem, nslots, cell);
+    for (uint64_t f = 0; f < nslots; f += 2) {
+        uint64_t lure = f + 1 + nslots + 1;   /* seq of frame f+1 of the next lap */
+        memset(buf, (int)f, sizeof(buf));
+        memcpy(buf + cell - LOOM_SHM_SLOT_HDR, &lure, sizeof(lure));
+        CU_ASSERT_FATAL(loom_shm_ring_tx_send2(&tx, 7, buf, 10, buf + 10, len - 10));
+    }
+    CU_ASSERT_EQUAL(tx.head, nslots);
+    for (uint64_t f = 0; f < nslots; f += 2) {
+        loom_shm_slot_t *slot = loom_shm_ring_rx_peek(&rx);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+        CU_ASSERT_EQUAL(slot->len, len);
+        CU_ASSERT_EQUAL(loom_shm_ring_rx_span(slot), 2);
+        CU_ASSERT_EQUAL(slot->data[0], (uint8_t)f);
+        CU_ASSERT_EQUAL(slot->data[len - 1], (uint8_t)f);
+        loom_shm_ring_rx_release(&rx);
+    }
+    CU_ASSERT_EQUAL(rx.pos, nslots);
+    CU_ASSERT_EQUAL(atomic_load(&((loom_shm_ring_t *)mem)->tail), nslots);
+    /* next lap, one frame of one slot at slot 0; slot 1 was covered */
+    CU_ASSERT_FATAL(loom_shm_ring_tx_send2(&tx, 9, buf, 4, buf, 4));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(loom_shm_ring_rx_peek(&rx));
+    loom_shm_ring_rx_release(&rx);
+    CU_ASSERT_PTR_NULL(loom_shm_ring_rx_peek(&rx));
+    CU_ASSERT(!loom_shm_ring_rx_ready(&rx));
+    munmap(mem, bytes);
+}
+
+/* A span starting at the last slot runs into the spill area, in place, and
+ * the next frame goes where the span's count says; a span needs that many
+ * free slots. */
+static void test_span_spill(void)
+{
+    const uint32_t nslots = 4, cell = 192;
+    uint32_t len = loom_shm_ring_span_bytes(LOOM_SHM_RING_SPAN_MAX, cell);
+    size_t bytes = loom_shm_ring_bytes(nslots, cell);
+    uint8_t *mem = shared_map(bytes + 64);
+    loom_shm_ring_tx_t tx;
+    loom_shm_ring_rx_t rx;
+    uint8_t buf[1024];
+    loom_shm_slot_t *slot;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+    memset(mem + bytes, 0xa5, 64);   /* guard after the spill area */
+    loom_shm_ring_format(mem, nslots, cell);
+    loom_shm_ring_tx_init(&tx, mem, nslots, cell);
+    loom_shm_ring_rx_init(&rx, mem, nslots, cell);
+    for (uint32_t k = 0; k < sizeof(buf); ++k) {
+        buf[k] = (uint8_t)(k * 13 + 1);
+    }
+    for (uint32_t i = 0; i + 1 < nslots; ++i) {   /* move to the last slot */
+        CU_ASSERT_FATAL(loom_shm_ring_tx_send2(&tx, 1, buf, 1, buf, 1));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(loom_shm_ring_rx_peek(&rx));
+        loom_shm_ring_rx_release(&rx);
+    }
+    /* 3 slots free of 4 after one more small frame: a span of 3 fits now,
+     * not after a second small frame */
+    CU_ASSERT_FATAL(loom_shm_ring_tx_send2(&tx, 2, buf, 100, buf + 100, len - 100));
+    CU_ASSERT_EQUAL(tx.head, nslots - 1 + LOOM_SHM_RING_SPAN_MAX);
+    CU_ASSERT(!loom_shm_ring_tx_send2(&tx, 3, buf, 0, buf, 2 * cell));   /* 2 slots: 1 free */
+    slot = loom_shm_ring_rx_peek(&rx);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+    CU_ASSERT_EQUAL(slot->len, len);
+    CU_ASSERT_EQUAL(memcmp(slot->data, buf, 100), 0);
+    CU_ASSERT_EQUAL(memcmp(slot->data + 100, buf + 100, len - 100), 0);
+    loom_shm_ring_rx_release(&rx);
+    CU_ASSERT_EQUAL(rx.pos, nslots - 1 + LOOM_SHM_RING_SPAN_MAX);
+    CU_ASSERT_PTR_NULL(loom_shm_ring_rx_peek(&rx));
+    CU_ASSERT_FATAL(loom_shm_ring_tx_send2(&tx, 4, buf, 0, buf, 2 * cell));
+    slot = loom_shm_ring_rx_peek(&rx);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+    CU_ASSERT_EQUAL(slot->type, 4);
+    CU_ASSERT_EQUAL((uint8_t *)slot, mem + 64 + (size_t)((nslots - 1 + 3) & (nslots - 1)) * cell);
+    loom_shm_ring_rx_release(&rx);
+    for (int k = 0; k < 64; ++k) {
+        CU_ASSERT_EQUAL(mem[bytes + k], 0xa5);
+    }
+    munmap(mem, bytes + 64);
 }
 
 /* One process: exactly nslots frames fit; one release makes room for one. */
@@ -363,6 +489,14 @@ static void test_million_checksummed(void)
     run_pair(64, 512, 1000000, 200, 0, 0);
 }
 
+static void test_span_wraparound(void)
+{
+    /* the transport's three-line cells: every size up to a span of three,
+     * spans running into the spill area lap after lap */
+    run_pair(8, 192, 200000, loom_shm_ring_span_bytes(LOOM_SHM_RING_SPAN_MAX, 192), 1, 0);
+    run_pair(4, 192, 50000, loom_shm_ring_span_bytes(LOOM_SHM_RING_SPAN_MAX, 192), 1, 0);
+}
+
 int main(void)
 {
     static const loom_test_case_t cases[] = {
@@ -373,6 +507,10 @@ int main(void)
         { "back-pressure across processes", test_backpressure_across_processes },
         { "8k slots, variable sizes", test_large_slots },
         { "1M frames checksummed", test_million_checksummed },
+        { "span arithmetic", test_span_arith },
+        { "spans: covered slots never look published", test_span_stale_seq },
+        { "spans: spill area, free slots", test_span_spill },
+        { "spans across processes, every size", test_span_wraparound },
         { NULL, NULL },
     };
     return loom_test_run_suite("shm ring", cases, NULL, NULL);

@@ -417,16 +417,26 @@ static void loom_shm_ep_destroy(loom_tl_ep_t *ep)
     (void)ep;   /* embedded in the peer table, freed by close */
 }
 
-/* The bytes of a frame: in its cell, or in the sender's fragment (*frag_p). NULL if corrupt. */
+/* Frame bytes a slot of a fast box (@p in_box) or a FIFO cell holds in place. */
+static inline uint32_t loom_shm_frame_inline_max(const loom_shm_slot_t *slot, int in_box)
+{
+    return in_box ? loom_shm_ring_span_bytes(loom_shm_ring_rx_span(slot), LOOM_SHM_CELL)
+                  : LOOM_SHM_INLINE;
+}
+
+/*
+ * The bytes of a frame: in its cell (cells, in a fast box: @p in_box), or
+ * in the sender's fragment (*frag_p). NULL if corrupt.
+ */
 static const uint8_t *loom_shm_frame_data(loom_shm_peer_t *peer, const loom_shm_slot_t *slot,
-                                          loom_shm_frag_hdr_t **frag_p)
+                                          int in_box, loom_shm_frag_hdr_t **frag_p)
 {
     loom_shm_iface_t *iface = peer->iface;
     uint32_t idx;
 
     *frag_p = NULL;
     if (!(slot->type & LOOM_SHM_FRAME_FRAG)) {
-        return slot->len <= LOOM_SHM_INLINE ? slot->data : NULL;
+        return slot->len <= loom_shm_frame_inline_max(slot, in_box) ? slot->data : NULL;
     }
     memcpy(&idx, slot->data, sizeof(idx));
     if (idx >= iface->geom.nfrags || slot->len > iface->geom.frag_size) {
@@ -469,11 +479,11 @@ static void loom_shm_fbox_accept(loom_shm_peer_t *peer, const uint8_t *data, uin
 }
 
 /* Deliver one frame from a live peer, and hand its fragment back. */
-static void loom_shm_deliver(loom_shm_peer_t *peer, const loom_shm_slot_t *slot,
+static void loom_shm_deliver(loom_shm_peer_t *peer, const loom_shm_slot_t *slot, int in_box,
                              const loom_tl_params_t *params)
 {
     loom_shm_frag_hdr_t *frag;
-    const uint8_t *data = loom_shm_frame_data(peer, slot, &frag);
+    const uint8_t *data = loom_shm_frame_data(peer, slot, in_box, &frag);
     uint32_t type = slot->type & LOOM_SHM_FRAME_TYPE;
 
     if (loom_unlikely(data == NULL)) {
@@ -504,7 +514,7 @@ static int loom_shm_fifo_poll(loom_shm_iface_t *iface, const loom_tl_params_t *p
         if (loom_likely(src < (uint32_t)iface->local_size && src != (uint32_t)iface->local_idx)) {
             /* a failed peer's frames are not delivered: the engine was told it failed */
             if (loom_likely(!iface->peers[src].failed)) {
-                loom_shm_deliver(&iface->peers[src], slot, params);
+                loom_shm_deliver(&iface->peers[src], slot, 0, params);
             }
         } else {
             loom_error("shm", "rank %d: frame from local rank %u in its FIFO dropped (only "
@@ -525,7 +535,7 @@ static int loom_shm_box_poll(loom_shm_peer_t *peer, const loom_tl_params_t *para
 
     while (n < LOOM_SHM_RX_BATCH && loom_likely(!peer->failed) &&
            (slot = loom_shm_ring_rx_peek(&peer->fbox_rx)) != NULL) {
-        loom_shm_deliver(peer, slot, params);
+        loom_shm_deliver(peer, slot, 1, params);
         loom_shm_ring_rx_release(&peer->fbox_rx);
         ++n;
     }
@@ -636,7 +646,8 @@ static const void *loom_shm_ep_am_peek(loom_tl_ep_t *ep, size_t *len_p)
         peer->peek_fifo = 1;
     }
     if (slot == NULL || (slot->type & LOOM_SHM_FRAME_TYPE) != LOOM_SHM_FRAME_AM ||
-        loom_unlikely((data = loom_shm_frame_data(peer, slot, &frag)) == NULL)) {
+        loom_unlikely((data = loom_shm_frame_data(peer, slot, !peer->peek_fifo, &frag)) ==
+                      NULL)) {
         return NULL;
     }
     peer->peek_frag = frag;

@@ -25,21 +25,25 @@
  *
  * A cell is LOOM_SHM_CELL bytes (three lines): the 16-byte slot header of
  * shm_ring.h, then up to LOOM_SHM_INLINE bytes of frame, so a small
- * message is detected and read in one line, as before. A larger frame
- * goes into a fragment of the sender's own pool and the cell carries its
- * index (type flag LOOM_SHM_FRAME_FRAG); the receiver hands the fragment
- * back by clearing its busy word, and the sender reclaims fragments
- * lazily when its free list runs dry. The zero-filled segment is the
- * formatted state of everything (FIFO cells free, rings empty, fragments
- * free), so the creator writes only the header, and memory is used only
- * where it is touched: per rank the FIFO (prefaulted by its owner at
- * attach) and the fragments it sends through, per active pair one box.
+ * message is detected and read in one line, as before. In an open fast
+ * box a frame of up to LOOM_SHM_BOX_INLINE (560) bytes spans consecutive
+ * cells instead (shm_ring.h), read in place. A larger frame, or one sent
+ * through the FIFO, goes into a fragment of the sender's own pool and the
+ * cell carries its index (type flag LOOM_SHM_FRAME_FRAG); the receiver
+ * hands the fragment back by clearing its busy word, and the sender
+ * reclaims fragments lazily when its free list runs dry. The zero-filled
+ * segment is the formatted state of everything (FIFO cells free, rings
+ * empty, fragments free), so the creator writes only the header, and
+ * memory is used only where it is touched: per rank the FIFO (prefaulted
+ * by its owner at attach) and the fragments it sends through, per active
+ * pair one box.
  *
  * Memory in use, N local ranks (defaults in brackets; docs/ARCHITECTURE.md
  * has measurements): per rank 128 + 192 x FIFO_SLOTS at attach (24.7 KiB),
  * plus the touched part of FRAGS x (SLOT_SIZE + 64) (<= 129 KiB); per
- * active pair 64 + 192 x RING_SLOTS (12.1 KiB), at most FBOX_MAX (16) per
- * receiver. Worst case 360 KiB per rank: 45 MiB at 128 ranks, 90 at 256.
+ * active pair 64 + 192 x (RING_SLOTS + 2) (12.4 KiB; the two cells: the
+ * spill area of spans), at most FBOX_MAX (16) per receiver. Worst case
+ * 360 KiB per rank: 45 MiB at 128 ranks, 90 at 256.
  *
  * Paths of a frame from A to B, in per-pair order:
  *   - B's FIFO (shm_fifo.h, many producers): every pair starts there; one
@@ -102,6 +106,8 @@
 #define LOOM_SHM_RX_BATCH     16      /* frames taken from the FIFO or one box per poll */
 #define LOOM_SHM_CELL         192u    /* bytes of a FIFO or fast-box cell (three lines) */
 #define LOOM_SHM_INLINE       (LOOM_SHM_CELL - LOOM_SHM_SLOT_HDR)   /* frame bytes in a cell */
+/* frame bytes a fast box carries in place, spanning cells (shm_ring.h): 560 */
+#define LOOM_SHM_BOX_INLINE   (LOOM_SHM_RING_SPAN_MAX * LOOM_SHM_CELL - LOOM_SHM_SLOT_HDR)
 #define LOOM_SHM_NAME_MAX     255
 
 /** Frame types (slot->type). */
@@ -404,12 +410,14 @@ typedef struct loom_shm_txd {
     uint64_t         fifo_pos;   /* claimed FIFO position (fifo 1) */
     int              fifo;       /* 1: FIFO cell, 0: fast-box slot */
     int32_t          frag;       /* fragment index, or -1: the frame is inline */
+    uint32_t         span;       /* box slots the frame spans (1 in the FIFO) */
     uint8_t         *data;       /* where the frame's len bytes go */
 } loom_shm_txd_t;
 
 /**
  * Reserve room for a frame of @p len bytes (at most peer->max_frame) to
- * @p peer: a cell (and a fragment when len > LOOM_SHM_INLINE). Opens the
+ * @p peer: a cell, or in an open fast box up to LOOM_SHM_BOX_INLINE bytes
+ * of consecutive cells, and a fragment beyond that. Opens the
  * pair's fast box when its time has come. The caller MUST commit a
  * reservation that returned LOOM_OK.
  * @return LOOM_OK, LOOM_ERR_NO_RESOURCE (full: nothing reserved) or the

@@ -36,6 +36,21 @@
  * ownership with data instead of an upgrade: about 15 ns per one-way
  * 8-byte message measured here (64 slots of 8 KiB against 8 KiB + 64).
  *
+ * A frame longer than one slot may SPAN up to LOOM_SHM_RING_SPAN_MAX
+ * consecutive slots: its data runs on from the first slot's header over the
+ * following slots' memory, headers included, so it stays contiguous and the
+ * consumer reads it in place, in sequential lines, with no fragment to hand
+ * back (a 256-byte message in the transport's three-line cells). The first
+ * slot's header says how many slots the frame takes (its span word), the
+ * producer's head and the consumer's position advance by that many, and the
+ * seq words of the covered slots, which the frame's bytes overwrote, are
+ * zeroed by the consumer before it releases the frame: data that happened
+ * to equal a later frame number must never look published there. A frame
+ * that starts near the end of the slots runs on into the ring's spill area
+ * (LOOM_SHM_RING_SPAN_MAX - 1 slots after the last one, never polled), so
+ * no span has to wrap. Spans only ever go to the ring's one producer and
+ * consumer; the FIFO (shm_fifo.h) keeps one cell per frame.
+ *
  * The ring knows nothing of ranks or segments: the receiver's region holds
  * its fast boxes (shm_seg.c lays it out, shm_send.c claims a box) and
  * test/shm/test_shm_ring.c drives rings directly across fork()ed
@@ -57,13 +72,16 @@ typedef struct loom_shm_slot {
     _Atomic uint64_t seq;     /* frame number + 1 once published */
     uint32_t         len;     /* bytes of data */
     uint16_t         type;    /* LOOM_SHM_FRAME_* (meaning is the user's) */
-    uint16_t         rsvd;
+    uint16_t         rsvd;    /* ring: slots the frame spans (1..LOOM_SHM_RING_SPAN_MAX);
+                               * FIFO cell: the sender (shm_fifo.h) */
     uint8_t          data[];  /* len bytes; slot_size - 16 at most */
 } loom_shm_slot_t;
 
 #define LOOM_SHM_SLOT_HDR   ((uint32_t)sizeof(loom_shm_slot_t))
 #define LOOM_SHM_SLOT_MIN   256u
 #define LOOM_SHM_SLOT_MAX   (1u << 20)
+/** Most consecutive slots one ring frame may span (the spill area holds the rest). */
+#define LOOM_SHM_RING_SPAN_MAX 3u
 
 /** Control line of a ring, followed in memory by the slots. */
 typedef struct loom_shm_ring {
@@ -98,10 +116,26 @@ static inline size_t loom_shm_ring_stride(uint32_t slot_size)
                                                   : (size_t)slot_size;
 }
 
-/** Bytes one ring occupies (control line + slots). */
+/** Bytes one ring occupies (control line + slots + the spill area of spans). */
 static inline size_t loom_shm_ring_bytes(uint32_t nslots, uint32_t slot_size)
 {
-    return sizeof(loom_shm_ring_t) + (size_t)nslots * loom_shm_ring_stride(slot_size);
+    return sizeof(loom_shm_ring_t) +
+           ((size_t)nslots + LOOM_SHM_RING_SPAN_MAX - 1) * loom_shm_ring_stride(slot_size);
+}
+
+/** Bytes of frame a run of @p n slots @p stride apart carries (one header). */
+static inline uint32_t loom_shm_ring_span_bytes(uint32_t n, uint32_t stride)
+{
+    return n * stride - LOOM_SHM_SLOT_HDR;
+}
+
+/**
+ * Slots a frame of @p len bytes spans in a ring of slots @p stride apart,
+ * when len is more than one slot carries (pure; test_shm_ring.c checks it).
+ */
+static inline uint32_t loom_shm_ring_span_of(uint32_t len, uint32_t stride)
+{
+    return (len + LOOM_SHM_SLOT_HDR + stride - 1) / stride;
 }
 
 /** Largest frame a ring of @p slot_size slots carries. */
@@ -164,32 +198,63 @@ static inline loom_shm_slot_t *loom_shm_ring_tx_reserve(loom_shm_ring_tx_t *tx)
     return (loom_shm_slot_t *)(tx->slots + (size_t)(tx->head & tx->mask) * tx->stride);
 }
 
+/**
+ * Reserve the next @p n slots (2..LOOM_SHM_RING_SPAN_MAX) for one frame of
+ * up to loom_shm_ring_span_bytes(n, stride) bytes. @return the first slot,
+ * or NULL when the ring has fewer than n free; commit with
+ * loom_shm_ring_tx_commit_span.
+ */
+static inline loom_shm_slot_t *loom_shm_ring_tx_reserve_span(loom_shm_ring_tx_t *tx, uint32_t n)
+{
+    if (tx->head + n - tx->tail_cache > (uint64_t)tx->mask + 1) {
+        tx->tail_cache = atomic_load_explicit(&tx->ring->tail, memory_order_acquire);
+        if (tx->head + n - tx->tail_cache > (uint64_t)tx->mask + 1) {
+            return NULL;
+        }
+    }
+    return (loom_shm_slot_t *)(tx->slots + (size_t)(tx->head & tx->mask) * tx->stride);
+}
+
+/** Publish a frame of @p len bytes taking @p n slots from @p slot (the last reserve). */
+static inline void loom_shm_ring_tx_commit_span(loom_shm_ring_tx_t *tx, loom_shm_slot_t *slot,
+                                                uint32_t len, uint16_t type, uint32_t n)
+{
+    slot->len  = len;
+    slot->type = type;
+    slot->rsvd = (uint16_t)n;
+    /* release: length, type, span and data are visible before the new seq */
+    atomic_store_explicit(&slot->seq, tx->head + 1, memory_order_release);
+    tx->head += n;
+}
+
 /** Publish the slot returned by the last reserve, holding @p len bytes. */
 static inline void loom_shm_ring_tx_commit(loom_shm_ring_tx_t *tx, loom_shm_slot_t *slot,
                                            uint32_t len, uint16_t type)
 {
-    slot->len  = len;
-    slot->type = type;
-    /* release: length, type and data are visible before the new seq */
-    atomic_store_explicit(&slot->seq, tx->head + 1, memory_order_release);
-    ++tx->head;
+    loom_shm_ring_tx_commit_span(tx, slot, len, type, 1);
 }
 
 /**
- * Copy a frame of two gathered pieces into the ring.
+ * Copy a frame of two gathered pieces into the ring, spanning slots when it
+ * is longer than one carries (at most loom_shm_ring_span_bytes of
+ * LOOM_SHM_RING_SPAN_MAX slots).
  * @return 1 if sent, 0 if the ring is full (nothing written).
  */
 static inline int loom_shm_ring_tx_send2(loom_shm_ring_tx_t *tx, uint16_t type,
                                          const void *a, size_t a_len,
                                          const void *b, size_t b_len)
 {
-    loom_shm_slot_t *slot = loom_shm_ring_tx_reserve(tx);
+    uint32_t len = (uint32_t)(a_len + b_len);
+    uint32_t n = loom_shm_ring_span_of(len, tx->stride);
+    loom_shm_slot_t *slot = n == 1 ? loom_shm_ring_tx_reserve(tx)
+                                   : loom_shm_ring_tx_reserve_span(tx, n);
+
     if (slot == NULL) {
         return 0;
     }
     loom_copy_small(slot->data, a, a_len);   /* inline for frames of a line or two */
     loom_copy_small(slot->data + a_len, b, b_len);
-    loom_shm_ring_tx_commit(tx, slot, (uint32_t)(a_len + b_len), type);
+    loom_shm_ring_tx_commit_span(tx, slot, len, type, n);
     return 1;
 }
 
@@ -212,10 +277,35 @@ static inline int loom_shm_ring_rx_ready(const loom_shm_ring_rx_t *rx)
     return atomic_load_explicit(&rx->cur->seq, memory_order_relaxed) == rx->pos + 1;
 }
 
+/**
+ * Slots the frame at @p slot (from the last peek) takes; a span word out
+ * of range (only a scribbled segment writes one) counts as 1, and the
+ * frame's length check (the caller's) refuses such a frame.
+ */
+static inline uint32_t loom_shm_ring_rx_span(const loom_shm_slot_t *slot)
+{
+    uint32_t n = slot->rsvd;
+    return n - 1u < LOOM_SHM_RING_SPAN_MAX ? n : 1u;
+}
+
+/* the seq words a spanning frame's bytes overwrote: no later poll may see them as published */
+static inline void loom_shm_ring_rx_unspan(loom_shm_ring_rx_t *rx, uint32_t n)
+{
+    for (uint32_t k = 1; k < n; ++k) {
+        loom_shm_slot_t *s = (loom_shm_slot_t *)((uint8_t *)rx->cur + (size_t)k * rx->stride);
+        atomic_store_explicit(&s->seq, 0, memory_order_relaxed);
+    }
+}
+
 /** Hand the frame returned by the last peek back to the producer. */
 static inline void loom_shm_ring_rx_release(loom_shm_ring_rx_t *rx)
 {
-    ++rx->pos;
+    uint32_t n = loom_shm_ring_rx_span(rx->cur);
+
+    if (loom_unlikely(n != 1)) {
+        loom_shm_ring_rx_unspan(rx, n);   /* ordered before the producer's reuse by tail */
+    }
+    rx->pos += n;
     rx->cur = (loom_shm_slot_t *)(rx->slots + (size_t)(rx->pos & rx->mask) * rx->stride);
     /* release: our reads of the slot are done before the producer reuses it */
     atomic_store_explicit(&rx->ring->tail, rx->pos, memory_order_release);

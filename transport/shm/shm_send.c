@@ -147,13 +147,34 @@ static int loom_shm_tx_cell(loom_shm_peer_t *peer, loom_shm_txd_t *d)
     }
     if (peer->fbox_state == LOOM_SHM_FBOX_OPEN) {
         d->fifo = 0;
-        d->slot = loom_shm_ring_tx_reserve(&peer->fbox_tx);
+        d->slot = d->span == 1 ? loom_shm_ring_tx_reserve(&peer->fbox_tx)
+                               : loom_shm_ring_tx_reserve_span(&peer->fbox_tx, d->span);
     } else {
         d->fifo = 1;
         d->slot = loom_shm_fifo_tx_claim(&peer->fifo_tx, (uint16_t)peer->iface->local_idx,
                                          &d->fifo_pos);
     }
     return d->slot != NULL;
+}
+
+/*
+ * A frame longer than a cell: consecutive cells of an open fast box when it
+ * fits LOOM_SHM_BOX_INLINE (read in place by the receiver, nothing handed
+ * back), else a fragment. @return LOOM_OK, or LOOM_ERR_NO_RESOURCE (no
+ * fragment free).
+ */
+static loom_status_t loom_shm_tx_inline_span(loom_shm_peer_t *peer, size_t len,
+                                             loom_shm_txd_t *d)
+{
+    if (peer->fbox_state == LOOM_SHM_FBOX_OPEN && len <= LOOM_SHM_BOX_INLINE) {
+        uint32_t n = loom_shm_ring_span_of((uint32_t)len, LOOM_SHM_CELL);
+        if (n <= peer->fbox_tx.mask + 1u) {   /* a box of fewer cells (LOOM_SHM_RING_SLOTS) never fits it */
+            d->span = n;
+            return LOOM_OK;
+        }
+    }
+    d->frag = loom_shm_frag_alloc(peer->iface, peer->local_idx);
+    return d->frag < 0 ? LOOM_ERR_NO_RESOURCE : LOOM_OK;
 }
 
 loom_status_t loom_shm_tx_reserve(loom_shm_peer_t *peer, size_t len, loom_shm_txd_t *d,
@@ -165,8 +186,8 @@ loom_status_t loom_shm_tx_reserve(loom_shm_peer_t *peer, size_t len, loom_shm_tx
         return LOOM_ERR_PEER_FAILED;
     }
     d->frag = -1;
-    if (len > LOOM_SHM_INLINE &&
-        (d->frag = loom_shm_frag_alloc(iface, peer->local_idx)) < 0) {
+    d->span = 1;
+    if (len > LOOM_SHM_INLINE && loom_shm_tx_inline_span(peer, len, d) != LOOM_OK) {
         return loom_shm_peer_backpressure(peer, op);
     }
     if (!loom_shm_tx_cell(peer, d)) {
@@ -193,7 +214,7 @@ void loom_shm_tx_commit(loom_shm_peer_t *peer, loom_shm_txd_t *d, uint32_t len, 
         loom_shm_fifo_tx_publish(&peer->fifo_tx, d->slot, d->fifo_pos, len, type);
         ++peer->fifo_sent;
     } else {
-        loom_shm_ring_tx_commit(&peer->fbox_tx, d->slot, len, type);
+        loom_shm_ring_tx_commit_span(&peer->fbox_tx, d->slot, len, type, d->span);
     }
 }
 
