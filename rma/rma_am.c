@@ -523,7 +523,9 @@ static int loom_rma_am_held_from(const loom_rma_win_t *w, int src, const loom_rm
  * does the next large put or get of an origin whose data moves, when none
  * of its requests waits before it: transfers of one epoch may overlap
  * (MPI leaves conflicting ones undefined), so its receive is posted at
- * once instead of a round trip after the last one's end.
+ * once instead of a round trip after the last one's end; but while the
+ * data of a put this target could not store is consumed, it waits too
+ * (its receive would match that data).
  */
 static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
                              const loom_rma_in_t *before)
@@ -538,7 +540,8 @@ static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
         return 0;
     }
     if (w->lkst[in->src] != LOOM_RMA_LK_WAIT) {   /* only data moving */
-        return !loom_rma_am_is_zc(in) || loom_rma_am_held_from(w, in->src, before);
+        return !loom_rma_am_is_zc(in) || loom_rma_zc_dropping(w, in->src) ||
+               loom_rma_am_held_from(w, in->src, before);
     }
     return k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST && k != LOOM_RMA_K_COMPLETE;
 }
@@ -581,7 +584,7 @@ static int loom_rma_am_poll_win(loom_rma_win_t *w)
 {
     int n = loom_rma_am_take(w);
 
-    if (w->zc != NULL && loom_rma_zc_poll(w) > 0 && w->held != NULL) {
+    if ((w->zc != NULL || w->zc_ndrop != 0) && loom_rma_zc_poll(w) > 0 && w->held != NULL) {
         n += loom_rma_am_held_serve(w);   /* an origin's data moved: its requests go on */
     }
 

@@ -226,6 +226,10 @@ struct loom_rma_win {
     uint32_t            *zc_gets;      /* origin: [size] large gets awaiting data */
     size_t               zc_min;       /* origin: puts/gets of this many bytes or more
                                           go by rma_zcopy.c (0: none) */
+    struct loom_rma_zc_drop *zc_drop;  /* [size] a put's data this target could not
+                                          store: discard it, then answer (rma_zcopy.c) */
+    int                  zc_ndrop;     /* origins with a discard pending */
+    struct loom_rma_zc_fault *zc_fault; /* LOOM_RMA_ZCOPY_FAULT (tests), or NULL */
     int                  excl;         /* exclusive holder or -1 */
     int                  nshared;
     uint8_t             *lkst;         /* [size] each origin's lock here (LOOM_RMA_LK_*) */
@@ -330,13 +334,36 @@ loom_status_t loom_rma_zc_start(loom_rma_win_t *win, int get, int target, int64_
  */
 void loom_rma_zc_serve(loom_rma_win_t *win, int src, const loom_rma_hdr_t *h,
                        const loom_rma_seg_t *seg, char *t);
-/** Target: reap finished data transfers (a put's ACK leaves then). @return how many. */
+/**
+ * Target: reap finished data transfers (a put's ACK leaves then) and
+ * discards (posting those not posted yet). @return how many ended.
+ */
 int loom_rma_zc_poll(loom_rma_win_t *win);
+/** A discard (see loom_rma_zc_serve) pending for origin @p src: its answer, else LOOM_OK. */
+typedef struct loom_rma_zc_drop {
+    loom_status_t  st;
+    loom_request_t req;   /* the 0-byte receive that consumes the data, once posted */
+} loom_rma_zc_drop_t;
 /** 1 while data of @p src's operations still moves to or from this window. */
 static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
 {
-    return win->zc_busy[src] != 0;
+    return win->zc_busy[src] != 0 || win->zc_drop[src].st != LOOM_OK;
 }
+/**
+ * 1 while a put's data of @p src that this target could not store must
+ * still be consumed: every later request of @p src waits, large puts too
+ * (their receive would match that data).
+ */
+static inline int loom_rma_zc_dropping(const loom_rma_win_t *win, int src)
+{
+    return win->zc_drop[src].st != LOOM_OK;
+}
+/**
+ * Set up the window's large-transfer state: LOOM_RMA_ZCOPY, and the
+ * test-only LOOM_RMA_ZCOPY_FAULT. LOOM_OK or LOOM_ERR_NO_MEMORY.
+ */
+loom_status_t loom_rma_zc_init(loom_rma_win_t *win);
+void loom_rma_zc_fini(loom_rma_win_t *win);
 /**
  * Origin: progress until the large gets from @p target delivered their
  * data, before an UNLOCK to it: the target sends them from its window and
@@ -344,8 +371,6 @@ static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
  * released while the window is still read.
  */
 void loom_rma_zc_gets_settle(loom_rma_win_t *win, int target);
-/** The window's threshold (LOOM_RMA_ZCOPY, read at creation; 0: never). */
-size_t loom_rma_zc_min(void);
 
 /* rma_am.c */
 void loom_rma_am_register(loom_rma_win_t *win);
