@@ -736,26 +736,22 @@ static loom_status_t loom_rma_am_atomic_rop(loom_rma_win_t *w, int target, size_
 }
 
 /* the request: header, one segment, the origin element, the compare element */
-static loom_rma_out_t *loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int64_t start,
-                                              size_t esize, size_t *bytes_p)
+enum { LOOM_RMA_AM_ATOMIC_MAX = sizeof(loom_rma_hdr_t) + sizeof(loom_rma_seg_t) + 16 };
+
+/* build it at @p p (LOOM_RMA_AM_ATOMIC_MAX bytes); its length */
+static size_t loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int64_t start,
+                                     size_t esize, char *p)
 {
     size_t data = a->origin != NULL ? esize : 0, cmp = a->compare != NULL ? esize : 0;
-    size_t bytes = sizeof(loom_rma_hdr_t) + sizeof(loom_rma_seg_t) + data + cmp;
-    loom_rma_out_t *o = loom_rma_am_out_alloc(bytes);
     loom_rma_hdr_t h = { 0 };
     loom_rma_seg_t seg = { 0, esize };
-    char *p;
 
-    if (o == NULL) {
-        return NULL;
-    }
     h.kind  = (uint8_t)(a->compare != NULL ? LOOM_RMA_K_CAS : LOOM_RMA_K_FOP);
     h.op    = (uint8_t)a->op;
     h.basic = (uint8_t)a->basic;
     h.disp  = start;
     h.nseg  = 1;
     h.bytes = esize;
-    p = loom_rma_am_out_data(o);
     memcpy(p, &h, sizeof(h));
     memcpy(p + sizeof(h), &seg, sizeof(seg));
     if (data) {
@@ -764,8 +760,20 @@ static loom_rma_out_t *loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int
     if (cmp) {
         memcpy(p + sizeof(h) + sizeof(seg) + data, a->compare, cmp);
     }
-    *bytes_p = bytes;
-    return o;
+    return sizeof(h) + sizeof(seg) + data + cmp;
+}
+
+/* the request sent alone (it does not fit its target's batch); 0 or an error */
+static loom_status_t loom_rma_am_atomic_alone(loom_rma_win_t *w, int target, const char *msg,
+                                              size_t bytes)
+{
+    loom_rma_out_t *o = loom_rma_am_out_alloc(bytes);
+
+    if (o == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memcpy(loom_rma_am_out_data(o), msg, bytes);
+    return loom_rma_am_out_send(w, target, LOOM_RMA_TAG_REQ, o, bytes);
 }
 
 /* windows whose accumulates to @p target go by active message (rma_ops.c's choice) */
@@ -781,7 +789,7 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     size_t esize = loom_datatype_size(a->basic), bytes;
     int64_t start;
     loom_rma_rop_t *rop;
-    loom_rma_out_t *o;
+    _Alignas(8) char msg[LOOM_RMA_AM_ATOMIC_MAX];
 
     if (!loom_rma_am_atomic_path(w, a->target) || esize == 0 || esize > 8 ||
         (a->origin == NULL && a->op != LOOM_RMA_OP_NO_OP)) {
@@ -799,15 +807,12 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if ((*st_p = loom_rma_am_atomic_rop(w, a->target, esize, a->result, &rop)) != LOOM_OK) {
         return 0;
     }
-    if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) != NULL &&
-        loom_rma_am_queue_fetch(w, a->target, loom_rma_am_out_data(o), bytes, rop)) {
-        free(o);   /* copied into the batch, counted */
-        loom_rma_rop_track(w, rop);
+    bytes = loom_rma_am_atomic_msg(a, start, esize, msg);   /* built here, not malloc'ed */
+    if (loom_rma_am_queue_fetch(w, a->target, msg, bytes, rop)) {
+        loom_rma_rop_track(w, rop);   /* copied into the batch, counted */
         return 0;
     }
-    if (o == NULL ||
-        (*st_p = loom_rma_am_out_send(w, a->target, LOOM_RMA_TAG_REQ, o, bytes)) != LOOM_OK) {
-        *st_p = o == NULL ? LOOM_ERR_NO_MEMORY : *st_p;
+    if ((*st_p = loom_rma_am_atomic_alone(w, a->target, msg, bytes)) != LOOM_OK) {
         loom_rma_rop_unpost(rop);
         return 0;
     }

@@ -423,6 +423,13 @@ loom_status_t loom_rma_cma_setup(loom_rma_win_t *win);
 void loom_rma_cma_free(loom_rma_win_t *win);
 /** Run @p o now (complete at return); LOOM_ERR_PEER_FAILED, _TRANSPORT, _INVALID_TYPE. */
 loom_status_t loom_rma_cma_op(loom_rma_win_t *win, const loom_rma_cma_op_t *o);
+/**
+ * A put (@p write) or get of @p bytes between @p buf and the target's bytes
+ * [start, start + bytes): one system call, nothing around it (the inline
+ * Put/Get of a CMA window). LOOM_OK, LOOM_ERR_PEER_FAILED or _TRANSPORT.
+ */
+loom_status_t loom_rma_cma_putget(loom_rma_win_t *win, int target, int write, void *buf,
+                                  int64_t start, size_t bytes);
 void loom_rma_shm_lock(loom_rma_win_t *win, int target, int type);
 void loom_rma_shm_unlock(loom_rma_win_t *win, int target);
 

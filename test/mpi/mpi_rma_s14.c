@@ -16,7 +16,22 @@
  *            E is argv[3]; E = 0: no fault expected (the same program
  *            checks the plain path).
  *
+ *   ops      the operations session 14 made cheaper (rma_cma.c's one-call
+ *            put/get, rma_apply.c's one-element path, rma_send.c's batch
+ *            buffer kept across batches), on Win_create windows (CMA on
+ *            one host, active messages over tcp or LOOM_RMA_CMA=off):
+ *            under lock_all + flush every rank puts 1 B .. 64 KiB + 3 at
+ *            odd offsets into its slot at every rank and gets them back
+ *            (exact bytes); K fetch-and-op SUMs on int32/uint32/int64/
+ *            uint64 counters at rank 0 and the last rank (each fetched
+ *            value above the last this rank saw, the totals exact, the
+ *            64-bit ones past 2^32 and the 32-bit ones wrapping), K
+ *            CAS increments (read, CAS, retry: total exact), one-element
+ *            accumulates (exact); then per iteration lock exclusive, fop,
+ *            put, unlock and lock shared, get, unlock (the lock variants).
+ *
  * usage: mpi_rma_s14 zcfault [create|allocate|dynamic] [E]   (any ranks)
+ *        mpi_rma_s14 ops [K]
  */
 #include "mpi_test_util.h"
 
@@ -176,6 +191,164 @@ static void test_zcfault(const char *flavor, int every)
     free(s.nput);
 }
 
+/* ---- ops ---- */
+
+#define OSLOT (70 * 1024)             /* per origin: the put/get bytes */
+#define NCTR  8                       /* counters: 4 types x (fop, cas/acc) */
+
+static const size_t op_sizes[] = { 1, 7, 8, 64, 4096, 65539 };
+
+/* counters start here (after every origin's slot), 8-byte each */
+static MPI_Aint ctr_at(int i)
+{
+    return (MPI_Aint)((size_t)size * OSLOT + (size_t)i * 8);
+}
+
+static void ops_putget(MPI_Win win, unsigned char *src, unsigned char *dst)
+{
+    for (size_t z = 0; z < sizeof(op_sizes) / sizeof(op_sizes[0]); ++z) {
+        size_t n = op_sizes[z], off = 1 + z;   /* odd offsets */
+
+        for (int d = 0; d < size; ++d) {
+            int t = (rank + d) % size;
+            MPI_Aint at = (MPI_Aint)((size_t)rank * OSLOT + off);
+
+            for (size_t k = 0; k < n; ++k) {
+                src[k] = pattern(t, (int)z, k);
+            }
+            memset(dst, 0, n + 1);
+            MT_OK(MPI_Put(src, (int)n, MPI_BYTE, t, at, (int)n, MPI_BYTE, win));
+            MT_OK(MPI_Win_flush(t, win));
+            MT_OK(MPI_Get(dst, (int)n, MPI_BYTE, t, at, (int)n, MPI_BYTE, win));
+            MT_OK(MPI_Win_flush(t, win));
+            if (memcmp(src, dst, n) != 0 || dst[n] != 0) {
+                MT_FAIL("put/get of %zu bytes at rank %d: bytes differ", n, t);
+            }
+        }
+    }
+}
+
+/* K fetch-and-op SUMs of @p inc on counter @p c (type @p dt) at @p t: values rise */
+static void ops_fop(MPI_Win win, int t, int c, MPI_Datatype dt, int k)
+{
+    uint64_t last = 0, inc8 = 1u << 30, old8 = 0;
+    uint32_t inc4 = 3u << 30, old4 = 0;
+    int wide = dt == MPI_INT64_T || dt == MPI_UINT64_T;
+
+    for (int i = 0; i < k; ++i) {
+        MT_OK(MPI_Fetch_and_op(wide ? (void *)&inc8 : (void *)&inc4,
+                               wide ? (void *)&old8 : (void *)&old4, dt, t, ctr_at(c),
+                               MPI_SUM, win));
+        MT_OK(MPI_Win_flush(t, win));
+        if (wide) {
+            MT_CHECK(i == 0 || old8 > last);   /* other ranks' adds in between: never less */
+            last = old8;
+        }
+    }
+}
+
+/* K increments by compare-and-swap (read by NO_OP fetch, CAS, retry) of int64 counter @p c */
+static void ops_cas(MPI_Win win, int t, int c, int k)
+{
+    for (int i = 0; i < k; ++i) {
+        int64_t old, want, got, dummy = 0;
+
+        do {
+            MT_OK(MPI_Fetch_and_op(&dummy, &old, MPI_INT64_T, t, ctr_at(c), MPI_NO_OP, win));
+            MT_OK(MPI_Win_flush(t, win));
+            want = old + 1;
+            MT_OK(MPI_Compare_and_swap(&want, &old, &got, MPI_INT64_T, t, ctr_at(c), win));
+            MT_OK(MPI_Win_flush(t, win));
+        } while (got != old);
+    }
+}
+
+/* lock exclusive: fop + put, unlock; lock shared: get, unlock (the lock rows) */
+static void ops_locks(MPI_Win win, int k, unsigned char *src, unsigned char *dst)
+{
+    for (int i = 0; i < k; ++i) {
+        int t = (rank + 1 + i) % size;
+        int64_t one = 1, old = -1;
+        MPI_Aint at = (MPI_Aint)((size_t)rank * OSLOT + 3);
+
+        for (size_t b = 0; b < 8; ++b) {
+            src[b] = pattern(t, 1000 + i, b);
+        }
+        MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+        MT_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, ctr_at(6), MPI_SUM, win));
+        MT_OK(MPI_Put(src, 8, MPI_BYTE, t, at, 8, MPI_BYTE, win));
+        MT_OK(MPI_Win_unlock(t, win));
+        MT_CHECK(old >= 0);
+        MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+        MT_OK(MPI_Get(dst, 8, MPI_BYTE, t, at, 8, MPI_BYTE, win));
+        MT_OK(MPI_Win_unlock(t, win));
+        MT_CHECK(memcmp(src, dst, 8) == 0);
+    }
+}
+
+static void test_ops(int k)
+{
+    size_t bytes = (size_t)size * OSLOT + NCTR * 8;
+    unsigned char *mem, *src, *dst;
+    static const MPI_Datatype fdt[4] = { MPI_INT32_T, MPI_UINT32_T, MPI_INT64_T, MPI_UINT64_T };
+    MPI_Win win;
+    int last = size - 1;
+
+    MT_CHECK((mem = calloc(1, bytes)) != NULL);
+    MT_CHECK((src = malloc(OSLOT)) != NULL && (dst = malloc(OSLOT)) != NULL);
+    MT_OK(MPI_Win_create(mem, (MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MT_OK(MPI_Win_lock_all(0, win));
+    ops_putget(win, src, dst);
+    for (int c = 0; c < 4; ++c) {
+        ops_fop(win, 0, c, fdt[c], k);
+        ops_fop(win, last, c, fdt[c], k);
+    }
+    ops_cas(win, 0, 4, k);
+    ops_cas(win, last, 4, k);
+    for (int i = 0; i < k; ++i) {   /* one-element accumulates (int32 SUM) */
+        int32_t two = 2;
+
+        MT_OK(MPI_Accumulate(&two, 1, MPI_INT32_T, 0, ctr_at(5), 1, MPI_INT32_T, MPI_SUM, win));
+        MT_OK(MPI_Accumulate(&two, 1, MPI_INT32_T, last, ctr_at(5), 1, MPI_INT32_T, MPI_SUM,
+                             win));
+    }
+    MT_OK(MPI_Win_unlock_all(win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    ops_locks(win, k, src, dst);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    {   /* the lock rows' fetch-and-op +1s, k per rank, spread over the ranks */
+        int64_t mine, all = 0;
+
+        memcpy(&mine, mem + ctr_at(6), 8);
+        MT_OK(MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD));
+        MT_EQ(all, (int64_t)k * size);
+    }
+    if (rank == 0 || rank == last) {   /* the totals (both if one rank: counted twice) */
+        uint64_t n = (uint64_t)k * (uint64_t)size * (size == 1 ? 2 : 1), v8;
+        uint32_t v4;
+        int32_t a4;
+        int64_t l8;
+
+        for (int c = 0; c < 2; ++c) {
+            memcpy(&v4, mem + ctr_at(c), 4);
+            MT_EQ(v4, (uint32_t)(n * (3u << 30)));   /* wraps */
+        }
+        for (int c = 2; c < 4; ++c) {
+            memcpy(&v8, mem + ctr_at(c), 8);
+            MT_EQ(v8, n << 30);
+        }
+        memcpy(&l8, mem + ctr_at(4), 8);
+        MT_EQ(l8, (int64_t)n);
+        memcpy(&a4, mem + ctr_at(5), 4);
+        MT_EQ(a4, (int32_t)(2 * n));
+    }
+    MT_OK(MPI_Win_free(&win));
+    free(mem);
+    free(src);
+    free(dst);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -187,6 +360,8 @@ int main(int argc, char **argv)
     MT_CHECK(size >= 1 && size <= 16);
     if (strcmp(mode, "zcfault") == 0) {
         test_zcfault(flavor, argc > 3 ? atoi(argv[3]) : 0);
+    } else if (strcmp(mode, "ops") == 0) {
+        test_ops(argc > 2 ? atoi(argv[2]) : 50);
     } else {
         MT_FAIL("unknown mode '%s'", mode);
     }

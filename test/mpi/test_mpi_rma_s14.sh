@@ -7,7 +7,9 @@
 #   Over self,tcp (eager 64 KiB and rendezvous 200 003 B data) for
 #   Win_create, Win_allocate and dynamic windows at np 2..4, over shm by
 #   active messages (LOOM_RMA_CMA=off), and without a fault (E = 0) on the
-#   default paths. Sanitizer builds run fewer cases.
+#   default paths. ops: the put/get/fetch-and-op/CAS/accumulate paths
+#   session 14 made cheaper, exact data, over CMA, CMA accumulates,
+#   messages over shm and tcp, np 1..4. Sanitizer builds run fewer cases.
 #   BUILD=build/release bash test/mpi/test_mpi_rma_s14.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -17,8 +19,9 @@ mdl_require "$loomrun" "$progs"/mpi_rma_s14
 mdl_must_mention="mpi_rma_s14: passed on"
 
 case "$BUILD" in
-*-address*|*-thread*|*-undefined*) tcp_ranks="2 3"; flavors="create dynamic" ;;
-*)                                 tcp_ranks="2 3 4"; flavors="create allocate dynamic" ;;
+*-address*|*-thread*|*-undefined*) tcp_ranks="2 3"; flavors="create dynamic"; ops_ranks="2 3"; k=10 ;;
+*)                                 tcp_ranks="2 3 4"; flavors="create allocate dynamic"
+                                   ops_ranks="2 3 4"; k=50 ;;
 esac
 prog=$progs/mpi_rma_s14
 
@@ -39,6 +42,16 @@ run -m "cannot receive the" 0 zcfault.shm-am.recv.dynamic.n2 timeout 90 \
 for f in $flavors; do
     run 0 "zcfault.shm.nofault.$f.n3" timeout 90 "$loomrun" -n 3 "$prog" zcfault "$f" 0
 done
+# ops: the cheaper put/get/fop/cas/accumulate paths, exact data, np 1..4:
+# CMA (default), CMA accumulates (LOOM_RMA_CMA=acc), messages over shm
+# (LOOM_RMA_CMA=off) and over tcp
+for n in $ops_ranks; do
+    run 0 "ops.cma.n$n" timeout 90 "$loomrun" -n "$n" "$prog" ops "$k"
+    run 0 "ops.tcp.n$n" timeout 90 env LOOM_TRANSPORTS=self,tcp "$loomrun" -n "$n" "$prog" ops "$k"
+done
+run 0 ops.cma-acc.n3 timeout 90 env LOOM_RMA_CMA=acc "$loomrun" -n 3 "$prog" ops "$k"
+run 0 ops.shm-am.n3 timeout 90 env LOOM_RMA_CMA=off "$loomrun" -n 3 "$prog" ops "$k"
+run 0 ops.singleton timeout 30 "$prog" ops "$k"
 # a knob that is not record:N / recv:N is named, and no put fails
 run -m "LOOM_RMA_ZCOPY_FAULT=rec:2 is not record:N or recv:N" 0 zcfault.badknob timeout 90 \
     env LOOM_TRANSPORTS=self,tcp LOOM_RMA_ZCOPY_FAULT=rec:2 "$loomrun" -n 2 "$prog" zcfault create 0
