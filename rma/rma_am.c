@@ -795,7 +795,7 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
         (a->origin == NULL && a->op != LOOM_RMA_OP_NO_OP)) {
         return 1;
     }
-    if ((*st_p = loom_rma_epoch_access(&w->ep, a->target)) != LOOM_OK) {
+    if ((*st_p = loom_rma_epoch_access_fast(&w->ep, a->target)) != LOOM_OK) {
         return 0;
     }
     if (a->disp < 0 ||
@@ -842,6 +842,10 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
  */
 void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
+    if (target >= 0 && w->agg[target].n == 0 && w->rdma == NULL &&
+        w->done[target] == w->sent[target]) {
+        return;   /* nothing queued, nothing in flight (a CMA put's flush and unlock) */
+    }
     loom_rma_am_push_all(w, target);
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {

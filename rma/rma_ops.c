@@ -398,7 +398,7 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
     if (!w->direct && !w->cma) {
         return 1;
     }
-    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK) {
+    if ((*st_p = loom_rma_epoch_access_fast(&w->ep, target)) != LOOM_OK) {
         return 0;
     }
     if (!loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {

@@ -56,6 +56,12 @@ loom_status_t loom_rma_epoch_post(loom_rma_epoch_t *e);
 loom_status_t loom_rma_epoch_wait(loom_rma_epoch_t *e);
 /** LOOM_OK if an operation to @p target may be issued now, else LOOM_RMA_ERR_SYNC. */
 loom_status_t loom_rma_epoch_access(const loom_rma_epoch_t *e, int target);
+/** loom_rma_epoch_access, answered from e->ok inline when it allows the operation. */
+static inline loom_status_t loom_rma_epoch_access_fast(const loom_rma_epoch_t *e, int target)
+{
+    return (unsigned)target < (unsigned)e->size && e->ok[target] != 0
+               ? LOOM_OK : loom_rma_epoch_access(e, target);
+}
 /** Flush of @p target (-1: all) allowed (passive target epochs only)? */
 loom_status_t loom_rma_epoch_flush(const loom_rma_epoch_t *e, int target);
 /** Window free allowed (no epoch open but a fence one)? */
