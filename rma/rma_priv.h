@@ -160,6 +160,7 @@ typedef struct loom_rma_out {
     struct loom_rma_out *next;
     loom_request_t       req;
     void                *buf;
+    size_t               cap;   /* bytes after it (loom_rma_am_out_get), else 0 */
 } loom_rma_out_t;
 
 /* an origin operation awaiting its reply (get-like) */
@@ -226,6 +227,10 @@ struct loom_rma_win {
     /* target */
     loom_rma_in_t       *in, **in_tail;
     loom_rma_in_t       *held, **held_tail; /* requests of origins whose LOCK waits */
+    loom_rma_in_t       *in_spare;     /* freed small request records, for reuse */
+    loom_rma_rop_t      *rop_spare;    /* freed one-element reply records, for reuse */
+    loom_rma_out_t      *out_spare;    /* freed small send records (rma_send.c) */
+    int                  n_in_spare, n_rop_spare, n_out_spare;
     loom_rma_out_t      *out;
     struct loom_rma_zc  *zc;           /* data moving to/from this window (rma_zcopy.c) */
     uint32_t            *zc_busy;      /* [size] puts of each origin, in zc */
@@ -282,6 +287,15 @@ loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *win, int dest, loom_rma_kind_t 
                                  int arg, uint64_t n);
 /** A send record with @p bytes of message after it (buf NULL), or NULL. */
 loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes);
+/**
+ * As loom_rma_am_out_alloc, from the window's kept small records when
+ * @p bytes is small (the target's answers: ACK, a fetch's REPLY).
+ */
+loom_rma_out_t *loom_rma_am_out_get(loom_rma_win_t *win, size_t bytes);
+/** Free a finished send record (and its buf), keeping a small one for reuse. */
+void loom_rma_am_out_free(loom_rma_win_t *win, loom_rma_out_t *o);
+/** Free the window's kept send records. */
+void loom_rma_am_out_spares_free(loom_rma_win_t *win);
 /** The message that follows @p o. */
 void *loom_rma_am_out_data(loom_rma_out_t *o);
 /**
@@ -379,6 +393,8 @@ void loom_rma_zc_fini(loom_rma_win_t *win);
 void loom_rma_zc_gets_settle(loom_rma_win_t *win, int target);
 
 /* rma_am.c */
+/** Free the window's kept small records (at its destruction). */
+void loom_rma_am_spares_free(loom_rma_win_t *win);
 void loom_rma_am_register(loom_rma_win_t *win);
 void loom_rma_am_unregister(loom_rma_win_t *win);
 /**

@@ -33,6 +33,7 @@ static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, 
         return st;
     }
     o->buf = buf;
+    o->cap = 0;
     o->next = w->out;
     w->out = o;
     return LOOM_OK;
@@ -105,6 +106,7 @@ static loom_status_t loom_rma_am_push_send(loom_rma_win_t *w, int dest, loom_rma
     }
     o->req  = req;
     o->buf  = a->buf;   /* freed when the send completes */
+    o->cap  = 0;
     o->next = w->out;
     w->out  = o;
     a->buf  = NULL;
@@ -229,8 +231,60 @@ loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes)
 
     if (o != NULL) {
         o->buf = NULL;
+        o->cap = 0;
     }
     return o;
+}
+
+/*
+ * Small records (an ACK, a fetch's REPLY: one per operation at a target)
+ * are allocated at one size and kept on the window for the next, up to
+ * LOOM_RMA_OUT_SPARES; each is a malloc'ed block of its own, so free() of
+ * one stays right.
+ */
+enum { LOOM_RMA_OUT_SMALL = 64, LOOM_RMA_OUT_SPARES = 8 };
+
+loom_rma_out_t *loom_rma_am_out_get(loom_rma_win_t *w, size_t bytes)
+{
+    loom_rma_out_t *o = w->out_spare;
+
+    if (bytes > LOOM_RMA_OUT_SMALL) {
+        return loom_rma_am_out_alloc(bytes);
+    }
+    if (o == NULL) {
+        o = malloc(sizeof(*o) + LOOM_RMA_OUT_SMALL);
+    } else {
+        w->out_spare = o->next;
+        --w->n_out_spare;
+    }
+    if (o != NULL) {
+        o->buf = NULL;
+        o->cap = LOOM_RMA_OUT_SMALL;
+    }
+    return o;
+}
+
+void loom_rma_am_out_free(loom_rma_win_t *w, loom_rma_out_t *o)
+{
+    free(o->buf);
+    if (o->cap != LOOM_RMA_OUT_SMALL || w->n_out_spare >= LOOM_RMA_OUT_SPARES) {
+        free(o);
+        return;
+    }
+    o->next      = w->out_spare;
+    w->out_spare = o;
+    ++w->n_out_spare;
+}
+
+void loom_rma_am_out_spares_free(loom_rma_win_t *w)
+{
+    while (w->out_spare != NULL) {
+        loom_rma_out_t *o = w->out_spare;
+
+        w->out_spare = o->next;
+        free(o);
+    }
+    w->n_out_spare = 0;
 }
 
 void *loom_rma_am_out_data(loom_rma_out_t *o)
@@ -256,7 +310,7 @@ loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag, loom_rm
     if (loom_request_is_complete(o->req)) {   /* copied out already: no list, no later pass */
         st = o->req->msg.error;
         loom_request_release(o->req);
-        free(o);
+        loom_rma_am_out_free(w, o);
         return st;
     }
     o->next = w->out;
@@ -268,7 +322,7 @@ loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag, loom_rm
 loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg,
                                  uint64_t n)
 {
-    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
+    loom_rma_out_t *o = loom_rma_am_out_get(w, sizeof(loom_rma_hdr_t));
     loom_rma_hdr_t *h;
 
     if (o == NULL) {

@@ -62,6 +62,7 @@ static void loom_rma_win_destroy(loom_rma_win_t *w)
     free(w->zc_busy);
     free(w->zc_gets);
     loom_rma_zc_fini(w);
+    loom_rma_am_spares_free(w);
     for (int r = 0; w->agg != NULL && r < w->size; ++r) {
         free(w->agg[r].buf);
     }
