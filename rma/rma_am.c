@@ -932,7 +932,9 @@ void loom_rma_am_settle(loom_rma_win_t *w, int target)
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
-        loom_rma_am_push_all(w, target);
+        if (target < 0 || w->agg[target].n != 0) {   /* a pass shorter by a call when not */
+            loom_rma_am_push_all(w, target);
+        }
     }
 }
 
