@@ -63,6 +63,92 @@ void loom_rma_am_unregister(loom_rma_win_t *w)
     }
 }
 
+/* ---- small records kept for reuse ---- */
+
+/*
+ * A request record (and its message) or a one-element atomic's reply
+ * record is allocated and freed once per operation; at a few hundred
+ * instructions a pair in glibc, that was a sizeable part of a lone
+ * fetch-and-op's round trip (session 14). Small ones are allocated at one
+ * size and kept, up to LOOM_RMA_SPARE_MAX of each, on the window for the
+ * next. Each is a malloc'ed block of its own, so free() on any of them
+ * (window destruction, error paths) stays right.
+ */
+enum { LOOM_RMA_IN_SMALL = 256, LOOM_RMA_SPARE_MAX = 8 };
+
+/* a record for a message of @p bytes (the message follows it) */
+static loom_rma_in_t *loom_rma_in_alloc(loom_rma_win_t *w, size_t bytes)
+{
+    loom_rma_in_t *in = w->in_spare;
+
+    if (bytes > LOOM_RMA_IN_SMALL) {
+        return malloc(sizeof(*in) + bytes);
+    }
+    if (in == NULL) {
+        return malloc(sizeof(*in) + LOOM_RMA_IN_SMALL);
+    }
+    w->in_spare = in->next;
+    --w->n_in_spare;
+    return in;
+}
+
+static void loom_rma_in_free(loom_rma_win_t *w, loom_rma_in_t *in)
+{
+    if (in->bytes > LOOM_RMA_IN_SMALL || w->n_in_spare >= LOOM_RMA_SPARE_MAX) {
+        free(in);
+        return;
+    }
+    in->next    = w->in_spare;
+    w->in_spare = in;
+    ++w->n_in_spare;
+}
+
+/* a one-element atomic's reply record: status + up to 8 bytes in its own block */
+static loom_rma_rop_t *loom_rma_rop_small_alloc(loom_rma_win_t *w)
+{
+    loom_rma_rop_t *rop = w->rop_spare;
+
+    if (rop == NULL) {
+        return malloc(sizeof(*rop) + sizeof(int64_t) + 8);
+    }
+    w->rop_spare = rop->next;
+    --w->n_rop_spare;
+    return rop;
+}
+
+/* free @p rop, keeping it if it is a one-element atomic's (tmp in its block) */
+static void loom_rma_rop_free(loom_rma_win_t *w, loom_rma_rop_t *rop)
+{
+    if (rop->tmp != (char *)(rop + 1)) {
+        free(rop->tmp);
+        free(rop);
+    } else if (w->n_rop_spare >= LOOM_RMA_SPARE_MAX) {
+        free(rop);
+    } else {
+        rop->next    = w->rop_spare;
+        w->rop_spare = rop;
+        ++w->n_rop_spare;
+    }
+}
+
+void loom_rma_am_spares_free(loom_rma_win_t *w)
+{
+    while (w->in_spare != NULL) {
+        loom_rma_in_t *in = w->in_spare;
+
+        w->in_spare = in->next;
+        free(in);
+    }
+    while (w->rop_spare != NULL) {
+        loom_rma_rop_t *rop = w->rop_spare;
+
+        w->rop_spare = rop->next;
+        free(rop);
+    }
+    w->n_in_spare = w->n_rop_spare = 0;
+    loom_rma_am_out_spares_free(w);
+}
+
 /* ---- the target's service ---- */
 
 /* the data of a get-like operation back to @p src: int64 status + data */
@@ -72,7 +158,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
     const loom_rma_seg_t *segs = (const loom_rma_seg_t *)(const void *)body;
     const char *data = body + h->nseg * sizeof(*segs);
     int fetches = h->kind != LOOM_RMA_K_PUT && h->kind != LOOM_RMA_K_ACC;
-    loom_rma_out_t *o = fetches ? loom_rma_am_out_alloc(sizeof(int64_t) + h->bytes) : NULL;
+    loom_rma_out_t *o = fetches ? loom_rma_am_out_get(w, sizeof(int64_t) + h->bytes) : NULL;
     char *reply = o != NULL ? loom_rma_am_out_data(o) : NULL;
     char *t = loom_rma_target_addr(w, h->disp, segs, h->nseg);
     loom_status_t st = LOOM_OK;
@@ -238,7 +324,7 @@ static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const cha
 static loom_status_t loom_rma_am_hold_rest(loom_rma_win_t *w, int src, const char *rest,
                                            size_t bytes, uint64_t n)
 {
-    loom_rma_in_t *in = malloc(sizeof(*in) + sizeof(loom_rma_hdr_t) + bytes);
+    loom_rma_in_t *in = loom_rma_in_alloc(w, sizeof(loom_rma_hdr_t) + bytes);
     loom_rma_hdr_t h = { 0 };
 
     if (in == NULL) {
@@ -463,7 +549,7 @@ static int loom_rma_am_take(loom_rma_win_t *w)
     int n = 0;
 
     while (loom_p2p_probe_int(LOOM_ANY_SOURCE, LOOM_RMA_TAG_REQ, w->comm, LOOM_CTX_P2P, &ms)) {
-        loom_rma_in_t *in = malloc(sizeof(*in) + ms.bytes);   /* the message follows */
+        loom_rma_in_t *in = loom_rma_in_alloc(w, ms.bytes);   /* the message follows */
 
         if (in != NULL) {
             in->next = NULL;
@@ -523,7 +609,9 @@ static int loom_rma_am_held_from(const loom_rma_win_t *w, int src, const loom_rm
  * does the next large put or get of an origin whose data moves, when none
  * of its requests waits before it: transfers of one epoch may overlap
  * (MPI leaves conflicting ones undefined), so its receive is posted at
- * once instead of a round trip after the last one's end.
+ * once instead of a round trip after the last one's end; but while the
+ * data of a put this target could not store is consumed, it waits too
+ * (its receive would match that data).
  */
 static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
                              const loom_rma_in_t *before)
@@ -538,7 +626,8 @@ static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
         return 0;
     }
     if (w->lkst[in->src] != LOOM_RMA_LK_WAIT) {   /* only data moving */
-        return !loom_rma_am_is_zc(in) || loom_rma_am_held_from(w, in->src, before);
+        return !loom_rma_am_is_zc(in) || loom_rma_zc_dropping(w, in->src) ||
+               loom_rma_am_held_from(w, in->src, before);
     }
     return k != LOOM_RMA_K_LOCK && k != LOOM_RMA_K_POST && k != LOOM_RMA_K_COMPLETE;
 }
@@ -570,7 +659,7 @@ static int loom_rma_am_held_serve(loom_rma_win_t *w)
             w->held_tail = pp;
         }
         loom_rma_am_serve(w, in->src, in->buf, in->bytes);
-        free(in);
+        loom_rma_in_free(w, in);
         ++n;
         pp = &w->held;
     }
@@ -581,7 +670,7 @@ static int loom_rma_am_poll_win(loom_rma_win_t *w)
 {
     int n = loom_rma_am_take(w);
 
-    if (w->zc != NULL && loom_rma_zc_poll(w) > 0 && w->held != NULL) {
+    if ((w->zc != NULL || w->zc_ndrop != 0) && loom_rma_zc_poll(w) > 0 && w->held != NULL) {
         n += loom_rma_am_held_serve(w);   /* an origin's data moved: its requests go on */
     }
 
@@ -601,7 +690,7 @@ static int loom_rma_am_poll_win(loom_rma_win_t *w)
             continue;
         }
         loom_rma_am_serve(w, in->src, in->buf, in->bytes);
-        free(in);   /* and its message */
+        loom_rma_in_free(w, in);   /* and its message */
         if (w->held != NULL) {
             n += loom_rma_am_held_serve(w);   /* it may have granted a lock */
         }
@@ -629,8 +718,7 @@ static int loom_rma_am_poll_win(loom_rma_win_t *w)
         }
         *pp = o->next;
         loom_request_release(o->req);
-        free(o->buf);
-        free(o);
+        loom_rma_am_out_free(w, o);
     }
     return n;
 }
@@ -699,10 +787,7 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
     if (rop->rdt != NULL) {
         loom_dt_release(rop->rdt);
     }
-    if (rop->tmp != (char *)(rop + 1)) {   /* else in rop's own block */
-        free(rop->tmp);
-    }
-    free(rop);
+    loom_rma_rop_free(w, rop);
 }
 
 /* ---- one fetch-and-op / compare-and-swap element by active message ---- */
@@ -711,7 +796,7 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
 static loom_status_t loom_rma_am_atomic_rop(loom_rma_win_t *w, int target, size_t esize,
                                             void *result, loom_rma_rop_t **rop_p)
 {
-    loom_rma_rop_t *rop = malloc(sizeof(*rop) + sizeof(int64_t) + esize);
+    loom_rma_rop_t *rop = loom_rma_rop_small_alloc(w);   /* esize <= 8 */
     loom_status_t st;
 
     if (rop == NULL) {
@@ -722,7 +807,7 @@ static loom_status_t loom_rma_am_atomic_rop(loom_rma_win_t *w, int target, size_
     st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + esize, target, LOOM_RMA_TAG_REPLY,
                             w->comm, LOOM_CTX_P2P, &rop->req);
     if (st != LOOM_OK) {
-        free(rop);
+        loom_rma_rop_free(w, rop);
         return st;
     }
     rop->target = target;
@@ -733,26 +818,22 @@ static loom_status_t loom_rma_am_atomic_rop(loom_rma_win_t *w, int target, size_
 }
 
 /* the request: header, one segment, the origin element, the compare element */
-static loom_rma_out_t *loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int64_t start,
-                                              size_t esize, size_t *bytes_p)
+enum { LOOM_RMA_AM_ATOMIC_MAX = sizeof(loom_rma_hdr_t) + sizeof(loom_rma_seg_t) + 16 };
+
+/* build it at @p p (LOOM_RMA_AM_ATOMIC_MAX bytes); its length */
+static size_t loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int64_t start,
+                                     size_t esize, char *p)
 {
     size_t data = a->origin != NULL ? esize : 0, cmp = a->compare != NULL ? esize : 0;
-    size_t bytes = sizeof(loom_rma_hdr_t) + sizeof(loom_rma_seg_t) + data + cmp;
-    loom_rma_out_t *o = loom_rma_am_out_alloc(bytes);
     loom_rma_hdr_t h = { 0 };
     loom_rma_seg_t seg = { 0, esize };
-    char *p;
 
-    if (o == NULL) {
-        return NULL;
-    }
     h.kind  = (uint8_t)(a->compare != NULL ? LOOM_RMA_K_CAS : LOOM_RMA_K_FOP);
     h.op    = (uint8_t)a->op;
     h.basic = (uint8_t)a->basic;
     h.disp  = start;
     h.nseg  = 1;
     h.bytes = esize;
-    p = loom_rma_am_out_data(o);
     memcpy(p, &h, sizeof(h));
     memcpy(p + sizeof(h), &seg, sizeof(seg));
     if (data) {
@@ -761,8 +842,20 @@ static loom_rma_out_t *loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int
     if (cmp) {
         memcpy(p + sizeof(h) + sizeof(seg) + data, a->compare, cmp);
     }
-    *bytes_p = bytes;
-    return o;
+    return sizeof(h) + sizeof(seg) + data + cmp;
+}
+
+/* the request sent alone (it does not fit its target's batch); 0 or an error */
+static loom_status_t loom_rma_am_atomic_alone(loom_rma_win_t *w, int target, const char *msg,
+                                              size_t bytes)
+{
+    loom_rma_out_t *o = loom_rma_am_out_alloc(bytes);
+
+    if (o == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    memcpy(loom_rma_am_out_data(o), msg, bytes);
+    return loom_rma_am_out_send(w, target, LOOM_RMA_TAG_REQ, o, bytes);
 }
 
 /* windows whose accumulates to @p target go by active message (rma_ops.c's choice) */
@@ -778,13 +871,13 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     size_t esize = loom_datatype_size(a->basic), bytes;
     int64_t start;
     loom_rma_rop_t *rop;
-    loom_rma_out_t *o;
+    _Alignas(8) char msg[LOOM_RMA_AM_ATOMIC_MAX];
 
     if (!loom_rma_am_atomic_path(w, a->target) || esize == 0 || esize > 8 ||
         (a->origin == NULL && a->op != LOOM_RMA_OP_NO_OP)) {
         return 1;
     }
-    if ((*st_p = loom_rma_epoch_access(&w->ep, a->target)) != LOOM_OK) {
+    if ((*st_p = loom_rma_epoch_access_fast(&w->ep, a->target)) != LOOM_OK) {
         return 0;
     }
     if (a->disp < 0 ||
@@ -796,15 +889,12 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if ((*st_p = loom_rma_am_atomic_rop(w, a->target, esize, a->result, &rop)) != LOOM_OK) {
         return 0;
     }
-    if ((o = loom_rma_am_atomic_msg(a, start, esize, &bytes)) != NULL &&
-        loom_rma_am_queue_fetch(w, a->target, loom_rma_am_out_data(o), bytes, rop)) {
-        free(o);   /* copied into the batch, counted */
-        loom_rma_rop_track(w, rop);
+    bytes = loom_rma_am_atomic_msg(a, start, esize, msg);   /* built here, not malloc'ed */
+    if (loom_rma_am_queue_fetch(w, a->target, msg, bytes, rop)) {
+        loom_rma_rop_track(w, rop);   /* copied into the batch, counted */
         return 0;
     }
-    if (o == NULL ||
-        (*st_p = loom_rma_am_out_send(w, a->target, LOOM_RMA_TAG_REQ, o, bytes)) != LOOM_OK) {
-        *st_p = o == NULL ? LOOM_ERR_NO_MEMORY : *st_p;
+    if ((*st_p = loom_rma_am_atomic_alone(w, a->target, msg, bytes)) != LOOM_OK) {
         loom_rma_rop_unpost(rop);
         return 0;
     }
@@ -834,11 +924,17 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
  */
 void loom_rma_am_settle(loom_rma_win_t *w, int target)
 {
+    if (target >= 0 && w->agg[target].n == 0 && w->rdma == NULL &&
+        w->done[target] == w->sent[target]) {
+        return;   /* nothing queued, nothing in flight (a CMA put's flush and unlock) */
+    }
     loom_rma_am_push_all(w, target);
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
-        loom_rma_am_push_all(w, target);
+        if (target < 0 || w->agg[target].n != 0) {   /* a pass shorter by a call when not */
+            loom_rma_am_push_all(w, target);
+        }
     }
 }
 

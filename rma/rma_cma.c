@@ -198,6 +198,26 @@ static loom_status_t loom_rma_cma_move(loom_rma_win_t *w, int target, int write,
     return LOOM_OK;
 }
 
+loom_status_t loom_rma_cma_putget(loom_rma_win_t *w, int target, int write, void *buf,
+                                  int64_t start, size_t bytes)
+{
+    struct iovec l = { buf, bytes };
+    struct iovec r = { (char *)(uintptr_t)w->cma_base[target] + start, bytes };
+    ssize_t rc = write ? process_vm_writev((pid_t)w->cma_pid[target], &l, 1, &r, 1, 0)
+                       : process_vm_readv((pid_t)w->cma_pid[target], &l, 1, &r, 1, 0);
+    loom_rma_seg_t rest;
+
+    if (rc == (ssize_t)bytes) {
+        return LOOM_OK;
+    }
+    if (rc < 0) {
+        return loom_rma_cma_fail(w, target, write, bytes);
+    }
+    rest.off = rc;   /* a short transfer (a page boundary): the general loop goes on */
+    rest.len = bytes - (size_t)rc;
+    return loom_rma_cma_move(w, target, write, (char *)buf + rc, &rest, 1, start);
+}
+
 /*
  * The accumulate family: read, combine here, write back, under the
  * accumulate lock. The target's pieces are read into one stream and

@@ -398,7 +398,7 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
     if (!w->direct && !w->cma) {
         return 1;
     }
-    if ((*st_p = loom_rma_epoch_access(&w->ep, target)) != LOOM_OK) {
+    if ((*st_p = loom_rma_epoch_access_fast(&w->ep, target)) != LOOM_OK) {
         return 0;
     }
     if (!loom_rma_direct_range(w, target, disp, 0, bytes, &start, st_p)) {
@@ -410,13 +410,7 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
         return 0;
     }
     if (w->cma) {
-        loom_rma_seg_t seg = { 0, bytes };
-        loom_rma_cma_op_t o = {
-            .kind = get ? LOOM_RMA_K_GET : LOOM_RMA_K_PUT, .target = target, .start = start,
-            .segs = &seg, .nseg = 1, .bytes = bytes, .in = origin, .fetch = origin,
-        };
-
-        *st_p = loom_rma_cma_op(w, &o);
+        *st_p = bytes == 0 ? LOOM_OK : loom_rma_cma_putget(w, target, !get, origin, start, bytes);
         return 0;
     }
     loom_rma_direct_copy(w, get, target, start, origin, bytes);

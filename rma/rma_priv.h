@@ -56,6 +56,12 @@ loom_status_t loom_rma_epoch_post(loom_rma_epoch_t *e);
 loom_status_t loom_rma_epoch_wait(loom_rma_epoch_t *e);
 /** LOOM_OK if an operation to @p target may be issued now, else LOOM_RMA_ERR_SYNC. */
 loom_status_t loom_rma_epoch_access(const loom_rma_epoch_t *e, int target);
+/** loom_rma_epoch_access, answered from e->ok inline when it allows the operation. */
+static inline loom_status_t loom_rma_epoch_access_fast(const loom_rma_epoch_t *e, int target)
+{
+    return (unsigned)target < (unsigned)e->size && e->ok[target] != 0
+               ? LOOM_OK : loom_rma_epoch_access(e, target);
+}
 /** Flush of @p target (-1: all) allowed (passive target epochs only)? */
 loom_status_t loom_rma_epoch_flush(const loom_rma_epoch_t *e, int target);
 /** Window free allowed (no epoch open but a fence one)? */
@@ -154,6 +160,7 @@ typedef struct loom_rma_out {
     struct loom_rma_out *next;
     loom_request_t       req;
     void                *buf;
+    size_t               cap;   /* bytes after it (loom_rma_am_out_get), else 0 */
 } loom_rma_out_t;
 
 /* an origin operation awaiting its reply (get-like) */
@@ -220,12 +227,20 @@ struct loom_rma_win {
     /* target */
     loom_rma_in_t       *in, **in_tail;
     loom_rma_in_t       *held, **held_tail; /* requests of origins whose LOCK waits */
+    loom_rma_in_t       *in_spare;     /* freed small request records, for reuse */
+    loom_rma_rop_t      *rop_spare;    /* freed one-element reply records, for reuse */
+    loom_rma_out_t      *out_spare;    /* freed small send records (rma_send.c) */
+    int                  n_in_spare, n_rop_spare, n_out_spare;
     loom_rma_out_t      *out;
     struct loom_rma_zc  *zc;           /* data moving to/from this window (rma_zcopy.c) */
     uint32_t            *zc_busy;      /* [size] puts of each origin, in zc */
     uint32_t            *zc_gets;      /* origin: [size] large gets awaiting data */
     size_t               zc_min;       /* origin: puts/gets of this many bytes or more
                                           go by rma_zcopy.c (0: none) */
+    struct loom_rma_zc_drop *zc_drop;  /* [size] a put's data this target could not
+                                          store: discard it, then answer (rma_zcopy.c) */
+    int                  zc_ndrop;     /* origins with a discard pending */
+    struct loom_rma_zc_fault *zc_fault; /* LOOM_RMA_ZCOPY_FAULT (tests), or NULL */
     int                  excl;         /* exclusive holder or -1 */
     int                  nshared;
     uint8_t             *lkst;         /* [size] each origin's lock here (LOOM_RMA_LK_*) */
@@ -272,6 +287,15 @@ loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *win, int dest, loom_rma_kind_t 
                                  int arg, uint64_t n);
 /** A send record with @p bytes of message after it (buf NULL), or NULL. */
 loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes);
+/**
+ * As loom_rma_am_out_alloc, from the window's kept small records when
+ * @p bytes is small (the target's answers: ACK, a fetch's REPLY).
+ */
+loom_rma_out_t *loom_rma_am_out_get(loom_rma_win_t *win, size_t bytes);
+/** Free a finished send record (and its buf), keeping a small one for reuse. */
+void loom_rma_am_out_free(loom_rma_win_t *win, loom_rma_out_t *o);
+/** Free the window's kept send records. */
+void loom_rma_am_out_spares_free(loom_rma_win_t *win);
 /** The message that follows @p o. */
 void *loom_rma_am_out_data(loom_rma_out_t *o);
 /**
@@ -330,13 +354,36 @@ loom_status_t loom_rma_zc_start(loom_rma_win_t *win, int get, int target, int64_
  */
 void loom_rma_zc_serve(loom_rma_win_t *win, int src, const loom_rma_hdr_t *h,
                        const loom_rma_seg_t *seg, char *t);
-/** Target: reap finished data transfers (a put's ACK leaves then). @return how many. */
+/**
+ * Target: reap finished data transfers (a put's ACK leaves then) and
+ * discards (posting those not posted yet). @return how many ended.
+ */
 int loom_rma_zc_poll(loom_rma_win_t *win);
+/** A discard (see loom_rma_zc_serve) pending for origin @p src: its answer, else LOOM_OK. */
+typedef struct loom_rma_zc_drop {
+    loom_status_t  st;
+    loom_request_t req;   /* the 0-byte receive that consumes the data, once posted */
+} loom_rma_zc_drop_t;
 /** 1 while data of @p src's operations still moves to or from this window. */
 static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
 {
-    return win->zc_busy[src] != 0;
+    return win->zc_busy[src] != 0 || win->zc_drop[src].st != LOOM_OK;
 }
+/**
+ * 1 while a put's data of @p src that this target could not store must
+ * still be consumed: every later request of @p src waits, large puts too
+ * (their receive would match that data).
+ */
+static inline int loom_rma_zc_dropping(const loom_rma_win_t *win, int src)
+{
+    return win->zc_drop[src].st != LOOM_OK;
+}
+/**
+ * Set up the window's large-transfer state: LOOM_RMA_ZCOPY, and the
+ * test-only LOOM_RMA_ZCOPY_FAULT. LOOM_OK or LOOM_ERR_NO_MEMORY.
+ */
+loom_status_t loom_rma_zc_init(loom_rma_win_t *win);
+void loom_rma_zc_fini(loom_rma_win_t *win);
 /**
  * Origin: progress until the large gets from @p target delivered their
  * data, before an UNLOCK to it: the target sends them from its window and
@@ -344,10 +391,10 @@ static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
  * released while the window is still read.
  */
 void loom_rma_zc_gets_settle(loom_rma_win_t *win, int target);
-/** The window's threshold (LOOM_RMA_ZCOPY, read at creation; 0: never). */
-size_t loom_rma_zc_min(void);
 
 /* rma_am.c */
+/** Free the window's kept small records (at its destruction). */
+void loom_rma_am_spares_free(loom_rma_win_t *win);
 void loom_rma_am_register(loom_rma_win_t *win);
 void loom_rma_am_unregister(loom_rma_win_t *win);
 /**
@@ -398,6 +445,13 @@ loom_status_t loom_rma_cma_setup(loom_rma_win_t *win);
 void loom_rma_cma_free(loom_rma_win_t *win);
 /** Run @p o now (complete at return); LOOM_ERR_PEER_FAILED, _TRANSPORT, _INVALID_TYPE. */
 loom_status_t loom_rma_cma_op(loom_rma_win_t *win, const loom_rma_cma_op_t *o);
+/**
+ * A put (@p write) or get of @p bytes between @p buf and the target's bytes
+ * [start, start + bytes): one system call, nothing around it (the inline
+ * Put/Get of a CMA window). LOOM_OK, LOOM_ERR_PEER_FAILED or _TRANSPORT.
+ */
+loom_status_t loom_rma_cma_putget(loom_rma_win_t *win, int target, int write, void *buf,
+                                  int64_t start, size_t bytes);
 void loom_rma_shm_lock(loom_rma_win_t *win, int target, int type);
 void loom_rma_shm_unlock(loom_rma_win_t *win, int target);
 

@@ -33,6 +33,7 @@ static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, 
         return st;
     }
     o->buf = buf;
+    o->cap = 0;
     o->next = w->out;
     w->out = o;
     return LOOM_OK;
@@ -73,6 +74,45 @@ static void loom_rma_am_push_failed(loom_rma_win_t *w, int dest, loom_status_t s
     }
 }
 
+/*
+ * Send the batch @p a to @p dest. A send the engine finished at once (an
+ * eager message copied out: shm, and tcp while its socket takes it) leaves
+ * the buffer to the next batch: a 32 KiB block is not a small allocation,
+ * and malloc and free of it cost about 1000 instructions per batch, more
+ * than the rest of a lone fetch-and-op. Else the send takes the buffer.
+ */
+static loom_status_t loom_rma_am_push_send(loom_rma_win_t *w, int dest, loom_rma_agg_t *a)
+{
+    loom_request_t req;
+    loom_status_t st = loom_p2p_isend_int(a->buf, a->len, dest, LOOM_RMA_TAG_REQ, w->comm,
+                                          LOOM_CTX_P2P, 0, &req);
+    loom_rma_out_t *o;
+
+    if (st != LOOM_OK) {
+        return st;   /* the buffer stays for the next batch */
+    }
+    if (loom_request_is_complete(req)) {
+        st = req->msg.error;
+        loom_request_release(req);
+        return st;
+    }
+    while ((o = malloc(sizeof(*o))) == NULL && !loom_request_is_complete(req)) {
+        loom_progress();   /* no memory for the record: wait until the buffer is free */
+    }
+    if (o == NULL) {
+        st = req->msg.error;
+        loom_request_release(req);
+        return st;
+    }
+    o->req  = req;
+    o->buf  = a->buf;   /* freed when the send completes */
+    o->cap  = 0;
+    o->next = w->out;
+    w->out  = o;
+    a->buf  = NULL;
+    return LOOM_OK;
+}
+
 /* send what is queued for @p dest; a failed send takes its operations out of the count */
 static void loom_rma_am_push(loom_rma_win_t *w, int dest)
 {
@@ -87,7 +127,7 @@ static void loom_rma_am_push(loom_rma_win_t *w, int dest)
     h.nseg  = a->n;
     h.bytes = a->len - sizeof(h);
     memcpy(a->buf, &h, sizeof(h));
-    st = loom_rma_am_send_raw(w, dest, LOOM_RMA_TAG_REQ, a->buf, a->len);   /* takes buf */
+    st = loom_rma_am_push_send(w, dest, a);
     if (st != LOOM_OK) {
         loom_error("rma", "rank %d: cannot send %llu queued operations to rank %d: %s",
                    w->rank, (unsigned long long)a->n, dest, loom_strerror(st));
@@ -97,8 +137,7 @@ static void loom_rma_am_push(loom_rma_win_t *w, int dest)
         }
         loom_rma_am_push_failed(w, dest, st);
     }
-    a->buf = NULL;
-    a->len = 0;
+    a->len = a->buf != NULL ? sizeof(h) : 0;   /* a kept buffer: the next batch's */
     a->n   = 0;
     a->nfetch = 0;
     ++a->gen;
@@ -123,7 +162,7 @@ int loom_rma_am_queue(loom_rma_win_t *w, int dest, const void *msg, size_t bytes
     if (a->n > 0 && a->len + need > LOOM_RMA_AGG_BYTES) {
         loom_rma_am_push(w, dest);
     }
-    if (a->buf == NULL) {
+    if (a->buf == NULL) {   /* (a->len: the header's, once a buffer is there) */
         if ((a->buf = malloc(LOOM_RMA_AGG_BYTES)) == NULL) {
             return 0;   /* sent alone, as if too large */
         }
@@ -192,8 +231,60 @@ loom_rma_out_t *loom_rma_am_out_alloc(size_t bytes)
 
     if (o != NULL) {
         o->buf = NULL;
+        o->cap = 0;
     }
     return o;
+}
+
+/*
+ * Small records (an ACK, a fetch's REPLY: one per operation at a target)
+ * are allocated at one size and kept on the window for the next, up to
+ * LOOM_RMA_OUT_SPARES; each is a malloc'ed block of its own, so free() of
+ * one stays right.
+ */
+enum { LOOM_RMA_OUT_SMALL = 64, LOOM_RMA_OUT_SPARES = 8 };
+
+loom_rma_out_t *loom_rma_am_out_get(loom_rma_win_t *w, size_t bytes)
+{
+    loom_rma_out_t *o = w->out_spare;
+
+    if (bytes > LOOM_RMA_OUT_SMALL) {
+        return loom_rma_am_out_alloc(bytes);
+    }
+    if (o == NULL) {
+        o = malloc(sizeof(*o) + LOOM_RMA_OUT_SMALL);
+    } else {
+        w->out_spare = o->next;
+        --w->n_out_spare;
+    }
+    if (o != NULL) {
+        o->buf = NULL;
+        o->cap = LOOM_RMA_OUT_SMALL;
+    }
+    return o;
+}
+
+void loom_rma_am_out_free(loom_rma_win_t *w, loom_rma_out_t *o)
+{
+    free(o->buf);
+    if (o->cap != LOOM_RMA_OUT_SMALL || w->n_out_spare >= LOOM_RMA_OUT_SPARES) {
+        free(o);
+        return;
+    }
+    o->next      = w->out_spare;
+    w->out_spare = o;
+    ++w->n_out_spare;
+}
+
+void loom_rma_am_out_spares_free(loom_rma_win_t *w)
+{
+    while (w->out_spare != NULL) {
+        loom_rma_out_t *o = w->out_spare;
+
+        w->out_spare = o->next;
+        free(o);
+    }
+    w->n_out_spare = 0;
 }
 
 void *loom_rma_am_out_data(loom_rma_out_t *o)
@@ -216,6 +307,12 @@ loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag, loom_rm
         free(o);
         return st;
     }
+    if (loom_request_is_complete(o->req)) {   /* copied out already: no list, no later pass */
+        st = o->req->msg.error;
+        loom_request_release(o->req);
+        loom_rma_am_out_free(w, o);
+        return st;
+    }
     o->next = w->out;
     w->out = o;
     return LOOM_OK;
@@ -225,7 +322,7 @@ loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag, loom_rm
 loom_status_t loom_rma_am_ctrl_n(loom_rma_win_t *w, int dest, loom_rma_kind_t kind, int arg,
                                  uint64_t n)
 {
-    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(loom_rma_hdr_t));
+    loom_rma_out_t *o = loom_rma_am_out_get(w, sizeof(loom_rma_hdr_t));
     loom_rma_hdr_t *h;
 
     if (o == NULL) {

@@ -36,10 +36,9 @@ static loom_status_t loom_rma_win_arrays(loom_rma_win_t *w)
     w->waiters   = calloc(n, sizeof(*w->waiters));    /* a lock never waits for memory */
     w->zc_busy   = calloc(n, sizeof(*w->zc_busy));
     w->zc_gets   = calloc(n, sizeof(*w->zc_gets));
-    w->zc_min    = loom_rma_zc_min();
     if (!w->sizes || !w->units || !w->sent || !w->done || !w->posts || !w->completes ||
         !w->deferred || !w->lkst || !w->waiters || !w->agg || !w->zc_busy ||
-        !w->zc_gets) {
+        !w->zc_gets || loom_rma_zc_init(w) != LOOM_OK) {
         return LOOM_ERR_NO_MEMORY;
     }
     return loom_rma_epoch_init(&w->ep, w->size);
@@ -62,6 +61,8 @@ static void loom_rma_win_destroy(loom_rma_win_t *w)
     free(w->lkst);
     free(w->zc_busy);
     free(w->zc_gets);
+    loom_rma_zc_fini(w);
+    loom_rma_am_spares_free(w);
     for (int r = 0; w->agg != NULL && r < w->size; ++r) {
         free(w->agg[r].buf);
     }

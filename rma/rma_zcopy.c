@@ -41,6 +41,17 @@
  * Taken only where the origin buffer is contiguous, the target type one
  * segment, and no request is returned (the R-forms keep the copying path,
  * which completes them at once).
+ *
+ * A put the target cannot store (no memory for its record, its receive
+ * cannot be posted) still has its DATA on the way: left unmatched, the
+ * next large put of that origin would receive those bytes and the
+ * origin's send (a tcp rendezvous) would never complete. So the target
+ * consumes it: a 0-byte receive (a truncation: nothing stored, the sender
+ * completes) from the origin's slot of win->zc_drop, allocated at window
+ * creation, posted at once or retried at every pass until it is; every
+ * later request of that origin, large puts too, waits until it completed,
+ * then the error is the put's ACK (the origin's flush returns it).
+ * LOOM_RMA_ZCOPY_FAULT (tests only) makes those failures happen.
  */
 #include "rma_priv.h"
 #include "log_int.h"
@@ -58,9 +69,22 @@ typedef struct loom_rma_zc {
     void               *scratch;   /* a refused put's data lands here */
 } loom_rma_zc_t;
 
+/*
+ * LOOM_RMA_ZCOPY_FAULT=record:N | recv:N, for tests only: at this target
+ * every N-th large put of each origin fails as if out of memory, its
+ * record ("record") or its receive ("recv"; then the first post of the
+ * discard fails too, so its retry runs).
+ */
+typedef struct loom_rma_zc_fault {
+    int       recv;       /* 0: the record fails, 1: the receive */
+    int       drop_fail;  /* the next discard's post fails (recv) */
+    uint32_t  every;
+    uint32_t *nput;       /* [size] large puts served per origin */
+} loom_rma_zc_fault_t;
+
 enum { LOOM_RMA_ZCOPY_DEFAULT = 65536 };
 
-size_t loom_rma_zc_min(void)
+static size_t loom_rma_zc_min(void)
 {
     const char *env = getenv("LOOM_RMA_ZCOPY");
     char *end;
@@ -77,6 +101,56 @@ size_t loom_rma_zc_min(void)
     }
     /* below a batch entry's size the batched path is always better */
     return v == 0 ? 0 : v < 4096 ? 4096 : (size_t)v;
+}
+
+static loom_status_t loom_rma_zc_fault_init(loom_rma_win_t *w)
+{
+    const char *env = getenv("LOOM_RMA_ZCOPY_FAULT");
+    const char *colon = env != NULL ? strchr(env, ':') : NULL;
+    loom_rma_zc_fault_t *f;
+    char *end;
+    unsigned long n;
+
+    if (env == NULL || *env == '\0') {
+        return LOOM_OK;
+    }
+    n = colon != NULL ? strtoul(colon + 1, &end, 10) : 0;
+    if (colon == NULL || *end != '\0' || n == 0 || n > UINT32_MAX || colon[1] == '-' ||
+        (strncmp(env, "record:", 7) != 0 && strncmp(env, "recv:", 5) != 0)) {
+        loom_warn("rma", "LOOM_RMA_ZCOPY_FAULT=%s is not record:N or recv:N (N >= 1); "
+                  "no fault", env);
+        return LOOM_OK;
+    }
+    if ((f = calloc(1, sizeof(*f))) == NULL ||
+        (f->nput = calloc((size_t)w->size, sizeof(*f->nput))) == NULL) {
+        free(f);
+        return LOOM_ERR_NO_MEMORY;
+    }
+    f->recv  = env[3] == 'v';   /* recv:, not record: */
+    f->every = (uint32_t)n;
+    w->zc_fault = f;
+    return LOOM_OK;
+}
+
+loom_status_t loom_rma_zc_init(loom_rma_win_t *w)
+{
+    w->zc_min  = loom_rma_zc_min();
+    w->zc_drop = calloc((size_t)w->size, sizeof(*w->zc_drop));   /* st: LOOM_OK */
+    if (w->zc_drop == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    return loom_rma_zc_fault_init(w);
+}
+
+void loom_rma_zc_fini(loom_rma_win_t *w)
+{
+    /* a discard still posted here (its origin broke off) is left, not
+     * released under the engine's feet */
+    free(w->zc_drop);
+    if (w->zc_fault != NULL) {
+        free(w->zc_fault->nput);
+        free(w->zc_fault);
+    }
 }
 
 /* ---- origin ---- */
@@ -190,6 +264,51 @@ loom_status_t loom_rma_zc_start(loom_rma_win_t *w, int get, int target, int64_t 
 
 /* ---- target ---- */
 
+/* the fault this put meets (LOOM_RMA_ZCOPY_FAULT): 0 none, 1 its record, 2 its receive */
+static int loom_rma_zc_fault_at(loom_rma_win_t *w, int src, int get)
+{
+    loom_rma_zc_fault_t *f = w->zc_fault;
+
+    if (f == NULL || get || ++f->nput[src] % f->every != 0) {
+        return 0;
+    }
+    f->drop_fail = f->recv;
+    return f->recv ? 2 : 1;
+}
+
+/* post the 0-byte receive that consumes a dropped put's data; 0 if it could not be */
+static int loom_rma_zc_drop_post(loom_rma_win_t *w, int src)
+{
+    static char sink;
+    loom_rma_zc_drop_t *d = &w->zc_drop[src];
+    loom_status_t st = LOOM_ERR_NO_MEMORY;
+
+    if (w->zc_fault == NULL || !w->zc_fault->drop_fail) {
+        st = loom_p2p_irecv_int(&sink, 0, src, LOOM_RMA_TAG_DATA, w->comm, LOOM_CTX_P2P,
+                                &d->req);
+    }
+    if (w->zc_fault != NULL) {
+        w->zc_fault->drop_fail = 0;
+    }
+    if (st != LOOM_OK) {
+        d->req = LOOM_REQUEST_NULL;   /* retried at the next pass */
+        return 0;
+    }
+    return 1;
+}
+
+/*
+ * The put of @p src cannot be stored (@p st): its data is consumed by a
+ * 0-byte receive, then @p st answers it; the origin's later requests wait.
+ */
+static void loom_rma_zc_drop(loom_rma_win_t *w, int src, loom_status_t st)
+{
+    w->zc_drop[src].st  = st;
+    w->zc_drop[src].req = LOOM_REQUEST_NULL;
+    ++w->zc_ndrop;
+    (void)loom_rma_zc_drop_post(w, src);
+}
+
 /* post the receive of a put's data: into the window, or (@p t NULL) a scratch buffer */
 static loom_status_t loom_rma_zc_recv(loom_rma_win_t *w, loom_rma_zc_t *z,
                                       const loom_rma_hdr_t *h, const loom_rma_seg_t *seg,
@@ -215,7 +334,8 @@ void loom_rma_zc_serve(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                        const loom_rma_seg_t *seg, char *t)
 {
     int get = h->kind == LOOM_RMA_K_GET;
-    loom_rma_zc_t *z = calloc(1, sizeof(*z));
+    int fault = loom_rma_zc_fault_at(w, src, get);
+    loom_rma_zc_t *z = fault == 1 ? NULL : calloc(1, sizeof(*z));
     loom_status_t st;
 
     if (z == NULL) {
@@ -230,9 +350,10 @@ void loom_rma_zc_serve(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
         st = LOOM_RMA_ERR_RANGE;
         goto err_free_z;
     }
-    st = get ? loom_p2p_isend_int(t + seg->off, (size_t)h->bytes, src, LOOM_RMA_TAG_REPLY,
-                                  w->comm, LOOM_CTX_P2P, 0, &z->req)
-             : loom_rma_zc_recv(w, z, h, seg, t);
+    st = get     ? loom_p2p_isend_int(t + seg->off, (size_t)h->bytes, src, LOOM_RMA_TAG_REPLY,
+                                      w->comm, LOOM_CTX_P2P, 0, &z->req)
+         : fault ? LOOM_ERR_NO_MEMORY
+                 : loom_rma_zc_recv(w, z, h, seg, t);
     if (st != LOOM_OK) {
         loom_error("rma", "rank %d: cannot %s the %llu data bytes of a %s of rank %d: %s",
                    w->rank, get ? "send" : "receive", (unsigned long long)h->bytes,
@@ -251,13 +372,37 @@ err_answer:
     if (get) {
         loom_rma_am_reply_err(w, src, st);   /* the status alone */
     } else {
-        loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, st);
+        loom_rma_zc_drop(w, src, st);   /* its data is on the way: consume it first */
     }
+}
+
+/* the discards: post those not posted yet, answer those done; how many ended */
+static int loom_rma_zc_drop_poll(loom_rma_win_t *w)
+{
+    int n = 0;
+
+    for (int src = 0; src < w->size; ++src) {
+        loom_rma_zc_drop_t *d = &w->zc_drop[src];
+        loom_status_t st = d->st;
+
+        if (st == LOOM_OK ||
+            (d->req == LOOM_REQUEST_NULL && !loom_rma_zc_drop_post(w, src)) ||
+            !loom_request_is_complete(d->req)) {
+            continue;
+        }
+        loom_request_release(d->req);
+        d->req = LOOM_REQUEST_NULL;
+        d->st  = LOOM_OK;   /* the origin's requests go on */
+        loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, st);
+        ++n;
+    }
+    w->zc_ndrop -= n;
+    return n;
 }
 
 int loom_rma_zc_poll(loom_rma_win_t *w)
 {
-    int n = 0;
+    int n = w->zc_ndrop != 0 ? loom_rma_zc_drop_poll(w) : 0;
 
     for (loom_rma_zc_t **pp = &w->zc; *pp != NULL;) {
         loom_rma_zc_t *z = *pp;

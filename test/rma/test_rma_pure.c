@@ -225,6 +225,85 @@ static void test_apply_moves(void)
                            "RMA call outside or against its epoch");
 }
 
+/* one 32/64-bit element's op at an odd address (the element path): old value fetched,
+ * the sum wraps, the bytes around it untouched */
+static void check_elem(loom_rma_kind_t kind, loom_op_t op, loom_datatype_t dt, size_t es,
+                       uint64_t old, uint64_t in, uint64_t cmp)
+{
+    unsigned char mem[24], f[8] = { 0 }, inb[8], cmpb[8];
+    loom_rma_seg_t seg = { 5, es };   /* mem + 3 + 5: odd */
+    uint64_t mask = es == 8 ? UINT64_MAX : UINT32_MAX, want = old, got = 0, fetched = 0;
+    uint32_t v4;
+
+    memset(mem, 0xa5, sizeof(mem));
+    if (es == 8) {
+        memcpy(mem + 8, &old, 8);
+        memcpy(inb, &in, 8);
+        memcpy(cmpb, &cmp, 8);
+    } else {
+        v4 = (uint32_t)old;
+        memcpy(mem + 8, &v4, 4);
+        v4 = (uint32_t)in;
+        memcpy(inb, &v4, 4);
+        v4 = (uint32_t)cmp;
+        memcpy(cmpb, &v4, 4);
+    }
+    if (kind == LOOM_RMA_K_CAS) {
+        want = (old & mask) == (cmp & mask) ? in : old;
+    } else if (op == LOOM_SUM) {
+        want = old + in;
+    } else if (op == LOOM_REPLACE) {
+        want = in;
+    }
+    CU_ASSERT_EQUAL(loom_rma_apply(kind, op, dt, (char *)mem + 3, &seg, 1, inb, cmpb, f),
+                    LOOM_OK);
+    memcpy(&got, mem + 8, es);   /* little-endian host: the low bytes */
+    memcpy(&fetched, f, es);
+    CU_ASSERT_EQUAL(got, want & mask);
+    if (kind != LOOM_RMA_K_ACC) {
+        CU_ASSERT_EQUAL(fetched, old & mask);
+    }
+    for (size_t i = 0; i < sizeof(mem); ++i) {
+        if (i < 8 || i >= 8 + es) {
+            CU_ASSERT_EQUAL(mem[i], 0xa5);
+        }
+    }
+}
+
+static void test_apply_elem(void)
+{
+    static const loom_datatype_t dts[] = { LOOM_INT32, LOOM_UINT32, LOOM_INT64, LOOM_UINT64 };
+    static const loom_op_t ops[] = { LOOM_SUM, LOOM_REPLACE, LOOM_RMA_OP_NO_OP };
+    static const loom_rma_kind_t kinds[] = { LOOM_RMA_K_ACC, LOOM_RMA_K_GACC, LOOM_RMA_K_FOP };
+    int64_t t2[2] = { 5, 7 }, in2[2] = { 1, 2 }, f2[2] = { 0 };
+    loom_rma_seg_t two = { 0, 16 };
+
+    for (size_t d = 0; d < 4; ++d) {
+        size_t es = d < 2 ? 4 : 8;
+
+        for (size_t k = 0; k < 3; ++k) {
+            for (size_t o = 0; o < 3; ++o) {
+                check_elem(kinds[k], ops[o], dts[d], es, UINT64_MAX - 1, 5, 0);   /* wraps */
+                check_elem(kinds[k], ops[o], dts[d], es, 0x7fffffff, 1, 0);
+            }
+        }
+        check_elem(LOOM_RMA_K_CAS, LOOM_REPLACE, dts[d], es, 41, 99, 41);   /* hit */
+        check_elem(LOOM_RMA_K_CAS, LOOM_REPLACE, dts[d], es, 41, 99, 42);   /* miss */
+    }
+    /* two elements, and another op: the general path, same answers */
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_FOP, LOOM_SUM, LOOM_INT64, (char *)t2, &two, 1,
+                                   in2, NULL, f2), LOOM_OK);
+    CU_ASSERT(t2[0] == 6 && t2[1] == 9 && f2[0] == 5 && f2[1] == 7);
+    two.len = 8;
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_FOP, LOOM_MAX, LOOM_INT64, (char *)t2, &two, 1,
+                                   in2 + 1, NULL, f2), LOOM_OK);
+    CU_ASSERT(t2[0] == 6 && f2[0] == 6);
+    in2[1] = 10;
+    CU_ASSERT_EQUAL(loom_rma_apply(LOOM_RMA_K_FOP, LOOM_MAX, LOOM_INT64, (char *)t2, &two, 1,
+                                   in2 + 1, NULL, f2), LOOM_OK);
+    CU_ASSERT(t2[0] == 10 && f2[0] == 6);
+}
+
 int main(void)
 {
     static const loom_test_case_t cases[] = {
@@ -234,6 +313,8 @@ int main(void)
         { "apply: every op, REPLACE, NO_OP, pairs, errors", test_apply_ops },
         { "apply: put, get, accumulate, fetch-and-op, CAS", test_apply_moves },
         { "apply: MAXLOC on packed pairs split by the target's pieces", test_apply_pairs },
+        { "apply: one 32/64-bit element (SUM, REPLACE, NO_OP, CAS), unaligned",
+          test_apply_elem },
         { NULL, NULL },
     };
     return loom_test_run_suite("rma pure parts", cases, NULL, NULL);
