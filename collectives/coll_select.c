@@ -123,6 +123,7 @@ static const loom_coll_alg_t reduce_scatter_algs[] = {
     ALG("ring", loom_coll_reduce_scatter_ring, 0, "p-1 steps of partial blocks around the ring",
         .ordered = &reduce_scatter_algs[REDUCE_SCATTER_ORDERED]),
     ALG("ordered", loom_coll_reduce_scatter_ordered, ORD, "every rank sends block i to rank i, which reduces in rank order"),
+    ALG("shm", loom_coll_reduce_scatter_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in its slot of a shared segment; each rank folds its block of every slot in rank order"),
 };
 static const loom_coll_alg_t scan_algs[] = {
     ALG("chain", loom_coll_scan_chain, ORD, "p-1 hops: rank r receives the prefix of 0..r-1 from r-1, adds its own, passes it on"),
@@ -132,6 +133,7 @@ static const loom_coll_alg_t reduce_scatterv_algs[] = {
     ALG("pairwise", loom_coll_reduce_scatterv_pairwise, VEC | ORD, "p-1 steps: block r+s to r+s, fold block r from r-s (ordered: keep all, fold in rank order)"),
     ALG("ring", loom_coll_reduce_scatterv_ring, VEC, "p-1 steps of partial blocks around the ring (ordered calls run pairwise)",
         .ordered = &reduce_scatterv_algs[REDUCE_SCATTERV_PAIRWISE]),
+    ALG("shm", loom_coll_reduce_scatterv_shm, LOOM_COLL_ALG_SHM | VEC | ORD, "every rank's input in its slot of a shared segment; each rank folds its block of every slot in rank order"),
 };
 static const loom_coll_alg_t alltoallw_algs[] = {
     ALG("linear", loom_coll_alltoallw_linear, VEC, "every receive, then every send, posted at once"),
@@ -268,7 +270,14 @@ static const loom_coll_rule_t alltoall_rules[] = {
     {ANY_P, 256, "bruck", 0},
     {ANY_P, ANY_B, "pairwise", 0},
 };
+/* shm (session 14) while the whole input fits the slot: one arrival round
+ * instead of p - 1 dependent message steps (3 alternating runs, minimum:
+ * np 2 64 B-8 KiB 0.52-2.3 us against 0.59-2.97 by messages; np 4 and 8
+ * 2-10x below them at most sizes; docs/collectives.md); at 2 ranks to
+ * 32 B the one eager exchange stays (0.49 us against shm's 0.52) */
 static const loom_coll_rule_t reduce_scatter_rules[] = {
+    {2, 32, "ring", 0},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
     {ANY_P, ANY_B, "ring", 0},
 };
 static const loom_coll_rule_t neighbor_rules[] = {
@@ -282,6 +291,8 @@ static const loom_coll_rule_t scan_rules[] = {
     {ANY_P, ANY_B, "chain", 0},
 };
 static const loom_coll_rule_t reduce_scatterv_rules[] = {
+    {2, 32, "pairwise", 0},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
     {ANY_P, 64 * KiB, "pairwise", 0},
     {ANY_P, ANY_B, "ring", 0},
 };

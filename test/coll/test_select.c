@@ -357,6 +357,29 @@ static void test_gather_scatter_shm(void)
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 1 << 20, 0, 0)->name, "linear");
 }
 
+/*
+ * reduce_scatter on one node (session 14): shm while the whole input fits
+ * the slot (both kinds, ordered calls too: it folds in rank order), the
+ * message algorithms above it, at 2 ranks to 32 B, and off the node.
+ */
+static void test_reduce_scatter_shm(void)
+{
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, 32, 0, 0)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, 40, 0, 0)->name, "shm");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, 8 << 10, 1, 0)->progress,
+                        loom_coll_reduce_scatter_shm);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, (8 << 10) + 8, 0, 0)->name,
+                           "ring");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTERV, 32, 0, 1)->name,
+                           "pairwise");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTERV, 40, 1, 1)->progress,
+                        loom_coll_reduce_scatterv_shm);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTERV, (8 << 10) + 8, 0, 1)->name,
+                           "pairwise");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTER, 64, 0, 0)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTERV, 64, 0, 1)->name, "pairwise");
+}
+
 int main(void)
 {
     CU_pSuite suite;
@@ -380,6 +403,7 @@ int main(void)
     CU_add_test(suite, "allreduce: the CMA set-up step and each verdict", test_cma_setup);
     CU_add_test(suite, "allreduce: cma when ranks outnumber cores", test_cma_shared_cores);
     CU_add_test(suite, "gather, scatter: eager slots on one node", test_gather_scatter_shm);
+    CU_add_test(suite, "reduce_scatter: shm on one node", test_reduce_scatter_shm);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failed = CU_get_number_of_failures();
