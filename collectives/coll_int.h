@@ -469,6 +469,7 @@ LOOM_COLL_PROTO(loom_coll_alltoall_bruck);
 LOOM_COLL_PROTO(loom_coll_alltoall_shm);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ring);
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_ordered);
+LOOM_COLL_PROTO(loom_coll_reduce_scatter_shm);    /* reduce_scatter_shm.c */
 LOOM_COLL_PROTO(loom_coll_neighbor_linear);
 /* pieces used by the composed algorithms */
 LOOM_COLL_PROTO(loom_coll_reduce_scatter_halving);
@@ -478,6 +479,7 @@ LOOM_COLL_PROTO(loom_coll_scan_chain);
 LOOM_COLL_PROTO(loom_coll_scan_recursive_doubling);
 LOOM_COLL_PROTO(loom_coll_reduce_scatterv_pairwise);
 LOOM_COLL_PROTO(loom_coll_reduce_scatterv_ring);
+LOOM_COLL_PROTO(loom_coll_reduce_scatterv_shm);   /* reduce_scatter_shm.c */
 LOOM_COLL_PROTO(loom_coll_alltoallw_linear);
 LOOM_COLL_PROTO(loom_coll_alltoallw_pairwise);
 

@@ -81,7 +81,7 @@ static const loom_coll_alg_t allreduce_algs[] = {
     ALG("shm", loom_coll_allreduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank folds all inputs from a shared segment",
         .fast.allreduce = loom_coll_fast_allreduce),
     ALG("ordered", loom_coll_allreduce_ordered, ORD, "blocks reduced by their owner in rank order + ring allgather (deterministic)"),
-    ALG("cma", loom_coll_allreduce_cma, LOOM_COLL_ALG_CMA | ORD, "each rank folds its 1/p slice of every input read with process_vm_readv, then reads the others' slices; the table skips it when ranks outnumber cores"),
+    ALG("cma", loom_coll_allreduce_cma, LOOM_COLL_ALG_CMA | ORD, "each rank folds its 1/p slice of every input read with process_vm_readv, then reads the others' slices; when ranks outnumber cores the table gives it only above 16 KiB"),
 };
 static const loom_coll_alg_t allgather_algs[] = {
     ALG("recursive_doubling", loom_coll_allgather_recursive_doubling, 0, "log2 p exchanges of doubling ranges (non-power-of-two pre/post step)"),
@@ -123,6 +123,7 @@ static const loom_coll_alg_t reduce_scatter_algs[] = {
     ALG("ring", loom_coll_reduce_scatter_ring, 0, "p-1 steps of partial blocks around the ring",
         .ordered = &reduce_scatter_algs[REDUCE_SCATTER_ORDERED]),
     ALG("ordered", loom_coll_reduce_scatter_ordered, ORD, "every rank sends block i to rank i, which reduces in rank order"),
+    ALG("shm", loom_coll_reduce_scatter_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in its slot of a shared segment; each rank folds its block of every slot in rank order"),
 };
 static const loom_coll_alg_t scan_algs[] = {
     ALG("chain", loom_coll_scan_chain, ORD, "p-1 hops: rank r receives the prefix of 0..r-1 from r-1, adds its own, passes it on"),
@@ -132,6 +133,7 @@ static const loom_coll_alg_t reduce_scatterv_algs[] = {
     ALG("pairwise", loom_coll_reduce_scatterv_pairwise, VEC | ORD, "p-1 steps: block r+s to r+s, fold block r from r-s (ordered: keep all, fold in rank order)"),
     ALG("ring", loom_coll_reduce_scatterv_ring, VEC, "p-1 steps of partial blocks around the ring (ordered calls run pairwise)",
         .ordered = &reduce_scatterv_algs[REDUCE_SCATTERV_PAIRWISE]),
+    ALG("shm", loom_coll_reduce_scatterv_shm, LOOM_COLL_ALG_SHM | VEC | ORD, "every rank's input in its slot of a shared segment; each rank folds its block of every slot in rank order"),
 };
 static const loom_coll_alg_t alltoallw_algs[] = {
     ALG("linear", loom_coll_alltoallw_linear, VEC, "every receive, then every send, posted at once"),
@@ -188,10 +190,19 @@ static const loom_coll_rule_t reduce_rules[] = {
     {ANY_P, 64 * KiB, "binomial", 0},
     {ANY_P, ANY_B, "rabenseifner", 0},
 };
+/* cma above 16 KiB also when ranks share cores (session 14): its two waits
+ * for every rank cost less than Rabenseifner's 2 log2 p rendezvous steps,
+ * each of which needs both ranks of a pair running (np 4 on 2 cores,
+ * forced, 6 alternating runs, load 6-7, medians: 32 KiB-512 KiB cma
+ * 60-344 us, rabenseifner 183-1750, Open MPI 115-797; np 8, 32 KiB-1 MiB:
+ * cma 0.3-4.1 ms, rabenseifner 0.7-5.9, Open MPI 0.6-7.1;
+ * docs/collectives.md); at 16 KiB recursive doubling stays (np 8: cma
+ * 315 us against rabenseifner's 267) */
 static const loom_coll_rule_t allreduce_rules[] = {
     {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
     {ANY_P, ANY_B, "cma", 0},
     {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, 4 * MiB, "cma", LOOM_COLL_RULE_SHARED},
     {ANY_P, 4 * MiB, "rabenseifner", 0},
     {ANY_P, ANY_B, "ring", 0},
 };
@@ -259,7 +270,14 @@ static const loom_coll_rule_t alltoall_rules[] = {
     {ANY_P, 256, "bruck", 0},
     {ANY_P, ANY_B, "pairwise", 0},
 };
+/* shm (session 14) while the whole input fits the slot: one arrival round
+ * instead of p - 1 dependent message steps (3 alternating runs, minimum:
+ * np 2 64 B-8 KiB 0.52-2.3 us against 0.59-2.97 by messages; np 4 and 8
+ * 2-10x below them at most sizes; docs/collectives.md); at 2 ranks to
+ * 32 B the one eager exchange stays (0.49 us against shm's 0.52) */
 static const loom_coll_rule_t reduce_scatter_rules[] = {
+    {2, 32, "ring", 0},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
     {ANY_P, ANY_B, "ring", 0},
 };
 static const loom_coll_rule_t neighbor_rules[] = {
@@ -273,6 +291,8 @@ static const loom_coll_rule_t scan_rules[] = {
     {ANY_P, ANY_B, "chain", 0},
 };
 static const loom_coll_rule_t reduce_scatterv_rules[] = {
+    {2, 32, "pairwise", 0},
+    {ANY_P, LOOM_COLL_SHM_MAX_BYTES, "shm", 0},
     {ANY_P, 64 * KiB, "pairwise", 0},
     {ANY_P, ANY_B, "ring", 0},
 };
@@ -441,7 +461,10 @@ static int loom_coll_eligible(const loom_coll_alg_t *alg, loom_comm_t comm, size
  * it): each of its three phases waits for every rank, a round of context
  * switches per phase when ranks share cores (np 4 on 2 cores: 32 KiB 300 us
  * against rabenseifner's 156, 512 KiB 1.27 ms against 0.43). Algorithms
- * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay. Conversely bcast
+ * that wait once per rank (LOOM_COLL_ALG_ONE_WAIT) stay, and so does an
+ * algorithm a shared rule names (allreduce cma above 16 KiB: re-measured in
+ * session 14, its two waits beat Rabenseifner's 2 log2 p rendezvous steps
+ * at np 4 and 8 on 2 cores). Conversely bcast
  * "stage" (two copies, a root that does not wait) is given only when ranks
  * share cores: with a core each, "cma"'s single copy was faster (np 2,
  * 16-32 KiB: 3.7-4.6 us against 7.6-18, load 11). Scatter "shm" and
@@ -486,7 +509,10 @@ static const loom_coll_alg_t *loom_coll_select_table(loom_coll_type_t type, loom
         if (comm->size <= r->max_ranks && bytes <= r->max_bytes &&
             (!r->shared || (loom_progress_oversubscribed() && loom_coll_comm_one_node(comm)))) {
             alg = loom_coll_rule_alg[type][i];
-            if (loom_coll_eligible(alg, comm, bytes, s, cma_no) && !loom_coll_needs_cores(alg)) {
+            /* a shared rule names the cores' condition itself: it overrides
+             * the algorithm's own default (allreduce cma, session 14) */
+            if (loom_coll_eligible(alg, comm, bytes, s, cma_no) &&
+                (r->shared || !loom_coll_needs_cores(alg))) {
                 return alg;
             }
         }

@@ -20,6 +20,7 @@
 #include "coll_select.h"
 #include "coll_fast.h"
 #include "p2p_int.h"
+#include "p2p_engine_int.h"
 
 #include <CUnit/Basic.h>
 #include <stdlib.h>
@@ -206,9 +207,7 @@ static void test_cma_setup(void)
     CU_ASSERT_PTR_EQUAL(a->progress, loom_coll_bcast_cma);
     cc->cma = LOOM_COLL_CMA_UNKNOWN;
     if (loom_progress_oversubscribed()) {
-        CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 0, 0)->name,
-                               "recursive_doubling");
-        return;
+        return;    /* test_cma_shared_cores */
     }
     a = pick_on(&node2, LOOM_COLL_ALLREDUCE, 64 << 10, 0, 0);
     CU_ASSERT_PTR_EQUAL(a, &loom_coll_alg_cma_setup);
@@ -249,6 +248,43 @@ static void test_cma_setup(void)
     /* other kinds are unchanged */
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE, 64 << 10, 0, 0)->name,
                            "rabenseifner");
+}
+
+/*
+ * Allreduce when ranks outnumber cores (session 14): recursive doubling to
+ * 16 KiB, then cma (its shared rule: the table's own skip of cma there
+ * does not apply to a rule that names the condition) to 4 MiB, the ring
+ * above; off the node never; after "no" the rules below cma. The engine's
+ * oversubscribed flag is set by hand (no bootstrap here).
+ */
+static void test_cma_shared_cores(void)
+{
+    loom_coll_comm_t *cc = node2.coll_priv;
+    int saved = loom_p2p_engine.oversubscribed;
+
+    CU_ASSERT_FATAL(cc != NULL);
+    loom_p2p_engine.oversubscribed = 1;
+    cc->cma = LOOM_COLL_CMA_UNKNOWN;
+    /* session 14: cma above 16 KiB when ranks share cores too (its shared
+     * rule), recursive doubling to 16 KiB; "no": the rules below it */
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 16 << 10, 0, 0)->name,
+                           "recursive_doubling");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, (16 << 10) + 4, 0, 0),
+                        &loom_coll_alg_cma_setup);
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 1 << 20, 1, 0),
+                        &loom_coll_alg_cma_setup);
+    cc->cma = LOOM_COLL_CMA_YES;
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, 4 << 20, 0, 0)->progress,
+                        loom_coll_allreduce_cma);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLREDUCE, (4 << 20) + 4, 0, 0)->name,
+                           "ring");
+    /* off the node never (a per-node rule) */
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_ALLREDUCE, 1 << 20, 0, 0)->name, "rabenseifner");
+    cc->cma = LOOM_COLL_CMA_NO;
+    CU_ASSERT_STRING_EQUAL(after_cma(64 << 10, 0)->name, "rabenseifner");
+    CU_ASSERT_PTR_EQUAL(after_cma(64 << 10, 1)->progress, loom_coll_allreduce_ordered_rd);
+    cc->cma = LOOM_COLL_CMA_UNKNOWN;
+    loom_p2p_engine.oversubscribed = saved;
 }
 
 /*
@@ -321,6 +357,29 @@ static void test_gather_scatter_shm(void)
     CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_SCATTER, 1 << 20, 0, 0)->name, "linear");
 }
 
+/*
+ * reduce_scatter on one node (session 14): shm while the whole input fits
+ * the slot (both kinds, ordered calls too: it folds in rank order), the
+ * message algorithms above it, at 2 ranks to 32 B, and off the node.
+ */
+static void test_reduce_scatter_shm(void)
+{
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, 32, 0, 0)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, 40, 0, 0)->name, "shm");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, 8 << 10, 1, 0)->progress,
+                        loom_coll_reduce_scatter_shm);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTER, (8 << 10) + 8, 0, 0)->name,
+                           "ring");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTERV, 32, 0, 1)->name,
+                           "pairwise");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTERV, 40, 1, 1)->progress,
+                        loom_coll_reduce_scatterv_shm);
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_REDUCE_SCATTERV, (8 << 10) + 8, 0, 1)->name,
+                           "pairwise");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTER, 64, 0, 0)->name, "ring");
+    CU_ASSERT_STRING_EQUAL(pick(LOOM_COLL_REDUCE_SCATTERV, 64, 0, 1)->name, "pairwise");
+}
+
 int main(void)
 {
     CU_pSuite suite;
@@ -342,7 +401,9 @@ int main(void)
     CU_add_test(suite, "bcast: multicast off gives the tree", test_mcast_tree);
     CU_add_test(suite, "fast members only on node", test_fast_members);
     CU_add_test(suite, "allreduce: the CMA set-up step and each verdict", test_cma_setup);
+    CU_add_test(suite, "allreduce: cma when ranks outnumber cores", test_cma_shared_cores);
     CU_add_test(suite, "gather, scatter: eager slots on one node", test_gather_scatter_shm);
+    CU_add_test(suite, "reduce_scatter: shm on one node", test_reduce_scatter_shm);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     failed = CU_get_number_of_failures();
