@@ -101,26 +101,45 @@ loom_status_t loom_dt_iov(const void *buf, size_t count, const loom_dt_t *dt,
     return LOOM_OK;
 }
 
-loom_status_t loom_dt_cursor_init(loom_dt_cursor_t *cur, const void *buf, size_t count,
-                                  loom_dt_t *dt)
+static loom_status_t cursor_start(loom_dt_cursor_t *cur, const void *buf, size_t count,
+                                  loom_dt_t *dt, const char *op)
 {
     loom_status_t st;
     size_t total;
 
-    if ((st = dt_check_committed(dt, "loom_dt_cursor_init")) != LOOM_OK ||
-        (st = dt_stream_size(count, dt, "loom_dt_cursor_init", &total)) != LOOM_OK) {
+    if ((st = dt_check_committed(dt, op)) != LOOM_OK ||
+        (st = dt_stream_size(count, dt, op, &total)) != LOOM_OK) {
         return st;
     }
-    loom_dt_retain(dt);
     *cur = (loom_dt_cursor_t){ .dt = dt, .buf = (char *)(uintptr_t)buf, .count = count,
-                               .pos = 0, .total = total };
+                               .pos = 0, .total = total, .held = 0 };
     return LOOM_OK;
+}
+
+loom_status_t loom_dt_cursor_borrow(loom_dt_cursor_t *cur, const void *buf, size_t count,
+                                    loom_dt_t *dt)
+{
+    return cursor_start(cur, buf, count, dt, "loom_dt_cursor_borrow");
+}
+
+loom_status_t loom_dt_cursor_init(loom_dt_cursor_t *cur, const void *buf, size_t count,
+                                  loom_dt_t *dt)
+{
+    loom_status_t st = cursor_start(cur, buf, count, dt, "loom_dt_cursor_init");
+
+    if (st == LOOM_OK) {
+        loom_dt_retain(dt);
+        cur->held = 1;
+    }
+    return st;
 }
 
 void loom_dt_cursor_fini(loom_dt_cursor_t *cur)
 {
     if (cur != NULL && cur->dt != NULL) {
-        loom_dt_release(cur->dt);
+        if (cur->held) {
+            loom_dt_release(cur->dt);
+        }
         cur->dt = NULL;
     }
 }
@@ -135,26 +154,30 @@ loom_status_t loom_dt_cursor_seek(loom_dt_cursor_t *cur, size_t pos)
     return LOOM_OK;
 }
 
+/* the cursor's type and range were checked when it started (committed,
+ * count x size, pos <= total): its moves walk without checking again */
 loom_status_t loom_dt_cursor_pack(loom_dt_cursor_t *cur, void *dst, size_t max, size_t *len)
 {
     size_t n = cur->total - cur->pos < max ? cur->total - cur->pos : max;
-    loom_status_t st = loom_dt_pack_range(cur->buf, cur->count, cur->dt, cur->pos, n, dst);
+    dt_walk_t w = { .op = DT_OP_PACK, .stream = dst };
 
-    if (st == LOOM_OK) {
-        cur->pos += n;
-        *len = n;
-    }
-    return st;
+    (void)dt_walk_array(&w, cur->dt->bnode, cur->buf, cur->pos, n);
+    cur->pos += n;
+    *len = n;
+    return LOOM_OK;
 }
 
 loom_status_t loom_dt_cursor_unpack(loom_dt_cursor_t *cur, const void *src, size_t len)
 {
-    loom_status_t st = loom_dt_unpack_range(cur->buf, cur->count, cur->dt, cur->pos, len, src);
+    dt_walk_t w = { .op = DT_OP_UNPACK, .stream = (char *)(uintptr_t)src };
 
-    if (st == LOOM_OK) {
-        cur->pos += len;
+    if (len > cur->total - cur->pos) {
+        return DT_ERR(LOOM_ERR_TRUNCATED, "loom_dt_cursor_unpack: bytes [%zu, +%zu) are past "
+                      "the end of the %zu-byte stream", cur->pos, len, cur->total);
     }
-    return st;
+    (void)dt_walk_array(&w, cur->dt->bnode, cur->buf, cur->pos, len);
+    cur->pos += len;
+    return LOOM_OK;
 }
 
 loom_status_t loom_dt_cursor_iov(loom_dt_cursor_t *cur, size_t max_bytes, struct iovec *iov,

@@ -247,7 +247,8 @@ loom_status_t loom_dt_iov_span(const struct iovec *iov, size_t n, uintptr_t *lo_
 /**
  * A resumable position in the packed stream of (buf, count, dt). The
  * cursor holds a reference on dt (released by loom_dt_cursor_fini, once
- * per init); buf stays the caller's. Each call seeks from the position in
+ * per init; loom_dt_cursor_borrow takes none, for a cursor that lives
+ * only while its caller holds the type); buf stays the caller's. Each call seeks from the position in
  * O(depth x log blocks), so pos is the whole state: save it and seek()
  * back to retransmit, or forward to skip; pack, unpack and iov calls may
  * alternate. A cursor is not shared between threads; the type may be.
@@ -258,12 +259,20 @@ typedef struct loom_dt_cursor {
     size_t     count;
     size_t     pos;     /**< next stream byte */
     size_t     total;   /**< count * size */
+    int        held;    /**< 1: holds a reference on dt */
 } loom_dt_cursor_t;
 
 /** @brief Start at stream byte 0; @p dt must be committed. */
 loom_status_t loom_dt_cursor_init(loom_dt_cursor_t *cur, const void *buf, size_t count,
                                   loom_dt_t *dt);
-/** @brief Release the cursor's reference on its type. */
+/**
+ * @brief As loom_dt_cursor_init without taking a reference: for a cursor
+ * used only inside a call that holds the type anyway (an eager send packs
+ * its frame before it returns), so it pays no atomic pair per message.
+ */
+loom_status_t loom_dt_cursor_borrow(loom_dt_cursor_t *cur, const void *buf, size_t count,
+                                    loom_dt_t *dt);
+/** @brief Release the cursor's reference on its type (none if borrowed). */
 void loom_dt_cursor_fini(loom_dt_cursor_t *cur);
 /** @brief Move to stream byte @p pos (<= total). */
 loom_status_t loom_dt_cursor_seek(loom_dt_cursor_t *cur, size_t pos);

@@ -220,12 +220,13 @@ loom_status_t loom_p2p_frame_send_dt(loom_p2p_peer_t *peer, const void *hdr, siz
  * (a quarter of a 1 MiB halo exchange's time, measured with perf). So the
  * engine keeps a few such buffers for the next message: at most
  * LOOM_P2P_TMP_KEEP of them and LOOM_P2P_TMP_BYTES in all, the smallest
- * that fits is reused, and a buffer that does not fit the cache is freed
+ * that fits is reused (by a request of LOOM_P2P_TMP_MIN or more only), and
+ * a buffer that does not fit the cache is freed
  * (the largest kept one makes room for a larger newcomer). Each buffer
  * carries its size in a header line in front. Single-threaded, as the
  * engine; emptied at finalize.
  */
-#define LOOM_P2P_TMP_KEEP  4
+#define LOOM_P2P_TMP_KEEP  8
 #define LOOM_P2P_TMP_BYTES ((size_t)64 << 20)
 #define LOOM_P2P_TMP_MIN   ((size_t)64 << 10)
 #define LOOM_P2P_TMP_HDR   ((size_t)64)
@@ -243,7 +244,10 @@ void *loom_p2p_tmp_alloc(size_t len)
     int best = -1;
     char *p;
 
-    for (int i = 0; i < LOOM_P2P_TMP_KEEP; ++i) {
+    /* a small buffer (a piece array) never takes a kept one: it would hold
+     * a message-sized copy for a few KiB, and the next copy was malloc'd
+     * afresh (brk, page faults) */
+    for (int i = 0; i < LOOM_P2P_TMP_KEEP && len >= LOOM_P2P_TMP_MIN; ++i) {
         void *c = loom_p2p_tmp_cache[i];
 
         if (c != NULL && loom_p2p_tmp_size(c) >= len &&

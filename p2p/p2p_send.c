@@ -323,7 +323,9 @@ loom_status_t loom_p2p_isend_dt_start(loom_request_t req, const void *buf, size_
     loom_p2p_req(req)->count = 0;   /* tmp, if any, is a packed copy (until riov says) */
     if (bytes > peer->eager_limit) {
         st = loom_p2p_isend_dt_rndv(req, peer, &h.base, buf, count, dt);
-    } else if ((st = loom_dt_cursor_init(&cur, buf, count, dt)) == LOOM_OK) {
+    } else if ((st = loom_dt_cursor_borrow(&cur, buf, count, dt)) == LOOM_OK) {
+        /* packed (or copied into a queued frame) before this call returns,
+         * while the caller holds dt: the cursor needs no reference */
         st = loom_p2p_isend_dt_eager(req, peer, &h, &cur, flags);
         loom_dt_cursor_fini(&cur);
     }

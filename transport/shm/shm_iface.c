@@ -473,6 +473,7 @@ static void loom_shm_fbox_accept(loom_shm_peer_t *peer, const uint8_t *data, uin
     }
     box = iface->region + iface->geom.fbox_off + (uint64_t)idx * iface->geom.fbox_stride;
     loom_shm_ring_rx_init(&peer->fbox_rx, box, iface->geom.fbox_slots, LOOM_SHM_CELL);
+    loom_shm_ring_prefault(box, iface->geom.fbox_slots, LOOM_SHM_CELL);   /* map it here too */
     iface->boxes[iface->nboxes++] = peer;
     loom_debug("shm", "rank %d: rank %d sends through fast box %u from now on",
                iface->job->rank, peer->world_rank, idx);

@@ -166,9 +166,10 @@ void loom_shm_ring_format(void *mem, uint32_t nslots, uint32_t slot_size);
  * Map the control line and the first line of every slot into this
  * process's page tables, so the first lap of small frames takes no page
  * faults (a minor fault costs about a microsecond in a VM, more than ten
- * 8-byte messages). The pages already exist (loom_shm_ring_format wrote
- * them), so this allocates nothing; payload pages beyond a slot's first
- * line are still mapped on first use. Safe while the ring is in use.
+ * 8-byte messages). Where the pages do not exist yet (a fast box of the
+ * zero-filled segment) the first process to call this allocates them;
+ * payload pages beyond a slot's first line are still mapped on first
+ * use. Safe while the ring is in use.
  */
 void loom_shm_ring_prefault(void *mem, uint32_t nslots, uint32_t slot_size);
 

@@ -111,6 +111,12 @@ static void loom_shm_fbox_claim(loom_shm_peer_t *peer)
     }
     peer->fbox_idx   = idx;
     peer->fbox_state = LOOM_SHM_FBOX_PENDING;
+    /* the box's pages are still untouched zeros: fault them in now (before
+     * any FIFO cell is held), not one page per ten exchanges in the pair's
+     * first laps (20-40 us each in a VM, inside osu_halo's timed 1 KiB loop) */
+    loom_shm_ring_prefault(peer->region + iface->geom.fbox_off +
+                           (uint64_t)idx * iface->geom.fbox_stride,
+                           iface->geom.fbox_slots, LOOM_SHM_CELL);
     loom_debug("shm", "rank %d: fast box %u of rank %d claimed after %u frames",
                iface->job->rank, idx, peer->world_rank, peer->fifo_sent);
 }
