@@ -52,7 +52,7 @@ void loom_shm_ring_prefault(void *mem, uint32_t nslots, uint32_t slot_size)
     /* adding 0 is a write that changes nothing, so it is safe even while the
      * other side already uses the ring; it maps the page writable here */
     atomic_fetch_add_explicit(&ring->tail, 0, memory_order_relaxed);
-    for (uint32_t i = 0; i < nslots; ++i) {
+    for (uint32_t i = 0; i < nslots + LOOM_SHM_RING_SPAN_MAX - 1; ++i) {   /* and the spill */
         loom_shm_slot_t *slot = (loom_shm_slot_t *)(slots + (size_t)i * stride);
         atomic_fetch_add_explicit(&slot->seq, 0, memory_order_relaxed);
     }

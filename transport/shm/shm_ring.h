@@ -163,9 +163,9 @@ static inline int loom_shm_ring_geometry_ok(uint64_t nslots, uint64_t slot_size)
 void loom_shm_ring_format(void *mem, uint32_t nslots, uint32_t slot_size);
 
 /**
- * Map the control line and the first line of every slot into this
- * process's page tables, so the first lap of small frames takes no page
- * faults (a minor fault costs about a microsecond in a VM, more than ten
+ * Map the control line and the first line of every slot (and of the
+ * spill area) into this process's page tables, so the first lap of small
+ * frames takes no page faults (a minor fault costs about a microsecond in a VM, more than ten
  * 8-byte messages). Where the pages do not exist yet (a fast box of the
  * zero-filled segment) the first process to call this allocates them;
  * payload pages beyond a slot's first line are still mapped on first
