@@ -91,6 +91,32 @@ static inline void loom_copy_small(void *dst, const void *src, size_t n)
     }
 }
 
+/* A 32- or 64-bit integer (@p esize 4 or 8 bytes) at @p p, any alignment. */
+static inline uint64_t loom_load_int(const void *p, size_t esize)
+{
+    uint64_t v8;
+    uint32_t v4;
+
+    if (esize == 8) {
+        memcpy(&v8, p, 8);
+        return v8;
+    }
+    memcpy(&v4, p, 4);
+    return v4;
+}
+
+/* Store @p v as a 32- or 64-bit integer (@p esize) at @p p, any alignment. */
+static inline void loom_store_int(void *p, uint64_t v, size_t esize)
+{
+    uint32_t v4 = (uint32_t)v;
+
+    if (esize == 8) {
+        memcpy(p, &v, 8);
+    } else {
+        memcpy(p, &v4, 4);
+    }
+}
+
 void loom_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
 

@@ -81,31 +81,6 @@ static inline void loom_mpi_win_fast_lock(_Atomic int *l)
     }
 }
 
-/* a 32- or 64-bit integer (@p esize) at @p p, unaligned */
-static inline uint64_t loom_mpi_win_fast_ld(const void *p, size_t esize)
-{
-    uint64_t v8;
-    uint32_t v4;
-
-    if (esize == 8) {
-        memcpy(&v8, p, 8);
-        return v8;
-    }
-    memcpy(&v4, p, 4);
-    return v4;
-}
-
-static inline void loom_mpi_win_fast_st(void *p, uint64_t v, size_t esize)
-{
-    uint32_t v4 = (uint32_t)v;
-
-    if (esize == 8) {
-        memcpy(p, &v, 8);
-    } else {
-        memcpy(p, &v4, 4);
-    }
-}
-
 /* the element type an inline accumulate handles (32/64-bit integers): its size, or 0 */
 static inline size_t loom_mpi_win_fast_esize(MPI_Datatype dt)
 {
@@ -164,23 +139,23 @@ static inline int loom_mpi_win_fast_acc(loom_rma_acc_kind_t kind, const void *or
         (void)loom_op_reduce(LOOM_SUM, origin, t, (size_t)count, dt->base);   /* vectorized */
     } else if (kind == LOOM_RMA_ACC) {
         for (size_t i = 0; i < (size_t)count; ++i) {
-            loom_mpi_win_fast_st(t + i * esize,
-                                 loom_mpi_win_fast_ld(t + i * esize, esize) +
-                                 loom_mpi_win_fast_ld((const char *)origin + i * esize, esize),
-                                 esize);
+            loom_store_int(t + i * esize,
+                           loom_load_int(t + i * esize, esize) +
+                               loom_load_int((const char *)origin + i * esize, esize),
+                           esize);
         }
     } else {
-        old = loom_mpi_win_fast_ld(t, esize);
-        if (kind == LOOM_RMA_CAS ? old == loom_mpi_win_fast_ld(compare, esize)
+        old = loom_load_int(t, esize);
+        if (kind == LOOM_RMA_CAS ? old == loom_load_int(compare, esize)
                                  : op == MPI_REPLACE) {
-            loom_mpi_win_fast_st(t, loom_mpi_win_fast_ld(origin, esize), esize);
+            loom_store_int(t, loom_load_int(origin, esize), esize);
         } else if (op == MPI_SUM) {
-            loom_mpi_win_fast_st(t, old + loom_mpi_win_fast_ld(origin, esize), esize);
+            loom_store_int(t, old + loom_load_int(origin, esize), esize);
         }
     }
     atomic_store_explicit(win->fast.acc_lock, 0, memory_order_release);
     if (kind != LOOM_RMA_ACC) {
-        loom_mpi_win_fast_st(result, old, esize);
+        loom_store_int(result, old, esize);
     }
     return 1;
 }

@@ -250,31 +250,6 @@ static loom_status_t loom_rma_apply_pair(loom_op_t op, loom_datatype_t basic, ch
     return st;
 }
 
-/* a 32- or 64-bit integer (@p esize) at @p p, any alignment */
-static uint64_t loom_rma_elem_ld(const void *p, size_t esize)
-{
-    uint64_t v8;
-    uint32_t v4;
-
-    if (esize == 8) {
-        memcpy(&v8, p, 8);
-        return v8;
-    }
-    memcpy(&v4, p, 4);
-    return v4;
-}
-
-static void loom_rma_elem_st(void *p, uint64_t v, size_t esize)
-{
-    uint32_t v4 = (uint32_t)v;
-
-    if (esize == 8) {
-        memcpy(p, &v, 8);
-    } else {
-        memcpy(p, &v4, 4);
-    }
-}
-
 /*
  * One 32/64-bit integer element of @p len bytes at @p t by an accumulate,
  * fetch-and-op or CAS with SUM, REPLACE or NO_OP (CAS: any): the counter
@@ -296,19 +271,19 @@ static int loom_rma_apply_elem(loom_rma_kind_t kind, loom_op_t op, loom_datatype
          op != LOOM_RMA_OP_NO_OP)) {
         return 0;
     }
-    old = loom_rma_elem_ld(t, esize);
+    old = loom_load_int(t, esize);
     if (kind != LOOM_RMA_K_ACC) {
-        loom_rma_elem_st(fetch, old, esize);
+        loom_store_int(fetch, old, esize);
     }
     if (kind == LOOM_RMA_K_CAS) {
-        if (old == loom_rma_elem_ld(cmp, esize)) {
-            loom_rma_elem_st(t, loom_rma_elem_ld(in, esize), esize);
+        if (old == loom_load_int(cmp, esize)) {
+            loom_store_int(t, loom_load_int(in, esize), esize);
         }
         return 1;
     }
     if (op != LOOM_RMA_OP_NO_OP) {
-        nv = loom_rma_elem_ld(in, esize);
-        loom_rma_elem_st(t, op == LOOM_SUM ? old + nv : nv, esize);
+        nv = loom_load_int(in, esize);
+        loom_store_int(t, op == LOOM_SUM ? old + nv : nv, esize);
     }
     return 1;
 }
