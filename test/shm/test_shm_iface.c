@@ -501,6 +501,67 @@ static void rank_corrupt(int rank)
     rank_teardown();
 }
 
+/*
+ * A fast-box frame whose span word was scribbled to another count in range
+ * (2 or 3 cells for a frame of one cell in place, or for a fragment's
+ * cell): taken as written, the consumer's release would skip (and zero)
+ * the cells of the frames after it, which are then lost without a word.
+ * Rank 1 must instead report rank 0 failed (corrupted segment) and deliver
+ * nothing from the scribbled frame on.
+ */
+static void rank_span_scribble(int rank, uint16_t frag_type, uint16_t span)
+{
+    loom_shm_peer_t *peer = loom_container_of(t.ep, loom_shm_peer_t, ep);
+    loom_shm_iface_t *iface = loom_container_of(t.iface, loom_shm_iface_t, super);
+    const uint32_t opened = iface->geom.fbox_threshold + 1;   /* FIFO frames, then the box */
+
+    if (rank == 0) {
+        frame_hdr_t h = { K_DATA, opened, 0, 0 };
+        loom_shm_slot_t *slot;
+
+        for (uint32_t i = 0; i < opened; ++i) {
+            send_frame(K_DATA, i, 0, 0, NULL, 0);
+        }
+        CHECK(peer->fbox_state == LOOM_SHM_FBOX_OPEN);
+        slot = loom_shm_ring_tx_reserve(&peer->fbox_tx);
+        CHECK(slot != NULL);
+        if (slot != NULL) {
+            uint32_t idx = 0;   /* a fragment's index (the fragment itself is not read) */
+            memcpy(slot->data, frag_type ? (const void *)&idx : (const void *)&h,
+                   frag_type ? sizeof(idx) : sizeof(h));
+            loom_shm_ring_tx_commit(&peer->fbox_tx, slot, sizeof(h),
+                                    (uint16_t)(LOOM_SHM_FRAME_AM | frag_type));
+            slot->rsvd = span;   /* the scribble (rank 1 reads it after the barrier) */
+        }
+        for (uint32_t i = opened + 1; i < opened + 4; ++i) {
+            send_frame(K_DATA, i, 0, 0, NULL, 0);
+        }
+        tbarrier();
+    } else {
+        time_t deadline = time(NULL) + 10;
+        tbarrier();   /* every frame is published */
+        while (t.err_peer < 0 && time(NULL) <= deadline) {
+            loom_tl_iface_progress(t.iface);
+        }
+        for (int i = 0; i < 1000; ++i) {
+            loom_tl_iface_progress(t.iface);
+        }
+        CHECK(t.err_peer == 0 && t.err_status == LOOM_ERR_TRANSPORT);
+        CHECK(t.nrecv == opened);   /* the frames before it only */
+    }
+    rank_teardown();
+}
+
+static void rank_span_scribble_inline(int rank)
+{
+    rank_span_scribble(rank, 0, 3);
+}
+
+static void rank_span_scribble_frag(int rank)
+{
+    rank_span_scribble(rank, LOOM_SHM_FRAME_FRAG, 2);
+}
+
 /* What the pack callback of am_send_pack produces: bytes of message seq. */
 typedef struct pack_state {
     uint32_t seq;
@@ -632,6 +693,12 @@ static void test_peek(void)
 static void test_corrupt_frame(void)
 {
     run_ranks(rank_corrupt, NULL, -1);
+}
+
+static void test_span_scribble(void)
+{
+    run_ranks(rank_span_scribble_inline, NULL, -1);
+    run_ranks(rank_span_scribble_frag, NULL, -1);
 }
 
 static void test_am(void)
@@ -818,6 +885,7 @@ int main(void)
         { "peer killed between FIFO claim and publish", test_peer_death_hole },
         { "claimer stalled between FIFO claim and publish", test_stall_hole },
         { "frame longer than a cell", test_corrupt_frame },
+        { "fast-box frame with a scribbled span word", test_span_scribble },
         { "receiving in place (am_peek, am_consume)", test_peek },
         { "am_send_pack: payload packed into the cell or fragment", test_pack },
         { NULL, NULL },

@@ -85,7 +85,7 @@ if [[ $rc == 0 && -n $m0 && -n $m1 && -n $m2 ]] && ((m1 == m0 && m2 >= m1 + 4)) 
 verdict "first message adds no memory, a hot pair gets a fast box ($line)" $ok "$(cat "$out")"
 
 # all pairs: memory within the formula (KiB): per rank the FIFO (7 pages),
-# 16 fast boxes of 12352 bytes (50 pages), 16 fragments of 8 KiB + a line
+# 16 fast boxes of 12736 bytes (50 pages), 16 fragments of 8 KiB + a line
 # (33 pages) at most; plus the header pages
 launch $NP_ALL mem 24
 line=$(grep '^MEM ' "$out")

@@ -425,6 +425,20 @@ static inline uint32_t loom_shm_frame_inline_max(const loom_shm_slot_t *slot, in
 }
 
 /*
+ * 1 if a fast-box frame's span word is the one its producer writes: the
+ * cells its bytes take in place, 1 for a fragment's cell. Any other count,
+ * even one in range, would make the release skip (and zero) the cells of
+ * the frames after it, which would then be lost without a word.
+ */
+static inline int loom_shm_box_span_ok(const loom_shm_slot_t *slot)
+{
+    uint32_t n = slot->rsvd;
+
+    return n == 1 || (!(slot->type & LOOM_SHM_FRAME_FRAG) && n >= 2 && n <= LOOM_SHM_RING_SPAN_MAX &&
+                      slot->len > loom_shm_ring_span_bytes(n - 1, LOOM_SHM_CELL));
+}
+
+/*
  * The bytes of a frame: in its cell (cells, in a fast box: @p in_box), or
  * in the sender's fragment (*frag_p). NULL if corrupt.
  */
@@ -435,6 +449,9 @@ static const uint8_t *loom_shm_frame_data(loom_shm_peer_t *peer, const loom_shm_
     uint32_t idx;
 
     *frag_p = NULL;
+    if (in_box && loom_unlikely(!loom_shm_box_span_ok(slot))) {
+        return NULL;
+    }
     if (!(slot->type & LOOM_SHM_FRAME_FRAG)) {
         return slot->len <= loom_shm_frame_inline_max(slot, in_box) ? slot->data : NULL;
     }
@@ -490,7 +507,8 @@ static void loom_shm_deliver(loom_shm_peer_t *peer, const loom_shm_slot_t *slot,
     if (loom_unlikely(data == NULL)) {
         /* only a peer scribbling on the segment writes this: trust nothing more from it */
         loom_shm_peer_fail(peer, LOOM_ERR_TRANSPORT, "progress",
-                           "wrote a frame longer than a cell or fragment (corrupted segment)");
+                           "wrote a frame longer than a cell or fragment, or with a wrong "
+                           "span word (corrupted segment)");
         return;
     }
     if (loom_likely(type == LOOM_SHM_FRAME_AM)) {

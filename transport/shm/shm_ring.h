@@ -280,8 +280,9 @@ static inline int loom_shm_ring_rx_ready(const loom_shm_ring_rx_t *rx)
 
 /**
  * Slots the frame at @p slot (from the last peek) takes; a span word out
- * of range (only a scribbled segment writes one) counts as 1, and the
- * frame's length check (the caller's) refuses such a frame.
+ * of range (only a scribbled segment writes one) counts as 1; the caller
+ * refuses a frame whose span word is not the count its length takes
+ * (shm_iface.c), in range or not, before it is released.
  */
 static inline uint32_t loom_shm_ring_rx_span(const loom_shm_slot_t *slot)
 {
