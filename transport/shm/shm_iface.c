@@ -434,8 +434,9 @@ static inline int loom_shm_box_span_ok(const loom_shm_slot_t *slot)
 {
     uint32_t n = slot->rsvd;
 
-    return n == 1 || (!(slot->type & LOOM_SHM_FRAME_FRAG) && n >= 2 && n <= LOOM_SHM_RING_SPAN_MAX &&
-                      slot->len > loom_shm_ring_span_bytes(n - 1, LOOM_SHM_CELL));
+    return n == 1 ||
+           (!(slot->type & LOOM_SHM_FRAME_FRAG) && n >= 2 && n <= LOOM_SHM_RING_SPAN_MAX &&
+            slot->len > loom_shm_ring_span_bytes(n - 1, LOOM_SHM_CELL));
 }
 
 /*
