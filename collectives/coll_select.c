@@ -633,10 +633,15 @@ const loom_coll_alg_t *loom_coll_select_after_cma(loom_coll_type_t type, loom_co
 static loom_status_t loom_coll_select_run(loom_request_t req, int cma_done)
 {
     loom_coll_state_t *s = loom_coll_state(req);
+    /* the bytes the launch selected with: reduce_scatter_block's s->count
+     * is one block, its launch took all p (every rank must choose alike) */
     size_t bytes = s->kind == LOOM_COLL_BARRIER ? 0 : s->count * s->esize;
-    const loom_coll_alg_t *alg = loom_coll_select_at((loom_coll_type_t)s->kind, s->comm,
-                                                     bytes, s, cma_done);
+    const loom_coll_alg_t *alg;
 
+    if (s->kind == LOOM_COLL_REDUCE_SCATTER) {
+        bytes *= (size_t)s->size;
+    }
+    alg = loom_coll_select_at((loom_coll_type_t)s->kind, s->comm, bytes, s, cma_done);
     if (s->shm != NULL && !(alg->flags & (LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_CMA))) {
         loom_coll_shm_leave(s);       /* not expected: the segment is set up now */
         s->shm = NULL;
