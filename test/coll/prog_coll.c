@@ -28,18 +28,8 @@
 
 static int rank, size, failures;
 
-#define CHECK(cond, ...)                                                         \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            if (++failures <= 10) {                                              \
-                fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                                    \
-                fprintf(stderr, "\n");                                           \
-            }                                                                    \
-        }                                                                        \
-    } while (0)
-
-#define OKCALL(call) CHECK((call) == LOOM_OK, "%s failed", #call)
+#define PROG_CHECK_PRINT_MAX 10   /* failures printed; all are counted */
+#include "prog_check.h"
 
 typedef struct { float v; int i; }       p_fi;
 typedef struct { double v; int i; }      p_di;

@@ -29,18 +29,8 @@
 
 static int rank, size, failures, det;
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            if (++failures <= 10) {                                               \
-                fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                                     \
-                fprintf(stderr, "\n");                                            \
-            }                                                                     \
-        }                                                                         \
-    } while (0)
-
-#define OKCALL(call) CHECK((call) == LOOM_OK, "%s failed", #call)
+#define PROG_CHECK_PRINT_MAX 10   /* failures printed; all are counted */
+#include "prog_check.h"
 
 static uint64_t fnv(const void *p, size_t n, uint64_t h)
 {
