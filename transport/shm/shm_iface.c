@@ -417,26 +417,20 @@ static void loom_shm_ep_destroy(loom_tl_ep_t *ep)
     (void)ep;   /* embedded in the peer table, freed by close */
 }
 
-/* Frame bytes a slot of a fast box (@p in_box) or a FIFO cell holds in place. */
-static inline uint32_t loom_shm_frame_inline_max(const loom_shm_slot_t *slot, int in_box)
-{
-    return in_box ? loom_shm_ring_span_bytes(loom_shm_ring_rx_span(slot), LOOM_SHM_CELL)
-                  : LOOM_SHM_INLINE;
-}
-
 /*
- * 1 if a fast-box frame's span word is the one its producer writes: the
- * cells its bytes take in place, 1 for a fragment's cell. Any other count,
- * even one in range, would make the release skip (and zero) the cells of
- * the frames after it, which would then be lost without a word.
+ * 1 if a fast-box frame's span word is the one its producer writes: 1 for
+ * a fragment's cell; for a frame held in the cells, the count its length
+ * takes (at most LOOM_SHM_BOX_INLINE bytes). Any other count, even one in
+ * range, would make the release skip (and zero) the cells of the frames
+ * after it, which would then be lost without a word.
  */
 static inline int loom_shm_box_span_ok(const loom_shm_slot_t *slot)
 {
-    uint32_t n = slot->rsvd;
-
-    return n == 1 ||
-           (!(slot->type & LOOM_SHM_FRAME_FRAG) && n >= 2 && n <= LOOM_SHM_RING_SPAN_MAX &&
-            slot->len > loom_shm_ring_span_bytes(n - 1, LOOM_SHM_CELL));
+    if (slot->type & LOOM_SHM_FRAME_FRAG) {
+        return slot->rsvd == 1;
+    }
+    return slot->len <= LOOM_SHM_BOX_INLINE &&
+           slot->rsvd == loom_shm_ring_span_of(slot->len, LOOM_SHM_CELL);
 }
 
 /*
@@ -453,8 +447,8 @@ static const uint8_t *loom_shm_frame_data(loom_shm_peer_t *peer, const loom_shm_
     if (in_box && loom_unlikely(!loom_shm_box_span_ok(slot))) {
         return NULL;
     }
-    if (!(slot->type & LOOM_SHM_FRAME_FRAG)) {
-        return slot->len <= loom_shm_frame_inline_max(slot, in_box) ? slot->data : NULL;
+    if (!(slot->type & LOOM_SHM_FRAME_FRAG)) {   /* a box frame's length: checked above */
+        return in_box || slot->len <= LOOM_SHM_INLINE ? slot->data : NULL;
     }
     memcpy(&idx, slot->data, sizeof(idx));
     if (idx >= iface->geom.nfrags || slot->len > iface->geom.frag_size) {

@@ -182,38 +182,29 @@ void loom_shm_ring_rx_init(loom_shm_ring_rx_t *rx, void *mem, uint32_t nslots,
                            uint32_t slot_size);
 
 /**
- * Reserve the next slot to write. @return the slot (its data is the caller's
- * to fill, up to loom_shm_ring_max_frame bytes), or NULL when the ring is
- * full. Nothing is visible to the consumer until loom_shm_ring_tx_commit.
- */
-static inline loom_shm_slot_t *loom_shm_ring_tx_reserve(loom_shm_ring_tx_t *tx)
-{
-    if (loom_unlikely(tx->head - tx->tail_cache > tx->mask)) {
-        /* acquire: the consumer's reads of the slot we are about to reuse
-         * happened before it released it */
-        tx->tail_cache = atomic_load_explicit(&tx->ring->tail, memory_order_acquire);
-        if (tx->head - tx->tail_cache > tx->mask) {
-            return NULL;
-        }
-    }
-    return (loom_shm_slot_t *)(tx->slots + (size_t)(tx->head & tx->mask) * tx->stride);
-}
-
-/**
- * Reserve the next @p n slots (2..LOOM_SHM_RING_SPAN_MAX) for one frame of
- * up to loom_shm_ring_span_bytes(n, stride) bytes. @return the first slot,
- * or NULL when the ring has fewer than n free; commit with
- * loom_shm_ring_tx_commit_span.
+ * Reserve the next @p n slots (1..LOOM_SHM_RING_SPAN_MAX) for one frame
+ * of up to loom_shm_ring_span_bytes(n, stride) bytes. @return the first
+ * slot (its data is the caller's to fill), or NULL when fewer than n are
+ * free (always, for n above the ring's slots). Nothing is visible to the
+ * consumer until loom_shm_ring_tx_commit_span.
  */
 static inline loom_shm_slot_t *loom_shm_ring_tx_reserve_span(loom_shm_ring_tx_t *tx, uint32_t n)
 {
-    if (tx->head + n - tx->tail_cache > (uint64_t)tx->mask + 1) {
+    if (loom_unlikely(tx->head + n - tx->tail_cache > (uint64_t)tx->mask + 1)) {
+        /* acquire: the consumer's reads of the slots we are about to reuse
+         * happened before it released them */
         tx->tail_cache = atomic_load_explicit(&tx->ring->tail, memory_order_acquire);
         if (tx->head + n - tx->tail_cache > (uint64_t)tx->mask + 1) {
             return NULL;
         }
     }
     return (loom_shm_slot_t *)(tx->slots + (size_t)(tx->head & tx->mask) * tx->stride);
+}
+
+/** Reserve the next slot (loom_shm_ring_tx_reserve_span of one). */
+static inline loom_shm_slot_t *loom_shm_ring_tx_reserve(loom_shm_ring_tx_t *tx)
+{
+    return loom_shm_ring_tx_reserve_span(tx, 1);
 }
 
 /** Publish a frame of @p len bytes taking @p n slots from @p slot (the last reserve). */
@@ -247,8 +238,7 @@ static inline int loom_shm_ring_tx_send2(loom_shm_ring_tx_t *tx, uint16_t type,
 {
     uint32_t len = (uint32_t)(a_len + b_len);
     uint32_t n = loom_shm_ring_span_of(len, tx->stride);
-    loom_shm_slot_t *slot = n == 1 ? loom_shm_ring_tx_reserve(tx)
-                                   : loom_shm_ring_tx_reserve_span(tx, n);
+    loom_shm_slot_t *slot = loom_shm_ring_tx_reserve_span(tx, n);
 
     if (slot == NULL) {
         return 0;

@@ -153,8 +153,7 @@ static int loom_shm_tx_cell(loom_shm_peer_t *peer, loom_shm_txd_t *d)
     }
     if (peer->fbox_state == LOOM_SHM_FBOX_OPEN) {
         d->fifo = 0;
-        d->slot = d->span == 1 ? loom_shm_ring_tx_reserve(&peer->fbox_tx)
-                               : loom_shm_ring_tx_reserve_span(&peer->fbox_tx, d->span);
+        d->slot = loom_shm_ring_tx_reserve_span(&peer->fbox_tx, d->span);
     } else {
         d->fifo = 1;
         d->slot = loom_shm_fifo_tx_claim(&peer->fifo_tx, (uint16_t)peer->iface->local_idx,
