@@ -89,7 +89,7 @@ mpi_wrapper_subst = sed -e 's|@WRAPPER@|$(6)|g' -e 's|@LANG@|$(7)|g' \
 
 $(LOOM_PC_DIR)/%.pc: mpi/%.pc.in mpi/module.mk
 	@mkdir -p $(dir $@)
-	$(Q)$(call mpi_subst,$<,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib,$(TOP)/$(MPI_GEN_INC))
+	$(Q)$(call mpi_subst,$<,$@,$(abspath $(BUILD)),$(TOP)/include,$(abspath $(BUILD))/lib,$(abspath $(MPI_GEN_INC)))
 
 ALL_TARGETS += $(LIBLOOM_MPI_A) $(LIBLOOM_MPI_SO) $(LOOMCC) $(LOOMCXX) $(LOOM_PCS) \
                $(MPI_GEN_FILES)

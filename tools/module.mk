@@ -12,11 +12,11 @@ $(LOOM_INFO): $(BUILD)/obj/tools/loom_info.o $(LIBLOOM_A)
 
 $(LOOMCC): tools/loomcc.in tools/module.mk mpi/module.mk
 	@mkdir -p $(dir $@)
-	$(Q)$(call mpi_wrapper_subst,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib,$(TOP)/$(MPI_GEN_INC),loomcc,C,$(CC),LOOM_CC)
+	$(Q)$(call mpi_wrapper_subst,$@,$(abspath $(BUILD)),$(TOP)/include,$(abspath $(BUILD))/lib,$(abspath $(MPI_GEN_INC)),loomcc,C,$(CC),LOOM_CC)
 
 $(LOOMCXX): tools/loomcc.in tools/module.mk mpi/module.mk
 	@mkdir -p $(dir $@)
-	$(Q)$(call mpi_wrapper_subst,$@,$(TOP)/$(BUILD),$(TOP)/include,$(TOP)/$(BUILD)/lib,$(TOP)/$(MPI_GEN_INC),loomcxx,C++,$(CXX),LOOM_CXX)
+	$(Q)$(call mpi_wrapper_subst,$@,$(abspath $(BUILD)),$(TOP)/include,$(abspath $(BUILD))/lib,$(abspath $(MPI_GEN_INC)),loomcxx,C++,$(CXX),LOOM_CXX)
 
 # whatever is built with the wrappers needs the header too
 $(LOOMCC) $(LOOMCXX): | $(MPI_PROTO_H)

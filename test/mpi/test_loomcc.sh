@@ -205,5 +205,18 @@ relocated_runpath() {
 }
 check "libloom_mpi.so finds libloom.so through \$ORIGIN" relocated_runpath
 
+# a build directory named by an absolute path (make BUILD=/abs/dir): the
+# wrappers and pkg-config files must name that directory, not $top/abs/dir
+abs_build_dir() {
+    local b=$tmp/absbuild flags
+    make -s -C "$top" BUILD="$b" "$b/bin/loomcc" "$b/lib/pkgconfig/loom-mpi.pc" >"$tmp/absbuild.log" 2>&1 ||
+        { tail -n 20 "$tmp/absbuild.log"; return 1; }
+    flags=$("$b/bin/loomcc" --showme) || return 1
+    contains "$flags" "-I$b/include" && contains "$flags" "-L$b/lib" && lacks "$flags" "$top/$b" &&
+        [[ -f $b/include/mpi_proto.h ]] || return 1
+    grep -q "^libdir=$b/lib" "$b/lib/pkgconfig/loom-mpi.pc" || { cat "$b/lib/pkgconfig/loom-mpi.pc"; return 1; }
+}
+check "make BUILD=/absolute/dir: wrappers and pkg-config name that directory" abs_build_dir
+
 ((fail == 0)) && echo "loomcc/install: all passed" || echo "loomcc/install: $fail failed"
 ((fail == 0))
