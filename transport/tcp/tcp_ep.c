@@ -840,6 +840,8 @@ loom_status_t loom_tcp_get_iov(loom_tl_ep_t *tl_ep, const struct iovec *iov, siz
         return LOOM_ERR_NO_RESOURCE;
     }
     memcpy(copy, iov, iovcnt * sizeof(*copy));
+    loom_debug("tcp", "get_iov from rank %d: %zu bytes into %zu pieces", tl_ep->peer, len,
+               iovcnt);
     return loom_tcp_get_start(loom_tcp_ep_of(tl_ep), NULL, copy, iovcnt, len, raddr, rkey,
                               comp);
 }
