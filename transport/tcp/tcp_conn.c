@@ -521,7 +521,7 @@ static int loom_tcp_conn_rx_data_scatter(void *arg, const loom_tcp_data_hdr_t *d
 {
     loom_tcp_conn_t *conn = arg;
 
-    return conn->state == LOOM_TCP_CONN_UP &&
+    return conn->iface->iov_gets > 0 && conn->state == LOOM_TCP_CONN_UP &&
            loom_tcp_ep_rx_data_scatter(conn->ep, dh, len, sc);
 }
 

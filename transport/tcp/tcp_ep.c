@@ -718,8 +718,11 @@ static void loom_tcp_get_complete(loom_tcp_get_t *g, loom_status_t status)
 
     loom_list_del(&g->link);
     loom_tcp_slots_remove(&iface->get_table, g->idx);
-    free(g->iov);
-    g->iov = NULL;
+    if (g->iov != NULL) {
+        iface->iov_gets--;
+        free(g->iov);
+        g->iov = NULL;
+    }
     loom_mpool_put(&iface->get_pool, g);
     if (!iface->closing) {
         iface->in_get_cb++;
@@ -794,6 +797,7 @@ static loom_status_t loom_tcp_get_start(loom_tcp_ep_t *ep, void *local, struct i
         goto err_remove_slot;
     }
     loom_list_add_tail(&ep->gets, &g->link);
+    iface->iov_gets += g->iov != NULL;
     return LOOM_INPROGRESS;
 
 err_remove_slot:

@@ -434,6 +434,8 @@ struct loom_tcp_iface {
     loom_list_t          corked;        /* endpoints with frames held back by corking */
     int                  corking;       /* in progress(): small frames wait for uncork */
     int                  in_get_cb;     /* in a get's completion: a GET_REQ leaves at once */
+    size_t               iov_gets;      /* get_iov gets outstanding (0: a data chunk is
+                                         * never scattered, data_scatter not asked) */
     loom_tcp_conn_t     *hot;           /* a chunk body arrives on it: read before epoll */
     unsigned             hot_polls;
     loom_mpool_t         tx_small;
