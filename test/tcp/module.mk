@@ -1,9 +1,10 @@
 # test/tcp/: the TCP transport's loopback suites, test_tcp_loop (frames and
-# gets), test_tcp_conn (connections, outsiders, failures, open) and
-# test_tcp_rev13 (gets asked from completions), share
+# gets), test_tcp_conn (connections, outsiders, failures, open),
+# test_tcp_rev13 (gets asked from completions), test_tcp_s15 (get_iov
+# into pieces), share
 # the in-process ranks of tcp_world.c (see tcp_world.h). test/module.mk
-# builds each suite; this links the shared object into both.
+# builds each suite; this links the shared object into each.
 
 TEST_TCP_WORLD_OBJ := $(BUILD)/obj/test/tcp/tcp_world.o
 
-$(BUILD)/test/tcp/test_tcp_loop $(BUILD)/test/tcp/test_tcp_conn $(BUILD)/test/tcp/test_tcp_rev13: $(TEST_TCP_WORLD_OBJ)
+$(BUILD)/test/tcp/test_tcp_loop $(BUILD)/test/tcp/test_tcp_conn $(BUILD)/test/tcp/test_tcp_rev13 $(BUILD)/test/tcp/test_tcp_s15: $(TEST_TCP_WORLD_OBJ)

@@ -516,6 +516,15 @@ static void *loom_tcp_conn_rx_data_begin(void *arg, const loom_tcp_data_hdr_t *d
     return loom_tcp_ep_rx_data_begin(conn->ep, dh, len);
 }
 
+static int loom_tcp_conn_rx_data_scatter(void *arg, const loom_tcp_data_hdr_t *dh,
+                                         size_t len, loom_tcp_scatter_t *sc)
+{
+    loom_tcp_conn_t *conn = arg;
+
+    return conn->iface->iov_gets > 0 && conn->state == LOOM_TCP_CONN_UP &&
+           loom_tcp_ep_rx_data_scatter(conn->ep, dh, len, sc);
+}
+
 static loom_status_t loom_tcp_conn_rx_data_end(void *arg, const loom_tcp_data_hdr_t *dh,
                                                size_t len)
 {
@@ -553,6 +562,7 @@ static const loom_tcp_rx_ops_t loom_tcp_conn_rx_ops = {
     .readv      = loom_tcp_conn_rx_readv,
     .frame      = loom_tcp_conn_rx_frame,
     .data_begin = loom_tcp_conn_rx_data_begin,
+    .data_scatter = loom_tcp_conn_rx_data_scatter,
     .data_end   = loom_tcp_conn_rx_data_end,
     .place      = loom_tcp_conn_rx_place,
     .place_end  = loom_tcp_conn_rx_place_end,

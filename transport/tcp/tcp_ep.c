@@ -718,6 +718,11 @@ static void loom_tcp_get_complete(loom_tcp_get_t *g, loom_status_t status)
 
     loom_list_del(&g->link);
     loom_tcp_slots_remove(&iface->get_table, g->idx);
+    if (g->iov != NULL) {
+        iface->iov_gets--;
+        free(g->iov);
+        g->iov = NULL;
+    }
     loom_mpool_put(&iface->get_pool, g);
     if (!iface->closing) {
         iface->in_get_cb++;
@@ -733,23 +738,28 @@ void loom_tcp_ep_fail_gets(loom_tcp_ep_t *ep, loom_status_t status)
     }
 }
 
-loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_t raddr,
-                           const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
+/*
+ * Ask @p ep's peer for @p len bytes at @p raddr into @p local (one range) or,
+ * @p local NULL, into the @p iovcnt pieces @p iov, which the get then owns
+ * (freed at its completion or here on failure).
+ */
+static loom_status_t loom_tcp_get_start(loom_tcp_ep_t *ep, void *local, struct iovec *iov,
+                                        size_t iovcnt, size_t len, uint64_t raddr,
+                                        const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
 {
-    loom_tcp_ep_t *ep = loom_tcp_ep_of(tl_ep);
     loom_tcp_iface_t *iface = loom_tcp_ep_iface(ep);
     loom_tcp_get_req_t req = { 0 };
     loom_tcp_rkey_t rk;
     loom_tcp_get_t *g;
     loom_status_t st;
 
-    if (len == 0) {
-        return LOOM_OK;
-    }
     g = loom_mpool_get(&iface->get_pool);
     if (g == NULL) {
+        free(iov);
         return LOOM_ERR_NO_RESOURCE;
     }
+    g->iov    = iov;
+    g->iovcnt = iovcnt;
     st = loom_tcp_slots_add(&iface->get_table, g, &g->idx, &g->cookie);
     if (st != LOOM_OK) {
         goto err_put_get;
@@ -787,13 +797,57 @@ loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_
         goto err_remove_slot;
     }
     loom_list_add_tail(&ep->gets, &g->link);
+    iface->iov_gets += g->iov != NULL;
     return LOOM_INPROGRESS;
 
 err_remove_slot:
     loom_tcp_slots_remove(&iface->get_table, g->idx);
 err_put_get:
+    free(g->iov);
+    g->iov = NULL;
     loom_mpool_put(&iface->get_pool, g);
     return st;
+}
+
+loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_t raddr,
+                           const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
+{
+    if (len == 0) {
+        return LOOM_OK;
+    }
+    return loom_tcp_get_start(loom_tcp_ep_of(tl_ep), local, NULL, 0, len, raddr, rkey, comp);
+}
+
+/*
+ * get() into pieces (session 15): the chunks are read from the socket
+ * straight into the receive's own pieces (tcp_wire.c, data_scatter), so a
+ * typed receive whose pieces are large enough (the engine's
+ * iov_min_piece) needs no bounce and no unpack. Ownership: the caller's
+ * @p iov array may go when this returns (it is copied); the memory it
+ * names is written until the get completes.
+ */
+loom_status_t loom_tcp_get_iov(loom_tl_ep_t *tl_ep, const struct iovec *iov, size_t iovcnt,
+                               uint64_t raddr, const loom_tl_rkey_t *rkey,
+                               loom_tl_comp_t *comp)
+{
+    struct iovec *copy;
+    size_t len = 0;
+
+    for (size_t i = 0; i < iovcnt; ++i) {
+        len += iov[i].iov_len;
+    }
+    if (len == 0) {
+        return LOOM_OK;
+    }
+    copy = malloc(iovcnt * sizeof(*copy));
+    if (copy == NULL) {
+        return LOOM_ERR_NO_RESOURCE;
+    }
+    memcpy(copy, iov, iovcnt * sizeof(*copy));
+    loom_debug("tcp", "get_iov from rank %d: %zu bytes into %zu pieces", tl_ep->peer, len,
+               iovcnt);
+    return loom_tcp_get_start(loom_tcp_ep_of(tl_ep), NULL, copy, iovcnt, len, raddr, rkey,
+                              comp);
 }
 
 /* The get a chunk belongs to, if it is ours, from this peer and in range. */
@@ -808,11 +862,32 @@ static loom_tcp_get_t *loom_tcp_ep_chunk_get(loom_tcp_ep_t *ep, const loom_tcp_d
     return g;
 }
 
+int loom_tcp_ep_rx_data_scatter(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh, size_t len,
+                                loom_tcp_scatter_t *sc)
+{
+    loom_tcp_get_t *g = loom_tcp_ep_chunk_get(ep, dh, len);
+    size_t skip;
+
+    if (g == NULL || g->iov == NULL) {
+        return 0;   /* data_begin decides: a plain get's range, or discarded */
+    }
+    sc->iov = g->iov;
+    sc->cnt = g->iovcnt;
+    sc->idx = 0;
+    sc->off = 0;
+    /* chunks come in order, a few per get: seek from the first piece each time */
+    for (skip = dh->offset; skip >= g->iov[sc->idx].iov_len && skip > 0; ++sc->idx) {
+        skip -= g->iov[sc->idx].iov_len;
+    }
+    sc->off = skip;
+    return 1;
+}
+
 void *loom_tcp_ep_rx_data_begin(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh, size_t len)
 {
     loom_tcp_get_t *g = loom_tcp_ep_chunk_get(ep, dh, len);
 
-    if (g == NULL) {
+    if (g == NULL || g->iov != NULL) {
         loom_debug("tcp", "discarding %zu bytes of data from rank %d for no current get",
                    len, ep->super.peer);
         return NULL;

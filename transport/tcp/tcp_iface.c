@@ -653,6 +653,7 @@ const loom_tl_ops_t loom_tl_tcp_ops = {
     .mem_pack    = loom_tcp_mem_pack,
     .mem_release = loom_tcp_mem_release,
     .get         = loom_tcp_get,
+    .get_iov     = loom_tcp_get_iov,
     .progress    = loom_tcp_progress,
     .close       = loom_tcp_close,
 };

@@ -152,6 +152,18 @@ typedef struct loom_tcp_addr {
 
 /* ---- frame parser (tcp_wire.c) ----------------------------------------- */
 
+/**
+ * A position in a list of destination pieces (get_iov): piece @p idx, @p off
+ * bytes into it. The parser moves it as bytes land; the pieces belong to the
+ * get that named them and stay valid while its chunk is received.
+ */
+typedef struct loom_tcp_scatter {
+    const struct iovec *iov;    /* NULL: the body goes to one range (rx->dst) */
+    size_t              cnt;
+    size_t              idx;
+    size_t              off;
+} loom_tcp_scatter_t;
+
 /** Where the parser gets bytes and what it does with frames. */
 typedef struct loom_tcp_rx_ops {
     /**
@@ -170,6 +182,13 @@ typedef struct loom_tcp_rx_ops {
      * put them, or NULL to discard them.
      */
     void *(*data_begin)(void *arg, const loom_tcp_data_hdr_t *dh, size_t len);
+    /**
+     * Optional (NULL: never), asked before data_begin: @return 1 with @p sc
+     * at the chunk's first byte to scatter its @p len data bytes into pieces
+     * (session 15: a typed receive's get_iov), 0 to ask data_begin.
+     */
+    int (*data_scatter)(void *arg, const loom_tcp_data_hdr_t *dh, size_t len,
+                        loom_tcp_scatter_t *sc);
     /** All data of the chunk announced by data_begin arrived. As frame(). */
     loom_status_t (*data_end)(void *arg, const loom_tcp_data_hdr_t *dh, size_t len);
     /**
@@ -197,6 +216,7 @@ typedef struct loom_tcp_rx {
                                      * lands in place, not in buf */
     size_t              need;       /* bytes the frame at pos still lacks (RX_NEED) */
     uint8_t            *dst;        /* in-place body (GET_DATA, or a placed AM frame's rest) */
+    loom_tcp_scatter_t  sc;         /* or its pieces (sc.iov != NULL: every byte kept) */
     size_t              dst_left;   /* body bytes still to receive (0: parsing frames) */
     size_t              dst_len;    /* body bytes received in place in all */
     size_t              dst_keep;   /* the first dst_keep of them go to dst, the rest
@@ -372,6 +392,9 @@ typedef struct loom_tcp_get {
     loom_list_t     link;           /* ep->gets */
     loom_tcp_ep_t  *ep;
     uint8_t        *dst;
+    struct iovec   *iov;            /* get_iov: a copy of the pieces (owned, freed at
+                                     * completion), dst NULL; plain get: NULL */
+    size_t          iovcnt;
     size_t          len;
     size_t          received;
     uint32_t        idx;
@@ -411,6 +434,8 @@ struct loom_tcp_iface {
     loom_list_t          corked;        /* endpoints with frames held back by corking */
     int                  corking;       /* in progress(): small frames wait for uncork */
     int                  in_get_cb;     /* in a get's completion: a GET_REQ leaves at once */
+    size_t               iov_gets;      /* get_iov gets outstanding (0: a data chunk is
+                                         * never scattered, data_scatter not asked) */
     loom_tcp_conn_t     *hot;           /* a chunk body arrives on it: read before epoll */
     unsigned             hot_polls;
     loom_mpool_t         tx_small;
@@ -487,6 +512,9 @@ loom_status_t loom_tcp_ep_rx_frame(loom_tcp_ep_t *ep, unsigned type, const void 
                                    size_t len);
 void *loom_tcp_ep_rx_data_begin(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
                                 size_t len);
+/** A chunk of a get_iov get: 1 with @p sc at its first byte, else 0. */
+int loom_tcp_ep_rx_data_scatter(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh, size_t len,
+                                loom_tcp_scatter_t *sc);
 loom_status_t loom_tcp_ep_rx_data_end(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
                                       size_t len);
 /** Offer an AM frame whose body is still arriving to the engine (am_place_cb). */
@@ -502,6 +530,10 @@ loom_status_t loom_tcp_am_send(loom_tl_ep_t *tl_ep, const void *hdr, size_t hdr_
                                const void *payload, size_t payload_len);
 loom_status_t loom_tcp_get(loom_tl_ep_t *tl_ep, void *local, size_t len, uint64_t raddr,
                            const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp);
+/** tl.h get_iov: the chunks received straight into the pieces (tcp_ep.c). */
+loom_status_t loom_tcp_get_iov(loom_tl_ep_t *tl_ep, const struct iovec *iov, size_t iovcnt,
+                               uint64_t raddr, const loom_tl_rkey_t *rkey,
+                               loom_tl_comp_t *comp);
 loom_status_t loom_tcp_mem_pack(loom_tl_iface_t *tl_iface, const void *addr, size_t len,
                                  loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
 void loom_tcp_mem_release(loom_tl_iface_t *tl_iface, loom_tl_memh_t *memh);

@@ -13,6 +13,11 @@
  * expects data chunks, so that a chunk's body is not first pulled into the
  * buffer with the header before it and copied out again.
  *
+ * A GET_DATA body may also go to a list of pieces (ops->data_scatter, a
+ * typed receive's get_iov): the same two steps, the buffered bytes copied
+ * piece by piece, the rest read with one readv() over up to
+ * LOOM_TCP_RX_SCATTER of the pieces (and the buffer behind them).
+ *
  * An AM frame whose body is not all in yet is offered to the owner
  * (ops->place) once its first bytes are: if the owner takes it, the rest
  * of its body is received in place the same way (an eager message read
@@ -32,6 +37,9 @@
 
 #define LOOM_TCP_HDR_LEN   sizeof(loom_tcp_frame_hdr_t)
 #define LOOM_TCP_DHDR_LEN  sizeof(loom_tcp_data_hdr_t)
+
+/* destination pieces one direct read fills at most (a readv of these + the buffer) */
+#define LOOM_TCP_RX_SCATTER 256
 
 /* internal outcome of a parsing step */
 enum { RX_NEED = 2, RX_AGAIN = 3 };
@@ -165,10 +173,71 @@ static int loom_tcp_rx_protocol_error(loom_tcp_rx_t *rx, const char *what, unsig
 /* Start receiving the rest of a body in place (dst NULL or keep 0: drop it). */
 static void loom_tcp_rx_dst_begin(loom_tcp_rx_t *rx, void *dst, size_t len, size_t keep)
 {
+    rx->sc.iov   = NULL;
     rx->dst      = dst;
     rx->dst_len  = len;
     rx->dst_left = len;
     rx->dst_keep = dst != NULL ? LOOM_MIN(keep, len) : 0;
+}
+
+/* Move the scatter position @p n bytes on (empty pieces are stepped over). */
+static void loom_tcp_sc_advance(loom_tcp_scatter_t *sc, size_t n)
+{
+    while (sc->idx < sc->cnt && n >= sc->iov[sc->idx].iov_len - sc->off) {
+        n -= sc->iov[sc->idx].iov_len - sc->off;
+        sc->idx++;
+        sc->off = 0;
+    }
+    sc->off += n;   /* n is 0 past the last piece: the chunk fits the pieces */
+}
+
+/* Copy @p n buffered body bytes to the scatter position and move it on. */
+static void loom_tcp_sc_copy(loom_tcp_scatter_t *sc, const uint8_t *src, size_t n)
+{
+    while (n > 0 && sc->idx < sc->cnt) {
+        size_t m = LOOM_MIN(n, sc->iov[sc->idx].iov_len - sc->off);
+
+        memcpy((uint8_t *)sc->iov[sc->idx].iov_base + sc->off, src, m);
+        src += m;
+        n   -= m;
+        loom_tcp_sc_advance(sc, m);
+    }
+}
+
+/*
+ * The pieces of the next @p want bytes from the scatter position, at most
+ * @p max of them, into @p iov: @return their count; *bytes_p what they hold.
+ */
+static int loom_tcp_sc_iov(const loom_tcp_scatter_t *sc, size_t want, struct iovec *iov,
+                           int max, size_t *bytes_p)
+{
+    size_t idx = sc->idx, off = sc->off, bytes = 0;
+    int n = 0;
+
+    while (bytes < want && idx < sc->cnt && n < max) {
+        size_t m = LOOM_MIN(want - bytes, sc->iov[idx].iov_len - off);
+
+        if (m > 0) {
+            iov[n].iov_base = (uint8_t *)sc->iov[idx].iov_base + off;
+            iov[n].iov_len  = m;
+            ++n;
+            bytes += m;
+        }
+        ++idx;
+        off = 0;
+    }
+    *bytes_p = bytes;
+    return n;
+}
+
+/* Keep @p n buffered body bytes at body offset @p off (one range or the pieces). */
+static void loom_tcp_rx_keep(loom_tcp_rx_t *rx, size_t off, const uint8_t *src, size_t n)
+{
+    if (rx->sc.iov != NULL) {
+        loom_tcp_sc_copy(&rx->sc, src, n);
+    } else {
+        memcpy(rx->dst + off, src, n);
+    }
 }
 
 /*
@@ -239,7 +308,15 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
     memcpy(&rx->dh, rx->buf + rx->pos + LOOM_TCP_HDR_LEN, LOOM_TCP_DHDR_LEN);
     rx->pos += LOOM_TCP_HDR_LEN + LOOM_TCP_DHDR_LEN;
     dlen = hdr.len - LOOM_TCP_DHDR_LEN;
-    loom_tcp_rx_dst_begin(rx, ops->data_begin(arg, &rx->dh, dlen), dlen, dlen);
+    if (dlen > 0 && ops->data_scatter != NULL &&
+        ops->data_scatter(arg, &rx->dh, dlen, &rx->sc)) {
+        rx->dst      = NULL;   /* every byte goes to rx->sc's pieces */
+        rx->dst_len  = dlen;
+        rx->dst_left = dlen;
+        rx->dst_keep = dlen;
+    } else {
+        loom_tcp_rx_dst_begin(rx, ops->data_begin(arg, &rx->dh, dlen), dlen, dlen);
+    }
     if (dlen == 0) {
         return ops->data_end(arg, &rx->dh, 0);
     }
@@ -255,22 +332,37 @@ static int loom_tcp_rx_parse_one(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops
 static int loom_tcp_rx_direct(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, void *arg,
                               size_t want, size_t *done_p, int *short_p)
 {
-    struct iovec iov[2];
-    size_t got = 0;
-    int st;
+    struct iovec iov[LOOM_TCP_RX_SCATTER + 1];
+    size_t got = 0, cover = want;
+    int n = 1, st;
 
     rx->pos = rx->end = 0;   /* called with nothing buffered */
-    iov[0].iov_base = rx->dst + (rx->dst_len - rx->dst_left);
-    iov[0].iov_len  = want;
-    iov[1].iov_base = rx->buf;
-    iov[1].iov_len  = rx->fill_max != 0 ? LOOM_MIN(rx->fill_max, rx->cap) : rx->cap;
-    st = loom_tcp_rx_readv(rx, ops, arg, iov, 2, done_p, short_p, &got);
+    if (rx->sc.iov != NULL) {
+        n = loom_tcp_sc_iov(&rx->sc, want, iov, LOOM_TCP_RX_SCATTER, &cover);
+    } else {
+        iov[0].iov_base = rx->dst + (rx->dst_len - rx->dst_left);
+        iov[0].iov_len  = want;
+    }
+    if (cover == want) {   /* else more pieces follow: the next read goes to them too */
+        iov[n].iov_base = rx->buf;
+        iov[n].iov_len  = rx->fill_max != 0 ? LOOM_MIN(rx->fill_max, rx->cap) : rx->cap;
+        ++n;
+    }
+    if (n == 0) {   /* (the owner checked the chunk fits its pieces) */
+        return loom_tcp_rx_protocol_error(rx, "data chunk past its pieces", LOOM_TCP_GET_DATA,
+                                          rx->dst_len);
+    }
+    want = cover;
+    st = loom_tcp_rx_readv(rx, ops, arg, iov, n, done_p, short_p, &got);
     if (st == LOOM_OK) {
         if (got > want) {
             rx->end = got - want;
             got = want;
         }
         rx->dst_left -= got;
+        if (rx->sc.iov != NULL) {
+            loom_tcp_sc_advance(&rx->sc, got);
+        }
     }
     return st;
 }
@@ -292,7 +384,7 @@ static int loom_tcp_rx_data(loom_tcp_rx_t *rx, const loom_tcp_rx_ops_t *ops, voi
         if (avail > 0) {
             size_t n = LOOM_MIN(avail, rx->dst_left);
             if (kept_left > 0) {
-                memcpy(rx->dst + off, rx->buf + rx->pos, LOOM_MIN(n, kept_left));
+                loom_tcp_rx_keep(rx, off, rx->buf + rx->pos, LOOM_MIN(n, kept_left));
             }
             rx->pos += n;
             rx->dst_left -= n;
