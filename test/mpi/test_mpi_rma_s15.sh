@@ -8,7 +8,10 @@
 #   flushes. lockc: exclusive-lock read-modify-writes (get, flush, put) on
 #   one counter, mostly at rank 0, and shared-lock fetch-and-ops: both
 #   exact. mt: MPI_THREAD_MULTIPLE, two threads per rank, fetch-and-op +
-#   flush, the same chain check.
+#   flush, the same chain check. small: puts and accumulates of 1..512
+#   contiguous bytes (the request built on the stack) through a target
+#   type with a true lower bound, origin buffers scribbled over after each
+#   call, every byte checked; range and epoch errors.
 # Each over CMA windows whose atomics go by active message (default),
 # LOOM_RMA_CMA=acc, LOOM_RMA_CMA=off, tcp, and Win_allocate in a shared
 # segment; np 2..4. Sanitizer builds run fewer cases and fewer operations.
@@ -38,6 +41,18 @@ for n in $ranks; do
         run 0 "$m.shared.n$n" timeout 120 "$loomrun" -n "$n" "$prog" "$m" "$k" allocate
     done
 done
+for n in $ranks; do
+    run 0 "small.cma.n$n" timeout 120 "$loomrun" -n "$n" "$prog" small 1 create
+    run 0 "small.shm-am.n$n" timeout 120 env LOOM_RMA_CMA=off \
+        "$loomrun" -n "$n" "$prog" small 1 create
+    run 0 "small.tcp.n$n" timeout 120 env LOOM_TRANSPORTS=self,tcp \
+        "$loomrun" -n "$n" "$prog" small 1 create
+    run 0 "small.tcp-alloc.n$n" timeout 120 env LOOM_TRANSPORTS=self,tcp \
+        "$loomrun" -n "$n" "$prog" small 1 allocate
+    run 0 "small.shared.n$n" timeout 120 "$loomrun" -n "$n" "$prog" small 1 allocate
+done
+run 0 small.cma-acc.n3 timeout 120 env LOOM_RMA_CMA=acc "$loomrun" -n 3 "$prog" small 1 create
+run 0 small.singleton timeout 60 "$prog" small 1 create
 run 0 chain.tcp-alloc.n3 timeout 120 env LOOM_TRANSPORTS=self,tcp \
     "$loomrun" -n 3 "$prog" chain "$k" allocate
 run 0 chain.singleton timeout 60 "$prog" chain "$k" create
