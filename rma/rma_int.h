@@ -146,7 +146,8 @@ loom_status_t loom_rma_null_request(loom_rma_win_t *win, loom_request_t *req_p);
  * LOOM_RMA_ACC), Fetch_and_op (LOOM_RMA_FOP) or Compare_and_swap
  * (LOOM_RMA_CAS) of one, at target @p disp, when the window is in a shared
  * segment: under the segment's accumulate lock, as every accumulate of such
- * a window. @p op: predefined, LOOM_REPLACE or LOOM_RMA_OP_NO_OP (CAS:
+ * a window; an accumulate of at most 512 bytes on a window whose
+ * accumulates go by message: one request built on the stack, queued. @p op: predefined, LOOM_REPLACE or LOOM_RMA_OP_NO_OP (CAS:
  * ignored); @p result: FOP, CAS.
  * @return 1 if not taken (call loom_rma_acc), else 0 with *st_p LOOM_OK,
  * LOOM_RMA_ERR_SYNC, _RANGE, LOOM_ERR_INVALID_OP or _INVALID_RANK.
