@@ -12,6 +12,13 @@
  *         written); a non-commutative user op (2x2 int64 matrix product,
  *         32-byte elements: slices and chunks must cut whole elements) in
  *         rank order; "red-hash" of root 0's doubles.
+ *   release  reduce "cma" (forced) at root 0 of 8 KiB + 4 bytes of int32
+ *         (one chunk) with a user op whose last call at the root (call p-1:
+ *         the fold of the root's own input, after every read) waits until
+ *         rank 1 has returned from the reduce (a file rank 1 creates; the
+ *         name carries the root's pid, bcast first). Passes when the root
+ *         releases the others after its reads; hangs (the driver's timeout
+ *         fails it) when the others wait for the root's folds as well.
  *   a2a   alltoall (blocks of 0, 1, 1000 and 16384 int32), the same in
  *         place, alltoallv with unequal counts (zeros too) and gapped
  *         displacements, and two ialltoall in flight: every block checked.
@@ -24,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, failures, det;
 
@@ -184,6 +192,64 @@ static void run_red(void)
     }
 }
 
+static char release_path[64];
+static int release_calls;
+
+/* sum; at the root, the p-1st call waits for rank 1's file */
+static void release_op(const void *in, void *inout, size_t count, loom_datatype_t dt,
+                       void *arg)
+{
+    const int32_t *a = in;
+    int32_t *b = inout;
+
+    (void)dt;
+    (void)arg;
+    for (size_t i = 0; i < count; ++i) {
+        b[i] += a[i];
+    }
+    if (rank == 0 && ++release_calls == size - 1) {
+        while (access(release_path, F_OK) != 0) {
+            usleep(1000);   /* no bound: a root that waits for us hangs here */
+        }
+    }
+}
+
+static void run_release(void)
+{
+    size_t n = 8192 / 4 + 1;
+    int32_t *in = malloc(n * 4), *out = malloc(n * 4);
+    int32_t pid = (int32_t)getpid();
+    loom_op_t op;
+
+    OKCALL(loom_bcast(&pid, 1, LOOM_INT32, 0, LOOM_COMM_WORLD));
+    snprintf(release_path, sizeof(release_path), "/tmp/loom-s15-release-%d", (int)pid);
+    for (size_t i = 0; i < n; ++i) {
+        in[i] = rank + (int32_t)i;
+    }
+    OKCALL(loom_op_create(release_op, NULL, 1, &op));
+    OKCALL(loom_reduce(in, out, n, LOOM_INT32, op, 0, LOOM_COMM_WORLD));
+    if (rank == 1) {
+        FILE *f = fopen(release_path, "w");
+        CHECK(f != NULL, "cannot create %s", release_path);
+        if (f != NULL) {
+            fclose(f);
+        }
+    }
+    for (size_t i = 0; rank == 0 && i < n; ++i) {
+        int32_t want = (int32_t)(size * (size - 1) / 2) + size * (int32_t)i;
+        if (out[i] != want) {
+            CHECK(0, "release reduce [%zu]: %d, want %d", i, (int)out[i], (int)want);
+            break;
+        }
+    }
+    OKCALL(loom_barrier(LOOM_COMM_WORLD));
+    if (rank == 0) {
+        unlink(release_path);
+    }
+    OKCALL(loom_op_free(&op));
+    free(in); free(out);
+}
+
 /* the element k of the block rank q sends to rank r */
 static int32_t a2a_val(int q, int r, size_t k)
 {
@@ -304,10 +370,14 @@ int main(int argc, char **argv)
         CHECK(0, "at most 64 ranks");
     } else if (strcmp(mode, "red") == 0) {
         run_red();
+    } else if (strcmp(mode, "release") == 0) {
+        if (size > 1) {
+            run_release();
+        }
     } else if (strcmp(mode, "a2a") == 0) {
         run_a2a();
     } else {
-        CHECK(0, "usage: prog_coll_s15 red|a2a");
+        CHECK(0, "usage: prog_coll_s15 red|release|a2a");
     }
     OKCALL(loom_barrier(LOOM_COMM_WORLD));
     if (failures == 0) {

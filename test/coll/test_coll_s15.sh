@@ -5,11 +5,15 @@
 #     bruck's limit): prog_coll_s15 a2a (blocks of 0, 1, 1000 and 16384
 #     int32, in place, alltoallv with zeros and gaps, two ialltoall in
 #     flight) forced at np 1-8, the table at np 5 and 8, pairwise at np 8.
-#   - reduce "cma": prog_coll_s15 red (every size from 1
+#   - reduce "cma": its root releases the others once it has read their
+#     inputs, before its last fold: prog_coll_s15 red (every size from 1
 #     element to 2.3 MiB, roots 0, p/2, p-1, in place, non-roots' recvbufs
 #     untouched, a non-commutative user op of 32-byte elements) forced at
 #     np 1-8; LOOM_DETERMINISTIC=1: doubles bit for bit equal to the right
-#     fold and one hash across cma, shm, binomial (ordered) and the table.
+#     fold and one hash across cma, shm, binomial (ordered) and the table;
+#     prog_coll_s15 release at np 2-4: a user op whose last call at the
+#     root waits for rank 1 to have returned from the reduce (hangs, and
+#     fails by loomrun's timeout, when the others wait for the folds).
 #   BUILD=build/release bash test/coll/test_coll_s15.sh
 set -u
 BUILD=${BUILD:-build/release}
@@ -49,6 +53,10 @@ one() {
 for np in $nps; do
     one "$np" a2a linear LOOM_ALLTOALL_ALGORITHM=linear
     one "$np" red cma LOOM_REDUCE_ALGORITHM=cma
+done
+# the root releases the others after its reads: hangs (timeout) otherwise
+for np in 2 3 4; do
+    one "$np" release cma LOOM_REDUCE_ALGORITHM=cma
 done
 one 5 a2a table
 one 8 a2a table
