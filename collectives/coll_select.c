@@ -218,13 +218,21 @@ static const loom_coll_rule_t allreduce_rules[] = {
  * the ring's p - 1 dependent rendezvous steps are each a wake-up (best of
  * 3, load 6-7: np 4 32 KiB-1 MiB ring 76-3460 us, recursive doubling
  * 64-1650, Open MPI 115-1800; np 8 32-256 KiB ring 855-4660, recursive
- * doubling 550-2820, Open MPI 450-2710) */
+ * doubling 550-2820, Open MPI 450-2710). Above 64 KiB blocks cma there
+ * too (session 15, its shared rule): its two waits cost less than
+ * recursive doubling's log2 p rendezvous steps, each needing both ranks
+ * of a pair running (alternating runs at load 5-9, medians: np 8 128
+ * KiB-1 MiB cma 1.05-13.0 ms, recursive doubling 2.6-13.9, Open MPI
+ * 2.0-14.4; np 4 128-512 KiB cma 0.27-1.05 ms, recursive doubling
+ * 0.6-3.6; docs/collectives.md) */
 static const loom_coll_rule_t allgather_rules[] = {
     {ANY_P, 1 * KiB, "shm", 0},
     {ANY_P, 1 * KiB, "bruck", 0},
     {ANY_P, 4 * KiB, "recursive_doubling", 0},
     {ANY_P, ANY_B, "cma", 0},
     {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, 64 * KiB, "recursive_doubling", LOOM_COLL_RULE_SHARED},
+    {ANY_P, ANY_B, "cma", LOOM_COLL_RULE_SHARED},
     {ANY_P, ANY_B, "recursive_doubling", LOOM_COLL_RULE_SHARED},
     {ANY_P, ANY_B, "ring", 0},
 };
@@ -338,7 +346,7 @@ static const struct loom_coll_table {
 };
 
 /* most rules of one table (loom_coll_init checks) */
-#define LOOM_COLL_MAX_RULES 8
+#define LOOM_COLL_MAX_RULES 12
 
 static const loom_coll_alg_t *loom_coll_forced[LOOM_COLL_TYPE_COUNT];
 /* each rule's algorithm, resolved from its name once (loom_coll_init) */

@@ -19,6 +19,10 @@
  *         name carries the root's pid, bcast first). Passes when the root
  *         releases the others after its reads; hangs (the driver's timeout
  *         fails it) when the others wait for the root's folds as well.
+ *   ag    allgather of int32 blocks of 64 KiB - 4, 64 KiB + 4 and 256 KiB
+ *         (around the rule that gives cma above 64 KiB when ranks
+ *         outnumber cores), in place and not, three calls back to back:
+ *         every block checked.
  *   a2a   alltoall (blocks of 0, 1, 1000 and 16384 int32), the same in
  *         place, alltoallv with unequal counts (zeros too) and gapped
  *         displacements, and two ialltoall in flight: every block checked.
@@ -344,6 +348,42 @@ static void a2a_two(size_t n)
     }
 }
 
+static void ag_one(size_t n, int in_place)
+{
+    size_t tot = n * (size_t)size;
+    int32_t *in = malloc(n * 4), *out = malloc(tot * 4);
+
+    for (size_t k = 0; k < n; ++k) {
+        in[k] = a2a_val(rank, 0, k);
+    }
+    memset(out, 0xee, tot * 4);
+    if (in_place) {
+        memcpy(out + (size_t)rank * n, in, n * 4);
+    }
+    OKCALL(loom_allgather(in_place ? LOOM_IN_PLACE : in, out, n, LOOM_INT32, LOOM_COMM_WORLD));
+    for (int q = 0; q < size; ++q) {
+        for (size_t k = 0; k < n; ++k) {
+            if (out[(size_t)q * n + k] != a2a_val(q, 0, k)) {
+                CHECK(0, "allgather n=%zu%s from %d [%zu]", n, in_place ? " in place" : "", q,
+                      k);
+                break;
+            }
+        }
+    }
+    free(in); free(out);
+}
+
+static void run_ag(void)
+{
+    static const size_t blocks[] = {16384 - 1, 16384 + 1, 65536};
+
+    for (size_t k = 0; k < sizeof(blocks) / sizeof(blocks[0]); ++k) {
+        for (int rep = 0; rep < 3; ++rep) {
+            ag_one(blocks[k], rep == 1);
+        }
+    }
+}
+
 static void run_a2a(void)
 {
     static const size_t blocks[] = {0, 1, 1000, 16384};
@@ -374,10 +414,12 @@ int main(int argc, char **argv)
         if (size > 1) {
             run_release();
         }
+    } else if (strcmp(mode, "ag") == 0) {
+        run_ag();
     } else if (strcmp(mode, "a2a") == 0) {
         run_a2a();
     } else {
-        CHECK(0, "usage: prog_coll_s15 red|release|a2a");
+        CHECK(0, "usage: prog_coll_s15 red|release|ag|a2a");
     }
     OKCALL(loom_barrier(LOOM_COMM_WORLD));
     if (failures == 0) {

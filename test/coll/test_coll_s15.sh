@@ -14,6 +14,10 @@
 #     prog_coll_s15 release at np 2-4: a user op whose last call at the
 #     root waits for rank 1 to have returned from the reduce (hangs, and
 #     fails by loomrun's timeout, when the others wait for the folds).
+#   - allgather "cma" above 64 KiB blocks when ranks outnumber cores (a
+#     shared rule): prog_coll_s15 ag (blocks around 64 KiB and 256 KiB, in
+#     place and not) with the table at np 2-8, forced cma, and
+#     LOOM_SHM_CMA=off (the verdict "no": recursive doubling).
 #   BUILD=build/release bash test/coll/test_coll_s15.sh
 set -u
 BUILD=${BUILD:-build/release}
@@ -58,6 +62,13 @@ done
 for np in 2 3 4; do
     one "$np" release cma LOOM_REDUCE_ALGORITHM=cma
 done
+# allgather above 64 KiB blocks: cma by the table when ranks outnumber
+# cores (np 3-8 on this 2-core machine; loomrun sets the flag), forced
+for np in 2 3 4 8; do
+    one "$np" ag table
+done
+one 4 ag cma LOOM_ALLGATHER_ALGORITHM=cma
+one 4 ag "cma refused" LOOM_SHM_CMA=off
 one 5 a2a table
 one 8 a2a table
 one 8 a2a pairwise LOOM_ALLTOALL_ALGORITHM=pairwise
