@@ -114,6 +114,7 @@ static const loom_coll_alg_t alltoall_algs[] = {
     ALG("bruck", loom_coll_alltoall_bruck, 0, "ceil(log2 p) steps of packed blocks"),
     ALG("shm", loom_coll_alltoall_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "every rank's p blocks in its slot of a shared segment (p x block <= 8 KiB), each rank reads its own",
         .fast.move = loom_coll_fast_alltoall),
+    ALG("linear", loom_coll_alltoallw_linear, VEC, "every receive, then every send, posted at once (requests in the temporary buffer)"),
     ALG("cma", loom_coll_alltoall_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_NO_IN_PLACE, "every rank reads its block of every other rank's sendbuf with process_vm_readv (not in place); the table skips it when ranks outnumber cores"),
 };
 static const loom_coll_alg_t neighbor_algs[] = {
@@ -217,13 +218,21 @@ static const loom_coll_rule_t allreduce_rules[] = {
  * the ring's p - 1 dependent rendezvous steps are each a wake-up (best of
  * 3, load 6-7: np 4 32 KiB-1 MiB ring 76-3460 us, recursive doubling
  * 64-1650, Open MPI 115-1800; np 8 32-256 KiB ring 855-4660, recursive
- * doubling 550-2820, Open MPI 450-2710) */
+ * doubling 550-2820, Open MPI 450-2710). Above 64 KiB blocks cma there
+ * too (session 15, its shared rule): its two waits cost less than
+ * recursive doubling's log2 p rendezvous steps, each needing both ranks
+ * of a pair running (alternating runs at load 5-9, medians: np 8 128
+ * KiB-1 MiB cma 1.05-13.0 ms, recursive doubling 2.6-13.9, Open MPI
+ * 2.0-14.4; np 4 128-512 KiB cma 0.27-1.05 ms, recursive doubling
+ * 0.6-3.6; docs/collectives.md) */
 static const loom_coll_rule_t allgather_rules[] = {
     {ANY_P, 1 * KiB, "shm", 0},
     {ANY_P, 1 * KiB, "bruck", 0},
     {ANY_P, 4 * KiB, "recursive_doubling", 0},
     {ANY_P, ANY_B, "cma", 0},
     {ANY_P, 16 * KiB, "recursive_doubling", 0},
+    {ANY_P, 64 * KiB, "recursive_doubling", LOOM_COLL_RULE_SHARED},
+    {ANY_P, ANY_B, "cma", LOOM_COLL_RULE_SHARED},
     {ANY_P, ANY_B, "recursive_doubling", LOOM_COLL_RULE_SHARED},
     {ANY_P, ANY_B, "ring", 0},
 };
@@ -264,10 +273,18 @@ static const loom_coll_rule_t scatter_rules[] = {
 /* shm: on one node, blocks up to 1 KiB and p x block <= 8 KiB (the slot);
  * with its blocking fast member also at 2 ranks (np 2, 1-1024 B: 0.34-0.7
  * us against bruck's 0.48-1.1 and Open MPI's 0.42-1.1; at 2 KiB it was
- * slower than the messages; docs/collectives.md, session 12) */
+ * slower than the messages; docs/collectives.md, session 12);
+ * linear (session 15) at 5-16 ranks above bruck's limit: pairwise keeps
+ * LOOM_COLL_MAX_REQS / 2 = 4 steps in flight and waits for all of them, so
+ * p = 8 takes two rounds of wake-ups where linear takes one (np 8 on 2
+ * cores, 4 alternating runs at load 14, medians 2 KiB-1 MiB: 0.3-1.3x
+ * pairwise's; docs/collectives.md); to 4 ranks every step fits pairwise's
+ * window already */
 static const loom_coll_rule_t alltoall_rules[] = {
     {ANY_P, 1 * KiB, "shm", 0},
     {ANY_P, 256, "bruck", 0},
+    {4, ANY_B, "pairwise", 0},
+    {16, ANY_B, "linear", 0},
     {ANY_P, ANY_B, "pairwise", 0},
 };
 /* shm (session 14) while the whole input fits the slot: one arrival round
@@ -329,7 +346,7 @@ static const struct loom_coll_table {
 };
 
 /* most rules of one table (loom_coll_init checks) */
-#define LOOM_COLL_MAX_RULES 8
+#define LOOM_COLL_MAX_RULES 12
 
 static const loom_coll_alg_t *loom_coll_forced[LOOM_COLL_TYPE_COUNT];
 /* each rule's algorithm, resolved from its name once (loom_coll_init) */

@@ -9,7 +9,8 @@
  *                     recvbuf)
  *              acc  = x[q] op acc  for q = p-2 .. 0  (peers' chunks read
  *                     into a scratch chunk, ours used where it lies)
- *            step[root] = 4n+2
+ *              [last chunk, right after its last read of a peer:
+ *               step[root] = 4n+2; the folds left touch only the root]
  *   others:  wait arrived[root] >= n, root's signature == ours;
  *            wait step[root] >= 4n+2: the root no longer reads our sendbuf;
  *            done without seeing the others (the next operation catches up)
@@ -19,6 +20,10 @@
  * this algorithm there (LOOM_COLL_ALG_ONE_WAIT; at np 4 on 2 cores it beat
  * binomial and rabenseifner 2-10x from 32 KiB up, docs/collectives.md).
  * The non-roots used to wait for every arrival as well: a second round.
+ * They wait for the root's reads only, not its folds (session 15): the
+ * step is published after the last read of the last chunk, so at p = 2
+ * the non-root returns while the root folds the last chunk (up to 512
+ * KiB; OSU's average over the ranks counts the non-root's time too).
  *
  * One handoff per call instead of one per message of a tree or of the
  * reduce-scatter + gather (docs/collectives.md, issue 21): every input byte
@@ -53,8 +58,22 @@ static size_t loom_coll_reduce_cma_chunk(const loom_coll_state_t *s)
     return LOOM_COLL_CMA_WORKSET / streams / s->esize * s->esize;
 }
 
-/* acc (n bytes at byte offset off of the result) = x0 op (x1 op (... x(p-1))). */
-static loom_status_t loom_coll_reduce_cma_fold(loom_coll_state_t *s, size_t off, size_t n)
+/*
+ * The root has read rank @p q's chunk. After the last read of the last
+ * chunk (@p final; the fold reads peers from p-1 down, so the lowest peer
+ * is read last) no peer's memory is touched again: release the others.
+ */
+static void loom_coll_reduce_cma_read_done(const loom_coll_state_t *s, int q, int final)
+{
+    if (final && q == (s->root == 0 ? 1 : 0)) {
+        loom_coll_cma_step(s, 2);
+    }
+}
+
+/* acc (n bytes at byte offset off of the result) = x0 op (x1 op (... x(p-1))),
+ * the last chunk when @p final. */
+static loom_status_t loom_coll_reduce_cma_fold(loom_coll_state_t *s, size_t off, size_t n,
+                                               int final)
 {
     char *acc = (char *)s->rbuf + off, *peer = ((loom_coll_comm_t *)s->shm)->cma_tmp;
     const char *own = (const char *)s->sbuf + off;
@@ -67,6 +86,9 @@ static loom_status_t loom_coll_reduce_cma_fold(loom_coll_state_t *s, size_t off,
     }
     if (s->rank != last) {
         st = loom_coll_cma_read(s, last, acc, loom_coll_cma_info(s, last)->sbuf + off, n);
+        if (st == LOOM_OK) {
+            loom_coll_reduce_cma_read_done(s, last, final);
+        }
     } else if (own != acc) {
         memcpy(acc, own, n);
     }
@@ -75,6 +97,7 @@ static loom_status_t loom_coll_reduce_cma_fold(loom_coll_state_t *s, size_t off,
             loom_coll_reduce(s, own, acc, n / s->esize);
         } else if ((st = loom_coll_cma_read(s, q, peer, loom_coll_cma_info(s, q)->sbuf + off,
                                             n)) == LOOM_OK) {
+            loom_coll_reduce_cma_read_done(s, q, final);
             loom_coll_reduce(s, peer, acc, n / s->esize);
         }
     }
@@ -95,7 +118,8 @@ static loom_status_t loom_coll_reduce_cma_root(loom_coll_state_t *s)
         return LOOM_ERR_NO_MEMORY;
     }
     for (size_t pos = 0; pos < len && st == LOOM_OK; pos += chunk) {
-        st = loom_coll_reduce_cma_fold(s, pos, len - pos < chunk ? len - pos : chunk);
+        st = loom_coll_reduce_cma_fold(s, pos, len - pos < chunk ? len - pos : chunk,
+                                       len - pos <= chunk);
     }
     return st;
 }
@@ -148,7 +172,7 @@ loom_status_t loom_coll_reduce_cma(loom_request_t req)
         if ((st = loom_coll_reduce_cma_root(s)) != LOOM_OK) {
             return loom_coll_cma_fail(s, st);
         }
-        loom_coll_cma_step(s, 2);
+        loom_coll_cma_step(s, 2);   /* published already unless nothing was read */
         loom_coll_shm_leave(s);
         return LOOM_OK;
     }
