@@ -859,21 +859,24 @@ static loom_tcp_get_t *loom_tcp_ep_chunk_owner(loom_tcp_ep_t *ep, const loom_tcp
 }
 
 /*
- * The get a chunk belongs to, if it is ours, from this peer and continues
- * it: the owner streams a get's range once, in order (one TX_STREAM), so a
- * chunk starts at the bytes received so far. A chunk sent twice or ahead
- * would otherwise count bytes never written, and the get would complete
- * with holes in its destination (review of session 15).
+ * A chunk continues its get, or the get is not its (chunk_get): the owner
+ * streams a get's range once, in order (one TX_STREAM), so a chunk starts
+ * at the bytes received so far. A chunk sent twice or ahead would
+ * otherwise count bytes never written, and the get would complete with
+ * holes in its destination (review of session 15).
  */
+static int loom_tcp_chunk_continues(const loom_tcp_get_t *g, const loom_tcp_data_hdr_t *dh,
+                                    size_t len)
+{
+    return dh->offset == g->received && len <= g->len - g->received;
+}
+
 static loom_tcp_get_t *loom_tcp_ep_chunk_get(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
                                              size_t len)
 {
     loom_tcp_get_t *g = loom_tcp_ep_chunk_owner(ep, dh);
 
-    if (g == NULL || dh->offset != g->received || len > g->len - g->received) {
-        return NULL;
-    }
-    return g;
+    return g != NULL && loom_tcp_chunk_continues(g, dh, len) ? g : NULL;
 }
 
 int loom_tcp_ep_rx_data_scatter(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh, size_t len,
@@ -917,7 +920,7 @@ loom_status_t loom_tcp_ep_rx_data_end(loom_tcp_ep_t *ep, const loom_tcp_data_hdr
     if (g == NULL) {
         return LOOM_OK;   /* a get already failed here (GET_ERR, cancel): dropped */
     }
-    if (loom_tcp_ep_chunk_get(ep, dh, len) != g) {
+    if (!loom_tcp_chunk_continues(g, dh, len)) {
         /* its bytes were dropped; the connection fails, and the get with it */
         snprintf(ep->conn->rx.why, sizeof(ep->conn->rx.why),
                  "data chunk of %zu bytes at %llu, its get has %zu of %zu", len,
