@@ -11,7 +11,9 @@
  * the owner dying in the middle of a chunk (pieces half written, some of
  * them straight from the socket) completes the get once with the error,
  * leaves the gaps between pieces alone and the get_iov count at 0 (ASan:
- * no use of the freed copy of the pieces).
+ * no use of the freed copy of the pieces); a get_iov the owner refuses
+ * (GET_ERR) completing with the error, leaving the count at 0 and the
+ * pieces alone, and the next one on that connection served.
  */
 #include "cunit_main.h"
 #include "tcp_world.h"
@@ -289,6 +291,56 @@ static void test_death_mid_chunk(void)
     finish(&p, src, memh);
 }
 
+static int get_done(void)
+{
+    return g_op.done > 0;
+}
+
+/*
+ * The owner refuses the range (GET_ERR: it reaches past the region): the
+ * get completes once with the owner's error, the count of get_iov gets is
+ * back to 0 (else data_scatter is asked for every later chunk), the pieces
+ * are untouched and the connection still carries a get_iov.
+ */
+static void test_refused_then_ok(void)
+{
+    static pieces_t p;
+    loom_tl_memh_t *memh;
+    loom_tl_rkey_t rkey;
+    loom_tl_ep_t *ep;
+    uint8_t *src;
+
+    pieces_make(&p);
+    src = make_src(&p);
+    world_open(2, 1);
+    ep = world.ep[1][0];
+    CU_ASSERT_EQUAL_FATAL(loom_tl_mem_pack(world.iface[0], src, p.bytes, &rkey, &memh),
+                          LOOM_OK);
+    memset(&g_op, 0, sizeof(g_op));
+    g_op.comp.cb = world_get_done;
+    CU_ASSERT_EQUAL_FATAL(ep->iface->ops.get_iov(ep, p.iov, NPIECE,
+                                                 (uint64_t)(uintptr_t)(src + 1), &rkey,
+                                                 &g_op.comp), LOOM_INPROGRESS);
+    CU_ASSERT(world_wait_for(get_done));
+    CU_ASSERT_EQUAL(g_op.done, 1);
+    CU_ASSERT(g_op.status < 0);
+    CU_ASSERT_EQUAL(reader()->iov_gets, 0);
+    CU_ASSERT(pieces_untouched(&p));
+    memset(&g_op, 0, sizeof(g_op));
+    g_op.comp.cb = world_get_done;
+    CU_ASSERT_EQUAL_FATAL(ep->iface->ops.get_iov(ep, p.iov, NPIECE, (uint64_t)(uintptr_t)src,
+                                                 &rkey, &g_op.comp), LOOM_INPROGRESS);
+    CU_ASSERT(world_wait_for(get_done));
+    CU_ASSERT_EQUAL(g_op.status, LOOM_OK);
+    CU_ASSERT_EQUAL(reader()->iov_gets, 0);
+    CU_ASSERT_EQUAL(pieces_check(&p, p.bytes), 0);
+    CU_ASSERT_EQUAL(world.st[0].errs + world.st[1].errs, 0);
+    loom_tl_mem_release(world.iface[0], memh);
+    world_close();
+    free(p.dst);
+    free(src);
+}
+
 int main(void)
 {
     static const loom_test_case_t cases[] = {
@@ -298,6 +350,8 @@ int main(void)
           test_chunk_past_pieces },
         { "get_iov: the owner dies mid-chunk: one failed completion, gaps intact",
           test_death_mid_chunk },
+        { "get_iov: refused by the owner, then served: counts and pieces right",
+          test_refused_then_ok },
         { NULL, NULL },
     };
 
