@@ -918,7 +918,7 @@ loom_status_t loom_tcp_ep_rx_data_end(loom_tcp_ep_t *ep, const loom_tcp_data_hdr
     loom_tcp_get_t *g = loom_tcp_ep_chunk_owner(ep, dh);
 
     if (g == NULL) {
-        return LOOM_OK;   /* a get already failed here (GET_ERR, cancel): dropped */
+        return LOOM_OK;   /* no live get of ours (ended, or a stale id): dropped */
     }
     if (!loom_tcp_chunk_continues(g, dh, len)) {
         /* its bytes were dropped; the connection fails, and the get with it */
