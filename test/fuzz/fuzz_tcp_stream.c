@@ -15,6 +15,11 @@
  * what data_begin announced, an offer keeps its promises (head whole, rest
  * worth placing, one frame at a time, place_end only after a take), and a
  * parser error leaves a reason in rx->why.
+ *
+ * Two data chunks in three are scattered instead (data_scatter, a
+ * get_iov's pieces): up to FEED_PIECES pieces of random lengths, empty
+ * ones among them, more than one readv takes, with a canary byte after
+ * each piece that must still be there when the chunk ends.
  */
 #include "tcp/tcp_int.h"
 
@@ -25,6 +30,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#define FEED_PIECES 600
+#define FEED_CANARY 0x5c
+
 typedef struct feed {
     const uint8_t *p;
     size_t         left;
@@ -34,6 +42,10 @@ typedef struct feed {
     unsigned       frames;
     int            placing;       /* an AM frame taken by feed_place is arriving */
     size_t         place_rest;
+    int            scattering;    /* the current chunk goes to piov */
+    size_t         npieces;
+    struct iovec   piov[FEED_PIECES];
+    uint8_t        arena[(1 << 16) + FEED_PIECES];   /* the pieces, a canary after each */
 } feed_t;
 
 static const uint8_t secret[LOOM_TCP_SECRET_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -106,11 +118,50 @@ static void *feed_data_begin(void *arg, const loom_tcp_data_hdr_t *dh, size_t le
 {
     feed_t *f = arg;
 
-    if (len > sizeof(f->sink) || f->placing) {
-        __builtin_trap();                  /* above max_data, or inside a taken frame */
+    if (len > sizeof(f->sink) || f->placing || f->scattering) {
+        __builtin_trap();                  /* above max_data, or inside a body */
     }
     f->chunk_len = len;
     return (dh->req_id & 1) ? NULL : f->sink;   /* discard some chunks */
+}
+
+/* scatter two chunks in three into random pieces over arena (the seed "get" reaches it) */
+static int feed_data_scatter(void *arg, const loom_tcp_data_hdr_t *dh, size_t len,
+                             loom_tcp_scatter_t *sc)
+{
+    feed_t *f = arg;
+    size_t left = len, at = 0, n = 0;
+
+    if (len == 0 || len > sizeof(f->sink) || f->placing || f->scattering) {
+        __builtin_trap();                  /* empty, above max_data, or inside a body */
+    }
+    (void)dh;
+    if (next_rand(f) % 3 == 0) {
+        return 0;                          /* a plain get's chunk: data_begin */
+    }
+    while (left > 0 || (n < FEED_PIECES && next_rand(f) % 4 == 0)) {
+        uint32_t r = next_rand(f);
+        size_t plen = r % 5 == 0 ? 0 : 1 + r % ((size_t)1 << (r % 14));
+
+        plen = n == FEED_PIECES - 1 ? left : (plen < left ? plen : left);
+        f->piov[n].iov_base = f->arena + at;
+        f->piov[n].iov_len  = plen;
+        f->arena[at + plen] = FEED_CANARY;
+        at += plen + 1;
+        left -= plen;
+        ++n;
+        if (n == FEED_PIECES) {
+            break;
+        }
+    }
+    f->npieces    = n;
+    f->scattering = 1;
+    f->chunk_len  = len;
+    sc->iov = f->piov;
+    sc->cnt = n;
+    sc->idx = 0;
+    sc->off = 0;
+    return 1;
 }
 
 static loom_status_t feed_data_end(void *arg, const loom_tcp_data_hdr_t *dh, size_t len)
@@ -120,6 +171,14 @@ static loom_status_t feed_data_end(void *arg, const loom_tcp_data_hdr_t *dh, siz
     (void)dh;
     if (len != f->chunk_len) {
         __builtin_trap();
+    }
+    if (f->scattering) {
+        for (size_t i = 0; i < f->npieces; ++i) {
+            if (((uint8_t *)f->piov[i].iov_base)[f->piov[i].iov_len] != FEED_CANARY) {
+                __builtin_trap();          /* a write between pieces */
+            }
+        }
+        f->scattering = 0;
     }
     return LOOM_OK;
 }
@@ -168,6 +227,7 @@ static const loom_tcp_rx_ops_t feed_ops = {
     .readv      = feed_read,
     .frame      = feed_frame,
     .data_begin = feed_data_begin,
+    .data_scatter = feed_data_scatter,
     .data_end   = feed_data_end,
     .place      = feed_place,
     .place_end  = feed_place_end,
@@ -188,6 +248,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     f.rng = data[0] * 2654435761u;
     f.frames = 0;
     f.placing = 0;
+    f.scattering = 0;
     if (loom_tcp_rx_init(&rx, caps[data[1] % 5], caps[data[1] % 5] - 8,
                          sizeof(f.sink)) != LOOM_OK) {
         return 0;

@@ -850,16 +850,33 @@ loom_status_t loom_tcp_get_iov(loom_tl_ep_t *tl_ep, const struct iovec *iov, siz
                               comp);
 }
 
-/* The get a chunk belongs to, if it is ours, from this peer and in range. */
-static loom_tcp_get_t *loom_tcp_ep_chunk_get(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
-                                             size_t len)
+/* The live get a chunk names, if it is ours and asked of this peer. */
+static loom_tcp_get_t *loom_tcp_ep_chunk_owner(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh)
 {
     loom_tcp_get_t *g = loom_tcp_slots_find_id(&loom_tcp_ep_iface(ep)->get_table, dh->req_id);
 
-    if (g == NULL || g->ep != ep || dh->offset > g->len || len > g->len - dh->offset) {
-        return NULL;
-    }
-    return g;
+    return g != NULL && g->ep == ep ? g : NULL;
+}
+
+/*
+ * A chunk continues its get, or the get is not its (chunk_get): the owner
+ * streams a get's range once, in order (one TX_STREAM), so a chunk starts
+ * at the bytes received so far. A chunk sent twice or ahead would
+ * otherwise count bytes never written, and the get would complete with
+ * holes in its destination (review of session 15).
+ */
+static int loom_tcp_chunk_continues(const loom_tcp_get_t *g, const loom_tcp_data_hdr_t *dh,
+                                    size_t len)
+{
+    return dh->offset == g->received && len <= g->len - g->received;
+}
+
+static loom_tcp_get_t *loom_tcp_ep_chunk_get(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
+                                             size_t len)
+{
+    loom_tcp_get_t *g = loom_tcp_ep_chunk_owner(ep, dh);
+
+    return g != NULL && loom_tcp_chunk_continues(g, dh, len) ? g : NULL;
 }
 
 int loom_tcp_ep_rx_data_scatter(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh, size_t len,
@@ -898,13 +915,21 @@ void *loom_tcp_ep_rx_data_begin(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh
 loom_status_t loom_tcp_ep_rx_data_end(loom_tcp_ep_t *ep, const loom_tcp_data_hdr_t *dh,
                                       size_t len)
 {
-    loom_tcp_get_t *g = loom_tcp_ep_chunk_get(ep, dh, len);
+    loom_tcp_get_t *g = loom_tcp_ep_chunk_owner(ep, dh);
 
-    if (g != NULL) {
-        g->received += len;
-        if (g->received >= g->len) {
-            loom_tcp_get_complete(g, LOOM_OK);
-        }
+    if (g == NULL) {
+        return LOOM_OK;   /* no live get of ours (ended, or a stale id): dropped */
+    }
+    if (!loom_tcp_chunk_continues(g, dh, len)) {
+        /* its bytes were dropped; the connection fails, and the get with it */
+        snprintf(ep->conn->rx.why, sizeof(ep->conn->rx.why),
+                 "data chunk of %zu bytes at %llu, its get has %zu of %zu", len,
+                 (unsigned long long)dh->offset, g->received, g->len);
+        return LOOM_ERR_TRANSPORT;
+    }
+    g->received += len;
+    if (g->received >= g->len) {
+        loom_tcp_get_complete(g, LOOM_OK);
     }
     return LOOM_OK;
 }
