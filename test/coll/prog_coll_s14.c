@@ -31,23 +31,9 @@ static int rank, size, failures, det;
 
 #define PROG_CHECK_PRINT_MAX 10   /* failures printed; all are counted */
 #include "prog_check.h"
+#include "prog_values.h"
 
-static uint64_t fnv(const void *p, size_t n, uint64_t h)
-{
-    for (size_t i = 0; i < n; ++i) {
-        h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
-    }
-    return h;
-}
-
-/* rank q's element i: a double with many significant bits, an int64 */
-static double dval(int q, size_t i)
-{
-    uint64_t x = (uint64_t)(q + 1) * 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull);
-    x ^= x >> 29;
-    return ((double)(x % 2000003) - 1000001.0) / (1.0 + (double)(i % 97)) * 1e-3;
-}
-
+/* rank q's element i, an int64 (its double: prog_values.h) */
 static int64_t ival(int q, size_t i)
 {
     return (int64_t)((i * 7 + (size_t)q * 13) % 1001) - 500;
