@@ -40,19 +40,9 @@ case $BUILD in
 *)                              nps="1 2 3 4 5 6 7 8"; det_nps="3 4 8" ;;
 esac
 
-# one <np> <mode> <label> <env...>: must pass; the hash line in $hash
-hash=
-one() {
-    local np=$1 mode=$2 label=$3
-    shift 3
-    if ! env "$@" timeout -k 5 150 $RUN -n "$np" "$PROG" "$mode" >"$log" 2>&1 ||
-       ! grep -q "prog_coll_s15 $mode: passed on $np ranks" "$log"; then
-        echo "FAIL np=$np $mode $label: $*"; grep -v WARN "$log" | tail -5; fail=1; hash=
-        return
-    fi
-    hash=$(sed -n "s/^$mode-hash //p" "$log")
-    echo "ok   np=$np $mode $label"
-}
+ONE_TIMEOUT=150
+# shellcheck source=test/coll/coll_one.sh
+. test/coll/coll_one.sh
 
 for np in $nps; do
     one "$np" a2a linear LOOM_ALLTOALL_ALGORITHM=linear
