@@ -125,7 +125,10 @@ static loom_status_t a2a_linear_snapshot(loom_coll_state_t *s)
     return LOOM_OK;
 }
 
-/* The own block: a local copy (the API checked the two sizes agree). */
+/* The own block: a local copy of the send side's bytes into the receive
+ * block. The API checked the two sizes agree (alltoallw:
+ * loom_coll_check_w_self; alltoallv: loom_coll_check_vec_self, which was
+ * missing: a larger send count overran recvbuf, prog_coll_rev15 self). */
 static void a2a_linear_self(loom_coll_state_t *s)
 {
     size_t so, ro, n = a2a_linear_send(s, s->rank, &so);
