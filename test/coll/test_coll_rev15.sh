@@ -8,6 +8,8 @@
 #   - alltoallv with displacements in reverse rank order, zero counts,
 #     in place and not, and alltoall in place (prog_coll_rev15 a2av),
 #     forced linear and pairwise at np 1-8, the table at 5 and 8.
+#   - loom_info --collectives: allgather cma's description matches the
+#     session 15 shared rule (cma above 64 KiB when ranks outnumber cores).
 #   BUILD=build/release bash test/coll/test_coll_rev15.sh
 set -u
 BUILD=${BUILD:-build/release}
@@ -53,5 +55,15 @@ for np in 5 8; do
     one "$np" self table
     one "$np" a2av table
 done
+
+# loom_info describes allgather cma as the table now gives it: also when
+# ranks outnumber cores, above 64 KiB blocks (it said the table skipped it)
+if ! $BUILD/bin/loom_info --collectives 2>&1 | sed -n '/^allgather /,/^$/p' |
+     grep -E '^ +cma ' | grep -q 'outnumber cores the table gives it only above 64 KiB'; then
+    echo "FAIL loom_info --collectives: allgather cma's description does not match its rules"
+    fail=1
+else
+    echo "ok   loom_info: allgather cma above 64 KiB when ranks outnumber cores"
+fi
 
 exit $fail
