@@ -118,8 +118,10 @@ static loom_status_t a2a_linear_snapshot(loom_coll_state_t *s)
     if ((st = loom_coll_tmp_alloc(s, at + ext)) != LOOM_OK) {
         return st;
     }
-    if (s->in_place) {
-        memcpy((char *)s->tmp + at, s->rbuf, ext);
+    if (s->in_place) {   /* ext 0: every block empty, recvbuf may be NULL */
+        if (ext > 0) {
+            memcpy((char *)s->tmp + at, s->rbuf, ext);
+        }
         s->sbuf = (char *)s->tmp + at;
     }
     return LOOM_OK;

@@ -12,6 +12,12 @@
  *         to some peers and to itself, in place and not, then the uniform
  *         alltoall of 0 and 300 int32 in place: every block and every gap
  *         checked.
+ *   zero  alltoallw, alltoallv and alltoall with every count zero and
+ *         NULL buffers, in place and not (legal; nothing may be read or
+ *         written): pairwise read the in-place snapshot up to the largest
+ *         displacement of an empty block (a crash on NULL, an over-read
+ *         otherwise); memcpy/memmove of 0 bytes from NULL is undefined
+ *         (UBSan stops there).
  *
  * Exit status: the number of failures (0: passed).
  */
@@ -156,6 +162,26 @@ static void run_a2av(void)
     a2a_in_place(300);
 }
 
+/* Every count zero and no buffer at all (NULL), in place and not: legal,
+ * nothing to move; the algorithms must touch neither buffer. */
+static void run_zero(void)
+{
+    size_t z[64], d[64];
+    loom_datatype_t t[64];
+
+    for (int q = 0; q < size; ++q) {
+        z[q] = 0;
+        d[q] = (size_t)q * 7;   /* ignored with a zero count */
+        t[q] = LOOM_INT32;
+    }
+    OKCALL(loom_alltoallw(NULL, z, d, t, NULL, z, d, t, LOOM_COMM_WORLD));
+    OKCALL(loom_alltoallw(LOOM_IN_PLACE, z, d, t, NULL, z, d, t, LOOM_COMM_WORLD));
+    OKCALL(loom_alltoallv(NULL, z, d, NULL, z, d, LOOM_INT32, LOOM_COMM_WORLD));
+    OKCALL(loom_alltoallv(LOOM_IN_PLACE, z, d, NULL, z, d, LOOM_INT32, LOOM_COMM_WORLD));
+    OKCALL(loom_alltoall(NULL, NULL, 0, LOOM_INT32, LOOM_COMM_WORLD));
+    OKCALL(loom_alltoall(LOOM_IN_PLACE, NULL, 0, LOOM_INT32, LOOM_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -171,8 +197,10 @@ int main(int argc, char **argv)
         run_self();
     } else if (strcmp(mode, "a2av") == 0) {
         run_a2av();
+    } else if (strcmp(mode, "zero") == 0) {
+        run_zero();
     } else {
-        CHECK(0, "usage: prog_coll_rev15 self|a2av");
+        CHECK(0, "usage: prog_coll_rev15 self|a2av|zero");
     }
     OKCALL(loom_barrier(LOOM_COMM_WORLD));
     if (failures == 0) {

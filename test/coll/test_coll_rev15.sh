@@ -8,6 +8,11 @@
 #   - alltoallv with displacements in reverse rank order, zero counts,
 #     in place and not, and alltoall in place (prog_coll_rev15 a2av),
 #     forced linear and pairwise at np 1-8, the table at 5 and 8.
+#   - alltoall(v/w) with every count zero and NULL buffers, in place and
+#     not (prog_coll_rev15 zero): pairwise's in-place snapshot copied up to
+#     the largest displacement of the empty blocks (SIGSEGV on NULL), and a
+#     0-byte memcpy from NULL stopped UBSan; forced linear and pairwise
+#     (alltoall and alltoallw) at np 1-8, the table at 5 and 8.
 #   - loom_info --collectives: allgather cma's description matches the
 #     session 15 shared rule (cma above 64 KiB when ranks outnumber cores).
 #   BUILD=build/release bash test/coll/test_coll_rev15.sh
@@ -49,11 +54,13 @@ for np in $nps; do
     for alg in linear pairwise; do
         one "$np" self "$alg" LOOM_ALLTOALL_ALGORITHM=$alg
         one "$np" a2av "$alg" LOOM_ALLTOALL_ALGORITHM=$alg
+        one "$np" zero "$alg" LOOM_ALLTOALL_ALGORITHM=$alg LOOM_ALLTOALLW_ALGORITHM=$alg
     done
 done
 for np in 5 8; do
     one "$np" self table
     one "$np" a2av table
+    one "$np" zero table
 done
 
 # loom_info describes allgather cma as the table now gives it: also when
