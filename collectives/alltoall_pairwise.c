@@ -16,14 +16,19 @@ enum phase { PH_START = 0, PH_POST, PH_WAIT, PH_DONE };
 
 #define WINDOW (LOOM_COLL_MAX_REQS / 2)
 
+/* elements of recvbuf the in-place snapshot copies */
 static size_t a2a_extent(const loom_coll_state_t *s)
 {
     size_t hi = 0;
     if (s->layout != LOOM_COLL_LAYOUT_VECTOR) {
         return s->count * (size_t)s->size;
     }
+    /* an empty block's displacement points nowhere (it may lie past the
+     * buffer, or the buffer be NULL): only blocks with elements count */
     for (int i = 0; i < s->size; ++i) {
-        hi = LOOM_MAX(hi, s->displs2[i] + s->counts2[i]);
+        if (s->counts2[i] > 0) {
+            hi = LOOM_MAX(hi, s->displs2[i] + s->counts2[i]);
+        }
     }
     return hi;
 }
@@ -58,13 +63,17 @@ loom_status_t loom_coll_alltoall_pairwise(loom_request_t req)
                 if ((st = loom_coll_tmp_alloc(s, ext)) != LOOM_OK) {
                     return st;
                 }
-                memcpy(s->tmp, s->rbuf, ext);
+                if (ext > 0) {
+                    memcpy(s->tmp, s->rbuf, ext);
+                }
                 s->sbuf = s->tmp;
             }
             so = a2a_soff(s, r, &sn);
             ro = a2a_roff(s, r, &rn);
-            memmove(loom_coll_at(s->rbuf, ro, s->esize), loom_coll_at(s->sbuf, so, s->esize),
-                    LOOM_MIN(sn, rn) * s->esize);
+            if (LOOM_MIN(sn, rn) > 0) {
+                memmove(loom_coll_at(s->rbuf, ro, s->esize),
+                        loom_coll_at(s->sbuf, so, s->esize), LOOM_MIN(sn, rn) * s->esize);
+            }
             s->step  = 1;
             s->phase = PH_POST;
             /* fall through */

@@ -118,14 +118,19 @@ static loom_status_t a2a_linear_snapshot(loom_coll_state_t *s)
     if ((st = loom_coll_tmp_alloc(s, at + ext)) != LOOM_OK) {
         return st;
     }
-    if (s->in_place) {
-        memcpy((char *)s->tmp + at, s->rbuf, ext);
+    if (s->in_place) {   /* ext 0: every block empty, recvbuf may be NULL */
+        if (ext > 0) {
+            memcpy((char *)s->tmp + at, s->rbuf, ext);
+        }
         s->sbuf = (char *)s->tmp + at;
     }
     return LOOM_OK;
 }
 
-/* The own block: a local copy (the API checked the two sizes agree). */
+/* The own block: a local copy of the send side's bytes into the receive
+ * block. The API checked the two sizes agree (alltoallw:
+ * loom_coll_check_w_self; alltoallv: loom_coll_check_vec_self, which was
+ * missing: a larger send count overran recvbuf, prog_coll_rev15 self). */
 static void a2a_linear_self(loom_coll_state_t *s)
 {
     size_t so, ro, n = a2a_linear_send(s, s->rank, &so);

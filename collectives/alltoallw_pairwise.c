@@ -35,8 +35,10 @@ loom_status_t loom_coll_a2aw_snapshot(loom_coll_state_t *s, size_t at)
     if ((st = loom_coll_tmp_alloc(s, at + ext)) != LOOM_OK) {
         return st;
     }
-    if (s->in_place) {
-        memcpy((char *)s->tmp + at, s->rbuf, ext);
+    if (s->in_place) {   /* ext 0: every block empty, recvbuf may be NULL */
+        if (ext > 0) {
+            memcpy((char *)s->tmp + at, s->rbuf, ext);
+        }
         s->sbuf = (char *)s->tmp + at;
     }
     return LOOM_OK;

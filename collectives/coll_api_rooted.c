@@ -265,6 +265,26 @@ loom_status_t loom_scatterv(const void *sendbuf, const size_t sendcounts[],
                             &req, "loom_scatterv");
 }
 
+/*
+ * alltoallv's own block: a rank's send and receive counts for itself must
+ * agree (one type on both sides). The algorithms copy it locally and trust
+ * this: "linear" copies the send side's count to the receive block, which
+ * a larger send count overran (review of session 15, prog_coll_rev15 self).
+ */
+static loom_status_t loom_coll_check_vec_self(const loom_coll_state_t *s, const size_t *scounts,
+                                              const size_t *rcounts, const char *who)
+{
+    size_t sn = scounts[s->rank], rn = rcounts[s->rank];
+
+    if (sn == rn) {
+        return LOOM_OK;
+    }
+    loom_error("coll", "%s on %s: rank %d sends itself %zu elements but receives %zu "
+               "(sendcounts[%d] against recvcounts[%d])", who, s->comm->name, s->rank, sn,
+               rn, s->rank, s->rank);
+    return sn > rn ? LOOM_ERR_TRUNCATED : LOOM_ERR_INVALID_COUNT;
+}
+
 /* alltoall (counts == NULL) and alltoallv */
 static loom_status_t loom_coll_alltoall_start(const void *sendbuf, const size_t *scounts,
                                               const size_t *sdispls, void *recvbuf,
@@ -294,7 +314,8 @@ static loom_status_t loom_coll_alltoall_start(const void *sendbuf, const size_t 
                                       &stotal, &sext)) !=
             LOOM_OK ||
             (st = loom_coll_check_vec(s, rcounts, rdispls, "recv", who, &rtotal, &rext)) !=
-            LOOM_OK) {
+            LOOM_OK ||
+            (st = loom_coll_check_vec_self(s, scounts, rcounts, who)) != LOOM_OK) {
             return loom_coll_fail(req, st, who);
         }
     } else {

@@ -89,7 +89,7 @@ static const loom_coll_alg_t allgather_algs[] = {
     ALG("bruck", loom_coll_allgather_bruck, 0, "ceil(log2 p) steps, rotated buffer"),
     ALG("shm", loom_coll_allgather_shm, LOOM_COLL_ALG_SHM, "every rank's block in its slot of a shared segment, read by every rank",
         .fast.move = loom_coll_fast_allgather),
-    ALG("cma", loom_coll_allgather_cma, LOOM_COLL_ALG_CMA, "every rank reads every other rank's block with process_vm_readv; the table skips it when ranks outnumber cores"),
+    ALG("cma", loom_coll_allgather_cma, LOOM_COLL_ALG_CMA, "every rank reads every other rank's block with process_vm_readv; when ranks outnumber cores the table gives it only above 64 KiB blocks"),
 };
 static const loom_coll_alg_t gather_algs[] = {
     ALG("binomial", loom_coll_gather_binomial, 0, "binomial tree, subtrees forwarded whole"),
