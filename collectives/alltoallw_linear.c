@@ -104,27 +104,7 @@ static size_t a2a_linear_send(const loom_coll_state_t *s, int i, size_t *off_p)
 /* The requests ahead of the in-place snapshot of the receive side. */
 static loom_status_t a2a_linear_snapshot(loom_coll_state_t *s)
 {
-    size_t at = a2aw_head(s), ext = 0, off, n;
-    loom_status_t st;
-
-    if (s->kind == LOOM_COLL_ALLTOALLW) {
-        return loom_coll_a2aw_snapshot(s, at);
-    }
-    for (int i = 0; s->in_place && i < s->size; ++i) {
-        if ((n = a2a_linear_recv(s, i, &off)) > 0) {
-            ext = LOOM_MAX(ext, off + n);
-        }
-    }
-    if ((st = loom_coll_tmp_alloc(s, at + ext)) != LOOM_OK) {
-        return st;
-    }
-    if (s->in_place) {   /* ext 0: every block empty, recvbuf may be NULL */
-        if (ext > 0) {
-            memcpy((char *)s->tmp + at, s->rbuf, ext);
-        }
-        s->sbuf = (char *)s->tmp + at;
-    }
-    return LOOM_OK;
+    return loom_coll_a2a_snapshot(s, a2aw_head(s), a2a_linear_recv);
 }
 
 /* The own block: a local copy of the send side's bytes into the receive

@@ -13,7 +13,7 @@
  * (s->counts/displs/types: send side; counts2/displs2/types2: receive
  * side); only contiguous loom types exist, so a block is its bytes.
  * In place: the send side is the receive side, read from a snapshot of
- * recvbuf taken first (loom_coll_a2aw_snapshot, shared with linear).
+ * recvbuf taken first (loom_coll_a2a_snapshot, shared with linear).
  */
 #include "coll_int.h"
 
@@ -21,14 +21,14 @@ enum phase { PH_START = 0, PH_POST, PH_WAIT, PH_DONE };
 
 #define WINDOW (LOOM_COLL_MAX_REQS / 2)
 
-loom_status_t loom_coll_a2aw_snapshot(loom_coll_state_t *s, size_t at)
+loom_status_t loom_coll_a2a_snapshot(loom_coll_state_t *s, size_t at,
+                                     loom_coll_a2a_block_fn_t recv)
 {
     size_t ext = 0, off, n;
     loom_status_t st;
 
     for (int i = 0; s->in_place && i < s->size; ++i) {
-        n = loom_coll_a2aw_recv(s, i, &off);
-        if (n > 0) {
+        if ((n = recv(s, i, &off)) > 0) {
             ext = LOOM_MAX(ext, off + n);
         }
     }
@@ -82,7 +82,7 @@ loom_status_t loom_coll_alltoallw_pairwise(loom_request_t req)
     for (;;) {
         switch ((enum phase)s->phase) {
         case PH_START:
-            if ((st = loom_coll_a2aw_snapshot(s, 0)) != LOOM_OK) {
+            if ((st = loom_coll_a2a_snapshot(s, 0, loom_coll_a2aw_recv)) != LOOM_OK) {
                 return st;
             }
             loom_coll_a2aw_self(s);

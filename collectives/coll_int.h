@@ -503,8 +503,17 @@ static inline size_t loom_coll_a2aw_recv(const loom_coll_state_t *s, int i, size
     return s->counts2[i] * loom_datatype_size(s->types2[i]);
 }
 
-/** alltoallw in place: snapshot the receive side into tmp (from @p at). */
-loom_status_t loom_coll_a2aw_snapshot(loom_coll_state_t *s, size_t at);
+/** Bytes and byte offset of rank @p i's block on one side of an alltoall family call. */
+typedef size_t (*loom_coll_a2a_block_fn_t)(const loom_coll_state_t *s, int i, size_t *off_p);
+
+/**
+ * In place: snapshot the receive side (its blocks located by @p recv) into
+ * tmp from byte @p at, and read the send side from there; tmp is allocated
+ * (at + the snapshot) either way. Empty blocks do not count (recvbuf may be
+ * NULL when all are).
+ */
+loom_status_t loom_coll_a2a_snapshot(loom_coll_state_t *s, size_t at,
+                                     loom_coll_a2a_block_fn_t recv);
 
 /** alltoallw: copy the own block (send side -> receive side). */
 void loom_coll_a2aw_self(loom_coll_state_t *s);
