@@ -404,12 +404,22 @@ static int loom_rma_dyn_covered(const loom_rma_win_t *w, uintptr_t lo, uintptr_t
     return 1;
 }
 
+/*
+ * Where a window without memory (size 0, base NULL: MPI_Win_create allows
+ * it) is addressed: the only operations its range check lets through move
+ * no bytes, and their address must not be NULL, which means "outside the
+ * window" (a put of count 0 to such a rank failed MPI_ERR_RMA_RANGE at its
+ * flush, review of session 15).
+ */
+static char loom_rma_no_memory[1];
+
 char *loom_rma_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_seg_t *segs,
                            size_t nseg)
 {
     if (w->flavor != LOOM_RMA_FLAVOR_DYNAMIC) {
-        return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? w->base + disp
-                                                                           : NULL;
+        char *base = w->base != NULL ? w->base : loom_rma_no_memory;
+
+        return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? base + disp : NULL;
     }
     /* every segment inside attached memory; one operation may span regions
      * attached next to each other (MPICH rma/win_dynamic_rma_flush_get) */
