@@ -405,11 +405,12 @@ static int loom_rma_dyn_covered(const loom_rma_win_t *w, uintptr_t lo, uintptr_t
 }
 
 /*
- * Where a window without memory (size 0, base NULL: MPI_Win_create allows
- * it) is addressed: the only operations its range check lets through move
- * no bytes, and their address must not be NULL, which means "outside the
- * window" (a put of count 0 to such a rank failed MPI_ERR_RMA_RANGE at its
- * flush, review of session 15).
+ * Where an operation of no bytes is addressed when its true address would
+ * be NULL, which means "outside the window": a window without memory (size
+ * 0, base NULL: MPI_Win_create allows it; its range check lets only such
+ * operations through), a dynamic window at address 0 (MPI_BOTTOM). A put
+ * of count 0 to either failed MPI_ERR_RMA_RANGE at its flush (review of
+ * session 15).
  */
 static char loom_rma_no_memory[1];
 
@@ -423,6 +424,14 @@ char *loom_rma_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_seg_t
     }
     /* every segment inside attached memory; one operation may span regions
      * attached next to each other (MPICH rma/win_dynamic_rma_flush_get) */
+    if (disp == 0) {   /* no data byte there: an operation of no bytes (the origin rebases) */
+        for (size_t i = 0; i < nseg; ++i) {
+            if (segs[i].len > 0) {
+                return NULL;
+            }
+        }
+        return loom_rma_no_memory;
+    }
     for (size_t i = 0; i < nseg; ++i) {
         uintptr_t lo = (uintptr_t)(disp + segs[i].off);
 

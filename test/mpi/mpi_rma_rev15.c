@@ -18,7 +18,8 @@
  *           itself, MPI_REPLACE and MPI_NO_OP, int32/int64 SUMs of 2..8
  *           elements at odd byte displacements (disp unit 1: unaligned at
  *           the target), a target type whose true lower bound is
- *           negative, a dynamic window.
+ *           negative, a dynamic window (also addressed from MPI_BOTTOM, and
+ *           operations of no bytes at address 0).
  *   order   per origin, small (batched) accumulates against large ones (a
  *           request of its own) and MPI_REPLACE on the same words, in one
  *           epoch without flushes: MPI's default accumulate ordering makes
@@ -223,9 +224,35 @@ static void data_neg_lb(MPI_Win w, int t)
     MT_OK(MPI_Type_free(&tt));
 }
 
+/*
+ * A dynamic window addressed from MPI_BOTTOM: target_disp 0, the addresses
+ * in the target type (at the next rank and at this one), and operations of
+ * no bytes at address 0: none is out of range.
+ */
+static void data_bottom(MPI_Win w, int64_t *mem, const MPI_Aint *addr)
+{
+    int t = (rank + 1) % size, blen = 1;
+    int64_t v = 100 + rank, mine = 77 + rank;
+    MPI_Aint at = addr[t] + rank * 16, self;
+    MPI_Datatype tt, ts;
+
+    MT_OK(MPI_Get_address(mem + 2 * size, &self));
+    MT_OK(MPI_Type_create_hindexed(1, &blen, &at, MPI_INT64_T, &tt));
+    MT_OK(MPI_Type_create_hindexed(1, &blen, &self, MPI_INT64_T, &ts));
+    MT_OK(MPI_Type_commit(&tt));
+    MT_OK(MPI_Type_commit(&ts));
+    MT_OK(MPI_Accumulate(&v, 1, MPI_INT64_T, t, 0, 1, tt, MPI_SUM, w));
+    MT_OK(MPI_Put(&mine, 1, MPI_INT64_T, rank, 0, 1, ts, w));
+    MT_OK(MPI_Put(&v, 0, MPI_INT64_T, t, 0, 0, MPI_INT64_T, w));
+    MT_OK(MPI_Put(&v, 0, MPI_INT64_T, rank, 0, 0, MPI_INT64_T, w));
+    MT_OK(MPI_Win_flush_all(w));
+    MT_OK(MPI_Type_free(&tt));
+    MT_OK(MPI_Type_free(&ts));
+}
+
 static void data_dynamic(void)
 {
-    int64_t *mem = calloc(2 * (size_t)size, sizeof(int64_t));
+    int64_t *mem = calloc(2 * (size_t)size + 1, sizeof(int64_t));
     MPI_Aint *addr = malloc((size_t)size * sizeof(MPI_Aint)), mine;
     int t = (rank + 1) % size;
     int64_t v[2] = { 5 + rank, 11 };
@@ -234,7 +261,7 @@ static void data_dynamic(void)
     MT_CHECK(mem != NULL && addr != NULL);
     MT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
     MT_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
-    MT_OK(MPI_Win_attach(w, mem, 2 * (MPI_Aint)size * (MPI_Aint)sizeof(int64_t)));
+    MT_OK(MPI_Win_attach(w, mem, (2 * (MPI_Aint)size + 1) * (MPI_Aint)sizeof(int64_t)));
     MT_OK(MPI_Get_address(mem, &mine));
     MT_OK(MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD));
     MT_OK(MPI_Win_lock_all(0, w));
@@ -242,15 +269,17 @@ static void data_dynamic(void)
                          w));
     MT_OK(MPI_Accumulate(v, 2, MPI_INT64_T, t, addr[t] + rank * 16, 2, MPI_INT64_T, MPI_SUM,
                          w));
+    data_bottom(w, mem, addr);
     MT_OK(MPI_Win_unlock_all(w));
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w));
     for (int o = 0; o < size; ++o) {
         if ((o + 1) % size == rank) {
-            MT_EQ(mem[2 * o], 2 * (5 + o));
+            MT_EQ(mem[2 * o], 2 * (5 + o) + 100 + o);
             MT_EQ(mem[2 * o + 1], 22);
         }
     }
+    MT_EQ(mem[2 * size], 77 + rank);
     MT_OK(MPI_Win_unlock(rank, w));
     MT_OK(MPI_Win_detach(w, mem));
     MT_OK(MPI_Win_free(&w));
