@@ -404,34 +404,15 @@ static int loom_rma_dyn_covered(const loom_rma_win_t *w, uintptr_t lo, uintptr_t
     return 1;
 }
 
-/*
- * Where an operation of no bytes is addressed when its true address would
- * be NULL, which means "outside the window": a window without memory (size
- * 0, base NULL: MPI_Win_create allows it; its range check lets only such
- * operations through), a dynamic window at address 0 (MPI_BOTTOM). A put
- * of count 0 to either failed MPI_ERR_RMA_RANGE at its flush (review of
- * session 15).
- */
-static char loom_rma_no_memory[1];
-
 char *loom_rma_target_addr(loom_rma_win_t *w, int64_t disp, const loom_rma_seg_t *segs,
                            size_t nseg)
 {
     if (w->flavor != LOOM_RMA_FLAVOR_DYNAMIC) {
-        char *base = w->base != NULL ? w->base : loom_rma_no_memory;
-
-        return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? base + disp : NULL;
+        return loom_rma_range_check(segs, nseg, disp, w->bytes) == LOOM_OK ? w->base + disp
+                                                                           : NULL;
     }
     /* every segment inside attached memory; one operation may span regions
      * attached next to each other (MPICH rma/win_dynamic_rma_flush_get) */
-    if (disp == 0) {   /* no data byte there: an operation of no bytes (the origin rebases) */
-        for (size_t i = 0; i < nseg; ++i) {
-            if (segs[i].len > 0) {
-                return NULL;
-            }
-        }
-        return loom_rma_no_memory;
-    }
     for (size_t i = 0; i < nseg; ++i) {
         uintptr_t lo = (uintptr_t)(disp + segs[i].off);
 

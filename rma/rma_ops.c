@@ -738,7 +738,7 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     int64_t start;
     char *msg;
     loom_request_t ureq = NULL;
-    int taken = 0;   /* by RDMA (rma_ib.c) */
+    int taken = 0;   /* by RDMA (rma_ib.c), or no bytes to move */
     loom_status_t st = loom_rma_seg_build(d->tcount, d->tdt, &segs, &nseg, &bytes);
 
     if (st != LOOM_OK) {
@@ -753,7 +753,18 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && w->rdma != NULL) {
+    if (st == LOOM_OK && bytes == 0) {
+        /*
+         * Checked (epoch, range) and done: nothing moves or comes back. The
+         * target is not asked: it addressed a window without memory (size 0,
+         * base NULL) or a dynamic one at MPI_BOTTOM as NULL, "outside", and
+         * such a put of count 0 failed MPI_ERR_RMA_RANGE at its flush.
+         */
+        taken = 1;
+        if (ureq != NULL) {
+            loom_rma_ureq_done(ureq);
+        }
+    } else if (st == LOOM_OK && w->rdma != NULL) {
         st = loom_rma_op_rdma_any(w, d, segs, nseg, start, bytes, ureq != NULL);
         taken = st != LOOM_ERR_UNSUPPORTED;
         st = taken ? st : LOOM_OK;   /* not by RDMA: as on any other window */
