@@ -29,10 +29,16 @@
  *           still serve every lock, accumulate and unlock (a hang is the
  *           failure; the driver's timeout catches it).
  *
- * usage: mpi_rma_rev15 errs|data|order|passive [create|allocate]
+ *   mt      MPI_THREAD_MULTIPLE: two threads per rank issue small
+ *           accumulates and puts (the stack-built requests) to every
+ *           rank at once, flushing now and then; exact sums (TSan build:
+ *           no race reported).
+ *
+ * usage: mpi_rma_rev15 errs|data|order|passive|mt [create|allocate]
  */
 #include "mpi_test_util.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -382,12 +388,76 @@ static void test_passive(const char *flavor)
     win_done(flavor, &w, m);
 }
 
+enum { MT_THREADS = 2, MT_OPS = 300 };
+
+typedef struct { MPI_Win w; int id; } mt_arg_t;
+
+/* one thread: small accumulates (the stack-built request) to every rank, puts to its own slot */
+static void *mt_thread(void *p)
+{
+    const mt_arg_t *a = p;
+    int64_t v[2] = { 1, (int64_t)a->id + 2 };
+
+    for (int i = 0; i < MT_OPS; ++i) {
+        int t = (rank + i) % size;
+        int64_t mark = (int64_t)i;
+
+        MT_OK(MPI_Accumulate(v, 2, MPI_INT64_T, t, 0, 2, MPI_INT64_T, MPI_SUM, a->w));
+        MT_OK(MPI_Put(&mark, 1, MPI_INT64_T, t, 2 + rank * MT_THREADS + a->id, 1, MPI_INT64_T,
+                      a->w));
+        if (i % 7 == 0) {
+            MT_OK(MPI_Win_flush(t, a->w));
+        }
+    }
+    return NULL;
+}
+
+/* MPI_THREAD_MULTIPLE: two threads per rank through the shortcuts at once, exact sums */
+static void test_mt(const char *flavor)
+{
+    char *m;
+    MPI_Win w = win_make(flavor, (2 + (MPI_Aint)size * MT_THREADS) * 8, 8, &m);
+    mt_arg_t a[MT_THREADS];
+    pthread_t th[MT_THREADS];
+    const int64_t *words = (const int64_t *)(const void *)m;
+    int64_t per = 0;
+
+    MT_OK(MPI_Win_lock_all(0, w));
+    for (int i = 0; i < MT_THREADS; ++i) {
+        a[i] = (mt_arg_t){ w, i };
+        MT_CHECK(pthread_create(&th[i], NULL, mt_thread, &a[i]) == 0);
+    }
+    for (int i = 0; i < MT_THREADS; ++i) {
+        MT_CHECK(pthread_join(th[i], NULL) == 0);
+    }
+    MT_OK(MPI_Win_unlock_all(w));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* per origin thread, the operations that reached this rank */
+    for (int o = 0; o < size; ++o) {
+        for (int i = 0; i < MT_OPS; ++i) {
+            per += (o + i) % size == rank;
+        }
+    }
+    MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w));
+    MT_EQ(words[0], per * MT_THREADS);
+    MT_EQ(words[1], per * (2 + 3));   /* ids 0 and 1 add 2 and 3 */
+    MT_OK(MPI_Win_unlock(rank, w));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    win_done(flavor, &w, m);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     const char *flavor = argc > 2 ? argv[2] : "create";
+    int provided = 0;
 
-    MPI_Init(&argc, &argv);
+    if (strcmp(mode, "mt") == 0) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        MT_EQ(provided, MPI_THREAD_MULTIPLE);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MT_CHECK(size >= 2 && size <= 8);
@@ -399,6 +469,8 @@ int main(int argc, char **argv)
         test_order(flavor);
     } else if (strcmp(mode, "passive") == 0) {
         test_passive(flavor);
+    } else if (strcmp(mode, "mt") == 0) {
+        test_mt(flavor);
     } else {
         MT_FAIL("unknown mode '%s'", mode);
     }

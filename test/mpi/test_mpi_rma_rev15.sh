@@ -7,7 +7,8 @@
 #   an empty window. data: self, REPLACE/NO_OP, unaligned int32/int64 SUMs,
 #   negative true lower bound, dynamic window. order: small and large
 #   accumulates on the same words, exact. passive: a target that only tests
-#   a receive still serves every lock and accumulate.
+#   a receive still serves every lock and accumulate. mt: two threads per
+#   rank (MPI_THREAD_MULTIPLE) through the small-request shortcuts at once.
 # Over CMA windows whose accumulates go by message (default),
 # LOOM_RMA_CMA=off, LOOM_RMA_CMA=acc, tcp, and Win_allocate.
 #   BUILD=build/release bash test/mpi/test_mpi_rma_rev15.sh
@@ -25,7 +26,7 @@ esac
 prog=$progs/mpi_rma_rev15
 
 for n in $ranks; do
-    for m in errs data order passive; do
+    for m in errs data order passive mt; do
         for f in create allocate; do
             run 0 "$m.cma.$f.n$n" timeout 60 "$loomrun" -n "$n" "$prog" "$m" "$f"
             run 0 "$m.shm-am.$f.n$n" timeout 60 env LOOM_RMA_CMA=off \
