@@ -110,6 +110,31 @@ static loom_status_t loom_rma_target_start(loom_rma_win_t *w, const loom_rma_opd
 }
 
 /*
+ * A dynamic window's operation addressed from its first target byte, not
+ * from disp: disp may be MPI_BOTTOM (0) with the addresses in the target
+ * type, and the target reads address 0 as "outside every region" (such a
+ * put failed MPI_ERR_RMA_RANGE at its flush, review of session 15). The
+ * segments become relative to the first one; no segments: unchanged.
+ */
+static loom_status_t loom_rma_dyn_rebase(loom_rma_seg_t *segs, size_t nseg, int64_t *start_p)
+{
+    int64_t first = nseg > 0 ? segs[0].off : 0;
+
+    if (nseg == 0) {
+        return LOOM_OK;
+    }
+    if (__builtin_add_overflow(*start_p, first, start_p)) {
+        return LOOM_RMA_ERR_RANGE;
+    }
+    for (size_t i = 0; i < nseg; ++i) {
+        if (__builtin_sub_overflow(segs[i].off, first, &segs[i].off)) {
+            return LOOM_RMA_ERR_RANGE;
+        }
+    }
+    return LOOM_OK;
+}
+
+/*
  * Load/store at target address @p t: a piece of the shared segment, or this
  * rank's own memory (an operation to itself). @p lock: the accumulate lock
  * to hold around it, or NULL.
@@ -713,7 +738,7 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     int64_t start;
     char *msg;
     loom_request_t ureq = NULL;
-    int taken = 0;   /* by RDMA (rma_ib.c) */
+    int taken = 0;   /* by RDMA (rma_ib.c), or no bytes to move */
     loom_status_t st = loom_rma_seg_build(d->tcount, d->tdt, &segs, &nseg, &bytes);
 
     if (st != LOOM_OK) {
@@ -722,10 +747,24 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
     if ((st = loom_rma_op_check(w, d, bytes)) == LOOM_OK) {
         st = loom_rma_target_start(w, d, segs, nseg, &start);
     }
+    if (st == LOOM_OK && w->flavor == LOOM_RMA_FLAVOR_DYNAMIC) {
+        st = loom_rma_dyn_rebase(segs, nseg, &start);
+    }
     if (st == LOOM_OK && req_p != NULL) {
         st = loom_rma_ureq_alloc(w, &ureq);
     }
-    if (st == LOOM_OK && w->rdma != NULL) {
+    if (st == LOOM_OK && bytes == 0) {
+        /*
+         * Checked (epoch, range) and done: nothing moves or comes back. The
+         * target is not asked: it addressed a window without memory (size 0,
+         * base NULL) or a dynamic one at MPI_BOTTOM as NULL, "outside", and
+         * such a put of count 0 failed MPI_ERR_RMA_RANGE at its flush.
+         */
+        taken = 1;
+        if (ureq != NULL) {
+            loom_rma_ureq_done(ureq);
+        }
+    } else if (st == LOOM_OK && w->rdma != NULL) {
         st = loom_rma_op_rdma_any(w, d, segs, nseg, start, bytes, ureq != NULL);
         taken = st != LOOM_ERR_UNSUPPORTED;
         st = taken ? st : LOOM_OK;   /* not by RDMA: as on any other window */
