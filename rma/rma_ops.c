@@ -118,11 +118,12 @@ static loom_status_t loom_rma_target_start(loom_rma_win_t *w, const loom_rma_opd
  */
 static loom_status_t loom_rma_dyn_rebase(loom_rma_seg_t *segs, size_t nseg, int64_t *start_p)
 {
-    int64_t first = nseg > 0 ? segs[0].off : 0;
+    int64_t first;
 
     if (nseg == 0) {
         return LOOM_OK;
     }
+    first = segs[0].off;
     if (__builtin_add_overflow(*start_p, first, start_p)) {
         return LOOM_RMA_ERR_RANGE;
     }
@@ -825,21 +826,25 @@ static int loom_rma_am_small_path(const loom_rma_win_t *w, const loom_rma_opdesc
 }
 
 /*
- * Send the request @p h with its one segment @p seg and h->bytes of @p data,
- * built on the stack, to @p target: queued in its batch, or alone when no
- * batch buffer is there. @p data is copied before the return.
+ * Send a request of @p kind, @p op on @p basic elements at byte @p start of
+ * @p target's window, with its one segment @p seg and seg->len bytes of
+ * @p data, built on the stack: queued in the target's batch, or alone when
+ * no batch buffer is there. @p data is copied before the return.
  */
-static void loom_rma_am_small_send(loom_rma_win_t *w, int target, const loom_rma_hdr_t *h,
+static void loom_rma_am_small_send(loom_rma_win_t *w, int target, loom_rma_kind_t kind,
+                                   loom_op_t op, loom_datatype_t basic, int64_t start,
                                    const loom_rma_seg_t *seg, const void *data,
                                    loom_status_t *st_p)
 {
     _Alignas(8) char msg[sizeof(loom_rma_hdr_t) + sizeof(loom_rma_seg_t) + LOOM_RMA_AM_SMALL];
-    size_t len = sizeof(*h) + sizeof(*seg) + h->bytes;
+    loom_rma_hdr_t h = { .kind = (uint8_t)kind, .op = (uint8_t)op, .basic = (uint8_t)basic,
+                         .disp = start, .nseg = 1, .bytes = seg->len };
+    size_t len = sizeof(h) + sizeof(*seg) + seg->len;
     loom_rma_out_t *o;
 
-    memcpy(msg, h, sizeof(*h));
-    memcpy(msg + sizeof(*h), seg, sizeof(*seg));
-    memcpy(msg + sizeof(*h) + sizeof(*seg), data, h->bytes);
+    memcpy(msg, &h, sizeof(h));
+    memcpy(msg + sizeof(h), seg, sizeof(*seg));
+    memcpy(msg + sizeof(h) + sizeof(*seg), data, seg->len);
     *st_p = LOOM_OK;
     if (loom_rma_am_queue(w, target, msg, len)) {
         return;   /* copied into the batch, counted */
@@ -882,7 +887,6 @@ static int loom_rma_am_small_start(const loom_rma_win_t *w, int target, ptrdiff_
 static int loom_rma_op_am_small(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                                 loom_status_t *st_p)
 {
-    loom_rma_hdr_t h = { 0 };
     loom_rma_seg_t seg;
     ptrdiff_t tlb, text, olb;
     size_t bytes;
@@ -902,13 +906,8 @@ static int loom_rma_op_am_small(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     if (!loom_rma_am_small_start(w, d->target, d->disp, &seg, &start, st_p)) {
         return 0;
     }
-    h.kind  = (uint8_t)d->kind;
-    h.op    = (uint8_t)d->op;
-    h.basic = (uint8_t)d->basic;
-    h.disp  = start;
-    h.nseg  = 1;
-    h.bytes = bytes;
-    loom_rma_am_small_send(w, d->target, &h, &seg, (const char *)d->origin + olb, st_p);
+    loom_rma_am_small_send(w, d->target, d->kind, d->op, d->basic, start, &seg,
+                           (const char *)d->origin + olb, st_p);
     return 0;
 }
 
@@ -926,7 +925,6 @@ static int loom_rma_acc_contig_am(loom_rma_win_t *w, loom_op_t op, loom_datatype
 {
     loom_rma_opdesc_t d = { .kind = LOOM_RMA_K_ACC, .target = target, .disp = disp,
                             .op = op, .origin = origin };
-    loom_rma_hdr_t h = { 0 };
     loom_rma_seg_t seg = { .off = 0, .len = bytes };
     int64_t start;
 
@@ -943,13 +941,7 @@ static int loom_rma_acc_contig_am(loom_rma_win_t *w, loom_op_t op, loom_datatype
     if (!loom_rma_am_small_start(w, target, disp, &seg, &start, st_p)) {
         return 0;
     }
-    h.kind  = LOOM_RMA_K_ACC;
-    h.op    = (uint8_t)op;
-    h.basic = (uint8_t)basic;
-    h.disp  = start;
-    h.nseg  = 1;
-    h.bytes = bytes;
-    loom_rma_am_small_send(w, target, &h, &seg, origin, st_p);
+    loom_rma_am_small_send(w, target, LOOM_RMA_K_ACC, op, basic, start, &seg, origin, st_p);
     return 0;
 }
 
