@@ -86,7 +86,7 @@ static long tm_span(const tmap_t *t)
 }
 
 /* put stream bytes [0, nbytes) with val(k, seed) where @p t places them */
-static void tm_fill(const tmap_t *t, unsigned char *buf, long nbytes, int seed)
+MT_OWN_DATA static void tm_fill(const tmap_t *t, unsigned char *buf, long nbytes, int seed)
 {
     long k = 0;
 
@@ -226,13 +226,12 @@ static void one_case(const tmap_t *s, const tmap_t *r, int unexpected, int trunc
         }
         MT_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
         MT_EQ(cnt, got);
-        for (long i = 0; i < rspan; ++i) {
-            if (buf[i] != want[i]) {
-                MT_FAIL("send %s as %s (%s%s): byte %ld of the receive buffer is 0x%02x, "
-                        "expected 0x%02x", s->name, r->name,
-                        unexpected ? "unexpected" : "expected", trunc ? ", truncated" : "",
-                        i, buf[i], want[i]);
-            }
+        long i = mt_first_diff(buf, want, rspan);
+        if (i >= 0) {
+            MT_FAIL("send %s as %s (%s%s): byte %ld of the receive buffer is 0x%02x, "
+                    "expected 0x%02x", s->name, r->name,
+                    unexpected ? "unexpected" : "expected", trunc ? ", truncated" : "", i,
+                    buf[i], want[i]);
         }
         free(buf);
         free(want);
@@ -262,11 +261,10 @@ static void one_self(const tmap_t *s, const tmap_t *r, int seed)
     MT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
     MT_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
     MT_EQ(cnt, n);
-    for (long i = 0; i < rspan; ++i) {
-        if (buf[i] != want[i]) {
-            MT_FAIL("self: send %s as %s: byte %ld is 0x%02x, expected 0x%02x", s->name,
-                    r->name, i, buf[i], want[i]);
-        }
+    long i = mt_first_diff(buf, want, rspan);
+    if (i >= 0) {
+        MT_FAIL("self: send %s as %s: byte %ld is 0x%02x, expected 0x%02x", s->name, r->name,
+                i, buf[i], want[i]);
     }
     free(sbuf);
     free(buf);

@@ -56,7 +56,11 @@ make_flags=(BUILD="$BUILD")
 case $BUILD in
     *debug*) make_flags+=(DEBUG=1) ;;
 esac
+# (the Makefile names SANITIZE=address,undefined's folder *-address-undefined;
+# matching only *-undefined there rebuilt the library without ASan in place
+# for every later suite of that configuration)
 case $BUILD in
+    *-address-undefined) make_flags+=(SANITIZE=address,undefined) ;;
     *-address) make_flags+=(SANITIZE=address) ;;
     *-undefined) make_flags+=(SANITIZE=undefined) ;;
     *-thread) make_flags+=(SANITIZE=thread) ;;
@@ -136,7 +140,13 @@ check "build-tree pkg-config file (loom-mpi)" build_pkgconfig
 
 prefix=$tmp/prefix
 do_install() {
+    local f before after
+    before=$(cd "$top/$BUILD/lib" && stat -c '%n %Y.%y' libloom.so libloom_mpi.so) || return 1
     make -s -C "$top" "${make_flags[@]}" install PREFIX="$prefix" || return 1
+    # installing must not rebuild the build it installs (other flags than
+    # the build's would replace the library every later suite runs on)
+    after=$(cd "$top/$BUILD/lib" && stat -c '%n %Y.%y' libloom.so libloom_mpi.so) || return 1
+    [[ $before == "$after" ]] || { echo "make install rebuilt $BUILD/lib: ${make_flags[*]}"; return 1; }
     for f in bin/loomcc bin/loomcxx bin/mpicc bin/mpicxx bin/loomrun bin/loom_info \
              include/mpi.h include/mpi_proto.h include/loom.h \
              lib/libloom.a lib/libloom.so lib/libloom_mpi.a lib/libloom_mpi.so \
