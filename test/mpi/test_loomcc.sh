@@ -182,11 +182,16 @@ cmake_findmpi() {
         echo "cmake is not installed (scripts/install-deps.sh installs it)"
         return 1
     fi
-    local b=$tmp/cmake-build
+    local b=$tmp/cmake-build san
+    # FindMPI keeps the wrapper's -L/-l but drops its -fsanitize link flag,
+    # so a program linked against a sanitizer build of loom names the
+    # runtime itself, as a user of such a build would
+    san=$(grep -o -- '-fsanitize=[^ ]*' <<<"$("$prefix/bin/loomcc" --showme:link)")
     # Named explicitly: FindMPI looks beside the first mpiexec on PATH
     # first, which is Open MPI's here.
     cmake -S "$top/test/mpi/cmake" -B "$b" -DCMAKE_BUILD_TYPE=Release \
         -DMPI_C_COMPILER="$prefix/bin/mpicc" -DMPI_CXX_COMPILER="$prefix/bin/mpicxx" \
+        ${san:+-DCMAKE_EXE_LINKER_FLAGS="$san"} \
         -DMPIEXEC_EXECUTABLE="$prefix/bin/loomrun" >"$tmp/cmake.log" 2>&1 ||
         { tail -n 30 "$tmp/cmake.log"; return 1; }
     grep -q "MPI_C_VERSION=3.1 MPI_CXX_VERSION=3.1" "$tmp/cmake.log" &&
