@@ -271,7 +271,9 @@ static const loom_coll_rule_t scatter_rules[] = {
     {ANY_P, ANY_B, "linear", 0},
 };
 /* shm: on one node, while p x block <= 8 KiB (the slot; the algorithm's
- * own limit: to 4 KiB blocks at 2 ranks, 2 KiB at 3-4, 1 KiB at 5-8); with
+ * own limit: to 4 KiB blocks at 2 ranks, 2 KiB at 3-4); from 5 ranks to
+ * 1 KiB blocks as before (1025-1638 B blocks at 5-7 ranks would fit the
+ * slot but were not measured: OSU's sizes are powers of 2); with
  * its blocking fast member also at 2 ranks (np 2, 1-1024 B: 0.34-0.7 us
  * against bruck's 0.48-1.1 and Open MPI's 0.42-1.1, session 12). Session
  * 16 raised the rule from 1 KiB to 4 KiB blocks: session 12 had shm slower
@@ -286,7 +288,8 @@ static const loom_coll_rule_t scatter_rules[] = {
  * pairwise's; docs/collectives.md); to 4 ranks every step fits pairwise's
  * window already */
 static const loom_coll_rule_t alltoall_rules[] = {
-    {ANY_P, 4 * KiB, "shm", 0},
+    {4, 4 * KiB, "shm", 0},
+    {ANY_P, 1 * KiB, "shm", 0},
     {ANY_P, 256, "bruck", 0},
     {4, ANY_B, "pairwise", 0},
     {16, ANY_B, "linear", 0},

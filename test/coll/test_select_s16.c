@@ -1,11 +1,12 @@
 /*
  * test_select_s16.c: the session 16 rules of the selection tables
  * (collectives/coll_select.c), the table's answers with nothing forced.
- *   - alltoall shm on one node while p x block fits the 8 KiB slot, up
- *     to 4 KiB blocks (session 15: 1 KiB): np 2 to 4 KiB, np 4 to 2 KiB,
- *     np 8 to 1 KiB; above, the message algorithms as before (pairwise to
- *     4 ranks, linear at 5-16); off the node no shm at any size;
- *     alltoallv (per-rank counts) never shm.
+ *   - alltoall shm on one node up to 4 ranks while p x block fits the
+ *     8 KiB slot, up to 4 KiB blocks (session 15: 1 KiB): np 2 to 4 KiB,
+ *     np 4 to 2 KiB; from 5 ranks to 1 KiB as before (np 5: a 1028-byte
+ *     block would fit the slot, but stays linear); above, the message
+ *     algorithms as before (pairwise to 4 ranks, linear at 5-16); off the
+ *     node no shm at any size; alltoallv (per-rank counts) never shm.
  */
 #include "coll_int.h"
 #include "coll_comm_int.h"
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct loom_comm node2, node4, node8, comm2;
+static struct loom_comm node2, node4, node5, node8, comm2;
 
 static const char *a2a(loom_comm_t comm, size_t bytes, int vector)
 {
@@ -44,6 +45,7 @@ static void test_alltoall_shm(void)
 {
     on_node(&node2);
     on_node(&node4);
+    on_node(&node5);
     on_node(&node8);
     CU_ASSERT_STRING_EQUAL(a2a(&node2, 1024, 0), "shm");
     CU_ASSERT_STRING_EQUAL(a2a(&node2, 2048, 0), "shm");
@@ -51,6 +53,8 @@ static void test_alltoall_shm(void)
     CU_ASSERT_STRING_EQUAL(a2a(&node2, 4100, 0), "pairwise");
     CU_ASSERT_STRING_EQUAL(a2a(&node4, 2048, 0), "shm");
     CU_ASSERT_STRING_EQUAL(a2a(&node4, 2052, 0), "pairwise");
+    CU_ASSERT_STRING_EQUAL(a2a(&node5, 1024, 0), "shm");
+    CU_ASSERT_STRING_EQUAL(a2a(&node5, 1028, 0), "linear");
     CU_ASSERT_STRING_EQUAL(a2a(&node8, 1024, 0), "shm");
     CU_ASSERT_STRING_EQUAL(a2a(&node8, 1028, 0), "linear");
     /* off the node: messages (bruck to 256 B, then pairwise at 2 ranks) */
@@ -68,20 +72,21 @@ static void fake(struct loom_comm *c, int size, const char *name)
 
 int main(void)
 {
-    struct loom_comm *all[] = {&node2, &node4, &node8, &comm2};
+    struct loom_comm *all[] = {&node2, &node4, &node5, &node8, &comm2};
     CU_pSuite suite;
     unsigned failed;
 
     unsetenv("LOOM_ALLTOALL_ALGORITHM");
     fake(&node2, 2, "node2");
     fake(&node4, 4, "node4");
+    fake(&node5, 5, "node5");
     fake(&node8, 8, "node8");
     fake(&comm2, 2, "fake2");
     if (loom_coll_init() != LOOM_OK || CU_initialize_registry() != CUE_SUCCESS) {
         return 1;
     }
     suite = CU_add_suite("coll_select_s16", NULL, NULL);
-    CU_add_test(suite, "alltoall: shm to 4 KiB blocks while p x block fits the slot",
+    CU_add_test(suite, "alltoall: shm to 4 KiB blocks at up to 4 ranks while p x block fits the slot",
                 test_alltoall_shm);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
