@@ -53,8 +53,7 @@ static size_t a2a_roff(const loom_coll_state_t *s, int i, size_t *n)
  * after the first window is posted (session 16), as allgather's own block
  * does since session 11: copied first, it held every send's RTS back by a
  * block's memcpy (np 2, 1 MiB blocks: the peer's read started only after
- * our 1 MiB copy), and left our copy's lines dirty while the peer read the
- * neighbouring send block. The copy touches only block r of recvbuf, which
+ * our 1 MiB copy). The copy touches only block r of recvbuf, which
  * no receive targets (uniform: block from; vector: the caller's displs2,
  * which MPI forbids to overlap a written block). */
 static void a2a_own_block(loom_coll_state_t *s)
