@@ -9,6 +9,7 @@
  *            s=3: 0->3 1->0 2->1 3->2     block per step
  *
  * In place: the send side is a copy of the receive buffer taken first.
+ * The own block r moves after the first window is posted (a2a_own_block).
  */
 #include "coll_int.h"
 
@@ -48,10 +49,27 @@ static size_t a2a_roff(const loom_coll_state_t *s, int i, size_t *n)
     return v ? s->displs2[i] : (size_t)i * s->count;
 }
 
+/* The own block, sendbuf (or the in-place snapshot) -> recvbuf. It runs
+ * after the first window is posted (session 16), as allgather's own block
+ * does since session 11: copied first, it held every send's RTS back by a
+ * block's memcpy (np 2, 1 MiB blocks: the peer's read started only after
+ * our 1 MiB copy). The copy touches only block r of recvbuf, which
+ * no receive targets (uniform: block from; vector: the caller's displs2,
+ * which MPI forbids to overlap a written block). */
+static void a2a_own_block(loom_coll_state_t *s)
+{
+    size_t sn, rn, so = a2a_soff(s, s->rank, &sn), ro = a2a_roff(s, s->rank, &rn);
+
+    if (LOOM_MIN(sn, rn) > 0) {
+        memmove(loom_coll_at(s->rbuf, ro, s->esize), loom_coll_at(s->sbuf, so, s->esize),
+                LOOM_MIN(sn, rn) * s->esize);
+    }
+}
+
 loom_status_t loom_coll_alltoall_pairwise(loom_request_t req)
 {
     loom_coll_state_t *s = loom_coll_state(req);
-    int p = s->size, r = s->rank, to, from;
+    int p = s->size, r = s->rank, to, from, first;
     size_t so, sn, ro, rn, ext;
     loom_status_t st;
 
@@ -68,20 +86,18 @@ loom_status_t loom_coll_alltoall_pairwise(loom_request_t req)
                 }
                 s->sbuf = s->tmp;
             }
-            so = a2a_soff(s, r, &sn);
-            ro = a2a_roff(s, r, &rn);
-            if (LOOM_MIN(sn, rn) > 0) {
-                memmove(loom_coll_at(s->rbuf, ro, s->esize),
-                        loom_coll_at(s->sbuf, so, s->esize), LOOM_MIN(sn, rn) * s->esize);
-            }
             s->step  = 1;
             s->phase = PH_POST;
             /* fall through */
         case PH_POST:
             if (s->step >= p) {
+                if (p == 1) {   /* nothing was posted */
+                    a2a_own_block(s);
+                }
                 s->phase = PH_DONE;
                 break;
             }
+            first = s->step == 1;
             for (int i = 0; i < WINDOW && s->step < p; ++i, ++s->step) {
                 to   = loom_pat_mod(r + s->step, p);
                 from = loom_pat_mod(r - s->step, p);
@@ -93,6 +109,9 @@ loom_status_t loom_coll_alltoall_pairwise(loom_request_t req)
                                          to)) != LOOM_OK) {
                     return st;
                 }
+            }
+            if (first) {   /* while the peers move the first window */
+                a2a_own_block(s);
             }
             s->phase = PH_WAIT;
             /* fall through */
