@@ -305,16 +305,6 @@ void loom_mt_callout_end(unsigned depth)
     }
 }
 
-unsigned loom_mt_suspend(void)
-{
-    return loom_mt_callout_begin();
-}
-
-void loom_mt_resume(unsigned depth)
-{
-    loom_mt_callout_end(depth);
-}
-
 /*
  * pthread key destructor of a thread that took the word, run as it exits
  * (a bias is only given to such a thread). It does not take the word: the

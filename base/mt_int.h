@@ -217,17 +217,6 @@ unsigned loom_mt_callout_begin(void);
 /** After the user code: take the lock back at @p depth (0: nothing to do). */
 void loom_mt_callout_end(unsigned depth);
 
-/**
- * Leave the lock while this thread waits for a request another thread
- * completes (p2p/progress.c, "waiting without the engine lock"): release it
- * fully when held outside a pinned stretch, like loom_mt_callout_begin.
- * @return the depth to give loom_mt_resume() (0: nothing released).
- */
-unsigned loom_mt_suspend(void);
-
-/** Take the lock back at @p depth after loom_mt_suspend() (0: nothing to do). */
-void loom_mt_resume(unsigned depth);
-
 /** Turn MULTIPLE mode on (loom_init_thread; before other threads call). */
 void loom_mt_enable(void);
 

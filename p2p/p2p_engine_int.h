@@ -362,45 +362,23 @@ static inline void loom_p2p_req_release(loom_request_t req)
     loom_mpool_put(&loom_p2p_engine.req_pool, req);
 }
 
-/**
- * Mark @p req complete with @p status; releases it if the user freed it.
- *
- * Ownership (MULTIPLE, docs/ARCHITECTURE.md "Threads"): the complete flag is
- * written last, with release order, after the status and msg fields; from
- * that store on the request belongs to the thread that waits on it, which
- * may read it without the engine lock (loom_request_done) and then take the
- * lock to finish it. So nothing here touches @p req after the store. (A
- * request the user freed has no waiter: it is released right here.) On x86
- * the release store is the same plain byte move as before.
- */
+/** Mark @p req complete with @p status; releases it if the user freed it. */
 static inline void loom_request_complete(loom_request_t req, loom_status_t status)
 {
     req->status    = status;
     req->msg.error = status;
+    req->complete  = 1;
     /* counted by loom_p2p_isend_int once the send was started */
     if (req->kind == LOOM_REQ_SEND) {
         --loom_p2p_engine.sends_active;
     }
     if (loom_unlikely(req->user_freed)) {
-        req->complete = 1;
         if (req->ext == LOOM_REQ_EXT_PERSIST) {
             loom_comm_persist_unref(req->comm);   /* its hold on a freed comm */
             loom_dt_release(loom_request_ext(req)->dt);   /* a typed one's type */
         }
         loom_p2p_req_release(req);
-        return;
     }
-    __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
-}
-
-/**
- * 1 once @p req is complete, read without the engine lock (acquire: the
- * status and msg written before loom_request_complete's store are visible).
- * For a thread waiting on its own request while another progresses.
- */
-static inline int loom_request_done(loom_request_t req)
-{
-    return __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE) != 0;
 }
 
 /**
@@ -599,40 +577,6 @@ void loom_progress_wait_step(loom_progress_waiter_t *w);
  * polls (other transports, queued frames, collectives, timeouts, reports).
  */
 void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what);
-
-/*
- * MULTIPLE: waiting without the engine lock (progress.c, docs/ARCHITECTURE.md
- * "Threads"). One thread at a time drives progress for the waits of the
- * rank (loom_progress_driver); a thread that waits for its own request
- * while another drives leaves the lock and watches its request's complete
- * flag (loom_request_done), taking the lock back once the request completed
- * or the driver left. @p done is the wait's condition, read without the
- * lock (acquire loads only); @p arg its argument.
- */
-typedef int (*loom_progress_done_fn_t)(const void *arg);
-
-/*
- * Token of the thread driving progress for lock-free waiters (0: none).
- * This and the count below keep default visibility: test/mpi/mpi_mt_s16.c
- * reads them through dlsym (no API promise).
- */
-extern atomic_uintptr_t loom_progress_driver __attribute__((visibility("default")));
-
-/**
- * MULTIPLE, lock held by the caller: wait without the lock while another
- * thread drives and @p done(@p arg) is false. @return 1 when @p done holds
- * (lock held again); 0 when this thread is now the driver (lock held): it
- * progresses itself and calls loom_progress_mt_drive_end() when its wait ends.
- * Outside MULTIPLE, inside a pinned stretch or without the lock: returns 0
- * at once and drives nothing (loom_progress_mt_drive_end is then a no-op).
- */
-int loom_progress_mt_await(loom_progress_done_fn_t done, const void *arg);
-
-/** The driver's wait ended: the next waiter that finds no driver takes over. */
-void loom_progress_mt_drive_end(void);
-
-/** Lock-free waits so far (loom_progress_mt_await that left the lock; tests read it). */
-extern atomic_ulong loom_progress_mt_detached_waits __attribute__((visibility("default")));
 
 /**
  * One progress pass for a user's polling call (loom_progress, loom_test,

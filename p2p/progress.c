@@ -327,108 +327,10 @@ static void loom_progress_wait_moved(loom_request_t req)
     }
 }
 
-/*
- * MULTIPLE: waiting without the engine lock (session 16, docs/p2p.md).
- * Before, every thread blocked in a wait ran progress passes itself and the
- * idle threads of a rank traded the engine lock pass by pass (and, on two
- * cores with four threads, by sched_yield), so a frame for one of them was
- * seen up to one trade late. Now one thread drives: the first outermost
- * wait that finds no driver takes the role (loom_progress_driver = its
- * token, set and cleared with the lock held) and runs passes as before; a
- * wait that finds a driver leaves the lock (loom_mt_suspend, the loop
- * stacks taken along as loom_progress_mt_yield does) and watches its own
- * condition with acquire loads (loom_request_done: the completer stored the
- * flag last, with release order, after the status), spinning
- * LOOM_PROGRESS_DETACHED_SPIN checks and then giving the core away between
- * checks, until the condition holds or the driver leaves; then it takes the
- * lock back at the depth it had. The driver keeps the lock across passes
- * (lock-free waiters do not count as lock waiters) and gives it up when its
- * own wait ends; the next waiter that sees no driver takes over. Lock-free
- * waiters count as idle threads of the rank (loom_progress_mt_idlers), so
- * the crowding rule makes the driver yield its core to them as before.
- *
- * Locking order: the engine lock, then (read only, no lock) the flag. A
- * lock-free waiter holds nothing; the request it watches stays its own (no
- * other thread releases a request that has a waiter), and it finishes the
- * request with the lock taken back.
- */
-atomic_uintptr_t loom_progress_driver;
-atomic_ulong loom_progress_mt_detached_waits;
-
-/* flag checks of a lock-free waiter before it gives its core away between checks */
-#define LOOM_PROGRESS_DETACHED_SPIN 128u
-
-/* without the lock: until @p done(@p arg) or the driver left */
-static __attribute__((noinline)) void loom_progress_mt_detach(loom_progress_done_fn_t done,
-                                                              const void *arg)
-{
-    loom_p2p_engine_t *e = &loom_p2p_engine;
-    loom_progress_waiter_t *waiter = e->waiter;
-    loom_progress_coll_t   *coll   = loom_progress_coll_top;
-    unsigned depth;
-
-    e->waiter = NULL;
-    loom_progress_coll_top = NULL;
-    atomic_fetch_add_explicit(&loom_progress_mt_detached_waits, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&loom_progress_mt_idlers, 1, memory_order_relaxed);
-    depth = loom_mt_suspend();
-    for (unsigned k = 0; !done(arg) &&
-                         atomic_load_explicit(&loom_progress_driver, memory_order_relaxed) != 0;
-         ++k) {
-        if (k < LOOM_PROGRESS_DETACHED_SPIN) {
-            loom_cpu_relax();
-        } else {
-            sched_yield();
-        }
-    }
-    atomic_fetch_sub_explicit(&loom_progress_mt_idlers, 1, memory_order_relaxed);
-    loom_mt_resume(depth);
-    e->waiter = waiter;
-    loom_progress_coll_top = coll;
-}
-
-int loom_progress_mt_await(loom_progress_done_fn_t done, const void *arg)
-{
-    uintptr_t self = loom_mt_self();
-
-    if (!loom_mt_is_active() || loom_mt_pinned != 0 || loom_mt_depth_get() == 0) {
-        return 0;
-    }
-    for (;;) {
-        uintptr_t d = atomic_load_explicit(&loom_progress_driver, memory_order_relaxed);
-
-        if (done(arg)) {
-            return 1;
-        }
-        if (d == 0 || d == self) {
-            atomic_store_explicit(&loom_progress_driver, self, memory_order_relaxed);
-            return 0;
-        }
-        loom_progress_mt_detach(done, arg);
-    }
-}
-
-void loom_progress_mt_drive_end(void)
-{
-    uintptr_t self = loom_mt_self();
-
-    /* only the driver clears it, with the lock held */
-    if (atomic_load_explicit(&loom_progress_driver, memory_order_relaxed) == self) {
-        atomic_store_explicit(&loom_progress_driver, 0, memory_order_relaxed);
-    }
-}
-
-static int loom_progress_req_done(const void *arg)
-{
-    return loom_request_done((loom_request_t)(uintptr_t)arg);
-}
-
 /* transport polls between full passes while a call waits on one peer */
 #define LOOM_PROGRESS_DIRECT_POLLS 16u
 
-/* the blocking loop of loom_progress_wait_on (below) */
-static inline __attribute__((always_inline)) void
-loom_progress_wait_on_loop(loom_request_t req, int world_peer, const char *what)
+void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what)
 {
     loom_p2p_engine_t *e = &loom_p2p_engine;
     loom_tl_iface_t *direct = NULL;
@@ -462,25 +364,4 @@ loom_progress_wait_on_loop(loom_request_t req, int world_peer, const char *what)
         }
     }
     loom_progress_waiter_fini(&w);
-}
-
-/* MULTIPLE: wait without the lock while another thread drives, else drive */
-static __attribute__((noinline)) void loom_progress_wait_on_mt(loom_request_t req,
-                                                               int world_peer,
-                                                               const char *what)
-{
-    if (loom_progress_mt_await(loom_progress_req_done, req)) {
-        return;
-    }
-    loom_progress_wait_on_loop(req, world_peer, what);
-    loom_progress_mt_drive_end();
-}
-
-void loom_progress_wait_on(loom_request_t req, int world_peer, const char *what)
-{
-    if (loom_unlikely(loom_mt_is_active())) {
-        loom_progress_wait_on_mt(req, world_peer, what);
-        return;
-    }
-    loom_progress_wait_on_loop(req, world_peer, what);
 }

@@ -353,37 +353,12 @@ static int loom_request_all_complete(size_t n, loom_request_t reqs[])
     return 1;
 }
 
-/* loom_progress_mt_await's condition for one request (read without the lock) */
-static int loom_request_done_fn(const void *arg)
-{
-    return loom_request_done((loom_request_t)(uintptr_t)arg);
-}
-
-/*
- * MULTIPLE: before a waitall's pass for @p req, wait without the lock while
- * another thread drives (progress.c); *driving_p is set once this thread
- * drives (it then runs the passes itself). @return 1 when @p req completed
- * meanwhile.
- */
-static int loom_request_mt_await_one(loom_request_t req, int *driving_p)
-{
-    if (*driving_p || !loom_mt_is_active()) {
-        return 0;
-    }
-    if (loom_progress_mt_await(loom_request_done_fn, req)) {
-        return 1;
-    }
-    *driving_p = 1;
-    return 0;
-}
-
 loom_status_t loom_waitall(size_t n, loom_request_t reqs[], loom_msg_status_t statuses[])
 {
     LOOM_MT_GUARD();
     loom_status_t st = loom_request_check_array(n, reqs, "loom_waitall");
     loom_progress_waiter_t w;
     size_t done = 0;
-    int driving = 0;
 
     if (loom_unlikely(st != LOOM_OK)) {
         return loom_p2p_error(st, "loom_waitall");
@@ -395,13 +370,7 @@ loom_status_t loom_waitall(size_t n, loom_request_t reqs[], loom_msg_status_t st
             ++done;
             continue;
         }
-        if (loom_unlikely(loom_request_mt_await_one(reqs[done], &driving))) {
-            continue;
-        }
         loom_progress_wait_step(&w);
-    }
-    if (driving) {
-        loom_progress_mt_drive_end();
     }
     loom_progress_waiter_fini(&w);
     st = loom_request_finish_all(n, reqs, statuses);
@@ -450,28 +419,6 @@ static size_t loom_request_find_any(size_t n, loom_request_t reqs[])
     return any_active ? n : (size_t)-1;
 }
 
-/* waitany's condition for loom_progress_mt_await: one of n active requests
- * is complete, read without the lock (the array is the waiter's own) */
-typedef struct loom_request_any_arg {
-    size_t          n;
-    loom_request_t *reqs;
-} loom_request_any_arg_t;
-
-static int loom_request_any_done(const void *arg)
-{
-    const loom_request_any_arg_t *a = arg;
-
-    for (size_t i = 0; i < a->n; ++i) {
-        loom_request_t r = a->reqs[i];
-
-        /* inactive is written with the lock by this thread only (loom_start, finish) */
-        if (r != LOOM_REQUEST_NULL && !r->inactive && loom_request_done(r)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static loom_status_t loom_request_any_common(size_t n, loom_request_t reqs[],
                                              size_t *index_p, int *flag_p,
                                              loom_msg_status_t *status,
@@ -498,25 +445,11 @@ static loom_status_t loom_request_any_common(size_t n, loom_request_t reqs[],
         }
     }
     if (idx == n) {
-        loom_request_any_arg_t any = { n, reqs };
-        int driving = 0;
-
         loom_progress_waiter_init(&w, op);
         do {
-            /* MULTIPLE: without the lock while another thread drives */
-            if (loom_unlikely(loom_mt_is_active()) && !driving) {
-                if (loom_progress_mt_await(loom_request_any_done, &any)) {
-                    idx = loom_request_find_any(n, reqs);
-                    continue;
-                }
-                driving = 1;
-            }
             loom_progress_wait_step(&w);
             idx = loom_request_find_any(n, reqs);
         } while (idx == n);
-        if (driving) {
-            loom_progress_mt_drive_end();
-        }
         loom_progress_waiter_fini(&w);
     }
     if (flag_p != NULL) {
