@@ -118,23 +118,31 @@ static inline uintptr_t loom_mt_self(void)
     return (uintptr_t)&loom_mt_depth;
 }
 
-/** Take the lock (depth 0 -> 1): through the bias when it is ours, else the word. */
+/**
+ * Take the lock (depth 0 -> 1): through the bias when it is ours, else the
+ * word. The depth is stored before the bias is read, whoever the owner is
+ * (session 16: no read of the bias before the store, 3 instructions less on
+ * the owner's path): only the owner's depth is ever read by another thread
+ * (a revoker), so a non-owner's brief 1, backed out before it takes the
+ * word, is seen by nobody; the owner's is the store of the handshake.
+ */
 static inline void loom_mt_acquire(void)
 {
-    if (atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) == loom_mt_self()) {
+    uintptr_t self = loom_mt_self();
+
 #ifdef LOOM_MT_TEST_WINDOW
-        LOOM_MT_TEST_WINDOW();   /* a test's seam: stall here, as a preempted thread would */
-#endif
-        atomic_store_explicit(&loom_mt_depth, 1, memory_order_relaxed);
-        /* the store before the load: the compiler's part here, the CPU's by
-         * the revoker's membarrier */
-        atomic_signal_fence(memory_order_seq_cst);
-        if (loom_likely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) ==
-                        loom_mt_self())) {
-            return;
-        }
-        atomic_store_explicit(&loom_mt_depth, 0, memory_order_release);   /* revoked */
+    if (atomic_load_explicit(&loom_mt_bias, memory_order_relaxed) == self) {
+        LOOM_MT_TEST_WINDOW();   /* a test's seam: the owner stalls before its store */
     }
+#endif
+    atomic_store_explicit(&loom_mt_depth, 1, memory_order_relaxed);
+    /* the store before the load: the compiler's part here, the CPU's by
+     * the revoker's membarrier */
+    atomic_signal_fence(memory_order_seq_cst);
+    if (loom_likely(atomic_load_explicit(&loom_mt_bias, memory_order_acquire) == self)) {
+        return;
+    }
+    atomic_store_explicit(&loom_mt_depth, 0, memory_order_release);   /* not ours, or revoked */
     loom_mt_acquire_word();
 }
 
