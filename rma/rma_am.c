@@ -191,15 +191,15 @@ void loom_rma_am_spares_free(loom_rma_win_t *w)
 
 /*
  * The answer of a get-like request whose header named id @p h->arg: a
- * REPLY request (header: status in disp; then the data) in the block
- * @p o (from loom_rma_am_out_get, sizeof(hdr) + h->bytes), fetched into
- * already; sent as a frame when it fits, else as a REQ message.
+ * REPLY (loom_rma_reply_t, then the data) in the block @p o (from
+ * loom_rma_am_out_get, sizeof(reply) + h->bytes), fetched into already;
+ * sent as a frame when it fits, else as a REQ message.
  */
 static void loom_rma_am_reply_id(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                                  loom_rma_out_t *o, loom_status_t st)
 {
-    loom_rma_hdr_t r = { .kind = LOOM_RMA_K_REPLY, .arg = h->arg, .disp = st,
-                         .bytes = st == LOOM_OK ? h->bytes : 0 };
+    loom_rma_reply_t r = { .kind = LOOM_RMA_K_REPLY, .status = st, .id = (uint32_t)h->arg,
+                           .bytes = st == LOOM_OK ? (uint32_t)h->bytes : 0 };
 
     memcpy(loom_rma_am_out_data(o), &r, sizeof(r));
     (void)loom_rma_am_out_send(w, src, LOOM_RMA_TAG_REQ, o, sizeof(r) + r.bytes);
@@ -213,7 +213,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
     const loom_rma_seg_t *segs = (const loom_rma_seg_t *)(const void *)body;
     const char *data = body + h->nseg * sizeof(*segs);
     int fetches = h->kind != LOOM_RMA_K_PUT && h->kind != LOOM_RMA_K_ACC;
-    size_t rhead = fetches && h->arg != 0 ? sizeof(loom_rma_hdr_t) : sizeof(int64_t);
+    size_t rhead = fetches && h->arg != 0 ? sizeof(loom_rma_reply_t) : sizeof(int64_t);
     loom_rma_out_t *o = fetches ? loom_rma_am_out_get(w, rhead + h->bytes) : NULL;
     char *reply = o != NULL ? loom_rma_am_out_data(o) : NULL;
     char *t = loom_rma_target_addr(w, h->disp, segs, h->nseg);
@@ -598,20 +598,25 @@ static loom_rma_rop_t *loom_rma_rop_take_id(loom_rma_win_t *w, int src, uint32_t
  */
 static void loom_rma_am_reply_in(loom_rma_win_t *w, int src, const char *msg, size_t bytes)
 {
-    loom_rma_hdr_t h;
+    loom_rma_reply_t h;
     loom_rma_rop_t *rop;
     int64_t st64;
 
-    memcpy(&h, msg, sizeof(h));
-    if ((rop = loom_rma_rop_take_id(w, src, (uint32_t)h.arg)) == NULL) {
-        loom_error("rma", "rank %d: a reply (id %u) from rank %d that no operation awaits; "
-                   "dropped", w->rank, (unsigned)h.arg, src);
+    if (bytes < sizeof(h)) {
+        loom_error("rma", "rank %d: a reply of %zu bytes from rank %d is shorter than its "
+                   "header; dropped", w->rank, bytes, src);
         return;
     }
-    st64 = h.disp;
+    memcpy(&h, msg, sizeof(h));
+    if ((rop = loom_rma_rop_take_id(w, src, h.id)) == NULL) {
+        loom_error("rma", "rank %d: a reply (id %u) from rank %d that no operation awaits; "
+                   "dropped", w->rank, (unsigned)h.id, src);
+        return;
+    }
+    st64 = h.status;
     if (st64 == LOOM_OK && (h.bytes != rop->bytes || bytes - sizeof(h) < h.bytes)) {
-        loom_error("rma", "rank %d: a reply of %llu bytes from rank %d to an operation of "
-                   "%zu bytes", w->rank, (unsigned long long)h.bytes, src, rop->bytes);
+        loom_error("rma", "rank %d: a reply of %u bytes from rank %d to an operation of "
+                   "%zu bytes", w->rank, (unsigned)h.bytes, src, rop->bytes);
         st64 = LOOM_ERR_INVALID_ARG;
     }
     if (st64 == LOOM_OK) {
@@ -625,6 +630,10 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
 {
     loom_rma_hdr_t h;
 
+    if (bytes > 0 && (uint8_t)buf[0] == LOOM_RMA_K_REPLY) {
+        loom_rma_am_reply_in(w, src, buf, bytes);   /* a header of its own */
+        return;
+    }
     if (bytes < sizeof(h)) {
         loom_error("rma", "rank %d: a request of %zu bytes from rank %d is shorter than "
                    "its header", w->rank, bytes, src);
@@ -637,7 +646,6 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
     case LOOM_RMA_K_POST:     ++w->posts[src];                   break;
     case LOOM_RMA_K_COMPLETE: ++w->completes[src];               break;
     case LOOM_RMA_K_ACK:      loom_rma_am_ack(w, src, &h);       break;
-    case LOOM_RMA_K_REPLY:    loom_rma_am_reply_in(w, src, buf, bytes); break;
     case LOOM_RMA_K_BATCH:
         loom_rma_am_serve_batch(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
         break;
@@ -957,21 +965,22 @@ static int loom_rma_am_frame_serve(loom_rma_win_t *w, int src, const void *data,
 static void loom_rma_am_frame_in(uint32_t ctx, int src, const void *data, size_t len)
 {
     loom_rma_win_t *w = loom_rma_win_of_ctx(ctx);
+    uint8_t kind = len > 0 ? *(const uint8_t *)data : 0;
     loom_rma_hdr_t h;
 
-    if (w == NULL || len < sizeof(h) || src < 0 || src >= w->size) {
+    if (w == NULL || len < sizeof(loom_rma_reply_t) || src < 0 || src >= w->size) {
         loom_error("rma", "rank %d: a frame of %zu bytes from rank %d for %s; dropped",
                    w != NULL ? w->rank : -1, len, src,
                    w == NULL ? "no window here" : "this window is malformed");
         return;
     }
-    memcpy(&h, data, sizeof(h));
-    if (w->ready && h.kind == LOOM_RMA_K_ACK) {
-        loom_rma_am_ack(w, src, &h);
+    if (w->ready && kind == LOOM_RMA_K_REPLY) {
+        loom_rma_am_reply_in(w, src, data, len);
         return;
     }
-    if (w->ready && h.kind == LOOM_RMA_K_REPLY) {
-        loom_rma_am_reply_in(w, src, data, len);
+    if (w->ready && kind == LOOM_RMA_K_ACK && len >= sizeof(h)) {
+        memcpy(&h, data, sizeof(h));
+        loom_rma_am_ack(w, src, &h);
         return;
     }
     /* the messages before it, in order (also inside the hook, and while the

@@ -282,11 +282,21 @@ typedef struct loom_rma_hdr {
  * alone, REPLY by id) leave as one p2p frame (p2p_int.h, loom_p2p_am_send_int)
  * when they fit one, else, or under back-pressure, as a message with tag
  * REQ: the frame refuses to overtake queued frames, so both keep the
- * order sent. A REPLY (session 16) carries the header (kind REPLY, arg the
- * rop's id, disp its status, bytes the data's) and the data; it answers a
+ * order sent. A REPLY (session 16, loom_rma_reply_t) carries the rop's id,
+ * its status and the data; it answers a
  * get-like request whose header's arg named that id (0: the old REPLY
  * message to a posted receive).
  */
+
+/* a REPLY by id (session 16): this, then @c bytes of data (16 bytes: a
+ * fetch-and-op's answer fits the shm transport's one-line frame) */
+typedef struct loom_rma_reply {
+    uint8_t  kind;     /* LOOM_RMA_K_REPLY, where every request has its kind */
+    uint8_t  pad[3];
+    int32_t  status;
+    uint32_t id;       /* the rop's (its request header's arg) */
+    uint32_t bytes;    /* data bytes (0 with an error) */
+} loom_rma_reply_t;
 
 /* a new id for a reply awaited by id (never 0) */
 static inline uint32_t loom_rma_rop_id(loom_rma_win_t *win)
