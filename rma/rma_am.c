@@ -834,7 +834,7 @@ static __attribute__((noinline)) int loom_rma_am_poll_work(loom_rma_win_t *w, in
     for (loom_rma_rop_t **pp = &w->rops; *pp != NULL;) {
         loom_rma_rop_t *rop = *pp;
 
-        if (rop->req == NULL || !loom_request_is_complete(rop->req)) {
+        if (rop->req == NULL ? !rop->failed : !loom_request_is_complete(rop->req)) {
             pp = &rop->next;   /* (answered by id: finished by its REPLY) */
             continue;
         }
@@ -868,7 +868,7 @@ static __attribute__((noinline)) int loom_rma_am_poll_work(loom_rma_win_t *w, in
 static inline int loom_rma_am_pending(const loom_rma_win_t *w)
 {
     return w->in != NULL || w->out != NULL || w->zc != NULL || w->zc_ndrop != 0 ||
-           (w->rops != NULL && (w->rops->next != NULL ||
+           (w->rops != NULL && (w->rops->next != NULL || w->rops->failed ||
                                 (w->rops->req != NULL && loom_request_is_complete(w->rops->req))));
 }
 

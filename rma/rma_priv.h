@@ -179,6 +179,8 @@ typedef struct loom_rma_rop {
     uint64_t             batch;    /* queued in batch (agg gen + 1) to target, or 0 */
     uint32_t             id;       /* answered by a REPLY request naming it (req
                                       NULL: no receive posted), or 0 (session 16) */
+    uint8_t              failed;   /* id: its request could not be sent (the status
+                                      is in tmp): the next pass finishes it */
 } loom_rma_rop_t;
 
 typedef struct loom_rma_waiter {

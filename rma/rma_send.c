@@ -70,34 +70,25 @@ enum { LOOM_RMA_AGG_BYTES = 32768, LOOM_RMA_AGG_MAX = 4096 };
 
 /*
  * The get-like requests of a batch that could not be sent: cancel their
- * receives (those awaiting a REPLY by id: finished now); each then
- * completes with @p st (the status word of its reply buffer) and counts as
- * answered, as it counted as sent.
+ * receives (those awaiting a REPLY by id: marked failed); each then
+ * completes with @p st (the status word of its reply buffer) at the next
+ * pass and counts as answered, as it counted as sent.
  */
 static void loom_rma_am_push_failed(loom_rma_win_t *w, int dest, loom_status_t st)
 {
     loom_rma_agg_t *a = &w->agg[dest];
     int64_t st64 = st;
 
-    for (loom_rma_rop_t **pp = &w->rops; *pp != NULL && a->nfetch > 0;) {
-        loom_rma_rop_t *rop = *pp;
-
-        if (rop->target != dest || rop->batch != a->gen + 1) {
-            pp = &rop->next;
-            continue;
+    for (loom_rma_rop_t *rop = w->rops; rop != NULL && a->nfetch > 0; rop = rop->next) {
+        if (rop->target == dest && rop->batch == a->gen + 1) {
+            memcpy(rop->tmp, &st64, sizeof(st64));
+            if (rop->req != NULL) {
+                (void)loom_cancel(&rop->req);   /* nothing can match it: never sent */
+            } else {
+                rop->failed = 1;   /* no receive: the hook's next pass finishes it */
+            }
+            --a->nfetch;
         }
-        memcpy(rop->tmp, &st64, sizeof(st64));
-        --a->nfetch;
-        if (rop->req != NULL) {
-            (void)loom_cancel(&rop->req);   /* nothing can match it: never sent */
-            pp = &rop->next;
-            continue;
-        }
-        *pp = rop->next;   /* no receive: finished here */
-        if (*pp == NULL) {
-            w->rops_tail = pp;
-        }
-        loom_rma_rop_finish(w, rop);
     }
 }
 
