@@ -752,7 +752,8 @@ static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
     if (!loom_rma_am_blocked(w, in->src) || in->bytes < sizeof(loom_rma_hdr_t)) {
         return 0;
     }
-    k = (loom_rma_kind_t)((const loom_rma_hdr_t *)(const void *)in->buf)->kind;
+    /* the kind byte alone: a frame served in place is not aligned (session 16) */
+    k = (loom_rma_kind_t)*(const uint8_t *)in->buf;
     if (k == LOOM_RMA_K_ACK || k == LOOM_RMA_K_REPLY) {
         return 0;
     }
@@ -937,14 +938,16 @@ static void loom_rma_am_frame_queue(loom_rma_win_t *w, int src, const void *data
 /*
  * A request frame served where it lies (nothing of its window queued before
  * it, the hook not running): 1, or 0 if it must be queued instead (its
- * origin's lock waits, or its data still moves). The frame is the engine's:
- * served in the call, nothing kept.
+ * origin's lock waits, or its data still moves; or the frame is not 8-byte
+ * aligned, as a tcp receive buffer may hand it: the service reads segments
+ * in place). The frame is the engine's: served in the call, nothing kept.
  */
 static int loom_rma_am_frame_serve(loom_rma_win_t *w, int src, const void *data, size_t len)
 {
     loom_rma_in_t here = { .src = src, .bytes = len, .buf = (char *)(uintptr_t)data };
 
-    if (loom_rma_polling || w->in != NULL || !w->ready || loom_rma_am_must_hold(w, &here)) {
+    if (loom_rma_polling || w->in != NULL || !w->ready || ((uintptr_t)data & 7) != 0 ||
+        loom_rma_am_must_hold(w, &here)) {
         return 0;
     }
     loom_rma_polling = 1;   /* the hook must not run inside (a send's progress) */
