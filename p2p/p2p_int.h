@@ -122,6 +122,58 @@ typedef int (*loom_progress_hook_fn_t)(void);
 extern loom_progress_hook_fn_t loom_progress_hook;
 void loom_progress_hook_set(loom_progress_hook_fn_t fn);
 
+/*
+ * Frames for a layer above the engine (p2p_am.c, session 16): one frame,
+ * never matched, no request on either side. The receiver's engine hands it
+ * to the function registered for its id, from the progress pass that polls
+ * the transport, before any matching. Such frames travel in the peer's
+ * frame stream like eager messages: what a rank sent to a peer before one
+ * (messages, other frames) reaches the peer's engine before it.
+ */
+
+/** Handler ids (one per layer). */
+enum { LOOM_P2P_AM_RMA = 0, LOOM_P2P_AM_IDS = 4 };
+
+/**
+ * A frame's handler: @p ctx is the context id the sender named
+ * (loom_comm_ctx of its communicator), @p src its rank in that
+ * communicator, [@p data, + @p len) the payload, valid during the call
+ * only (copy what is kept; no alignment promised). Called from a progress
+ * pass, with the engine in the state a progress hook sees: it may send
+ * (frames, messages) and post receives, not wait.
+ */
+typedef void (*loom_p2p_am_fn_t)(uint32_t ctx, int src, const void *data, size_t len);
+
+/**
+ * Register @p fn for frames of @p id (NULL removes it; frames that arrive
+ * for an id without a function are logged and dropped).
+ * @return LOOM_OK, LOOM_ERR_INVALID_ARG for an id >= LOOM_P2P_AM_IDS.
+ */
+loom_status_t loom_p2p_am_set(uint8_t id, loom_p2p_am_fn_t fn);
+
+/**
+ * Largest payload loom_p2p_am_send_int takes to communicator rank @p dest
+ * of @p comm (the transport's max_am less the header, at most the peer's
+ * eager limit). Fixed for the peer's life: ask once.
+ */
+size_t loom_p2p_am_max(int dest, loom_comm_t comm);
+
+/**
+ * One frame of @p len bytes at @p data to communicator rank @p dest of
+ * @p comm, handled there by the function registered for @p id with the
+ * context of (@p comm, @p which). The data is copied out before this
+ * returns (the caller keeps its buffer); no request, nothing to complete.
+ * @return LOOM_OK: handed to the transport; LOOM_ERR_NO_RESOURCE: nothing
+ * sent, back-pressure (the transport is full, or earlier frames to that
+ * peer wait in the engine's queue and this one must not overtake them):
+ * the caller keeps it and retries later, or sends it as a message (which
+ * queues behind the waiting frames, so the order holds);
+ * LOOM_ERR_INVALID_ARG: @p len above loom_p2p_am_max (nothing sent); the
+ * peer's failure, or a transport error (logged).
+ */
+loom_status_t loom_p2p_am_send_int(int dest, loom_comm_t comm, uint32_t which, uint8_t id,
+                                   const void *data, size_t len);
+
 #pragma GCC visibility pop
 
 #endif /* LOOM_P2P_INT_H */

@@ -37,6 +37,10 @@
  *               still holds it unexpected drops it and answers NAK (the send
  *               completes cancelled); one that matched it says nothing (the
  *               ACK/FIN completes the send, not cancelled)
+ *   AM          hdr_am(16) + payload: a frame of a layer above the engine
+ *               (rma/), never matched: handed to the function registered
+ *               for its id (p2p_am.c) from the progress pass, in the peer's
+ *               frame stream like any other frame (session 16)
  *
  * The small header is 24 bytes so an 8-byte message plus the shared-memory
  * slot header fits one 64-byte cache line. @c src is the sender's rank in
@@ -65,6 +69,7 @@ typedef enum loom_p2p_frame_type {
     LOOM_P2P_NAK,
     LOOM_P2P_RNDV_DATA,
     LOOM_P2P_CANCEL,
+    LOOM_P2P_AM,
 } loom_p2p_frame_type_t;
 
 /** Header of every matched frame. */
@@ -114,6 +119,16 @@ typedef struct loom_p2p_hdr_ctl {
     uint64_t sreq;
 } loom_p2p_hdr_ctl_t;
 
+/** AM: a layer's frame (p2p_am.c); @c src as in the matched header. */
+typedef struct loom_p2p_hdr_am {
+    uint8_t  type;
+    uint8_t  id;        /* the handler registered with loom_p2p_am_set */
+    uint8_t  reserved[2];
+    uint32_t ctx;       /* communicator context the layer sent on */
+    int32_t  src;       /* sender's rank in that communicator */
+    uint32_t reserved2; /* keeps the payload 8-byte aligned in the frame */
+} loom_p2p_hdr_am_t;
+
 /** Largest header an eager frame carries (eager limit = max_am - this). */
 #define LOOM_P2P_EAGER_HDR_MAX sizeof(loom_p2p_hdr_sync_t)
 /** Largest header of any frame (room reserved in queued frames). */
@@ -121,6 +136,7 @@ typedef struct loom_p2p_hdr_ctl {
 
 _Static_assert(sizeof(loom_p2p_hdr_t) == 24, "small header must stay 24 bytes");
 _Static_assert(sizeof(loom_p2p_hdr_ctl_t) == 16, "control header is 16 bytes");
+_Static_assert(sizeof(loom_p2p_hdr_am_t) == 16, "AM header is 16 bytes");
 _Static_assert(sizeof(loom_p2p_hdr_rts_t) == 80, "RTS header is 80 bytes");
 
 #endif /* LOOM_P2P_PROTO_INT_H */

@@ -10,7 +10,8 @@
  * this file. Every other frame takes loom_p2p_am_handler_all: EAGER_SYNC
  * (ACK once matched), RTS (the rendezvous, p2p_rndv.c), RNDV_DATA, the
  * ACK/FIN that complete sends (p2p_sreq.c names them), NAK and CANCEL
- * (p2p_cancel.c).
+ * (p2p_cancel.c), and the AM frames of layers above the engine, handed to
+ * p2p_am.c before any matching (session 16).
  *
  * In the p2p stack (docs/p2p.md) it sits above the frames out, the
  * rendezvous and the NAK/CANCEL frames, which it calls, and below
@@ -18,6 +19,7 @@
  * sibling: the two never call each other.
  */
 #include "p2p_engine_int.h"
+#include "p2p_am_int.h"
 #include "log_int.h"
 
 #include <stdlib.h>
@@ -496,6 +498,9 @@ static __attribute__((noinline)) void loom_p2p_am_handler_all(int src, const voi
         memcpy(&h.ctl, data, sizeof(h.ctl));
         loom_p2p_recv_rndv_data(src, h.ctl.sreq, (const char *)data + sizeof(h.ctl),
                                 len - sizeof(h.ctl));
+        return;
+    case LOOM_P2P_AM:
+        loom_p2p_am_dispatch(src, data, len);   /* a layer's frame: never matched */
         return;
     default:
         break;

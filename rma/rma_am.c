@@ -31,6 +31,16 @@
  * the header posts the data's receive or send, and the origin's later
  * requests are held, like those of an origin whose lock waits, until the
  * data moved (loom_rma_zc_poll from each pass).
+ *
+ * Frames (session 16): requests and answers that fit one p2p frame come
+ * through loom_rma_am_frame_in, the function the engine calls for them
+ * before any matching (p2p_int.h, loom_p2p_am_set). An answer (ACK, REPLY
+ * by id) is taken at once: it waits for nothing. A request first takes the
+ * REQ messages that arrived before it (the engine saw every earlier frame
+ * of that origin: they are in its unexpected queue, or already in `in`),
+ * then is served at once when nothing is queued before it and the hook is
+ * not running, else queued in `in` behind them: each origin's requests
+ * are still served in the order sent, frames or messages alike.
  */
 #include "rma_priv.h"
 #include "log_int.h"
@@ -42,12 +52,39 @@ static loom_rma_win_t *loom_rma_wins;   /* every live window */
 static int loom_rma_polling;            /* the hook is running (no re-entry) */
 
 static int loom_rma_poll(void);
+static void loom_rma_am_frame_in(uint32_t ctx, int src, const void *data, size_t len);
+
+/* LOOM_RMA_AM=off: no frames from this rank (its messages as before session 16) */
+static size_t loom_rma_am_frame_max(const loom_rma_win_t *w)
+{
+    const char *env = getenv("LOOM_RMA_AM");
+    size_t max = SIZE_MAX;
+
+    if (env != NULL && strcmp(env, "off") == 0) {
+        return 0;
+    }
+    for (int r = 0; r < w->size; ++r) {
+        size_t m = loom_p2p_am_max(r, w->comm);
+
+        max = m < max ? m : max;
+    }
+    return max;
+}
 
 void loom_rma_am_register(loom_rma_win_t *w)
 {
+    w->am_ctx = loom_comm_ctx(w->comm, LOOM_CTX_P2P);
+    w->am_max = loom_rma_am_frame_max(w);
+    w->ready  = 0;
     w->next = loom_rma_wins;
     loom_rma_wins = w;
     loom_progress_hook_set(loom_rma_poll);
+    (void)loom_p2p_am_set(LOOM_P2P_AM_RMA, loom_rma_am_frame_in);
+}
+
+void loom_rma_am_ready(loom_rma_win_t *w)
+{
+    w->ready = 1;
 }
 
 void loom_rma_am_unregister(loom_rma_win_t *w)
@@ -60,6 +97,7 @@ void loom_rma_am_unregister(loom_rma_win_t *w)
     }
     if (loom_rma_wins == NULL) {
         loom_progress_hook_set(NULL);   /* no window: progress pays nothing */
+        (void)loom_p2p_am_set(LOOM_P2P_AM_RMA, NULL);
     }
 }
 
@@ -151,14 +189,32 @@ void loom_rma_am_spares_free(loom_rma_win_t *w)
 
 /* ---- the target's service ---- */
 
-/* the data of a get-like operation back to @p src: int64 status + data */
+/*
+ * The answer of a get-like request whose header named id @p h->arg: a
+ * REPLY (loom_rma_reply_t, then the data) in the block @p o (from
+ * loom_rma_am_out_get, sizeof(reply) + h->bytes), fetched into already;
+ * sent as a frame when it fits, else as a REQ message.
+ */
+static void loom_rma_am_reply_id(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
+                                 loom_rma_out_t *o, loom_status_t st)
+{
+    loom_rma_reply_t r = { .kind = LOOM_RMA_K_REPLY, .status = st, .id = (uint32_t)h->arg,
+                           .bytes = st == LOOM_OK ? (uint32_t)h->bytes : 0 };
+
+    memcpy(loom_rma_am_out_data(o), &r, sizeof(r));
+    (void)loom_rma_am_out_send(w, src, LOOM_RMA_TAG_REQ, o, sizeof(r) + r.bytes);
+}
+
+/* the data of a get-like operation back to @p src: int64 status + data (or a
+ * REPLY by id: header + data) */
 static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                                  const char *body)
 {
     const loom_rma_seg_t *segs = (const loom_rma_seg_t *)(const void *)body;
     const char *data = body + h->nseg * sizeof(*segs);
     int fetches = h->kind != LOOM_RMA_K_PUT && h->kind != LOOM_RMA_K_ACC;
-    loom_rma_out_t *o = fetches ? loom_rma_am_out_get(w, sizeof(int64_t) + h->bytes) : NULL;
+    size_t rhead = fetches && h->arg != 0 ? sizeof(loom_rma_reply_t) : sizeof(int64_t);
+    loom_rma_out_t *o = fetches ? loom_rma_am_out_get(w, rhead + h->bytes) : NULL;
     char *reply = o != NULL ? loom_rma_am_out_data(o) : NULL;
     char *t = loom_rma_target_addr(w, h->disp, segs, h->nseg);
     loom_status_t st = LOOM_OK;
@@ -173,7 +229,7 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
     } else {
         st = loom_rma_apply((loom_rma_kind_t)h->kind, (loom_op_t)h->op,
                             (loom_datatype_t)h->basic, t, segs, h->nseg, data,
-                            data + h->bytes, reply ? reply + sizeof(int64_t) : NULL);
+                            data + h->bytes, reply ? reply + rhead : NULL);
     }
     if (!fetches) {
         loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, st);
@@ -183,7 +239,11 @@ static void loom_rma_am_serve_op(loom_rma_win_t *w, int src, const loom_rma_hdr_
         loom_error("rma", "rank %d: no memory for a reply of %llu bytes to rank %d; "
                    "answering with the error only", w->rank,
                    (unsigned long long)h->bytes, src);
-        loom_rma_am_reply_err(w, src, st);
+        loom_rma_am_reply_err(w, src, (uint32_t)h->arg, st);
+        return;
+    }
+    if (h->arg != 0) {
+        loom_rma_am_reply_id(w, src, h, o, st);
         return;
     }
     st64 = st;
@@ -366,7 +426,7 @@ static loom_status_t loom_rma_am_fetch_entry(loom_rma_win_t *w, int src,
         data > room - e->nseg * sizeof(loom_rma_seg_t)) {
         loom_error("rma", "rank %d: a malformed batched request (kind %d, %zu bytes) from "
                    "rank %d", w->rank, e->kind, len, src);
-        loom_rma_am_reply_err(w, src, LOOM_ERR_INVALID_ARG);
+        loom_rma_am_reply_err(w, src, (uint32_t)e->arg, LOOM_ERR_INVALID_ARG);
         return LOOM_OK;
     }
     loom_rma_am_serve_op(w, src, e, req + sizeof(*e));
@@ -424,7 +484,7 @@ static uint64_t loom_rma_am_refuse_rest(loom_rma_win_t *w, int src, const char *
         memcpy(&len, rest + off, sizeof(len));
         memcpy(&e, rest + off + sizeof(len), sizeof(e));
         if (loom_rma_am_entry_fetches(&e)) {
-            loom_rma_am_reply_err(w, src, st);
+            loom_rma_am_reply_err(w, src, (uint32_t)e.arg, st);
         } else {
             ++others;
         }
@@ -505,10 +565,75 @@ static void loom_rma_am_serve_zc(loom_rma_win_t *w, int src, const loom_rma_hdr_
     loom_rma_zc_serve(w, src, h, &seg, t);
 }
 
+/* an ACK from @p src: operations answered (a batch's counts all), its error kept */
+static void loom_rma_am_ack(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h)
+{
+    if (h->arg != LOOM_OK && w->deferred[src] == LOOM_OK) {
+        w->deferred[src] = h->arg;
+    }
+    w->done[src] += h->nseg != 0 ? h->nseg : 1;
+}
+
+/* the operation to @p src that awaits the REPLY by @p id, unlinked from w->rops; or NULL */
+static loom_rma_rop_t *loom_rma_rop_take_id(loom_rma_win_t *w, int src, uint32_t id)
+{
+    for (loom_rma_rop_t **pp = &w->rops; *pp != NULL; pp = &(*pp)->next) {
+        loom_rma_rop_t *rop = *pp;
+
+        if (rop->id == id && rop->target == src && rop->req == NULL) {
+            *pp = rop->next;
+            if (*pp == NULL) {
+                w->rops_tail = pp;
+            }
+            return rop;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * A REPLY by id (@p bytes at @p msg: header, data) from @p src: its
+ * operation's result and status, finished here. Ownership: the data is
+ * copied into the rop's tmp, then unpacked as a posted receive's would be.
+ */
+static void loom_rma_am_reply_in(loom_rma_win_t *w, int src, const char *msg, size_t bytes)
+{
+    loom_rma_reply_t h;
+    loom_rma_rop_t *rop;
+    int64_t st64;
+
+    if (bytes < sizeof(h)) {
+        loom_error("rma", "rank %d: a reply of %zu bytes from rank %d is shorter than its "
+                   "header; dropped", w->rank, bytes, src);
+        return;
+    }
+    memcpy(&h, msg, sizeof(h));
+    if ((rop = loom_rma_rop_take_id(w, src, h.id)) == NULL) {
+        loom_error("rma", "rank %d: a reply (id %u) from rank %d that no operation awaits; "
+                   "dropped", w->rank, (unsigned)h.id, src);
+        return;
+    }
+    st64 = h.status;
+    if (st64 == LOOM_OK && (h.bytes != rop->bytes || bytes - sizeof(h) < h.bytes)) {
+        loom_error("rma", "rank %d: a reply of %u bytes from rank %d to an operation of "
+                   "%zu bytes", w->rank, (unsigned)h.bytes, src, rop->bytes);
+        st64 = LOOM_ERR_INVALID_ARG;
+    }
+    if (st64 == LOOM_OK) {
+        memcpy(rop->tmp + sizeof(st64), msg + sizeof(h), rop->bytes);
+    }
+    memcpy(rop->tmp, &st64, sizeof(st64));
+    loom_rma_rop_finish(w, rop);
+}
+
 static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_t bytes)
 {
     loom_rma_hdr_t h;
 
+    if (bytes > 0 && (uint8_t)buf[0] == LOOM_RMA_K_REPLY) {
+        loom_rma_am_reply_in(w, src, buf, bytes);   /* a header of its own */
+        return;
+    }
     if (bytes < sizeof(h)) {
         loom_error("rma", "rank %d: a request of %zu bytes from rank %d is shorter than "
                    "its header", w->rank, bytes, src);
@@ -520,12 +645,7 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
     case LOOM_RMA_K_UNLOCK:   loom_rma_am_unlock(w, src);        break;
     case LOOM_RMA_K_POST:     ++w->posts[src];                   break;
     case LOOM_RMA_K_COMPLETE: ++w->completes[src];               break;
-    case LOOM_RMA_K_ACK:
-        if (h.arg != LOOM_OK && w->deferred[src] == LOOM_OK) {
-            w->deferred[src] = h.arg;
-        }
-        w->done[src] += h.nseg != 0 ? h.nseg : 1;   /* a batch's answer counts all */
-        break;
+    case LOOM_RMA_K_ACK:      loom_rma_am_ack(w, src, &h);       break;
     case LOOM_RMA_K_BATCH:
         loom_rma_am_serve_batch(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
         break;
@@ -632,8 +752,9 @@ static int loom_rma_am_waits(const loom_rma_win_t *w, const loom_rma_in_t *in,
     if (!loom_rma_am_blocked(w, in->src) || in->bytes < sizeof(loom_rma_hdr_t)) {
         return 0;
     }
-    k = (loom_rma_kind_t)((const loom_rma_hdr_t *)(const void *)in->buf)->kind;
-    if (k == LOOM_RMA_K_ACK) {
+    /* the kind byte alone: a frame served in place is not aligned (session 16) */
+    k = (loom_rma_kind_t)*(const uint8_t *)in->buf;
+    if (k == LOOM_RMA_K_ACK || k == LOOM_RMA_K_REPLY) {
         return 0;
     }
     if (w->lkst[in->src] != LOOM_RMA_LK_WAIT) {   /* only data moving */
@@ -688,14 +809,16 @@ static __attribute__((noinline)) int loom_rma_am_poll_work(loom_rma_win_t *w, in
         n += loom_rma_am_held_serve(w);   /* an origin's data moved: its requests go on */
     }
 
-    while (w->in != NULL && loom_request_is_complete(w->in->req)) {
+    while (w->in != NULL && (w->in->req == NULL || loom_request_is_complete(w->in->req))) {
         loom_rma_in_t *in = w->in;
 
         w->in = in->next;
         if (w->in == NULL) {
             w->in_tail = &w->in;
         }
-        loom_request_release(in->req);
+        if (in->req != NULL) {   /* (a frame's record has none) */
+            loom_request_release(in->req);
+        }
         ++n;
         if (loom_rma_am_must_hold(w, in)) {
             in->next = NULL;
@@ -712,8 +835,8 @@ static __attribute__((noinline)) int loom_rma_am_poll_work(loom_rma_win_t *w, in
     for (loom_rma_rop_t **pp = &w->rops; *pp != NULL;) {
         loom_rma_rop_t *rop = *pp;
 
-        if (!loom_request_is_complete(rop->req)) {
-            pp = &rop->next;
+        if (rop->req == NULL ? !rop->failed : !loom_request_is_complete(rop->req)) {
+            pp = &rop->next;   /* (answered by id: finished by its REPLY) */
             continue;
         }
         *pp = rop->next;
@@ -746,12 +869,18 @@ static __attribute__((noinline)) int loom_rma_am_poll_work(loom_rma_win_t *w, in
 static inline int loom_rma_am_pending(const loom_rma_win_t *w)
 {
     return w->in != NULL || w->out != NULL || w->zc != NULL || w->zc_ndrop != 0 ||
-           (w->rops != NULL && (w->rops->next != NULL || loom_request_is_complete(w->rops->req)));
+           (w->rops != NULL && (w->rops->next != NULL || w->rops->failed ||
+                                (w->rops->req != NULL && loom_request_is_complete(w->rops->req))));
 }
 
 static int loom_rma_am_poll_win(loom_rma_win_t *w)
 {
-    int n = loom_rma_am_take(w);
+    int n;
+
+    if (loom_unlikely(!w->ready)) {
+        return 0;   /* being created: what came waits (frames in `in`) */
+    }
+    n = loom_rma_am_take(w);
 
     if (n == 0 && !loom_rma_am_pending(w)) {
         return 0;   /* the idle pass: one probe and a few loads (session 15) */
@@ -772,6 +901,97 @@ static int loom_rma_poll(void)
     }
     loom_rma_polling = 0;
     return n;
+}
+
+/* ---- frames (session 16): requests and answers handed over by the engine ---- */
+
+static loom_rma_win_t *loom_rma_win_of_ctx(uint32_t ctx)
+{
+    for (loom_rma_win_t *w = loom_rma_wins; w != NULL; w = w->next) {
+        if (w->am_ctx == ctx) {
+            return w;
+        }
+    }
+    return NULL;
+}
+
+/* queue the frame (@p len bytes at @p data, of @p src) in `in`, behind what came before */
+static void loom_rma_am_frame_queue(loom_rma_win_t *w, int src, const void *data, size_t len)
+{
+    loom_rma_in_t *in = loom_rma_in_alloc(w, len);
+
+    if (in == NULL) {
+        loom_error("rma", "rank %d: no memory to keep a request of %zu bytes from rank %d; "
+                   "dropped", w->rank, len, src);
+        return;
+    }
+    in->next  = NULL;
+    in->req   = NULL;   /* complete: nothing to receive */
+    in->src   = src;
+    in->bytes = len;
+    in->buf   = (char *)(in + 1);
+    memcpy(in->buf, data, len);
+    *w->in_tail = in;
+    w->in_tail  = &in->next;
+}
+
+/*
+ * A request frame served where it lies (nothing of its window queued before
+ * it, the hook not running): 1, or 0 if it must be queued instead (its
+ * origin's lock waits, or its data still moves; or the frame is not 8-byte
+ * aligned, as a tcp receive buffer may hand it: the service reads segments
+ * in place). The frame is the engine's: served in the call, nothing kept.
+ */
+static int loom_rma_am_frame_serve(loom_rma_win_t *w, int src, const void *data, size_t len)
+{
+    loom_rma_in_t here = { .src = src, .bytes = len, .buf = (char *)(uintptr_t)data };
+
+    if (loom_rma_polling || w->in != NULL || !w->ready || ((uintptr_t)data & 7) != 0 ||
+        loom_rma_am_must_hold(w, &here)) {
+        return 0;
+    }
+    loom_rma_polling = 1;   /* the hook must not run inside (a send's progress) */
+    loom_rma_am_serve(w, src, data, len);
+    if (w->held != NULL) {
+        (void)loom_rma_am_held_serve(w);   /* it may have granted a lock */
+    }
+    loom_rma_polling = 0;
+    return 1;
+}
+
+/*
+ * The engine's function for rma frames (loom_p2p_am_set): @p src is the
+ * sender's rank in the window's communicator, @p data valid in the call.
+ * Answers are taken at once; a request goes behind the REQ messages that
+ * arrived before it, then is served or queued (see the top of the file).
+ */
+static void loom_rma_am_frame_in(uint32_t ctx, int src, const void *data, size_t len)
+{
+    loom_rma_win_t *w = loom_rma_win_of_ctx(ctx);
+    uint8_t kind = len > 0 ? *(const uint8_t *)data : 0;
+    loom_rma_hdr_t h;
+
+    if (w == NULL || len < sizeof(loom_rma_reply_t) || src < 0 || src >= w->size) {
+        loom_error("rma", "rank %d: a frame of %zu bytes from rank %d for %s; dropped",
+                   w != NULL ? w->rank : -1, len, src,
+                   w == NULL ? "no window here" : "this window is malformed");
+        return;
+    }
+    if (w->ready && kind == LOOM_RMA_K_REPLY) {
+        loom_rma_am_reply_in(w, src, data, len);
+        return;
+    }
+    if (w->ready && kind == LOOM_RMA_K_ACK && len >= sizeof(h)) {
+        memcpy(&h, data, sizeof(h));
+        loom_rma_am_ack(w, src, &h);
+        return;
+    }
+    /* the messages before it, in order (also inside the hook, and while the
+     * window is being created: the hook would take them behind it) */
+    (void)loom_rma_am_take(w);
+    if (!loom_rma_am_frame_serve(w, src, data, len)) {
+        loom_rma_am_frame_queue(w, src, data, len);
+    }
 }
 
 /*
@@ -801,7 +1021,9 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
     } else {
         memcpy(&st64, rop->tmp, sizeof(st64));
     }
-    loom_request_release(rop->req);
+    if (rop->req != NULL) {   /* (none when answered by id) */
+        loom_request_release(rop->req);
+    }
     if (st64 != LOOM_OK && w->deferred[rop->target] == LOOM_OK) {
         w->deferred[rop->target] = (loom_status_t)st64;
     }
@@ -828,24 +1050,22 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
 
 /* ---- one fetch-and-op / compare-and-swap element by active message ---- */
 
-/* the reply's receive (status + @p esize bytes), in one block with its record */
+/*
+ * The record of the reply (status + @p esize bytes, in one block with it),
+ * awaited by id (session 16: no receive posted, the REPLY request that
+ * names the id fills it, loom_rma_am_reply_in).
+ */
 static loom_status_t loom_rma_am_atomic_rop(loom_rma_win_t *w, int target, size_t esize,
                                             void *result, loom_rma_rop_t **rop_p)
 {
     loom_rma_rop_t *rop = loom_rma_rop_small_alloc(w);   /* esize <= 8 */
-    loom_status_t st;
 
     if (rop == NULL) {
         return LOOM_ERR_NO_MEMORY;
     }
     memset(rop, 0, sizeof(*rop));
     rop->tmp = (char *)(rop + 1);
-    st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + esize, target, LOOM_RMA_TAG_REPLY,
-                            w->comm, LOOM_CTX_P2P, &rop->req);
-    if (st != LOOM_OK) {
-        loom_rma_rop_free(w, rop);
-        return st;
-    }
+    rop->id  = loom_rma_rop_id(w);
     rop->target = target;
     rop->bytes  = esize;
     rop->result = result;
@@ -858,13 +1078,14 @@ enum { LOOM_RMA_AM_ATOMIC_MAX = sizeof(loom_rma_hdr_t) + sizeof(loom_rma_seg_t) 
 
 /* build it at @p p (LOOM_RMA_AM_ATOMIC_MAX bytes); its length */
 static size_t loom_rma_am_atomic_msg(const loom_rma_am_atomic_t *a, int64_t start,
-                                     size_t esize, char *p)
+                                     size_t esize, uint32_t id, char *p)
 {
     size_t data = a->origin != NULL ? esize : 0, cmp = a->compare != NULL ? esize : 0;
     loom_rma_hdr_t h = { 0 };
     loom_rma_seg_t seg = { 0, esize };
 
     h.kind  = (uint8_t)(a->compare != NULL ? LOOM_RMA_K_CAS : LOOM_RMA_K_FOP);
+    h.arg   = (int32_t)id;   /* answered by a REPLY naming it */
     h.op    = (uint8_t)a->op;
     h.basic = (uint8_t)a->basic;
     h.disp  = start;
@@ -925,7 +1146,7 @@ int loom_rma_am_atomic(loom_rma_win_t *w, const loom_rma_am_atomic_t *a, loom_st
     if ((*st_p = loom_rma_am_atomic_rop(w, a->target, esize, a->result, &rop)) != LOOM_OK) {
         return 0;
     }
-    bytes = loom_rma_am_atomic_msg(a, start, esize, msg);   /* built here, not malloc'ed */
+    bytes = loom_rma_am_atomic_msg(a, start, esize, rop->id, msg);   /* built here, not malloc'ed */
     if (loom_rma_am_queue_fetch(w, a->target, msg, bytes, rop)) {
         loom_rma_rop_track(w, rop);   /* copied into the batch, counted */
         return 0;

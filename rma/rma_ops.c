@@ -170,20 +170,26 @@ static int loom_rma_is_acc(loom_rma_kind_t k)
     return k != LOOM_RMA_K_PUT && k != LOOM_RMA_K_GET;
 }
 
-/* the receive of a get-like operation's reply (status + @p bytes of data) */
+/*
+ * The receive of a get-like operation's reply (status + @p bytes of data);
+ * with @p id (session 16) none: the REPLY request naming @p id fills tmp.
+ */
 static loom_status_t loom_rma_rop_post(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
-                                       size_t bytes, loom_request_t ureq,
+                                       size_t bytes, loom_request_t ureq, uint32_t id,
                                        loom_rma_rop_t **rop_p)
 {
     loom_rma_rop_t *rop = calloc(1, sizeof(*rop));
-    loom_status_t st;
+    loom_status_t st = LOOM_OK;
 
     if (rop == NULL || (rop->tmp = malloc(sizeof(int64_t) + bytes)) == NULL) {
         free(rop);
         return LOOM_ERR_NO_MEMORY;
     }
-    st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + bytes, d->target,
-                            LOOM_RMA_TAG_REPLY, w->comm, LOOM_CTX_P2P, &rop->req);
+    rop->id = id;
+    if (id == 0) {
+        st = loom_p2p_irecv_int(rop->tmp, sizeof(int64_t) + bytes, d->target,
+                                LOOM_RMA_TAG_REPLY, w->comm, LOOM_CTX_P2P, &rop->req);
+    }
     if (st != LOOM_OK) {
         free(rop->tmp);
         free(rop);
@@ -197,6 +203,27 @@ static loom_status_t loom_rma_rop_post(loom_rma_win_t *w, const loom_rma_opdesc_
     rop->ureq   = ureq;
     *rop_p = rop;
     return LOOM_OK;
+}
+
+/*
+ * Small get-like requests but an R-form's are answered by a REPLY request
+ * naming an id (session 16: a frame, no receive posted); written into the
+ * message's header (arg), 0 for the others.
+ */
+enum { LOOM_RMA_REPLY_ID_MAX = 4096 };
+
+static uint32_t loom_rma_op_reply_id(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                     char *msg, size_t bytes, loom_request_t ureq)
+{
+    loom_rma_hdr_t h;
+
+    if (!loom_rma_fetches(d->kind) || ureq != NULL || bytes > LOOM_RMA_REPLY_ID_MAX) {
+        return 0;
+    }
+    memcpy(&h, msg, sizeof(h));
+    h.arg = (int32_t)loom_rma_rop_id(w);
+    memcpy(msg, &h, sizeof(h));
+    return (uint32_t)h.arg;
 }
 
 /*
@@ -217,7 +244,8 @@ static loom_status_t loom_rma_op_am(loom_rma_win_t *w, const loom_rma_opdesc_t *
         return LOOM_OK;
     }
     if (loom_rma_fetches(d->kind) &&
-        (st = loom_rma_rop_post(w, d, bytes, ureq, &rop)) != LOOM_OK) {
+        (st = loom_rma_rop_post(w, d, bytes, ureq,
+                                loom_rma_op_reply_id(w, d, msg, bytes, ureq), &rop)) != LOOM_OK) {
         free(msg);
         return st;
     }

@@ -108,6 +108,7 @@ typedef enum loom_rma_kind {
     LOOM_RMA_K_POST,
     LOOM_RMA_K_COMPLETE,
     LOOM_RMA_K_BATCH,      /* small puts/accumulates in one message (rma_am.c) */
+    LOOM_RMA_K_REPLY,      /* a get-like request's answer by id (session 16, rma_am.c) */
 } loom_rma_kind_t;
 
 /**
@@ -176,6 +177,10 @@ typedef struct loom_rma_rop {
     loom_dt_t           *rdt;      /* retained */
     loom_request_t       ureq;     /* user request (Rget...) or NULL */
     uint64_t             batch;    /* queued in batch (agg gen + 1) to target, or 0 */
+    uint32_t             id;       /* answered by a REPLY request naming it (req
+                                      NULL: no receive posted), or 0 (session 16) */
+    uint8_t              failed;   /* id: its request could not be sent (the status
+                                      is in tmp): the next pass finishes it */
 } loom_rma_rop_t;
 
 typedef struct loom_rma_waiter {
@@ -251,6 +256,12 @@ struct loom_rma_win {
     int                 *start_ranks, nstart;
     loom_rma_epoch_t     ep;
     loom_rma_hints_t     hints;
+    /* the p2p engine's frames for layers (session 16, rma_am.c) */
+    int                  ready;        /* created: frames that arrive are served */
+    uint32_t             am_ctx;       /* the context frames to this window name */
+    size_t               am_max;       /* largest message sent as one frame (0: none,
+                                          LOOM_RMA_AM=off) */
+    uint32_t             rop_seq;      /* the last id of an answer awaited by id */
 };
 
 /* tags on the window's private communicator */
@@ -268,6 +279,36 @@ typedef struct loom_rma_hdr {
     uint64_t bytes;    /* data bytes */
 } loom_rma_hdr_t;
 
+/*
+ * Small messages of the protocol (BATCH, control messages, requests sent
+ * alone, REPLY by id) leave as one p2p frame (p2p_int.h, loom_p2p_am_send_int)
+ * when they fit one, else, or under back-pressure, as a message with tag
+ * REQ: the frame refuses to overtake queued frames, so both keep the
+ * order sent. A REPLY (session 16, loom_rma_reply_t) carries the rop's id,
+ * its status and the data; it answers a
+ * get-like request whose header's arg named that id (0: the old REPLY
+ * message to a posted receive).
+ */
+
+/* a REPLY by id (session 16): this, then @c bytes of data (16 bytes: a
+ * fetch-and-op's answer fits the shm transport's one-line frame) */
+typedef struct loom_rma_reply {
+    uint8_t  kind;     /* LOOM_RMA_K_REPLY, where every request has its kind */
+    uint8_t  pad[3];
+    int32_t  status;
+    uint32_t id;       /* the rop's (its request header's arg) */
+    uint32_t bytes;    /* data bytes (0 with an error) */
+} loom_rma_reply_t;
+
+/* a new id for a reply awaited by id (never 0) */
+static inline uint32_t loom_rma_rop_id(loom_rma_win_t *win)
+{
+    if (++win->rop_seq == 0) {
+        ++win->rop_seq;
+    }
+    return win->rop_seq;
+}
+
 /* an active message's header flag (pad): a large put or get whose data
  * moves as a message of its own, straight from/to user and window memory */
 enum { LOOM_RMA_HDR_ZCOPY = 1 };
@@ -278,6 +319,15 @@ static inline size_t loom_rma_pad8(size_t n)
 }
 
 /* rma_send.c: sending requests, answers and batches */
+/**
+ * Send @p bytes at @p msg to @p dest as one frame when the window allows
+ * frames of that size (the data is copied before the return).
+ * LOOM_OK: sent; LOOM_ERR_NO_RESOURCE: not sent (too large for a frame,
+ * or back-pressure): the caller sends it as a REQ message instead; other:
+ * the peer's failure.
+ */
+loom_status_t loom_rma_am_frame(loom_rma_win_t *win, int dest, const void *msg,
+                                size_t bytes);
 loom_status_t loom_rma_am_send(loom_rma_win_t *win, int dest, int tag, void *buf,
                                size_t bytes);
 loom_status_t loom_rma_am_ctrl(loom_rma_win_t *win, int dest, loom_rma_kind_t kind,
@@ -315,8 +365,11 @@ static inline void loom_rma_rop_track(loom_rma_win_t *win, loom_rma_rop_t *rop)
     *win->rops_tail = rop;
     win->rops_tail  = &rop->next;
 }
-/** A get-like request's reply that carries the error @p st alone (8 bytes). */
-void loom_rma_am_reply_err(loom_rma_win_t *win, int dest, loom_status_t st);
+/**
+ * A get-like request's reply that carries the error @p st alone: a REPLY
+ * by @p id, or with @p id 0 an 8-byte REPLY message.
+ */
+void loom_rma_am_reply_err(loom_rma_win_t *win, int dest, uint32_t id, loom_status_t st);
 /** Send what is queued for @p dest (-1: every rank). */
 void loom_rma_am_push_all(loom_rma_win_t *win, int dest);
 /**
@@ -395,7 +448,14 @@ void loom_rma_zc_gets_settle(loom_rma_win_t *win, int target);
 /* rma_am.c */
 /** Free the window's kept small records (at its destruction). */
 void loom_rma_am_spares_free(loom_rma_win_t *win);
+/**
+ * Link a window being created: frames and messages for it are taken from
+ * now on (a peer may send as soon as its own creation returned), served
+ * once loom_rma_am_ready says so. Before the creation's last collective.
+ */
 void loom_rma_am_register(loom_rma_win_t *win);
+/** The window is complete: serve what arrived for it. */
+void loom_rma_am_ready(loom_rma_win_t *win);
 void loom_rma_am_unregister(loom_rma_win_t *win);
 /**
  * Progress until every operation to @p target (-1: all) completed; return

@@ -8,6 +8,11 @@
  * data of a large put or get: user or window memory, rma_zcopy.c). A
  * request (tag REQ) to a rank always leaves behind the small ones queued
  * for it, so the target serves each origin's requests in the order issued.
+ * Since session 16 a REQ message that fits one p2p frame (a batch, an
+ * answer, a small request alone) leaves as that frame instead
+ * (loom_rma_am_frame): no send request here, no receive at the target;
+ * under back-pressure it leaves as a message, which queues behind the
+ * frames waiting for that peer, so the order holds either way.
  * The lowest file of the protocol: it calls only the p2p engine.
  */
 #include "rma_priv.h"
@@ -15,6 +20,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+loom_status_t loom_rma_am_frame(loom_rma_win_t *w, int dest, const void *msg, size_t bytes)
+{
+    if (bytes > w->am_max) {
+        return LOOM_ERR_NO_RESOURCE;   /* a message: the engine splits or reads it */
+    }
+    return loom_p2p_am_send_int(dest, w->comm, LOOM_CTX_P2P, LOOM_P2P_AM_RMA, msg, bytes);
+}
 
 static loom_status_t loom_rma_am_send_raw(loom_rma_win_t *w, int dest, int tag, void *buf,
                                           size_t bytes)
@@ -57,8 +70,9 @@ enum { LOOM_RMA_AGG_BYTES = 32768, LOOM_RMA_AGG_MAX = 4096 };
 
 /*
  * The get-like requests of a batch that could not be sent: cancel their
- * receives; each then completes with @p st (the status word of its reply
- * buffer) and counts as answered, as it counted as sent.
+ * receives (those awaiting a REPLY by id: marked failed); each then
+ * completes with @p st (the status word of its reply buffer) at the next
+ * pass and counts as answered, as it counted as sent.
  */
 static void loom_rma_am_push_failed(loom_rma_win_t *w, int dest, loom_status_t st)
 {
@@ -68,7 +82,11 @@ static void loom_rma_am_push_failed(loom_rma_win_t *w, int dest, loom_status_t s
     for (loom_rma_rop_t *rop = w->rops; rop != NULL && a->nfetch > 0; rop = rop->next) {
         if (rop->target == dest && rop->batch == a->gen + 1) {
             memcpy(rop->tmp, &st64, sizeof(st64));
-            (void)loom_cancel(&rop->req);   /* nothing can match it: never sent */
+            if (rop->req != NULL) {
+                (void)loom_cancel(&rop->req);   /* nothing can match it: never sent */
+            } else {
+                rop->failed = 1;   /* no receive: the hook's next pass finishes it */
+            }
             --a->nfetch;
         }
     }
@@ -81,13 +99,17 @@ static void loom_rma_am_push_failed(loom_rma_win_t *w, int dest, loom_status_t s
  * and malloc and free of it cost about 1000 instructions per batch, more
  * than the rest of a lone fetch-and-op. Else the send takes the buffer.
  */
-static loom_status_t loom_rma_am_push_send(loom_rma_win_t *w, int dest, loom_rma_agg_t *a)
+static loom_status_t loom_rma_am_push_send(loom_rma_win_t *w, int dest, loom_rma_agg_t *a,
+                                           const char *msg, size_t len)
 {
     loom_request_t req;
-    loom_status_t st = loom_p2p_isend_int(a->buf, a->len, dest, LOOM_RMA_TAG_REQ, w->comm,
-                                          LOOM_CTX_P2P, 0, &req);
+    loom_status_t st = loom_rma_am_frame(w, dest, msg, len);
     loom_rma_out_t *o;
 
+    if (st != LOOM_ERR_NO_RESOURCE) {
+        return st;   /* one frame, copied out (the buffer stays), or the peer failed */
+    }
+    st = loom_p2p_isend_int(msg, len, dest, LOOM_RMA_TAG_REQ, w->comm, LOOM_CTX_P2P, 0, &req);
     if (st != LOOM_OK) {
         return st;   /* the buffer stays for the next batch */
     }
@@ -123,11 +145,21 @@ static void loom_rma_am_push(loom_rma_win_t *w, int dest)
     if (a->n == 0) {
         return;
     }
-    h.kind  = LOOM_RMA_K_BATCH;
-    h.nseg  = a->n;
-    h.bytes = a->len - sizeof(h);
-    memcpy(a->buf, &h, sizeof(h));
-    st = loom_rma_am_push_send(w, dest, a);
+    if (a->n == 1) {
+        /* one entry leaves as the request it is: served and answered alone
+         * as it would be in the batch (a lone fetch-and-op's 40 bytes fewer,
+         * no batch to walk at the target; session 16) */
+        uint64_t len;
+
+        memcpy(&len, a->buf + sizeof(h), sizeof(len));
+        st = loom_rma_am_push_send(w, dest, a, a->buf + sizeof(h) + sizeof(len), (size_t)len);
+    } else {
+        h.kind  = LOOM_RMA_K_BATCH;
+        h.nseg  = a->n;
+        h.bytes = a->len - sizeof(h);
+        memcpy(a->buf, &h, sizeof(h));
+        st = loom_rma_am_push_send(w, dest, a, a->buf, a->len);
+    }
     if (st != LOOM_OK) {
         loom_error("rma", "rank %d: cannot send %llu queued operations to rank %d: %s",
                    w->rank, (unsigned long long)a->n, dest, loom_strerror(st));
@@ -190,25 +222,33 @@ int loom_rma_am_queue_fetch(loom_rma_win_t *w, int dest, const void *msg, size_t
 
 void loom_rma_rop_unpost(loom_rma_rop_t *rop)
 {
-    (void)loom_cancel(&rop->req);   /* nothing can match it: its request never left */
-    while (!loom_request_is_complete(rop->req)) {
-        loom_progress();
+    if (rop->req != NULL) {   /* (one answered by id posted nothing) */
+        (void)loom_cancel(&rop->req);   /* nothing can match it: its request never left */
+        while (!loom_request_is_complete(rop->req)) {
+            loom_progress();
+        }
+        loom_request_release(rop->req);
     }
-    loom_request_release(rop->req);
     if (rop->tmp != (char *)(rop + 1)) {   /* else in rop's own block */
         free(rop->tmp);
     }
     free(rop);
 }
 
-void loom_rma_am_reply_err(loom_rma_win_t *w, int dest, loom_status_t st)
+void loom_rma_am_reply_err(loom_rma_win_t *w, int dest, uint32_t id, loom_status_t st)
 {
-    loom_rma_out_t *o = loom_rma_am_out_alloc(sizeof(int64_t));
+    loom_rma_out_t *o = loom_rma_am_out_get(w, sizeof(loom_rma_reply_t));
+    loom_rma_reply_t h = { .kind = LOOM_RMA_K_REPLY, .status = st, .id = id };
     int64_t st64 = st;
 
     if (o == NULL) {
         loom_error("rma", "rank %d: no memory to answer rank %d (%s)", w->rank, dest,
                    loom_rma_strerror(st));
+        return;
+    }
+    if (id != 0) {   /* the header alone: status, no data */
+        memcpy(loom_rma_am_out_data(o), &h, sizeof(h));
+        (void)loom_rma_am_out_send(w, dest, LOOM_RMA_TAG_REQ, o, sizeof(h));
         return;
     }
     memcpy(loom_rma_am_out_data(o), &st64, sizeof(st64));
@@ -218,8 +258,15 @@ void loom_rma_am_reply_err(loom_rma_win_t *w, int dest, loom_status_t st)
 /* every request to @p dest goes behind the ones queued for it */
 loom_status_t loom_rma_am_send(loom_rma_win_t *w, int dest, int tag, void *buf, size_t bytes)
 {
+    loom_status_t st;
+
     if (tag == LOOM_RMA_TAG_REQ) {
         loom_rma_am_push(w, dest);
+        st = loom_rma_am_frame(w, dest, buf, bytes);
+        if (st != LOOM_ERR_NO_RESOURCE) {
+            free(buf);   /* copied out as a frame, or the peer failed */
+            return st;
+        }
     }
     return loom_rma_am_send_raw(w, dest, tag, buf, bytes);
 }
@@ -300,6 +347,15 @@ loom_status_t loom_rma_am_out_send(loom_rma_win_t *w, int dest, int tag, loom_rm
 
     if (tag == LOOM_RMA_TAG_REQ) {
         loom_rma_am_push(w, dest);   /* behind the queued requests */
+        st = loom_rma_am_frame(w, dest, loom_rma_am_out_data(o), bytes);
+        if (st == LOOM_OK) {
+            loom_rma_am_out_free(w, o);   /* copied out: the record is free again */
+            return LOOM_OK;
+        }
+        if (st != LOOM_ERR_NO_RESOURCE) {
+            free(o);
+            return st;
+        }
     }
     st = loom_p2p_isend_int(loom_rma_am_out_data(o), bytes, dest, tag, w->comm, LOOM_CTX_P2P,
                             0, &o->req);

@@ -73,6 +73,12 @@ static void loom_rma_win_destroy(loom_rma_win_t *w)
         w->held = in->next;
         free(in);
     }
+    while (w->in != NULL && w->in->req == NULL) {   /* frames kept by a failed creation */
+        loom_rma_in_t *in = w->in;
+
+        w->in = in->next;
+        free(in);
+    }
     free(w->post_ranks);
     free(w->start_ranks);
     loom_rma_epoch_fini(&w->ep);
@@ -162,6 +168,9 @@ loom_status_t loom_rma_win_create(void *base, size_t size, int disp_unit,
         st = loom_rma_win_arrays(w);
     }
     if (st == LOOM_OK) {
+        /* frames may come as soon as a peer's creation returned: taken from
+         * now on, served once it is complete (rma_am.c) */
+        loom_rma_am_register(w);
         st = loom_rma_win_exchange(w);
     }
     if (st == LOOM_OK &&
@@ -178,13 +187,14 @@ loom_status_t loom_rma_win_create(void *base, size_t size, int disp_unit,
         st = loom_rma_rdma_setup(w);  /* other transports' one-sided ops (rma_ib.c) */
     }
     if (st != LOOM_OK) {
+        loom_rma_am_unregister(w);   /* (not linked: nothing) */
         loom_rma_shm_free(w);
         loom_rma_cma_free(w);
         loom_rma_rdma_free(w);
         loom_rma_win_destroy(w);
         return st;
     }
-    loom_rma_am_register(w);
+    loom_rma_am_ready(w);
     *win_p = w;
     return LOOM_OK;
 }

@@ -370,7 +370,7 @@ err_free_z:
     free(z);
 err_answer:
     if (get) {
-        loom_rma_am_reply_err(w, src, st);   /* the status alone */
+        loom_rma_am_reply_err(w, src, 0, st);   /* the status alone */
     } else {
         loom_rma_zc_drop(w, src, st);   /* its data is on the way: consume it first */
     }
