@@ -17,20 +17,11 @@
 #     session 15 shared rule (cma above 64 KiB when ranks outnumber cores).
 #   BUILD=build/release bash test/coll/test_coll_rev15.sh
 set -u
-BUILD=${BUILD:-build/release}
 TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
-RUN="$BUILD/bin/loomrun -q --timeout 60"
-PROG=$BUILD/test/coll/prog_coll_rev15
-export LOOM_ERRORS=return
-fail=0
-log=/tmp/loom-coll-rev15-$$.log
-trap 'rm -f "$log"' EXIT
-
-if [[ ! -x $PROG ]]; then
-    echo "FAIL: $PROG is missing (make BUILD=$BUILD tests)"
-    exit 1
-fi
+# shellcheck source=test/coll/coll_one.sh
+. test/coll/coll_one.sh
+coll_driver prog_coll_rev15
 
 case $BUILD in
 *address*|*thread*|*undefined*) nps="1 2 3 5 8" ;;

@@ -17,32 +17,18 @@
 # A one-byte shift of the shm fold's offset fails the rs checks.
 #   BUILD=build/release bash test/coll/test_coll_s14.sh
 set -u
-BUILD=${BUILD:-build/release}
 TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
-RUN="$BUILD/bin/loomrun -q --timeout 60"
-PROG=$BUILD/test/coll/prog_coll_s14
+# shellcheck source=test/coll/coll_one.sh
+. test/coll/coll_one.sh
+ONE_TIMEOUT=90
+coll_driver prog_coll_s14 prog_coll
 PCOLL=$BUILD/test/coll/prog_coll
-export LOOM_ERRORS=return
-fail=0
-log=/tmp/loom-coll-s14-$$.log
-trap 'rm -f "$log"' EXIT
-
-for p in "$PROG" "$PCOLL"; do
-    if [[ ! -x $p ]]; then
-        echo "FAIL: $p is missing (make BUILD=$BUILD tests)"
-        exit 1
-    fi
-done
 
 case $BUILD in
 *address*|*thread*) nps="1 2 3 4 8"; det_nps="3"; ar_nps="4" ;;
 *)                  nps="1 2 3 4 5 6 7 8"; det_nps="3 4 8"; ar_nps="3 4 8" ;;
 esac
-
-ONE_TIMEOUT=90
-# shellcheck source=test/coll/coll_one.sh
-. test/coll/coll_one.sh
 
 # reduce_scatter: shm forced (both kinds), the message algorithms, the table
 for np in $nps; do

@@ -11,29 +11,17 @@
 #     the same program forced pairwise at np 1-8.
 #   BUILD=build/release bash test/coll/test_coll_s16.sh
 set -u
-BUILD=${BUILD:-build/release}
 TOP=${LOOM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
-RUN="$BUILD/bin/loomrun -q --timeout 60"
-PROG=$BUILD/test/coll/prog_coll_s16
-export LOOM_ERRORS=return
-fail=0
-log=/tmp/loom-coll-s16-$$.log
-trap 'rm -f "$log"' EXIT
-
-if [[ ! -x $PROG ]]; then
-    echo "FAIL: $PROG is missing (make BUILD=$BUILD tests)"
-    exit 1
-fi
+# shellcheck source=test/coll/coll_one.sh
+. test/coll/coll_one.sh
+coll_driver prog_coll_s16
 
 case $BUILD in
 *address*|*thread*|*undefined*) nps="1 2 3 5 8" ;;
 *)                              nps="1 2 3 4 5 6 7 8" ;;
 esac
 
-ONE_TIMEOUT=150
-# shellcheck source=test/coll/coll_one.sh
-. test/coll/coll_one.sh
 
 for np in $nps; do
     one "$np" a2a table
