@@ -14,7 +14,15 @@
  *           Win_allocate on one host (direct loads and stores: nothing to
  *           answer).
  *
- * usage: mpi_rma_rev16 death [create|allocate]
+ *   edge    the replies by id in every epoch and corner: each rank to
+ *           every rank, itself included, under lock_all, fence and PSCW:
+ *           fetch-and-op, compare-and-swap, small gets and
+ *           get-accumulates (answered by id), zero-byte get-likes,
+ *           MPI_PROC_NULL targets, and an R-form get among them (its
+ *           reply still a posted receive); over Win_create, Win_allocate
+ *           and dynamic windows; exact values.
+ *
+ * usage: mpi_rma_rev16 death|edge [create|allocate|dynamic]
  */
 #include "mpi_test_util.h"
 
@@ -79,6 +87,136 @@ static void death(const char *flavor)
     _exit(0);
 }
 
+enum { EDGE_ROUNDS = 6 };
+
+/* the window for edge: @p flavor, WBYTES at this rank; *base_p: target
+ * displacement of word 0 at each rank (0, or the attached address) */
+static MPI_Win edge_win(const char *flavor, char **mem_p, MPI_Aint **base_p)
+{
+    MPI_Aint *base = calloc((size_t)size, sizeof(*base)), mine;
+    MPI_Win w;
+
+    MT_CHECK(base != NULL);
+    if (strcmp(flavor, "dynamic") != 0) {
+        *base_p = base;
+        return win_make(flavor, WBYTES, mem_p);
+    }
+    MT_CHECK((*mem_p = calloc(1, WBYTES)) != NULL);
+    MT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    MT_OK(MPI_Win_attach(w, *mem_p, WBYTES));
+    MT_OK(MPI_Get_address(*mem_p, &mine));
+    MT_OK(MPI_Allgather(&mine, 1, MPI_AINT, base, 1, MPI_AINT, MPI_COMM_WORLD));
+    MT_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    *base_p = base;
+    return w;
+}
+
+/*
+ * One round of round @p k to every target: word rank of the target counts
+ * this rank's fetch-and-ops (old value k), word size + rank holds k by CAS,
+ * the gets read the target's word 2 * size + 1 (the target's rank + 100).
+ * @p sync: 0 under lock_all (flush_all), else inside a fence/PSCW epoch
+ * the caller closes.
+ */
+static void edge_round(MPI_Win w, const MPI_Aint *base, int k, int64_t *res, int64_t *cas,
+                       int64_t *got, int64_t *gacc, int64_t *rget)
+{
+    int64_t one = 1, cmp = k, nv = k + 1, none = 0;
+    MPI_Request rq[64];
+    int nrq = 0;
+
+    for (int t = 0; t < size; ++t) {
+        MPI_Aint d = base[t];
+
+        MT_OK(MPI_Fetch_and_op(&one, &res[t], MPI_INT64_T, t, d + 8 * rank, MPI_SUM, w));
+        MT_OK(MPI_Compare_and_swap(&nv, &cmp, &cas[t], MPI_INT64_T, t,
+                                   d + 8 * (size + rank), w));
+        MT_OK(MPI_Get(&got[t], 1, MPI_INT64_T, t, d + 8 * (2 * size + 1), 1, MPI_INT64_T, w));
+        MT_OK(MPI_Get_accumulate(&none, 1, MPI_INT64_T, &gacc[t], 1, MPI_INT64_T, t,
+                                 d + 8 * (2 * size + 1), 1, MPI_INT64_T, MPI_NO_OP, w));
+        /* zero bytes and no target: nothing moves, nothing to answer */
+        MT_OK(MPI_Get(got, 0, MPI_INT64_T, t, d, 0, MPI_INT64_T, w));
+        MT_OK(MPI_Get_accumulate(&none, 0, MPI_INT64_T, gacc, 0, MPI_INT64_T, t, d, 0,
+                                 MPI_INT64_T, MPI_SUM, w));
+        MT_OK(MPI_Fetch_and_op(&one, &none, MPI_INT64_T, MPI_PROC_NULL, 0, MPI_SUM, w));
+        MT_OK(MPI_Get(&none, 1, MPI_INT64_T, MPI_PROC_NULL, 0, 1, MPI_INT64_T, w));
+        if (nrq < 64) {
+            MT_OK(MPI_Rget(&rget[t], 1, MPI_INT64_T, t, d + 8 * (2 * size + 1), 1,
+                           MPI_INT64_T, w, &rq[nrq++]));
+        }
+    }
+    MT_OK(MPI_Waitall(nrq, rq, MPI_STATUSES_IGNORE));
+}
+
+static void edge_check(int k, const int64_t *res, const int64_t *cas, const int64_t *got,
+                       const int64_t *gacc, const int64_t *rget)
+{
+    for (int t = 0; t < size; ++t) {
+        if (res[t] != k || cas[t] != k || got[t] != t + 100 || gacc[t] != t + 100 ||
+            rget[t] != t + 100) {
+            MT_FAIL("edge: round %d at rank %d from target %d: fetch %lld cas %lld get %lld "
+                    "get_acc %lld rget %lld (expected %d, %d, %d x3)", k, rank, t,
+                    (long long)res[t], (long long)cas[t], (long long)got[t],
+                    (long long)gacc[t], (long long)rget[t], k, k, t + 100);
+        }
+    }
+}
+
+static void edge(const char *flavor)
+{
+    char *m;
+    MPI_Aint *base;
+    MPI_Win w = edge_win(flavor, &m, &base);
+    int64_t *v = calloc((size_t)size * 5, sizeof(int64_t));
+    int64_t me = rank + 100;
+    MPI_Group world, all;
+    int k = 0;
+
+    MT_CHECK(v != NULL && WBYTES >= 8 * (2 * size + 2));
+    MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w));
+    memcpy(m + 8 * (2 * size + 1), &me, sizeof(me));
+    MT_OK(MPI_Win_unlock(rank, w));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    all = world;
+    for (int r = 0; r < EDGE_ROUNDS; ++r, ++k) {
+        int sync = r % 3;   /* lock_all, fence, PSCW */
+
+        memset(v, 0xee, (size_t)size * 5 * sizeof(int64_t));
+        if (sync == 0) {
+            MT_OK(MPI_Win_lock_all(0, w));
+        } else if (sync == 1) {
+            MT_OK(MPI_Win_fence(0, w));
+        } else {
+            MT_OK(MPI_Win_post(all, 0, w));
+            MT_OK(MPI_Win_start(all, 0, w));
+        }
+        edge_round(w, base, k, v, v + size, v + 2 * size, v + 3 * size, v + 4 * size);
+        if (sync == 0) {
+            MT_OK(MPI_Win_flush_all(w));
+            edge_check(k, v, v + size, v + 2 * size, v + 3 * size, v + 4 * size);
+            MT_OK(MPI_Win_unlock_all(w));
+        } else if (sync == 1) {
+            MT_OK(MPI_Win_fence(0, w));
+            edge_check(k, v, v + size, v + 2 * size, v + 3 * size, v + 4 * size);
+        } else {
+            MT_OK(MPI_Win_complete(w));
+            edge_check(k, v, v + size, v + 2 * size, v + 3 * size, v + 4 * size);
+            MT_OK(MPI_Win_wait(w));
+        }
+        MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    MT_OK(MPI_Group_free(&world));
+    MT_OK(MPI_Win_free(&w));
+    if (strcmp(flavor, "allocate") != 0) {
+        free(m);
+    }
+    free(v);
+    free(base);
+    MT_PASS("mpi_rma_rev16 edge");
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -92,6 +230,11 @@ int main(int argc, char **argv)
         MT_CHECK(size == 2);
         death(flavor);
     }
-    MT_FAIL("usage: mpi_rma_rev16 death [create|allocate]");
+    if (strcmp(mode, "edge") == 0) {
+        edge(flavor);
+        MT_OK(MPI_Finalize());
+        return 0;
+    }
+    MT_FAIL("usage: mpi_rma_rev16 death|edge [create|allocate|dynamic]");
     return 1;
 }

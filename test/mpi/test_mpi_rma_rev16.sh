@@ -6,6 +6,10 @@
 #   flush fails with the peer's error instead of waiting for ever. Over CMA
 #   windows (atomics by message), LOOM_RMA_CMA=off, tcp, Win_allocate over
 #   tcp.
+#   edge: replies by id under lock_all, fence and PSCW, to every rank and
+#   itself, with zero-byte get-likes, MPI_PROC_NULL and an R-form get among
+#   them; Win_create, Win_allocate and dynamic windows, over CMA windows,
+#   LOOM_RMA_CMA=off, tcp and LOOM_RMA_AM=off; np 1 to 3.
 #   BUILD=build/release bash test/mpi/test_mpi_rma_rev16.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -23,6 +27,22 @@ run -m "death: flush failed with class" 137 death.tcp \
     env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$prog" death create
 run -m "death: flush failed with class" 137 death.tcp-alloc \
     env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$prog" death allocate
+case "$BUILD" in
+*-address*|*-thread*|*-undefined*) ranks="1 3" ;;
+*)                                 ranks="1 2 3" ;;
+esac
+for n in $ranks; do
+    for f in create allocate dynamic; do
+        run -m "mpi_rma_rev16 edge: passed on" 0 "edge.cma.$f.n$n" \
+            "$loomrun" -n "$n" "$prog" edge "$f"
+        run -m "mpi_rma_rev16 edge: passed on" 0 "edge.shm-am.$f.n$n" \
+            env LOOM_RMA_CMA=off "$loomrun" -n "$n" "$prog" edge "$f"
+        run -m "mpi_rma_rev16 edge: passed on" 0 "edge.tcp.$f.n$n" \
+            env LOOM_TRANSPORTS=self,tcp "$loomrun" -n "$n" "$prog" edge "$f"
+    done
+    run -m "mpi_rma_rev16 edge: passed on" 0 "edge.noframes.n$n" \
+        env LOOM_RMA_AM=off LOOM_RMA_CMA=off "$loomrun" -n "$n" "$prog" edge create
+done
 expect_log death.shm-am "awaiting its reply (id 1, 8 bytes) from rank 1, which failed"
 
 mdl_summary "mpi rma rev16" "(logs in $logdir)"
