@@ -1018,6 +1018,11 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
 
     if (rop->tmp == NULL) {
         st64 = loom_rma_rop_direct_status(rop);
+    } else if (rop->req != NULL && rop->req->msg.error != LOOM_OK) {
+        /* the reply's receive failed (its peer did): tmp holds no reply, its
+         * status word was never written (a cancelled receive completes
+         * LOOM_OK, its status set by the canceller) */
+        st64 = rop->req->msg.error;
     } else {
         memcpy(&st64, rop->tmp, sizeof(st64));
     }

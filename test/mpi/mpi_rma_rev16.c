@@ -7,13 +7,19 @@
  *           1, which takes no MPI call and is killed before serving them;
  *           rank 0's MPI_Win_flush must fail (the peer's failure), not
  *           wait for ever for a reply that never comes (a hang is the
- *           failure: loomrun kills the survivor 2 s after the death).
+ *           failure: loomrun kills the survivor 2 s after the death); the
+ *           error class is MPI_ERR_OTHER, as for a receive.
  *           Rank 0 locks the target first (over active messages the LOCK
  *           is answered by an ACK that never comes either). Rank 0 prints
  *           "death: flush failed" and leaves with _exit(0). Not for
  *           Win_allocate on one host (direct loads and stores: nothing to
  *           answer).
  *
+ *   death_rget  the same with an MPI_Rget (not answered by id: its reply
+ *           is a posted receive, which the engine fails with the peer):
+ *           the Wait completes (an R-request's error is the next flush's)
+ *           and the flush fails with MPI_ERR_OTHER, not with whatever the
+ *           reply buffer's unwritten status word held (MPI_ERR_UNKNOWN).
  *   edge    the replies by id in every epoch and corner: each rank to
  *           every rank, itself included, under lock_all, fence and PSCW:
  *           fetch-and-op, compare-and-swap, small gets and
@@ -56,7 +62,7 @@ static MPI_Win win_make(const char *flavor, MPI_Aint bytes, char **mem_p)
 }
 
 /* the target dies with the requests unserved: the flush fails, not hangs */
-static void death(const char *flavor)
+static void death(const char *flavor, int rget)
 {
     char *m;
     MPI_Win w = win_make(flavor, WBYTES, &m);
@@ -71,15 +77,32 @@ static void death(const char *flavor)
         nanosleep(&ts, NULL);   /* no MPI call: rank 0's requests wait unserved */
         raise(SIGKILL);
     }
-    if (rank == 0) {
+    if (rank == 0 && rget) {
+        MPI_Request rq;
+
+        MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w));
+        MT_OK(MPI_Rget(got, 4, MPI_INT64_T, 1, 8, 4, MPI_INT64_T, w, &rq));
+        /* an R-request completes; its error is the next flush's (rma_ops.c) */
+        (void)MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        rc = MPI_Win_flush(1, w);
+        MPI_Error_class(rc, &cls);
+        if (rc == MPI_SUCCESS || cls != MPI_ERR_OTHER) {
+            MT_FAIL("death (%s): the flush after an Rget from the dead rank 1 returned %d "
+                    "(class %d), expected class MPI_ERR_OTHER (the peer's failure)", flavor,
+                    rc, cls);
+        }
+        printf("death: flush failed with class %d (rget)\n", cls);
+        fflush(stdout);
+    } else if (rank == 0) {
         MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w));
         MT_OK(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, 1, 0, MPI_SUM, w));
         MT_OK(MPI_Get(got, 4, MPI_INT64_T, 1, 8, 4, MPI_INT64_T, w));
         rc = MPI_Win_flush(1, w);
         MPI_Error_class(rc, &cls);
-        if (rc == MPI_SUCCESS) {
-            MT_FAIL("death (%s): the flush to the dead rank 1 succeeded (result %lld)",
-                    flavor, (long long)res);
+        if (rc == MPI_SUCCESS || cls != MPI_ERR_OTHER) {
+            MT_FAIL("death (%s): the flush to the dead rank 1 returned %d (class %d, result "
+                    "%lld), expected class MPI_ERR_OTHER (the peer's failure)", flavor, rc,
+                    cls, (long long)res);
         }
         printf("death: flush failed with class %d\n", cls);
         fflush(stdout);
@@ -228,13 +251,17 @@ int main(int argc, char **argv)
     MT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     if (strcmp(mode, "death") == 0) {
         MT_CHECK(size == 2);
-        death(flavor);
+        death(flavor, 0);
+    }
+    if (strcmp(mode, "death_rget") == 0) {
+        MT_CHECK(size == 2);
+        death(flavor, 1);
     }
     if (strcmp(mode, "edge") == 0) {
         edge(flavor);
         MT_OK(MPI_Finalize());
         return 0;
     }
-    MT_FAIL("usage: mpi_rma_rev16 death|edge [create|allocate|dynamic]");
+    MT_FAIL("usage: mpi_rma_rev16 death|death_rget|edge [create|allocate|dynamic]");
     return 1;
 }

@@ -5,7 +5,8 @@
 #   answered by a REPLY naming an id) and a lock unserved: the origin's
 #   flush fails with the peer's error instead of waiting for ever. Over CMA
 #   windows (atomics by message), LOOM_RMA_CMA=off, tcp, Win_allocate over
-#   tcp.
+#   tcp. death_rget: the same with an R-form get (a posted receive the
+#   engine fails): the flush reports the peer's failure (MPI_ERR_OTHER).
 #   edge: replies by id under lock_all, fence and PSCW, to every rank and
 #   itself, with zero-byte get-likes, MPI_PROC_NULL and an R-form get among
 #   them; Win_create, Win_allocate and dynamic windows, over CMA windows,
@@ -43,6 +44,13 @@ for n in $ranks; do
     run -m "mpi_rma_rev16 edge: passed on" 0 "edge.noframes.n$n" \
         env LOOM_RMA_AM=off LOOM_RMA_CMA=off "$loomrun" -n "$n" "$prog" edge create
 done
+# an R-form get (its reply a posted receive, failed by the engine with the
+# peer): the flush after it fails with the peer's error, not the unwritten
+# status word of the reply buffer (MPI_ERR_UNKNOWN before)
+run -m "death: flush failed with class" 137 death_rget.shm-am \
+    env LOOM_ERRORS=return LOOM_RMA_CMA=off "$loomrun" -n 2 "$prog" death_rget create
+run -m "death: flush failed with class" 137 death_rget.tcp \
+    env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$prog" death_rget create
 expect_log death.shm-am "awaiting its reply (id 1, 8 bytes) from rank 1, which failed"
 
 mdl_summary "mpi rma rev16" "(logs in $logdir)"
