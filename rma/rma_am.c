@@ -1212,8 +1212,10 @@ static uint64_t loom_rma_am_fail_rops(loom_rma_win_t *w, int t, loom_status_t st
 /*
  * A target that failed answers nothing more: no REPLY by id (no receive
  * was posted that the engine could fail with the peer, as it fails an
- * R-form's), no ACK of a batch, a LOCK or an accumulate. Its rops awaiting
- * an id finish with the peer's error, and the rest of what was sent to it
+ * R-form's), no ACK of a batch, a LOCK or an accumulate. What is queued
+ * for it is sent first (the send fails: those operations are uncounted,
+ * their get-likes failed, as for any failed batch); its rops awaiting an
+ * id finish with the peer's error, and the rest of what was sent to it
  * counts as answered with that error (session 16 review: a flush, an
  * unlock or a fence returns the error instead of waiting for ever). Cheap
  * when no peer failed since the last look: one call and a compare.
@@ -1233,6 +1235,9 @@ static void loom_rma_am_fail_peers(loom_rma_win_t *w)
         if (st == LOOM_OK || t == w->rank) {
             continue;
         }
+        /* what is queued for it fails to leave now and is uncounted there
+         * (loom_rma_am_push): only what left counts as answered below */
+        loom_rma_am_push_all(w, t);
         left = loom_rma_am_fail_rops(w, t, st);
         if (w->sent[t] - left > w->done[t]) {
             loom_error("rma", "rank %d: %llu operations to rank %d, which failed, will not be "

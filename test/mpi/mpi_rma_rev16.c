@@ -20,6 +20,9 @@
  *           the Wait completes (an R-request's error is the next flush's)
  *           and the flush fails with MPI_ERR_OTHER, not with whatever the
  *           reply buffer's unwritten status word held (MPI_ERR_UNKNOWN).
+ *   death3  three ranks: rank 2 dies; rank 0 queues an accumulate for it,
+ *           finds the failure in a flush to rank 1, then flushes rank 2:
+ *           MPI_ERR_OTHER, not a wait for ever.
  *   edge    the replies by id in every epoch and corner: each rank to
  *           every rank, itself included, under lock_all, fence and PSCW:
  *           fetch-and-op, compare-and-swap, small gets and
@@ -105,6 +108,50 @@ static void death(const char *flavor, int rget)
                     cls, (long long)res);
         }
         printf("death: flush failed with class %d\n", cls);
+        fflush(stdout);
+    }
+    _exit(0);
+}
+
+/*
+ * death3: rank 2 dies; rank 0 queues an accumulate to it (batched, not yet
+ * sent), then flushes a fetch-and-op to the live rank 1 (the failure is
+ * found there), then flushes rank 2: that flush must fail, not hang (the
+ * queued accumulate must not count as answered before its send failed).
+ */
+static void death3(const char *flavor)
+{
+    char *m;
+    MPI_Win w = win_make(flavor, WBYTES, &m);
+    int64_t one = 1, res = -1;
+    int rc, cls = -1, token = 0;
+
+    signal(SIGTERM, SIG_IGN);
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 2) {
+        raise(SIGKILL);
+    }
+    if (rank == 1) {   /* serves rank 0 until its last message */
+        MT_OK(MPI_Recv(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        _exit(0);
+    }
+    if (rank == 0) {
+        struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+        nanosleep(&ts, NULL);   /* rank 2 is gone, not yet found so */
+        MT_OK(MPI_Win_lock_all(0, w));
+        (void)MPI_Accumulate(&one, 1, MPI_INT64_T, 2, 16, 1, MPI_INT64_T, MPI_SUM, w);
+        MT_OK(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, 1, 0, MPI_SUM, w));
+        MT_OK(MPI_Win_flush(1, w));   /* rank 2's failure is found here */
+        MT_EQ(res, 0);
+        rc = MPI_Win_flush(2, w);
+        MPI_Error_class(rc, &cls);
+        if (rc == MPI_SUCCESS || cls != MPI_ERR_OTHER) {
+            MT_FAIL("death3 (%s): the flush to the dead rank 2 returned %d (class %d), "
+                    "expected class MPI_ERR_OTHER", flavor, rc, cls);
+        }
+        MT_OK(MPI_Send(&token, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+        printf("death3: flush failed with class %d\n", cls);
         fflush(stdout);
     }
     _exit(0);
@@ -257,11 +304,15 @@ int main(int argc, char **argv)
         MT_CHECK(size == 2);
         death(flavor, 1);
     }
+    if (strcmp(mode, "death3") == 0) {
+        MT_CHECK(size == 3);
+        death3(flavor);
+    }
     if (strcmp(mode, "edge") == 0) {
         edge(flavor);
         MT_OK(MPI_Finalize());
         return 0;
     }
-    MT_FAIL("usage: mpi_rma_rev16 death|death_rget|edge [create|allocate|dynamic]");
+    MT_FAIL("usage: mpi_rma_rev16 death|death_rget|death3|edge [create|allocate|dynamic]");
     return 1;
 }

@@ -7,6 +7,8 @@
 #   windows (atomics by message), LOOM_RMA_CMA=off, tcp, Win_allocate over
 #   tcp. death_rget: the same with an R-form get (a posted receive the
 #   engine fails): the flush reports the peer's failure (MPI_ERR_OTHER).
+#   death3: an accumulate queued for a rank whose failure another flush
+#   finds; its own flush then fails instead of waiting.
 #   edge: replies by id under lock_all, fence and PSCW, to every rank and
 #   itself, with zero-byte get-likes, MPI_PROC_NULL and an R-form get among
 #   them; Win_create, Win_allocate and dynamic windows, over CMA windows,
@@ -51,6 +53,14 @@ run -m "death: flush failed with class" 137 death_rget.shm-am \
     env LOOM_ERRORS=return LOOM_RMA_CMA=off "$loomrun" -n 2 "$prog" death_rget create
 run -m "death: flush failed with class" 137 death_rget.tcp \
     env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$prog" death_rget create
+# three ranks: an accumulate queued for the dead rank 2 while a flush to the
+# live rank 1 finds the failure; the flush to rank 2 then fails (over tcp it
+# waited for ever: the queued accumulate counted as answered, then its
+# failed send uncounted it again)
+run -m "death3: flush failed with class" 137 death3.tcp \
+    env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$prog" death3 create
+run -m "death3: flush failed with class" 137 death3.shm-am \
+    env LOOM_ERRORS=return LOOM_RMA_CMA=off "$loomrun" -n 3 "$prog" death3 create
 expect_log death.shm-am "awaiting its reply (id 1, 8 bytes) from rank 1, which failed"
 
 mdl_summary "mpi rma rev16" "(logs in $logdir)"
