@@ -74,6 +74,7 @@ static size_t loom_rma_am_frame_max(const loom_rma_win_t *w)
 void loom_rma_am_register(loom_rma_win_t *w)
 {
     w->am_ctx = loom_comm_ctx(w->comm, LOOM_CTX_P2P);
+    w->peer_failures = loom_p2p_peer_failures();   /* failures before it concern no op */
     w->am_max = loom_rma_am_frame_max(w);
     w->ready  = 0;
     w->next = loom_rma_wins;
@@ -1239,13 +1240,14 @@ static void loom_rma_am_fail_peers(loom_rma_win_t *w)
          * (loom_rma_am_push): only what left counts as answered below */
         loom_rma_am_push_all(w, t);
         left = loom_rma_am_fail_rops(w, t, st);
-        if (w->sent[t] - left > w->done[t]) {
-            loom_error("rma", "rank %d: %llu operations to rank %d, which failed, will not be "
-                       "answered: they complete with %s", w->rank,
-                       (unsigned long long)(w->sent[t] - left - w->done[t]), t,
-                       loom_strerror(st));
-            w->done[t] = w->sent[t] - left;
+        if (w->sent[t] - left <= w->done[t]) {
+            continue;   /* nothing else awaited from it: no error to report */
         }
+        loom_error("rma", "rank %d: %llu operations to rank %d, which failed, will not be "
+                   "answered: they complete with %s", w->rank,
+                   (unsigned long long)(w->sent[t] - left - w->done[t]), t,
+                   loom_strerror(st));
+        w->done[t] = w->sent[t] - left;
         if (w->deferred[t] == LOOM_OK) {
             w->deferred[t] = st;
         }

@@ -23,6 +23,9 @@
  *   death3  three ranks: rank 2 dies; rank 0 queues an accumulate for it,
  *           finds the failure in a flush to rank 1, then flushes rank 2:
  *           MPI_ERR_OTHER, not a wait for ever.
+ *   death3_idle  the same death, but rank 0 sends nothing to rank 2: once
+ *           the failure is known, MPI_Win_flush_all succeeds (no
+ *           operation of rank 0 was lost with it).
  *   edge    the replies by id in every epoch and corner: each rank to
  *           every rank, itself included, under lock_all, fence and PSCW:
  *           fetch-and-op, compare-and-swap, small gets and
@@ -119,7 +122,7 @@ static void death(const char *flavor, int rget)
  * found there), then flushes rank 2: that flush must fail, not hang (the
  * queued accumulate must not count as answered before its send failed).
  */
-static void death3(const char *flavor)
+static void death3(const char *flavor, int idle)
 {
     char *m;
     MPI_Win w = win_make(flavor, WBYTES, &m);
@@ -135,7 +138,23 @@ static void death3(const char *flavor)
         MT_OK(MPI_Recv(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         _exit(0);
     }
-    if (rank == 0) {
+    if (rank == 0 && idle) {
+        struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+        nanosleep(&ts, NULL);
+        MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w));
+        MT_OK(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, 1, 0, MPI_SUM, w));
+        MT_OK(MPI_Win_flush(1, w));
+        /* a receive from rank 2 fails once its failure is known */
+        MT_ERR(MPI_Recv(&token, 1, MPI_INT, 2, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+               MPI_ERR_OTHER);
+        MT_EQ(res, 0);
+        MT_OK(MPI_Win_flush_all(w));   /* nothing was sent to rank 2: no error */
+        MT_OK(MPI_Win_unlock(1, w));
+        MT_OK(MPI_Send(&token, 1, MPI_INT, 1, 5, MPI_COMM_WORLD));
+        printf("death3 idle: flush_all succeeded\n");
+        fflush(stdout);
+    } else if (rank == 0) {
         struct timespec ts = { 0, 300 * 1000 * 1000 };
 
         nanosleep(&ts, NULL);   /* rank 2 is gone, not yet found so */
@@ -306,13 +325,17 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "death3") == 0) {
         MT_CHECK(size == 3);
-        death3(flavor);
+        death3(flavor, 0);
+    }
+    if (strcmp(mode, "death3_idle") == 0) {
+        MT_CHECK(size == 3);
+        death3(flavor, 1);
     }
     if (strcmp(mode, "edge") == 0) {
         edge(flavor);
         MT_OK(MPI_Finalize());
         return 0;
     }
-    MT_FAIL("usage: mpi_rma_rev16 death|death_rget|death3|edge [create|allocate|dynamic]");
+    MT_FAIL("usage: mpi_rma_rev16 death|death_rget|death3|death3_idle|edge [create|allocate|dynamic]");
     return 1;
 }

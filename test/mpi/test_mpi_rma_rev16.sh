@@ -8,7 +8,8 @@
 #   tcp. death_rget: the same with an R-form get (a posted receive the
 #   engine fails): the flush reports the peer's failure (MPI_ERR_OTHER).
 #   death3: an accumulate queued for a rank whose failure another flush
-#   finds; its own flush then fails instead of waiting.
+#   finds; its own flush then fails instead of waiting. death3_idle:
+#   nothing sent to the dead rank: flush_all succeeds.
 #   edge: replies by id under lock_all, fence and PSCW, to every rank and
 #   itself, with zero-byte get-likes, MPI_PROC_NULL and an R-form get among
 #   them; Win_create, Win_allocate and dynamic windows, over CMA windows,
@@ -61,6 +62,12 @@ run -m "death3: flush failed with class" 137 death3.tcp \
     env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$prog" death3 create
 run -m "death3: flush failed with class" 137 death3.shm-am \
     env LOOM_ERRORS=return LOOM_RMA_CMA=off "$loomrun" -n 3 "$prog" death3 create
+# the same death with nothing sent to rank 2: flush_all succeeds (the first
+# version set every failed target's error, sent to or not)
+run -m "death3 idle: flush_all succeeded" 137 death3_idle.tcp \
+    env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$prog" death3_idle create
+run -m "death3 idle: flush_all succeeded" 137 death3_idle.shm-am \
+    env LOOM_ERRORS=return LOOM_RMA_CMA=off "$loomrun" -n 3 "$prog" death3_idle create
 expect_log death.shm-am "awaiting its reply (id 1, 8 bytes) from rank 1, which failed"
 
 mdl_summary "mpi rma rev16" "(logs in $logdir)"
