@@ -74,6 +74,7 @@ static size_t loom_rma_am_frame_max(const loom_rma_win_t *w)
 void loom_rma_am_register(loom_rma_win_t *w)
 {
     w->am_ctx = loom_comm_ctx(w->comm, LOOM_CTX_P2P);
+    w->peer_failures = loom_p2p_peer_failures();   /* failures before it concern no op */
     w->am_max = loom_rma_am_frame_max(w);
     w->ready  = 0;
     w->next = loom_rma_wins;
@@ -1018,6 +1019,11 @@ void loom_rma_rop_finish(loom_rma_win_t *w, loom_rma_rop_t *rop)
 
     if (rop->tmp == NULL) {
         st64 = loom_rma_rop_direct_status(rop);
+    } else if (rop->req != NULL && rop->req->msg.error != LOOM_OK) {
+        /* the reply's receive failed (its peer did): tmp holds no reply, its
+         * status word was never written (a cancelled receive completes
+         * LOOM_OK, its status set by the canceller) */
+        st64 = rop->req->msg.error;
     } else {
         memcpy(&st64, rop->tmp, sizeof(st64));
     }
@@ -1174,6 +1180,81 @@ static int loom_rma_am_flushed(const loom_rma_win_t *w, int target)
 }
 
 /*
+ * The rops to failed target @p t awaiting a REPLY by id, finished with its
+ * error @p st; returns how many of its rops are left (posted receives: the
+ * engine fails those, the hook finishes them).
+ */
+static uint64_t loom_rma_am_fail_rops(loom_rma_win_t *w, int t, loom_status_t st)
+{
+    int64_t st64 = st;
+    uint64_t left = 0;
+
+    for (loom_rma_rop_t **pp = &w->rops; *pp != NULL;) {
+        loom_rma_rop_t *rop = *pp;
+
+        if (rop->target != t || rop->req != NULL) {
+            left += rop->target == t;
+            pp = &rop->next;
+            continue;
+        }
+        *pp = rop->next;
+        if (*pp == NULL) {
+            w->rops_tail = pp;
+        }
+        loom_error("rma", "rank %d: an operation awaiting its reply (id %u, %zu bytes) from "
+                   "rank %d, which failed: it completes with %s", w->rank, (unsigned)rop->id,
+                   rop->bytes, t, loom_strerror(st));
+        memcpy(rop->tmp, &st64, sizeof(st64));   /* the status word, no data */
+        loom_rma_rop_finish(w, rop);
+    }
+    return left;
+}
+
+/*
+ * A target that failed answers nothing more: no REPLY by id (no receive
+ * was posted that the engine could fail with the peer, as it fails an
+ * R-form's), no ACK of a batch, a LOCK or an accumulate. What is queued
+ * for it is sent first (the send fails: those operations are uncounted,
+ * their get-likes failed, as for any failed batch); its rops awaiting an
+ * id finish with the peer's error, and the rest of what was sent to it
+ * counts as answered with that error (session 16 review: a flush, an
+ * unlock or a fence returns the error instead of waiting for ever). Cheap
+ * when no peer failed since the last look: one call and a compare.
+ */
+static void loom_rma_am_fail_peers(loom_rma_win_t *w)
+{
+    unsigned failures = loom_p2p_peer_failures();
+
+    if (loom_likely(failures == w->peer_failures)) {
+        return;
+    }
+    w->peer_failures = failures;
+    for (int t = 0; t < w->size; ++t) {
+        loom_status_t st = loom_p2p_peer_failed(loom_comm_world_rank(w->comm, t));
+        uint64_t left;
+
+        if (st == LOOM_OK || t == w->rank) {
+            continue;
+        }
+        /* what is queued for it fails to leave now and is uncounted there
+         * (loom_rma_am_push): only what left counts as answered below */
+        loom_rma_am_push_all(w, t);
+        left = loom_rma_am_fail_rops(w, t, st);
+        if (w->sent[t] - left <= w->done[t]) {
+            continue;   /* nothing else awaited from it: no error to report */
+        }
+        loom_error("rma", "rank %d: %llu operations to rank %d, which failed, will not be "
+                   "answered: they complete with %s", w->rank,
+                   (unsigned long long)(w->sent[t] - left - w->done[t]), t,
+                   loom_strerror(st));
+        w->done[t] = w->sent[t] - left;
+        if (w->deferred[t] == LOOM_OK) {
+            w->deferred[t] = st;
+        }
+    }
+}
+
+/*
  * Each pass sends what was queued since the last one: under
  * MPI_THREAD_MULTIPLE another thread may queue a request to @p target while
  * this one waits (its progress passes let that thread in), and the request
@@ -1189,6 +1270,7 @@ void loom_rma_am_settle(loom_rma_win_t *w, int target)
     loom_rma_rdma_settle(w, target);   /* RDMA windows: the counted completions too */
     while (!loom_rma_am_flushed(w, target)) {
         loom_progress();
+        loom_rma_am_fail_peers(w);   /* a failed target answers nothing more */
         if (target < 0 || w->agg[target].n != 0) {   /* a pass shorter by a call when not */
             loom_rma_am_push_all(w, target);
         }

@@ -262,6 +262,8 @@ struct loom_rma_win {
     size_t               am_max;       /* largest message sent as one frame (0: none,
                                           LOOM_RMA_AM=off) */
     uint32_t             rop_seq;      /* the last id of an answer awaited by id */
+    unsigned             peer_failures; /* loom_p2p_peer_failures() when the rops awaited
+                                           by id were last checked against failed peers */
 };
 
 /* tags on the window's private communicator */
