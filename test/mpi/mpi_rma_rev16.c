@@ -131,9 +131,14 @@ static void death3(const char *flavor, int idle)
 
     signal(SIGTERM, SIG_IGN);
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* rank 2 dies only once ranks 0 and 1 have left the barrier (a barrier
+     * that loses a member before its last message arrives fails) */
     if (rank == 2) {
+        MT_OK(MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MT_OK(MPI_Recv(&token, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         raise(SIGKILL);
     }
+    MT_OK(MPI_Send(&token, 1, MPI_INT, 2, 7, MPI_COMM_WORLD));
     if (rank == 1) {   /* serves rank 0 until its last message */
         MT_OK(MPI_Recv(&token, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         _exit(0);
