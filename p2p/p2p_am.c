@@ -43,7 +43,7 @@ loom_status_t loom_p2p_am_set(uint8_t id, loom_p2p_am_fn_t fn)
     return LOOM_OK;
 }
 
-/* the payload limit to world rank @p wr's peer entry */
+/* the payload limit to the peer entry @p peer */
 static size_t loom_p2p_am_peer_max(const loom_p2p_peer_t *peer)
 {
     size_t max_am = peer->ep->iface->caps.max_am;

@@ -582,11 +582,7 @@ static loom_rma_rop_t *loom_rma_rop_take_id(loom_rma_win_t *w, int src, uint32_t
         loom_rma_rop_t *rop = *pp;
 
         if (rop->id == id && rop->target == src && rop->req == NULL) {
-            *pp = rop->next;
-            if (*pp == NULL) {
-                w->rops_tail = pp;
-            }
-            return rop;
+            return loom_rma_rop_untrack(w, pp);
         }
     }
     return NULL;
@@ -840,11 +836,7 @@ static __attribute__((noinline)) int loom_rma_am_poll_work(loom_rma_win_t *w, in
             pp = &rop->next;   /* (answered by id: finished by its REPLY) */
             continue;
         }
-        *pp = rop->next;
-        if (*pp == NULL) {
-            w->rops_tail = pp;
-        }
-        loom_rma_rop_finish(w, rop);
+        loom_rma_rop_finish(w, loom_rma_rop_untrack(w, pp));
         ++n;
     }
     for (loom_rma_out_t **pp = &w->out; *pp != NULL;) {
@@ -1197,10 +1189,7 @@ static uint64_t loom_rma_am_fail_rops(loom_rma_win_t *w, int t, loom_status_t st
             pp = &rop->next;
             continue;
         }
-        *pp = rop->next;
-        if (*pp == NULL) {
-            w->rops_tail = pp;
-        }
+        (void)loom_rma_rop_untrack(w, pp);
         loom_error("rma", "rank %d: an operation awaiting its reply (id %u, %zu bytes) from "
                    "rank %d, which failed: it completes with %s", w->rank, (unsigned)rop->id,
                    rop->bytes, t, loom_strerror(st));

@@ -367,6 +367,17 @@ static inline void loom_rma_rop_track(loom_rma_win_t *win, loom_rma_rop_t *rop)
     *win->rops_tail = rop;
     win->rops_tail  = &rop->next;
 }
+/** Unlink the rop at @p pp (a link of @p win->rops) and return it. */
+static inline loom_rma_rop_t *loom_rma_rop_untrack(loom_rma_win_t *win, loom_rma_rop_t **pp)
+{
+    loom_rma_rop_t *rop = *pp;
+
+    *pp = rop->next;
+    if (*pp == NULL) {
+        win->rops_tail = pp;
+    }
+    return rop;
+}
 /**
  * A get-like request's reply that carries the error @p st alone: a REPLY
  * by @p id, or with @p id 0 an 8-byte REPLY message.
