@@ -449,7 +449,9 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
     if (w->rdma != NULL) {
         return loom_rma_putget_rdma(w, get, origin, bytes, target, disp, st_p);
     }
-    if (!w->direct && !w->cma) {
+    if ((!w->direct && !w->cma) ||
+        (target != w->rank && loom_rma_cma_by_msg(w, get ? LOOM_RMA_K_GET : LOOM_RMA_K_PUT,
+                                                  bytes))) {
         return 1;
     }
     if ((*st_p = loom_rma_epoch_access_fast(&w->ep, target)) != LOOM_OK) {
@@ -808,7 +810,8 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
         }
-    } else if (st == LOOM_OK && w->cma && (w->cma_acc || !loom_rma_is_acc(d->kind))) {
+    } else if (st == LOOM_OK && w->cma && (w->cma_acc || !loom_rma_is_acc(d->kind)) &&
+               !loom_rma_cma_by_msg(w, d->kind, bytes)) {
         st = loom_rma_op_packed(w, d, segs, nseg, start, bytes, loom_rma_cma_op);
         if (ureq != NULL) {
             loom_rma_ureq_done(ureq);
@@ -839,15 +842,16 @@ static loom_status_t loom_rma_op_general(loom_rma_win_t *w, const loom_rma_opdes
 /* the largest put or accumulate built on the stack by loom_rma_op_am_small */
 enum { LOOM_RMA_AM_SMALL = 512 };
 
-/* a small put or accumulate to @p d's target goes by active message on @p w */
-static int loom_rma_am_small_path(const loom_rma_win_t *w, const loom_rma_opdesc_t *d)
+/* a small put or accumulate of @p bytes to @p d's target goes by active message on @p w */
+static int loom_rma_am_small_path(const loom_rma_win_t *w, const loom_rma_opdesc_t *d,
+                                  size_t bytes)
 {
     if (w->direct || w->rdma != NULL || w->flavor == LOOM_RMA_FLAVOR_DYNAMIC ||
         d->target == w->rank || d->disp < 0) {
         return 0;
     }
-    if (d->kind == LOOM_RMA_K_PUT) {
-        return !w->cma;   /* CMA windows: process_vm_writev */
+    if (d->kind == LOOM_RMA_K_PUT) {   /* CMA windows: process_vm_writev above the limit */
+        return !w->cma || loom_rma_cma_by_msg(w, d->kind, bytes);
     }
     return d->kind == LOOM_RMA_K_ACC && !(w->cma && w->cma_acc) &&
            (d->op != LOOM_RMA_OP_NO_OP || d->origin != NULL);
@@ -920,9 +924,10 @@ static int loom_rma_op_am_small(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
     size_t bytes;
     int64_t start;
 
-    if (!loom_rma_am_small_path(w, d) || !loom_dt_is_contig(d->tdt, d->tcount) ||
+    if (!loom_dt_is_contig(d->tdt, d->tcount) ||
         loom_dt_pack_size(d->tcount, d->tdt, &bytes) != LOOM_OK || bytes == 0 ||
-        bytes > LOOM_RMA_AM_SMALL || !loom_rma_contig(d->origin, d->ocount, d->odt, bytes, &olb)) {
+        bytes > LOOM_RMA_AM_SMALL || !loom_rma_am_small_path(w, d, bytes) ||
+        !loom_rma_contig(d->origin, d->ocount, d->odt, bytes, &olb)) {
         return 1;
     }
     if ((*st_p = loom_rma_epoch_access_fast(&w->ep, d->target)) != LOOM_OK) {
@@ -957,7 +962,7 @@ static int loom_rma_acc_contig_am(loom_rma_win_t *w, loom_op_t op, loom_datatype
     int64_t start;
 
     if (op == LOOM_RMA_OP_NO_OP || origin == NULL || bytes == 0 ||
-        bytes > LOOM_RMA_AM_SMALL || !loom_rma_am_small_path(w, &d)) {
+        bytes > LOOM_RMA_AM_SMALL || !loom_rma_am_small_path(w, &d, bytes)) {
         return 1;
     }
     if ((*st_p = loom_rma_epoch_access_fast(&w->ep, target)) != LOOM_OK) {

@@ -214,6 +214,8 @@ struct loom_rma_win {
     int                  cma;
     int                  cma_acc;  /* accumulates by CMA read-modify-write too
                                       (LOOM_RMA_CMA=acc), else active messages */
+    size_t               cma_msg_max; /* origin: puts/gets of 1..this many bytes go by
+                                         active message (LOOM_RMA_CMA_MSG; 0 with cma_acc) */
     uint64_t            *cma_pid;  /* [size] */
     uint64_t            *cma_base; /* [size] window base in its owner's process */
     /* RDMA windows (rma_ib.c): put/get/8-byte atomics/locks through a
@@ -319,6 +321,14 @@ static inline size_t loom_rma_pad8(size_t n)
 {
     return (n + 7) & ~(size_t)7;
 }
+
+/* rma_win.c */
+/**
+ * The byte count in environment variable @p name, or @p dflt when it is
+ * unset or empty; a value that is not a plain decimal count is warned
+ * about (naming the variable) and @p dflt taken.
+ */
+size_t loom_rma_env_bytes(const char *name, size_t dflt);
 
 /* rma_send.c: sending requests, answers and batches */
 /**
@@ -515,6 +525,12 @@ typedef struct loom_rma_cma_op {
 
 /** Collective at Win_create: make the window CMA if every rank can (else unchanged). */
 loom_status_t loom_rma_cma_setup(loom_rma_win_t *win);
+/** 1 if a put or get (@p kind) of @p bytes to another rank of CMA window @p w goes by message. */
+static inline int loom_rma_cma_by_msg(const loom_rma_win_t *w, loom_rma_kind_t kind, size_t bytes)
+{
+    return w->cma && bytes != 0 && bytes <= w->cma_msg_max &&
+           (kind == LOOM_RMA_K_PUT || kind == LOOM_RMA_K_GET);
+}
 void loom_rma_cma_free(loom_rma_win_t *win);
 /** Run @p o now (complete at return); LOOM_ERR_PEER_FAILED, _TRANSPORT, _INVALID_TYPE. */
 loom_status_t loom_rma_cma_op(loom_rma_win_t *win, const loom_rma_cma_op_t *o);

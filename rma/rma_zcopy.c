@@ -86,21 +86,10 @@ enum { LOOM_RMA_ZCOPY_DEFAULT = 65536 };
 
 static size_t loom_rma_zc_min(void)
 {
-    const char *env = getenv("LOOM_RMA_ZCOPY");
-    char *end;
-    unsigned long long v;
+    size_t v = loom_rma_env_bytes("LOOM_RMA_ZCOPY", LOOM_RMA_ZCOPY_DEFAULT);
 
-    if (env == NULL || *env == '\0') {
-        return LOOM_RMA_ZCOPY_DEFAULT;
-    }
-    v = strtoull(env, &end, 10);
-    if (*end != '\0' || end == env || strchr(env, '-') != NULL) {   /* strtoull takes "-1" */
-        loom_warn("rma", "LOOM_RMA_ZCOPY=%s is not a byte count; using %d", env,
-                  LOOM_RMA_ZCOPY_DEFAULT);
-        return LOOM_RMA_ZCOPY_DEFAULT;
-    }
     /* below a batch entry's size the batched path is always better */
-    return v == 0 ? 0 : v < 4096 ? 4096 : (size_t)v;
+    return v == 0 ? 0 : v < 4096 ? 4096 : v;
 }
 
 static loom_status_t loom_rma_zc_fault_init(loom_rma_win_t *w)

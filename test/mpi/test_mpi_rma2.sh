@@ -6,8 +6,10 @@
 # ranks is 0..n-1 once) and a CAS spin lock guarding a get/put increment,
 # on Win_allocate (direct) and Win_create (CMA, or active messages)
 # windows, at np 1..8 and over self,tcp; passive target on a rank that
-# makes no MPI call (direct and CMA windows). Also mpi_rma.c (every call
-# and sync mode) at np 6..8 and with LOOM_RMA_CMA=acc. Sanitizer builds run fewer ranks and rounds.
+# makes no MPI call (direct windows; CMA ones under LOOM_RMA_CMA=passive or
+# LOOM_RMA_CMA_MSG=0). Also mpi_rma.c (every call and sync mode) at np
+# 6..8 and with LOOM_RMA_CMA=acc. Sanitizer builds run fewer ranks and
+# rounds.
 #   BUILD=build/release bash test/mpi/test_mpi_rma2.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -21,15 +23,20 @@ case "$BUILD" in
 esac
 
 run 0 mpi_rma2.singleton timeout 60 "$progs/mpi_rma2" "$iters"
-# default transports: Win_allocate in a segment, Win_create by CMA, so the
-# target needs no progress ("noprogress"); LOOM_RMA_CMA=acc: accumulates by
-# CMA read-modify-write; =off: Win_create by active messages
+# default transports: Win_allocate in a segment, so the target needs no
+# progress ("noprogress"), Win_create by CMA with puts and gets of at most
+# 4 KiB by message; LOOM_RMA_CMA=passive (or acc): every put, get and
+# accumulate by CMA, so those windows need none either
+# ("noprogress-create"), as with LOOM_RMA_CMA_MSG=0 for a test without
+# accumulates; =off: Win_create by active messages
 for n in $ranks; do
     run 0 "mpi_rma2.n$n" timeout 90 "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters" noprogress
 done
 for n in 2 4; do
-    run 0 "mpi_rma2.cma_acc.n$n" timeout 90 env LOOM_RMA_CMA=acc \
-        "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters" noprogress
+    run 0 "mpi_rma2.cma_passive.n$n" timeout 90 env LOOM_RMA_CMA=passive \
+        "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters" noprogress-create
+    run 0 "mpi_rma2.cma_msg0.n$n" timeout 90 env LOOM_RMA_CMA_MSG=0 \
+        "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters" noprogress-create
     run 0 "mpi_rma2.cma_off.n$n" timeout 90 env LOOM_RMA_CMA=off \
         "$loomrun" -n "$n" "$progs/mpi_rma2" "$iters"
 done
