@@ -322,7 +322,7 @@ static inline size_t loom_rma_pad8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-/* rma_win.c */
+/* rma_env.c */
 /**
  * The byte count in environment variable @p name, or @p dflt when it is
  * unset or empty; a value that is not a plain decimal count is warned

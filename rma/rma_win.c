@@ -20,23 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t loom_rma_env_bytes(const char *name, size_t dflt)
-{
-    const char *env = getenv(name);
-    char *end;
-    unsigned long long v;
-
-    if (env == NULL || *env == '\0') {
-        return dflt;
-    }
-    v = strtoull(env, &end, 10);   /* takes "-1": refused below */
-    if (*end != '\0' || end == env || strchr(env, '-') != NULL || v > SIZE_MAX) {
-        loom_warn("rma", "%s=%s is not a byte count; using %zu", name, env, dflt);
-        return dflt;
-    }
-    return (size_t)v;
-}
-
 static loom_status_t loom_rma_win_arrays(loom_rma_win_t *w)
 {
     size_t n = (size_t)w->size;
