@@ -19,6 +19,10 @@
  *              windows in a shared segment never have anything in flight
  *              (their operations complete in the call), so their unlock,
  *              unlock_all and flush skip the waiting altogether;
+ *   sync       a fence; on every other window also one progress pass,
+ *              and so does the unlock on lock words (CMA, RDMA): a rank
+ *              polling its own memory with those calls serves the
+ *              requests other origins sent it by message;
  *   post/start a POST notice to each origin; start waits for one from
  *              each target; complete flushes and sends COMPLETE; wait/test
  *              count the COMPLETE notices of the post group.
@@ -59,10 +63,23 @@ loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
     return loom_rma_am_flush(w, target);
 }
 
+/*
+ * Win_sync is MPI's call for polling one's own window memory in a passive
+ * epoch (the unified model): a rank that waits for another's put that way
+ * makes no other MPI call, so the call serves the requests that came by
+ * message (review of session 17: since puts and gets of at most 4 KiB on
+ * CMA windows go by message, the origin's flush waited for ever for a
+ * target polling with Win_sync; accumulates, and every operation on
+ * active-message windows, did before). A window in a shared segment needs
+ * no one's progress: the fence alone (the binding's inline flush comes
+ * here too).
+ */
 loom_status_t loom_rma_sync(loom_rma_win_t *w)
 {
-    (void)w;
     atomic_thread_fence(memory_order_seq_cst);
+    if (!w->direct) {
+        loom_progress();
+    }
     return LOOM_OK;
 }
 
@@ -221,6 +238,13 @@ loom_status_t loom_rma_unlock(loom_rma_win_t *w, int target)
         return loom_rma_epoch_unlock(&w->ep, target);
     }
     if (!loom_rma_locks_by_msg(w)) {   /* the operations, then the lock word */
+        /* One pass for the others first: a rank that polls its own memory
+         * with lock / read / unlock of itself makes no other MPI call, and
+         * what other origins sent it by message waits for it (accumulates;
+         * on CMA windows, since session 17, puts and gets of at most 4 KiB):
+         * their flush waited for ever (review of session 17). By message,
+         * the unlock's own wait progresses; direct windows need no one's. */
+        loom_progress();
         ost = loom_rma_am_flush(w, target);
         st  = loom_rma_unlock_one(w, target, nocheck);
         st  = st == LOOM_OK ? loom_rma_am_flush(w, target) : st;
@@ -298,7 +322,11 @@ loom_status_t loom_rma_unlock_all(loom_rma_win_t *w)
     /* lock words (CMA, RDMA): the operations before they are released;
      * messages: each UNLOCK goes behind the operations to its target (served
      * in order), and one wait covers everything */
-    ost = !w->direct && !loom_rma_locks_by_msg(w) ? loom_rma_am_flush(w, -1) : LOOM_OK;
+    ost = LOOM_OK;
+    if (!w->direct && !loom_rma_locks_by_msg(w)) {
+        loom_progress();   /* serve the others first, as loom_rma_unlock does */
+        ost = loom_rma_am_flush(w, -1);
+    }
     st  = LOOM_OK;
     for (int r = 0; r < w->size && st == LOOM_OK; ++r) {
         st = loom_rma_unlock_one(w, r, loom_rma_nocheck(w)[r]);
