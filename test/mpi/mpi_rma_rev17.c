@@ -27,11 +27,17 @@
  *            the peer's error instead of waiting for ever, and the lock
  *            word is free again (a second exclusive lock of rank 1 returns).
  *            Prints "death_unlock: unlock failed with class N".
+ *   mt       MPI_THREAD_MULTIPLE: under one lock_all, MT_THREADS threads per
+ *            rank each put 8, 4096, 4097 and 16384 bytes (by message and by
+ *            CMA) into its own slots of the next rank's window, flush, and
+ *            read them back by Get and Rget (checked); then each target
+ *            checks the bytes of its origin's last round.
  *
- * usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | dtype | death_unlock
+ * usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | dtype | death_unlock | mt
  */
 #include "mpi_test_util.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -272,21 +278,133 @@ static void death_unlock(void)
     _exit(0);
 }
 
+/* ---- mt ---- */
+
+enum { MT_THREADS = 3, MT_ROUNDS = 20, MT_NSIZES = 4, MT_SLOT = 16384 + 64 };
+
+static const int mt_sizes[MT_NSIZES] = { 8, 4096, 4097, 16384 };
+
+static unsigned char mt_pat(int o, int th, int k, int s, long i)
+{
+    return (unsigned char)(o * 31 + th * 17 + k * 13 + s * 7 + i * 3 + 1);
+}
+
+/* slot of thread @p th's size @p s in a target's window */
+static MPI_Aint mt_slot(int th, int s)
+{
+    return ((MPI_Aint)th * MT_NSIZES + s) * MT_SLOT;
+}
+
+MT_OWN_DATA static void mt_fill(unsigned char *b, int th, int k, int s)
+{
+    for (long i = 0; i < mt_sizes[s]; ++i) {
+        b[i] = mt_pat(rank, th, k, s, i);
+    }
+}
+
+MT_OWN_DATA static void mt_check(const unsigned char *b, int o, int th, int k, int s,
+                                 const char *what)
+{
+    for (long i = 0; i < mt_sizes[s]; ++i) {
+        if (b[i] != mt_pat(o, th, k, s, i)) {
+            MT_FAIL("mt (%s): origin %d thread %d round %d, %d bytes: byte %ld is %d, "
+                    "expected %d", what, o, th, k, mt_sizes[s], i, b[i],
+                    mt_pat(o, th, k, s, i));
+        }
+    }
+}
+
+typedef struct mt_arg {
+    MPI_Win win;
+    int     th;
+} mt_arg_t;
+
+static void *mt_thread(void *p)
+{
+    const mt_arg_t *a = p;
+    unsigned char *src = malloc(MT_SLOT), *dst = malloc(MT_SLOT);
+    int t = (rank + 1) % size;
+
+    MT_CHECK(src != NULL && dst != NULL);
+    for (int k = 0; k < MT_ROUNDS; ++k) {
+        for (int s = 0; s < MT_NSIZES; ++s) {
+            MPI_Request rq;
+
+            mt_fill(src, a->th, k, s);
+            MT_OK(MPI_Put(src, mt_sizes[s], MPI_BYTE, t, mt_slot(a->th, s), mt_sizes[s],
+                          MPI_BYTE, a->win));
+            MT_OK(MPI_Win_flush(t, a->win));
+            memset(dst, 0, (size_t)mt_sizes[s]);
+            MT_OK(MPI_Rget(dst, mt_sizes[s], MPI_BYTE, t, mt_slot(a->th, s), mt_sizes[s],
+                           MPI_BYTE, a->win, &rq));
+            MT_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            mt_check(dst, rank, a->th, k, s, "Rget");
+            memset(dst, 0, (size_t)mt_sizes[s]);
+            MT_OK(MPI_Get(dst, mt_sizes[s], MPI_BYTE, t, mt_slot(a->th, s), mt_sizes[s],
+                          MPI_BYTE, a->win));
+            MT_OK(MPI_Win_flush(t, a->win));
+            mt_check(dst, rank, a->th, k, s, "get");
+        }
+    }
+    free(src);
+    free(dst);
+    return NULL;
+}
+
+static void mt(void)
+{
+    size_t bytes = (size_t)MT_THREADS * MT_NSIZES * MT_SLOT;
+    unsigned char *mem = calloc(1, bytes);
+    pthread_t th[MT_THREADS];
+    mt_arg_t a[MT_THREADS];
+    MPI_Win win;
+
+    MT_CHECK(mem != NULL);
+    MT_OK(MPI_Win_create(mem, (MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MT_OK(MPI_Win_lock_all(0, win));
+    for (int i = 0; i < MT_THREADS; ++i) {
+        a[i] = (mt_arg_t){ win, i };
+        MT_CHECK(pthread_create(&th[i], NULL, mt_thread, &a[i]) == 0);
+    }
+    for (int i = 0; i < MT_THREADS; ++i) {
+        MT_CHECK(pthread_join(th[i], NULL) == 0);
+    }
+    MT_OK(MPI_Win_unlock_all(win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < MT_THREADS; ++i) {
+        for (int s = 0; s < MT_NSIZES; ++s) {
+            mt_check(mem + mt_slot(i, s), (rank + size - 1) % size, i, MT_ROUNDS - 1, s,
+                     "at the target");
+        }
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_free(&win));
+    free(mem);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
+    int provided = -1;
 
-    MT_OK(MPI_Init(&argc, &argv));
+    if (strcmp(mode, "mt") == 0) {
+        MT_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    } else {
+        MT_OK(MPI_Init(&argc, &argv));
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (strcmp(mode, "poll") == 0 && argc > 2) {
+    if (strcmp(mode, "mt") == 0) {
+        MT_EQ(provided, MPI_THREAD_MULTIPLE);
+        mt();
+    } else if (strcmp(mode, "poll") == 0 && argc > 2) {
         poll(argv[2]);
     } else if (strcmp(mode, "dtype") == 0) {
         dtype();
     } else if (strcmp(mode, "death_unlock") == 0) {
         death_unlock();
     } else {
-        MT_FAIL("usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | dtype | death_unlock");
+        MT_FAIL("usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | dtype | death_unlock | mt");
     }
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     MT_PASS("mpi_rma_rev17");

@@ -12,6 +12,9 @@
 #   dtype: a vector target type of 2-byte pieces, 4096 bytes (by message)
 #   and 4098 (CMA), put and read back by Get and Rget, np 1-3, over the
 #   default, LOOM_RMA_CMA_MSG=0, LOOM_RMA_CMA=off and tcp.
+#   mt: MPI_THREAD_MULTIPLE, three threads per rank putting 8 B to 16 KiB
+#   (by message and by CMA) into one window under one lock_all, each
+#   flushing and reading back by Get and Rget; np 1-3, and LOOM_RMA_CMA=off.
 #   death_unlock: an exclusive lock (a lock word), an 8-byte put by message
 #   to a rank that dies: the unlock fails with the peer's error, not hangs,
 #   and leaves the lock word free.
@@ -47,6 +50,11 @@ done
 run -m "$ok" 0 dtype.cma-msg0 env LOOM_RMA_CMA_MSG=0 "$loomrun" -n 2 "$prog" dtype
 run -m "$ok" 0 dtype.shm-am env LOOM_RMA_CMA=off "$loomrun" -n 2 "$prog" dtype
 run -m "$ok" 0 dtype.tcp env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$prog" dtype
+
+for n in $dranks; do
+    run -m "$ok" 0 "mt.cma.n$n" "$loomrun" -n "$n" "$prog" mt
+done
+run -m "$ok" 0 mt.shm-am env LOOM_RMA_CMA=off "$loomrun" -n 2 "$prog" mt
 
 # rank 1 dies (137); rank 0 must print its line before loomrun stops it
 run -m "death_unlock: unlock failed with class" 137 death_unlock.cma \
