@@ -6,6 +6,7 @@
 #include "rma_priv.h"
 #include "log_int.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,12 @@ size_t loom_rma_env_bytes(const char *name, size_t dflt)
     if (env == NULL || *env == '\0') {
         return dflt;
     }
+    errno = 0;
     v = strtoull(env, &end, 10);   /* takes "-1": refused below */
-    if (*end != '\0' || end == env || strchr(env, '-') != NULL || v > SIZE_MAX) {
+    /* past 64 bits strtoull says ERANGE and gives its largest value: a
+     * count nobody meant (review of session 17: taken silently before) */
+    if (*end != '\0' || end == env || strchr(env, '-') != NULL || errno == ERANGE ||
+        v > SIZE_MAX) {
         loom_warn("rma", "%s=%s is not a byte count; using %zu", name, env, dflt);
         return dflt;
     }

@@ -325,8 +325,8 @@ static inline size_t loom_rma_pad8(size_t n)
 /* rma_env.c */
 /**
  * The byte count in environment variable @p name, or @p dflt when it is
- * unset or empty; a value that is not a plain decimal count is warned
- * about (naming the variable) and @p dflt taken.
+ * unset or empty; a value that is not a plain decimal count, or is one
+ * past 64 bits, is warned about (naming the variable) and @p dflt taken.
  */
 size_t loom_rma_env_bytes(const char *name, size_t dflt);
 

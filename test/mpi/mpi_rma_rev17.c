@@ -18,6 +18,13 @@
  *            Each origin then checks the word it got. A hang (a flush
  *            waiting for a target that polls without progress) fails after
  *            30 s with the flags still missing.
+ *   excl     rank 0 polls a counter in its window by lock(shared, itself) /
+ *            read / unlock while every other rank, K times, locks rank 0
+ *            exclusively, gets the counter (8 bytes: by message), flushes,
+ *            puts it + 1 (by message) and unlocks: the counter must reach
+ *            (size - 1) x K exactly, which it does only if each unlock of
+ *            the lock word waits for its put to be applied (a lost
+ *            increment leaves rank 0 polling: fails after 30 s).
  *   dtype    every rank to the next: a put through a vector target type of
  *            many 2-byte pieces, totalling 4096 bytes (by message) and 4098
  *            (by CMA), read back by a Get and an Rget through the same
@@ -33,7 +40,7 @@
  *            read them back by Get and Rget (checked); then each target
  *            checks the bytes of its origin's last round.
  *
- * usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | dtype | death_unlock | mt
+ * usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | excl | dtype | death_unlock | mt
  */
 #include "mpi_test_util.h"
 
@@ -157,6 +164,47 @@ static void poll(const char *how)
         }
         if (all) {
             MT_OK(MPI_Win_unlock_all(win));
+        }
+    }
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_free(&win));
+    free(mem);
+}
+
+/* ---- excl ---- */
+
+enum { EXCL_ROUNDS = 200 };
+
+static void excl(void)
+{
+    int64_t *mem = calloc(1, sizeof(int64_t)), want = (int64_t)(size - 1) * EXCL_ROUNDS, v;
+    MPI_Win win;
+
+    MT_CHECK(mem != NULL && size > 1);
+    MT_OK(MPI_Win_create(mem, sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                         &win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        double end = now() + 30.0;
+
+        for (v = 0; v != want;) {
+            MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+            v = __atomic_load_n(mem, __ATOMIC_ACQUIRE);
+            MT_OK(MPI_Win_unlock(0, win));
+            if (v > want || now() > end) {
+                MT_FAIL("excl: the counter is %lld, %lld expected (after 30 s: an increment "
+                        "lost, an unlock that released the lock word before its put "
+                        "landed)", (long long)v, (long long)want);
+            }
+        }
+    } else {
+        for (int i = 0; i < EXCL_ROUNDS; ++i) {
+            MT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            MT_OK(MPI_Get(&v, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win));
+            MT_OK(MPI_Win_flush(0, win));
+            ++v;
+            MT_OK(MPI_Put(&v, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win));
+            MT_OK(MPI_Win_unlock(0, win));
         }
     }
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -399,12 +447,14 @@ int main(int argc, char **argv)
         mt();
     } else if (strcmp(mode, "poll") == 0 && argc > 2) {
         poll(argv[2]);
+    } else if (strcmp(mode, "excl") == 0) {
+        excl();
     } else if (strcmp(mode, "dtype") == 0) {
         dtype();
     } else if (strcmp(mode, "death_unlock") == 0) {
         death_unlock();
     } else {
-        MT_FAIL("usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | dtype | death_unlock | mt");
+        MT_FAIL("usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | excl | dtype | death_unlock | mt");
     }
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     MT_PASS("mpi_rma_rev17");

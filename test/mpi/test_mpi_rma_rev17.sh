@@ -9,12 +9,19 @@
 #   origins' flush waited for ever on CMA windows (those calls made no
 #   progress pass; with LOOM_RMA_CMA_MSG=0 they passed), and Win_sync never
 #   made one on any window but a shared segment (acc, LOOM_RMA_CMA=off, tcp).
+#   excl: a counter under exclusive locks (lock words on CMA windows),
+#   get + flush + put of 8 bytes (by message) per increment, while rank 0
+#   polls it with lock/unlock of itself: exact only if each unlock waits
+#   for its put before it frees the lock word; np 2-3, LOOM_RMA_CMA_MSG=0
+#   (by CMA), LOOM_RMA_CMA=off, tcp.
 #   dtype: a vector target type of 2-byte pieces, 4096 bytes (by message)
 #   and 4098 (CMA), put and read back by Get and Rget, np 1-3, over the
 #   default, LOOM_RMA_CMA_MSG=0, LOOM_RMA_CMA=off and tcp.
 #   mt: MPI_THREAD_MULTIPLE, three threads per rank putting 8 B to 16 KiB
 #   (by message and by CMA) into one window under one lock_all, each
 #   flushing and reading back by Get and Rget; np 1-3, and LOOM_RMA_CMA=off.
+#   limits past 64 bits (LOOM_RMA_CMA_MSG, LOOM_RMA_ZCOPY): warned about
+#   and the default taken (strtoull's ERANGE was taken as 2^64-1 before).
 #   death_unlock: an exclusive lock (a lock word), an 8-byte put by message
 #   to a rank that dies: the unlock fails with the peer's error, not hangs,
 #   and leaves the lock word free.
@@ -44,12 +51,24 @@ for how in sync acc; do
 done
 run -m "$ok" 0 poll.lockall.cma-msg0 env LOOM_RMA_CMA_MSG=0 "$loomrun" -n 2 "$prog" poll lockall
 
+for n in $ranks; do
+    run -m "$ok" 0 "excl.cma.n$n" "$loomrun" -n "$n" "$prog" excl
+done
+run -m "$ok" 0 excl.cma-msg0 env LOOM_RMA_CMA_MSG=0 "$loomrun" -n 3 "$prog" excl
+run -m "$ok" 0 excl.shm-am env LOOM_RMA_CMA=off "$loomrun" -n 3 "$prog" excl
+run -m "$ok" 0 excl.tcp env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$prog" excl
+
 for n in $dranks; do
     run -m "$ok" 0 "dtype.cma.n$n" "$loomrun" -n "$n" "$prog" dtype
 done
 run -m "$ok" 0 dtype.cma-msg0 env LOOM_RMA_CMA_MSG=0 "$loomrun" -n 2 "$prog" dtype
 run -m "$ok" 0 dtype.shm-am env LOOM_RMA_CMA=off "$loomrun" -n 2 "$prog" dtype
 run -m "$ok" 0 dtype.tcp env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$prog" dtype
+
+huge=99999999999999999999
+run -m "LOOM_RMA_CMA_MSG=$huge is not a byte count; using 4096" \
+    -m "LOOM_RMA_ZCOPY=$huge is not a byte count; using 65536" -m "$ok" 0 dtype.huge-limits \
+    env LOOM_RMA_CMA_MSG=$huge LOOM_RMA_ZCOPY=$huge "$loomrun" -n 2 "$prog" dtype
 
 for n in $dranks; do
     run -m "$ok" 0 "mt.cma.n$n" "$loomrun" -n "$n" "$prog" mt
