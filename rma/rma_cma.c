@@ -91,6 +91,19 @@ static loom_status_t loom_rma_cma_exchange(loom_rma_win_t *w, uint64_t *all, uin
 }
 
 /*
+ * This rank asked for LOOM_RMA_CMA=passive (@p env) and the window is not
+ * (another rank did not ask, or the window is not CMA): say so, since its
+ * passive target then needs its MPI calls (review of session 17: silent).
+ */
+static void loom_rma_cma_not_passive(const loom_rma_win_t *w, const char *env)
+{
+    loom_warn("rma", "rank %d: LOOM_RMA_CMA=%s here, but not on every rank of the window "
+              "(or the window is not CMA): its accumulates, and puts and gets of at most "
+              "LOOM_RMA_CMA_MSG bytes, go by message and need the target's MPI calls",
+              w->rank, env);
+}
+
+/*
  * The window's ranks agree on the path (every input below may differ per
  * rank: LOOM_RMA_CMA, LOOM_TRANSPORTS, the probe), so every rank runs the
  * same collectives: the first allreduce (max of: this rank will not or is
@@ -134,6 +147,9 @@ loom_status_t loom_rma_cma_setup(loom_rma_win_t *w)
     free(probe);
     if (!w->cma) {   /* some rank will not or cannot: active messages everywhere */
         loom_rma_cma_free(w);
+    }
+    if (st == LOOM_OK && !mine[1] && !(w->cma && w->cma_acc)) {
+        loom_rma_cma_not_passive(w, env);
     }
     return st;
 }

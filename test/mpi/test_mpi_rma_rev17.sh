@@ -22,6 +22,8 @@
 #   flushing and reading back by Get and Rget; np 1-3, and LOOM_RMA_CMA=off.
 #   limits past 64 bits (LOOM_RMA_CMA_MSG, LOOM_RMA_ZCOPY): warned about
 #   and the default taken (strtoull's ERANGE was taken as 2^64-1 before).
+#   passive on rank 0 only (LOOM_RMA_CMA=passive): the window is not
+#   passive, and rank 0 says so (silent before).
 #   death_unlock: an exclusive lock (a lock word), an 8-byte put by message
 #   to a rank that dies: the unlock fails with the peer's error, not hangs,
 #   and leaves the lock word free.
@@ -69,6 +71,11 @@ huge=99999999999999999999
 run -m "LOOM_RMA_CMA_MSG=$huge is not a byte count; using 4096" \
     -m "LOOM_RMA_ZCOPY=$huge is not a byte count; using 65536" -m "$ok" 0 dtype.huge-limits \
     env LOOM_RMA_CMA_MSG=$huge LOOM_RMA_ZCOPY=$huge "$loomrun" -n 2 "$prog" dtype
+run -m "rank 0: LOOM_RMA_CMA=passive here, but not on every rank" -x "rank 1: LOOM_RMA_CMA" \
+    -m "$ok" 0 dtype.passive-rank0 "$loomrun" -n 2 sh -c \
+    '[ "$PMIX_RANK" = 0 ] && export LOOM_RMA_CMA=passive; exec "$0" dtype' "$prog"
+run -m "$ok" -x "LOOM_RMA_CMA=passive here" 0 dtype.passive-all \
+    env LOOM_RMA_CMA=passive "$loomrun" -n 2 "$prog" dtype
 
 for n in $dranks; do
     run -m "$ok" 0 "mt.cma.n$n" "$loomrun" -n "$n" "$prog" mt
