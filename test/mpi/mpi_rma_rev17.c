@@ -25,6 +25,12 @@
  *            (size - 1) x K exactly, which it does only if each unlock of
  *            the lock word waits for its put to be applied (a lost
  *            increment leaves rank 0 polling: fails after 30 s).
+ *   cross    every rank to the next, K rounds, the same bytes by both paths
+ *            with a flush between: an 8-byte put (message) read back by an
+ *            8 KiB get (CMA); an 8 KiB put (CMA) read back by an 8-byte get
+ *            and an 8-byte Rget (message); an 8-byte get (message) before
+ *            an 8 KiB put (CMA) of the same bytes returns the old bytes;
+ *            under lock_all, then under fence.
  *   dtype    every rank to the next: a put through a vector target type of
  *            many 2-byte pieces, totalling 4096 bytes (by message) and 4098
  *            (by CMA), read back by a Get and an Rget through the same
@@ -40,7 +46,7 @@
  *            read them back by Get and Rget (checked); then each target
  *            checks the bytes of its origin's last round.
  *
- * usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | excl | dtype | death_unlock | mt
+ * usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | excl | cross | dtype | death_unlock | mt
  */
 #include "mpi_test_util.h"
 
@@ -210,6 +216,84 @@ static void excl(void)
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     MT_OK(MPI_Win_free(&win));
     free(mem);
+}
+
+/* ---- cross ---- */
+
+enum { CROSS_BIG = 8192, CROSS_ROUNDS = 30 };
+
+static unsigned char cross_pat(int o, int k, int i)
+{
+    return (unsigned char)(o * 41 + k * 19 + i * 7 + 3);
+}
+
+/* wait for the previous accesses to @p t: a flush (lock_all) or a fence */
+static void cross_sync(MPI_Win win, int t, int fence)
+{
+    if (fence) {
+        MT_OK(MPI_Win_fence(0, win));
+    } else {
+        MT_OK(MPI_Win_flush(t, win));
+    }
+}
+
+static void cross_round(MPI_Win win, int t, int k, int fence, unsigned char *big,
+                        unsigned char *back)
+{
+    unsigned char small[8], got[8], old[8];
+    MPI_Request rq;
+
+    for (int i = 0; i < 8; ++i) {
+        small[i] = cross_pat(rank, k, 1000 + i);
+    }
+    MT_OK(MPI_Put(small, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, win));            /* message */
+    cross_sync(win, t, fence);
+    MT_OK(MPI_Get(back, CROSS_BIG, MPI_BYTE, t, 0, CROSS_BIG, MPI_BYTE, win));   /* CMA */
+    cross_sync(win, t, fence);
+    MT_CHECK(memcmp(back, small, 8) == 0);
+    for (int i = 0; i < CROSS_BIG; ++i) {
+        big[i] = cross_pat(rank, k, i);
+    }
+    MT_OK(MPI_Get(old, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, win));              /* message */
+    cross_sync(win, t, fence);
+    MT_OK(MPI_Put(big, CROSS_BIG, MPI_BYTE, t, 0, CROSS_BIG, MPI_BYTE, win));    /* CMA */
+    cross_sync(win, t, fence);
+    MT_CHECK(memcmp(old, small, 8) == 0);
+    MT_OK(MPI_Get(got, 8, MPI_BYTE, t, 4000, 8, MPI_BYTE, win));           /* message */
+    cross_sync(win, t, fence);
+    MT_CHECK(memcmp(got, big + 4000, 8) == 0);
+    if (!fence) {
+        memset(got, 0, sizeof(got));
+        MT_OK(MPI_Rget(got, 8, MPI_BYTE, t, 8000, 8, MPI_BYTE, win, &rq));
+        MT_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        MT_CHECK(memcmp(got, big + 8000, 8) == 0);
+    }
+}
+
+static void cross(void)
+{
+    unsigned char *mem = calloc(1, CROSS_BIG), *big = malloc(CROSS_BIG),
+                  *back = malloc(CROSS_BIG);
+    int t = (rank + 1) % size;
+    MPI_Win win;
+
+    MT_CHECK(mem != NULL && big != NULL && back != NULL);
+    MT_OK(MPI_Win_create(mem, CROSS_BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MT_OK(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < CROSS_ROUNDS; ++k) {
+        cross_round(win, t, k, 0, big, back);
+    }
+    MT_OK(MPI_Win_unlock_all(win));
+    MT_OK(MPI_Win_fence(0, win));
+    for (int k = 0; k < CROSS_ROUNDS; ++k) {
+        cross_round(win, t, k, 1, big, back);
+    }
+    MT_OK(MPI_Win_fence(0, win));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MT_OK(MPI_Win_free(&win));
+    free(mem);
+    free(big);
+    free(back);
 }
 
 /* ---- dtype ---- */
@@ -449,12 +533,14 @@ int main(int argc, char **argv)
         poll(argv[2]);
     } else if (strcmp(mode, "excl") == 0) {
         excl();
+    } else if (strcmp(mode, "cross") == 0) {
+        cross();
     } else if (strcmp(mode, "dtype") == 0) {
         dtype();
     } else if (strcmp(mode, "death_unlock") == 0) {
         death_unlock();
     } else {
-        MT_FAIL("usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | excl | dtype | death_unlock | mt");
+        MT_FAIL("usage: mpi_rma_rev17 poll sync|lockself|lockall|acc | excl | cross | dtype | death_unlock | mt");
     }
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     MT_PASS("mpi_rma_rev17");

@@ -14,6 +14,10 @@
 #   polls it with lock/unlock of itself: exact only if each unlock waits
 #   for its put before it frees the lock word; np 2-3, LOOM_RMA_CMA_MSG=0
 #   (by CMA), LOOM_RMA_CMA=off, tcp.
+#   cross: the same bytes by both paths with a flush (lock_all) or a fence
+#   between: an 8-byte put by message read by an 8 KiB get by CMA, an 8 KiB
+#   put by CMA read by 8-byte gets and an Rget by message, an 8-byte get
+#   before an 8 KiB put; np 1-3, MSG=0, 64 KiB, off, tcp.
 #   dtype: a vector target type of 2-byte pieces, 4096 bytes (by message)
 #   and 4098 (CMA), put and read back by Get and Rget, np 1-3, over the
 #   default, LOOM_RMA_CMA_MSG=0, LOOM_RMA_CMA=off and tcp.
@@ -59,6 +63,14 @@ done
 run -m "$ok" 0 excl.cma-msg0 env LOOM_RMA_CMA_MSG=0 "$loomrun" -n 3 "$prog" excl
 run -m "$ok" 0 excl.shm-am env LOOM_RMA_CMA=off "$loomrun" -n 3 "$prog" excl
 run -m "$ok" 0 excl.tcp env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$prog" excl
+
+for n in $dranks; do
+    run -m "$ok" 0 "cross.cma.n$n" "$loomrun" -n "$n" "$prog" cross
+done
+run -m "$ok" 0 cross.cma-msg0 env LOOM_RMA_CMA_MSG=0 "$loomrun" -n 2 "$prog" cross
+run -m "$ok" 0 cross.cma-msg64k env LOOM_RMA_CMA_MSG=65536 "$loomrun" -n 2 "$prog" cross
+run -m "$ok" 0 cross.shm-am env LOOM_RMA_CMA=off "$loomrun" -n 2 "$prog" cross
+run -m "$ok" 0 cross.tcp env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 3 "$prog" cross
 
 for n in $dranks; do
     run -m "$ok" 0 "dtype.cma.n$n" "$loomrun" -n "$n" "$prog" dtype
