@@ -235,6 +235,9 @@ loom_status_t loom_rma_unlock_all(loom_rma_win_t *win);
 /** @brief Complete operations to @p target (LOOM_ANY_SOURCE: all) at origin and target. */
 loom_status_t loom_rma_flush(loom_rma_win_t *win, int target);
 loom_status_t loom_rma_sync(loom_rma_win_t *win);
+/** @brief A full memory fence, out of line (the binding's inline flush of a window in a
+ *  shared segment: no progress pass, unlike loom_rma_sync). */
+void loom_rma_mem_fence(void);
 /** PSCW: @p ranks are window ranks. */
 loom_status_t loom_rma_post(loom_rma_win_t *win, int n, const int ranks[], int assert_flags);
 loom_status_t loom_rma_start(loom_rma_win_t *win, int n, const int ranks[], int assert_flags);

@@ -64,6 +64,11 @@ loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
     return loom_rma_am_flush(w, target);
 }
 
+void loom_rma_mem_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
 /*
  * Win_sync is MPI's call for polling one's own window memory in a passive
  * epoch (the unified model): a rank that waits for another's put that way
@@ -72,8 +77,8 @@ loom_status_t loom_rma_flush(loom_rma_win_t *w, int target)
  * CMA windows go by message, the origin's flush waited for ever for a
  * target polling with Win_sync; accumulates, and every operation on
  * active-message windows, did before). A window in a shared segment needs
- * no one's progress: the fence alone (the binding's inline flush comes
- * here too).
+ * no one's progress: the fence alone (the binding's inline flush of such
+ * a window calls loom_rma_mem_fence, without the test).
  */
 loom_status_t loom_rma_sync(loom_rma_win_t *w)
 {

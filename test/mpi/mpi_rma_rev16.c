@@ -4,7 +4,9 @@
  *
  *   death   rank 0 issues a fetch-and-op and a small get (both answered by
  *           a REPLY naming an id: no receive is posted for them) to rank
- *           1, which takes no MPI call and is killed before serving them;
+ *           1, which takes no MPI call and is killed before serving them
+ *           (rank 0 issues them once rank 1 has said, through a file, that
+ *           it left its last MPI call);
  *           rank 0's MPI_Win_flush must fail (the peer's failure), not
  *           wait for ever for a reply that never comes (a hang is the
  *           failure: loomrun kills the survivor 2 s after the death); the
@@ -75,13 +77,36 @@ static void death(const char *flavor, int rget)
     int64_t one = 1, res = -1, got[4] = { -1, -1, -1, -1 };
     int rc, cls = -1;
 
+    char gone[128];
+
     signal(SIGTERM, SIG_IGN);   /* loomrun stops the job 0.25 s after the death */
+    /* rank 1 says through this file that it left its last MPI call (the
+     * barrier): a request rank 0 issued while rank 1 still polled inside it
+     * could be served, and the flush then succeeded (once under load) */
+    snprintf(gone, sizeof(gone), "%s/loom-rev16-death.%d", getenv("TMPDIR") != NULL ?
+             getenv("TMPDIR") : "/tmp", (int)getpid());
+    MT_OK(MPI_Bcast(gone, (int)sizeof(gone), MPI_CHAR, 0, MPI_COMM_WORLD));
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 1) {
         struct timespec ts = { 0, 300 * 1000 * 1000 };
+        FILE *f = fopen(gone, "w");
 
+        MT_CHECK(f != NULL);
+        fclose(f);
         nanosleep(&ts, NULL);   /* no MPI call: rank 0's requests wait unserved */
         raise(SIGKILL);
+    }
+    if (rank == 0) {
+        struct timespec ms = { 0, 1000 * 1000 };
+
+        for (int i = 0; access(gone, F_OK) != 0; ++i) {   /* no MPI call here either */
+            if (i > 60000) {
+                MT_FAIL("death (%s): rank 1 never left its barrier (no %s after 60 s)",
+                        flavor, gone);
+            }
+            nanosleep(&ms, NULL);
+        }
+        unlink(gone);
     }
     if (rank == 0 && rget) {
         MPI_Request rq;
