@@ -59,14 +59,6 @@
 
 static int rank, size;
 
-static double now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ---- poll ---- */
 
 enum { POLL_ROUNDS = 50 };
@@ -112,10 +104,10 @@ static int poll_once(MPI_Win win, const int64_t *mem, const char *how, int k)
 /* rank 0: wait for round @p k's flags, polling only inside @p how's calls */
 static void poll_target(MPI_Win win, const int64_t *mem, const char *how, int k)
 {
-    double end = now() + 30.0;
+    double end = mt_now() + 30.0;
 
     while (!poll_once(win, mem, how, k)) {
-        if (now() > end) {
+        if (mt_now() > end) {
             MT_FAIL("poll %s round %d: the origins' flags are not in rank 0's window after "
                     "30 s of polling inside MPI calls (first word %lld): their flush waits "
                     "for a progress the polling call does not make", how, k,
@@ -191,13 +183,13 @@ static void excl(void)
                          &win));
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) {
-        double end = now() + 30.0;
+        double end = mt_now() + 30.0;
 
         for (v = 0; v != want;) {
             MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
             v = __atomic_load_n(mem, __ATOMIC_ACQUIRE);
             MT_OK(MPI_Win_unlock(0, win));
-            if (v > want || now() > end) {
+            if (v > want || mt_now() > end) {
                 MT_FAIL("excl: the counter is %lld, %lld expected (after 30 s: an increment "
                         "lost, an unlock that released the lock word before its put "
                         "landed)", (long long)v, (long long)want);

@@ -176,14 +176,6 @@ static void mix(int rounds)
 
 static const char *sigdir;   /* the side channel: files in the driver's directory */
 
-static double now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void sig_name(char *out, size_t len, const char *what, int step)
 {
     snprintf(out, len, "%s/s17.%s.%d", sigdir, what, step);
@@ -205,11 +197,11 @@ static void sig_wait(const char *what, int step)
 {
     char name[4096];
     struct timespec ms = { 0, 1000000 };
-    double end = now() + 60.0;
+    double end = mt_now() + 60.0;
 
     sig_name(name, sizeof(name), what, step);
     while (access(name, F_OK) != 0) {
-        if (now() > end) {
+        if (mt_now() > end) {
             MT_FAIL("the other rank never reached %s (step %d): no %s after 60 s", what, step,
                     name);
         }
@@ -221,7 +213,7 @@ static void sig_wait(const char *what, int step)
 /* spin (no MPI call) until @p n bytes at @p p hold @p v, or @p secs pass; 1 if they did */
 MT_OWN_DATA static int spin_for(volatile unsigned char *p, long n, unsigned char v, double secs)
 {
-    double end = now() + secs;
+    double end = mt_now() + secs;
 
     do {
         long i = 0;
@@ -232,7 +224,7 @@ MT_OWN_DATA static int spin_for(volatile unsigned char *p, long n, unsigned char
         if (i == n) {
             return 1;
         }
-    } while (now() < end);
+    } while (mt_now() < end);
     return 0;
 }
 
@@ -289,7 +281,7 @@ static void path_get(MPI_Win win, volatile unsigned char *mem, unsigned char *bu
         sig_wait("get-ready", step);
         MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win));
         MT_OK(MPI_Rget(buf, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win, &rq));
-        for (end = now() + 0.3; !done && now() < end;) {
+        for (end = mt_now() + 0.3; !done && mt_now() < end;) {
             MT_OK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
         }
         sig_post("get-tested", step);

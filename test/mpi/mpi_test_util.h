@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /*
  * MT_OWN_DATA marks a test's own fill and compare loops over buffers only
@@ -40,6 +41,15 @@ static inline long mt_first_diff(const void *a, const void *b, long n)
         }
     }
     return -1;
+}
+
+/* seconds on the monotonic clock: for a test's own deadlines (never a timed assertion) */
+static inline double mt_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static inline int mpi_test_rank(void)
