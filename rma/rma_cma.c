@@ -48,6 +48,7 @@
 
 #define LOOM_RMA_CMA_MAGIC 0x6c6f6f6d636d6121ull
 #define LOOM_RMA_CMA_IOV   512   /* remote pieces per syscall (<= IOV_MAX) */
+#define LOOM_RMA_CMA_MSG_DEFAULT 4096   /* puts/gets of at most this go by message */
 
 static const volatile uint64_t loom_rma_cma_probe_word = LOOM_RMA_CMA_MAGIC;
 
@@ -134,7 +135,8 @@ loom_status_t loom_rma_cma_setup(loom_rma_win_t *w)
     }
     st = loom_allreduce(mine, any, 2, LOOM_INT32, LOOM_MAX, w->comm);
     w->cma_acc = !any[1];
-    w->cma_msg_max = w->cma_acc ? 0 : loom_rma_env_bytes("LOOM_RMA_CMA_MSG", 4096);
+    w->cma_msg_max = w->cma_acc ? 0 : loom_rma_env_bytes("LOOM_RMA_CMA_MSG",
+                                                           LOOM_RMA_CMA_MSG_DEFAULT);
     if (st == LOOM_OK && !any[0] && (st = loom_rma_cma_exchange(w, all, probe, &ok)) == LOOM_OK) {
         mine[0] = !ok;
         st = loom_allreduce(mine, any, 1, LOOM_INT32, LOOM_MAX, w->comm);

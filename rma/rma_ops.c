@@ -450,8 +450,8 @@ int loom_rma_putget_bytes(loom_rma_win_t *w, int get, void *origin, size_t bytes
         return loom_rma_putget_rdma(w, get, origin, bytes, target, disp, st_p);
     }
     if ((!w->direct && !w->cma) ||
-        (target != w->rank && loom_rma_cma_by_msg(w, get ? LOOM_RMA_K_GET : LOOM_RMA_K_PUT,
-                                                  bytes))) {
+        (loom_rma_cma_by_msg(w, get ? LOOM_RMA_K_GET : LOOM_RMA_K_PUT, bytes) &&
+         target != w->rank)) {
         return 1;
     }
     if ((*st_p = loom_rma_epoch_access_fast(&w->ep, target)) != LOOM_OK) {

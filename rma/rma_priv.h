@@ -212,8 +212,9 @@ struct loom_rma_win {
     /* CREATE windows on one host (rma_cma.c): process_vm_readv/writev into
      * the owner's memory; shm is then a header-only segment (lock words) */
     int                  cma;
-    int                  cma_acc;  /* accumulates by CMA read-modify-write too
-                                      (LOOM_RMA_CMA=acc), else active messages */
+    int                  cma_acc;  /* every access by CMA, accumulates by read-modify-
+                                      write (LOOM_RMA_CMA=passive or acc on every
+                                      rank), else those by active messages */
     size_t               cma_msg_max; /* origin: puts/gets of 1..this many bytes go by
                                          active message (LOOM_RMA_CMA_MSG; 0 with cma_acc) */
     uint64_t            *cma_pid;  /* [size] */

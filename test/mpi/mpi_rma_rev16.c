@@ -89,24 +89,13 @@ static void death(const char *flavor, int rget)
     MT_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 1) {
         struct timespec ts = { 0, 300 * 1000 * 1000 };
-        FILE *f = fopen(gone, "w");
 
-        MT_CHECK(f != NULL);
-        fclose(f);
+        mt_file_touch(gone);
         nanosleep(&ts, NULL);   /* no MPI call: rank 0's requests wait unserved */
         raise(SIGKILL);
     }
-    if (rank == 0) {
-        struct timespec ms = { 0, 1000 * 1000 };
-
-        for (int i = 0; access(gone, F_OK) != 0; ++i) {   /* no MPI call here either */
-            if (i > 60000) {
-                MT_FAIL("death (%s): rank 1 never left its barrier (no %s after 60 s)",
-                        flavor, gone);
-            }
-            nanosleep(&ms, NULL);
-        }
-        unlink(gone);
+    if (rank == 0 && !mt_file_await(gone, 60.0)) {   /* no MPI call here either */
+        MT_FAIL("death (%s): rank 1 never left its barrier (no %s after 60 s)", flavor, gone);
     }
     if (rank == 0 && rget) {
         MPI_Request rq;

@@ -185,29 +185,21 @@ static void sig_name(char *out, size_t len, const char *what, int step)
 static void sig_post(const char *what, int step)
 {
     char name[4096];
-    FILE *f;
 
     sig_name(name, sizeof(name), what, step);
-    MT_CHECK((f = fopen(name, "w")) != NULL);
-    fclose(f);
+    mt_file_touch(name);
 }
 
 /* wait (no MPI call) for the other rank's sig_post(@p what, @p step), then remove it */
 static void sig_wait(const char *what, int step)
 {
     char name[4096];
-    struct timespec ms = { 0, 1000000 };
-    double end = mt_now() + 60.0;
 
     sig_name(name, sizeof(name), what, step);
-    while (access(name, F_OK) != 0) {
-        if (mt_now() > end) {
-            MT_FAIL("the other rank never reached %s (step %d): no %s after 60 s", what, step,
-                    name);
-        }
-        nanosleep(&ms, NULL);
+    if (!mt_file_await(name, 60.0)) {
+        MT_FAIL("the other rank never reached %s (step %d): no %s after 60 s", what, step,
+                name);
     }
-    unlink(name);
 }
 
 /* spin (no MPI call) until @p n bytes at @p p hold @p v, or @p secs pass; 1 if they did */

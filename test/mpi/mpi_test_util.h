@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * MT_OWN_DATA marks a test's own fill and compare loops over buffers only
@@ -103,6 +104,37 @@ static inline int mpi_test_rank(void)
     } while (0)
 
 /* print one line from rank 0 when a program passes */
+/*
+ * A side channel between ranks that takes no MPI call (a test that must know
+ * another rank has left the library): mt_file_touch creates the empty file
+ * @p path; mt_file_await waits for it (1 ms naps), removes it and returns 1,
+ * or returns 0 after @p secs.
+ */
+static inline void mt_file_touch(const char *path)
+{
+    FILE *f = fopen(path, "w");
+
+    if (f == NULL) {
+        MT_FAIL("cannot create %s", path);
+    }
+    fclose(f);
+}
+
+static inline int mt_file_await(const char *path, double secs)
+{
+    struct timespec ms = { 0, 1000 * 1000 };
+    double end = mt_now() + secs;
+
+    while (access(path, F_OK) != 0) {
+        if (mt_now() > end) {
+            return 0;
+        }
+        nanosleep(&ms, NULL);
+    }
+    unlink(path);
+    return 1;
+}
+
 #define MT_PASS(name)                                                              \
     do {                                                                           \
         int mt_size_;                                                              \
