@@ -546,7 +546,7 @@ static void loom_rma_am_serve_batch(loom_rma_win_t *w, int src, const loom_rma_h
     }
 }
 
-/* a large put or get's header (rma_zcopy.c): its one segment, checked here */
+/* a large put, get or accumulate's header (rma_zcopy.c): its one segment, checked here */
 static void loom_rma_am_serve_zc(loom_rma_win_t *w, int src, const loom_rma_hdr_t *h,
                                  const char *body, size_t bytes)
 {
@@ -555,7 +555,8 @@ static void loom_rma_am_serve_zc(loom_rma_win_t *w, int src, const loom_rma_hdr_
 
     if (h->nseg != 1 || bytes < sizeof(seg)) {
         loom_error("rma", "rank %d: a malformed large %s request from rank %d", w->rank,
-                   h->kind == LOOM_RMA_K_GET ? "get" : "put", src);
+                   h->kind == LOOM_RMA_K_GET   ? "get"
+                   : h->kind == LOOM_RMA_K_ACC ? "accumulate" : "put", src);
         return;
     }
     memcpy(&seg, body, sizeof(seg));
@@ -648,6 +649,7 @@ static void loom_rma_am_serve(loom_rma_win_t *w, int src, const char *buf, size_
         break;
     case LOOM_RMA_K_PUT:
     case LOOM_RMA_K_GET:
+    case LOOM_RMA_K_ACC:
         if ((h.pad & LOOM_RMA_HDR_ZCOPY) != 0) {
             loom_rma_am_serve_zc(w, src, &h, buf + sizeof(h), bytes - sizeof(h));
             break;
@@ -706,7 +708,7 @@ static int loom_rma_am_blocked(const loom_rma_win_t *w, int src)
     return w->lkst[src] == LOOM_RMA_LK_WAIT || loom_rma_zc_busy(w, src);
 }
 
-/* the header of a large put or get (rma_zcopy.c)? */
+/* the header of a large put or get (rma_zcopy.c)? (a large accumulate's waits: order) */
 static int loom_rma_am_is_zc(const loom_rma_in_t *in)
 {
     loom_rma_hdr_t h;

@@ -738,10 +738,10 @@ static loom_status_t loom_rma_op_rdma_any(loom_rma_win_t *w, const loom_rma_opde
 }
 
 /*
- * Active messages: a put or get of at least win->zc_min bytes whose target
- * is one segment and origin buffer one run of bytes goes by rma_zcopy.c
- * (no request: the R-forms complete at once on the copying path). 1 if
- * taken, with *st_p.
+ * Active messages: a put, get or accumulate (not MPI_NO_OP) of at least
+ * win->zc_min bytes whose target is one segment and origin buffer one run
+ * of bytes goes by rma_zcopy.c (no request: the R-forms complete at once
+ * on the copying path). 1 if taken, with *st_p.
  */
 static int loom_rma_op_zc(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
                           const loom_rma_seg_t *segs, size_t nseg, int64_t start,
@@ -749,15 +749,17 @@ static int loom_rma_op_zc(loom_rma_win_t *w, const loom_rma_opdesc_t *d,
 {
     int get = d->kind == LOOM_RMA_K_GET;
     const void *buf = get ? d->result : d->origin;
+    int acc = d->kind == LOOM_RMA_K_ACC && d->op != LOOM_RMA_OP_NO_OP;
+    loom_rma_hdr_t h = { .kind = (uint8_t)d->kind, .op = (uint8_t)d->op,
+                         .basic = (uint8_t)d->basic, .disp = start, .bytes = bytes };
     ptrdiff_t lb;
 
     if (w->zc_min == 0 || bytes < w->zc_min || nseg != 1 || ureq != NULL ||
-        (d->kind != LOOM_RMA_K_PUT && !get) ||
+        (d->kind != LOOM_RMA_K_PUT && !get && !acc) ||
         !loom_rma_contig(buf, get ? d->rcount : d->ocount, get ? d->rdt : d->odt, bytes, &lb)) {
         return 0;
     }
-    *st_p = loom_rma_zc_start(w, get, d->target, start, segs, (char *)(uintptr_t)buf + lb,
-                              bytes);
+    *st_p = loom_rma_zc_start(w, d->target, &h, segs, (char *)(uintptr_t)buf + lb);
     return 1;
 }
 

@@ -241,7 +241,7 @@ struct loom_rma_win {
     int                  n_in_spare, n_rop_spare, n_out_spare;
     loom_rma_out_t      *out;
     struct loom_rma_zc  *zc;           /* data moving to/from this window (rma_zcopy.c) */
-    uint32_t            *zc_busy;      /* [size] puts of each origin, in zc */
+    uint32_t            *zc_busy;      /* [size] puts and accumulates of each origin, in zc */
     uint32_t            *zc_gets;      /* origin: [size] large gets awaiting data */
     size_t               zc_min;       /* origin: puts/gets of this many bytes or more
                                           go by rma_zcopy.c (0: none) */
@@ -413,21 +413,23 @@ int loom_rma_am_queue(loom_rma_win_t *win, int dest, const void *msg, size_t byt
 int loom_rma_am_queue_fetch(loom_rma_win_t *win, int dest, const void *msg, size_t bytes,
                             loom_rma_rop_t *rop);
 
-/* rma_zcopy.c: large contiguous puts and gets, data straight between memories */
+/* rma_zcopy.c: large contiguous puts, gets and accumulates, data straight from memory */
 /**
- * Origin: put (@p get 0) or get @p bytes at @p local, contiguous, to or
+ * Origin: the operation @p h (kind PUT, GET or ACC; op, basic, disp: the
+ * target's start, bytes) on @p h->bytes at @p local, contiguous, to or
  * from target bytes [start + seg.off, + bytes) by a header and a data
  * message of their own. Counts it in sent[target]. LOOM_OK or a send error
  * (nothing counted).
  */
-loom_status_t loom_rma_zc_start(loom_rma_win_t *win, int get, int target, int64_t start,
-                                const loom_rma_seg_t *seg, void *local, size_t bytes);
+loom_status_t loom_rma_zc_start(loom_rma_win_t *win, int target, const loom_rma_hdr_t *h,
+                                const loom_rma_seg_t *seg, void *local);
 /**
  * Target: serve the header @p h of @p src: post the receive of a put's data
- * into window memory @p t, or send a get's data from it (@p t NULL: the
- * target bytes are not in the window: the put's data is received and
- * dropped, the get answered by the error alone). Until that data moved,
- * loom_rma_zc_busy(src) holds the origin's later requests.
+ * into window memory @p t, or of an accumulate's into scratch (applied to
+ * @p t once in), or send a get's data from it (@p t NULL: the target bytes
+ * are not in the window: the data is received and dropped, the get
+ * answered by the error alone). Until that data moved, loom_rma_zc_busy(src)
+ * holds the origin's later requests.
  */
 void loom_rma_zc_serve(loom_rma_win_t *win, int src, const loom_rma_hdr_t *h,
                        const loom_rma_seg_t *seg, char *t);
