@@ -252,34 +252,43 @@ static loom_status_t loom_coll_cma_fold(loom_coll_state_t *s, size_t off, size_t
     return LOOM_OK;
 }
 
+loom_status_t loom_coll_cma_write(const loom_coll_state_t *s, int q, uint64_t dst,
+                                  const void *src, size_t len)
+{
+    pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
+
+    for (size_t done = 0; done < len;) {
+        struct iovec l = { (void *)((const char *)src + done), len - done };
+        struct iovec r = { (void *)(uintptr_t)(dst + done), len - done };
+        ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
+        if (put <= 0) {
+            int err = put < 0 ? errno : 0;   /* 0 written: errno is stale */
+            loom_error("coll", "%s #%llu on %s: rank %d writing %zu bytes to rank %d "
+                       "(pid %d) with process_vm_writev, %zu of them written: %s",
+                       loom_coll_cma_what(s), (unsigned long long)s->seq, s->comm->name,
+                       s->rank, len, q, (int)pid, done,
+                       err == 0 ? "nothing written" : strerror(err));
+            return err == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
+        }
+        done += (size_t)put;
+    }
+    return LOOM_OK;
+}
+
 /* Our slice of the result into every other rank's recvbuf. */
 static loom_status_t loom_coll_cma_push(loom_coll_state_t *s)
 {
     size_t off = loom_pat_block_off(s->count, s->size, s->rank) * s->esize;
     size_t len = loom_pat_block_len(s->count, s->size, s->rank) * s->esize;
+    loom_status_t st = LOOM_OK;
 
-    for (int i = 1; i < s->size && len > 0; ++i) {
+    for (int i = 1; i < s->size && len > 0 && st == LOOM_OK; ++i) {
         int q = (s->rank + i) % s->size;   /* spread the writers over the owners */
-        pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
-        const char *src = (const char *)s->rbuf + off;
-        uint64_t dst = loom_coll_cma_info(s, q)->rbuf + off;
 
-        for (size_t done = 0; done < len;) {
-            struct iovec l = { (void *)(src + done), len - done };
-            struct iovec r = { (void *)(uintptr_t)(dst + done), len - done };
-            ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
-            if (put <= 0) {
-                int err = put < 0 ? errno : 0;   /* 0 written: errno is stale */
-                loom_error("coll", "allreduce #%llu on %s: rank %d writing %zu bytes to "
-                           "rank %d (pid %d) with process_vm_writev: %s",
-                           (unsigned long long)s->seq, s->comm->name, s->rank, len - done,
-                           q, (int)pid, err == 0 ? "nothing written" : strerror(err));
-                return err == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
-            }
-            done += (size_t)put;
-        }
+        st = loom_coll_cma_write(s, q, loom_coll_cma_info(s, q)->rbuf + off,
+                                 (const char *)s->rbuf + off, len);
     }
-    return LOOM_OK;
+    return st;
 }
 
 /* Our slice of the result, chunk by chunk. */
@@ -334,6 +343,7 @@ void loom_coll_cma_publish(loom_coll_state_t *s)
     me->probe  = (uint64_t)(uintptr_t)&loom_coll_cma_probe_byte;
     me->cma_ok = 0;
     me->bad    = 0;
+    atomic_store_explicit(&me->pushed, 0, memory_order_relaxed);   /* before the arrival */
     loom_coll_shm_arrive_way(s, 0, LOOM_COLL_SHM_WAY_CMA);
 }
 

@@ -32,6 +32,9 @@
  * waiting; a dead peer is found by the waits' idle path, a dead root by
  * the read (ESRCH).
  *
+ * At p = 2 from 64 KiB the root writes the second half into the reader's
+ * buffer while the reader reads the first (the split, below).
+ *
  * Whether process_vm_readv is allowed is the communicator's CMA verdict,
  * found by the set-up step that allreduce and reduce use
  * (loom_coll_allreduce_cma_probe, given by the selection while it is
@@ -43,7 +46,61 @@
 #include "coll_shm.h"
 #include "log_int.h"
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_READS };   /* 0, 1: loom_coll_cma_enter's */
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_READS,   /* 0, 1: loom_coll_cma_enter's */
+             PH_PUSHED };                               /* p = 2, split: the non-root */
+
+/*
+ * p = 2, split (session 18): from LOOM_COLL_BCAST_SPLIT_MIN bytes the
+ * non-root reads the first half of the root's buffer and the root writes
+ * the second half into the non-root's with process_vm_writev meanwhile:
+ * the two cores share the copy the non-root made alone.
+ */
+enum { LOOM_COLL_BCAST_SPLIT_MIN = 64 * 1024 };
+
+static int loom_coll_bcast_cma_splits(const loom_coll_state_t *s)
+{
+    return s->size == 2 && s->count * s->esize >= LOOM_COLL_BCAST_SPLIT_MIN;
+}
+
+/* bytes the non-root reads; the root writes the rest */
+static size_t loom_coll_bcast_cma_split_at(const loom_coll_state_t *s)
+{
+    return s->count / 2 * s->esize;
+}
+
+/* The non-root, split: LOOM_OK once the root wrote its half (it failed: the error). */
+static loom_status_t loom_coll_bcast_cma_wait_push(loom_coll_state_t *s)
+{
+    const loom_coll_cma_info_t *root = loom_coll_cma_info(s, s->root);
+
+    if ((size_t)atomic_load_explicit(&root->pushed, memory_order_acquire) <
+        s->count * s->esize) {
+        if (loom_unlikely(root->bad)) {
+            loom_error("coll", "bcast #%llu on %s: rank %d stops: the root (%d) could not "
+                       "write its half", (unsigned long long)s->seq, s->comm->name, s->rank,
+                       s->root);
+            return LOOM_ERR_PEER_FAILED;
+        }
+        return loom_coll_idle(s);
+    }
+    return LOOM_OK;
+}
+
+/* The root, split: the second half into the non-root's buffer, the count published. */
+static loom_status_t loom_coll_bcast_cma_push(loom_coll_state_t *s)
+{
+    size_t at = loom_coll_bcast_cma_split_at(s), len = s->count * s->esize;
+    int q = 1 - s->rank;
+    loom_status_t st;
+
+    st = loom_coll_cma_write(s, q, loom_coll_cma_info(s, q)->rbuf + at,
+                             (const char *)s->rbuf + at, len - at);
+    if (st == LOOM_OK) {
+        atomic_store_explicit(&loom_coll_cma_info(s, s->rank)->pushed, len,
+                              memory_order_release);
+    }
+    return st;
+}
 
 /* A non-root, after publishing: LOOM_OK once the root's buffer is in ours,
  * LOOM_INPROGRESS while the root has not arrived, or the error. */
@@ -52,14 +109,23 @@ static loom_status_t loom_coll_bcast_cma_read(loom_coll_state_t *s)
     loom_coll_comm_t *cc = s->shm;
     loom_status_t st;
 
-    if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
-                             memory_order_acquire) < s->shm_seq) {
-        return loom_coll_idle(s);
+    if (s->phase == PH_ARRIVED) {
+        size_t n = loom_coll_bcast_cma_splits(s) ? loom_coll_bcast_cma_split_at(s)
+                                                 : s->count * s->esize;
+
+        if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
+                                 memory_order_acquire) < s->shm_seq) {
+            return loom_coll_idle(s);
+        }
+        if ((st = loom_coll_shm_check_root(s)) != LOOM_OK ||
+            (st = loom_coll_cma_read(s, s->root, s->rbuf,
+                                     loom_coll_cma_info(s, s->root)->rbuf, n)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
+        }
+        s->phase = PH_PUSHED;
     }
-    if ((st = loom_coll_shm_check_root(s)) != LOOM_OK ||
-        (st = loom_coll_cma_read(s, s->root, s->rbuf, loom_coll_cma_info(s, s->root)->rbuf,
-                                 s->count * s->esize)) != LOOM_OK) {
-        return loom_coll_cma_fail(s, st);
+    if (loom_coll_bcast_cma_splits(s) && (st = loom_coll_bcast_cma_wait_push(s)) != LOOM_OK) {
+        return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
     }
     if (loom_unlikely(loom_coll_cma_info(s, s->root)->bad)) {
         /* the root failed this call (another rank's mismatch) and may have
@@ -84,6 +150,9 @@ static loom_status_t loom_coll_bcast_cma_root(loom_coll_state_t *s)
             return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
         }
         s->peer = 0;
+        if (loom_coll_bcast_cma_splits(s) && (st = loom_coll_bcast_cma_push(s)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
+        }
         loom_coll_cma_step(s, 2);    /* ours: nothing to read */
         s->phase = PH_ROOT_READS;
     }

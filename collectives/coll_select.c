@@ -55,7 +55,7 @@ static const loom_coll_alg_t bcast_algs[] = {
         .fast.bcast = loom_coll_fast_bcast),
     ALG("mcast", loom_coll_bcast_mcast, LOOM_COLL_ALG_MCAST, "transport multicast up to LOOM_IB_MCAST_THRESHOLD, agreed per communicator, else a tree (bcast_mcast.c)"),
     ALG("stage", loom_coll_bcast_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_STAGE | LOOM_COLL_ALG_SHARED_CORES, "eager: the root copies into a 64 KiB stage of the shared segment and returns; the others wait for the root only and copy out; the table gives it only when ranks outnumber cores"),
-    ALG("cma", loom_coll_bcast_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every non-root reads the root's buffer with process_vm_readv; the root waits until all have read"),
+    ALG("cma", loom_coll_bcast_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every non-root reads the root's buffer with process_vm_readv; the root waits until all have read (2 ranks: the root writes half with process_vm_writev meanwhile)"),
 };
 static const loom_coll_alg_t reduce_algs[] = {
     ALG("binomial", loom_coll_reduce_binomial, 0, "binomial tree towards the root",
@@ -65,7 +65,7 @@ static const loom_coll_alg_t reduce_algs[] = {
     ALG("ordered", loom_coll_reduce_ordered, ORD, "blocks reduced by their owner in rank order + gather (deterministic)"),
     ALG("shm", loom_coll_reduce_shm, LOOM_COLL_ALG_SHM | ORD, "every rank's input in a shared segment, folded by the root; the others do not wait",
         .fast.reduce = loom_coll_fast_reduce),
-    ALG("cma", loom_coll_reduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT | ORD, "the root reads every input with process_vm_readv and folds it in rank order; the others wait until it has read"),
+    ALG("cma", loom_coll_reduce_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT | ORD, "the root reads every input with process_vm_readv and folds it in rank order; the others wait until it has read (2 ranks: the other writes most of its input into the root's result meanwhile)"),
 };
 /* the ordered allreduce gathering by recursive doubling: the substitute of
  * the two recursive algorithms, not listed (forcing "ordered" gathers by ring) */
@@ -94,7 +94,7 @@ static const loom_coll_alg_t allgather_algs[] = {
 static const loom_coll_alg_t gather_algs[] = {
     ALG("binomial", loom_coll_gather_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_gather_linear, VEC, "the root receives from every rank"),
-    ALG("cma", loom_coll_gather_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "the root reads every block with process_vm_readv; the others wait until it has"),
+    ALG("cma", loom_coll_gather_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "the root reads every block with process_vm_readv; the others wait until it has (2 ranks: the other writes part of its block meanwhile)"),
     ALG("shm", loom_coll_gather_shm, LOOM_COLL_ALG_SHM, "eager: every non-root copies its block into its slot of a shared segment and returns; the root waits for all and copies out",
         .fast.move = loom_coll_fast_gather),
     ALG("stage", loom_coll_gather_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_SHM_STAGE, "eager like shm, block r in the 64 KiB stage of the shared segment (p x block <= 64 KiB)",
@@ -103,7 +103,7 @@ static const loom_coll_alg_t gather_algs[] = {
 static const loom_coll_alg_t scatter_algs[] = {
     ALG("binomial", loom_coll_scatter_binomial, 0, "binomial tree, subtrees forwarded whole"),
     ALG("linear", loom_coll_scatter_linear, VEC, "the root sends to every rank"),
-    ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have"),
+    ALG("cma", loom_coll_scatter_cma, LOOM_COLL_ALG_CMA | LOOM_COLL_ALG_ONE_WAIT, "every rank reads its block of the root's buffer with process_vm_readv; the root waits until all have (2 ranks: the root writes part of it meanwhile)"),
     ALG("shm", loom_coll_scatter_shm, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL, "eager: the root copies its p blocks into its slot of a shared segment (p x block <= 8 KiB) and returns; the others wait for the root only",
         .fast.move = loom_coll_fast_scatter),
     ALG("stage", loom_coll_scatter_stage, LOOM_COLL_ALG_SHM | LOOM_COLL_ALG_SHM_ALL | LOOM_COLL_ALG_SHM_STAGE, "eager like shm, through the 64 KiB stage of the shared segment (p x block <= 64 KiB)",

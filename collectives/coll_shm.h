@@ -85,6 +85,9 @@ typedef struct loom_coll_cma_info {
      * mismatch; set before the root returns, it is seen by a reader whose
      * read may have met the user's next use of the buffer. */
     _Atomic uint32_t bad;
+    /* reduce "cma" at p = 2 (reduce_cma.c): bytes of its input this
+     * non-root has written into the root's result so far (release) */
+    _Atomic uint64_t pushed;
 } loom_coll_cma_info_t;
 
 /* operations of at most this many bytes keep their data in the control line */
@@ -476,6 +479,10 @@ loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k);
 /** Read @p len bytes at @p src in rank @p q's memory into @p dst (errors logged). */
 loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, uint64_t src,
                                  size_t len);
+
+/** Write @p len bytes at @p src into rank @p q's memory at @p dst (errors logged). */
+loom_status_t loom_coll_cma_write(const loom_coll_state_t *s, int q, uint64_t dst,
+                                  const void *src, size_t len);
 
 /** This rank's pid and buffers for this operation, then its arrival. */
 void loom_coll_cma_publish(loom_coll_state_t *s);

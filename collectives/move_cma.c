@@ -33,13 +33,71 @@
  * block of recvbuf, which nobody writes; scatter's root keeps its block
  * where it is; alltoall in place is not eligible (a peer would read block
  * r of our recvbuf while we overwrite it: LOOM_COLL_ALG_NO_IN_PLACE).
- * The CMA verdict is the communicator's (the set-up step of allreduce,
+ * At p = 2, blocks from 64 KiB, gather and scatter split the copy between
+ * the two ranks (below). The CMA verdict is the communicator's (the set-up step of allreduce,
  * loom_coll_allreduce_cma_probe), as for the other cma algorithms.
  */
 #include "coll_shm.h"
 #include "log_int.h"
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_MOVED };   /* 0, 1: loom_coll_cma_enter's */
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_MOVED,   /* 0, 1: loom_coll_cma_enter's */
+             PH_PUSHED };                         /* p = 2, split: waiting for the other's part */
+
+/*
+ * p = 2, split (session 18), blocks of LOOM_COLL_MOVE_SPLIT_MIN bytes or
+ * more: gather's and scatter's single copy is shared by the two cores.
+ * The rank that receives the block (gather's root, scatter's non-root)
+ * reads its first LOOM_COLL_MOVE_SPLIT_READ / 64 with process_vm_readv;
+ * the other writes the rest into its receive buffer with
+ * process_vm_writev meanwhile and publishes `pushed` (the block's size)
+ * once it landed. The root also copies its own block, so its share is the
+ * smaller one in both.
+ */
+enum { LOOM_COLL_MOVE_SPLIT_MIN = 64 * 1024 };
+#define LOOM_COLL_MOVE_SPLIT_READ(s) ((s)->kind == LOOM_COLL_GATHER ? 24 : 40)
+
+static int loom_coll_move_splits(const loom_coll_state_t *s)
+{
+    return s->size == 2 && s->count * s->esize >= LOOM_COLL_MOVE_SPLIT_MIN;
+}
+
+/* bytes of the block the receiving rank reads; the other writes the rest */
+static size_t loom_coll_move_split_at(const loom_coll_state_t *s)
+{
+    return s->count * (size_t)LOOM_COLL_MOVE_SPLIT_READ(s) / 64 * s->esize;
+}
+
+/* The writing rank: [at, blk) of @p src into rank @p q's memory at @p dst, then `pushed`. */
+static loom_status_t loom_coll_move_push(loom_coll_state_t *s, int q, uint64_t dst,
+                                         const char *src)
+{
+    size_t at = loom_coll_move_split_at(s), blk = s->count * s->esize;
+    loom_status_t st = loom_coll_cma_write(s, q, dst + at, src + at, blk - at);
+
+    if (st == LOOM_OK) {
+        atomic_store_explicit(&loom_coll_cma_info(s, s->rank)->pushed, blk,
+                              memory_order_release);
+    }
+    return st;
+}
+
+/* The receiving rank: LOOM_OK once rank @p q's part landed (it failed: the error). */
+static loom_status_t loom_coll_move_wait_push(loom_coll_state_t *s, int q)
+{
+    const loom_coll_cma_info_t *in = loom_coll_cma_info(s, q);
+
+    if ((size_t)atomic_load_explicit(&in->pushed, memory_order_acquire) <
+        s->count * s->esize) {
+        if (loom_unlikely(in->bad)) {
+            loom_error("coll", "%s #%llu on %s: rank %d stops: rank %d could not write its "
+                       "part of the block", loom_coll_kind_name(s->kind),
+                       (unsigned long long)s->seq, s->comm->name, s->rank, q);
+            return LOOM_ERR_PEER_FAILED;
+        }
+        return loom_coll_idle(s);
+    }
+    return LOOM_OK;
+}
 
 /* A non-root: LOOM_OK once the root arrived with our signature. */
 static loom_status_t loom_coll_move_root_arrived(loom_coll_state_t *s)
@@ -145,6 +203,12 @@ static loom_status_t loom_coll_gather_cma_wait_root(loom_coll_state_t *s)
         if ((st = loom_coll_move_root_arrived(s)) != LOOM_OK) {
             return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
         }
+        if (loom_coll_move_splits(s) &&
+            (st = loom_coll_move_push(s, s->root, loom_coll_cma_info(s, s->root)->rbuf +
+                                                      (size_t)s->rank * s->count * s->esize,
+                                      s->sbuf)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
+        }
         s->phase = PH_MOVED;
     }
     if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->step, memory_order_acquire) <
@@ -175,12 +239,24 @@ loom_status_t loom_coll_gather_cma(loom_request_t req)
     if (s->rank != s->root) {
         return loom_coll_gather_cma_wait_root(s);
     }
-    if ((st = loom_coll_move_all_arrived(s)) != LOOM_OK) {
-        return st;
+    if (s->phase == PH_ARRIVED) {
+        if ((st = loom_coll_move_all_arrived(s)) != LOOM_OK) {
+            return st;
+        }
+        loom_coll_move_own(s, s->sbuf, (size_t)s->rank * blk);
+        st = loom_coll_move_splits(s)
+                 ? loom_coll_cma_read(s, 1 - s->rank, (char *)s->rbuf + (size_t)(1 - s->rank) * blk,
+                                      loom_coll_cma_info(s, 1 - s->rank)->sbuf,
+                                      loom_coll_move_split_at(s))
+                 : loom_coll_move_read_all(s, 0);
+        if (st != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
+        }
+        s->phase = PH_PUSHED;
     }
-    loom_coll_move_own(s, s->sbuf, (size_t)s->rank * blk);
-    if ((st = loom_coll_move_read_all(s, 0)) != LOOM_OK) {
-        return loom_coll_cma_fail(s, st);
+    /* split: the other's part landed; its slot is read no more after this */
+    if (loom_coll_move_splits(s) && (st = loom_coll_move_wait_push(s, 1 - s->rank)) != LOOM_OK) {
+        return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
     }
     loom_coll_cma_step(s, 2);
     loom_coll_shm_leave(s);
@@ -193,12 +269,20 @@ static loom_status_t loom_coll_scatter_cma_read(loom_coll_state_t *s)
     size_t blk = s->count * s->esize;
     loom_status_t st;
 
-    if ((st = loom_coll_move_root_arrived(s)) != LOOM_OK) {
-        return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
+    if (s->phase == PH_ARRIVED) {
+        size_t n = loom_coll_move_splits(s) ? loom_coll_move_split_at(s) : blk;
+
+        if ((st = loom_coll_move_root_arrived(s)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
+        }
+        if ((st = loom_coll_cma_read(s, s->root, s->rbuf, loom_coll_cma_info(s, s->root)->sbuf +
+                                     (size_t)s->rank * blk, n)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
+        }
+        s->phase = PH_PUSHED;
     }
-    if ((st = loom_coll_cma_read(s, s->root, s->rbuf, loom_coll_cma_info(s, s->root)->sbuf +
-                                 (size_t)s->rank * blk, blk)) != LOOM_OK) {
-        return loom_coll_cma_fail(s, st);
+    if (loom_coll_move_splits(s) && (st = loom_coll_move_wait_push(s, s->root)) != LOOM_OK) {
+        return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
     }
     if (loom_unlikely(loom_coll_cma_info(s, s->root)->bad)) {
         loom_error("coll", "scatter #%llu on %s: rank %d stops: the root (%d) failed this "
@@ -226,6 +310,13 @@ loom_status_t loom_coll_scatter_cma(loom_request_t req)
     if (s->phase == PH_ARRIVED) {
         if ((st = loom_coll_move_all_arrived(s)) != LOOM_OK) {
             return st;
+        }
+        /* split: the other's block, after its first part, into its recvbuf */
+        if (loom_coll_move_splits(s) &&
+            (st = loom_coll_move_push(s, 1 - s->rank, loom_coll_cma_info(s, 1 - s->rank)->rbuf,
+                                      (const char *)s->sbuf +
+                                          (size_t)(1 - s->rank) * blk)) != LOOM_OK) {
+            return loom_coll_cma_fail(s, st);
         }
         /* our block of sendbuf into recvbuf (in place: it is there) */
         if ((const char *)s->sbuf + (size_t)s->rank * blk != s->rbuf) {

@@ -37,6 +37,10 @@
  * MPI_IN_PLACE at the root (s->sbuf == s->rbuf): each chunk of our input is
  * copied to the scratch's upper half before the read overwrites it.
  *
+ * At p = 2 from 64 KiB the other rank does not wait idle: it writes the
+ * end of its input into the root's result while the root reads the start
+ * (the split, below; docs/collectives.md "Session 18").
+ *
  * Whether process_vm_readv is allowed is the communicator's CMA verdict,
  * found by the same set-up step as allreduce's (coll_select.c,
  * loom_coll_allreduce_cma_probe), which probes a byte of each process's own
@@ -49,7 +53,20 @@
 
 #include <stdlib.h>
 
-enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_WAIT };   /* 0, 1: loom_coll_cma_enter's */
+enum phase { PH_ENTER = 0, PH_ARRIVED, PH_ROOT_WAIT,   /* 0, 1: loom_coll_cma_enter's */
+             PH_PUSH, PH_FOLD };                        /* p = 2, split: non-root, root */
+
+/*
+ * p = 2, split (session 18): from LOOM_COLL_REDUCE_SPLIT_MIN bytes the
+ * root reads the first LOOM_COLL_REDUCE_SPLIT_READ / 64 of the non-root's
+ * input, and the non-root writes the rest into the root's result with
+ * process_vm_writev meanwhile, so the two cores share the copy the root
+ * did alone; the root folds its own input into both parts.
+ */
+enum { LOOM_COLL_REDUCE_SPLIT_MIN = 64 * 1024, LOOM_COLL_REDUCE_SPLIT_READ = 26 };
+
+/* the non-root's writes in pieces of this many bytes (the root folds each as it lands) */
+#define LOOM_COLL_REDUCE_PUSH_PIECE ((size_t)256 * 1024)
 
 /* whole elements; the peer chunk below WORKSET / 2, our in-place copy above */
 static size_t loom_coll_reduce_cma_chunk(const loom_coll_state_t *s)
@@ -124,6 +141,105 @@ static loom_status_t loom_coll_reduce_cma_root(loom_coll_state_t *s)
     return st;
 }
 
+/*
+ * Whether this call splits the copy (the same answer on both ranks: the
+ * root's published buffers, the signature's count, type and op): p = 2,
+ * the root's result is not its input (the non-root writes there), and the
+ * fold's operands stay in rank order, x0 op x1, with the non-root's x1 in
+ * the result: the root is rank 0, or the op commutes exactly.
+ */
+static int loom_coll_reduce_cma_splits(const loom_coll_state_t *s)
+{
+    const loom_coll_cma_info_t *root = loom_coll_cma_info(s, s->root);
+
+    return s->size == 2 && s->count * s->esize >= LOOM_COLL_REDUCE_SPLIT_MIN &&
+           root->sbuf != root->rbuf &&
+           (s->root == 0 || loom_op_commutes_exactly(s->op, s->dt));
+}
+
+/* bytes of the vector the root reads; the non-root writes the rest (whole elements) */
+static size_t loom_coll_reduce_cma_split_at(const loom_coll_state_t *s)
+{
+    return s->count * LOOM_COLL_REDUCE_SPLIT_READ / 64 * s->esize;
+}
+
+/* The root, split: [0, at) read and folded. */
+static loom_status_t loom_coll_reduce_cma_root_read(loom_coll_state_t *s)
+{
+    size_t at = loom_coll_reduce_cma_split_at(s), chunk = loom_coll_reduce_cma_chunk(s);
+    int q = 1 - s->rank;
+    loom_status_t st = LOOM_OK;
+
+    for (size_t pos = 0; pos < at && st == LOOM_OK; pos += chunk) {
+        size_t n = at - pos < chunk ? at - pos : chunk;
+        char *acc = (char *)s->rbuf + pos;
+
+        st = loom_coll_cma_read(s, q, acc, loom_coll_cma_info(s, q)->sbuf + pos, n);
+        if (st == LOOM_OK) {
+            loom_coll_reduce(s, (const char *)s->sbuf + pos, acc, n / s->esize);
+        }
+    }
+    s->off = at;
+    return st;
+}
+
+/*
+ * The root, split: fold ours into what the other rank wrote, as it lands.
+ * Once all of it landed, the other rank's slot is read no more: step 2
+ * lets it leave (before, it could run ahead to the operation after next,
+ * which reuses the slot, and reset the count we read).
+ */
+static loom_status_t loom_coll_reduce_cma_root_fold(loom_coll_state_t *s)
+{
+    size_t len = s->count * s->esize;
+    const loom_coll_cma_info_t *peer = loom_coll_cma_info(s, 1 - s->rank);
+
+    while (s->off < len) {
+        size_t got = (size_t)atomic_load_explicit(&peer->pushed, memory_order_acquire);
+
+        if (got <= s->off) {
+            if (loom_unlikely(peer->bad)) {
+                loom_error("coll", "reduce #%llu on %s: root %d stops: rank %d could not "
+                           "write its input", (unsigned long long)s->seq, s->comm->name,
+                           s->rank, 1 - s->rank);
+                return LOOM_ERR_PEER_FAILED;
+            }
+            return loom_coll_idle(s);
+        }
+        if (got == len) {
+            loom_coll_cma_step(s, 2);
+        }
+        loom_coll_reduce(s, (const char *)s->sbuf + s->off, (char *)s->rbuf + s->off,
+                         (got - s->off) / s->esize);
+        s->off = got;
+    }
+    return LOOM_OK;
+}
+
+/* The non-root, split: [at, len) of our input into the root's result. */
+static loom_status_t loom_coll_reduce_cma_push(loom_coll_state_t *s)
+{
+    size_t len = s->count * s->esize;
+    size_t piece = LOOM_COLL_REDUCE_PUSH_PIECE / s->esize * s->esize;
+    loom_coll_cma_info_t *me = loom_coll_cma_info(s, s->rank);
+    uint64_t dst = loom_coll_cma_info(s, s->root)->rbuf;
+    loom_status_t st = LOOM_OK;
+
+    if (piece == 0) {
+        piece = s->esize;
+    }
+    for (size_t pos = loom_coll_reduce_cma_split_at(s); pos < len && st == LOOM_OK;
+         pos += piece) {
+        size_t n = len - pos < piece ? len - pos : piece;
+
+        st = loom_coll_cma_write(s, s->root, dst + pos, (const char *)s->sbuf + pos, n);
+        if (st == LOOM_OK) {
+            atomic_store_explicit(&me->pushed, pos + n, memory_order_release);
+        }
+    }
+    return st;
+}
+
 /* A non-root: LOOM_OK once the root has published its end (it failed: the
  * error), else in progress. */
 static loom_status_t loom_coll_reduce_cma_wait_root(loom_coll_state_t *s)
@@ -138,6 +254,13 @@ static loom_status_t loom_coll_reduce_cma_wait_root(loom_coll_state_t *s)
         }
         /* the root's signature: never wait for the end of another call's root */
         if ((st = loom_coll_shm_check_root(s)) != LOOM_OK) {
+            return st;
+        }
+        s->phase = loom_coll_reduce_cma_splits(s) ? PH_PUSH : PH_ROOT_WAIT;
+    }
+    if (s->phase == PH_PUSH) {
+        if ((st = loom_coll_reduce_cma_push(s)) != LOOM_OK) {
+            loom_coll_cma_info(s, s->rank)->bad = 1;   /* the root stops waiting for it */
             return st;
         }
         s->phase = PH_ROOT_WAIT;
@@ -165,12 +288,20 @@ loom_status_t loom_coll_reduce_cma(loom_request_t req)
         return st;
     }
     if (s->rank == s->root) {
-        if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
-            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
+        if (s->phase == PH_ARRIVED) {
+            if ((st = loom_coll_shm_wait(s)) != LOOM_OK) {
+                return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
+            }
+            s->peer = 0;
+            st = loom_coll_reduce_cma_splits(s) ? loom_coll_reduce_cma_root_read(s)
+                                                : loom_coll_reduce_cma_root(s);
+            if (st != LOOM_OK) {
+                return loom_coll_cma_fail(s, st);
+            }
+            s->phase = loom_coll_reduce_cma_splits(s) ? PH_FOLD : PH_ROOT_WAIT;
         }
-        s->peer = 0;
-        if ((st = loom_coll_reduce_cma_root(s)) != LOOM_OK) {
-            return loom_coll_cma_fail(s, st);
+        if (s->phase == PH_FOLD && (st = loom_coll_reduce_cma_root_fold(s)) != LOOM_OK) {
+            return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
         }
         loom_coll_cma_step(s, 2);   /* published already unless nothing was read */
         loom_coll_shm_leave(s);

@@ -39,8 +39,9 @@
  *                         prints "after: passed" on rank 0.
  *   prog_bcast_cma efault the root's buffer ends in 8 unreadable pages
  *                         (PROT_NONE): each reader's process_vm_readv reads
- *                         the readable part and then fails (EFAULT); every
- *                         rank prints "efault bcast: <status>".
+ *                         the readable part and then fails (EFAULT; at np 2
+ *                         the root's process_vm_writev of the second half
+ *                         does); every rank prints "efault bcast: <status>".
  */
 #include <loom.h>
 

@@ -3,7 +3,8 @@
 # (bcast_shm.c) through
 # prog_bcast_cma.c, and gather/scatter/allgather/alltoall "cma"
 # (collectives/move_cma.c) through prog_move_cma.c:
-#   - data at np 1-8 (np 1 2 3 5 under a sanitizer) with cma forced and
+#   - data at np 1-8 (np 1 2 3 5 under a sanitizer) with cma forced (np 2
+#     also with both ranks on one CPU: the split copy's wait) and
 #     with the selection table (which gives cma above 8 KiB on one node,
 #     also when ranks outnumber cores): every root, odd sizes up to 2.3 MiB,
 #     eager shm bcasts right before and after, two ibcasts in flight,
@@ -15,7 +16,8 @@
 #     nothing hangs; a live reader of a live root may finish;
 #   - LOOM_SHM_CMA=off: the CMA set-up step finds "no" and the data are
 #     right through the message-based algorithms;
-#   - move_cma: data at the same np, forced and with the table: blocks of
+#   - move_cma: data at the same np, forced (np 2 also on one CPU: the
+#     split copy of gather and scatter) and with the table: blocks of
 #     1 B-300001 B, every root, in place and not (alltoall in place is
 #     refused by the selection and must still be right); a rank dying in
 #     an allgather: the survivors fail or are stopped, never hang or
@@ -55,6 +57,10 @@ data() {   # data <label> <np> [env...]   ($PROG, its "passed" line)
 for np in $nps; do
     data "forced cma" "$np" LOOM_BCAST_ALGORITHM=cma
 done
+# np 2 splits the copy (the root writes the second half while the reader
+# reads the first): with both ranks on one CPU the reader runs first, so
+# a reader that left before the root's half landed would see old bytes
+data "forced cma, one CPU" 2 LOOM_BCAST_ALGORITHM=cma taskset -c 0
 for np in $tnps; do
     data "table" "$np"
     # the eager staged bcast up to 64 KiB (larger calls: the table, warned)
@@ -97,6 +103,9 @@ FORCE=(LOOM_GATHER_ALGORITHM=cma LOOM_SCATTER_ALGORITHM=cma LOOM_ALLGATHER_ALGOR
 for np in $nps; do
     data "move forced cma" "$np" "${FORCE[@]}"
 done
+# np 2 splits gather's and scatter's copy: on one CPU the receiving rank
+# runs first and must wait for the other's part
+data "move forced cma, one CPU" 2 "${FORCE[@]}" taskset -c 0
 for np in $tnps; do
     data "move table" "$np"
 done

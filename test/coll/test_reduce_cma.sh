@@ -3,7 +3,8 @@
 # prog_reduce_cma.c:
 #   - data at np 1-8 (np 1 2 3 5 under a sanitizer): large sums at every
 #     root, in place at the root, count 0, a non-commutative user op,
-#     checked exactly against the serial fold;
+#     checked exactly against the serial fold; np 2 (the split copy) also
+#     with both ranks on one CPU;
 #   - a non-root dying after it published its buffer (the root reads a dead
 #     process): every surviving rank's reduce fails with a peer failure
 #     (or the launcher stops the job), never hangs nor succeeds; the same
@@ -41,6 +42,16 @@ for np in $nps; do
         echo "FAIL data np=$np"; tail -n 10 <<<"$log" | sed 's/^/    | /'; fail=1
     fi
 done
+
+# np 2 splits the copy (the other rank writes the end of its input into
+# the root's result while the root reads the start): on one CPU the root
+# runs first and must wait for that part before it folds into it
+log=$(taskset -c 0 timeout -k 5 60 $RUN -n 2 "$PROG" data 2>&1)
+if [[ $? == 0 ]] && grep -q "prog_reduce_cma: passed" <<<"$log"; then
+    echo "ok   data np=2, one CPU"
+else
+    echo "FAIL data np=2, one CPU"; tail -n 10 <<<"$log" | sed 's/^/    | /'; fail=1
+fi
 
 for mode in die die_early; do
     for np in 2 3; do
