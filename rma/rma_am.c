@@ -350,18 +350,26 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
     loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
 }
 
-/* a put or accumulate of a BATCH: applied, no answer of its own */
+/*
+ * A put or accumulate of a BATCH: applied, no answer of its own. An
+ * MPI_Accumulate with MPI_NO_OP carries no data (rma_ops.c sends none, as
+ * for a get-like one's: loom_rma_am_fetch_entry); its h.bytes are the
+ * target's, not the request's (review of session 18: such an accumulate
+ * batched behind a LOCK was refused as malformed, MPI_ERR_ARG at the flush).
+ */
 static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const char *req,
                                            size_t bytes)
 {
     loom_rma_hdr_t h;
     const loom_rma_seg_t *segs;
+    uint64_t data;
     char *t;
 
     memcpy(&h, req, sizeof(h));
+    data = h.kind == LOOM_RMA_K_ACC && h.op == LOOM_RMA_OP_NO_OP ? 0 : h.bytes;
     if ((h.kind != LOOM_RMA_K_PUT && h.kind != LOOM_RMA_K_ACC) ||
         h.nseg > (bytes - sizeof(h)) / sizeof(*segs) ||
-        h.bytes > bytes - sizeof(h) - h.nseg * sizeof(*segs)) {
+        data > bytes - sizeof(h) - h.nseg * sizeof(*segs)) {
         loom_error("rma", "rank %d: a malformed batched request (kind %d, %zu bytes) from "
                    "rank %d", w->rank, h.kind, bytes, src);
         return LOOM_ERR_INVALID_ARG;
