@@ -9,7 +9,13 @@
 #   and dynamic windows; over shm by active messages (LOOM_RMA_CMA=off), on
 #   the default paths (CMA window, shared segment) and with CMA accumulates
 #   (LOOM_RMA_CMA=passive); and a singleton.
-# Sanitizer builds run fewer ranks.
+#   mix: random epochs of small and large accumulates, get-accumulates,
+#   fetch-and-ops, compare-and-swaps, large puts and gets beside them,
+#   flush_local and flush, each rank against the next, checked against a
+#   serial model: every fetched value, every byte after each epoch. Over
+#   the same transports and flavors, with LOOM_RMA_ZCOPY=4096 (more of them
+#   large) and =0 (the copying path only: the same answers).
+# Sanitizer builds run fewer ranks and epochs.
 #   BUILD=build/release bash test/mpi/test_mpi_rma_rev18.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -19,8 +25,8 @@ mdl_require "$loomrun" "$progs"/mpi_rma_rev18
 mdl_must_mention="mpi_rma_rev18: passed on"
 
 case "$BUILD" in
-*-address*|*-thread*|*-undefined*) tcp_ranks="2 3"; shm_ranks="2" ;;
-*)                                 tcp_ranks="1 2 3 4"; shm_ranks="2 3" ;;
+*-address*|*-thread*|*-undefined*) tcp_ranks="2 3"; shm_ranks="2"; rounds="3 30" ;;
+*)                                 tcp_ranks="1 2 3 4"; shm_ranks="2 3"; rounds="6 40" ;;
 esac
 prog=$progs/mpi_rma_rev18
 
@@ -39,5 +45,30 @@ for n in $shm_ranks; do
     run 0 "noop.shm-cma-acc.create.n$n" env LOOM_RMA_CMA=passive "$loomrun" -n "$n" "$prog" noop create
 done
 run 0 noop.singleton "$prog" noop create
+
+# shellcheck disable=SC2086  # $rounds: two arguments
+for n in $tcp_ranks; do
+    for f in create allocate dynamic; do
+        run 0 "mix.tcp.$f.n$n" env LOOM_TRANSPORTS=self,tcp "$loomrun" -n "$n" "$prog" mix "$f" $rounds
+    done
+done
+# shellcheck disable=SC2086
+for n in $shm_ranks; do
+    for f in create dynamic; do
+        run 0 "mix.shm-am.$f.n$n" env LOOM_RMA_CMA=off "$loomrun" -n "$n" "$prog" mix "$f" $rounds
+    done
+    for f in create allocate; do
+        run 0 "mix.shm.$f.n$n" "$loomrun" -n "$n" "$prog" mix "$f" $rounds
+    done
+done
+# shellcheck disable=SC2086
+for z in 4096 0; do
+    run 0 "mix.tcp.zcopy$z.create.n3" env LOOM_TRANSPORTS=self,tcp LOOM_RMA_ZCOPY=$z \
+        "$loomrun" -n 3 "$prog" mix create $rounds
+    run 0 "mix.shm-am.zcopy$z.dynamic.n2" env LOOM_RMA_CMA=off LOOM_RMA_ZCOPY=$z \
+        "$loomrun" -n 2 "$prog" mix dynamic $rounds
+done
+# shellcheck disable=SC2086
+run 0 mix.singleton "$prog" mix create $rounds
 
 mdl_summary "mpi rma rev18" "(logs in $logdir)"
