@@ -25,13 +25,22 @@
  *            (a fetch that overtook a large accumulate) if the target lets
  *            an origin's large accumulate pass the one before it as it lets
  *            large puts and gets pass.
+ *   death    (np 2) rank 1 says through a file that it left its last MPI
+ *            call, then is killed; rank 0 locks it, issues a large
+ *            accumulate (its header and data to a dead rank) and ends the
+ *            epoch with MPI_Win_flush, flush_local or unlock (argument
+ *            W): MPI_ERR_OTHER, not a wait for ever; prints "death: ...
+ *            failed with class" and leaves with _exit(0).
  *
  * usage: mpi_rma_rev18 noop|mix [create|allocate|dynamic] [R O]   (any number of ranks)
+ *        mpi_rma_rev18 death create flush|flush_local|unlock         (2 ranks)
  */
 #include "mpi_test_util.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 enum {
     NS = 6,        /* ints of a small accumulate */
@@ -494,11 +503,54 @@ static void test_mix(win_ctx_t *c, int rounds, int ops)
     free(m.bufs);
 }
 
+/* ---- death ---- */
+
+/* a large accumulate to a rank killed before it serves it: @p how ends the epoch, in error */
+static void test_death(win_ctx_t *c, const char *how)
+{
+    int *src = calloc(NL, sizeof(int)), rc, cls = -1;
+    char gone[128];
+
+    MT_CHECK(src != NULL && size == 2);
+    signal(SIGTERM, SIG_IGN);   /* loomrun stops the job shortly after the death */
+    snprintf(gone, sizeof(gone), "%s/loom-rev18-death.%d",
+             getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    MT_OK(MPI_Bcast(gone, (int)sizeof(gone), MPI_CHAR, 0, MPI_COMM_WORLD));
+    MT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 1) {
+        struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+        mt_file_touch(gone);
+        nanosleep(&ts, NULL);   /* no MPI call: rank 0's requests wait unserved */
+        raise(SIGKILL);
+    }
+    if (!mt_file_await(gone, 60.0)) {
+        MT_FAIL("death: rank 1 never left its barrier (no %s after 60 s)", gone);
+    }
+    MT_OK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, c->win));
+    /* an error at the call is right too, once the failure is known */
+    rc = MPI_Accumulate(src, NL, MPI_INT, 1, at(1, 0), NL, MPI_INT, MPI_SUM, c->win);
+    if (rc == MPI_SUCCESS) {
+        rc = strcmp(how, "unlock") == 0        ? MPI_Win_unlock(1, c->win)
+             : strcmp(how, "flush_local") == 0 ? MPI_Win_flush_local(1, c->win)
+                                               : MPI_Win_flush(1, c->win);
+    }
+    MPI_Error_class(rc, &cls);
+    if (rc == MPI_SUCCESS || cls != MPI_ERR_OTHER) {
+        MT_FAIL("death: a large accumulate to the dead rank 1, then %s: %d (class %d), "
+                "expected class MPI_ERR_OTHER (the peer's failure)", how, rc, cls);
+    }
+    printf("death: %s failed with class %d\n", how, cls);
+    fflush(stdout);
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "noop";
     const char *flavor = argc > 2 ? argv[2] : "create";
-    int rounds = argc > 3 ? atoi(argv[3]) : 6, ops = argc > 4 ? atoi(argv[4]) : 40;
+    int death = strcmp(what, "death") == 0;
+    int rounds = argc > 3 && !death ? atoi(argv[3]) : 6, ops = argc > 4 ? atoi(argv[4]) : 40;
     int mix = strcmp(what, "mix") == 0;
     win_ctx_t c;
 
@@ -506,11 +558,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MT_CHECK(rounds > 0 && ops > 0);
-    if (!mix && strcmp(what, "noop") != 0) {
-        MT_FAIL("unknown test %s (noop, mix)", what);
+    if (!mix && !death && strcmp(what, "noop") != 0) {
+        MT_FAIL("unknown test %s (noop, mix, death)", what);
     }
     win_open(&c, flavor, mix ? (size_t)size * SLOT : NL);
-    if (mix) {
+    if (death) {
+        test_death(&c, argc > 3 ? argv[3] : "flush");
+    } else if (mix) {
         test_mix(&c, rounds, ops);
     } else {
         test_noop(&c);

@@ -15,6 +15,9 @@
 #   serial model: every fetched value, every byte after each epoch. Over
 #   the same transports and flavors, with LOOM_RMA_ZCOPY=4096 (more of them
 #   large) and =0 (the copying path only: the same answers).
+#   death: a large accumulate to a rank killed before it serves it; the
+#   flush, flush_local or unlock fails with MPI_ERR_OTHER, no hang (the
+#   killed rank: exit 137), over tcp and shm by message.
 # Sanitizer builds run fewer ranks and epochs.
 #   BUILD=build/release bash test/mpi/test_mpi_rma_rev18.sh
 set -u
@@ -70,5 +73,14 @@ for z in 4096 0; do
 done
 # shellcheck disable=SC2086
 run 0 mix.singleton "$prog" mix create $rounds
+
+# rank 1 dies (137); rank 0 must print its line before loomrun stops it
+mdl_must_mention=""
+for how in flush flush_local unlock; do
+    run -m "death: $how failed with class" 137 "death.tcp.$how" \
+        env LOOM_ERRORS=return LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$prog" death create "$how"
+    run -m "death: $how failed with class" 137 "death.shm-am.$how" \
+        env LOOM_ERRORS=return LOOM_RMA_CMA=off "$loomrun" -n 2 "$prog" death create "$how"
+done
 
 mdl_summary "mpi rma rev18" "(logs in $logdir)"
