@@ -28,9 +28,9 @@
  *   death    (np 2) rank 1 says through a file that it left its last MPI
  *            call, then is killed; rank 0 locks it, issues a large
  *            accumulate (its header and data to a dead rank) and ends the
- *            epoch with MPI_Win_flush, flush_local or unlock (argument
- *            W): MPI_ERR_OTHER, not a wait for ever; prints "death: ...
- *            failed with class" and leaves with _exit(0).
+ *            epoch with MPI_Win_flush, flush_local or unlock (the third
+ *            argument): MPI_ERR_OTHER, not a wait for ever; prints
+ *            "death: ... failed with class" and leaves with _exit(0).
  *
  * usage: mpi_rma_rev18 noop|mix [create|allocate|dynamic] [R O]   (any number of ranks)
  *        mpi_rma_rev18 death create flush|flush_local|unlock         (2 ranks)
