@@ -3,8 +3,8 @@
  * and the target's side of it.
  *
  * Every request is one message (header, target segments, packed data) with
- * tag REQ on the window's private communicator (a large contiguous put or
- * get: the header alone, its data apart, rma_zcopy.c). The target finds them from
+ * tag REQ on the window's private communicator (a large contiguous put,
+ * get or accumulate: the header alone, its data apart, rma_zcopy.c). The target finds them from
  * the progress hook (p2p_int.h): a probe of its unexpected queue (no
  * progress, no allocation when nothing came), a receive of the message it
  * found into a buffer of its size, and service in arrival order once the
@@ -27,10 +27,11 @@
  * messages, replies) and its record (rma_send.c): one malloc and one free
  * per message on the target's path instead of two of each.
  *
- * Large contiguous puts and gets (rma_zcopy.c) are served in two steps:
- * the header posts the data's receive or send, and the origin's later
- * requests are held, like those of an origin whose lock waits, until the
- * data moved (loom_rma_zc_poll from each pass).
+ * Large contiguous puts, gets and accumulates (rma_zcopy.c) are served in
+ * two steps: the header posts the data's receive or send, and the origin's
+ * later requests are held, like those of an origin whose lock waits, until
+ * a put's data moved or an accumulate's was applied (loom_rma_zc_poll from
+ * each pass).
  *
  * Frames (session 16): requests and answers that fit one p2p frame come
  * through loom_rma_am_frame_in, the function the engine calls for them
@@ -350,18 +351,26 @@ static void loom_rma_am_unlock(loom_rma_win_t *w, int src)
     loom_rma_am_ctrl(w, src, LOOM_RMA_K_ACK, LOOM_OK);
 }
 
-/* a put or accumulate of a BATCH: applied, no answer of its own */
+/*
+ * A put or accumulate of a BATCH: applied, no answer of its own. An
+ * MPI_Accumulate with MPI_NO_OP carries no data (rma_ops.c sends none, as
+ * for a get-like one's: loom_rma_am_fetch_entry); its h.bytes are the
+ * target's, not the request's (review of session 18: such an accumulate
+ * batched behind a LOCK was refused as malformed, MPI_ERR_ARG at the flush).
+ */
 static loom_status_t loom_rma_am_apply_one(loom_rma_win_t *w, int src, const char *req,
                                            size_t bytes)
 {
     loom_rma_hdr_t h;
     const loom_rma_seg_t *segs;
+    uint64_t data;
     char *t;
 
     memcpy(&h, req, sizeof(h));
+    data = h.kind == LOOM_RMA_K_ACC && h.op == LOOM_RMA_OP_NO_OP ? 0 : h.bytes;
     if ((h.kind != LOOM_RMA_K_PUT && h.kind != LOOM_RMA_K_ACC) ||
         h.nseg > (bytes - sizeof(h)) / sizeof(*segs) ||
-        h.bytes > bytes - sizeof(h) - h.nseg * sizeof(*segs)) {
+        data > bytes - sizeof(h) - h.nseg * sizeof(*segs)) {
         loom_error("rma", "rank %d: a malformed batched request (kind %d, %zu bytes) from "
                    "rank %d", w->rank, h.kind, bytes, src);
         return LOOM_ERR_INVALID_ARG;
@@ -732,8 +741,8 @@ static int loom_rma_am_held_from(const loom_rma_win_t *w, int src, const loom_rm
 /*
  * 1 if @p in (not before @p before in the held queue) must wait: an
  * operation or UNLOCK from an origin whose LOCK is queued here, or any
- * request but an answer from an origin whose large put or get is still
- * moving its data (rma_zcopy.c: its UNLOCK must not release the lock
+ * request but an answer from an origin whose large put or accumulate is
+ * still moving its data (rma_zcopy.c: its UNLOCK must not release the lock
  * before). Answers (ACK) never wait (an ACK held here could be what the
  * holder waits for); nor do LOCK and PSCW notices behind a queued LOCK; nor
  * does the next large put or get of an origin whose data moves, when none

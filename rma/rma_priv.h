@@ -243,10 +243,11 @@ struct loom_rma_win {
     struct loom_rma_zc  *zc;           /* data moving to/from this window (rma_zcopy.c) */
     uint32_t            *zc_busy;      /* [size] puts and accumulates of each origin, in zc */
     uint32_t            *zc_gets;      /* origin: [size] large gets awaiting data */
-    size_t               zc_min;       /* origin: puts/gets of this many bytes or more
-                                          go by rma_zcopy.c (0: none) */
-    struct loom_rma_zc_drop *zc_drop;  /* [size] a put's data this target could not
-                                          store: discard it, then answer (rma_zcopy.c) */
+    size_t               zc_min;       /* origin: puts, gets, accumulates of this many
+                                          bytes or more go by rma_zcopy.c (0: none) */
+    struct loom_rma_zc_drop *zc_drop;  /* [size] a put's or accumulate's data this
+                                          target could not store: discard it, then
+                                          answer (rma_zcopy.c) */
     int                  zc_ndrop;     /* origins with a discard pending */
     struct loom_rma_zc_fault *zc_fault; /* LOOM_RMA_ZCOPY_FAULT (tests), or NULL */
     int                  excl;         /* exclusive holder or -1 */
@@ -314,8 +315,9 @@ static inline uint32_t loom_rma_rop_id(loom_rma_win_t *win)
     return win->rop_seq;
 }
 
-/* an active message's header flag (pad): a large put or get whose data
- * moves as a message of its own, straight from/to user and window memory */
+/* an active message's header flag (pad): a large put, get or accumulate
+ * whose data moves as a message of its own, from/to user memory and the
+ * window (an accumulate's: into scratch at the target, rma_zcopy.c) */
 enum { LOOM_RMA_HDR_ZCOPY = 1 };
 
 static inline size_t loom_rma_pad8(size_t n)
@@ -449,9 +451,9 @@ static inline int loom_rma_zc_busy(const loom_rma_win_t *win, int src)
     return win->zc_busy[src] != 0 || win->zc_drop[src].st != LOOM_OK;
 }
 /**
- * 1 while a put's data of @p src that this target could not store must
- * still be consumed: every later request of @p src waits, large puts too
- * (their receive would match that data).
+ * 1 while a put's or accumulate's data of @p src that this target could not
+ * store must still be consumed: every later request of @p src waits, large
+ * puts and gets too (a put's receive would match that data).
  */
 static inline int loom_rma_zc_dropping(const loom_rma_win_t *win, int src)
 {

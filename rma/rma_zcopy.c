@@ -277,7 +277,7 @@ loom_status_t loom_rma_zc_start(loom_rma_win_t *w, int target, const loom_rma_hd
 
 /* ---- target ---- */
 
-/* the fault this put meets (LOOM_RMA_ZCOPY_FAULT): 0 none, 1 its record, 2 its receive */
+/* the fault this put or accumulate meets (LOOM_RMA_ZCOPY_FAULT): 0 none, 1 record, 2 receive */
 static int loom_rma_zc_fault_at(loom_rma_win_t *w, int src, int get)
 {
     loom_rma_zc_fault_t *f = w->zc_fault;
@@ -289,7 +289,7 @@ static int loom_rma_zc_fault_at(loom_rma_win_t *w, int src, int get)
     return f->recv ? 2 : 1;
 }
 
-/* post the 0-byte receive that consumes a dropped put's data; 0 if it could not be */
+/* post the 0-byte receive that consumes a dropped put's or accumulate's data; 0 if not */
 static int loom_rma_zc_drop_post(loom_rma_win_t *w, int src)
 {
     static char sink;
@@ -311,8 +311,9 @@ static int loom_rma_zc_drop_post(loom_rma_win_t *w, int src)
 }
 
 /*
- * The put of @p src cannot be stored (@p st): its data is consumed by a
- * 0-byte receive, then @p st answers it; the origin's later requests wait.
+ * The put or accumulate of @p src cannot be stored (@p st): its data is
+ * consumed by a 0-byte receive, then @p st answers it; the origin's later
+ * requests wait.
  */
 static void loom_rma_zc_drop(loom_rma_win_t *w, int src, loom_status_t st)
 {
