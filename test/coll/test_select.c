@@ -301,8 +301,10 @@ static void test_gather_scatter_shm(void)
 
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 1, 0, 0)->name, "shm");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8 << 10, 0, 0)->name, "shm");
-    /* above it cma to 32 KiB (session 13): the set-up step while the CMA
-     * verdict is unknown, cma after "yes", binomial after "no"; then linear */
+    /* above it cma to 32 KiB (session 13), at 2 ranks at every size
+     * (session 18: both ranks share the copy): the set-up step while the
+     * CMA verdict is unknown, cma after "yes", binomial after "no", then
+     * linear */
     cc->cma = LOOM_COLL_CMA_UNKNOWN;
     if (shared) {    /* the staged eager gather first (p x block <= 64 KiB) */
         CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (8 << 10) + 1, 0, 0)->fast.move,
@@ -315,7 +317,8 @@ static void test_gather_scatter_shm(void)
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 32 << 10, 0, 0)->name,
                            shared ? "stage" : "cma");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, (32 << 10) + 1, 0, 0)->name,
-                           "linear");
+                           "cma");
+    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 4 << 20, 0, 0)->name, "cma");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_GATHER, 8, 0, 1)->name, "linear");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 1, 0, 0)->name, "shm");
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 4 << 10, 0, 0)->name, "shm");
@@ -333,6 +336,7 @@ static void test_gather_scatter_shm(void)
     cc->cma = LOOM_COLL_CMA_NO;    /* the step's answer on "no": the rules below cma */
     CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_GATHER, 16 << 10)->name, "binomial");
     CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_SCATTER, 16 << 10)->name, "binomial");
+    CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_GATHER, 1 << 20)->name, "linear");
     CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_SCATTER, 1 << 20)->name, "linear");
     cc->cma = LOOM_COLL_CMA_UNKNOWN;
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 1)->name, "linear");
