@@ -136,30 +136,47 @@ loom_status_t loom_coll_cma_wait(loom_coll_state_t *s, unsigned k)
     return LOOM_OK;
 }
 
-/* Read @p len bytes at @p src in rank @p q's memory into @p dst. */
+/*
+ * Move @p len bytes between @p local and rank @p q's memory at @p remote:
+ * read them from there (@p write 0, process_vm_readv) or write them there
+ * (process_vm_writev), as many calls as the kernel needs.
+ */
+static loom_status_t loom_coll_cma_move(const loom_coll_state_t *s, int q, char *local,
+                                        uint64_t remote, size_t len, int write)
+{
+    pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
+
+    for (size_t done = 0; done < len;) {
+        struct iovec l = { local + done, len - done };
+        struct iovec r = { (void *)(uintptr_t)(remote + done), len - done };
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            int err = n < 0 ? errno : 0;   /* 0 moved: errno is stale */
+            loom_error("coll", "%s #%llu on %s: rank %d %s %zu bytes %s rank %d (pid %d) "
+                       "with process_vm_%s, %zu of them %s: %s", loom_coll_cma_what(s),
+                       (unsigned long long)s->seq, s->comm->name, s->rank,
+                       write ? "writing" : "reading", len, write ? "to" : "of", q, (int)pid,
+                       write ? "writev" : "readv", done, write ? "written" : "read",
+                       err != 0 ? strerror(err) : write ? "nothing written" : "nothing read");
+            return err == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
+        }
+        done += (size_t)n;
+    }
+    return LOOM_OK;
+}
+
 loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, uint64_t src,
                                  size_t len)
 {
-    pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
-    size_t total = len;
+    return loom_coll_cma_move(s, q, dst, src, len, 0);
+}
 
-    while (len > 0) {
-        struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
-        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (got <= 0) {
-            int err = got < 0 ? errno : 0;   /* 0 read: errno is stale */
-            loom_error("coll", "%s #%llu on %s: rank %d reading %zu bytes of rank "
-                       "%d (pid %d) with process_vm_readv, %zu of them read: %s",
-                       loom_coll_cma_what(s), (unsigned long long)s->seq, s->comm->name,
-                       s->rank, total, q, (int)pid, total - len,
-                       err == 0 ? "nothing read" : strerror(err));
-            return err == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
-        }
-        dst = (char *)dst + got;
-        src += (uint64_t)got;
-        len -= (size_t)got;
-    }
-    return LOOM_OK;
+loom_status_t loom_coll_cma_write(const loom_coll_state_t *s, int q, uint64_t dst,
+                                  const void *src, size_t len)
+{
+    /* process_vm_writev only reads the local iovec */
+    return loom_coll_cma_move(s, q, (char *)(uintptr_t)src, dst, len, 1);
 }
 
 /* The set-up step: may we read and write every peer? (published, then agreed) */
@@ -248,29 +265,6 @@ static loom_status_t loom_coll_cma_fold(loom_coll_state_t *s, size_t off, size_t
             return st;
         }
         loom_coll_reduce(s, peer, acc, n / s->esize);
-    }
-    return LOOM_OK;
-}
-
-loom_status_t loom_coll_cma_write(const loom_coll_state_t *s, int q, uint64_t dst,
-                                  const void *src, size_t len)
-{
-    pid_t pid = (pid_t)loom_coll_cma_info(s, q)->pid;
-
-    for (size_t done = 0; done < len;) {
-        struct iovec l = { (void *)((const char *)src + done), len - done };
-        struct iovec r = { (void *)(uintptr_t)(dst + done), len - done };
-        ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
-        if (put <= 0) {
-            int err = put < 0 ? errno : 0;   /* 0 written: errno is stale */
-            loom_error("coll", "%s #%llu on %s: rank %d writing %zu bytes to rank %d "
-                       "(pid %d) with process_vm_writev, %zu of them written: %s",
-                       loom_coll_cma_what(s), (unsigned long long)s->seq, s->comm->name,
-                       s->rank, len, q, (int)pid, done,
-                       err == 0 ? "nothing written" : strerror(err));
-            return err == ESRCH ? LOOM_ERR_PEER_FAILED : LOOM_ERR_IO;
-        }
-        done += (size_t)put;
     }
     return LOOM_OK;
 }
