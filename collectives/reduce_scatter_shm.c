@@ -7,6 +7,7 @@
  *            wait until arrived[q] >= n for every q (acquire); sigs agree
  *            out = slot[0][block r] op (slot[1][block r] op (...
  *                  op slot[p-1][block r]))
+ *            (an empty block r: done after the arrival, session 18)
  *
  * allreduce "shm" with each rank folding only its own block: one arrival
  * round and no message, where the ring (reduce_scatter_block) and the
@@ -44,16 +45,29 @@ static size_t loom_coll_rs_shm_offset(const loom_coll_state_t *s, size_t *n_p)
     return off * s->esize;
 }
 
-/* Shared by both kinds: s->count is the block (block) or the total (counts). */
+/*
+ * Shared by both kinds: s->count is the block (block) or the total (counts).
+ * A rank whose block is empty (per-rank counts with zeros: a vector of
+ * fewer elements than ranks, as OSU's 4 and 8 B sizes give) only
+ * contributes: it publishes and returns, as reduce's non-roots do, and the
+ * next operation catches up (coll_shm.h, "Eager operations").
+ */
 static loom_status_t loom_coll_rs_shm_run(loom_coll_state_t *s, size_t total)
 {
-    loom_status_t st = loom_coll_shm_exchange(s, 1, s->sbuf, total * s->esize);
-    size_t n, off;
+    size_t n, off = loom_coll_rs_shm_offset(s, &n);
+    loom_status_t st;
 
-    if (st != LOOM_OK) {
+    if (n == 0 && s->phase == 0) {
+        if ((st = loom_coll_shm_publish_in(s, 1, s->sbuf, total * s->esize)) != LOOM_OK) {
+            return st;
+        }
+        ((loom_coll_comm_t *)s->shm)->eager_seq = s->seq;   /* we did not see the others */
+        loom_coll_shm_leave(s);
+        return LOOM_OK;
+    }
+    if ((st = loom_coll_shm_exchange(s, 1, s->sbuf, total * s->esize)) != LOOM_OK) {
         return st;
     }
-    off = loom_coll_rs_shm_offset(s, &n);
     if (n > 0) {
         memcpy(s->rbuf, (const char *)loom_coll_shm_slot_whole(s, s->size - 1) + off, n * s->esize);
         for (int q = s->size - 2; q >= 0; --q) {
