@@ -340,11 +340,14 @@ static void test_gather_scatter_shm(void)
     CU_ASSERT_STRING_EQUAL(after_cma_of(LOOM_COLL_SCATTER, 1 << 20)->name, "linear");
     cc->cma = LOOM_COLL_CMA_UNKNOWN;
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_SCATTER, 8, 0, 1)->name, "linear");
-    /* shm (its fast member): allgather up to 1 KiB, alltoall up to 4 KiB blocks */
+    /* shm (its fast member): allgather up to 1 KiB blocks, at 2 ranks up
+     * to the 8 KiB slot (session 18); alltoall up to 4 KiB blocks */
     CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 1 << 10, 0, 0)->fast.move,
                         loom_coll_fast_allgather);
-    CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 2 << 10, 0, 0)->name,
-                           "recursive_doubling");
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 2 << 10, 0, 0)->fast.move,
+                        loom_coll_fast_allgather);
+    CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLGATHER, 8 << 10, 0, 0)->fast.move,
+                        loom_coll_fast_allgather);
     CU_ASSERT_PTR_EQUAL(pick_on(&node2, LOOM_COLL_ALLTOALL, 1 << 10, 0, 0)->fast.move,
                         loom_coll_fast_alltoall);
     CU_ASSERT_STRING_EQUAL(pick_on(&node2, LOOM_COLL_ALLTOALL, (4 << 10) + 4, 0, 0)->name,
