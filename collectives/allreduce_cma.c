@@ -179,6 +179,35 @@ loom_status_t loom_coll_cma_write(const loom_coll_state_t *s, int q, uint64_t ds
     return loom_coll_cma_move(s, q, (char *)(uintptr_t)src, dst, len, 1);
 }
 
+loom_status_t loom_coll_cma_push_rest(loom_coll_state_t *s, int q, uint64_t dst,
+                                      const char *src, size_t at, size_t end)
+{
+    loom_status_t st = loom_coll_cma_write(s, q, dst + at, src + at, end - at);
+
+    if (st == LOOM_OK) {
+        atomic_store_explicit(&loom_coll_cma_info(s, s->rank)->pushed, end,
+                              memory_order_release);
+    }
+    return st;
+}
+
+loom_status_t loom_coll_cma_pushed(loom_coll_state_t *s, int q, size_t want, size_t *got)
+{
+    const loom_coll_cma_info_t *in = loom_coll_cma_info(s, q);
+
+    *got = (size_t)atomic_load_explicit(&in->pushed, memory_order_acquire);
+    if (*got >= want) {
+        return LOOM_OK;
+    }
+    if (loom_unlikely(in->bad)) {
+        loom_error("coll", "%s #%llu on %s: rank %d stops: rank %d could not write its "
+                   "part of the data", loom_coll_cma_what(s), (unsigned long long)s->seq,
+                   s->comm->name, s->rank, q);
+        return LOOM_ERR_PEER_FAILED;
+    }
+    return loom_coll_idle(s);
+}
+
 /* The set-up step: may we read and write every peer? (published, then agreed) */
 static int loom_coll_cma_probe(const loom_coll_state_t *s)
 {

@@ -68,50 +68,17 @@ static size_t loom_coll_bcast_cma_split_at(const loom_coll_state_t *s)
     return s->count / 2 * s->esize;
 }
 
-/* The non-root, split: LOOM_OK once the root wrote its half (it failed: the error). */
-static loom_status_t loom_coll_bcast_cma_wait_push(loom_coll_state_t *s)
-{
-    const loom_coll_cma_info_t *root = loom_coll_cma_info(s, s->root);
-
-    if ((size_t)atomic_load_explicit(&root->pushed, memory_order_acquire) <
-        s->count * s->esize) {
-        if (loom_unlikely(root->bad)) {
-            loom_error("coll", "bcast #%llu on %s: rank %d stops: the root (%d) could not "
-                       "write its half", (unsigned long long)s->seq, s->comm->name, s->rank,
-                       s->root);
-            return LOOM_ERR_PEER_FAILED;
-        }
-        return loom_coll_idle(s);
-    }
-    return LOOM_OK;
-}
-
-/* The root, split: the second half into the non-root's buffer, the count published. */
-static loom_status_t loom_coll_bcast_cma_push(loom_coll_state_t *s)
-{
-    size_t at = loom_coll_bcast_cma_split_at(s), len = s->count * s->esize;
-    int q = 1 - s->rank;
-    loom_status_t st;
-
-    st = loom_coll_cma_write(s, q, loom_coll_cma_info(s, q)->rbuf + at,
-                             (const char *)s->rbuf + at, len - at);
-    if (st == LOOM_OK) {
-        atomic_store_explicit(&loom_coll_cma_info(s, s->rank)->pushed, len,
-                              memory_order_release);
-    }
-    return st;
-}
-
 /* A non-root, after publishing: LOOM_OK once the root's buffer is in ours,
  * LOOM_INPROGRESS while the root has not arrived, or the error. */
 static loom_status_t loom_coll_bcast_cma_read(loom_coll_state_t *s)
 {
     loom_coll_comm_t *cc = s->shm;
+    size_t len = s->count * s->esize, got;
     loom_status_t st;
 
     if (s->phase == PH_ARRIVED) {
         size_t n = loom_coll_bcast_cma_splits(s) ? loom_coll_bcast_cma_split_at(s)
-                                                 : s->count * s->esize;
+                                                 : len;
 
         if (atomic_load_explicit(&loom_coll_shm_ctl(s, s->root)->arrived,
                                  memory_order_acquire) < s->shm_seq) {
@@ -124,7 +91,8 @@ static loom_status_t loom_coll_bcast_cma_read(loom_coll_state_t *s)
         }
         s->phase = PH_PUSHED;
     }
-    if (loom_coll_bcast_cma_splits(s) && (st = loom_coll_bcast_cma_wait_push(s)) != LOOM_OK) {
+    if (loom_coll_bcast_cma_splits(s) &&
+        (st = loom_coll_cma_pushed(s, s->root, len, &got)) != LOOM_OK) {
         return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
     }
     if (loom_unlikely(loom_coll_cma_info(s, s->root)->bad)) {
@@ -150,7 +118,11 @@ static loom_status_t loom_coll_bcast_cma_root(loom_coll_state_t *s)
             return st == LOOM_INPROGRESS ? st : loom_coll_cma_fail(s, st);
         }
         s->peer = 0;
-        if (loom_coll_bcast_cma_splits(s) && (st = loom_coll_bcast_cma_push(s)) != LOOM_OK) {
+        if (loom_coll_bcast_cma_splits(s) &&
+            (st = loom_coll_cma_push_rest(s, 1 - s->rank,
+                                          loom_coll_cma_info(s, 1 - s->rank)->rbuf, s->rbuf,
+                                          loom_coll_bcast_cma_split_at(s),
+                                          s->count * s->esize)) != LOOM_OK) {
             return loom_coll_cma_fail(s, st);
         }
         loom_coll_cma_step(s, 2);    /* ours: nothing to read */

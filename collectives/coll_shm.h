@@ -484,6 +484,20 @@ loom_status_t loom_coll_cma_read(const loom_coll_state_t *s, int q, void *dst, u
 loom_status_t loom_coll_cma_write(const loom_coll_state_t *s, int q, uint64_t dst,
                                   const void *src, size_t len);
 
+/**
+ * Two ranks sharing one copy: write [@p at, @p end) of @p src into rank @p q's
+ * memory at @p dst + @p at, then publish `pushed` = @p end (errors logged).
+ */
+loom_status_t loom_coll_cma_push_rest(loom_coll_state_t *s, int q, uint64_t dst,
+                                      const char *src, size_t at, size_t end);
+
+/**
+ * The other side: LOOM_OK once rank @p q published `pushed` >= @p want (*got
+ * is what it published), LOOM_INPROGRESS meanwhile, LOOM_ERR_PEER_FAILED
+ * when it flagged a failure (logged).
+ */
+loom_status_t loom_coll_cma_pushed(loom_coll_state_t *s, int q, size_t want, size_t *got);
+
 /** This rank's pid and buffers for this operation, then its arrival. */
 void loom_coll_cma_publish(loom_coll_state_t *s);
 

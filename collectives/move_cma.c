@@ -71,32 +71,16 @@ static size_t loom_coll_move_split_at(const loom_coll_state_t *s)
 static loom_status_t loom_coll_move_push(loom_coll_state_t *s, int q, uint64_t dst,
                                          const char *src)
 {
-    size_t at = loom_coll_move_split_at(s), blk = s->count * s->esize;
-    loom_status_t st = loom_coll_cma_write(s, q, dst + at, src + at, blk - at);
-
-    if (st == LOOM_OK) {
-        atomic_store_explicit(&loom_coll_cma_info(s, s->rank)->pushed, blk,
-                              memory_order_release);
-    }
-    return st;
+    return loom_coll_cma_push_rest(s, q, dst, src, loom_coll_move_split_at(s),
+                                   s->count * s->esize);
 }
 
 /* The receiving rank: LOOM_OK once rank @p q's part landed (it failed: the error). */
 static loom_status_t loom_coll_move_wait_push(loom_coll_state_t *s, int q)
 {
-    const loom_coll_cma_info_t *in = loom_coll_cma_info(s, q);
+    size_t got;
 
-    if ((size_t)atomic_load_explicit(&in->pushed, memory_order_acquire) <
-        s->count * s->esize) {
-        if (loom_unlikely(in->bad)) {
-            loom_error("coll", "%s #%llu on %s: rank %d stops: rank %d could not write its "
-                       "part of the block", loom_coll_kind_name(s->kind),
-                       (unsigned long long)s->seq, s->comm->name, s->rank, q);
-            return LOOM_ERR_PEER_FAILED;
-        }
-        return loom_coll_idle(s);
-    }
-    return LOOM_OK;
+    return loom_coll_cma_pushed(s, q, s->count * s->esize, &got);
 }
 
 /* A non-root: LOOM_OK once the root arrived with our signature. */

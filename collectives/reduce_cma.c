@@ -191,20 +191,12 @@ static loom_status_t loom_coll_reduce_cma_root_read(loom_coll_state_t *s)
  */
 static loom_status_t loom_coll_reduce_cma_root_fold(loom_coll_state_t *s)
 {
-    size_t len = s->count * s->esize;
-    const loom_coll_cma_info_t *peer = loom_coll_cma_info(s, 1 - s->rank);
+    size_t len = s->count * s->esize, got;
+    loom_status_t st;
 
     while (s->off < len) {
-        size_t got = (size_t)atomic_load_explicit(&peer->pushed, memory_order_acquire);
-
-        if (got <= s->off) {
-            if (loom_unlikely(peer->bad)) {
-                loom_error("coll", "reduce #%llu on %s: root %d stops: rank %d could not "
-                           "write its input", (unsigned long long)s->seq, s->comm->name,
-                           s->rank, 1 - s->rank);
-                return LOOM_ERR_PEER_FAILED;
-            }
-            return loom_coll_idle(s);
+        if ((st = loom_coll_cma_pushed(s, 1 - s->rank, s->off + 1, &got)) != LOOM_OK) {
+            return st;
         }
         if (got == len) {
             loom_coll_cma_step(s, 2);
@@ -221,7 +213,6 @@ static loom_status_t loom_coll_reduce_cma_push(loom_coll_state_t *s)
 {
     size_t len = s->count * s->esize;
     size_t piece = LOOM_COLL_REDUCE_PUSH_PIECE / s->esize * s->esize;
-    loom_coll_cma_info_t *me = loom_coll_cma_info(s, s->rank);
     uint64_t dst = loom_coll_cma_info(s, s->root)->rbuf;
     loom_status_t st = LOOM_OK;
 
@@ -230,12 +221,8 @@ static loom_status_t loom_coll_reduce_cma_push(loom_coll_state_t *s)
     }
     for (size_t pos = loom_coll_reduce_cma_split_at(s); pos < len && st == LOOM_OK;
          pos += piece) {
-        size_t n = len - pos < piece ? len - pos : piece;
-
-        st = loom_coll_cma_write(s, s->root, dst + pos, (const char *)s->sbuf + pos, n);
-        if (st == LOOM_OK) {
-            atomic_store_explicit(&me->pushed, pos + n, memory_order_release);
-        }
+        st = loom_coll_cma_push_rest(s, s->root, dst, s->sbuf, pos,
+                                     len - pos < piece ? len : pos + piece);
     }
     return st;
 }
