@@ -80,6 +80,19 @@ loom_status_t loom_dt_unpack_range(void *outbuf, size_t count, const loom_dt_t *
     return st;
 }
 
+loom_status_t loom_dt_move_range(void *outbuf, const void *inbuf, size_t count,
+                                 const loom_dt_t *dt, size_t offset, size_t len)
+{
+    dt_walk_t w = { .op = DT_OP_MOVE,
+                    .shift = (ptrdiff_t)((uintptr_t)outbuf - (uintptr_t)inbuf) };
+    loom_status_t st = range_check(count, dt, offset, len, "loom_dt_move_range");
+
+    if (st == LOOM_OK) {
+        (void)dt_walk_array(&w, dt->bnode, (char *)(uintptr_t)inbuf, offset, len);
+    }
+    return st;
+}
+
 loom_status_t loom_dt_iov(const void *buf, size_t count, const loom_dt_t *dt,
                           size_t offset, size_t max_bytes, struct iovec *iov,
                           size_t max_iov, size_t *n_iov, size_t *bytes)

@@ -219,6 +219,14 @@ loom_status_t loom_dt_unpack_range(void *outbuf, size_t count, const loom_dt_t *
                                    size_t offset, size_t len, const void *inbuf);
 
 /**
+ * @brief Copy the memory behind stream bytes [offset, offset + len) of
+ * (inbuf, count, dt) to the same places of (outbuf, count, dt): one pass,
+ * no packed stream (the two layouts must not overlap).
+ */
+loom_status_t loom_dt_move_range(void *outbuf, const void *inbuf, size_t count,
+                                 const loom_dt_t *dt, size_t offset, size_t len);
+
+/**
  * @brief The memory pieces holding stream bytes [offset, offset + *bytes):
  * at most @p max_iov pieces (adjacent ones merged) and at most
  * @p max_bytes bytes. Out: *n_iov pieces, *bytes covered (stops early when

@@ -95,11 +95,12 @@ bool dt_node_finish_idx(dt_node_t *n);
 dt_node_t *dt_normalize(const dt_node_t *t, loom_status_t *st);
 
 /* dt_walk.c: the range walker */
-enum { DT_OP_PACK, DT_OP_UNPACK, DT_OP_IOV, DT_OP_FN };
+enum { DT_OP_PACK, DT_OP_UNPACK, DT_OP_MOVE, DT_OP_IOV, DT_OP_FN };
 typedef int (*dt_leaf_fn_t)(void *ctx, char *addr, size_t len, const dt_node_t *leaf);
 typedef struct dt_walk {
     int           op;
     char         *stream;    /* PACK: destination; UNPACK: source; advances */
+    ptrdiff_t     shift;     /* MOVE: each piece goes to its address + shift */
     struct iovec *iov;       /* IOV */
     size_t        iov_max, iov_n;
     size_t        done;      /* stream bytes handled so far */

@@ -2,6 +2,8 @@
  * dt_walk.c: the range walker every data movement goes through. It visits
  * the memory behind stream bytes [off, off + len) of an array of node
  * instances, in stream order, and for each contiguous piece packs, unpacks,
+ * moves it to the same place in another buffer of the same layout (a
+ * typed send to this very process whose receive has the same type),
  * appends an iovec entry or calls a function (external32).
  *
  * There is no saved state: a walk seeks to `off` by division in arrays
@@ -36,6 +38,9 @@ static int emit(dt_walk_t *w, char *addr, size_t len, const dt_node_t *leaf)
     case DT_OP_UNPACK:
         memcpy(addr, w->stream, len);
         w->stream += len;
+        break;
+    case DT_OP_MOVE:
+        memcpy(addr + w->shift, addr, len);
         break;
     case DT_OP_IOV:
         last = w->iov_n > 0 ? &w->iov[w->iov_n - 1] : NULL;
@@ -90,6 +95,38 @@ static int emit(dt_walk_t *w, char *addr, size_t len, const dt_node_t *leaf)
         memcpy(mem + 3 * stride, s + 3 * (n_), (n_));                            \
     }                                                                            \
     DT_UNPACK_LOOP(n_)
+
+/* MOVE: block k to the same place @p shift bytes away (s is the moving destination) */
+#define DT_MOVE_LOOP4(n_)                                                        \
+    for (; nb >= 4; nb -= 4, mem += 4 * stride) {                                \
+        memcpy(mem + shift, mem, (n_));                                          \
+        memcpy(mem + stride + shift, mem + stride, (n_));                        \
+        memcpy(mem + 2 * stride + shift, mem + 2 * stride, (n_));                \
+        memcpy(mem + 3 * stride + shift, mem + 3 * stride, (n_));                \
+    }                                                                            \
+    for (; nb > 0; --nb, mem += stride) {                                        \
+        memcpy(mem + shift, mem, (n_));                                          \
+    }
+
+static void move_blocks(char *mem, ptrdiff_t shift, size_t nb, size_t bs, ptrdiff_t stride)
+{
+    switch (bs) {
+    case 4:
+        DT_MOVE_LOOP4(4);
+        break;
+    case 8:
+        DT_MOVE_LOOP4(8);
+        break;
+    case 16:
+        DT_MOVE_LOOP4(16);
+        break;
+    default:
+        for (; nb > 0; --nb, mem += stride) {
+            memcpy(mem + shift, mem, bs);
+        }
+        break;
+    }
+}
 
 static char *pack_blocks(char *s, const char *mem, size_t nb, size_t bs, ptrdiff_t stride)
 {
@@ -180,7 +217,13 @@ static void copy_runs(dt_walk_t *w, const dt_node_t *n, char *p, size_t ni)
     char *s = w->stream;
 
     /* one loop per direction: no branch on it inside (see DT_PACK_LOOP) */
-    if (w->op == DT_OP_PACK) {
+    if (w->op == DT_OP_MOVE) {
+        for (size_t i = 0; i < ni; ++i, p += n->extent) {
+            for (size_t k = 0; k < nr; ++k) {
+                copy_short(p + d[k] + w->shift, p + d[k], bl[k] * cs);
+            }
+        }
+    } else if (w->op == DT_OP_PACK) {
         for (size_t i = 0; i < ni; ++i, p += n->extent) {
             for (size_t k = 0; k < nr; s += bl[k] * cs, ++k) {
                 copy_short(s, p + d[k], bl[k] * cs);
@@ -201,6 +244,8 @@ static void copy_blocks(dt_walk_t *w, char *mem, size_t nb, size_t bs, ptrdiff_t
 {
     if (w->op == DT_OP_PACK) {
         w->stream = pack_blocks(w->stream, mem, nb, bs, stride);
+    } else if (w->op == DT_OP_MOVE) {
+        move_blocks(mem, w->shift, nb, bs, stride);
     } else {
         w->stream = (char *)(uintptr_t)unpack_blocks(w->stream, mem, nb, bs, stride);
     }
@@ -230,7 +275,7 @@ static int strided(dt_walk_t *w, char *base, size_t bs, ptrdiff_t stride, size_t
 
 static bool is_copy(const dt_walk_t *w)
 {
-    return w->op == DT_OP_PACK || w->op == DT_OP_UNPACK;
+    return w->op == DT_OP_PACK || w->op == DT_OP_UNPACK || w->op == DT_OP_MOVE;
 }
 
 /* a vector whose blocks are contiguous bytes */

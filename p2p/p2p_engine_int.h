@@ -58,6 +58,8 @@
 #define LOOM_P2P_RIOV_INLINE    128
 /* rq->count of a send whose rq->tmp is its piece array (loom_p2p_riov_send_t) */
 #define LOOM_P2P_TMP_RIOV       ((size_t)1)
+/* rq->count of a send to this process whose rq->tmp is its loom_p2p_self_src_t */
+#define LOOM_P2P_TMP_SELF       ((size_t)2)
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
 /* passes between polls of a transport that serves no peer */
@@ -105,7 +107,8 @@ typedef struct loom_p2p_req {
     loom_dt_t          *dt;       /* recv: the type (a reference, dropped at completion);
                                    * NULL: buf is contiguous (every native call) */
     size_t              count;    /* recv: elements of dt at buf (len = count x size);
-                                   * send: LOOM_P2P_TMP_RIOV if tmp is the piece array */
+                                   * send: LOOM_P2P_TMP_RIOV if tmp is the piece array,
+                                   * LOOM_P2P_TMP_SELF if it is a loom_p2p_self_src_t */
     void               *tmp;      /* send: packed copy of a rendezvous (malloc, exposed),
                                    * or its piece array (loom_p2p_riov_send_t);
                                    * recv: bounce of a get or placed frame (malloc or an
@@ -427,12 +430,17 @@ static inline void loom_p2p_recv_complete(loom_request_t req, loom_status_t stat
 /** Give back a send's piece array (p2p_rndv.c): its exposure, its memory. */
 void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces);
 
+/** Drop the type reference of a send to this process (p2p_rndv.c). */
+void loom_p2p_self_src_release(void *src);
+
 static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
 {
     loom_tl_mem_release(peer->ep->iface, rq->memh);
     if (loom_unlikely(rq->tmp != NULL)) {
         if (rq->count == LOOM_P2P_TMP_RIOV) {
             loom_p2p_riov_send_release(peer, rq->tmp);   /* p2p_rndv.c */
+        } else if (rq->count == LOOM_P2P_TMP_SELF) {
+            loom_p2p_self_src_release(rq->tmp);
         }
         loom_p2p_tmp_free(rq->tmp);
         rq->tmp = NULL;
@@ -776,6 +784,16 @@ void loom_p2p_rndv_start(loom_request_t req, int world_src, size_t msg_len,
  * them. LOOM_ERR_UNSUPPORTED: not here (nothing sent; the caller packs).
  */
 loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt);
+
+/**
+ * Typed rendezvous send @p req of (@p buf, @p count, @p dt) to this very
+ * process (@p peer is its own): an RTS flagged LOOM_P2P_RTS_SELF hands the
+ * receive the sender's (buf, count, dt) to copy from, no pack.
+ * LOOM_ERR_UNSUPPORTED: not here (nothing sent; the caller packs).
+ */
+loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
                                      const loom_p2p_hdr_t *base, const void *buf,
                                      size_t count, loom_dt_t *dt);
 

@@ -21,6 +21,13 @@
  *               bytes before raddr (inside the region of rkey) start with
  *               a uint64 counting the bytes packed so far (UINT64_MAX: the
  *               pack failed), written after those bytes; no payload
+ *   RTS flagged LOOM_P2P_RTS_SELF: a typed send to this very process with
+ *               small pieces, not packed: the receive finds the send by
+ *               sreq in this process's table, and copies from its (buf,
+ *               count, type) itself (one pass where both types are the
+ *               same), kept with a reference on the type until FIN;
+ *               refused from any other rank or naming no such send; no
+ *               payload
  *   RNDV_DATA(sreq) + the first `pushed` bytes of that message, sent right
  *               behind its RTS where the transport asks for it
  *               (caps.rndv_push: TCP, whose get costs a request trip), so
@@ -103,6 +110,8 @@ typedef struct loom_p2p_hdr_rts {
 #define LOOM_P2P_RTS_RIOV_REMOTE 0x02u
 /* RTS base.reserved[0]: packed while read (see above); alone */
 #define LOOM_P2P_RTS_PIPE        0x04u
+/* RTS base.reserved[0]: a typed send to this process, not packed (see above); alone */
+#define LOOM_P2P_RTS_SELF        0x08u
 /*
  * A pipelined RTS's raddr is LOOM_P2P_PIPE_HDR bytes into the sender's
  * copy; the header's first 8 bytes count the bytes packed so far, and only

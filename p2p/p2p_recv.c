@@ -307,7 +307,8 @@ static void loom_p2p_recv_eager(int world_src, const loom_p2p_hdr_t *h, uint64_t
 }
 
 /* an RTS, with the pieces of a typed send that did not pack (@p payload), or
- * the news of one packed while read (LOOM_P2P_RTS_PIPE) */
+ * the news of one packed while read (LOOM_P2P_RTS_PIPE) or not packed at all
+ * because it comes from this process (LOOM_P2P_RTS_SELF) */
 static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h,
                               const void *payload, size_t len)
 {
@@ -317,7 +318,8 @@ static void loom_p2p_recv_rts(int world_src, const loom_p2p_hdr_rts_t *h,
     struct loom_p2p_riov *riov = NULL;
     loom_p2p_unexp_t *ux;
 
-    if (loom_unlikely(h->base.reserved[0] & (LOOM_P2P_RTS_RIOV | LOOM_P2P_RTS_PIPE))) {
+    if (loom_unlikely(h->base.reserved[0] &
+                      (LOOM_P2P_RTS_RIOV | LOOM_P2P_RTS_PIPE | LOOM_P2P_RTS_SELF))) {
         riov = loom_p2p_riov_take(world_src, h, payload, len);
     }
     if (req != NULL) {
@@ -420,6 +422,9 @@ static size_t loom_p2p_rts_payload(const loom_p2p_hdr_rts_t *h)
     }
     if (f == LOOM_P2P_RTS_PIPE) {   /* the bytes ready when it left: within the message */
         return h->pushed == 0 && h->rsvd <= h->base.len ? 0 : SIZE_MAX;
+    }
+    if (f == LOOM_P2P_RTS_SELF) {   /* whose sender loom_p2p_self_take checks */
+        return h->pushed == 0 && h->rsvd == 0 ? 0 : SIZE_MAX;
     }
     /* pieces hold 64 bytes or more on average (caps.riov_min_piece): at most
      * one per 16 bytes of the message keeps the copy within its size */

@@ -35,6 +35,17 @@
  * pieces (its own type's, or one range for a contiguous receive, or a
  * bounce it unpacks when its own pieces are small), following a position
  * (piece, offset) in the remote array.
+ *
+ * Typed sends to this very process (LOOM_P2P_RTS_SELF): where the pieces are
+ * too small for get_riov to beat a pack even on self (under 64 B: a
+ * halo's column of doubles to itself on a grid of one rank per direction),
+ * the RTS hands the receive the sender's (buf, count, type) instead of a
+ * packed copy. The receive copies from that layout itself: into its own
+ * pieces in one pass when it has the same type and the two layouts do not
+ * overlap (loom_dt_move_range), straight into a contiguous buffer (a pack),
+ * else through a cache-sized bounce (pack, unpack). Before, the sender
+ * packed the whole message and the receive unpacked it: two passes over
+ * strided memory and a message-sized copy between them.
  */
 #include "p2p_engine_int.h"
 #include "log_int.h"
@@ -54,8 +65,19 @@ typedef struct loom_p2p_riov_send {
     struct iovec    iov[];
 } loom_p2p_riov_send_t;
 
+/* A send to this process that did not pack: what the receive copies from. */
+typedef struct loom_p2p_self_src {
+    const void *buf;
+    size_t      count;
+    loom_dt_t  *dt;         /* a reference, dropped when the send is released */
+} loom_p2p_self_src_t;
+
+/* bytes of a LOOM_P2P_RTS_SELF receive's bounce (two types differ): L2-sized */
+#define LOOM_P2P_SELF_CHUNK ((size_t)64 << 10)
+
 /* The receiver's copy of a sender's pieces and its position in them. */
 struct loom_p2p_riov {
+    const loom_p2p_self_src_t *self;   /* LOOM_P2P_RTS_SELF: the sender's layout */
     loom_status_t error;    /* the array could not be read: the receive fails so */
     int           piecewise; /* get_riov refused this peer: one get() per piece */
     int           pipe;     /* LOOM_P2P_RTS_PIPE: no pieces; a packed copy that grows */
@@ -365,6 +387,76 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
     return st;
 }
 
+/* ---- sender: typed, to this very process ------------------------------------------ */
+
+void loom_p2p_self_src_release(void *src)
+{
+    loom_dt_release(((loom_p2p_self_src_t *)src)->dt);
+}
+
+/* The bytes (count, dt) at @p buf can touch: [*lo_p, *lo_p + *len_p). */
+static void loom_p2p_dt_span(const void *buf, size_t count, const loom_dt_t *dt,
+                             uintptr_t *lo_p, size_t *len_p)
+{
+    ptrdiff_t lb, extent, tlb, textent, last;
+
+    loom_dt_get_extent(dt, &lb, &extent);
+    loom_dt_get_true_extent(dt, &tlb, &textent);
+    last = (ptrdiff_t)(count - 1) * extent;   /* the last instance's origin */
+    *lo_p  = (uintptr_t)buf + (uintptr_t)(tlb + LOOM_MIN(last, (ptrdiff_t)0));
+    *len_p = (size_t)(textent + (last < 0 ? -last : last));
+}
+
+loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_p2p_self_src_t *src;
+    loom_p2p_hdr_rts_t h;
+    uintptr_t lo;
+    size_t span;
+    loom_status_t st;
+
+    if (rq->peer != loom_p2p_engine.world_rank || !peer->can_rndv || count == 0) {
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    if ((src = loom_p2p_tmp_alloc(sizeof(*src))) == NULL) {
+        return LOOM_ERR_UNSUPPORTED;   /* the pack path reports memory */
+    }
+    memset(&h, 0, sizeof(h));
+    h.base      = *base;
+    h.base.type = LOOM_P2P_RTS;
+    h.base.reserved[0] = LOOM_P2P_RTS_SELF;
+    loom_p2p_dt_span(buf, count, dt, &lo, &span);
+    h.raddr     = (uint64_t)lo;   /* not read: the receive finds the send by sreq */
+    if ((st = loom_tl_mem_pack(peer->ep->iface, (const void *)lo, span, &h.rkey,
+                               &rq->memh)) != LOOM_OK) {
+        loom_p2p_tmp_free(src);
+        return LOOM_ERR_UNSUPPORTED;
+    }
+    src->buf   = buf;
+    src->count = count;
+    src->dt    = dt;
+    loom_dt_retain(dt);
+    rq->tmp   = src;
+    rq->count = LOOM_P2P_TMP_SELF;
+    loom_debug("p2p", "typed send of %zu bytes to rank %d not packed: to this process, "
+               "its receive copies from the send's layout", rq->len, rq->peer);
+    if ((st = loom_p2p_sreq_register(req, &rq->sreq)) != LOOM_OK) {
+        loom_p2p_send_rndv_release(peer, rq);
+        return st;
+    }
+    h.sreq = rq->sreq;
+    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
+    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
+    if (st < 0) {
+        loom_p2p_sreq_take(rq->sreq);
+        loom_p2p_send_rndv_release(peer, rq);
+    }
+    return st;
+}
+
 /* ---- sender: typed, packed while the receiver reads (pipelined) -------------------- */
 
 /* the packed copy's progress word: its first bytes, the data after them */
@@ -479,10 +571,40 @@ static struct loom_p2p_riov *loom_p2p_riov_nomem(int world_src,
     }
     r->n = 0;
     r->idx = r->off = 0;
+    r->self = NULL;
     r->error = LOOM_ERR_NO_MEMORY;
     r->piecewise = 0;
     r->pipe = 0;
     r->avail = 0;
+    return r;
+}
+
+/*
+ * An RTS flagged LOOM_P2P_RTS_SELF: the send it names (sreq) is in this
+ * process's own table, and its layout is what the receive copies from. No
+ * address in the frame is trusted: from any other rank, or naming no such
+ * send, the receive fails.
+ */
+static struct loom_p2p_riov *loom_p2p_self_take(int world_src, const loom_p2p_hdr_rts_t *h)
+{
+    struct loom_p2p_riov *r = malloc(sizeof(*r));
+    loom_request_t send = world_src == loom_p2p_engine.world_rank
+                          ? loom_p2p_sreq_find(h->sreq) : NULL;
+    const loom_p2p_req_t *sq = send != NULL ? loom_p2p_req(send) : NULL;
+
+    if (r == NULL) {
+        return loom_p2p_riov_nomem(world_src, h);
+    }
+    memset(r, 0, sizeof(*r));
+    r->error = LOOM_OK;
+    if (sq == NULL || sq->count != LOOM_P2P_TMP_SELF || sq->tmp == NULL) {
+        loom_error("p2p", "rank %s: a rendezvous send from rank %d (%s) claims to be this "
+                   "process's own typed send, and is not (its receive fails)",
+                   loom_log_identity(), world_src, loom_p2p_peer_host(world_src));
+        r->error = LOOM_ERR_TRANSPORT;
+        return r;
+    }
+    r->self = sq->tmp;
     return r;
 }
 
@@ -512,11 +634,15 @@ struct loom_p2p_riov *loom_p2p_riov_take(int world_src, const loom_p2p_hdr_rts_t
     if (h->base.reserved[0] & LOOM_P2P_RTS_PIPE) {
         return loom_p2p_pipe_take(world_src, h);
     }
+    if (h->base.reserved[0] & LOOM_P2P_RTS_SELF) {
+        return loom_p2p_self_take(world_src, h);
+    }
     if ((r = malloc(sizeof(*r) + bytes)) == NULL) {
         return loom_p2p_riov_nomem(world_src, h);
     }
     r->n = h->rsvd;
     r->idx = r->off = 0;
+    r->self = NULL;
     r->error = LOOM_OK;
     r->piecewise = 0;
     r->pipe = 0;
@@ -837,6 +963,45 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
 }
 
 /*
+ * One copy of a receive from a send to this process (LOOM_P2P_RTS_SELF)
+ * out of the sender's layout: all of it in one pass (same type, no
+ * overlap; or a contiguous receive), else at most LOOM_P2P_SELF_CHUNK
+ * bytes through the bounce. *chunk_p: bytes it covers.
+ */
+static loom_status_t loom_p2p_rndv_get_self(loom_request_t req, size_t *chunk_p)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    const loom_p2p_self_src_t *s = rq->riov->self;
+    size_t rest = req->msg.bytes - rq->offset, slen, dlen;
+    uintptr_t slo, dlo;
+    loom_status_t st;
+
+    if (rq->dt == NULL) {
+        *chunk_p = rest;
+        return loom_dt_pack_range(s->buf, s->count, s->dt, rq->offset, rest,
+                                  (char *)rq->buf + rq->offset);
+    }
+    if (rq->dt == s->dt && rq->tmp == NULL) {
+        loom_p2p_dt_span(s->buf, s->count, s->dt, &slo, &slen);
+        loom_p2p_dt_span(rq->buf, rq->count, rq->dt, &dlo, &dlen);
+        if (slo + slen <= dlo || dlo + dlen <= slo) {
+            *chunk_p = rest;
+            return loom_dt_move_range(rq->buf, s->buf, s->count, s->dt, rq->offset, rest);
+        }
+    }
+    if (rq->tmp == NULL &&
+        (rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_SELF_CHUNK))) == NULL) {
+        return LOOM_ERR_NO_MEMORY;
+    }
+    *chunk_p = LOOM_MIN(rest, LOOM_P2P_SELF_CHUNK);
+    st = loom_dt_pack_range(s->buf, s->count, s->dt, rq->offset, *chunk_p, rq->tmp);
+    if (st == LOOM_OK) {
+        loom_p2p_rndv_copy_in(req, rq->offset, rq->tmp, *chunk_p);
+    }
+    return st;
+}
+
+/*
  * Order the read of a pipelined sender's progress word before the reads of
  * the bytes it covers (two get_riov calls: the kernel's loads, which a
  * fence in program order between the calls orders too). gcc refuses
@@ -935,6 +1100,8 @@ void loom_p2p_rndv_get_next(loom_request_t req)
         chunk = LOOM_MIN(end - rq->offset, LOOM_P2P_GET_CHUNK);
         if (st != LOOM_OK) {
             /* reported below */
+        } else if (rq->riov != NULL && rq->riov->self != NULL) {
+            st = loom_p2p_rndv_get_self(req, &chunk);
         } else if (rq->riov != NULL && !pipe) {
             st = loom_p2p_rndv_get_riov(req, peer, &chunk);
         } else if (rq->dt != NULL) {
