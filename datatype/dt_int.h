@@ -219,6 +219,13 @@ loom_status_t loom_dt_unpack_range(void *outbuf, size_t count, const loom_dt_t *
                                    size_t offset, size_t len, const void *inbuf);
 
 /**
+ * @brief 1 when every stream byte of (buf, count, @p a) lies at the same
+ * place as that of (buf, count, @p b) for every buf and count (the same
+ * committed byte program: two handles of one vector, say), else 0.
+ */
+int loom_dt_same_layout(const loom_dt_t *a, const loom_dt_t *b);
+
+/**
  * @brief Copy the memory behind stream bytes [offset, offset + len) of
  * (inbuf, count, dt) to the same places of (outbuf, count, dt): one pass,
  * no packed stream (the two layouts must not overlap).

@@ -1,7 +1,8 @@
 /*
  * dt_query.c: introspection: size, bounds, envelope and contents (the
  * constructor's arguments, kept verbatim by dt_alloc), the contiguity
- * test for the p2p fast path, and MPI_Get_elements, which seeks into the
+ * test for the p2p fast path, the same-layout test of two types (a typed
+ * message to this process moved in one pass), and MPI_Get_elements, which seeks into the
  * typed tree (its leaves are single basic elements) with the same prefix
  * arithmetic as the walker, so it costs O(depth x blocks), not O(bytes).
  */
@@ -54,6 +55,47 @@ int loom_dt_is_contig(const loom_dt_t *dt, size_t count)
         return 0;
     }
     return count <= 1 || b->extent == (ptrdiff_t)b->size;
+}
+
+/* two byte programs visit the same bytes in the same order */
+static bool node_same(const dt_node_t *a, const dt_node_t *b)
+{
+    if (a == b) {
+        return true;
+    }
+    if (a->kind != b->kind || a->size != b->size || a->extent != b->extent ||
+        a->count != b->count) {
+        return false;
+    }
+    switch (a->kind) {
+    case DT_LEAF:
+        return true;
+    case DT_VEC:
+        return a->blocklen == b->blocklen && a->stride == b->stride &&
+               node_same(a->child, b->child);
+    default:
+        if (memcmp(a->blens, b->blens, a->count * sizeof(*a->blens)) != 0 ||
+            memcmp(a->displs, b->displs, a->count * sizeof(*a->displs)) != 0) {
+            return false;
+        }
+        if (a->kind == DT_IDX) {
+            return node_same(a->child, b->child);
+        }
+        for (size_t k = 0; k < a->count; ++k) {
+            if (!node_same(a->kids[k], b->kids[k])) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
+
+int loom_dt_same_layout(const loom_dt_t *a, const loom_dt_t *b)
+{
+    if (a == b) {
+        return 1;
+    }
+    return a != NULL && b != NULL && a->committed && b->committed && node_same(a->bnode, b->bnode);
 }
 
 void loom_dt_get_envelope(const loom_dt_t *dt, int *num_ints, int *num_addrs,

@@ -74,6 +74,18 @@ typedef struct loom_p2p_self_src {
 
 /* bytes of a LOOM_P2P_RTS_SELF receive's bounce (two types differ): L2-sized */
 #define LOOM_P2P_SELF_CHUNK ((size_t)64 << 10)
+/*
+ * A typed send to this process is not packed (LOOM_P2P_RTS_SELF) when its
+ * pieces average under this many bytes (judged on the first
+ * LOOM_P2P_IOV_PROBE); larger ones go by get_riov, one memcpy a piece.
+ * The self path's walk costs nothing a piece where the types have one
+ * layout, while listing pieces costs ~20-90 instructions a piece on each
+ * side: osu_halo 2-D at 2 ranks sends itself columns of 64-1024-byte rows.
+ */
+#define LOOM_P2P_SELF_MAX_PIECE 1024
+/* a receive of two layouts copies piece to piece from pieces of this many
+ * bytes on average (on both sides), below it through the bounce */
+#define LOOM_P2P_SELF_PIECEWISE 256
 
 /* The receiver's copy of a sender's pieces and its position in them. */
 struct loom_p2p_riov {
@@ -265,6 +277,32 @@ void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces)
 }
 
 /*
+ * Send the RTS @p h (with @p plen bytes of @p payload) of a typed send whose
+ * region and copies are set up: its id registered, the frame sent. On a
+ * failure both are undone and the region released. The frame's status.
+ */
+static loom_status_t loom_p2p_rts_send(loom_request_t req, loom_p2p_peer_t *peer,
+                                       loom_p2p_hdr_rts_t *h, const void *payload,
+                                       size_t plen)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_status_t st = loom_p2p_sreq_register(req, &rq->sreq);
+
+    if (st != LOOM_OK) {
+        loom_p2p_send_rndv_release(peer, rq);
+        return st;
+    }
+    h->sreq = rq->sreq;
+    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
+    st = loom_p2p_frame_send(peer, h, sizeof(*h), payload, plen, req, 0);
+    if (st < 0) {
+        loom_p2p_sreq_take(rq->sreq);
+        loom_p2p_send_rndv_release(peer, rq);
+    }
+    return st;
+}
+
+/*
  * The @p len-byte stream of (buf, count, dt) as pieces in a new array
  * (*out): LOOM_ERR_UNSUPPORTED where they average under
  * @p min_piece bytes (judged on the first 64 pieces, then on
@@ -373,18 +411,7 @@ loom_status_t loom_p2p_isend_dt_riov(loom_request_t req, loom_p2p_peer_t *peer,
     loom_debug("p2p", "typed send of %zu bytes to rank %d not packed: %zu pieces, %s",
                rq->len, rq->peer, s->n,
                s->memh != NULL ? "their array read from this rank" : "inline in the RTS");
-    if ((st = loom_p2p_sreq_register(req, &rq->sreq)) != LOOM_OK) {
-        loom_p2p_send_rndv_release(peer, rq);
-        return st;
-    }
-    h.sreq = rq->sreq;
-    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
-    st = loom_p2p_frame_send(peer, &h, sizeof(h), payload, plen, req, 0);
-    if (st < 0) {
-        loom_p2p_sreq_take(rq->sreq);
-        loom_p2p_send_rndv_release(peer, rq);
-    }
-    return st;
+    return loom_p2p_rts_send(req, peer, &h, payload, plen);
 }
 
 /* ---- sender: typed, to this very process ------------------------------------------ */
@@ -407,6 +434,17 @@ static void loom_p2p_dt_span(const void *buf, size_t count, const loom_dt_t *dt,
     *len_p = (size_t)(textent + (last < 0 ? -last : last));
 }
 
+/* do (buf, count, dt)'s first pieces from stream byte @p off average @p min bytes? */
+static int loom_p2p_dt_pieces_avg(const void *buf, size_t count, const loom_dt_t *dt, size_t off,
+                                  size_t len, size_t min)
+{
+    struct iovec probe[LOOM_P2P_IOV_PROBE];
+    size_t n = 0, bytes = 0;
+
+    return loom_dt_iov(buf, count, dt, off, len, probe, LOOM_P2P_IOV_PROBE, &n, &bytes) ==
+               LOOM_OK && bytes >= n * min;
+}
+
 loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
                                      const loom_p2p_hdr_t *base, const void *buf,
                                      size_t count, loom_dt_t *dt)
@@ -418,8 +456,9 @@ loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
     size_t span;
     loom_status_t st;
 
-    if (rq->peer != loom_p2p_engine.world_rank || !peer->can_rndv || count == 0) {
-        return LOOM_ERR_UNSUPPORTED;
+    if (rq->peer != loom_p2p_engine.world_rank || !peer->can_rndv || count == 0 ||
+        loom_p2p_dt_pieces_avg(buf, count, dt, 0, rq->len, LOOM_P2P_SELF_MAX_PIECE)) {
+        return LOOM_ERR_UNSUPPORTED;   /* large pieces: get_riov copies piece to piece */
     }
     if ((src = loom_p2p_tmp_alloc(sizeof(*src))) == NULL) {
         return LOOM_ERR_UNSUPPORTED;   /* the pack path reports memory */
@@ -443,18 +482,7 @@ loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
     rq->count = LOOM_P2P_TMP_SELF;
     loom_debug("p2p", "typed send of %zu bytes to rank %d not packed: to this process, "
                "its receive copies from the send's layout", rq->len, rq->peer);
-    if ((st = loom_p2p_sreq_register(req, &rq->sreq)) != LOOM_OK) {
-        loom_p2p_send_rndv_release(peer, rq);
-        return st;
-    }
-    h.sreq = rq->sreq;
-    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
-    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
-    if (st < 0) {
-        loom_p2p_sreq_take(rq->sreq);
-        loom_p2p_send_rndv_release(peer, rq);
-    }
-    return st;
+    return loom_p2p_rts_send(req, peer, &h, NULL, 0);
 }
 
 /* ---- sender: typed, packed while the receiver reads (pipelined) -------------------- */
@@ -515,16 +543,7 @@ loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
                                &rq->memh)) != LOOM_OK) {
         goto err_free_tmp;
     }
-    if ((st = loom_p2p_sreq_register(req, &rq->sreq)) != LOOM_OK) {
-        loom_p2p_send_rndv_release(peer, rq);
-        return st;
-    }
-    h.sreq = rq->sreq;
-    req->flags |= LOOM_REQ_FLAG_SYNC | LOOM_REQ_FLAG_RNDV;
-    st = loom_p2p_frame_send(peer, &h, sizeof(h), NULL, 0, req, 0);
-    if (st < 0) {
-        loom_p2p_sreq_take(rq->sreq);
-        loom_p2p_send_rndv_release(peer, rq);
+    if ((st = loom_p2p_rts_send(req, peer, &h, NULL, 0)) < 0) {
         return st;
     }
     loom_debug("p2p", "typed send of %zu bytes to rank %d packed while read: RTS after "
@@ -963,9 +982,47 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
 }
 
 /*
+ * A receive from a send to this process, two layouts with large pieces: up
+ * to LOOM_P2P_GET_IOV pieces of each side listed, then copied piece to
+ * piece (no bounce). *chunk_p: bytes it covers.
+ */
+static loom_status_t loom_p2p_self_piecewise(loom_request_t req, const loom_p2p_self_src_t *s,
+                                             size_t rest, size_t *chunk_p)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    struct iovec from[LOOM_P2P_GET_IOV], to[LOOM_P2P_GET_IOV];
+    size_t nf = 0, bf = 0, nt = 0, bt = 0, i = 0, j = 0, fo = 0, to_off = 0;
+    loom_status_t st = loom_dt_iov(s->buf, s->count, s->dt, rq->offset, rest, from,
+                                   LOOM_P2P_GET_IOV, &nf, &bf);
+
+    if (st != LOOM_OK ||
+        (st = loom_dt_iov(rq->buf, rq->count, rq->dt, rq->offset, bf, to, LOOM_P2P_GET_IOV,
+                          &nt, &bt)) != LOOM_OK) {
+        return st;
+    }
+    for (size_t done = 0; done < bt;) {   /* bt <= bf: the receive's pieces end first */
+        size_t k = LOOM_MIN(from[i].iov_len - fo, to[j].iov_len - to_off);
+
+        memcpy((char *)to[j].iov_base + to_off, (const char *)from[i].iov_base + fo, k);
+        done += k;
+        if ((fo += k) == from[i].iov_len) {
+            ++i;
+            fo = 0;
+        }
+        if ((to_off += k) == to[j].iov_len) {
+            ++j;
+            to_off = 0;
+        }
+    }
+    *chunk_p = bt;
+    return LOOM_OK;
+}
+
+/*
  * One copy of a receive from a send to this process (LOOM_P2P_RTS_SELF)
- * out of the sender's layout: all of it in one pass (same type, no
- * overlap; or a contiguous receive), else at most LOOM_P2P_SELF_CHUNK
+ * out of the sender's layout: all of it in one pass (one layout, no
+ * overlap; or a contiguous receive), piece to piece where the two layouts
+ * differ and both have large pieces, else at most LOOM_P2P_SELF_CHUNK
  * bytes through the bounce. *chunk_p: bytes it covers.
  */
 static loom_status_t loom_p2p_rndv_get_self(loom_request_t req, size_t *chunk_p)
@@ -981,17 +1038,35 @@ static loom_status_t loom_p2p_rndv_get_self(loom_request_t req, size_t *chunk_p)
         return loom_dt_pack_range(s->buf, s->count, s->dt, rq->offset, rest,
                                   (char *)rq->buf + rq->offset);
     }
-    if (rq->dt == s->dt && rq->tmp == NULL) {
+    if (rq->tmp == NULL && loom_dt_same_layout(rq->dt, s->dt)) {
         loom_p2p_dt_span(s->buf, s->count, s->dt, &slo, &slen);
         loom_p2p_dt_span(rq->buf, rq->count, rq->dt, &dlo, &dlen);
         if (slo + slen <= dlo || dlo + dlen <= slo) {
+            loom_debug("p2p", "typed receive of %zu bytes from this process: moved in one "
+                       "pass (one layout)", rest);
             *chunk_p = rest;
             return loom_dt_move_range(rq->buf, s->buf, s->count, s->dt, rq->offset, rest);
         }
     }
-    if (rq->tmp == NULL &&
-        (rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_SELF_CHUNK))) == NULL) {
-        return LOOM_ERR_NO_MEMORY;
+    if (rq->tmp == NULL && !loom_dt_same_layout(rq->dt, s->dt) &&
+        loom_p2p_dt_pieces_avg(rq->buf, rq->count, rq->dt, rq->offset, rest,
+                               LOOM_P2P_SELF_PIECEWISE) &&
+        loom_p2p_dt_pieces_avg(s->buf, s->count, s->dt, rq->offset, rest,
+                               LOOM_P2P_SELF_PIECEWISE)) {
+        if (rq->offset == 0) {
+            loom_debug("p2p", "typed receive of %zu bytes from this process: piece to piece "
+                       "(two layouts)", rest);
+        }
+        return loom_p2p_self_piecewise(req, s, rest, chunk_p);
+    }
+    if (rq->tmp == NULL) {
+        loom_debug("p2p", "typed receive of %zu bytes from this process: through a bounce "
+                   "(%s)", rest, loom_dt_same_layout(rq->dt, s->dt) ? "the layouts overlap"
+                                                                    : "two layouts");
+        if ((rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_SELF_CHUNK))) ==
+            NULL) {
+            return LOOM_ERR_NO_MEMORY;
+        }
     }
     *chunk_p = LOOM_MIN(rest, LOOM_P2P_SELF_CHUNK);
     st = loom_dt_pack_range(s->buf, s->count, s->dt, rq->offset, *chunk_p, rq->tmp);

@@ -279,13 +279,13 @@ static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t 
     loom_p2p_req_t *rq = loom_p2p_req(req);
     loom_status_t st;
 
+    st = loom_p2p_isend_dt_self(req, peer, base, buf, count, dt);
+    if (st != LOOM_ERR_UNSUPPORTED) {
+        return st;   /* to this process, small pieces: the receive copies from our layout */
+    }
     st = loom_p2p_isend_dt_riov(req, peer, base, buf, count, dt);
     if (st != LOOM_ERR_UNSUPPORTED) {
         return st;   /* not packed: the receiver reads the pieces (p2p_rndv.c) */
-    }
-    st = loom_p2p_isend_dt_self(req, peer, base, buf, count, dt);
-    if (st != LOOM_ERR_UNSUPPORTED) {
-        return st;   /* to this process: the receive copies from our layout */
     }
     st = loom_p2p_isend_dt_pipe(req, peer, base, buf, count, dt);
     if (st != LOOM_ERR_UNSUPPORTED) {

@@ -12,7 +12,10 @@
  *     blocks and instances;
  *   - both buffers checked whole: what the range covers equals the
  *     reference, every other byte of dst keeps its poison, src unchanged;
- *   - a range past the stream's end is refused and writes nothing.
+ *   - a range past the stream's end is refused and writes nothing;
+ *   - loom_dt_same_layout: two handles built alike have one layout; another
+ *     stride, block length, count, resize or field order, or a type not
+ *     committed, has not.
  */
 #include "../common/cunit_main.h"
 #include "dt_int.h"
@@ -129,12 +132,63 @@ static void test_past_end(void)
     loom_dt_release(v);
 }
 
+/* a vector of @p n blocks of @p bl doubles @p stride apart, committed unless @p raw */
+static loom_dt_t *vec(int64_t n, int64_t bl, int64_t stride, int raw)
+{
+    loom_dt_t *v = NULL;
+
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_vector(n, bl, stride, loom_dt_basic(LOOM_DOUBLE), &v),
+                          LOOM_OK);
+    if (!raw) {
+        CU_ASSERT_EQUAL_FATAL(loom_dt_commit(v), LOOM_OK);
+    }
+    return v;
+}
+
+static void test_same_layout(void)
+{
+    loom_dt_t *a = vec(10, 2, 5, 0), *b = vec(10, 2, 5, 0), *raw = vec(10, 2, 5, 1);
+    loom_dt_t *other[4] = { vec(10, 2, 6, 0), vec(10, 1, 5, 0), vec(9, 2, 5, 0), NULL };
+    loom_dt_t *s1 = NULL, *s2 = NULL, *s3 = NULL;
+    int64_t bl[2] = { 1, 1 };
+    ptrdiff_t d[2] = { 0, 8 };
+    loom_dt_t *t12[2] = { loom_dt_basic(LOOM_DOUBLE), loom_dt_basic(LOOM_INT32) };
+    loom_dt_t *t21[2] = { loom_dt_basic(LOOM_INT32), loom_dt_basic(LOOM_DOUBLE) };
+
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_resized(a, 0, 1000, &other[3]), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_commit(other[3]), LOOM_OK);
+    CU_ASSERT(loom_dt_same_layout(a, a));
+    CU_ASSERT(loom_dt_same_layout(a, b));
+    CU_ASSERT(loom_dt_same_layout(b, a));
+    CU_ASSERT(!loom_dt_same_layout(a, raw));
+    for (int i = 0; i < 4; ++i) {
+        CU_ASSERT(!loom_dt_same_layout(a, other[i]));
+        loom_dt_release(other[i]);
+    }
+    /* structs: the same fields alike; in another order (4-byte field first) not */
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_struct(2, bl, d, t12, &s1), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_struct(2, bl, d, t12, &s2), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_create_struct(2, bl, d, t21, &s3), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_commit(s1), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_commit(s2), LOOM_OK);
+    CU_ASSERT_EQUAL_FATAL(loom_dt_commit(s3), LOOM_OK);
+    CU_ASSERT(loom_dt_same_layout(s1, s2));
+    CU_ASSERT(!loom_dt_same_layout(s1, s3));
+    loom_dt_release(s1);
+    loom_dt_release(s2);
+    loom_dt_release(s3);
+    loom_dt_release(a);
+    loom_dt_release(b);
+    loom_dt_release(raw);
+}
+
 int main(void)
 {
     static const loom_test_case_t cases[] = {
         { "vectors of 1-24 byte blocks against pack + unpack", test_vectors },
         { "planes of rows, struct runs, a struct of both", test_nested },
         { "a range past the end writes nothing", test_past_end },
+        { "two types of one layout, and others", test_same_layout },
         { NULL, NULL },
     };
     return loom_test_run_suite("datatype move between two buffers", cases, NULL, NULL);

@@ -10,6 +10,9 @@
  * posted first and again unexpected:
  *   same      a column of one matrix into another column of another matrix
  *             (same type: the one-pass move);
+ *   twin      the same, the receive's type built again (another handle,
+ *             one layout: still the move, as in osu_halo, whose faces
+ *             are built one per direction);
  *   trunc     3 instances of a resized column sent, 2 received (same type):
  *             MPI_ERR_TRUNCATE, 2 instances delivered, the third untouched;
  *   overlap   a column into another column of the SAME matrix (same type,
@@ -17,6 +20,9 @@
  *   contig    a column into contiguous doubles (a pack into the buffer);
  *   other     a column into a column of another stride (two types: the
  *             bounce, several 64 KiB chunks at the largest size);
+ *   rows      blocks of 64 doubles into blocks of 48 (two layouts, pieces of
+ *             512 and 384 bytes: copied piece to piece, the pieces of the
+ *             two sides cut at other places, over a thousand of them);
  *   struct    an array of {int, double, char} resized to 24 bytes, same
  *             type both sides (padding bytes keep their poison);
  *   negative  a column walked bottom-up (hvector with a negative stride);
@@ -134,6 +140,21 @@ static void case_columns(size_t rows, int unexpected)
     check_matrix(b, rows, 3, rows, 1, -1, "same");
     check_matrix(a, rows, 1, rows, 1, -1, "same (the sender's matrix)");
 
+    /* twin: the receive's column built again */
+    {
+        MPI_Datatype twin;
+        double *t = matrix(rows);
+
+        MT_OK(MPI_Type_vector((int)rows, 1, COLS, MPI_DOUBLE, &twin));
+        MT_OK(MPI_Type_commit(&twin));
+        n = self_move(a + 1, 1, col, t + 0, 1, twin, unexpected, &cls);
+        MT_EQ(cls, MPI_SUCCESS);
+        MT_EQ(n, rows);
+        check_matrix(t, rows, 0, rows, 1, -1, "twin");
+        MT_OK(MPI_Type_free(&twin));
+        free(t);
+    }
+
     /* overlap: column 1 of a into column 4 of a */
     n = self_move(a + 1, 1, col, a + 4, 1, col, unexpected, &cls);
     MT_EQ(cls, MPI_SUCCESS);
@@ -191,6 +212,41 @@ static void case_columns(size_t rows, int unexpected)
     free(b);
     free(c);
     free(w);
+}
+
+/* 3k blocks of 64 doubles (70 apart) into 4k blocks of 48 (50 apart) */
+static void case_rows(size_t rows, int unexpected)
+{
+    size_t k = rows / 48 + 1, ns = 3 * k * 70, nr = 4 * k * 50;
+    double *a = malloc(ns * sizeof(double)), *b = malloc(nr * sizeof(double));
+    MPI_Datatype s64, r48;
+    int cls, n;
+
+    MT_CHECK(a != NULL && b != NULL);
+    MT_OK(MPI_Type_vector((int)(3 * k), 64, 70, MPI_DOUBLE, &s64));
+    MT_OK(MPI_Type_vector((int)(4 * k), 48, 50, MPI_DOUBLE, &r48));
+    MT_OK(MPI_Type_commit(&s64));
+    MT_OK(MPI_Type_commit(&r48));
+    for (size_t i = 0; i < ns; i++) {
+        a[i] = i % 70 < 64 ? value(5, i / 70 * 64 + i % 70) : -2.0;
+    }
+    for (size_t i = 0; i < nr; i++) {
+        b[i] = POISON;
+    }
+    n = self_move(a, 1, s64, b, 1, r48, unexpected, &cls);
+    MT_EQ(cls, MPI_SUCCESS);
+    MT_EQ(n, 192 * k);
+    for (size_t i = 0; i < nr; i++) {
+        double want = i % 50 < 48 ? value(5, i / 50 * 48 + i % 50) : POISON;
+
+        if (b[i] != want) {
+            MT_FAIL("rows: cell %zu is %.17g, want %.17g", i, b[i], want);
+        }
+    }
+    MT_OK(MPI_Type_free(&s64));
+    MT_OK(MPI_Type_free(&r48));
+    free(a);
+    free(b);
 }
 
 /* the same move through Sendrecv, Issend and Probe */
@@ -330,6 +386,7 @@ int main(int argc, char **argv)
         for (int unexpected = 0; unexpected < 2; unexpected++) {
             case_columns(rows[k], unexpected);
             case_negative(rows[k], unexpected);
+            case_rows(rows[k], unexpected);
             case_struct(rows[k], unexpected);
         }
         case_calls(rows[k]);
