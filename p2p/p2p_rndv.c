@@ -70,6 +70,7 @@ typedef struct loom_p2p_self_src {
     const void *buf;
     size_t      count;
     loom_dt_t  *dt;         /* a reference, dropped when the send is released */
+    int         big;        /* its first pieces average LOOM_P2P_SELF_PIECEWISE or more */
 } loom_p2p_self_src_t;
 
 /* bytes of a LOOM_P2P_RTS_SELF receive's bounce (two types differ): L2-sized */
@@ -434,15 +435,18 @@ static void loom_p2p_dt_span(const void *buf, size_t count, const loom_dt_t *dt,
     *len_p = (size_t)(textent + (last < 0 ? -last : last));
 }
 
-/* do (buf, count, dt)'s first pieces from stream byte @p off average @p min bytes? */
-static int loom_p2p_dt_pieces_avg(const void *buf, size_t count, const loom_dt_t *dt, size_t off,
-                                  size_t len, size_t min)
+/* the average of (buf, count, dt)'s first pieces from stream byte @p off (0: none) */
+static size_t loom_p2p_dt_pieces_avg(const void *buf, size_t count, const loom_dt_t *dt,
+                                     size_t off, size_t len)
 {
     struct iovec probe[LOOM_P2P_IOV_PROBE];
     size_t n = 0, bytes = 0;
 
-    return loom_dt_iov(buf, count, dt, off, len, probe, LOOM_P2P_IOV_PROBE, &n, &bytes) ==
-               LOOM_OK && bytes >= n * min;
+    if (loom_dt_iov(buf, count, dt, off, len, probe, LOOM_P2P_IOV_PROBE, &n, &bytes) !=
+            LOOM_OK || n == 0) {
+        return 0;
+    }
+    return bytes / n;
 }
 
 loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
@@ -456,8 +460,11 @@ loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
     size_t span;
     loom_status_t st;
 
+    size_t avg;
+
     if (rq->peer != loom_p2p_engine.world_rank || !peer->can_rndv || count == 0 ||
-        loom_p2p_dt_pieces_avg(buf, count, dt, 0, rq->len, LOOM_P2P_SELF_MAX_PIECE)) {
+        (avg = loom_p2p_dt_pieces_avg(buf, count, dt, 0, rq->len)) == 0 ||
+        avg >= LOOM_P2P_SELF_MAX_PIECE) {
         return LOOM_ERR_UNSUPPORTED;   /* large pieces: get_riov copies piece to piece */
     }
     if ((src = loom_p2p_tmp_alloc(sizeof(*src))) == NULL) {
@@ -477,6 +484,7 @@ loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
     src->buf   = buf;
     src->count = count;
     src->dt    = dt;
+    src->big   = avg >= LOOM_P2P_SELF_PIECEWISE;
     loom_dt_retain(dt);
     rq->tmp   = src;
     rq->count = LOOM_P2P_TMP_SELF;
@@ -982,9 +990,10 @@ static loom_status_t loom_p2p_rndv_get_riov(loom_request_t req, loom_p2p_peer_t 
 }
 
 /*
- * A receive from a send to this process, two layouts with large pieces: up
- * to LOOM_P2P_GET_IOV pieces of each side listed, then copied piece to
- * piece (no bounce). *chunk_p: bytes it covers.
+ * A receive from a send to this process, two layouts, the send's pieces
+ * large: up to LOOM_P2P_GET_IOV pieces of each side listed, then copied
+ * piece to piece (no bounce). LOOM_ERR_UNSUPPORTED, nothing copied, when
+ * the receive's own pieces turn out small. *chunk_p: bytes it covers.
  */
 static loom_status_t loom_p2p_self_piecewise(loom_request_t req, const loom_p2p_self_src_t *s,
                                              size_t rest, size_t *chunk_p)
@@ -999,6 +1008,13 @@ static loom_status_t loom_p2p_self_piecewise(loom_request_t req, const loom_p2p_
         (st = loom_dt_iov(rq->buf, rq->count, rq->dt, rq->offset, bf, to, LOOM_P2P_GET_IOV,
                           &nt, &bt)) != LOOM_OK) {
         return st;
+    }
+    if (bt < nt * LOOM_P2P_SELF_PIECEWISE) {
+        return LOOM_ERR_UNSUPPORTED;   /* our pieces are small: the bounce, nothing copied */
+    }
+    if (rq->offset == 0) {
+        loom_debug("p2p", "typed receive of %zu bytes from this process: piece to piece "
+                   "(two layouts)", rest);
     }
     for (size_t done = 0; done < bt;) {   /* bt <= bf: the receive's pieces end first */
         size_t k = LOOM_MIN(from[i].iov_len - fo, to[j].iov_len - to_off);
@@ -1048,16 +1064,9 @@ static loom_status_t loom_p2p_rndv_get_self(loom_request_t req, size_t *chunk_p)
             return loom_dt_move_range(rq->buf, s->buf, s->count, s->dt, rq->offset, rest);
         }
     }
-    if (rq->tmp == NULL && !loom_dt_same_layout(rq->dt, s->dt) &&
-        loom_p2p_dt_pieces_avg(rq->buf, rq->count, rq->dt, rq->offset, rest,
-                               LOOM_P2P_SELF_PIECEWISE) &&
-        loom_p2p_dt_pieces_avg(s->buf, s->count, s->dt, rq->offset, rest,
-                               LOOM_P2P_SELF_PIECEWISE)) {
-        if (rq->offset == 0) {
-            loom_debug("p2p", "typed receive of %zu bytes from this process: piece to piece "
-                       "(two layouts)", rest);
-        }
-        return loom_p2p_self_piecewise(req, s, rest, chunk_p);
+    if (rq->tmp == NULL && s->big && !loom_dt_same_layout(rq->dt, s->dt) &&
+        (st = loom_p2p_self_piecewise(req, s, rest, chunk_p)) != LOOM_ERR_UNSUPPORTED) {
+        return st;
     }
     if (rq->tmp == NULL) {
         loom_debug("p2p", "typed receive of %zu bytes from this process: through a bounce "

@@ -22,7 +22,9 @@
  *             bounce, several 64 KiB chunks at the largest size);
  *   rows      blocks of 64 doubles into blocks of 48 (two layouts, pieces of
  *             512 and 384 bytes: copied piece to piece, the pieces of the
- *             two sides cut at other places, over a thousand of them);
+ *             two sides cut at other places, over a thousand of them), and
+ *             into every other double (the receive's pieces are small:
+ *             the piece-to-piece copy declines, the bounce takes it);
  *   struct    an array of {int, double, char} resized to 24 bytes, same
  *             type both sides (padding bytes keep their poison);
  *   negative  a column walked bottom-up (hvector with a negative stride);
@@ -242,6 +244,32 @@ static void case_rows(size_t rows, int unexpected)
         if (b[i] != want) {
             MT_FAIL("rows: cell %zu is %.17g, want %.17g", i, b[i], want);
         }
+    }
+    /* the same rows into every other double: the receive's pieces are small
+     * (the piece-to-piece copy declines, the bounce takes it) */
+    {
+        MPI_Datatype odd;
+        double *c = malloc(2 * 192 * k * sizeof(double));
+
+        MT_CHECK(c != NULL);
+        MT_OK(MPI_Type_vector((int)(192 * k), 1, 2, MPI_DOUBLE, &odd));
+        MT_OK(MPI_Type_commit(&odd));
+        for (size_t i = 0; i < 2 * 192 * k; i++) {
+            c[i] = POISON;
+        }
+        n = self_move(a, 1, s64, c, 1, odd, unexpected, &cls);
+        MT_EQ(cls, MPI_SUCCESS);
+        MT_EQ(n, 192 * k);
+        for (size_t i = 0; i < 2 * 192 * k; i++) {
+            double want = i % 2 == 1 ? POISON : value(5, i / 2);
+
+            if (c[i] != want) {
+                MT_FAIL("rows into every other double: cell %zu is %.17g, want %.17g", i,
+                        c[i], want);
+            }
+        }
+        MT_OK(MPI_Type_free(&odd));
+        free(c);
     }
     MT_OK(MPI_Type_free(&s64));
     MT_OK(MPI_Type_free(&r48));
