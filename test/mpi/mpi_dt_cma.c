@@ -17,14 +17,17 @@
  *                        reverse address order
  *               resized  count 40 of a resized vector of 4 x 10 KiB
  *               medium   3000 pieces of 600 B, small 20000 pieces of 8 B
- *                        (both packed: below shm's 8 KiB piece rule; the
- *                        self transport copies the medium ones piece to
- *                        piece)
+ *                        (both packed: below shm's 8 KiB piece rule; to
+ *                        the rank itself neither is packed, the receive
+ *                        copies from the send's layout: docs/p2p.md
+ *                        "Rendezvous send to itself")
  *   receive as  the same type, MPI_BYTE, 8-byte pieces (a bounce, unpacked)
  *               and 5000-byte pieces (piece edges unlike the sender's)
  *   each        expected (receive posted first) and unexpected (send first)
  *   self        every rank sends each type to itself, received each way
- *               (the self transport copies piece to piece)
+ *               (pieces of 1 KiB and more: the self transport copies piece
+ *               to piece; smaller: the receive copies from the send's
+ *               layout, in one pass for the same type)
  *   truncate    "many" into 700 of its 1100 pieces: MPI_ERR_TRUNCATE, the
  *               first 700 x 8200 bytes delivered, nothing past them written
  * Usage: mpi_dt_cma inline: only the "inline" type, every receive form (the

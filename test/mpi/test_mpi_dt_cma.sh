@@ -34,7 +34,8 @@ no_unpacked() {
 
 run -m "mpi_dt_cma: passed on 2 ranks" -m "1100 pieces, their array read from this rank" \
     -m "16 pieces, inline in the RTS" -m "1200 pieces, their array" -m "160 pieces" \
-    -m "to rank 0 not packed: 3000 pieces" -x "20000 pieces" \
+    -m "to rank 0 not packed: to this process" -m "moved in one pass (one layout)" \
+    -m "piece to piece (two layouts)" -x "20000 pieces" \
     0 shm.n2 env LOOM_LOG=debug:p2p "$loomrun" -n 2 "$prog" && no_unpacked shm.n2 "3000 pieces"
 case $BUILD in
 *address*|*thread*) ;;
