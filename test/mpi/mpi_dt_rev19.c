@@ -66,8 +66,7 @@ static void fill_col(double *m, int col, int c)
     }
 }
 
-/* column @p col of @p m rows [0, got) holds case @p c's values of column
- * @p from_col (cases fill column k with value(c + k, i)) */
+/* column @p col of @p m: rows [0, got) hold case @p c's values, the rest poison */
 static void check_col(const double *m, int col, size_t got, int c, const char *what)
 {
     for (size_t i = 0; i < ROWS; i++) {
