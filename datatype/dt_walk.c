@@ -96,7 +96,11 @@ static int emit(dt_walk_t *w, char *addr, size_t len, const dt_node_t *leaf)
     }                                                                            \
     DT_UNPACK_LOOP(n_)
 
-/* MOVE: block k to the same place @p shift bytes away (s is the moving destination) */
+/* MOVE: each block to the same place @p shift bytes away (no stream) */
+#define DT_MOVE_LOOP(n_)                                                         \
+    for (; nb > 0; --nb, mem += stride) {                                        \
+        memcpy(mem + shift, mem, (n_));                                          \
+    }
 #define DT_MOVE_LOOP4(n_)                                                        \
     for (; nb >= 4; nb -= 4, mem += 4 * stride) {                                \
         memcpy(mem + shift, mem, (n_));                                          \
@@ -104,9 +108,7 @@ static int emit(dt_walk_t *w, char *addr, size_t len, const dt_node_t *leaf)
         memcpy(mem + 2 * stride + shift, mem + 2 * stride, (n_));                \
         memcpy(mem + 3 * stride + shift, mem + 3 * stride, (n_));                \
     }                                                                            \
-    for (; nb > 0; --nb, mem += stride) {                                        \
-        memcpy(mem + shift, mem, (n_));                                          \
-    }
+    DT_MOVE_LOOP(n_)
 
 static void move_blocks(char *mem, ptrdiff_t shift, size_t nb, size_t bs, ptrdiff_t stride)
 {
@@ -121,9 +123,7 @@ static void move_blocks(char *mem, ptrdiff_t shift, size_t nb, size_t bs, ptrdif
         DT_MOVE_LOOP4(16);
         break;
     default:
-        for (; nb > 0; --nb, mem += stride) {
-            memcpy(mem + shift, mem, bs);
-        }
+        DT_MOVE_LOOP(bs);
         break;
     }
 }

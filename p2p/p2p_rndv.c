@@ -36,18 +36,20 @@
  * bounce it unpacks when its own pieces are small), following a position
  * (piece, offset) in the remote array.
  *
- * Typed sends to this very process (LOOM_P2P_RTS_SELF): where the pieces are
- * too small for get_riov to beat a pack even on self (under 64 B: a
- * halo's column of doubles to itself on a grid of one rank per direction),
- * the RTS hands the receive the sender's (buf, count, type) instead of a
- * packed copy. The receive copies from that layout itself: into its own
- * pieces in one pass when it has the same type and the two layouts do not
- * overlap (loom_dt_move_range), straight into a contiguous buffer (a pack),
+ * Typed sends to this very process (LOOM_P2P_RTS_SELF): where the pieces
+ * average under LOOM_P2P_SELF_MAX_PIECE (a halo's columns to itself on a
+ * grid of one rank per direction), the RTS hands the receive the sender's
+ * (buf, count, type) instead of a packed copy or a piece list. The receive
+ * copies from that layout itself: in one pass to the same places when the
+ * two types have one layout and their spans do not overlap
+ * (loom_dt_move_range), straight into a contiguous buffer (a pack), piece
+ * to piece where the layouts differ and both sides' pieces are large,
  * else through a cache-sized bounce (pack, unpack). Before, the sender
  * packed the whole message and the receive unpacked it: two passes over
  * strided memory and a message-sized copy between them.
  */
 #include "p2p_engine_int.h"
+#include "iov_int.h"
 #include "log_int.h"
 
 #include <sched.h>
@@ -1000,7 +1002,7 @@ static loom_status_t loom_p2p_self_piecewise(loom_request_t req, const loom_p2p_
 {
     loom_p2p_req_t *rq = loom_p2p_req(req);
     struct iovec from[LOOM_P2P_GET_IOV], to[LOOM_P2P_GET_IOV];
-    size_t nf = 0, bf = 0, nt = 0, bt = 0, i = 0, j = 0, fo = 0, to_off = 0;
+    size_t nf = 0, bf = 0, nt = 0, bt = 0;
     loom_status_t st = loom_dt_iov(s->buf, s->count, s->dt, rq->offset, rest, from,
                                    LOOM_P2P_GET_IOV, &nf, &bf);
 
@@ -1016,20 +1018,7 @@ static loom_status_t loom_p2p_self_piecewise(loom_request_t req, const loom_p2p_
         loom_debug("p2p", "typed receive of %zu bytes from this process: piece to piece "
                    "(two layouts)", rest);
     }
-    for (size_t done = 0; done < bt;) {   /* bt <= bf: the receive's pieces end first */
-        size_t k = LOOM_MIN(from[i].iov_len - fo, to[j].iov_len - to_off);
-
-        memcpy((char *)to[j].iov_base + to_off, (const char *)from[i].iov_base + fo, k);
-        done += k;
-        if ((fo += k) == from[i].iov_len) {
-            ++i;
-            fo = 0;
-        }
-        if ((to_off += k) == to[j].iov_len) {
-            ++j;
-            to_off = 0;
-        }
-    }
+    (void)loom_iov_copy(to, nt, from, nf);   /* bt <= bf: the receive's pieces fill first */
     *chunk_p = bt;
     return LOOM_OK;
 }
@@ -1048,13 +1037,15 @@ static loom_status_t loom_p2p_rndv_get_self(loom_request_t req, size_t *chunk_p)
     size_t rest = req->msg.bytes - rq->offset, slen, dlen;
     uintptr_t slo, dlo;
     loom_status_t st;
+    int one;   /* the two types have one layout (asked once: O(blocks) for indexed) */
 
     if (rq->dt == NULL) {
         *chunk_p = rest;
         return loom_dt_pack_range(s->buf, s->count, s->dt, rq->offset, rest,
                                   (char *)rq->buf + rq->offset);
     }
-    if (rq->tmp == NULL && loom_dt_same_layout(rq->dt, s->dt)) {
+    one = rq->tmp == NULL && loom_dt_same_layout(rq->dt, s->dt);
+    if (one) {
         loom_p2p_dt_span(s->buf, s->count, s->dt, &slo, &slen);
         loom_p2p_dt_span(rq->buf, rq->count, rq->dt, &dlo, &dlen);
         if (slo + slen <= dlo || dlo + dlen <= slo) {
@@ -1064,14 +1055,13 @@ static loom_status_t loom_p2p_rndv_get_self(loom_request_t req, size_t *chunk_p)
             return loom_dt_move_range(rq->buf, s->buf, s->count, s->dt, rq->offset, rest);
         }
     }
-    if (rq->tmp == NULL && s->big && !loom_dt_same_layout(rq->dt, s->dt) &&
+    if (rq->tmp == NULL && s->big && !one &&
         (st = loom_p2p_self_piecewise(req, s, rest, chunk_p)) != LOOM_ERR_UNSUPPORTED) {
         return st;
     }
     if (rq->tmp == NULL) {
         loom_debug("p2p", "typed receive of %zu bytes from this process: through a bounce "
-                   "(%s)", rest, loom_dt_same_layout(rq->dt, s->dt) ? "the layouts overlap"
-                                                                    : "two layouts");
+                   "(%s)", rest, one ? "the layouts overlap" : "two layouts");
         if ((rq->tmp = loom_p2p_tmp_alloc(LOOM_MIN(req->msg.bytes, LOOM_P2P_SELF_CHUNK))) ==
             NULL) {
             return LOOM_ERR_NO_MEMORY;

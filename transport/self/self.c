@@ -11,6 +11,7 @@
  * kernel cost per piece). Never pushes back.
  */
 #include "tl.h"
+#include "iov_int.h"
 #include "list_int.h"
 #include "log_int.h"
 #include "mpool_int.h"
@@ -211,33 +212,13 @@ static loom_status_t loom_self_get_riov(loom_tl_ep_t *ep, const struct iovec *li
                                         size_t lcnt, const struct iovec *riov, size_t rcnt,
                                         const loom_tl_rkey_t *rkey, loom_tl_comp_t *comp)
 {
-    size_t l = 0, loff = 0, r = 0, roff = 0;
-
     (void)ep;
     (void)rkey;
     (void)comp;
-    while (l < lcnt) {
-        size_t n;
-
-        if (loff == liov[l].iov_len) {
-            ++l;
-            loff = 0;
-            continue;
-        }
-        if (r == rcnt) {
-            loom_error("self", "get_riov: the remote pieces end before the %zu local ones",
-                       lcnt);
-            return LOOM_ERR_INVALID_ARG;
-        }
-        if (roff == riov[r].iov_len) {
-            ++r;
-            roff = 0;
-            continue;
-        }
-        n = LOOM_MIN(liov[l].iov_len - loff, riov[r].iov_len - roff);
-        memcpy((char *)liov[l].iov_base + loff, (const char *)riov[r].iov_base + roff, n);
-        loff += n;
-        roff += n;
+    if (!loom_iov_copy(liov, lcnt, riov, rcnt)) {
+        loom_error("self", "get_riov: the remote pieces end before the %zu local ones",
+                   lcnt);
+        return LOOM_ERR_INVALID_ARG;
     }
     return LOOM_OK;
 }
