@@ -4,9 +4,11 @@
  * Each predefined C type maps to the loom basic type of the same size and
  * signedness (chosen at compile time from sizeof, so `long` is right on
  * LP64 and ILP32 alike). MPI_Type_contiguous multiplies n; MPI_Type_size is
- * MPI's (bytes of data: 12 for MPI_DOUBLE_INT), while the extent is the
- * C layout loom moves (16 for MPI_DOUBLE_INT), which is also what a
- * received message's byte count is measured in.
+ * MPI's (bytes of data: 12 for MPI_DOUBLE_INT), while the extent is the C
+ * layout (16 for MPI_DOUBLE_INT). A received message's byte count is in
+ * extents, but for the pairs with C padding, which point-to-point moves as
+ * their data (mpi_int.h: LOOM_MPI_PADPAIRS, checked against the C structs
+ * below), so their counts are in sizes.
  *
  * MPI_C_BOOL and the complex types have loom base types of their own
  * (LOOM_BOOL, LOOM_*_COMPLEX) so that reductions accept exactly what MPI
@@ -25,6 +27,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
+
+/* LOOM_MPI_PADPAIRS names exactly the pairs whose C struct pads its two members. */
+#define LOOM_MPI_PAD_OK(b, vt)                                                              \
+    _Static_assert((sizeof(struct { vt v; int i; }) != sizeof(vt) + sizeof(int)) ==        \
+                   ((LOOM_MPI_PADPAIRS >> (b)) & 1u), #b " and LOOM_MPI_PADPAIRS disagree")
+LOOM_MPI_PAD_OK(LOOM_FLOAT_INT, float);
+LOOM_MPI_PAD_OK(LOOM_DOUBLE_INT, double);
+LOOM_MPI_PAD_OK(LOOM_LONG_INT, long);
+LOOM_MPI_PAD_OK(LOOM_2INT, int);
+LOOM_MPI_PAD_OK(LOOM_SHORT_INT, short);
+LOOM_MPI_PAD_OK(LOOM_LONG_DOUBLE_INT, long double);
 
 /* The signed / unsigned loom integer type of @p sz bytes. */
 #define LOOM_MPI_SINT(sz) \
@@ -433,7 +446,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (datatype->noncontig || (datatype->derived && !datatype->committed)) {
+    if (loom_mpi_type_packed(datatype)) {
         /* the status counts packed bytes */
         loom_mpi_whole(status->loom_bytes_, datatype->size, 1, count);
         return MPI_SUCCESS;
@@ -453,9 +466,9 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (datatype->noncontig || (datatype->derived && !datatype->committed)) {
+    if (loom_mpi_type_packed(datatype)) {
         int64_t el = 0;
-        loom_dt_get_elements(datatype->ldt, status->loom_bytes_, &el);
+        loom_dt_get_elements(loom_mpi_type_ldt(datatype), status->loom_bytes_, &el);
         *count = el == LOOM_UNDEFINED || el > INT_MAX ? MPI_UNDEFINED : (int)el;
         return MPI_SUCCESS;
     }

@@ -21,14 +21,11 @@
  * calls that support it pack and unpack through the engine
  * (mpi_dtype_p2p.c). `ebase` is the loom basic type of all its elements
  * (-1 if mixed): reductions use it. A non-contiguous type holding
- * value+index pairs (`haspair`) is `pairpack`: the engine packs a pair as
- * its members back to back (12 bytes for MPI_DOUBLE_INT) while the basic
- * path moves the C struct (16), so the two would not match; until packing
- * uses the C layout, point-to-point and MPI_Pack/Unpack refuse such a type
- * with MPI_ERR_TYPE (loom_mpi_type_noncontig says no, the ordinary check
- * then refuses it, loom_mpi_type_why says why); constructors and
- * introspection work. Collectives take it when its elements are all one
- * pair type: they expand each pair to the C struct (mpi_dtype_coll.c).
+ * value+index pairs (`haspair`) packs a pair as its members back to back
+ * (12 bytes for MPI_DOUBLE_INT), as point-to-point and MPI_Pack move the
+ * padded basic pairs too (mpi_int.h); collectives take it when its
+ * elements are all one pair type: they expand each pair to the C struct
+ * the basic pair types move there (mpi_dtype_coll.c).
  *
  * Lifetime: `refs` counts the user handle plus internal holders (types
  * built on it, pending receives, op bindings); MPI_Type_get_contents
@@ -87,11 +84,6 @@ const char *loom_mpi_type_why(MPI_Datatype dt)
     }
     if (!dt->committed) {
         return "is not committed (MPI_Type_commit)";
-    }
-    if (dt->pairpack) {
-        return "is non-contiguous and holds value+index pairs (MPI_DOUBLE_INT & co.), "
-               "which loom would pack in a layout other than the C one the basic pair "
-               "types use, so it refuses to move them yet";
     }
     return dt->noncontig ? "is non-contiguous, which this call does not support yet" : "is valid";
 }
@@ -548,7 +540,6 @@ int loom_mpi_dtype_commit(MPI_Datatype dt)
             dt->noncontig = 0;
         }
     }
-    dt->pairpack = dt->noncontig && dt->haspair;
     return MPI_SUCCESS;
 }
 
@@ -743,7 +734,6 @@ int loom_mpi_dtype_dup(MPI_Datatype old, MPI_Datatype *newtype, const char *call
         (*newtype)->n         = old->n;
         (*newtype)->committed = old->committed;
         (*newtype)->noncontig = old->noncontig;
-        (*newtype)->pairpack  = old->pairpack;
     }
     return rc;
 }

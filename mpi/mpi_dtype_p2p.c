@@ -1,10 +1,12 @@
 /*
  * mpi_dtype_p2p.c: point-to-point with non-contiguous derived datatypes
- * (issue 20), on the engine's typed calls.
+ * (issue 20), and with the padded value+index pairs (MPI_DOUBLE_INT & co.,
+ * whose 12 bytes of data travel without the C struct's padding: mpi_int.h),
+ * on the engine's typed calls.
  *
  * Design. Every call forwards (buf, count, type) to the native typed call
  * (loom_send_dt, loom_irecv_dt, loom_mrecv_dt, loom_send_init_dt, ...;
- * p2p/p2p_dt.c) with the type's engine object (dt->ldt): the engine packs
+ * p2p/p2p_dt.c) with the type's engine object (loom_mpi_type_ldt): the engine packs
  * eager frames straight into the transport and unpacks them straight from
  * it, and reads a rendezvous into the type's pieces, so no call here
  * builds a copy of the whole message. The requests are the engine's own
@@ -55,12 +57,17 @@ int loom_mpi_dt_pack_tmp(MPI_Comm comm, const void *buf, int count, MPI_Datatype
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    if (buf == NULL && bytes > 0 && !dt->noncontig) {   /* MPI_BOTTOM needs a derived type */
+        return loom_mpi_raise(comm, MPI_ERR_BUFFER, call, "buffer is NULL for %d elements "
+                              "of %s", count, dt->name);
+    }
     tmp = malloc(bytes > 0 ? bytes : 1);
     if (tmp == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory packing %zu bytes",
                               bytes);
     }
-    loom_status_t st = loom_dt_pack_range(buf, (size_t)count, dt->ldt, 0, bytes, tmp);
+    loom_status_t st = loom_dt_pack_range(buf, (size_t)count, loom_mpi_type_ldt(dt), 0, bytes,
+                                          tmp);
     if (st != LOOM_OK) {
         free(tmp);
         return loom_mpi_raise(comm, loom_mpi_class_of(st), call, "packing failed: %s",
@@ -79,7 +86,7 @@ int loom_mpi_dt_unpack_tmp(MPI_Comm comm, void *buf, int count, MPI_Datatype dt,
     if (bytes == 0) {
         return MPI_SUCCESS;
     }
-    st = loom_dt_unpack_range(buf, (size_t)count, dt->ldt, 0, bytes, tmp);
+    st = loom_dt_unpack_range(buf, (size_t)count, loom_mpi_type_ldt(dt), 0, bytes, tmp);
     return st == LOOM_OK ? MPI_SUCCESS
            : loom_mpi_raise(comm, loom_mpi_class_of(st), call, "unpacking %zu bytes "
                             "failed: %s", bytes, loom_strerror(st));
@@ -91,11 +98,28 @@ static int loom_mpi_dt_ret(MPI_Comm comm, loom_status_t st, const char *call)
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
 }
 
-static int loom_mpi_dt_count_ok(MPI_Comm comm, int count, const char *call)
+/*
+ * Check @p count and @p buf of @p dt and give its engine type in *ldt_p.
+ * A NULL buffer is MPI_BOTTOM, which only a derived type's absolute
+ * displacements can use: a padded pair (mpi_int.h) at address 0 is an error,
+ * as it is on the contiguous path.
+ */
+static int loom_mpi_dt_args(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                            const char *call, loom_dt_t **ldt_p)
 {
-    return count >= 0 ? MPI_SUCCESS
-                      : loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count %d is negative",
-                                       count);
+    *ldt_p = loom_mpi_type_ldt(dt);
+    if (count < 0) {
+        return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
+    }
+    if (buf == NULL && count > 0 && !dt->noncontig) {
+        return loom_mpi_raise(comm, MPI_ERR_BUFFER, call, "buffer is NULL for %d elements "
+                              "of %s", count, dt->name);
+    }
+    if (*ldt_p == NULL) {
+        return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory making the "
+                              "engine's form of %s", dt->name);
+    }
+    return MPI_SUCCESS;
 }
 
 /* ---- sends ------------------------------------------------------------------------- */
@@ -103,7 +127,8 @@ static int loom_mpi_dt_count_ok(MPI_Comm comm, int count, const char *call)
 int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, MPI_Request *request, const char *call)
 {
-    int rc = loom_mpi_dt_count_ok(comm, count, call);
+    loom_dt_t *ldt;
+    int rc = loom_mpi_dt_args(comm, buf, count, dt, call, &ldt);
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -111,9 +136,9 @@ int loom_mpi_dt_isend(int sync, const void *buf, int count, MPI_Datatype dt, int
     if (request == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
     }
-    return loom_mpi_dt_ret(comm, sync ? loom_issend_dt(buf, (size_t)count, dt->ldt, dest, tag,
+    return loom_mpi_dt_ret(comm, sync ? loom_issend_dt(buf, (size_t)count, ldt, dest, tag,
                                                        comm->comm, request)
-                                      : loom_isend_dt(buf, (size_t)count, dt->ldt, dest, tag,
+                                      : loom_isend_dt(buf, (size_t)count, ldt, dest, tag,
                                                       comm->comm, request), call);
 }
 
@@ -122,17 +147,18 @@ int loom_mpi_dt_send(int mode, const void *buf, int count, MPI_Datatype dt, int 
 {
     void *tmp;
     size_t bytes = 0;
-    int rc = loom_mpi_dt_count_ok(comm, count, call);
+    loom_dt_t *ldt;
+    int rc = loom_mpi_dt_args(comm, buf, count, dt, call, &ldt);
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
     if (mode == 's') {
-        return loom_mpi_dt_ret(comm, loom_ssend_dt(buf, (size_t)count, dt->ldt, dest, tag,
+        return loom_mpi_dt_ret(comm, loom_ssend_dt(buf, (size_t)count, ldt, dest, tag,
                                                    comm->comm), call);
     }
     if (mode != 'b') {
-        return loom_mpi_dt_ret(comm, loom_send_dt(buf, (size_t)count, dt->ldt, dest, tag,
+        return loom_mpi_dt_ret(comm, loom_send_dt(buf, (size_t)count, ldt, dest, tag,
                                                   comm->comm), call);
     }
     /* buffered: the bytes are copied into the attached buffer anyway */
@@ -154,19 +180,20 @@ int loom_mpi_dt_recv_any(void *buf, int count, MPI_Datatype dt, int source, int 
 {
     loom_request_t req = LOOM_REQUEST_NULL;
     loom_status_t st;
-    int rc = loom_mpi_dt_count_ok(comm, count, call);
+    loom_dt_t *ldt;
+    int rc = loom_mpi_dt_args(comm, buf, count, dt, call, &ldt);
     int serr = loom_mpi_status_error_get(status);
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
     if (message == NULL) {
-        st = loom_recv_dt(buf, (size_t)count, dt->ldt, source, tag, comm->comm,
+        st = loom_recv_dt(buf, (size_t)count, ldt, source, tag, comm->comm,
                           (loom_msg_status_t *)status);
         loom_mpi_status_error_put(status, serr);
         return loom_mpi_dt_ret(comm, st, call);
     }
-    st = loom_imrecv_dt(buf, (size_t)count, dt->ldt, (loom_message_t *)message, &req);
+    st = loom_imrecv_dt(buf, (size_t)count, ldt, (loom_message_t *)message, &req);
     if (st != LOOM_OK) {
         return loom_mpi_raise_loom(NULL, st, call);
     }
@@ -180,7 +207,8 @@ int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int
                           MPI_Comm comm, MPI_Message *message, MPI_Request *request,
                           const char *call)
 {
-    int rc = loom_mpi_dt_count_ok(comm, count, call);
+    loom_dt_t *ldt;
+    int rc = loom_mpi_dt_args(comm, buf, count, dt, call, &ldt);
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -189,11 +217,11 @@ int loom_mpi_dt_irecv_any(void *buf, int count, MPI_Datatype dt, int source, int
         return loom_mpi_raise(comm, MPI_ERR_REQUEST, call, "request is NULL");
     }
     if (message != NULL) {
-        return loom_mpi_dt_ret(NULL, loom_imrecv_dt(buf, (size_t)count, dt->ldt,
+        return loom_mpi_dt_ret(NULL, loom_imrecv_dt(buf, (size_t)count, ldt,
                                                     (loom_message_t *)message, request),
                                call);
     }
-    return loom_mpi_dt_ret(comm, loom_irecv_dt(buf, (size_t)count, dt->ldt, source, tag,
+    return loom_mpi_dt_ret(comm, loom_irecv_dt(buf, (size_t)count, ldt, source, tag,
                                                comm->comm, request), call);
 }
 
@@ -235,7 +263,8 @@ int loom_mpi_dt_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendty
 int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, int peer,
                              int tag, MPI_Comm comm, MPI_Request *request, const char *call)
 {
-    int rc = loom_mpi_dt_count_ok(comm, count, call);
+    loom_dt_t *ldt;
+    int rc = loom_mpi_dt_args(comm, buf, count, dt, call, &ldt);
     int size = loom_comm_size(comm->comm);
     loom_status_t st;
 
@@ -254,9 +283,9 @@ int loom_mpi_dt_persist_init(int kind, void *buf, int count, MPI_Datatype dt, in
     if (tag < 0 && !(kind == 2 && tag == MPI_ANY_TAG)) {
         return loom_mpi_raise(comm, MPI_ERR_TAG, call, "tag %d is not valid", tag);
     }
-    st = kind == 2 ? loom_recv_init_dt(buf, (size_t)count, dt->ldt, peer, tag, comm->comm,
+    st = kind == 2 ? loom_recv_init_dt(buf, (size_t)count, ldt, peer, tag, comm->comm,
                                        request)
-                   : loom_send_init_dt(buf, (size_t)count, dt->ldt, peer, tag, kind == 1,
+                   : loom_send_init_dt(buf, (size_t)count, ldt, peer, tag, kind == 1,
                                        comm->comm, request);
     return loom_mpi_dt_ret(comm, st, call);
 }
@@ -315,8 +344,8 @@ static loom_status_t loom_mpi_dtrecv_progress(loom_request_t req)
     }
     if (r->dt != NULL && (st == LOOM_OK || st == LOOM_ERR_TRUNCATED) && r->cap > 0 &&
         !msg.cancelled) {
-        loom_status_t ust = loom_dt_unpack_range(r->buf, (size_t)r->count, r->dt->ldt, 0,
-                                                 r->cap, r->tmp);
+        loom_status_t ust = loom_dt_unpack_range(r->buf, (size_t)r->count,
+                                                 loom_mpi_type_ldt(r->dt), 0, r->cap, r->tmp);
         st = st != LOOM_OK ? st : ust;
     }
     req->msg = msg;

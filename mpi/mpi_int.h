@@ -162,7 +162,6 @@ struct loom_mpi_datatype {
     uint8_t         noncontig;   /* committed and not "base x n": pack/unpack */
     int             ebase;       /* the one loom basic type of its elements, or -1 */
     uint8_t         haspair;     /* holds value+index pair elements (MPI_DOUBLE_INT & co.) */
-    uint8_t         pairpack;    /* noncontig and haspair: refused for now (mpi_dtype.c) */
     int             uhandles;    /* user handles (get_contents hands out more) */
     int             ninputs;     /* constructor inputs, retained */
     struct loom_mpi_datatype **inputs;
@@ -172,6 +171,42 @@ struct loom_mpi_datatype {
 static inline size_t loom_mpi_type_extent(MPI_Datatype dt)
 {
     return dt->n * loom_datatype_size(dt->base);
+}
+
+/*
+ * The value+index pairs whose C struct has padding (MPI_DOUBLE_INT: 12 bytes
+ * of data in a 16-byte struct; MPI_LONG_INT, MPI_SHORT_INT,
+ * MPI_LONG_DOUBLE_INT). MPI moves a type's data, not its padding: a
+ * {double, int} struct type sent to MPI_DOUBLE_INT must fit, and
+ * MPI_Pack_size says 12. So point-to-point, MPI_Pack/Unpack and statuses
+ * treat a "base x n" type of these as packed, through the engine's pair
+ * type (loom_mpi_type_ldt), like a non-contiguous derived type; the
+ * collectives and one-sided calls keep moving the C struct between ranks
+ * that all name pairs (mpi_datatype.c checks the set against the C layout).
+ */
+#define LOOM_MPI_PADPAIRS                                                                   \
+    ((1u << LOOM_DOUBLE_INT) | (1u << LOOM_LONG_INT) | (1u << LOOM_SHORT_INT) |            \
+     (1u << LOOM_LONG_DOUBLE_INT))
+
+/** 1 if loom basic type @p b is a pair with C padding (see LOOM_MPI_PADPAIRS). */
+static inline int loom_mpi_base_padpair(loom_datatype_t b)
+{
+    return (unsigned)b < 32 && ((LOOM_MPI_PADPAIRS >> (unsigned)b) & 1u);
+}
+
+/** 1 if @p dt is "pair x n" of a padded pair (predefined, or contiguous/dup of one). */
+static inline int loom_mpi_type_padpair(MPI_Datatype dt)
+{
+    return !dt->derived && loom_mpi_base_padpair(dt->base);
+}
+
+/**
+ * 1 if a status or a pack of @p dt counts packed bytes (its data without
+ * padding): a non-contiguous or uncommitted derived type, or a padded pair.
+ */
+static inline int loom_mpi_type_packed(MPI_Datatype dt)
+{
+    return dt->noncontig || (dt->derived && !dt->committed) || loom_mpi_type_padpair(dt);
 }
 
 /**
@@ -390,12 +425,13 @@ int loom_mpi_dtr_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatyp
 int loom_mpi_op_resolve_layout(MPI_Op op, MPI_Datatype dt, loom_op_t *lop_p);
 
 /**
- * 1 if a live, committed @p dt needs packing and can be packed: a pairpack
- * type is not (the caller's ordinary check then refuses it, saying why).
+ * 1 if point-to-point must move a live, committed @p dt through the engine
+ * (mpi_dtype_p2p.c): a non-contiguous derived type, or a padded pair.
  */
 static inline int loom_mpi_type_noncontig(MPI_Datatype dt)
 {
-    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS && dt->noncontig && !dt->pairpack;
+    return loom_mpi_type_check_any(dt, 0) == MPI_SUCCESS &&
+           (dt->noncontig || loom_mpi_type_padpair(dt));
 }
 
 /** 1 if @p dt is a live datatype handle (committed or not). */

@@ -1,10 +1,10 @@
 /*
  * mpi_pack.c: MPI_Pack, MPI_Unpack, MPI_Pack_size and the external32 forms.
- * A "base x n" type packs as the bytes communication moves for it
- * (loom_mpi_type_extent: the C layout, 16 bytes for MPI_DOUBLE_INT): one
- * memcpy at *position. A non-contiguous derived type packs the engine's
- * packed stream (loom_dt_pack_range: size bytes per instance), which is
- * also what point-to-point sends for it. Pack_size says exactly that many
+ * A contiguous "base x n" type packs as its bytes (loom_mpi_type_extent):
+ * one memcpy at *position. A non-contiguous derived type, and a padded
+ * value+index pair (MPI_DOUBLE_INT: mpi_int.h), pack the engine's packed
+ * stream (loom_dt_pack_range: size bytes per instance, 12 for
+ * MPI_DOUBLE_INT), which is also what point-to-point sends for them. Pack_size says exactly that many
  * bytes; MPI_Pack_size's contract is "an upper bound", and the buffered
  * sends (mpi_bsend.c) count the same bytes. external32 (MPI-3.1 13.5.2) is
  * the engine's, for every type.
@@ -39,11 +39,8 @@ static int loom_mpi_pack_args(MPI_Comm comm, MPI_Datatype dt, int count, const c
                : loom_mpi_raise(comm, rc, call, "datatype %s (count %d)",
                                 loom_mpi_type_why(dt), count);
     }
-    if (dt->pairpack && strcmp(call, "MPI_Pack_size") != 0) {   /* see mpi_dtype.c */
-        return loom_mpi_raise(comm, MPI_ERR_TYPE, call, "datatype %s (count %d)",
-                              loom_mpi_type_why(dt), count);
-    }
-    *bytes_p = (size_t)count * (dt->noncontig ? dt->size : loom_mpi_type_extent(dt));
+    *bytes_p = (size_t)count * (loom_mpi_type_packed(dt) ? dt->size
+                                                         : loom_mpi_type_extent(dt));
     if (*bytes_p > INT_MAX) {
         return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "%d elements of %zu bytes do not "
                               "fit an int position (limit %d bytes)", count,
@@ -95,8 +92,9 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     if (bytes > 0 && inbuf == NULL && !datatype->noncontig) {  /* MPI_BOTTOM */
         return loom_mpi_raise(comm, MPI_ERR_BUFFER, "MPI_Pack", "inbuf is NULL");
     }
-    if (datatype->noncontig) {
-        loom_status_t st = loom_dt_pack_range(inbuf, (size_t)incount, datatype->ldt, 0, bytes,
+    if (loom_mpi_type_packed(datatype)) {
+        loom_status_t st = loom_dt_pack_range(inbuf, (size_t)incount,
+                                              loom_mpi_type_ldt(datatype), 0, bytes,
                                               (char *)outbuf + *position);
         if (st != LOOM_OK) {
             return loom_mpi_raise_loom(comm, st, "MPI_Pack");
@@ -131,8 +129,9 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     if (bytes > 0 && outbuf == NULL && !datatype->noncontig) {  /* MPI_BOTTOM */
         return loom_mpi_raise(comm, MPI_ERR_BUFFER, "MPI_Unpack", "outbuf is NULL");
     }
-    if (datatype->noncontig) {
-        loom_status_t st = loom_dt_unpack_range(outbuf, (size_t)outcount, datatype->ldt, 0,
+    if (loom_mpi_type_packed(datatype)) {
+        loom_status_t st = loom_dt_unpack_range(outbuf, (size_t)outcount,
+                                                loom_mpi_type_ldt(datatype), 0,
                                                 bytes, (const char *)inbuf + *position);
         if (st != LOOM_OK) {
             return loom_mpi_raise_loom(comm, st, "MPI_Unpack");

@@ -10,7 +10,9 @@
  * element (for the value+index pairs, the bytes after the int: 12 for
  * MPI_DOUBLE_INT whose extent is 16); elements count basic elements, two
  * per pair. A status records bytes, so set_elements stores count basic
- * elements as bytes and Get_elements / Get_count read them back.
+ * elements as bytes and Get_elements / Get_count read them back. A
+ * non-contiguous type, and a padded pair (MPI_DOUBLE_INT: mpi_int.h),
+ * counts packed bytes instead, through the engine.
  */
 #include "mpi_int.h"
 #include "dt_int.h"
@@ -157,9 +159,9 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
         return loom_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Get_elements_x", "%s is NULL",
                               count == NULL ? "count" : "status");
     }
-    if (datatype->noncontig || (datatype->derived && !datatype->committed)) {
+    if (loom_mpi_type_packed(datatype)) {
         int64_t el = 0;
-        loom_dt_get_elements(datatype->ldt, status->loom_bytes_, &el);
+        loom_dt_get_elements(loom_mpi_type_ldt(datatype), status->loom_bytes_, &el);
         *count = el == LOOM_UNDEFINED ? MPI_UNDEFINED : (MPI_Count)el;
         return MPI_SUCCESS;
     }
@@ -183,7 +185,8 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
 static int loom_mpi_status_set_packed(MPI_Status *status, MPI_Datatype dt, MPI_Count count,
                                       const char *call)
 {
-    size_t ne = loom_dt_num_elements(dt->ldt), size = loom_dt_size(dt->ldt), rest, b = 0;
+    loom_dt_t *ldt = loom_mpi_type_ldt(dt);
+    size_t ne = loom_dt_num_elements(ldt), size = loom_dt_size(ldt), rest, b = 0;
     int64_t el = 0;
 
     if (count < 0 || (ne == 0 && count > 0) ||
@@ -193,7 +196,7 @@ static int loom_mpi_status_set_packed(MPI_Status *status, MPI_Datatype dt, MPI_C
     }
     rest = ne > 0 ? (size_t)count % ne : 0;
     while (rest > 0 && b < size &&
-           (loom_dt_get_elements(dt->ldt, b, &el) != LOOM_OK || el == LOOM_UNDEFINED ||
+           (loom_dt_get_elements(ldt, b, &el) != LOOM_OK || el == LOOM_UNDEFINED ||
             (size_t)el < rest)) {
         ++b;
     }
@@ -217,7 +220,7 @@ static int loom_mpi_status_set(MPI_Status *status, MPI_Datatype dt, MPI_Count co
     if (status == MPI_STATUS_IGNORE) {
         return loom_mpi_raise(NULL, MPI_ERR_ARG, call, "status is NULL");
     }
-    if (dt->noncontig || (dt->derived && !dt->committed)) {
+    if (loom_mpi_type_packed(dt)) {
         return loom_mpi_status_set_packed(status, dt, count, call);
     }
     /* a value+index pair is two basic elements: count them in whole pairs */

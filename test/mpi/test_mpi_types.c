@@ -193,11 +193,19 @@ static void test_get_count(void)
     st = status_of(4);
     CU_ASSERT_EQUAL(MPI_Get_count(&st, empty, &c), MPI_SUCCESS);
     CU_ASSERT_EQUAL(c, MPI_UNDEFINED);
-    st = status_of(32);
+    st = status_of(24);   /* a pair's data, 12 bytes, is what a status counts */
     CU_ASSERT_EQUAL(MPI_Get_count(&st, MPI_DOUBLE_INT, &c), MPI_SUCCESS);
     CU_ASSERT_EQUAL(c, 2);
     CU_ASSERT_EQUAL(MPI_Get_elements(&st, MPI_DOUBLE_INT, &c), MPI_SUCCESS);
     CU_ASSERT_EQUAL(c, 4);
+    st = status_of(20);   /* one pair and a double */
+    CU_ASSERT_EQUAL(MPI_Get_count(&st, MPI_DOUBLE_INT, &c), MPI_SUCCESS);
+    CU_ASSERT_EQUAL(c, MPI_UNDEFINED);
+    CU_ASSERT_EQUAL(MPI_Get_elements(&st, MPI_DOUBLE_INT, &c), MPI_SUCCESS);
+    CU_ASSERT_EQUAL(c, 3);
+    st = status_of(16);   /* an unpadded pair: its C struct is its data */
+    CU_ASSERT_EQUAL(MPI_Get_count(&st, MPI_2INT, &c), MPI_SUCCESS);
+    CU_ASSERT_EQUAL(c, 2);
     st = status_of(((size_t)INT_MAX + 1) * 4);   /* more elements than an int holds */
     CU_ASSERT_EQUAL(MPI_Get_count(&st, MPI_INT, &c), MPI_SUCCESS);
     CU_ASSERT_EQUAL(c, MPI_UNDEFINED);
