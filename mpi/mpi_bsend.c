@@ -13,7 +13,10 @@
  * large enough (first fit). A block is freed once its send completed:
  * lazily, when a later buffered send needs room (each live send is tested
  * then) and at detach, which waits for every one. Headers are read and
- * written with memcpy, so the user's buffer needs no alignment.
+ * written with memcpy, so the user's buffer needs no alignment. A padded
+ * value+index pair (MPI_DOUBLE_INT & co., mpi_int.h) is packed into its
+ * block as its data (12 bytes per MPI_DOUBLE_INT, what MPI_Pack_size
+ * counts), as MPI_Bsend packs it: MPI_Bsend_init's start takes this path.
  *
  * MPI_THREAD_MULTIPLE: a walk of the block list tests sends, and a test
  * runs a progress pass, which may let another thread's buffered send in;
@@ -23,6 +26,7 @@
  * unpinned, so other threads' calls can still complete its sends.
  */
 #include "mpi_p2pext_int.h"
+#include "dt_int.h"
 #include "mt_int.h"
 
 #include <stdint.h>
@@ -193,6 +197,33 @@ static void loom_mpi_bsend_drop(size_t off)
     loom_mpi_bsend_reclaim(0);   /* completed or null blocks go; nothing waits */
 }
 
+/*
+ * Copy the @p msg bytes of @p count elements of @p dt at @p buf into @p dst:
+ * the C layout, or for a padded pair (mpi_int.h: MPI_Bsend_init's start
+ * comes here with MPI_DOUBLE_INT & co.) the engine's packed data, which a
+ * typed receive of the pair expects, as MPI_Bsend sends it.
+ */
+static int loom_mpi_bsend_copy(void *dst, const void *buf, int count, MPI_Datatype dt,
+                               size_t msg, char *why, size_t why_len)
+{
+    loom_dt_t *ldt;
+    loom_status_t st;
+
+    if (!loom_mpi_type_padpair(dt)) {
+        memcpy(dst, buf, msg);
+        return MPI_SUCCESS;
+    }
+    ldt = loom_mpi_type_ldt(dt);
+    st = ldt == NULL ? LOOM_ERR_NO_MEMORY
+                     : loom_dt_pack_range(buf, (size_t)count, ldt, 0, msg, dst);
+    if (st != LOOM_OK) {
+        snprintf(why, why_len, "packing %d elements of %s (%zu bytes) failed: %s", count,
+                 dt->name, msg, loom_strerror(st));
+        return loom_mpi_class_of(st);
+    }
+    return MPI_SUCCESS;
+}
+
 static int loom_mpi_bsend_try_pinned(const void *buf, int count, MPI_Datatype dt, int dest,
                                      int tag, MPI_Comm comm, char *why, size_t why_len)
 {
@@ -201,6 +232,7 @@ static int loom_mpi_bsend_try_pinned(const void *buf, int count, MPI_Datatype dt
     loom_mpi_bsend_hdr_t h;
     loom_status_t st;
     int rc = loom_mpi_type_check(dt, count);
+    int packed;
 
     if (rc != MPI_SUCCESS) {
         snprintf(why, why_len, rc == MPI_ERR_COUNT ? "count %d is negative"
@@ -210,8 +242,9 @@ static int loom_mpi_bsend_try_pinned(const void *buf, int count, MPI_Datatype dt
     if (dest == MPI_PROC_NULL) {
         return MPI_SUCCESS;   /* no message, no buffer space */
     }
-    n   = (size_t)count * dt->n;
-    msg = n * loom_datatype_size(dt->base);
+    packed = loom_mpi_type_padpair(dt);   /* its data without padding: bytes */
+    n   = (size_t)count * (packed ? dt->size : dt->n);
+    msg = packed ? n : n * loom_datatype_size(dt->base);
     if (msg > 0 && buf == NULL) {
         snprintf(why, why_len, "buffer is NULL with count %d", count);
         return MPI_ERR_BUFFER;
@@ -220,12 +253,14 @@ static int loom_mpi_bsend_try_pinned(const void *buf, int count, MPI_Datatype dt
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (msg > 0) {
-        memcpy(loom_mpi_bbuf.base + off + MPI_BSEND_OVERHEAD, buf, msg);
+    if (msg > 0 && (rc = loom_mpi_bsend_copy(loom_mpi_bbuf.base + off + MPI_BSEND_OVERHEAD,
+                                             buf, count, dt, msg, why, why_len)) != 0) {
+        loom_mpi_bsend_drop(off);
+        return rc;
     }
     h = loom_mpi_bsend_get(off);
-    st = loom_isend(loom_mpi_bbuf.base + off + MPI_BSEND_OVERHEAD, n, dt->base, dest, tag,
-                    lcomm, &h.req);
+    st = loom_isend(loom_mpi_bbuf.base + off + MPI_BSEND_OVERHEAD, n,
+                    packed ? LOOM_BYTE : dt->base, dest, tag, lcomm, &h.req);
     if (st != LOOM_OK) {
         loom_mpi_bsend_drop(off);
         snprintf(why, why_len, "loom reported %s (%s)", loom_status_name(st),

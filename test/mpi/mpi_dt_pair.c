@@ -20,8 +20,9 @@
  *             Type_contiguous(3, MPI_LONG_INT) into MPI_LONG_INT x 3n;
  *   pack      MPI_Pack_size and MPI_Pack of pairs (12 n bytes), unpacked
  *             through the struct type;
- *   calls     Probe + Get_count, Ssend, Bsend, Sendrecv_replace, persistent
- *             requests, Mprobe/Mrecv, a truncated receive, a NULL buffer,
+ *   calls     Probe + Get_count, Ssend, Bsend, Bsend_init (in a buffer of
+ *             MPI_Pack_size bytes), Sendrecv_replace, persistent requests,
+ *             Mprobe/Mrecv, a truncated receive, a NULL buffer,
  *             MPI_Status_set_elements;
  *   coll      MINLOC allreduce and a bcast of MPI_DOUBLE_INT (collectives
  *             keep the C struct between ranks that all name the pair type).
@@ -334,9 +335,10 @@ static void calls_probe_ssend(di_t *s, di_t *r, size_t n)
 
 static void calls_bsend_replace(di_t *s, di_t *r, size_t n)
 {
-    int bsize = 0;
+    int bsize = 0, got;
     void *att, *old;
     MPI_Status st;
+    MPI_Request q;
 
     MT_OK(MPI_Pack_size((int)n, MPI_DOUBLE_INT, MPI_COMM_WORLD, &bsize));
     att = malloc((size_t)bsize + MPI_BSEND_OVERHEAD);
@@ -347,6 +349,24 @@ static void calls_bsend_replace(di_t *s, di_t *r, size_t n)
     MT_OK(MPI_Recv(r, (int)n, MPI_DOUBLE_INT, prev, 6, MPI_COMM_WORLD, &st));
     check_di(r, n, prev, 1, "bsend");
     MT_OK(MPI_Buffer_detach(&old, &bsize));
+    bsize -= MPI_BSEND_OVERHEAD;
+
+    /* a persistent buffered send packs the pairs too: Pack_size's bytes are room
+     * enough (each start has the buffer to itself: detach waits for its send) */
+    MT_OK(MPI_Bsend_init(s, (int)n, MPI_DOUBLE_INT, next, 6, MPI_COMM_WORLD, &q));
+    for (int it = 0; it < 2; it++) {
+        MT_OK(MPI_Buffer_attach(att, bsize + MPI_BSEND_OVERHEAD));
+        MT_OK(MPI_Start(&q));
+        memset(r, 0x5a, n * sizeof(di_t));
+        MT_OK(MPI_Recv(r, (int)n, MPI_DOUBLE_INT, prev, 6, MPI_COMM_WORLD, &st));
+        MT_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        MT_OK(MPI_Get_count(&st, MPI_BYTE, &got));
+        MT_EQ(got, 12 * (int)n);
+        check_di(r, n, prev, 1, "bsend_init");
+        MT_OK(MPI_Buffer_detach(&old, &bsize));
+        bsize -= MPI_BSEND_OVERHEAD;
+    }
+    MT_OK(MPI_Request_free(&q));
     free(att);
 
     fill_di(r, n, rank);
