@@ -60,6 +60,8 @@
 #define LOOM_P2P_TMP_RIOV       ((size_t)1)
 /* rq->count of a send to this process whose rq->tmp is its loom_p2p_self_src_t */
 #define LOOM_P2P_TMP_SELF       ((size_t)2)
+/* rq->count of a send whose rq->tmp is a loom_p2p_fill_src_t, its copy packed as read */
+#define LOOM_P2P_TMP_FILL       ((size_t)3)
 /* unexpected eager messages up to this many bytes use the small pool */
 #define LOOM_P2P_UNEXP_SMALL  256
 /* passes between polls of a transport that serves no peer */
@@ -108,7 +110,8 @@ typedef struct loom_p2p_req {
                                    * NULL: buf is contiguous (every native call) */
     size_t              count;    /* recv: elements of dt at buf (len = count x size);
                                    * send: LOOM_P2P_TMP_RIOV if tmp is the piece array,
-                                   * LOOM_P2P_TMP_SELF if it is a loom_p2p_self_src_t */
+                                   * LOOM_P2P_TMP_SELF if it is a loom_p2p_self_src_t,
+                                   * LOOM_P2P_TMP_FILL if a loom_p2p_fill_src_t */
     void               *tmp;      /* send: packed copy of a rendezvous (malloc, exposed),
                                    * or its piece array (loom_p2p_riov_send_t);
                                    * recv: bounce of a get or placed frame (malloc or an
@@ -433,6 +436,9 @@ void loom_p2p_riov_send_release(loom_p2p_peer_t *peer, void *pieces);
 /** Drop the type reference of a send to this process (p2p_rndv.c). */
 void loom_p2p_self_src_release(void *src);
 
+/** Drop the type reference of a send packed as it is read (p2p_rndv.c). */
+void loom_p2p_fill_src_release(void *src);
+
 static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
 {
     loom_tl_mem_release(peer->ep->iface, rq->memh);
@@ -441,6 +447,8 @@ static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_re
             loom_p2p_riov_send_release(peer, rq->tmp);   /* p2p_rndv.c */
         } else if (rq->count == LOOM_P2P_TMP_SELF) {
             loom_p2p_self_src_release(rq->tmp);
+        } else if (rq->count == LOOM_P2P_TMP_FILL) {
+            loom_p2p_fill_src_release(rq->tmp);
         }
         loom_p2p_tmp_free(rq->tmp);
         rq->tmp = NULL;
@@ -806,6 +814,18 @@ loom_status_t loom_p2p_isend_dt_self(loom_request_t req, loom_p2p_peer_t *peer,
  * LOOM_ERR_UNSUPPORTED: not here (nothing sent; the caller packs whole).
  */
 loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt);
+
+/**
+ * Typed rendezvous send @p req of (@p buf, @p count, @p dt), packed as the
+ * peer reads it: where @p peer's transport serves every read from this
+ * process's progress (mem_pack_fill: tcp), the packed copy is exposed
+ * before it exists and each chunk is packed when the transport is about
+ * to send it, so the pack overlaps the transfer and the receiver's unpack.
+ * LOOM_ERR_UNSUPPORTED: not here (nothing sent; the caller packs whole).
+ */
+loom_status_t loom_p2p_isend_dt_fill(loom_request_t req, loom_p2p_peer_t *peer,
                                      const loom_p2p_hdr_t *base, const void *buf,
                                      size_t count, loom_dt_t *dt);
 

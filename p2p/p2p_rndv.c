@@ -123,6 +123,39 @@ struct loom_p2p_riov {
 
 /* ---- sender ---------------------------------------------------------------------- */
 
+/*
+ * A typed send packed as the peer reads it (loom_p2p_isend_dt_fill): this
+ * header, then, LOOM_P2P_FILL_HDR bytes in, the packed copy, whose bytes
+ * [0, packed) are valid. Packed in order: a read ahead of `packed` packs
+ * everything up to its end.
+ */
+typedef struct loom_p2p_fill_src {
+    const void *buf;
+    size_t      count;
+    loom_dt_t  *dt;         /* a reference, dropped when the send is released */
+    size_t      packed;
+} loom_p2p_fill_src_t;
+
+#define LOOM_P2P_FILL_HDR ((size_t)64)   /* keeps the copy cache-line aligned */
+
+/* mem_pack_fill's producer: bytes [off, off + len) of the copy, packed now */
+static loom_status_t loom_p2p_fill_pack(void *arg, size_t off, size_t len)
+{
+    loom_p2p_fill_src_t *f = arg;
+    size_t end = off + len;
+    loom_status_t st;
+
+    if (end <= f->packed) {
+        return LOOM_OK;
+    }
+    st = loom_dt_pack_range(f->buf, f->count, f->dt, f->packed, end - f->packed,
+                            (char *)f + LOOM_P2P_FILL_HDR + f->packed);
+    if (st == LOOM_OK) {
+        f->packed = end;
+    }
+    return st;
+}
+
 loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
                                   const loom_p2p_hdr_t *base)
 {
@@ -141,7 +174,10 @@ loom_status_t loom_p2p_isend_rndv(loom_request_t req, loom_p2p_peer_t *peer,
     h.base      = *base;
     h.base.type = LOOM_P2P_RTS;
     h.raddr     = (uint64_t)(uintptr_t)rq->buf;
-    st = loom_tl_mem_pack(peer->ep->iface, rq->buf, rq->len, &h.rkey, &rq->memh);
+    st = rq->tmp != NULL && rq->count == LOOM_P2P_TMP_FILL   /* packed as read */
+         ? peer->ep->iface->ops.mem_pack_fill(peer->ep->iface, rq->buf, rq->len,
+                                              loom_p2p_fill_pack, rq->tmp, &h.rkey, &rq->memh)
+         : loom_tl_mem_pack(peer->ep->iface, rq->buf, rq->len, &h.rkey, &rq->memh);
     if (st != LOOM_OK) {
         loom_error("p2p", "send of %zu bytes to rank %d: cannot expose the buffer "
                    "over %s: %s", rq->len, rq->peer, peer->ep->iface->name,
@@ -576,6 +612,47 @@ loom_status_t loom_p2p_isend_dt_pipe(loom_request_t req, loom_p2p_peer_t *peer,
 err_free_tmp:
     loom_p2p_tmp_free(rq->tmp);
     rq->tmp = NULL;
+    return st;
+}
+
+/* ---- sender: typed, packed as the transport sends it (mem_pack_fill) --------------- */
+
+void loom_p2p_fill_src_release(void *src)
+{
+    loom_dt_release(((loom_p2p_fill_src_t *)src)->dt);
+}
+
+loom_status_t loom_p2p_isend_dt_fill(loom_request_t req, loom_p2p_peer_t *peer,
+                                     const loom_p2p_hdr_t *base, const void *buf,
+                                     size_t count, loom_dt_t *dt)
+{
+    loom_p2p_req_t *rq = loom_p2p_req(req);
+    loom_p2p_fill_src_t *f;
+    loom_status_t st;
+
+    if (!peer->can_rndv || peer->ep->iface->ops.mem_pack_fill == NULL ||
+        (f = loom_p2p_tmp_alloc(LOOM_P2P_FILL_HDR + rq->len)) == NULL) {
+        return LOOM_ERR_UNSUPPORTED;   /* (no memory: the whole pack reports it) */
+    }
+    *f = (loom_p2p_fill_src_t){ .buf = buf, .count = count, .dt = dt, .packed = 0 };
+    /* the bytes pushed behind the RTS are read at once */
+    st = loom_p2p_fill_pack(f, 0, LOOM_MIN(rq->len, peer->rndv_push));
+    if (st != LOOM_OK) {
+        loom_p2p_tmp_free(f);
+        return st;
+    }
+    loom_dt_retain(dt);
+    rq->tmp   = f;
+    rq->count = LOOM_P2P_TMP_FILL;
+    rq->buf   = (char *)f + LOOM_P2P_FILL_HDR;
+    loom_debug("p2p", "typed send of %zu bytes to rank %d packed as %s reads it",
+               rq->len, rq->peer, peer->ep->iface->name);
+    st = loom_p2p_isend_rndv(req, peer, base);
+    if (st < 0 && rq->tmp != NULL) {   /* (a release on the way already dropped it) */
+        loom_p2p_fill_src_release(rq->tmp);
+        loom_p2p_tmp_free(rq->tmp);
+        rq->tmp = NULL;
+    }
     return st;
 }
 

@@ -291,6 +291,10 @@ static loom_status_t loom_p2p_isend_dt_rndv(loom_request_t req, loom_p2p_peer_t 
     if (st != LOOM_ERR_UNSUPPORTED) {
         return st;   /* packed in steps the receiver reads as they are ready */
     }
+    st = loom_p2p_isend_dt_fill(req, peer, base, buf, count, dt);
+    if (st != LOOM_ERR_UNSUPPORTED) {
+        return st;   /* packed chunk by chunk as the transport sends it */
+    }
     rq->tmp = loom_p2p_tmp_alloc(rq->len);
     if (rq->tmp == NULL) {
         loom_error("p2p", "send of %zu bytes to rank %d: out of memory packing a "

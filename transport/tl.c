@@ -175,6 +175,8 @@ void loom_tl_iface_init(loom_tl_iface_t *iface, const char *name,
     iface->ops.am_send_pack = ops->am_send_pack;
     iface->ops.get_iov      = ops->get_iov;
     iface->ops.get_riov     = ops->get_riov;
+    /* optional: NULL means "expose only bytes that exist" */
+    iface->ops.mem_pack_fill = ops->mem_pack_fill;
     /* optional: NULL means "no one-sided work" (the RMA layer uses messages) */
     iface->ops.rma_reg    = ops->rma_reg;
     iface->ops.rma_dereg  = ops->rma_dereg;

@@ -90,6 +90,15 @@ typedef void (*loom_tl_peer_err_cb_t)(void *arg, int peer, loom_status_t status,
  */
 typedef void (*loom_tl_pack_cb_t)(void *arg, void *dst, size_t len);
 
+/**
+ * Producer of a region's bytes for mem_pack_fill: makes bytes [@p off,
+ * @p off + @p len) of the region valid before the transport reads them for
+ * a peer (a typed send packing as it is read). Called from the owner's
+ * progress, with increasing or repeated ranges; LOOM_OK, or an error the
+ * reading peer's get then fails with.
+ */
+typedef loom_status_t (*loom_tl_fill_cb_t)(void *arg, size_t off, size_t len);
+
 /** Completion of an asynchronous get. Embedded in the caller's request. */
 typedef struct loom_tl_comp {
     void (*cb)(struct loom_tl_comp *self, loom_status_t status);
@@ -235,7 +244,18 @@ typedef struct loom_tl_ops {
     loom_status_t (*mem_pack)(loom_tl_iface_t *iface, const void *addr, size_t len,
                               loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
 
-    /** Stop exposing a region packed by mem_pack. */
+    /**
+     * Optional (NULL where not offered): mem_pack of a region whose bytes
+     * do not exist yet: before the transport reads any of them for a peer it
+     * calls @p fill(@p fill_arg, offset, length). Offered only where the
+     * owner's own progress serves every read (tcp's GET_DATA streams); a
+     * peer that reads by itself (CMA, RDMA) could not wait for the bytes.
+     */
+    loom_status_t (*mem_pack_fill)(loom_tl_iface_t *iface, const void *addr, size_t len,
+                                   loom_tl_fill_cb_t fill, void *fill_arg,
+                                   loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
+
+    /** Stop exposing a region packed by mem_pack or mem_pack_fill. */
     void (*mem_release)(loom_tl_iface_t *iface, loom_tl_memh_t *memh);
 
     /**

@@ -6,8 +6,9 @@
 # type, MPICH's get_elements_pairtype case, vectors and contiguous types of
 # pairs, MPI_Pack, the other point-to-point calls, a truncation and a NULL
 # buffer, and the collectives on pairs) on 1, 2 and 3 ranks, over shm and
-# over self,tcp. Under a sanitizer build ($BUILD names it) the program
-# leaves out its largest size.
+# over self,tcp (whose typed rendezvous sends are packed as tcp reads
+# them: the debug log must say so). Under a sanitizer build ($BUILD names
+# it) the program leaves out its largest size.
 #   BUILD=build/release bash test/mpi/test_mpi_dt_pair.sh
 set -u
 cd "${LOOM_TOP:-$(dirname "$0")/../..}"
@@ -27,8 +28,10 @@ for n in 1 2 3; do
         "$loomrun" -n "$n" "$progs/mpi_dt_pair" $arg
 done
 run -m "mpi_dt_pair: passed on 2 ranks" 0 tcp.n2 \
-    env LOOM_TRANSPORTS=self,tcp "$loomrun" -n 2 "$progs/mpi_dt_pair" $arg
+    env LOOM_TRANSPORTS=self,tcp LOOM_LOG=debug:p2p "$loomrun" -n 2 "$progs/mpi_dt_pair" $arg
 # the truncated receive names both sizes: 2 pairs into 1 is 24 bytes into 12
 expect_log shm.n2 "message of 24 bytes from rank 1 tag 10 truncated to the 12-byte"
+# over tcp a typed rendezvous send of pairs is packed as tcp reads it
+expect_log tcp.n2 "packed as tcp reads it"
 
 mdl_summary test_mpi_dt_pair "(logs in $logdir)"

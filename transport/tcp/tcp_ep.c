@@ -14,7 +14,10 @@
  *
  * get() sends GET_REQ(id, address, length, region, cookie); the owner checks
  * the region is exposed and covers the range, then queues a stream that
- * sends the range as GET_DATA chunks straight from the user's buffer. The
+ * sends the range as GET_DATA chunks straight from the user's buffer (a
+ * region exposed with mem_pack_fill has each chunk's bytes produced by its
+ * owner's callback when the chunk is armed: a typed send packing as it is
+ * read; a producer's error ends the stream with GET_ERR). The
  * queue holds control frames first, then streams: a frame queued later
  * overtakes every stream but one already half written, and a stream goes
  * back to the tail after each chunk (round robin between streams). The
@@ -121,15 +124,25 @@ static void loom_tcp_tx_make_err(loom_tcp_tx_t *tx, loom_status_t status)
  * messages: 1 MiB per chunk instead of 256 KiB). While frames are queued
  * too, LOOM_TCP_CHUNK, so the next frame waits less for the chunk in the
  * socket. A stream of 1 MiB or more that has the connection to itself
- * (@p alone 2: the queue was empty) starts with LOOM_TCP_FIRST_CHUNK.
+ * (@p alone 2: the queue was empty) starts with LOOM_TCP_FIRST_CHUNK. A
+ * region exposed by mem_pack_fill has the chunk's bytes produced now;
+ * its error (nothing armed) is the get's.
  */
-static void loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx, int alone)
+static loom_status_t loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx, int alone)
 {
     size_t chunk = LOOM_MIN(alone ? (size_t)LOOM_TCP_CHUNK_MAX : (size_t)LOOM_TCP_CHUNK,
                             tx->total - tx->next_off);
+    const loom_tcp_region_t *r = tx->region;
 
     if (tx->next_off == 0 && alone > 1 && tx->total >= LOOM_TCP_CHUNK_MAX) {
         chunk = LOOM_TCP_FIRST_CHUNK;
+    }
+    if (r != NULL && r->fill != NULL) {
+        loom_status_t st = r->fill(r->fill_arg, (size_t)(tx->base - r->addr) + tx->next_off,
+                                   chunk);
+        if (st != LOOM_OK) {
+            return st;
+        }
     }
     loom_tcp_frame_hdr_t fh = { .len = (uint32_t)(sizeof(loom_tcp_data_hdr_t) + chunk),
                                 .type = LOOM_TCP_GET_DATA };
@@ -139,6 +152,7 @@ static void loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx, int alone)
     memcpy(tx->head + sizeof(fh), &dh, sizeof(dh));
     tx->len = LOOM_TCP_TX_HEAD_LEN + chunk;
     tx->off = 0;
+    return LOOM_OK;
 }
 
 /* The unwritten part of @p tx's current frame as iovecs. @return its bytes. */
@@ -210,7 +224,12 @@ static void loom_tcp_tx_done(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
             return;
         }
         if (tx->next_off < tx->total) {
-            loom_tcp_tx_arm_chunk(tx, ep->txq_bytes == 0);
+            loom_status_t st = loom_tcp_tx_arm_chunk(tx, ep->txq_bytes == 0);
+
+            if (st != LOOM_OK) {   /* the region's bytes could not be produced */
+                tx->region->streams--;
+                loom_tcp_tx_make_err(tx, st);
+            }
             loom_list_add_tail(&ep->txq, &tx->link);   /* round robin */
             return;
         }
@@ -594,9 +613,11 @@ loom_status_t loom_tcp_mem_pack(loom_tl_iface_t *tl_iface, const void *addr, siz
         loom_mpool_put(&iface->region_pool, r);
         return st;
     }
-    r->addr    = addr;
-    r->len     = len;
-    r->streams = 0;
+    r->addr     = addr;
+    r->len      = len;
+    r->streams  = 0;
+    r->fill     = NULL;
+    r->fill_arg = NULL;
     memset(&rk, 0, sizeof(rk));
     rk.region = r->idx;
     rk.cookie = r->cookie;
@@ -606,6 +627,21 @@ loom_status_t loom_tcp_mem_pack(loom_tl_iface_t *tl_iface, const void *addr, siz
     memcpy(rkey->data, &rk, sizeof(rk));
     *memh_p = (loom_tl_memh_t *)r;
     return LOOM_OK;
+}
+
+loom_status_t loom_tcp_mem_pack_fill(loom_tl_iface_t *tl_iface, const void *addr, size_t len,
+                                      loom_tl_fill_cb_t fill, void *fill_arg,
+                                      loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p)
+{
+    loom_status_t st = loom_tcp_mem_pack(tl_iface, addr, len, rkey, memh_p);
+
+    if (st == LOOM_OK) {
+        loom_tcp_region_t *r = (loom_tcp_region_t *)*memh_p;
+
+        r->fill     = fill;
+        r->fill_arg = fill_arg;
+    }
+    return st;
 }
 
 /*
@@ -703,7 +739,18 @@ static loom_status_t loom_tcp_ep_on_get_req(loom_tcp_ep_t *ep, const void *body,
     tx->total    = req.len;
     tx->next_off = 0;
     /* 2: the queue is empty, nothing but this stream to send */
-    loom_tcp_tx_arm_chunk(tx, loom_list_is_empty(&ep->txq) ? 2 : ep->txq_bytes == 0);
+    err.status = loom_tcp_tx_arm_chunk(tx, loom_list_is_empty(&ep->txq) ? 2
+                                           : ep->txq_bytes == 0);
+    if (err.status != LOOM_OK) {
+        loom_error("tcp", "rank %d@%s asked rank %d@%s for %llu bytes at 0x%llx: producing "
+                   "them failed (%s), refused", ep->super.peer,
+                   loom_tcp_host_of(iface, ep->super.peer), iface->rank,
+                   loom_tcp_host_of(iface, iface->rank), (unsigned long long)req.len,
+                   (unsigned long long)req.raddr, loom_strerror(err.status));
+        loom_tcp_tx_free(iface, tx);
+        err.req_id = req.req_id;
+        return loom_tcp_ep_send_frame(ep, LOOM_TCP_GET_ERR, &err, sizeof(err), NULL, 0, 1);
+    }
     r->streams++;
     loom_list_add_tail(&ep->txq, &tx->link);
     return loom_tcp_ep_flush_soon(ep);

@@ -651,6 +651,7 @@ const loom_tl_ops_t loom_tl_tcp_ops = {
     .am_send     = loom_tcp_am_send,
     .am_send_pack = loom_tcp_am_send_pack,
     .mem_pack    = loom_tcp_mem_pack,
+    .mem_pack_fill = loom_tcp_mem_pack_fill,
     .mem_release = loom_tcp_mem_release,
     .get         = loom_tcp_get,
     .get_iov     = loom_tcp_get_iov,

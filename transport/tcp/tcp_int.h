@@ -385,6 +385,8 @@ struct loom_tcp_region {
     uint32_t       idx;
     uint64_t       cookie;
     unsigned       streams;         /* queued GET_DATA streams reading it */
+    loom_tl_fill_cb_t fill;         /* mem_pack_fill: produces bytes before a chunk, or NULL */
+    void             *fill_arg;
 };
 
 /** An outstanding get, at the requester. */
@@ -536,6 +538,9 @@ loom_status_t loom_tcp_get_iov(loom_tl_ep_t *tl_ep, const struct iovec *iov, siz
                                loom_tl_comp_t *comp);
 loom_status_t loom_tcp_mem_pack(loom_tl_iface_t *tl_iface, const void *addr, size_t len,
                                  loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
+loom_status_t loom_tcp_mem_pack_fill(loom_tl_iface_t *tl_iface, const void *addr, size_t len,
+                                      loom_tl_fill_cb_t fill, void *fill_arg,
+                                      loom_tl_rkey_t *rkey, loom_tl_memh_t **memh_p);
 void loom_tcp_mem_release(loom_tl_iface_t *tl_iface, loom_tl_memh_t *memh);
 
 static inline loom_tcp_iface_t *loom_tcp_iface_of(loom_tl_iface_t *iface)
