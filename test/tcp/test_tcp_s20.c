@@ -30,7 +30,7 @@ typedef struct filler {
     uint8_t *region;
     size_t   len;
     size_t   fail_from;   /* a call reaching past this offset fails (SIZE_MAX: never) */
-    size_t   ncalls, bad_calls;
+    size_t   ncalls, bad_calls, aheads;
     size_t   off[MAXCALLS], n[MAXCALLS];
 } filler_t;
 
@@ -42,10 +42,14 @@ static uint8_t src_byte(size_t i)
     return (uint8_t)(i * 131 ^ (i >> 9) ^ (i >> 17));
 }
 
-static loom_status_t fill_cb(void *arg, size_t off, size_t len)
+static loom_status_t fill_cb(void *arg, size_t off, size_t len, int ahead)
 {
     filler_t *f = arg;
 
+    if (ahead) {   /* a hint after a stream: the next range, maybe past the end */
+        f->aheads++;
+        return LOOM_OK;
+    }
     if (off > f->len || len > f->len - off) {
         f->bad_calls++;
         return LOOM_ERR_INVALID_ARG;
@@ -139,6 +143,7 @@ static void test_fill_one_get(void)
         CU_ASSERT_EQUAL(g_fill.off[i], g_fill.off[i - 1] + g_fill.n[i - 1]);
     }
     CU_ASSERT_EQUAL(g_fill.off[g_fill.ncalls - 1] + g_fill.n[g_fill.ncalls - 1], off + n);
+    CU_ASSERT_EQUAL(g_fill.aheads, 1);   /* the stream's end: a hint for the next range */
     CU_ASSERT_EQUAL(g_fill.region[off - 1], POISON);   /* nothing outside the gets filled */
     CU_ASSERT_EQUAL(g_fill.region[off + n], POISON);
     CU_ASSERT_EQUAL(world.st[0].errs + world.st[1].errs, 0);

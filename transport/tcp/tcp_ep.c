@@ -139,7 +139,7 @@ static loom_status_t loom_tcp_tx_arm_chunk(loom_tcp_tx_t *tx, int alone)
     }
     if (r != NULL && r->fill != NULL) {
         loom_status_t st = r->fill(r->fill_arg, (size_t)(tx->base - r->addr) + tx->next_off,
-                                   chunk);
+                                   chunk, 0);
         if (st != LOOM_OK) {
             return st;
         }
@@ -207,6 +207,21 @@ static void loom_tcp_ep_txq_del(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
     loom_list_del(&tx->link);
 }
 
+/*
+ * The last chunk of stream @p tx of a filled region is written: with
+ * nothing else queued for the peer, let the region's producer make the
+ * range the peer is likely to read next (the same length, right after),
+ * so the pack happens while this rank would wait for the next request.
+ */
+static void loom_tcp_tx_fill_ahead(const loom_tcp_ep_t *ep, const loom_tcp_tx_t *tx)
+{
+    const loom_tcp_region_t *r = tx->region;
+
+    if (r->fill != NULL && loom_list_is_empty(&ep->txq)) {
+        (void)r->fill(r->fill_arg, (size_t)(tx->base - r->addr) + tx->total, tx->total, 1);
+    }
+}
+
 /* The current frame of @p tx (already off the queue) is written. */
 static void loom_tcp_tx_done(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
 {
@@ -233,6 +248,7 @@ static void loom_tcp_tx_done(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
             loom_list_add_tail(&ep->txq, &tx->link);   /* round robin */
             return;
         }
+        loom_tcp_tx_fill_ahead(ep, tx);
         tx->region->streams--;
     }
     loom_tcp_tx_free(iface, tx);
