@@ -181,8 +181,11 @@ static inline size_t loom_mpi_type_extent(MPI_Datatype dt)
  * MPI_Pack_size says 12. So point-to-point, MPI_Pack/Unpack and statuses
  * treat a "base x n" type of these as packed, through the engine's pair
  * type (loom_mpi_type_ldt), like a non-contiguous derived type; the
- * collectives and one-sided calls keep moving the C struct between ranks
- * that all name pairs (mpi_datatype.c checks the set against the C layout).
+ * collectives keep moving the C struct between ranks that all name pairs
+ * (mpi_datatype.c checks the set against the C layout). One-sided calls
+ * move them packed through the engine too, into the target's C structs
+ * (rma_apply.c widens them to reduce): mpi_win_ops.c's byte paths, which
+ * move count x size bytes from the address, leave them out.
  */
 #define LOOM_MPI_PADPAIRS                                                                   \
     ((1u << LOOM_DOUBLE_INT) | (1u << LOOM_LONG_INT) | (1u << LOOM_SHORT_INT) |            \

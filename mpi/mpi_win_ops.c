@@ -27,13 +27,27 @@
 #include <stdatomic.h>
 #include <string.h>
 
+/*
+ * 1 if n elements of a committed @p dt are n x its size bytes in
+ * one run from its address ("base x n", mpi_dtype.c: lb 0, extent == size),
+ * what the byte paths below and the rma layer's contiguous entries move.
+ * Not a type holding value+index pairs: a padded pair (MPI_DOUBLE_INT: 12
+ * bytes of data in a 16-byte C struct) has size < extent, and the rma
+ * layer reads pair elements as their packed data (rma_apply.c), so pairs
+ * take the typed path, where the engine packs them.
+ */
+static inline int loom_mpi_win_run_type(MPI_Datatype dt)
+{
+    return !dt->noncontig && !dt->haspair && !loom_mpi_type_padpair(dt);
+}
+
 /* ---- the inline path ---- */
 
 /* a live committed type whose data is one run of bytes from its address */
 static inline int loom_mpi_win_fast_plain(MPI_Datatype dt)
 {
     return dt != MPI_DATATYPE_NULL && dt->magic == LOOM_MPI_TYPE_MAGIC && !dt->user_freed &&
-           dt->committed && !dt->noncontig && !dt->haspair;
+           dt->committed && loom_mpi_win_run_type(dt);
 }
 
 /* put/get: both sides plain with the same bytes (*bytes_p), else 0 */
@@ -273,8 +287,7 @@ typedef struct loom_mpi_rma_call {
 /* a committed type whose data is one run of bytes from its address (no gaps, lb 0) */
 static int loom_mpi_win_plain(MPI_Datatype dt, int count)
 {
-    return loom_mpi_type_check_any(dt, count) == MPI_SUCCESS && !dt->noncontig &&
-           !dt->haspair;   /* "base x n" (mpi_dtype.c): lb 0, extent == size */
+    return loom_mpi_type_check_any(dt, count) == MPI_SUCCESS && loom_mpi_win_run_type(dt);
 }
 
 /*

@@ -147,8 +147,12 @@ loom_status_t loom_rma_null_request(loom_rma_win_t *win, loom_request_t *req_p);
  * (LOOM_RMA_CAS) of one, at target @p disp, when the window is in a shared
  * segment: under the segment's accumulate lock, as every accumulate of such
  * a window; an accumulate of at most 512 bytes on a window whose
- * accumulates go by message: one request built on the stack, queued. @p op: predefined, LOOM_REPLACE or LOOM_RMA_OP_NO_OP (CAS:
- * ignored); @p result: FOP, CAS.
+ * accumulates go by message: one request built on the stack, queued,
+ * except for a value+index pair whose C struct has padding
+ * (LOOM_DOUBLE_INT & co.): the elements are in their C layout, which the
+ * target would read as packed pairs, so that one is not taken. @p op:
+ * predefined, LOOM_REPLACE or LOOM_RMA_OP_NO_OP (CAS: ignored); @p result:
+ * FOP, CAS.
  * @return 1 if not taken (call loom_rma_acc), else 0 with *st_p LOOM_OK,
  * LOOM_RMA_ERR_SYNC, _RANGE, LOOM_ERR_INVALID_OP or _INVALID_RANK.
  */

@@ -4,7 +4,7 @@
  * layouts as segments and their range check (contiguous, vector, negative
  * lower bound, count 0), and the application of put/get/accumulate/
  * get_accumulate/fetch-and-op/compare-and-swap, every predefined op plus
- * REPLACE and NO_OP, with exact values.
+ * REPLACE and NO_OP, with exact values, and which pairs are padded.
  */
 #include "../common/cunit_main.h"
 #include "rma_priv.h"
@@ -192,6 +192,19 @@ static void test_apply_pairs(void)
                                    segs, 3, in, NULL, NULL), LOOM_ERR_INVALID_TYPE);
 }
 
+/* the pairs whose C bytes are not their packed stream (loom_rma_pair_padded) */
+static void test_pair_padded(void)
+{
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_DOUBLE_INT), 1);
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_LONG_INT), 1);
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_SHORT_INT), 1);
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_LONG_DOUBLE_INT), 1);
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_FLOAT_INT), 0);
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_2INT), 0);
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_DOUBLE), 0);
+    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_INT32), 0);
+}
+
 static void test_apply_moves(void)
 {
     int32_t mem[6] = { 0 }, in[3] = { 1, 2, 3 }, out[3] = { 0 }, f, cmp, nv;
@@ -313,6 +326,7 @@ int main(void)
         { "apply: every op, REPLACE, NO_OP, pairs, errors", test_apply_ops },
         { "apply: put, get, accumulate, fetch-and-op, CAS", test_apply_moves },
         { "apply: MAXLOC on packed pairs split by the target's pieces", test_apply_pairs },
+        { "pairs with padding: their C bytes are not the packed stream", test_pair_padded },
         { "apply: one 32/64-bit element (SUM, REPLACE, NO_OP, CAS), unaligned",
           test_apply_elem },
         { NULL, NULL },
