@@ -45,6 +45,17 @@ struct p_ii { int v; int i; };
 struct p_si { short v; int i; };
 struct p_ldi { long double v; int i; };
 
+/* LOOM_DT_PADDED_PAIRS (dt_int.h) names exactly the pairs whose struct pads */
+#define PADDED_OK(b, s, vt)                                                                 \
+    _Static_assert((sizeof(struct s) != sizeof(vt) + sizeof(int)) ==                      \
+                   ((LOOM_DT_PADDED_PAIRS >> (b)) & 1u), #b " and LOOM_DT_PADDED_PAIRS disagree")
+PADDED_OK(LOOM_FLOAT_INT, p_fi, float);
+PADDED_OK(LOOM_DOUBLE_INT, p_di, double);
+PADDED_OK(LOOM_LONG_INT, p_li, long);
+PADDED_OK(LOOM_2INT, p_ii, int);
+PADDED_OK(LOOM_SHORT_INT, p_si, short);
+PADDED_OK(LOOM_LONG_DOUBLE_INT, p_ldi, long double);
+
 typedef struct pair_info {
     int       vtype;
     ptrdiff_t ioff;

@@ -71,6 +71,25 @@ enum {
 /** @brief The predefined type of basic type @p basic; NULL if invalid. Never freed. */
 loom_dt_t *loom_dt_basic(loom_datatype_t basic);
 
+/*
+ * The value+index pairs whose C struct pads its two members
+ * (LOOM_DOUBLE_INT: 12 bytes of data in a 16-byte struct; _LONG_INT,
+ * _SHORT_INT, _LONG_DOUBLE_INT): their packed stream (size) is shorter
+ * than their C struct (extent, loom_datatype_size), so n of them in C
+ * layout are not their packed data. dt_basic.c checks the set against the
+ * C structs at compile time. One mask, for the MPI binding's inline checks
+ * and the one-sided layer alike.
+ */
+#define LOOM_DT_PADDED_PAIRS                                                                \
+    ((1u << LOOM_DOUBLE_INT) | (1u << LOOM_LONG_INT) | (1u << LOOM_SHORT_INT) |            \
+     (1u << LOOM_LONG_DOUBLE_INT))
+
+/** @brief 1 if basic type @p b is a value+index pair with C padding (LOOM_DT_PADDED_PAIRS). */
+static inline int loom_dt_basic_padded(loom_datatype_t b)
+{
+    return (unsigned)b < 32 && ((LOOM_DT_PADDED_PAIRS >> (unsigned)b) & 1u);
+}
+
 /**
  * @brief The predefined type of C long (@p is_unsigned 0) or unsigned long
  * (1): natively the loom integer of sizeof(long) bytes (loom_dt_basic_of

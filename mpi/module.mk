@@ -43,7 +43,7 @@ $(MPI_GEN_STAMP): mpi/mpi_api.txt mpi/gen_mpi.py $(MPI_SRC)
 $(MPI_GEN_FILES): $(MPI_GEN_STAMP)
 	$(Q)test -f $@ || $(MPI_GEN_CMD)
 
-$(MPI_STUBS_O): LAYER_INC := -Impi -Ip2p -Itransport -Ibase
+$(MPI_STUBS_O): LAYER_INC = $(LAYER_INC_mpi)   # part of the mpi layer (layers.txt)
 $(MPI_STUBS_O): $(MPI_STUBS_C) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")

@@ -7,8 +7,8 @@
  * MPI's (bytes of data: 12 for MPI_DOUBLE_INT), while the extent is the C
  * layout (16 for MPI_DOUBLE_INT). A received message's byte count is in
  * extents, but for the pairs with C padding, which point-to-point moves as
- * their data (mpi_int.h: LOOM_MPI_PADPAIRS, checked against the C structs
- * below), so their counts are in sizes.
+ * their data (loom_dt_basic_padded, dt_int.h), so their counts are in
+ * sizes.
  *
  * MPI_C_BOOL and the complex types have loom base types of their own
  * (LOOM_BOOL, LOOM_*_COMPLEX) so that reductions accept exactly what MPI
@@ -27,17 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
-
-/* LOOM_MPI_PADPAIRS names exactly the pairs whose C struct pads its two members. */
-#define LOOM_MPI_PAD_OK(b, vt)                                                              \
-    _Static_assert((sizeof(struct { vt v; int i; }) != sizeof(vt) + sizeof(int)) ==        \
-                   ((LOOM_MPI_PADPAIRS >> (b)) & 1u), #b " and LOOM_MPI_PADPAIRS disagree")
-LOOM_MPI_PAD_OK(LOOM_FLOAT_INT, float);
-LOOM_MPI_PAD_OK(LOOM_DOUBLE_INT, double);
-LOOM_MPI_PAD_OK(LOOM_LONG_INT, long);
-LOOM_MPI_PAD_OK(LOOM_2INT, int);
-LOOM_MPI_PAD_OK(LOOM_SHORT_INT, short);
-LOOM_MPI_PAD_OK(LOOM_LONG_DOUBLE_INT, long double);
 
 /* The signed / unsigned loom integer type of @p sz bytes. */
 #define LOOM_MPI_SINT(sz) \

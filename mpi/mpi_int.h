@@ -28,6 +28,7 @@
 #include <loom.h>
 #include <mpi.h>
 #include "compiler_int.h"
+#include "dt_int.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -176,31 +177,22 @@ static inline size_t loom_mpi_type_extent(MPI_Datatype dt)
 /*
  * The value+index pairs whose C struct has padding (MPI_DOUBLE_INT: 12 bytes
  * of data in a 16-byte struct; MPI_LONG_INT, MPI_SHORT_INT,
- * MPI_LONG_DOUBLE_INT). MPI moves a type's data, not its padding: a
+ * MPI_LONG_DOUBLE_INT: the engine's loom_dt_basic_padded, dt_int.h). MPI
+ * moves a type's data, not its padding: a
  * {double, int} struct type sent to MPI_DOUBLE_INT must fit, and
  * MPI_Pack_size says 12. So point-to-point, MPI_Pack/Unpack and statuses
  * treat a "base x n" type of these as packed, through the engine's pair
  * type (loom_mpi_type_ldt), like a non-contiguous derived type; the
- * collectives keep moving the C struct between ranks that all name pairs
- * (mpi_datatype.c checks the set against the C layout). One-sided calls
+ * collectives keep moving the C struct between ranks that all name pairs.
+ * One-sided calls
  * move them packed through the engine too, into the target's C structs
  * (rma_apply.c widens them to reduce): mpi_win_ops.c's byte paths, which
  * move count x size bytes from the address, leave them out.
  */
-#define LOOM_MPI_PADPAIRS                                                                   \
-    ((1u << LOOM_DOUBLE_INT) | (1u << LOOM_LONG_INT) | (1u << LOOM_SHORT_INT) |            \
-     (1u << LOOM_LONG_DOUBLE_INT))
-
-/** 1 if loom basic type @p b is a pair with C padding (see LOOM_MPI_PADPAIRS). */
-static inline int loom_mpi_base_padpair(loom_datatype_t b)
-{
-    return (unsigned)b < 32 && ((LOOM_MPI_PADPAIRS >> (unsigned)b) & 1u);
-}
-
 /** 1 if @p dt is "pair x n" of a padded pair (predefined, or contiguous/dup of one). */
 static inline int loom_mpi_type_padpair(MPI_Datatype dt)
 {
-    return !dt->derived && loom_mpi_base_padpair(dt->base);
+    return !dt->derived && loom_dt_basic_padded(dt->base);
 }
 
 /**

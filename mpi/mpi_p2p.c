@@ -61,7 +61,7 @@ typedef loom_status_t (*loom_mpi_isend_fn_t)(const void *, size_t, loom_datatype
 static inline int loom_mpi_p2p_args_ok(MPI_Comm comm, MPI_Datatype dt, int count)
 {
     return loom_mpi_comm_live(comm) && loom_mpi_type_check(dt, count) == MPI_SUCCESS &&
-           !loom_mpi_base_padpair(dt->base);
+           !loom_dt_basic_padded(dt->base);
 }
 
 /* a blocking call whose MPI arguments are bad: raise the error */

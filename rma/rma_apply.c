@@ -173,7 +173,7 @@ static void loom_rma_gather(char *tbase, const loom_rma_seg_t *segs, size_t nseg
  * gather the target's stream, widen both streams to C structs, reduce,
  * narrow back and scatter. Every caller hands pairs packed: the general
  * path packs through the engine, and no contiguous entry sends the C bytes
- * of a padded pair (loom_rma_pair_padded; the MPI binding's byte paths
+ * of a padded pair (loom_dt_basic_padded; the MPI binding's byte paths
  * leave pair types out).
  */
 static int loom_rma_pair_sizes(loom_datatype_t basic, size_t *psize_p, size_t *ioff_p)
@@ -187,13 +187,6 @@ static int loom_rma_pair_sizes(loom_datatype_t basic, size_t *psize_p, size_t *i
     *psize_p = psize;
     *ioff_p  = (psize - sizeof(int) + sizeof(int) - 1) & ~(sizeof(int) - 1);
     return 1;
-}
-
-int loom_rma_pair_padded_slow(loom_datatype_t basic)
-{
-    size_t psize, ioff;
-
-    return loom_rma_pair_sizes(basic, &psize, &ioff) && psize != loom_datatype_size(basic);
 }
 
 /* packed (value, int) elements -> C structs of @p ext bytes, the int at @p ioff */

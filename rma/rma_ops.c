@@ -964,7 +964,7 @@ static int loom_rma_acc_contig_am(loom_rma_win_t *w, loom_op_t op, loom_datatype
     int64_t start;
 
     if (op == LOOM_RMA_OP_NO_OP || origin == NULL || bytes == 0 ||
-        bytes > LOOM_RMA_AM_SMALL || loom_rma_pair_padded(basic) ||
+        bytes > LOOM_RMA_AM_SMALL || loom_dt_basic_padded(basic) ||
         !loom_rma_am_small_path(w, &d, bytes)) {
         return 1;   /* a padded pair's C bytes are not the packed stream the target reads */
     }

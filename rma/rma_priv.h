@@ -119,29 +119,13 @@ typedef enum loom_rma_kind {
  * are packed streams of the segments' total bytes, as the datatype engine
  * packs them: a value+index pair element is its value's bytes then the
  * int's, without the C struct's padding (12 bytes for LOOM_DOUBLE_INT), in
- * the stream and in the segments alike (loom_rma_pair_padded).
+ * the stream and in the segments alike (loom_dt_basic_padded).
  * @return LOOM_OK, LOOM_ERR_INVALID_TYPE (a segment not whole elements),
  * LOOM_ERR_INVALID_OP (op undefined on the type).
  */
 loom_status_t loom_rma_apply(loom_rma_kind_t kind, loom_op_t op, loom_datatype_t basic,
                              char *tbase, const loom_rma_seg_t *segs, size_t nseg,
                              const void *in, const void *cmp, void *fetch);
-
-/** 1 if value+index pair @p basic's packed data is shorter than its C struct (rma_apply.c). */
-int loom_rma_pair_padded_slow(loom_datatype_t basic);
-
-/**
- * 1 if @p basic is a value+index pair whose C struct has padding
- * (LOOM_DOUBLE_INT, _LONG_INT, _SHORT_INT, _LONG_DOUBLE_INT): n such
- * elements in their C layout are not the packed stream loom_rma_apply
- * reads, so they never reach it as C bytes (loom_rma_acc_contig declines
- * them where it would send them). One range check for the other types.
- */
-static inline int loom_rma_pair_padded(loom_datatype_t basic)
-{
-    return basic >= LOOM_FLOAT_INT && basic <= LOOM_LONG_DOUBLE_INT &&
-           loom_rma_pair_padded_slow(basic);
-}
 
 /* ---- windows ---- */
 

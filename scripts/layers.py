@@ -9,7 +9,8 @@ layers.py: loom's include rule, from layers.txt, made executable.
         Exit 1 naming each file, line, header and the rule it breaks.
     layers.py --make
         make variables: LAYER_NAMES, LAYER_INC_ALL and, per layer, the -I
-        paths its files compile with (its own folder and the layers it
+        paths its files compile with (LAYER_INC_<layer>, also set as
+        LAYER_INC for the objects of its folder: its own folder and the layers it
         uses, with theirs, since an exported header may include its own
         layer's headers). The compiler then cannot find a header of a layer
         above; --check catches the rest (a layer below used without being
@@ -200,7 +201,8 @@ def make_vars(layers):
              "LAYER_INC_ALL := " + " ".join(f"-I{l.name}" for l in layers)]
     for l in layers:
         inc = " ".join(f"-I{n}" for n in reversed(closure(layers, l.name)))
-        lines.append(f"$(BUILD)/obj/{l.name}/%.o: LAYER_INC := {inc}")
+        lines.append(f"LAYER_INC_{l.name} := {inc}")
+        lines.append(f"$(BUILD)/obj/{l.name}/%.o: LAYER_INC := $(LAYER_INC_{l.name})")
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,7 @@
 /*
  * mpi_dt_pair: the value+index pair types (MPI_DOUBLE_INT & co.) move their
- * data, not their C struct's padding (session 20, mpi_int.h
- * LOOM_MPI_PADPAIRS): MPI_DOUBLE_INT is 12 bytes on the wire and in
+ * data, not their C struct's padding (session 20, dt_int.h
+ * LOOM_DT_PADDED_PAIRS): MPI_DOUBLE_INT is 12 bytes on the wire and in
  * MPI_Pack, so it matches any type of the same signature.
  *
  * Design. Each rank sends to the next rank and receives from the previous

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_mpi_dt_pair.sh: the value+index pair types move their data, not the
 # C struct's padding (MPI_DOUBLE_INT is 12 bytes on the wire and in
-# MPI_Pack, mpi_int.h LOOM_MPI_PADPAIRS): runs test/mpi/mpi_dt_pair (every
+# MPI_Pack, dt_int.h LOOM_DT_PADDED_PAIRS): runs test/mpi/mpi_dt_pair (every
 # pair type's wire bytes, MPI_DOUBLE_INT to and from an equivalent struct
 # type, MPICH's get_elements_pairtype case, vectors and contiguous types of
 # pairs, MPI_Pack, the other point-to-point calls, a truncation and a NULL

@@ -192,17 +192,17 @@ static void test_apply_pairs(void)
                                    segs, 3, in, NULL, NULL), LOOM_ERR_INVALID_TYPE);
 }
 
-/* the pairs whose C bytes are not their packed stream (loom_rma_pair_padded) */
+/* the pairs whose C bytes are not their packed stream (loom_dt_basic_padded, dt_int.h) */
 static void test_pair_padded(void)
 {
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_DOUBLE_INT), 1);
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_LONG_INT), 1);
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_SHORT_INT), 1);
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_LONG_DOUBLE_INT), 1);
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_FLOAT_INT), 0);
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_2INT), 0);
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_DOUBLE), 0);
-    CU_ASSERT_EQUAL(loom_rma_pair_padded(LOOM_INT32), 0);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_DOUBLE_INT), 1);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_LONG_INT), 1);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_SHORT_INT), 1);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_LONG_DOUBLE_INT), 1);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_FLOAT_INT), 0);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_2INT), 0);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_DOUBLE), 0);
+    CU_ASSERT_EQUAL(loom_dt_basic_padded(LOOM_INT32), 0);
 }
 
 static void test_apply_moves(void)
