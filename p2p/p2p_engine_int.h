@@ -439,9 +439,9 @@ void loom_p2p_self_src_release(void *src);
 /** Drop the type reference of a send packed as it is read (p2p_rndv.c). */
 void loom_p2p_fill_src_release(void *src);
 
-static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
+/** Give back what a send's rq->tmp holds (after its exposure, if any, is released). */
+static inline void loom_p2p_send_tmp_drop(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
 {
-    loom_tl_mem_release(peer->ep->iface, rq->memh);
     if (loom_unlikely(rq->tmp != NULL)) {
         if (rq->count == LOOM_P2P_TMP_RIOV) {
             loom_p2p_riov_send_release(peer, rq->tmp);   /* p2p_rndv.c */
@@ -453,6 +453,12 @@ static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_re
         loom_p2p_tmp_free(rq->tmp);
         rq->tmp = NULL;
     }
+}
+
+static inline void loom_p2p_send_rndv_release(loom_p2p_peer_t *peer, loom_p2p_req_t *rq)
+{
+    loom_tl_mem_release(peer->ep->iface, rq->memh);
+    loom_p2p_send_tmp_drop(peer, rq);
 }
 
 /**

@@ -688,10 +688,8 @@ loom_status_t loom_p2p_isend_dt_fill(loom_request_t req, loom_p2p_peer_t *peer,
     loom_debug("p2p", "typed send of %zu bytes to rank %d packed as %s reads it",
                rq->len, rq->peer, peer->ep->iface->name);
     st = loom_p2p_isend_rndv(req, peer, base);
-    if (st < 0 && rq->tmp != NULL) {   /* (a release on the way already dropped it) */
-        loom_p2p_fill_src_release(rq->tmp);
-        loom_p2p_tmp_free(rq->tmp);
-        rq->tmp = NULL;
+    if (st < 0) {
+        loom_p2p_send_tmp_drop(peer, rq);   /* (a release on the way already did: NULL) */
     }
     return st;
 }
