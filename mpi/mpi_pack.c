@@ -4,10 +4,10 @@
  * one memcpy at *position. A non-contiguous derived type, and a padded
  * value+index pair (MPI_DOUBLE_INT: mpi_int.h), pack the engine's packed
  * stream (loom_dt_pack_range: size bytes per instance, 12 for
- * MPI_DOUBLE_INT), which is also what point-to-point sends for them. Pack_size says exactly that many
- * bytes; MPI_Pack_size's contract is "an upper bound", and the buffered
- * sends (mpi_bsend.c) count the same bytes. external32 (MPI-3.1 13.5.2) is
- * the engine's, for every type.
+ * MPI_DOUBLE_INT), which is also what point-to-point sends for them.
+ * Pack_size says exactly that many bytes; MPI_Pack_size's contract is "an
+ * upper bound", and the buffered sends (mpi_bsend.c) count the same bytes.
+ * external32 (MPI-3.1 13.5.2) is the engine's, for every type.
  *
  * Errors (MPI-3.1 4.2): a bad type MPI_ERR_TYPE, a negative count or size
  * MPI_ERR_COUNT, a position outside the buffer MPI_ERR_ARG, and data that
