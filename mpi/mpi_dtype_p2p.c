@@ -47,6 +47,21 @@ static int loom_mpi_dt_bytes(MPI_Comm comm, int count, MPI_Datatype dt, const ch
     return MPI_SUCCESS;
 }
 
+/*
+ * A NULL buffer is MPI_BOTTOM, which only a derived type's absolute
+ * displacements can use: @p count > 0 elements of a padded pair (mpi_int.h)
+ * at address 0 are an error, as on the contiguous path.
+ */
+static int loom_mpi_dt_buf_ok(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                              const char *call)
+{
+    if (buf == NULL && count > 0 && !dt->noncontig) {
+        return loom_mpi_raise(comm, MPI_ERR_BUFFER, call, "buffer is NULL for %d elements "
+                              "of %s", count, dt->name);
+    }
+    return MPI_SUCCESS;
+}
+
 int loom_mpi_dt_pack_tmp(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
                          const char *call, void **tmp_p, size_t *bytes_p)
 {
@@ -54,12 +69,8 @@ int loom_mpi_dt_pack_tmp(MPI_Comm comm, const void *buf, int count, MPI_Datatype
     void *tmp;
     int rc = loom_mpi_dt_bytes(comm, count, dt, call, &bytes);
 
-    if (rc != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS || (rc = loom_mpi_dt_buf_ok(comm, buf, count, dt, call)) != 0) {
         return rc;
-    }
-    if (buf == NULL && bytes > 0 && !dt->noncontig) {   /* MPI_BOTTOM needs a derived type */
-        return loom_mpi_raise(comm, MPI_ERR_BUFFER, call, "buffer is NULL for %d elements "
-                              "of %s", count, dt->name);
     }
     tmp = malloc(bytes > 0 ? bytes : 1);
     if (tmp == NULL) {
@@ -98,22 +109,18 @@ static int loom_mpi_dt_ret(MPI_Comm comm, loom_status_t st, const char *call)
     return st == LOOM_OK ? MPI_SUCCESS : loom_mpi_raise_loom(comm, st, call);
 }
 
-/*
- * Check @p count and @p buf of @p dt and give its engine type in *ldt_p.
- * A NULL buffer is MPI_BOTTOM, which only a derived type's absolute
- * displacements can use: a padded pair (mpi_int.h) at address 0 is an error,
- * as it is on the contiguous path.
- */
+/* Check @p count and @p buf (loom_mpi_dt_buf_ok) of @p dt; its engine type in *ldt_p. */
 static int loom_mpi_dt_args(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
                             const char *call, loom_dt_t **ldt_p)
 {
+    int rc;
+
     *ldt_p = loom_mpi_type_ldt(dt);
     if (count < 0) {
         return loom_mpi_raise(comm, MPI_ERR_COUNT, call, "count %d is negative", count);
     }
-    if (buf == NULL && count > 0 && !dt->noncontig) {
-        return loom_mpi_raise(comm, MPI_ERR_BUFFER, call, "buffer is NULL for %d elements "
-                              "of %s", count, dt->name);
+    if ((rc = loom_mpi_dt_buf_ok(comm, buf, count, dt, call)) != MPI_SUCCESS) {
+        return rc;
     }
     if (*ldt_p == NULL) {
         return loom_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory making the "
