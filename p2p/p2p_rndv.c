@@ -138,7 +138,6 @@ typedef struct loom_p2p_fill_src {
     const void   *buf;
     size_t        count;
     loom_dt_t    *dt;       /* a reference, dropped when the send is released */
-    size_t        len;      /* bytes of the copy */
     loom_status_t failed;   /* a pack failed: every later read fails too */
     loom_spans_t  done;
 } loom_p2p_fill_src_t;
@@ -161,8 +160,8 @@ static loom_status_t loom_p2p_fill_range(loom_p2p_fill_src_t *f, size_t lo, size
 
 /*
  * mem_pack_fill's producer: bytes [off, off + len) of the copy, packed now
- * (ahead: the range the peer reads next, guessed by the transport; only
- * what lies inside the copy)
+ * (@p ahead: the range the peer reads next, guessed by the transport; the
+ * same work)
  */
 static loom_status_t loom_p2p_fill_pack(void *arg, size_t off, size_t len, int ahead)
 {
@@ -170,10 +169,7 @@ static loom_status_t loom_p2p_fill_pack(void *arg, size_t off, size_t len, int a
     size_t end = off + len, at = off, lo, hi;
     loom_status_t st = f->failed;
 
-    if (ahead) {
-        end = LOOM_MIN(end, f->len);
-        len = end > off ? end - off : 0;
-    }
+    (void)ahead;
     while (st == LOOM_OK && loom_spans_gap(&f->done, at, end, &lo, &hi)) {
         st = loom_p2p_fill_range(f, lo, hi);
         at = hi;
@@ -672,8 +668,7 @@ loom_status_t loom_p2p_isend_dt_fill(loom_request_t req, loom_p2p_peer_t *peer,
         (f = loom_p2p_tmp_alloc(LOOM_P2P_FILL_HDR + rq->len)) == NULL) {
         return LOOM_ERR_UNSUPPORTED;   /* (no memory: the whole pack reports it) */
     }
-    *f = (loom_p2p_fill_src_t){ .buf = buf, .count = count, .dt = dt, .len = rq->len,
-                                .failed = LOOM_OK };
+    *f = (loom_p2p_fill_src_t){ .buf = buf, .count = count, .dt = dt, .failed = LOOM_OK };
     loom_spans_init(&f->done);
     /* the bytes pushed behind the RTS are read at once */
     st = loom_p2p_fill_pack(f, 0, LOOM_MIN(rq->len, peer->rndv_push), 0);

@@ -96,10 +96,10 @@ typedef void (*loom_tl_pack_cb_t)(void *arg, void *dst, size_t len);
  * a peer (a typed send packing as it is read). Called from the owner's
  * progress; LOOM_OK, or an error the reading peer's get then fails with.
  * With @p ahead set it is a hint, not a need: a peer just finished reading
- * a range of @p len bytes ending at @p off, and the connection has nothing
- * else to send, so the producer may make the next such range now, while it
- * would otherwise wait for the peer's next request (its outcome is ignored:
- * a real read of those bytes asks again).
+ * the range before @p off, and the connection has nothing else to send, so
+ * the producer may make [@p off, @p off + @p len) now, while it would
+ * otherwise wait for the peer's next request (its outcome is ignored: a
+ * real read of those bytes asks again). Every range lies inside the region.
  */
 typedef loom_status_t (*loom_tl_fill_cb_t)(void *arg, size_t off, size_t len, int ahead);
 

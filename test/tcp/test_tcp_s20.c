@@ -7,7 +7,8 @@
  * Covered: a get of several chunks from an offset inside the region, whose
  * bytes exist only once filled (the region starts poisoned), every byte
  * right, every call inside the region and in increasing order, and every
- * byte read filled first; two gets of one region at once (two streams
+ * byte read filled first, and one hint for the next range when the stream
+ * ends, inside the region too; two gets of one region at once (two streams
  * taking turns); a fill that fails on the first chunk (GET_ERR at once)
  * and one that fails half way (GET_ERR after the chunks already sent):
  * the requester's get fails with the callback's status, the connection
@@ -46,13 +47,13 @@ static loom_status_t fill_cb(void *arg, size_t off, size_t len, int ahead)
 {
     filler_t *f = arg;
 
-    if (ahead) {   /* a hint after a stream: the next range, maybe past the end */
-        f->aheads++;
-        return LOOM_OK;
-    }
-    if (off > f->len || len > f->len - off) {
+    if (off > f->len || len > f->len - off) {   /* hints too stay inside the region */
         f->bad_calls++;
         return LOOM_ERR_INVALID_ARG;
+    }
+    if (ahead) {   /* a hint after a stream: the next range, not a need */
+        f->aheads++;
+        return LOOM_OK;
     }
     if (off + len > f->fail_from) {
         return LOOM_ERR_NO_MEMORY;

@@ -210,15 +210,17 @@ static void loom_tcp_ep_txq_del(loom_tcp_ep_t *ep, loom_tcp_tx_t *tx)
 /*
  * The last chunk of stream @p tx of a filled region is written: with
  * nothing else queued for the peer, let the region's producer make the
- * range the peer is likely to read next (the same length, right after),
- * so the pack happens while this rank would wait for the next request.
+ * range the peer is likely to read next (the same length, right after,
+ * within the region), so the pack happens while this rank would wait for
+ * the next request.
  */
 static void loom_tcp_tx_fill_ahead(const loom_tcp_ep_t *ep, const loom_tcp_tx_t *tx)
 {
     const loom_tcp_region_t *r = tx->region;
+    size_t end = (size_t)(tx->base - r->addr) + tx->total;
 
-    if (r->fill != NULL && loom_list_is_empty(&ep->txq)) {
-        (void)r->fill(r->fill_arg, (size_t)(tx->base - r->addr) + tx->total, tx->total, 1);
+    if (r->fill != NULL && end < r->len && loom_list_is_empty(&ep->txq)) {
+        (void)r->fill(r->fill_arg, end, LOOM_MIN(tx->total, r->len - end), 1);
     }
 }
 
